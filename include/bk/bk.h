@@ -1,0 +1,9 @@
+/* libbk: explicit, handle-based GPU kernels for ML and HPC. Include this
+ * header; it pulls in the core API and every operation. */
+#ifndef BK_H
+#define BK_H
+
+#include <bk/bk_core.h>
+#include <bk/bk_gated_activation.h>
+
+#endif /* BK_H */

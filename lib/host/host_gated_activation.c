@@ -1,0 +1,234 @@
+/* Gated activations on the host. Rows of the normalised problem are
+ * processed in chunks: load both halves into a compute-type buffer, apply
+ * the kind's array function, store. Loads/stores are tables per data type
+ * and the math is one table per kind, generated once for float (f32, f16,
+ * bf16) and once for double (f64). */
+#include "host_internal.h"
+#include "../half.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define CHUNK 256
+
+/* ---- The math, for compute type T with suffix S ----------------------- */
+#define SQRT_2_OVER_PI 0.79788456080286535587989211986876
+#define INV_SQRT_2 0.70710678118654752440084436210485
+#define INV_SQRT_2PI 0.39894228040143267793994605993438
+#define GELU_TANH_C 0.044715
+
+/* gate_<kind>(b, &d) returns gate(b) and sets d = gate'(b). */
+#define DEFINE_GATES(T, S, EXP, ERF, TANH)                                           \
+    static inline T sigmoid_##S(T x)                                                 \
+    {                                                                                \
+        if (x >= 0)                                                                  \
+            return (T)1 / ((T)1 + EXP(-x));                                          \
+        T e = EXP(x);                                                                \
+        return e / ((T)1 + e);                                                       \
+    }                                                                                \
+    static inline T gate_glu_##S(T b, T *d)                                          \
+    {                                                                                \
+        T s = sigmoid_##S(b);                                                        \
+        *d = s * ((T)1 - s);                                                         \
+        return s;                                                                    \
+    }                                                                                \
+    static inline T gate_reglu_##S(T b, T *d)                                        \
+    {                                                                                \
+        *d = b > 0 ? (T)1 : (T)0;                                                    \
+        return b > 0 ? b : (T)0;                                                     \
+    }                                                                                \
+    static inline T gate_swiglu_##S(T b, T *d)                                       \
+    {                                                                                \
+        T s = sigmoid_##S(b);                                                        \
+        *d = s * ((T)1 + b * ((T)1 - s));                                            \
+        return b * s;                                                                \
+    }                                                                                \
+    static inline T gate_geglu_##S(T b, T *d)                                        \
+    {                                                                                \
+        T cdf = (T)0.5 * ((T)1 + ERF(b * (T)INV_SQRT_2));                            \
+        T pdf = (T)INV_SQRT_2PI * EXP((T)-0.5 * b * b);                              \
+        *d = cdf + b * pdf;                                                          \
+        return b * cdf;                                                              \
+    }                                                                                \
+    static inline T gate_geglu_tanh_##S(T b, T *d)                                   \
+    {                                                                                \
+        T u = (T)SQRT_2_OVER_PI * (b + (T)GELU_TANH_C * b * b * b);                  \
+        T t = TANH(u);                                                               \
+        T du = (T)SQRT_2_OVER_PI * ((T)1 + (T)(3 * GELU_TANH_C) * b * b);            \
+        *d = (T)0.5 * ((T)1 + t) + (T)0.5 * b * ((T)1 - t * t) * du;                 \
+        return (T)0.5 * b * ((T)1 + t);                                              \
+    }
+
+/* Array functions of one kind: forward y = a*g(b); backward da = dy*g(b),
+ * db = dy*a*g'(b). */
+#define DEFINE_KIND(T, S, KIND)                                                      \
+    static void fwd_##KIND##_##S(const T *a, const T *b, const T *dy, T *y, T *unused, \
+                                 int n)                                              \
+    {                                                                                \
+        (void)dy, (void)unused;                                                      \
+        for (int i = 0; i < n; i++) {                                                \
+            T d;                                                                     \
+            y[i] = a[i] * gate_##KIND##_##S(b[i], &d);                               \
+        }                                                                            \
+    }                                                                                \
+    static void bwd_##KIND##_##S(const T *a, const T *b, const T *dy, T *da, T *db,   \
+                                 int n)                                              \
+    {                                                                                \
+        for (int i = 0; i < n; i++) {                                                \
+            T d, g = gate_##KIND##_##S(b[i], &d);                                    \
+            da[i] = dy[i] * g;                                                       \
+            db[i] = dy[i] * a[i] * d;                                                \
+        }                                                                            \
+    }
+
+#define DEFINE_ALL_KINDS(T, S)                                                       \
+    DEFINE_KIND(T, S, glu)                                                           \
+    DEFINE_KIND(T, S, reglu)                                                         \
+    DEFINE_KIND(T, S, swiglu)                                                        \
+    DEFINE_KIND(T, S, geglu)                                                         \
+    DEFINE_KIND(T, S, geglu_tanh)
+
+DEFINE_GATES(float, f, expf, erff, tanhf)
+DEFINE_GATES(double, d, exp, erf, tanh)
+DEFINE_ALL_KINDS(float, f)
+DEFINE_ALL_KINDS(double, d)
+
+typedef void (*math_f)(const float *, const float *, const float *, float *, float *, int);
+typedef void (*math_d)(const double *, const double *, const double *, double *, double *, int);
+
+static const struct {
+    const char *name;
+    math_f fwd_f, bwd_f;
+    math_d fwd_d, bwd_d;
+} kinds[] = {
+#define KIND_ROW(KIND) { #KIND, fwd_##KIND##_f, bwd_##KIND##_f, fwd_##KIND##_d, bwd_##KIND##_d }
+    [BK_GATED_ACTIVATION_GLU] = KIND_ROW(glu),
+    [BK_GATED_ACTIVATION_REGLU] = KIND_ROW(reglu),
+    [BK_GATED_ACTIVATION_SWIGLU] = KIND_ROW(swiglu),
+    [BK_GATED_ACTIVATION_GEGLU] = KIND_ROW(geglu),
+    [BK_GATED_ACTIVATION_GEGLU_TANH] = KIND_ROW(geglu_tanh),
+#undef KIND_ROW
+};
+
+/* ---- Loads and stores, strided, per data type ------------------------- */
+#define DEFINE_IO(T, S, STORAGE, NAME, TO, FROM)                                     \
+    static void load_##NAME(const char *p, int64_t stride, int n, T *out)            \
+    {                                                                                \
+        for (int i = 0; i < n; i++) {                                                \
+            STORAGE v;                                                               \
+            memcpy(&v, p + (int64_t)i * stride * (int64_t)sizeof v, sizeof v);       \
+            out[i] = TO(v);                                                          \
+        }                                                                            \
+    }                                                                                \
+    static void store_##NAME(char *p, int64_t stride, int n, const T *in)            \
+    {                                                                                \
+        for (int i = 0; i < n; i++) {                                                \
+            STORAGE v = FROM(in[i]);                                                 \
+            memcpy(p + (int64_t)i * stride * (int64_t)sizeof v, &v, sizeof v);       \
+        }                                                                            \
+    }
+#define IDENTITY(x) (x)
+DEFINE_IO(float, f, float, f32, IDENTITY, IDENTITY)
+DEFINE_IO(float, f, uint16_t, f16, bk_f16_to_f32, bk_f32_to_f16)
+DEFINE_IO(float, f, uint16_t, bf16, bk_bf16_to_f32, bk_f32_to_bf16)
+DEFINE_IO(double, d, double, f64, IDENTITY, IDENTITY)
+
+static const struct {
+    const char *name;
+    size_t size;
+    void (*load_f)(const char *, int64_t, int, float *);
+    void (*store_f)(char *, int64_t, int, const float *);
+    void (*load_d)(const char *, int64_t, int, double *);
+    void (*store_d)(char *, int64_t, int, const double *);
+} types[] = {
+    [BK_DATA_TYPE_F32] = { "f32", 4, load_f32, store_f32, NULL, NULL },
+    [BK_DATA_TYPE_F16] = { "f16", 2, load_f16, store_f16, NULL, NULL },
+    [BK_DATA_TYPE_BF16] = { "bf16", 2, load_bf16, store_bf16, NULL, NULL },
+    [BK_DATA_TYPE_F64] = { "f64", 8, NULL, NULL, load_f64, store_f64 },
+};
+
+/* ---- The row loop, once per compute type ------------------------------ */
+/* Element offsets of row r's first element in x, y (or dy) and dx. */
+static void row_offsets(const struct bk_gated_problem *p, int64_t row, int64_t *xo, int64_t *yo,
+                        int64_t *dxo)
+{
+    *xo = *yo = *dxo = 0;
+    for (int k = (int)p->rank - 2; k >= 0; k--) {
+        int64_t i = row % p->extent[k];
+        row /= p->extent[k];
+        *xo += i * p->x_stride[k];
+        *yo += i * p->y_stride[k];
+        *dxo += i * p->dx_stride[k];
+    }
+}
+
+#define DEFINE_RUN(T, S)                                                             \
+    static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args) \
+    {                                                                                \
+        const size_t es = types[p->type].size;                                       \
+        const char *x = (const char *)(uintptr_t)args->binding[0];                   \
+        char *y = (char *)(uintptr_t)args->binding[1];                               \
+        char *dx = p->backward ? (char *)(uintptr_t)args->binding[2] : NULL;         \
+        const int last = (int)p->rank - 1;                                           \
+        const int64_t inner = p->extent[last], rows = p->count / inner;              \
+        const int64_t xs = p->x_stride[last], ys = p->y_stride[last];                \
+        const int64_t dxs = p->dx_stride[last];                                      \
+        const math_##S fn = p->backward ? kinds[p->kind].bwd_##S : kinds[p->kind].fwd_##S; \
+        void (*const load)(const char *, int64_t, int, T *) = types[p->type].load_##S; \
+        void (*const store)(char *, int64_t, int, const T *) = types[p->type].store_##S; \
+        _Pragma("omp parallel for schedule(static) if (p->count >= 65536)")          \
+        for (int64_t row = 0; row < rows; row++) {                                   \
+            T a[CHUNK], b[CHUNK], dy[CHUNK], o1[CHUNK], o2[CHUNK];                    \
+            int64_t xo, yo, dxo;                                                     \
+            row_offsets(p, row, &xo, &yo, &dxo);                                     \
+            for (int64_t j = 0; j < inner; j += CHUNK) {                             \
+                int n = (int)(inner - j < CHUNK ? inner - j : CHUNK);                \
+                const char *xa = x + (xo + j * xs) * (int64_t)es;                    \
+                load(xa, xs, n, a);                                                  \
+                load(xa + p->x_gate_offset * (int64_t)es, xs, n, b);                 \
+                char *yp = y + (yo + j * ys) * (int64_t)es;                          \
+                if (p->backward) {                                                   \
+                    load(yp, ys, n, dy);                                             \
+                    fn(a, b, dy, o1, o2, n);                                         \
+                    char *da = dx + (dxo + j * dxs) * (int64_t)es;                   \
+                    store(da, dxs, n, o1);                                           \
+                    store(da + p->dx_gate_offset * (int64_t)es, dxs, n, o2);         \
+                } else {                                                             \
+                    fn(a, b, NULL, o1, NULL, n);                                     \
+                    store(yp, ys, n, o1);                                            \
+                }                                                                    \
+            }                                                                        \
+        }                                                                            \
+    }
+DEFINE_RUN(float, f)
+DEFINE_RUN(double, d)
+
+static BkResult gated_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
+{
+    const struct bk_gated_problem *p = &plan->problem.gated;
+    (void)queue;
+    if (p->count == 0)
+        return BK_SUCCESS;
+    if (p->type == BK_DATA_TYPE_F64)
+        run_d(p, args);
+    else
+        run_f(p, args);
+    return BK_SUCCESS;
+}
+
+BkResult bk_host_gated_select(BkPlan plan)
+{
+    const struct bk_gated_problem *p = &plan->problem.gated;
+    BkDataType compute = p->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    plan->launch = gated_launch;
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_gated_%s_%s_%s",
+             kinds[p->kind].name, p->backward ? "bwd" : "fwd", types[p->type].name);
+    plan->props.precision = (BkPrecisionGuarantee){
+        .computeType = compute,
+        .accumulatorType = compute,
+        .deterministic = BK_TRUE,
+        .bitStable = BK_TRUE,
+    };
+    plan->props.workspaceSize = 0;
+    return BK_SUCCESS;
+}

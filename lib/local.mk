@@ -1,0 +1,29 @@
+# libbk itself: core objects, op validation, and the backends.
+bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h
+
+lib_LTLIBRARIES += libbk.la
+libbk_la_SOURCES = \
+	lib/bk_internal.h \
+	lib/error.c \
+	lib/alloc.c \
+	lib/structs.c \
+	lib/tensor.c \
+	lib/device.c \
+	lib/memory.c \
+	lib/queue.c \
+	lib/command_buffer.c \
+	lib/plan.c \
+	lib/gated_activation.c \
+	lib/half.h \
+	lib/host/host_backend.c \
+	lib/host/host_internal.h \
+	lib/host/host_gated_activation.c
+libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
+libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
+libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)
+libbk_la_LIBADD =
+EXTRA_libbk_la_DEPENDENCIES = $(srcdir)/lib/libbk.map
+if BK_HAVE_VERSION_SCRIPT
+libbk_la_LDFLAGS += -Wl,--version-script=$(srcdir)/lib/libbk.map
+endif
+EXTRA_DIST += lib/libbk.map

@@ -1,0 +1,195 @@
+/* Plans: creation through the op-family table, properties, and bkCmdRun
+ * with the run-time checks every op shares (binding count, null, alignment,
+ * size, overlap, workspace). */
+#include "bk_internal.h"
+
+#include <string.h>
+
+/* One row per op info struct: its sType and the family that validates it. */
+static const struct {
+    BkStructureType stype;
+    BkResult (*init)(BkPlan plan, const void *info);
+} op_families[] = {
+    { BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, bk_gated_activation_init },
+    { BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, bk_gated_activation_init },
+};
+
+static void plan_free(BkPlan plan)
+{
+    if (plan->impl)
+        plan->ctx->backend->plan_destroy(plan);
+    BkAllocationCallbacks alloc = plan->alloc;
+    bk_free(&alloc, plan);
+}
+
+BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateInfo,
+                             const BkAllocationCallbacks *pAllocator, BkPlan *pPlan)
+{
+    if (!pPlan)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCreatePlan: pPlan is NULL");
+    *pPlan = BK_NULL_HANDLE;
+    if (!context)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCreatePlan: context is NULL");
+    if (!pCreateInfo)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCreatePlan: pCreateInfo is NULL");
+    BkResult r = bk_check_stype(pCreateInfo, BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, "BkPlanCreateInfo");
+    if (r != BK_SUCCESS || (r = bk_check_allocator(pAllocator, "bkCreatePlan")) != BK_SUCCESS)
+        return r;
+    if (pCreateInfo->flags != 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkPlanCreateInfo.flags = 0x%x must be 0",
+                        pCreateInfo->flags);
+    if (!pCreateInfo->pOperation)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkPlanCreateInfo.pOperation is NULL");
+
+    BkStructureType op = ((const BkBaseInStructure *)pCreateInfo->pOperation)->sType;
+    size_t f = 0, nf = sizeof op_families / sizeof op_families[0];
+    while (f < nf && op_families[f].stype != op)
+        f++;
+    if (f == nf)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "BkPlanCreateInfo.pOperation->sType = %d is not an operation info "
+                        "structure type", (int)op);
+
+    const BkAllocationCallbacks *alloc = pAllocator ? pAllocator : &context->alloc;
+    BkPlan plan = bk_alloc(alloc, sizeof *plan);
+    if (!plan)
+        return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
+    plan->ctx = context;
+    plan->alloc = *alloc;
+    plan->props.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
+    plan->props.operation = op;
+    plan->props.backend = context->props.deviceType;
+    plan->props.workspaceAlignment = 256;
+
+    r = op_families[f].init(plan, pCreateInfo->pOperation);
+    if (r == BK_SUCCESS)
+        r = context->backend->plan_select(plan);
+    if (r != BK_SUCCESS) {
+        plan_free(plan);
+        return r;
+    }
+    *pPlan = plan;
+    return BK_SUCCESS;
+}
+
+BK_API void bkDestroyPlan(BkPlan plan)
+{
+    if (plan)
+        plan_free(plan);
+}
+
+BK_API BkResult bkGetPlanProperties(BkPlan plan, BkPlanProperties *pProperties)
+{
+    if (!plan)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkGetPlanProperties: plan is NULL");
+    if (!pProperties)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkGetPlanProperties: pProperties is NULL");
+    BkResult r = bk_check_stype(pProperties, BK_STRUCTURE_TYPE_PLAN_PROPERTIES, "BkPlanProperties");
+    if (r != BK_SUCCESS)
+        return r;
+    void *next = pProperties->pNext;
+    *pProperties = plan->props;
+    pProperties->pNext = next;
+    return BK_SUCCESS;
+}
+
+/* The checks every op shares, from the plan's slot table. */
+static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
+{
+    const uint32_t n = plan->props.bindingCount;
+    if (run->bindingCount != n)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "BkRunInfo.bindingCount = %u must equal the plan's bindingCount %u (%s)",
+                        run->bindingCount, n, plan->op_name);
+    if (n && !run->pBindings)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.pBindings is NULL");
+    for (uint32_t i = 0; i < n; i++) {
+        const struct bk_slot *s = &plan->slot[i];
+        BkDeviceAddress a = run->pBindings[i];
+        if (s->span == 0)
+            continue;
+        if (!a)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.pBindings[%u] (%s) is 0", i,
+                            s->name);
+        if (a % s->alignment)
+            return bk_error(BK_ERROR_MISALIGNED_OPERAND,
+                            "BkRunInfo.pBindings[%u] (%s) = 0x%llx must be aligned to %u bytes",
+                            i, s->name, (unsigned long long)a, s->alignment);
+        if (a + s->span < a)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "BkRunInfo.pBindings[%u] (%s) = 0x%llx: the tensor's %llu bytes wrap "
+                            "the address space", i, s->name, (unsigned long long)a,
+                            (unsigned long long)s->span);
+        uint64_t given = run->pBindingSizes ? run->pBindingSizes[i] : 0;
+        if (given && given < s->span)
+            return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
+                            "BkRunInfo.pBindingSizes[%u] (%s) = %llu bytes is smaller than the "
+                            "%llu bytes the tensor spans", i, s->name,
+                            (unsigned long long)given, (unsigned long long)s->span);
+        uint64_t room = bk_memory_bytes_after(plan->ctx, a);
+        if (room && room < s->span)
+            return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
+                            "BkRunInfo.pBindings[%u] (%s): the tensor spans %llu bytes but its "
+                            "BkMemory has %llu bytes from that address", i, s->name,
+                            (unsigned long long)s->span, (unsigned long long)room);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!plan->slot[i].written)
+            continue;
+        for (uint32_t j = 0; j < n; j++) {
+            if (j != i && bk_ranges_overlap(run->pBindings[i], plan->slot[i].span, run->pBindings[j],
+                                  plan->slot[j].span))
+                return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                                "BkRunInfo.pBindings[%u] (%s) overlaps pBindings[%u] (%s); "
+                                "%s cannot run in place", i, plan->slot[i].name, j,
+                                plan->slot[j].name, plan->op_name);
+        }
+    }
+    uint64_t need = plan->props.workspaceSize;
+    if (need) {
+        if (run->workspaceSize < need)
+            return bk_error(BK_ERROR_WORKSPACE_TOO_SMALL,
+                            "BkRunInfo.workspaceSize = %llu is smaller than the plan's "
+                            "workspaceSize %llu", (unsigned long long)run->workspaceSize,
+                            (unsigned long long)need);
+        if (!run->workspace)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.workspace is 0");
+        if (run->workspace % plan->props.workspaceAlignment)
+            return bk_error(BK_ERROR_MISALIGNED_OPERAND,
+                            "BkRunInfo.workspace = 0x%llx must be aligned to %llu bytes",
+                            (unsigned long long)run->workspace,
+                            (unsigned long long)plan->props.workspaceAlignment);
+        for (uint32_t i = 0; i < n; i++)
+            if (bk_ranges_overlap(run->workspace, need, run->pBindings[i], plan->slot[i].span))
+                return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                                "BkRunInfo.workspace overlaps pBindings[%u] (%s)", i,
+                                plan->slot[i].name);
+    }
+    return BK_SUCCESS;
+}
+
+BK_API BkResult bkCmdRun(BkCommandBuffer commandBuffer, BkPlan plan, const BkRunInfo *pRunInfo)
+{
+    BkResult r = bk_command_buffer_check_recording(commandBuffer, "bkCmdRun");
+    if (r != BK_SUCCESS)
+        return r;
+    if (!plan)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCmdRun: plan is NULL");
+    if (!pRunInfo)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCmdRun: pRunInfo is NULL");
+    if ((r = bk_check_stype(pRunInfo, BK_STRUCTURE_TYPE_RUN_INFO, "BkRunInfo")) != BK_SUCCESS)
+        return r;
+    if (plan->ctx != commandBuffer->ctx)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "bkCmdRun: plan belongs to another context than commandBuffer");
+    if ((r = check_bindings(plan, pRunInfo)) != BK_SUCCESS)
+        return r;
+
+    struct bk_command c = { .type = BK_CMD_RUN };
+    c.u.run.plan = plan;
+    for (uint32_t i = 0; i < plan->props.bindingCount; i++)
+        c.u.run.args.binding[i] = pRunInfo->pBindings[i];
+    c.u.run.args.workspace = pRunInfo->workspace;
+    c.u.run.args.workspace_size = pRunInfo->workspaceSize;
+    return bk_command_buffer_append(commandBuffer, &c, "bkCmdRun");
+}
