@@ -226,6 +226,10 @@ BK_HIDDEN const struct bk_backend *const *bk_backends(uint32_t *count);
 /* Bytes of the BkMemory holding addr from addr to its end, or 0 when addr
  * lies in no allocation of ctx. */
 BK_HIDDEN uint64_t bk_memory_bytes_after(BkContext ctx, BkDeviceAddress addr);
+/* BK_ERROR_BUFFER_TOO_SMALL when [addr, addr+size) starts inside a BkMemory
+ * of ctx and runs past its end; fn and name make the message. */
+BK_HIDDEN BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,
+                                         BkDeviceAddress addr, uint64_t size);
 BK_HIDDEN BkResult bk_memory_registry_create(BkContext ctx);
 BK_HIDDEN void bk_memory_registry_destroy(BkContext ctx);
 

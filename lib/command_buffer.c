@@ -170,15 +170,9 @@ BK_API BkResult bkCmdCopyMemory(BkCommandBuffer commandBuffer, BkDeviceAddress d
                         (unsigned long long)size);
     if (bk_ranges_overlap(dst, size, src, size))
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: the dst and src ranges overlap", fn);
-    const struct { const char *name; BkDeviceAddress addr; } ends[] = { { "dst", dst }, { "src", src } };
-    for (size_t i = 0; i < 2; i++) {
-        uint64_t room = bk_memory_bytes_after(commandBuffer->ctx, ends[i].addr);
-        if (room && size > room)
-            return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
-                            "%s: size = %llu bytes runs past the end of the BkMemory holding %s "
-                            "(%llu bytes left)", fn, (unsigned long long)size, ends[i].name,
-                            (unsigned long long)room);
-    }
+    if ((r = bk_memory_check_range(commandBuffer->ctx, fn, "dst", dst, size)) != BK_SUCCESS ||
+        (r = bk_memory_check_range(commandBuffer->ctx, fn, "src", src, size)) != BK_SUCCESS)
+        return r;
     struct bk_command c = { .type = BK_CMD_COPY };
     c.u.copy.dst = dst;
     c.u.copy.src = src;
@@ -201,11 +195,11 @@ BK_API BkResult bkCmdFillMemory(BkCommandBuffer commandBuffer, BkDeviceAddress d
     if (dst % 4)
         return bk_error(BK_ERROR_MISALIGNED_OPERAND, "%s: dst = 0x%llx must be 4-byte aligned", fn,
                         (unsigned long long)dst);
-    uint64_t room = bk_memory_bytes_after(commandBuffer->ctx, dst);
-    if ((room && size > room) || dst + size < dst)
-        return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
-                        "%s: size = %llu bytes runs past the end of the BkMemory holding dst", fn,
+    if (dst + size < dst)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: size = %llu wraps the address space", fn,
                         (unsigned long long)size);
+    if ((r = bk_memory_check_range(commandBuffer->ctx, fn, "dst", dst, size)) != BK_SUCCESS)
+        return r;
     struct bk_command c = { .type = BK_CMD_FILL };
     c.u.fill.dst = dst;
     c.u.fill.size = size;

@@ -104,6 +104,18 @@ uint64_t bk_memory_bytes_after(BkContext ctx, BkDeviceAddress addr)
     return bytes;
 }
 
+BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,
+                               BkDeviceAddress addr, uint64_t size)
+{
+    uint64_t room = bk_memory_bytes_after(ctx, addr);
+    if (room && size > room)
+        return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
+                        "%s: size = %llu bytes runs past the end of the BkMemory holding %s "
+                        "(%llu bytes left)", fn, (unsigned long long)size, name,
+                        (unsigned long long)room);
+    return BK_SUCCESS;
+}
+
 BK_API BkResult bkAllocateMemory(BkContext context, const BkMemoryAllocateInfo *pAllocateInfo,
                                  const BkAllocationCallbacks *pAllocator, BkMemory *pMemory)
 {
@@ -194,13 +206,7 @@ static BkResult check_copy(BkContext ctx, const char *fn, const char *host_name,
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, host_name);
     if (!dev)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: %s is 0", fn, dev_name);
-    uint64_t room = bk_memory_bytes_after(ctx, dev);
-    if (room && size > room)
-        return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
-                        "%s: size = %llu bytes runs past the end of the BkMemory holding %s "
-                        "(%llu bytes left)", fn, (unsigned long long)size, dev_name,
-                        (unsigned long long)room);
-    return BK_SUCCESS;
+    return bk_memory_check_range(ctx, fn, dev_name, dev, size);
 }
 
 BK_API BkResult bkCopyToDevice(BkContext context, BkDeviceAddress dst, const void *pSrc,

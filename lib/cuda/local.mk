@@ -1,0 +1,1 @@
+# lib/cuda: filled in when this part lands.
