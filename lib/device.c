@@ -149,11 +149,10 @@ BK_API BkResult bkCreateContext(const BkContextCreateInfo *pCreateInfo,
         return r;
     if ((r = bk_check_allocator(pAllocator, "bkCreateContext")) != BK_SUCCESS)
         return r;
-    if (pCreateInfo->apiVersion != 0 &&
-        BK_VERSION_GET_MAJOR(pCreateInfo->apiVersion) != BK_VERSION_MAJOR)
+    if (BK_VERSION_GET_MAJOR(pCreateInfo->apiVersion) > BK_VERSION_MAJOR)
         return bk_error(BK_ERROR_INCOMPATIBLE_VERSION,
                         "BkContextCreateInfo.apiVersion = %u.%u.%u: this libbk is %u.%u.%u and "
-                        "serves major version %u only",
+                        "serves major versions up to %u",
                         BK_VERSION_GET_MAJOR(pCreateInfo->apiVersion),
                         BK_VERSION_GET_MINOR(pCreateInfo->apiVersion),
                         BK_VERSION_GET_PATCH(pCreateInfo->apiVersion), BK_VERSION_MAJOR,
@@ -173,14 +172,19 @@ BK_API BkResult bkCreateContext(const BkContextCreateInfo *pCreateInfo,
         return context_open(backend, pCreateInfo->deviceIndex, pAllocator, pContext);
     }
     case BK_DEVICE_TYPE_AUTO: {
-        /* The first device of the most capable backend that opens; the host
-         * always does. deviceIndex is ignored. */
+        /* The first device that opens, of the most capable backend first;
+         * the host always opens. deviceIndex is ignored. */
         for (size_t b = BK_ARRAY_SIZE(backends); b-- > 0;) {
-            r = context_open(backends[b], 0, pAllocator, pContext);
-            if (r == BK_SUCCESS || r == BK_ERROR_OUT_OF_HOST_MEMORY)
-                return r;
+            uint32_t n = 0;
+            if (backends[b]->enumerate(&n, NULL) != BK_SUCCESS)
+                continue;
+            for (uint32_t i = 0; i < n; i++) {
+                r = context_open(backends[b], i, pAllocator, pContext);
+                if (r == BK_SUCCESS || r == BK_ERROR_OUT_OF_HOST_MEMORY)
+                    return r;
+            }
         }
-        return r;
+        return bk_error(BK_ERROR_NO_DEVICE, "bkCreateContext: no device could be opened");
     }
     default:
         return bk_error(BK_ERROR_INVALID_ARGUMENT,

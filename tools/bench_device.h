@@ -1,0 +1,54 @@
+/* bkbench's device: a libbk context, the queue work is timed on and the
+ * timer that fits the device (CUDA events on CUDA, the monotonic clock
+ * around submit on the host). */
+#ifndef BK_TOOL_BENCH_DEVICE_H
+#define BK_TOOL_BENCH_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bk/bk.h>
+
+struct cuda_timing;
+
+struct bench_device {
+    BkContext ctx;
+    BkDeviceProperties props;
+    BkQueue queue;
+    bool imported_queue;          /* ours to destroy */
+    struct cuda_timing *timing;   /* NULL on the host device */
+    uint32_t max_repeats;         /* most timed submits per measurement */
+    uint64_t cache_bytes;         /* L2 on a GPU, last-level cache on the host */
+};
+
+/* A device allocation. */
+struct bench_buffer {
+    BkMemory memory;
+    BkDeviceAddress address;
+    uint64_t size;
+};
+
+/* Opens the device (type AUTO, HOST or CUDA and its index); exits with a
+ * message on failure. max_repeats bounds bench_device_time's repeats. */
+void bench_device_open(struct bench_device *d, BkDeviceType type, uint32_t index,
+                       uint32_t max_repeats);
+void bench_device_close(struct bench_device *d);
+bool bench_device_is_cuda(const struct bench_device *d);
+
+/* Submits cmds[0], cmds[1], ... round robin, 'warmup' times untimed, then
+ * 'repeats' times timed; us[i] gets the time of the i-th timed submit in
+ * microseconds. On CUDA the submits are queued back to back between
+ * events, so the times are GPU times without launch gaps once the queue
+ * runs ahead. */
+void bench_device_time(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
+                       uint32_t warmup, uint32_t repeats, double *us);
+void bench_device_wait(struct bench_device *d);
+
+void bench_buffer_alloc(struct bench_device *d, uint64_t size, struct bench_buffer *b);
+void bench_buffer_free(struct bench_device *d, struct bench_buffer *b);
+/* Fills the buffer with random non-zero values of dtype (magnitudes in
+ * [0.25, 2], either sign), so no timing ever runs on zeros. */
+void bench_buffer_fill_random(struct bench_device *d, const struct bench_buffer *b,
+                              BkDataType dtype, uint64_t seed);
+
+#endif /* BK_TOOL_BENCH_DEVICE_H */

@@ -1,0 +1,207 @@
+/* bkbench's measurement loop. */
+#include "bench_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_common.h"
+
+uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s)
+{
+    /* At least two, so a submit never finds its data left in the cache by
+     * the one before. */
+    uint64_t sets = working_set ? (s->rotate_bytes + working_set - 1) / working_set : 2;
+    if (sets < 2)
+        sets = 2;
+    if (sets > s->max_sets)
+        sets = s->max_sets;
+    return (uint32_t)sets;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        tool_die("out of host memory");
+    return p;
+}
+
+static void begin(BkCommandBuffer cmd)
+{
+    BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+                                   BK_COMMAND_BUFFER_USAGE_REUSABLE};
+    tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
+}
+
+double bench_copy_bandwidth(struct bench_device *d, uint64_t bytes,
+                            const struct bench_settings *s)
+{
+    struct bench_buffer src, dst;
+    bench_buffer_alloc(d, bytes, &src);
+    bench_buffer_alloc(d, bytes, &dst);
+    bench_buffer_fill_random(d, &src, BK_DATA_TYPE_F32, 1);
+
+    BkCommandBuffer cmd;
+    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
+    begin(cmd);
+    tool_check(bkCmdCopyMemory(cmd, dst.address, src.address, bytes), "bkCmdCopyMemory");
+    tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
+
+    double *us = xcalloc(s->repeats, sizeof *us);
+    bench_device_time(d, &cmd, 1, s->warmup, s->repeats, us);
+    double t = tool_median(us, s->repeats);
+    free(us);
+    bkFreeCommandBuffer(cmd);
+    bench_buffer_free(d, &dst);
+    bench_buffer_free(d, &src);
+    return 2.0 * (double)bytes / (t * 1e-6) / 1e9;
+}
+
+/* The buffers of every set, slot by slot, sized for the largest case. */
+struct pool {
+    uint32_t sets;
+    struct bench_buffer *buf;         /* [sets][BENCH_SLOT_COUNT] */
+    BkDataType filled;                /* dtype the inputs now hold */
+};
+
+static void pool_open(struct pool *p, struct bench_device *d, const struct bench_case *cases,
+                      size_t count, const struct bench_settings *s)
+{
+    uint64_t size[BENCH_SLOT_COUNT] = {0};
+    uint32_t sets = 2;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t ws = 0;
+        for (int k = 0; k < BENCH_SLOT_COUNT; k++) {
+            if (cases[i].slot_bytes[k] > size[k])
+                size[k] = cases[i].slot_bytes[k];
+            ws += cases[i].slot_bytes[k];
+        }
+        uint32_t n = bench_sets_for(ws, s);
+        if (n > sets)
+            sets = n;
+    }
+    p->sets = sets;
+    p->filled = BK_DATA_TYPE_UNDEFINED;
+    p->buf = xcalloc((size_t)sets * BENCH_SLOT_COUNT, sizeof *p->buf);
+    for (uint32_t set = 0; set < sets; set++)
+        for (int k = 0; k < BENCH_SLOT_COUNT; k++)
+            if (size[k])
+                bench_buffer_alloc(d, size[k], &p->buf[set * BENCH_SLOT_COUNT + k]);
+}
+
+static void pool_fill_inputs(struct pool *p, struct bench_device *d, BkDataType dtype)
+{
+    if (p->filled == dtype)
+        return;
+    for (uint32_t set = 0; set < p->sets; set++)
+        for (int k = 0; k < BENCH_SLOT_COUNT; k++) {
+            struct bench_buffer *b = &p->buf[set * BENCH_SLOT_COUNT + k];
+            if (k != BENCH_SLOT_OUT && b->size)
+                bench_buffer_fill_random(d, b, dtype, 1000u * set + (uint64_t)k + 7u);
+        }
+    p->filled = dtype;
+}
+
+static void pool_close(struct pool *p, struct bench_device *d)
+{
+    for (uint32_t i = 0; i < p->sets * BENCH_SLOT_COUNT; i++)
+        if (p->buf[i].size)
+            bench_buffer_free(d, &p->buf[i]);
+    free(p->buf);
+}
+
+static void run_case(struct bench_device *d, struct pool *p, const struct bench_case *c,
+                     const struct bench_settings *s, double copy_gb_per_s, struct bench_result *r)
+{
+    union gated_op_info info;
+    BkPlanCreateInfo ci = {BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, NULL,
+                           bench_case_operation(c, &info), 0};
+    BkPlan plan;
+    memset(r, 0, sizeof *r);
+    BkResult res = bkCreatePlan(d->ctx, &ci, NULL, &plan);
+    if (res == BK_ERROR_UNSUPPORTED) {
+        const char *m = bkGetLastErrorMessage();
+        snprintf(r->message, sizeof r->message, "%s", m ? m : "");
+        return;
+    }
+    tool_check(res, "bkCreatePlan");
+    r->supported = true;
+
+    BkPlanProperties pp;
+    memset(&pp, 0, sizeof pp);
+    pp.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
+    tool_check(bkGetPlanProperties(plan, &pp), "bkGetPlanProperties");
+    if (pp.bindingCount != c->binding_count)
+        tool_die("%s: plan has %u bindings, bkbench expects %u", c->op, pp.bindingCount,
+                 c->binding_count);
+    snprintf(r->kernel, sizeof r->kernel, "%s", pp.kernelName);
+
+    /* A workspace, aligned as the plan asks, when it needs one. */
+    struct bench_buffer ws = {0};
+    BkDeviceAddress ws_addr = 0;
+    if (pp.workspaceSize) {
+        uint64_t align = pp.workspaceAlignment ? pp.workspaceAlignment : 1;
+        bench_buffer_alloc(d, pp.workspaceSize + align, &ws);
+        ws_addr = (ws.address + align - 1) / align * align;
+    }
+
+    uint64_t working_set = 0;
+    for (int k = 0; k < BENCH_SLOT_COUNT; k++)
+        working_set += c->slot_bytes[k];
+    r->sets = bench_sets_for(working_set, s);
+    if (r->sets > p->sets)
+        r->sets = p->sets;
+
+    pool_fill_inputs(p, d, c->dtype);
+    BkCommandBuffer *cmds = xcalloc(r->sets, sizeof *cmds);
+    for (uint32_t set = 0; set < r->sets; set++) {
+        BkDeviceAddress addr[BENCH_MAX_BINDINGS];
+        uint64_t size[BENCH_MAX_BINDINGS];
+        for (uint32_t b = 0; b < c->binding_count; b++) {
+            const struct bench_buffer *buf = &p->buf[set * BENCH_SLOT_COUNT + c->slot[b]];
+            addr[b] = buf->address;
+            size[b] = buf->size;
+        }
+        BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, c->binding_count, addr, size,
+                        ws_addr, pp.workspaceSize};
+        tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmds[set]), "bkAllocateCommandBuffer");
+        begin(cmds[set]);
+        tool_check(bkCmdRun(cmds[set], plan, &ri), "bkCmdRun");
+        tool_check(bkEndCommandBuffer(cmds[set]), "bkEndCommandBuffer");
+    }
+
+    double *us = xcalloc(s->repeats, sizeof *us);
+    bench_device_time(d, cmds, r->sets, s->warmup, s->repeats, us);
+    r->us = tool_median(us, s->repeats);
+    free(us);
+
+    r->gb_per_s = c->bytes / (r->us * 1e-6) / 1e9;
+    if (c->flops > 0)
+        r->tflop_per_s = c->flops / (r->us * 1e-6) / 1e12;
+    else if (copy_gb_per_s > 0)
+        r->roofline = r->gb_per_s / copy_gb_per_s;
+
+    for (uint32_t set = 0; set < r->sets; set++)
+        bkFreeCommandBuffer(cmds[set]);
+    free(cmds);
+    if (ws.size)
+        bench_buffer_free(d, &ws);
+    bkDestroyPlan(plan);
+}
+
+void bench_run_cases(struct bench_device *d, const struct bench_case *cases, size_t count,
+                     const struct bench_settings *s, double copy_gb_per_s,
+                     struct bench_result *results, bench_row_fn row, void *user)
+{
+    if (count == 0)
+        return;
+    struct pool p;
+    pool_open(&p, d, cases, count, s);
+    for (size_t i = 0; i < count; i++) {
+        run_case(d, &p, &cases[i], s, copy_gb_per_s, &results[i]);
+        if (row)
+            row(&cases[i], &results[i], user);
+    }
+    pool_close(&p, d);
+}

@@ -1,0 +1,50 @@
+/* Runs bkbench's measurements: the copy bandwidth that is the roofline,
+ * and the op cases, rotating buffer sets so that the working set of the
+ * timed submits is larger than the cache. */
+#ifndef BK_TOOL_BENCH_RUN_H
+#define BK_TOOL_BENCH_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_case.h"
+#include "bench_device.h"
+
+struct bench_settings {
+    uint32_t warmup;
+    uint32_t repeats;
+    uint64_t rotate_bytes;            /* data touched between two uses of one set */
+    uint32_t max_sets;
+};
+
+struct bench_result {
+    bool supported;                   /* false: bkCreatePlan said unsupported */
+    uint32_t sets;                    /* buffer sets rotated through */
+    double us;                        /* median time of one run */
+    double gb_per_s;
+    double tflop_per_s;               /* 0 for memory-bound ops */
+    double roofline;                  /* of the copy bandwidth; 0 if not rated */
+    char kernel[BK_MAX_KERNEL_NAME_SIZE];
+    char message[256];                /* why it is unsupported */
+};
+
+/* Device-to-device bkCmdCopyMemory of 'bytes', bytes read + written per
+ * second, in GB/s. */
+double bench_copy_bandwidth(struct bench_device *d, uint64_t bytes,
+                            const struct bench_settings *s);
+
+typedef void (*bench_row_fn)(const struct bench_case *c, const struct bench_result *r,
+                             void *user);
+
+/* Runs every case; results[i] gets case i's result and row() is called
+ * after each. copy_gb_per_s rates memory-bound ops. Exits on libbk errors
+ * other than an unsupported plan. */
+void bench_run_cases(struct bench_device *d, const struct bench_case *cases, size_t count,
+                     const struct bench_settings *s, double copy_gb_per_s,
+                     struct bench_result *results, bench_row_fn row, void *user);
+
+/* The number of sets for a case of this working set. */
+uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s);
+
+#endif /* BK_TOOL_BENCH_RUN_H */

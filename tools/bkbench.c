@@ -1,0 +1,372 @@
+/* bkbench: times libbk's ops on one device and rates them against the
+ * device-to-device copy bandwidth measured in the same run. See
+ * bkbench(1). Public API only; GPU timing through CUDA events. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bk/bk.h>
+
+#include "bench_case.h"
+#include "bench_device.h"
+#include "bench_launch.h"
+#include "bench_run.h"
+#include "tool_common.h"
+
+#define MIB (1024.0 * 1024.0)
+#define MAX_SETS 64u
+#define MIN_GPU_ROTATE (100ull << 20)   /* 2 x H100's 50 MiB L2 */
+#define COPY_BYTES (256ull << 20)
+#define QUICK_COPY_BYTES (16ull << 20)
+
+struct options {
+    BkDeviceType device_type;
+    uint32_t device_index;
+    bool quick, json;
+    double size_mib;                  /* 0: the mode's default */
+    int warmup, repeats;              /* -1: the mode's default */
+    const char *op, *kind, *dtype;    /* filters; NULL = all */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--json]\n"
+            "               [--size-mib N] [--repeats N] [--warmup N]\n"
+            "               [--op gated-fwd|gated-bwd] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
+            "Times libbk's ops and rates them against the measured copy bandwidth.\n");
+}
+
+static void usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "bkbench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    exit(TOOL_EXIT_USAGE);
+}
+
+static int parse_count(const char *s, const char *opt)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < 0 || v > 100000)
+        usage_error("%s needs a count from 0 to 100000", opt);
+    return (int)v;
+}
+
+static void parse_device(const char *s, struct options *o)
+{
+    o->device_index = 0;
+    if (strcmp(s, "auto") == 0) {
+        o->device_type = BK_DEVICE_TYPE_AUTO;
+    } else if (strcmp(s, "host") == 0) {
+        o->device_type = BK_DEVICE_TYPE_HOST;
+    } else if (strncmp(s, "cuda", 4) == 0 && (s[4] == '\0' || s[4] == ':')) {
+        o->device_type = BK_DEVICE_TYPE_CUDA;
+        if (s[4] == ':')
+            o->device_index = (uint32_t)parse_count(s + 5, "--device cuda:N");
+    } else {
+        usage_error("unknown device '%s'", s);
+    }
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+    *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, 0.0, -1, -1, NULL, NULL, NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = NULL;
+        static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
+                                                 "--warmup", "--op", "--kind", "--dtype"};
+        char name[32];
+        snprintf(name, sizeof name, "%s", a);
+        char *eq = strchr(name, '=');
+        if (eq)
+            *eq = '\0';
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+            if (strcmp(name, with_value[k]) != 0)
+                continue;
+            if (eq)
+                value = strchr(a, '=') + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                usage_error("%s needs a value", name);
+        }
+        if (strcmp(a, "--quick") == 0) {
+            o->quick = true;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(TOOL_EXIT_OK);
+        } else if (strcmp(a, "--version") == 0) {
+            uint32_t v = bkGetVersion();
+            printf("bkbench (libbk) %u.%u.%u\n", BK_VERSION_GET_MAJOR(v),
+                   BK_VERSION_GET_MINOR(v), BK_VERSION_GET_PATCH(v));
+            exit(TOOL_EXIT_OK);
+        } else if (strcmp(name, "--device") == 0) {
+            parse_device(value, o);
+        } else if (strcmp(name, "--size-mib") == 0) {
+            char *end;
+            o->size_mib = strtod(value, &end);
+            if (*value == '\0' || *end != '\0' || !(o->size_mib > 0) || o->size_mib > 65536)
+                usage_error("--size-mib needs a size in MiB, > 0 and <= 65536, not '%s'", value);
+        } else if (strcmp(name, "--repeats") == 0) {
+            o->repeats = parse_count(value, "--repeats");
+            if (o->repeats == 0)
+                usage_error("%s must be at least 1", "--repeats");
+        } else if (strcmp(name, "--warmup") == 0) {
+            o->warmup = parse_count(value, "--warmup");
+        } else if (strcmp(name, "--op") == 0) {
+            o->op = value;
+            if (strcmp(value, "gated-fwd") != 0 && strcmp(value, "gated-bwd") != 0)
+                usage_error("unknown op '%s'", value);
+        } else if (strcmp(name, "--kind") == 0) {
+            BkGatedActivationKind k;
+            o->kind = value;
+            if (tool_parse_kind(value, &k) != 0)
+                usage_error("unknown kind '%s'", value);
+        } else if (strcmp(name, "--dtype") == 0) {
+            BkDataType t;
+            o->dtype = value;
+            if (tool_parse_dtype(value, &t) != 0)
+                usage_error("unknown dtype '%s'", value);
+        } else {
+            usage_error("unknown option '%s'", a);
+        }
+    }
+}
+
+/* What one run measures, from the mode and the options. */
+struct plan_of_run {
+    double size_mib;
+    uint64_t copy_bytes;
+    struct bench_settings bench;
+    struct launch_settings launch;
+    const char *timer;
+};
+
+static void choose_settings(const struct options *o, const struct bench_device *d,
+                            struct plan_of_run *p)
+{
+    bool cuda = bench_device_is_cuda(d);
+    if (o->quick) {
+        p->size_mib = 1;
+        p->bench = (struct bench_settings){1, 3, 0, MAX_SETS};
+        p->launch = (struct launch_settings){200, 3, 5};
+        p->copy_bytes = QUICK_COPY_BYTES;
+    } else if (cuda) {
+        p->size_mib = 256;
+        p->bench = (struct bench_settings){5, 50, 2 * d->cache_bytes, MAX_SETS};
+        if (p->bench.rotate_bytes < MIN_GPU_ROTATE)
+            p->bench.rotate_bytes = MIN_GPU_ROTATE;
+        p->launch = (struct launch_settings){5000, 20, 50};
+        p->copy_bytes = COPY_BYTES;
+    } else {
+        p->size_mib = 64;
+        p->bench = (struct bench_settings){2, 10, 2 * d->cache_bytes, MAX_SETS};
+        p->launch = (struct launch_settings){2000, 10, 20};
+        p->copy_bytes = COPY_BYTES;
+    }
+    if (o->size_mib > 0)
+        p->size_mib = o->size_mib;
+    if (o->warmup >= 0)
+        p->bench.warmup = (uint32_t)o->warmup;
+    if (o->repeats > 0)
+        p->bench.repeats = (uint32_t)o->repeats;
+    /* The copy is at least as large as one input, so it too misses cache. */
+    uint64_t size_bytes = (uint64_t)(p->size_mib * MIB);
+    if (!o->quick && p->copy_bytes < size_bytes)
+        p->copy_bytes = size_bytes;
+    p->timer = cuda ? "cuda-events" : "clock-monotonic";
+}
+
+static bool keep_case(const struct bench_case *c, const struct options *o)
+{
+    return (!o->op || strcmp(o->op, c->op) == 0) &&
+           (!o->kind || strcmp(o->kind, c->variant) == 0) &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
+}
+
+/* ---- Text output ---------------------------------------------------- */
+
+static void print_header(const struct bench_device *d, const struct plan_of_run *p,
+                         bool quick, double copy_gbs)
+{
+    const BkDeviceProperties *dp = &d->props;
+    uint32_t v = bkGetVersion();
+    printf("bkbench: libbk %u.%u.%u on %s %u: %s", BK_VERSION_GET_MAJOR(v),
+           BK_VERSION_GET_MINOR(v), BK_VERSION_GET_PATCH(v),
+           tool_device_type_name(dp->deviceType), dp->deviceIndex, dp->name);
+    if (dp->deviceType == BK_DEVICE_TYPE_CUDA)
+        printf(" (sm_%u%u, %u SMs)", dp->computeCapabilityMajor, dp->computeCapabilityMinor,
+               dp->multiprocessorCount);
+    printf("\n");
+    printf("inputs %.4g MiB, median of %u after %u warm-up, timer %s, cache %.0f MiB%s\n",
+           p->size_mib, p->bench.repeats, p->bench.warmup, p->timer,
+           (double)d->cache_bytes / MIB, quick ? ", quick" : "");
+    printf("copy bandwidth (bkCmdCopyMemory %.0f MiB, read + write): %.1f GB/s\n\n",
+           (double)p->copy_bytes / MIB, copy_gbs);
+    printf("%-10s %-11s %-5s %-20s %4s %10s %9s %8s %6s\n", "op", "kind", "dtype", "shape",
+           "sets", "time(us)", "GB/s", "TFLOP/s", "roof");
+}
+
+static void print_row(const struct bench_case *c, const struct bench_result *r, void *user)
+{
+    (void)user;
+    printf("%-10s %-11s %-5s %-20s ", c->op, c->variant, tool_dtype_name(c->dtype), c->shape);
+    if (!r->supported) {
+        printf("%4s %10s\n", "-", "unsupported");
+    } else {
+        printf("%4u %10.2f %9.1f ", r->sets, r->us, r->gb_per_s);
+        if (r->tflop_per_s > 0)
+            printf("%8.2f ", r->tflop_per_s);
+        else
+            printf("%8s ", "-");
+        if (r->roofline > 0)
+            printf("%5.1f%%\n", 100.0 * r->roofline);
+        else
+            printf("%6s\n", "-");
+    }
+    fflush(stdout);
+}
+
+static void print_launch(const struct launch_result *l, const struct launch_settings *s)
+{
+    printf("\nlaunch cost (gated-fwd %s %lldx%lld, CPU wall time):\n", tool_dtype_name(l->dtype),
+           (long long)l->extent[0], (long long)l->extent[1]);
+    printf("  one-time buffer, begin + bkCmdRun + end + submit: %8.2f us per plan "
+           "(median of %u)\n", l->one_time_us, s->one_time_iterations);
+    printf("  reusable buffer of %u plans, replay + wait:      %8.2f us per plan "
+           "(median of %u x %u)\n", BENCH_LAUNCH_PLANS, l->replay_us_per_plan,
+           s->replay_batches, s->replays_per_batch);
+}
+
+/* ---- JSON output ---------------------------------------------------- */
+
+static void json_number(const char *key, double v, bool valid)
+{
+    if (valid)
+        printf(", \"%s\": %.6g", key, v);
+    else
+        printf(", \"%s\": null", key);
+}
+
+static void print_json(const struct bench_device *d, const struct plan_of_run *p,
+                       const struct options *o, double copy_gbs, const struct bench_case *cases,
+                       const struct bench_result *res, size_t n, const struct launch_result *l)
+{
+    const BkDeviceProperties *dp = &d->props;
+    uint32_t v = bkGetVersion();
+    printf("{\n  \"tool\": \"bkbench\", \"libraryVersion\": \"%u.%u.%u\",\n",
+           BK_VERSION_GET_MAJOR(v), BK_VERSION_GET_MINOR(v), BK_VERSION_GET_PATCH(v));
+    printf("  \"device\": {\"type\": \"%s\", \"index\": %u, \"name\": ",
+           tool_device_type_name(dp->deviceType), dp->deviceIndex);
+    tool_json_string(stdout, dp->name);
+    if (dp->deviceType == BK_DEVICE_TYPE_CUDA)
+        printf(", \"computeCapability\": \"%u.%u\"", dp->computeCapabilityMajor,
+               dp->computeCapabilityMinor);
+    else
+        printf(", \"computeCapability\": null");
+    printf(", \"multiprocessors\": %u, \"cacheBytes\": %llu},\n", dp->multiprocessorCount,
+           (unsigned long long)d->cache_bytes);
+    printf("  \"settings\": {\"quick\": %s, \"sizeMiB\": %.6g, \"warmup\": %u, \"repeats\": %u, "
+           "\"rotateBytes\": %llu, \"timer\": \"%s\"},\n",
+           o->quick ? "true" : "false", p->size_mib, p->bench.warmup, p->bench.repeats,
+           (unsigned long long)p->bench.rotate_bytes, p->timer);
+    printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g},\n",
+           (unsigned long long)p->copy_bytes, copy_gbs);
+    printf("  \"results\": [");
+    for (size_t i = 0; i < n; i++) {
+        const struct bench_case *c = &cases[i];
+        const struct bench_result *r = &res[i];
+        printf("%s\n    {\"op\": \"%s\", \"kind\": \"%s\", \"dtype\": \"%s\", "
+               "\"shape\": [%lld, %lld], ",
+               i ? "," : "", c->op, c->variant, tool_dtype_name(c->dtype),
+               (long long)c->extent[0], (long long)c->extent[1]);
+        if (c->row_stride)
+            printf("\"inputStrides\": [%lld, 1], ", (long long)c->row_stride);
+        else
+            printf("\"inputStrides\": null, ");
+        printf("\"bytes\": %.0f, \"status\": \"%s\"", c->bytes,
+               r->supported ? "ok" : "unsupported");
+        if (!r->supported) {
+            printf(", \"message\": ");
+            tool_json_string(stdout, r->message);
+            printf("}");
+            continue;
+        }
+        printf(", \"sets\": %u", r->sets);
+        json_number("timeUs", r->us, true);
+        json_number("gbPerS", r->gb_per_s, true);
+        json_number("tflopPerS", r->tflop_per_s, r->tflop_per_s > 0);
+        json_number("roofline", r->roofline, r->roofline > 0);
+        printf(", \"kernel\": ");
+        tool_json_string(stdout, r->kernel);
+        printf("}");
+    }
+    printf("\n  ],\n");
+    printf("  \"launch\": {\"op\": \"gated-fwd\", \"dtype\": \"%s\", \"shape\": [%lld, %lld], "
+           "\"oneTimeUsPerPlan\": %.6g, \"reusablePlans\": %u, \"reusableUsPerPlan\": %.6g}\n}\n",
+           tool_dtype_name(l->dtype), (long long)l->extent[0], (long long)l->extent[1],
+           l->one_time_us, BENCH_LAUNCH_PLANS, l->replay_us_per_plan);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    tool_name = "bkbench";
+    parse_options(argc, argv, &o);
+
+    /* Enough events for the largest --repeats. */
+    uint32_t max_repeats = o.repeats > 50 ? (uint32_t)o.repeats : 50u;
+    struct bench_device dev;
+    bench_device_open(&dev, o.device_type, o.device_index, max_repeats);
+
+    struct plan_of_run p;
+    choose_settings(&o, &dev, &p);
+
+    size_t total = bench_gated_case_count();
+    struct bench_case *cases = calloc(total, sizeof *cases);
+    struct bench_result *results = calloc(total, sizeof *results);
+    if (!cases || !results)
+        tool_die("out of host memory");
+    size_t made = bench_gated_cases((uint64_t)(p.size_mib * MIB), cases, total);
+    size_t n = 0;
+    for (size_t i = 0; i < made; i++)
+        if (keep_case(&cases[i], &o))
+            cases[n++] = cases[i];
+    if (n == 0)
+        tool_die("no case matches --op, --kind and --dtype");
+
+    double copy_gbs = bench_copy_bandwidth(&dev, p.copy_bytes, &p.bench);
+    if (!o.json)
+        print_header(&dev, &p, o.quick, copy_gbs);
+    bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results, o.json ? NULL : print_row,
+                    NULL);
+
+    struct launch_result launch;
+    bench_launch_costs(&dev, &p.launch, &launch);
+    if (o.json)
+        print_json(&dev, &p, &o, copy_gbs, cases, results, n, &launch);
+    else
+        print_launch(&launch, &p.launch);
+
+    /* Every op is meant to exist on every backend: a gap fails the run. */
+    size_t unsupported = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (results[i].supported)
+            continue;
+        unsupported++;
+        fprintf(stderr, "bkbench: %s %s %s %s: unsupported: %s\n", cases[i].op,
+                cases[i].variant, tool_dtype_name(cases[i].dtype), cases[i].shape,
+                results[i].message);
+    }
+    bench_device_close(&dev);
+    free(results);
+    free(cases);
+    return unsupported ? TOOL_EXIT_ERROR : TOOL_EXIT_OK;
+}

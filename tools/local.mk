@@ -1,0 +1,32 @@
+# tools/: bkinfo (devices, support matrix) and bkbench (timings, roofline).
+# Both use only the public API; bkbench loads libcuda itself (dlopen) for
+# CUDA events, so neither links against CUDA.
+bin_PROGRAMS += tools/bkinfo tools/bkbench
+
+tools_bkinfo_SOURCES = \
+	tools/bkinfo.c \
+	tools/gated_op.c tools/gated_op.h \
+	tools/tool_common.c tools/tool_common.h
+tools_bkinfo_LDADD = libbk.la
+
+tools_bkbench_SOURCES = \
+	tools/bkbench.c \
+	tools/bench_case.h tools/bench_gated.c \
+	tools/bench_device.c tools/bench_device.h \
+	tools/bench_launch.c tools/bench_launch.h \
+	tools/bench_random.c tools/bench_random.h \
+	tools/bench_run.c tools/bench_run.h \
+	tools/cuda_timing.c tools/cuda_timing.h \
+	tools/gated_op.c tools/gated_op.h \
+	tools/tool_common.c tools/tool_common.h
+tools_bkbench_LDADD = libbk.la
+
+# Unit test of the random test values (half and bfloat16 rounding).
+check_PROGRAMS += tools/test-bench-random
+tools_test_bench_random_SOURCES = tools/test_bench_random.c tools/bench_random.c \
+	tools/bench_random.h
+
+dist_man1_MANS += man/bkinfo.1 man/bkbench.1
+
+TESTS += tools/test-bench-random t/bkbench-quick.sh
+EXTRA_DIST += t/bkbench-quick.sh
