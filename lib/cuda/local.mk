@@ -1,1 +1,26 @@
-# lib/cuda: filled in when this part lands.
+# lib/cuda: the CUDA backend (driver API loaded at run time) and the
+# embedded kernel modules from ptx/ (see ptx/local.mk).
+if BK_HAVE_CUDA
+libbk_la_SOURCES += \
+	lib/cuda/cuda_driver.h \
+	lib/cuda/cuda_driver.c \
+	lib/cuda/cuda_internal.h \
+	lib/cuda/cuda_backend.c \
+	lib/cuda/cuda_module.c \
+	lib/cuda/cuda_submit.c \
+	lib/cuda/cuda_gated.c \
+	lib/cuda/cuda_fatbins.S \
+	ptx/gated_kernel_args.h
+# cuda_fatbins.S .incbin's ptx/NAME.fatbin from the build tree. The object
+# is named through a variable so that automake keeps its own rule for it.
+libbk_la_CCASFLAGS = -Wa,-I$(top_builddir)/ptx
+BK_CUDA_FATBINS_OBJECT = lib/cuda/libbk_la-cuda_fatbins.lo
+$(BK_CUDA_FATBINS_OBJECT): $(BK_CUDA_MODULES)
+endif
+
+# Whatever the configuration, libbk must not link against CUDA.
+TESTS += t/no-cuda-link.sh
+EXTRA_DIST += t/no-cuda-link.sh
+
+# Run by hand on a GPU machine: bench/device-run.sh (see bench/RESULTS.md).
+EXTRA_DIST += bench/device-run.sh bench/gpu-check.c

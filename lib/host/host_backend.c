@@ -34,7 +34,7 @@ static BkResult host_enumerate(uint32_t *count, BkDeviceProperties *props)
 static BkResult host_context_create(BkContext ctx, uint32_t device_index)
 {
     if (device_index != 0)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+        return bk_error(BK_ERROR_NO_DEVICE,
                         "BkContextCreateInfo.deviceIndex = %u: there is one host device (index 0)",
                         device_index);
     host_properties(&ctx->props);
@@ -51,7 +51,8 @@ static BkResult host_memory_allocate(BkContext ctx, BkMemory mem)
 {
     if (mem->size > SIZE_MAX - HOST_MEMORY_ALIGNMENT)
         return bk_error(BK_ERROR_OUT_OF_DEVICE_MEMORY,
-                        "bkAllocateMemory: %llu bytes do not fit in host memory",
+                        "bkAllocateMemory: BkMemoryAllocateInfo.size = %llu bytes do not fit in "
+                        "host memory",
                         (unsigned long long)mem->size);
     void *p = bk_alloc_aligned(&mem->alloc, (size_t)mem->size, HOST_MEMORY_ALIGNMENT);
     (void)ctx;
@@ -59,7 +60,8 @@ static BkResult host_memory_allocate(BkContext ctx, BkMemory mem)
      * out of device memory for this device. */
     if (!p)
         return bk_error(BK_ERROR_OUT_OF_DEVICE_MEMORY,
-                        "bkAllocateMemory: could not allocate %llu bytes of host memory",
+                        "bkAllocateMemory: BkMemoryAllocateInfo.size = %llu bytes could not be "
+                        "allocated in host memory",
                         (unsigned long long)mem->size);
     mem->impl = p;
     mem->address = (BkDeviceAddress)(uintptr_t)p;

@@ -1,0 +1,235 @@
+/* Gated activations on CUDA: choosing the kernel and launch shape for a
+ * plan, and launching it. Kernels are found by name in the gated_forward
+ * and gated_backward modules: bk_gated_<fwd|bwd>_<kind>_<type>_<path>.
+ *
+ * The vector path moves 16 bytes per access (V = 16 / element size); it
+ * needs unit innermost strides, an innermost extent, outer strides and
+ * gate offsets that are multiples of V, and 16-byte aligned addresses,
+ * which are only known at launch: a plan that qualifies keeps the strided
+ * kernel too and falls back to it for addresses that are not aligned. */
+#include "cuda_internal.h"
+#include "../../ptx/gated_kernel_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gated_kernel {
+    CUfunction fn;
+    unsigned int grid;
+    char name[BK_MAX_KERNEL_NAME_SIZE];
+    struct bk_gated_args args;            /* addresses are filled in at launch */
+};
+
+struct cuda_gated_plan {
+    struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
+    bool backward;
+    bool has_vec;
+    struct gated_kernel vec, strided;
+};
+
+static const char *const kind_names[] = {
+    [BK_GATED_ACTIVATION_GLU] = "glu",
+    [BK_GATED_ACTIVATION_REGLU] = "reglu",
+    [BK_GATED_ACTIVATION_SWIGLU] = "swiglu",
+    [BK_GATED_ACTIVATION_GEGLU] = "geglu",
+    [BK_GATED_ACTIVATION_GEGLU_TANH] = "geglu_tanh",
+};
+
+static const struct {
+    const char *name;
+    unsigned int size;
+} type_info[] = {
+    [BK_DATA_TYPE_F32] = { "f32", 4 },
+    [BK_DATA_TYPE_F16] = { "f16", 2 },
+    [BK_DATA_TYPE_BF16] = { "bf16", 2 },
+    [BK_DATA_TYPE_F64] = { "f64", 8 },
+};
+
+/* floor(hi * 2^64 / d) for hi < d, by shift and subtract. */
+static uint64_t div_shifted(uint64_t hi, uint64_t d)
+{
+    uint64_t q = 0, r = hi;
+    for (int i = 0; i < 64; i++) {
+        uint64_t carry = r >> 63;
+        r <<= 1;
+        q <<= 1;
+        if (carry || r >= d) {
+            r -= d;
+            q |= 1;
+        }
+    }
+    return q;
+}
+
+/* Multiplier and shift with n / d == (umulhi(n, magic) + n) >> shift for
+ * every n < 2^63 (Granlund and Montgomery's round-up method with l =
+ * ceil(log2 d); the sum cannot overflow as umulhi(n, magic) < n). */
+static void fastdiv_init(uint64_t d, uint64_t *magic, uint32_t *shift)
+{
+    uint32_t l = 0;
+    while (l < 63 && ((uint64_t)1 << l) < d)
+        l++;
+    *magic = div_shifted(((uint64_t)1 << l) - d, d) + 1;
+    *shift = l;
+}
+
+/* Fills the kernel parameters for items of v elements (v = 1: strided). */
+static void fill_args(const struct bk_gated_problem *p, unsigned int v, struct bk_gated_args *a)
+{
+    memset(a, 0, sizeof *a);
+    const uint32_t inner = p->rank - 1;
+    uint64_t count = 1;
+    a->rank = p->rank;
+    for (uint32_t k = 0; k < p->rank; k++) {
+        struct bk_gated_dim *d = &a->dim[k];
+        int64_t scale = k == inner ? (int64_t)v : 1;
+        d->extent = (uint64_t)(p->extent[k] / scale);
+        fastdiv_init(d->extent ? d->extent : 1, &d->magic, &d->shift);
+        d->x_stride = p->x_stride[k] * scale;
+        d->y_stride = p->y_stride[k] * scale;
+        d->dx_stride = p->backward ? p->dx_stride[k] * scale : 0;
+        count *= d->extent;
+    }
+    a->count = count;
+    a->x_gate = p->x_gate_offset;
+    a->dx_gate = p->backward ? p->dx_gate_offset : 0;
+}
+
+static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
+{
+    const uint32_t inner = p->rank - 1;
+    if (p->count == 0 || p->extent[inner] % v != 0)
+        return false;
+    if (p->x_stride[inner] != 1 || p->y_stride[inner] != 1 ||
+        (p->backward && p->dx_stride[inner] != 1))
+        return false;
+    if (p->x_gate_offset % v != 0 || (p->backward && p->dx_gate_offset % v != 0))
+        return false;
+    for (uint32_t k = 0; k < inner; k++)
+        if (p->x_stride[k] % v != 0 || p->y_stride[k] % v != 0 ||
+            (p->backward && p->dx_stride[k] % v != 0))
+            return false;
+    return true;
+}
+
+/* Blocks resident per multiprocessor times this many "waves" make the
+ * grid; blocks then stride over the items. BK_CUDA_GATED_WAVES overrides
+ * it, for tuning with bkbench. */
+static unsigned int grid_waves(void)
+{
+    const char *s = getenv("BK_CUDA_GATED_WAVES");
+    long w = s ? strtol(s, NULL, 10) : 0;
+    return w >= 1 && w <= 1024 ? (unsigned int)w : 1;
+}
+
+static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struct gated_kernel *k)
+{
+    const struct bk_gated_problem *p = &plan->problem.gated;
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    snprintf(k->name, sizeof k->name, "bk_gated_%s_%s_%s_%s", p->backward ? "bwd" : "fwd",
+             kind_names[p->kind], type_info[p->type].name, path);
+    BkResult res = bk_cuda_function(plan->ctx,
+                                    p->backward ? BK_CUDA_MODULE_GATED_BACKWARD
+                                                : BK_CUDA_MODULE_GATED_FORWARD,
+                                    k->name, &k->fn);
+    if (res != BK_SUCCESS)
+        return res;
+    fill_args(p, v, &k->args);
+
+    int per_sm = 0;
+    CUresult r = bk_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->fn,
+                                                                   BK_GATED_BLOCK, 0);
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS, "cuOccupancyMaxActiveBlocksPerMultiprocessor(%s)",
+                             k->name);
+    if (per_sm < 1)
+        per_sm = 1;
+    const uint64_t per_block =
+        (uint64_t)BK_GATED_BLOCK * BK_GATED_UNROLL(type_info[p->type].size, v);
+    uint64_t need = (k->args.count + per_block - 1) / per_block;
+    uint64_t most = (uint64_t)per_sm * (uint64_t)c->sm_count * grid_waves();
+    uint64_t grid = need < most ? need : most;
+    k->grid = (unsigned int)(grid ? grid : 1);
+    return BK_SUCCESS;
+}
+
+static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_args *run,
+                             bool graph)
+{
+    const struct cuda_gated_plan *g = plan->impl;
+    const struct gated_kernel *k = &g->strided;
+    if (k->args.count == 0)
+        return BK_SUCCESS;
+    BkDeviceAddress x = run->binding[0], y = run->binding[1];
+    BkDeviceAddress dx = g->backward ? run->binding[2] : 0;
+    if (g->has_vec && ((x | y | dx) & 15u) == 0)
+        k = &g->vec;
+    struct bk_gated_args args = k->args;
+    args.x = x;
+    args.y = y;
+    args.dx = dx;
+    void *params[] = { &args };
+    CUresult r;
+    if (graph && ((const struct bk_cuda_context *)plan->ctx->impl)->programmatic) {
+        CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        const CUlaunchConfig config = {
+            .gridDimX = k->grid, .gridDimY = 1, .gridDimZ = 1,
+            .blockDimX = BK_GATED_BLOCK, .blockDimY = 1, .blockDimZ = 1,
+            .hStream = stream, .attrs = &attr, .numAttrs = 1,
+        };
+        r = bk_cu.cuLaunchKernelEx(&config, k->fn, params, NULL);
+    } else {
+        r = bk_cu.cuLaunchKernel(k->fn, k->grid, 1, 1, BK_GATED_BLOCK, 1, 1, 0, stream, params,
+                                 NULL);
+    }
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuLaunchKernel(%s, %u blocks)",
+                             k->name, k->grid);
+    return BK_SUCCESS;
+}
+
+BkResult bk_cuda_gated_select(BkPlan plan)
+{
+    const struct bk_gated_problem *p = &plan->problem.gated;
+    if ((size_t)p->kind >= sizeof kind_names / sizeof kind_names[0] || !kind_names[p->kind] ||
+        (size_t)p->type >= sizeof type_info / sizeof type_info[0] || !type_info[p->type].name)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: kind %d with dataType %s has no CUDA kernel",
+                        plan->op_name, (int)p->kind, bk_data_type_name(p->type));
+
+    struct cuda_gated_plan *g = bk_alloc(&plan->alloc, sizeof *g);
+    if (!g)
+        return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
+    g->base.launch = gated_launch;
+    g->backward = p->backward;
+    plan->impl = g; /* freed by plan_destroy, also when this fails */
+
+    struct bk_cuda_scope scope;
+    BkResult res = bk_cuda_enter(plan->ctx, &scope);
+    if (res != BK_SUCCESS)
+        return res;
+    const unsigned int v = 16 / type_info[p->type].size;
+    res = kernel_init(plan, "strided", 1, &g->strided);
+    if (res == BK_SUCCESS && vector_path_fits(p, v)) {
+        res = kernel_init(plan, "vec", v, &g->vec);
+        g->has_vec = res == BK_SUCCESS;
+    }
+    bk_cuda_leave(&scope);
+    if (res != BK_SUCCESS)
+        return res;
+
+    const struct gated_kernel *shown = g->has_vec ? &g->vec : &g->strided;
+    plan->launch = bk_cuda_launch_on_queue;
+    plan->kernel = shown->fn;
+    memcpy(plan->props.kernelName, shown->name, sizeof plan->props.kernelName);
+    BkDataType compute = p->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    plan->props.precision = (BkPrecisionGuarantee){
+        .computeType = compute,
+        .accumulatorType = compute,
+        .deterministic = BK_TRUE,
+        .bitStable = BK_TRUE,
+    };
+    plan->props.workspaceSize = 0;
+    return BK_SUCCESS;
+}

@@ -1,0 +1,208 @@
+/* Prints, from C, the size of every handle and struct of the public
+ * headers, the offset and size of every field, the value of every constant
+ * and of the version macros. t/fortran_layout_f prints the same table from
+ * the Fortran module; t/fortran-layout.sh compares the two and checks that
+ * the table covers every struct field and constant of the headers. */
+#include <bk/bk.h>
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define HANDLE(T) printf("size %s %zu\n", #T, sizeof(T))
+#define STRUCT(T) printf("size %s %zu\n", #T, sizeof(T))
+#define FIELD(T, f) \
+    printf("field %s.%s %zu %zu\n", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))
+#define CONST(c) printf("const %s %lld\n", #c, (long long)(c))
+
+int main(void)
+{
+    HANDLE(BkContext);
+    HANDLE(BkQueue);
+    HANDLE(BkCommandBuffer);
+    HANDLE(BkPlan);
+    HANDLE(BkMemory);
+
+    STRUCT(BkBaseInStructure);
+    FIELD(BkBaseInStructure, sType);
+    FIELD(BkBaseInStructure, pNext);
+
+    STRUCT(BkTensorDesc);
+    FIELD(BkTensorDesc, dataType);
+    FIELD(BkTensorDesc, rank);
+    FIELD(BkTensorDesc, extent);
+    FIELD(BkTensorDesc, stride);
+
+    STRUCT(BkAllocationCallbacks);
+    FIELD(BkAllocationCallbacks, pUserData);
+    FIELD(BkAllocationCallbacks, pfnAllocation);
+    FIELD(BkAllocationCallbacks, pfnFree);
+
+    STRUCT(BkDeviceProperties);
+    FIELD(BkDeviceProperties, sType);
+    FIELD(BkDeviceProperties, pNext);
+    FIELD(BkDeviceProperties, deviceType);
+    FIELD(BkDeviceProperties, deviceIndex);
+    FIELD(BkDeviceProperties, name);
+    FIELD(BkDeviceProperties, computeCapabilityMajor);
+    FIELD(BkDeviceProperties, computeCapabilityMinor);
+    FIELD(BkDeviceProperties, multiprocessorCount);
+    FIELD(BkDeviceProperties, queueCount);
+    FIELD(BkDeviceProperties, totalMemory);
+    FIELD(BkDeviceProperties, driverVersion);
+    FIELD(BkDeviceProperties, runtimeVersion);
+
+    STRUCT(BkContextCreateInfo);
+    FIELD(BkContextCreateInfo, sType);
+    FIELD(BkContextCreateInfo, pNext);
+    FIELD(BkContextCreateInfo, deviceType);
+    FIELD(BkContextCreateInfo, deviceIndex);
+    FIELD(BkContextCreateInfo, apiVersion);
+    FIELD(BkContextCreateInfo, flags);
+
+    STRUCT(BkMemoryAllocateInfo);
+    FIELD(BkMemoryAllocateInfo, sType);
+    FIELD(BkMemoryAllocateInfo, pNext);
+    FIELD(BkMemoryAllocateInfo, size);
+    FIELD(BkMemoryAllocateInfo, memoryType);
+
+    STRUCT(BkCommandBufferBeginInfo);
+    FIELD(BkCommandBufferBeginInfo, sType);
+    FIELD(BkCommandBufferBeginInfo, pNext);
+    FIELD(BkCommandBufferBeginInfo, usage);
+
+    STRUCT(BkPlanCreateInfo);
+    FIELD(BkPlanCreateInfo, sType);
+    FIELD(BkPlanCreateInfo, pNext);
+    FIELD(BkPlanCreateInfo, pOperation);
+    FIELD(BkPlanCreateInfo, flags);
+
+    STRUCT(BkPrecisionGuarantee);
+    FIELD(BkPrecisionGuarantee, computeType);
+    FIELD(BkPrecisionGuarantee, accumulatorType);
+    FIELD(BkPrecisionGuarantee, deterministic);
+    FIELD(BkPrecisionGuarantee, bitStable);
+
+    STRUCT(BkPlanProperties);
+    FIELD(BkPlanProperties, sType);
+    FIELD(BkPlanProperties, pNext);
+    FIELD(BkPlanProperties, operation);
+    FIELD(BkPlanProperties, backend);
+    FIELD(BkPlanProperties, bindingCount);
+    FIELD(BkPlanProperties, workspaceSize);
+    FIELD(BkPlanProperties, workspaceAlignment);
+    FIELD(BkPlanProperties, kernelName);
+    FIELD(BkPlanProperties, precision);
+
+    STRUCT(BkRunInfo);
+    FIELD(BkRunInfo, sType);
+    FIELD(BkRunInfo, pNext);
+    FIELD(BkRunInfo, bindingCount);
+    FIELD(BkRunInfo, pBindings);
+    FIELD(BkRunInfo, pBindingSizes);
+    FIELD(BkRunInfo, workspace);
+    FIELD(BkRunInfo, workspaceSize);
+
+    STRUCT(BkGatedActivationInfo);
+    FIELD(BkGatedActivationInfo, sType);
+    FIELD(BkGatedActivationInfo, pNext);
+    FIELD(BkGatedActivationInfo, kind);
+    FIELD(BkGatedActivationInfo, splitAxis);
+    FIELD(BkGatedActivationInfo, input);
+    FIELD(BkGatedActivationInfo, output);
+
+    STRUCT(BkGatedActivationBackwardInfo);
+    FIELD(BkGatedActivationBackwardInfo, sType);
+    FIELD(BkGatedActivationBackwardInfo, pNext);
+    FIELD(BkGatedActivationBackwardInfo, kind);
+    FIELD(BkGatedActivationBackwardInfo, splitAxis);
+    FIELD(BkGatedActivationBackwardInfo, input);
+    FIELD(BkGatedActivationBackwardInfo, gradOutput);
+    FIELD(BkGatedActivationBackwardInfo, gradInput);
+
+    CONST(BK_VERSION_MAJOR);
+    CONST(BK_VERSION_MINOR);
+    CONST(BK_VERSION_PATCH);
+    CONST(BK_HEADER_VERSION);
+    CONST(BK_MAX_TENSOR_RANK);
+    CONST(BK_MAX_NAME_SIZE);
+    CONST(BK_MAX_KERNEL_NAME_SIZE);
+    CONST(BK_TRUE);
+    CONST(BK_FALSE);
+
+    CONST(BK_SUCCESS);
+    CONST(BK_INCOMPLETE);
+    CONST(BK_ERROR_INVALID_ARGUMENT);
+    CONST(BK_ERROR_UNSUPPORTED);
+    CONST(BK_ERROR_MISALIGNED_OPERAND);
+    CONST(BK_ERROR_WORKSPACE_TOO_SMALL);
+    CONST(BK_ERROR_BUFFER_TOO_SMALL);
+    CONST(BK_ERROR_OUT_OF_HOST_MEMORY);
+    CONST(BK_ERROR_OUT_OF_DEVICE_MEMORY);
+    CONST(BK_ERROR_DRIVER_NOT_FOUND);
+    CONST(BK_ERROR_NO_DEVICE);
+    CONST(BK_ERROR_DEVICE_LOST);
+    CONST(BK_ERROR_MODULE_LOAD_FAILED);
+    CONST(BK_ERROR_INCOMPATIBLE_VERSION);
+    CONST(BK_ERROR_INVALID_STATE);
+    CONST(BK_RESULT_MAX_ENUM);
+
+    CONST(BK_STRUCTURE_TYPE_UNDEFINED);
+    CONST(BK_STRUCTURE_TYPE_DEVICE_PROPERTIES);
+    CONST(BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO);
+    CONST(BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+    CONST(BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    CONST(BK_STRUCTURE_TYPE_PLAN_CREATE_INFO);
+    CONST(BK_STRUCTURE_TYPE_PLAN_PROPERTIES);
+    CONST(BK_STRUCTURE_TYPE_RUN_INFO);
+    CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO);
+    CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO);
+    CONST(BK_STRUCTURE_TYPE_MAX_ENUM);
+
+    CONST(BK_DATA_TYPE_UNDEFINED);
+    CONST(BK_DATA_TYPE_F32);
+    CONST(BK_DATA_TYPE_F16);
+    CONST(BK_DATA_TYPE_BF16);
+    CONST(BK_DATA_TYPE_F64);
+    CONST(BK_DATA_TYPE_I32);
+    CONST(BK_DATA_TYPE_U16);
+    CONST(BK_DATA_TYPE_U8);
+    CONST(BK_DATA_TYPE_I8);
+    CONST(BK_DATA_TYPE_U32);
+    CONST(BK_DATA_TYPE_MAX_ENUM);
+
+    CONST(BK_DEVICE_TYPE_AUTO);
+    CONST(BK_DEVICE_TYPE_HOST);
+    CONST(BK_DEVICE_TYPE_CUDA);
+    CONST(BK_DEVICE_TYPE_MAX_ENUM);
+
+    CONST(BK_MEMORY_TYPE_DEVICE);
+    CONST(BK_MEMORY_TYPE_HOST_PINNED);
+    CONST(BK_MEMORY_TYPE_MAX_ENUM);
+
+    CONST(BK_COMMAND_BUFFER_USAGE_ONE_TIME);
+    CONST(BK_COMMAND_BUFFER_USAGE_REUSABLE);
+    CONST(BK_COMMAND_BUFFER_USAGE_MAX_ENUM);
+
+    CONST(BK_GATED_ACTIVATION_GLU);
+    CONST(BK_GATED_ACTIVATION_REGLU);
+    CONST(BK_GATED_ACTIVATION_SWIGLU);
+    CONST(BK_GATED_ACTIVATION_GEGLU);
+    CONST(BK_GATED_ACTIVATION_GEGLU_TANH);
+    CONST(BK_GATED_ACTIVATION_KIND_MAX_ENUM);
+    CONST(BK_GATED_ACTIVATION_BINDING_INPUT);
+    CONST(BK_GATED_ACTIVATION_BINDING_OUTPUT);
+    CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT);
+    CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT);
+    CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT);
+
+    /* Function-like macros, on values that use every bit field. */
+    printf("macro BK_MAKE_VERSION(1023,1023,4095) %lld\n",
+           (long long)BK_MAKE_VERSION(1023, 1023, 4095));
+    printf("macro BK_VERSION_GET_MAJOR(BK_MAKE_VERSION(1022,5,6)) %lld\n",
+           (long long)BK_VERSION_GET_MAJOR(BK_MAKE_VERSION(1022, 5, 6)));
+    printf("macro BK_VERSION_GET_MINOR(BK_MAKE_VERSION(1,1021,6)) %lld\n",
+           (long long)BK_VERSION_GET_MINOR(BK_MAKE_VERSION(1, 1021, 6)));
+    printf("macro BK_VERSION_GET_PATCH(BK_MAKE_VERSION(1,2,4093)) %lld\n",
+           (long long)BK_VERSION_GET_PATCH(BK_MAKE_VERSION(1, 2, 4093)));
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* Gated activations forward on the device under test: every kind and data
+ * type on every test shape, against long double closed forms; plus
+ * bit-stability across runs. */
+#include "config.h"
+
+#include <string.h>
+
+#include "gated_case.h"
+
+#define MAX_SHAPES 32
+
+/* Two runs of one plan on the same inputs give the same bits. */
+static void test_bit_stable(BkContext ctx, const struct gated_shape *shape, struct bkt_rng *rng)
+{
+    for (unsigned t = 0; t < GATED_TYPE_COUNT; t++) {
+        struct gated_case c;
+        gated_case_init(&c, BK_GATED_ACTIVATION_GEGLU, gated_types[t], false, shape, rng);
+        struct gated_data d1, d2;
+        gated_data_alloc(&c, &d1);
+        gated_data_alloc(&c, &d2);
+        gated_data_randomize(&c, &d1, rng, false);
+        memcpy(d2.host[GATED_X], d1.host[GATED_X], d1.bytes[GATED_X]);
+        bool ok = gated_case_run(ctx, &c, &d1) == BK_SUCCESS &&
+                  gated_case_run(ctx, &c, &d2) == BK_SUCCESS &&
+                  memcmp(d1.host[GATED_Y], d2.host[GATED_Y], d1.bytes[GATED_Y]) == 0;
+        tap_ok(ok, "two runs are bit for bit the same: %s", c.label);
+        gated_data_free(&d1);
+        gated_data_free(&d2);
+    }
+}
+
+/* ReGLU forward is y = a * max(b, 0): for b > 0 the product of two values
+ * of the type, exact in the compute type for f16 and bf16 (11 + 11 bits)
+ * and exact in double for f32, so the result must be that product rounded
+ * to nearest even, bit for bit. Specials: overflow to infinity, results
+ * in the subnormal range, and ties. */
+static void test_rounding(BkContext ctx, BkDataType type, struct bkt_rng *rng)
+{
+    struct gated_shape shape = { .rank = 1, .split = 0, .half = { 512 } };
+    struct gated_case c;
+    gated_case_init(&c, BK_GATED_ACTIVATION_REGLU, type, false, &shape, rng);
+    struct gated_data d;
+    gated_data_alloc(&c, &d);
+    const double specials[][2] = {
+        { 300, 300 },                 /* 90000: past the f16 range */
+        { 0x1p-10, 0x1p-10 },         /* 2^-20: an f16 subnormal */
+        { 0x1.8p-13, 0x1.8p-13 },     /* 1.125 * 2^-24, between f16 subnormals */
+        { 1 + 0x1p-10, 1 + 0x1p-10 }, /* 1 + 2^-9 + 2^-20: rounds in f16 and bf16 */
+        { 1 + 0x1p-7, 1 + 0x1p-7 },   /* 1 + 2^-6 + 2^-14: a bf16 rounding case */
+        { -3, 5 }, { 7, -2 },
+    };
+    const int ns = (int)(sizeof specials / sizeof specials[0]);
+    for (int i = 0; i < 512; i++) {
+        double a = i < ns ? specials[i][0] : bkt_rand_value(rng, type, -8, 8);
+        double b = i < ns ? specials[i][1] : bkt_rand_value(rng, type, -8, 8);
+        bkt_store(d.host[GATED_X], type, i, bkt_round_to(type, a));
+        bkt_store(d.host[GATED_X], type, 512 + i, bkt_round_to(type, b));
+    }
+    long bad = -1;
+    if (gated_case_run(ctx, &c, &d) == BK_SUCCESS) {
+        bad = 0;
+        for (int i = 0; i < 512; i++) {
+            double a = bkt_load(d.host[GATED_X], type, i);
+            double b = bkt_load(d.host[GATED_X], type, 512 + i);
+            double want = bkt_round_to(type, a * (b > 0 ? b : 0.0));
+            double got = bkt_load(d.host[GATED_Y], type, i);
+            if (got != want && bad++ < 3)
+                tap_diag("%.17g * max(%.17g, 0): expected %.17g, got %.17g", a, b, want, got);
+        }
+    }
+    tap_ok(bad == 0, "ReGLU %s forward is the product rounded to nearest even", bkt_type_name(type));
+    gated_data_free(&d);
+}
+
+int main(void)
+{
+    BkContext ctx = bkt_open_device();
+    struct bkt_rng rng = bkt_rng_new(101);
+    struct gated_shape shapes[MAX_SHAPES];
+    unsigned n = gated_shapes(&rng, shapes, MAX_SHAPES);
+    for (unsigned k = 0; k < GATED_KIND_COUNT; k++)
+        for (unsigned t = 0; t < GATED_TYPE_COUNT; t++)
+            for (unsigned s = 0; s < n; s++) {
+                struct gated_case c;
+                gated_case_init(&c, gated_kinds[k], gated_types[t], false, &shapes[s], &rng);
+                gated_case_test_reference(ctx, &c, &rng);
+            }
+    test_bit_stable(ctx, &shapes[3], &rng);
+    for (unsigned t = 0; t < GATED_TYPE_COUNT; t++)
+        test_rounding(ctx, gated_types[t], &rng);
+    bkDestroyContext(ctx);
+    return tap_done();
+}

@@ -1,0 +1,72 @@
+# t/: the C TAP tests and the small library they share (tap.c, helpers,
+# gated activation cases). Fortran tests and man-page checks add
+# themselves from their own local.mk.
+
+check_LTLIBRARIES += t/libbktest.la
+t_libbktest_la_SOURCES = \
+	t/tap.h t/tap.c \
+	t/test_util.h t/test_util.c \
+	t/test_numeric.h t/test_numeric.c \
+	t/gated_case.h t/gated_case.c t/gated_ref.c
+
+# Test programs: one area each. -no-install links them against the
+# uninstalled libbk directly (no libtool wrapper), so they run as is,
+# under gdb or valgrind too.
+BK_C_TESTS = \
+	t/version \
+	t/messages \
+	t/devices \
+	t/context \
+	t/memory \
+	t/queue \
+	t/command_buffer \
+	t/copy_fill \
+	t/plan \
+	t/plan_threads \
+	t/run_checks \
+	t/gated_validation \
+	t/gated_forward \
+	t/gated_backward \
+	t/gated_fd \
+	t/host_pointers \
+	t/gpu_gated
+check_PROGRAMS += $(BK_C_TESTS)
+TESTS += $(BK_C_TESTS) t/exports.sh
+EXTRA_DIST += t/exports.sh
+
+BK_TEST_LIBS = t/libbktest.la libbk.la
+BK_TEST_LINK_FLAGS = -no-install
+t_version_LDADD = $(BK_TEST_LIBS)
+t_version_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_messages_LDADD = $(BK_TEST_LIBS)
+t_messages_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_devices_LDADD = $(BK_TEST_LIBS)
+t_devices_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_context_LDADD = $(BK_TEST_LIBS)
+t_context_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_memory_LDADD = $(BK_TEST_LIBS)
+t_memory_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_queue_LDADD = $(BK_TEST_LIBS)
+t_queue_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_command_buffer_LDADD = $(BK_TEST_LIBS)
+t_command_buffer_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_copy_fill_LDADD = $(BK_TEST_LIBS)
+t_copy_fill_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_plan_LDADD = $(BK_TEST_LIBS)
+t_plan_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_plan_threads_LDADD = $(BK_TEST_LIBS)
+t_plan_threads_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_run_checks_LDADD = $(BK_TEST_LIBS)
+t_run_checks_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_validation_LDADD = $(BK_TEST_LIBS)
+t_gated_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_forward_LDADD = $(BK_TEST_LIBS)
+t_gated_forward_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_backward_LDADD = $(BK_TEST_LIBS)
+t_gated_backward_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_fd_LDADD = $(BK_TEST_LIBS)
+t_gated_fd_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_host_pointers_LDADD = $(BK_TEST_LIBS)
+t_host_pointers_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_gated_LDADD = $(BK_TEST_LIBS)
+t_gpu_gated_LDFLAGS = $(BK_TEST_LINK_FLAGS)

@@ -1,0 +1,93 @@
+/* Helpers shared by the libbk tests: the device under test, device
+ * buffers, command submission, expected-error checks and a counting
+ * allocator. The numeric helpers are in test_numeric.h. */
+#ifndef BK_TEST_UTIL_H
+#define BK_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bk/bk.h>
+
+#include "tap.h"
+#include "test_numeric.h"
+
+/* ---- The device under test ----------------------------------------------
+ * BK_TEST_DEVICE = host (default) | cuda | auto. When cuda is asked for and
+ * no CUDA device opens, the test is skipped (1..0 # SKIP), or fails when
+ * BK_TEST_REQUIRE_GPU=1. Call before printing any TAP line. */
+BkContext bkt_open_device(void);
+/* A context on the host device whatever BK_TEST_DEVICE says. */
+BkContext bkt_open_host(void);
+/* A context on CUDA device 0, with the same skip/fail rule as above. */
+BkContext bkt_open_cuda(void);
+/* The device type the context runs on, and its short name. */
+BkDeviceType bkt_device_type(BkContext ctx);
+const char *bkt_device_name(BkDeviceType type);
+/* Queue 0 of the context (bails out if it cannot be had). */
+BkQueue bkt_queue(BkContext ctx);
+
+/* ---- Device buffers -------------------------------------------------- */
+struct bkt_buffer {
+    BkMemory memory;
+    BkDeviceAddress address;
+    uint64_t size;         /* as allocated: the request rounded up to 4 bytes */
+};
+
+/* Allocation, upload and download that bail out on failure: they are
+ * set-up, not what the test checks. */
+struct bkt_buffer bkt_alloc(BkContext ctx, uint64_t size);
+void bkt_free(BkContext ctx, struct bkt_buffer *buf);
+void bkt_upload(BkContext ctx, BkDeviceAddress dst, const void *src, uint64_t size);
+void bkt_download(BkContext ctx, void *dst, BkDeviceAddress src, uint64_t size);
+
+/* Record one command into a one-time command buffer, submit it to queue 0
+ * and wait. Return the first failing result (recording or submission). */
+BkResult bkt_fill(BkContext ctx, BkDeviceAddress dst, uint64_t size, uint32_t pattern);
+BkResult bkt_run(BkContext ctx, BkPlan plan, uint32_t bindingCount,
+                 const BkDeviceAddress *bindings);
+
+/* A plan for one op info struct; the result of bkCreatePlan. */
+BkResult bkt_create_plan(BkContext ctx, const void *opInfo, BkPlan *plan);
+
+/* 32-bit pattern that is a NaN read as f64, f32, f16 or bf16: poison for
+ * outputs, and the sentinel in the gaps of strided outputs. */
+#define BKT_POISON 0x7FF87FF8u
+
+/* ---- Expected results and messages ------------------------------------
+ * BKT_EXPECT(call, code, needle, description...) runs call and emits one
+ * TAP line: ok when it returns code and, for an error, when the message
+ * callback received a message during the call, that message equals
+ * bkGetLastErrorMessage(), and it contains needle (NULL: any). */
+#define BKT_EXPECT(call, code, needle, ...)                              \
+    do {                                                                 \
+        bkt_expect_begin();                                              \
+        BkResult bkt_result_ = (call);                                   \
+        bkt_expect_end(bkt_result_, (code), (needle), __VA_ARGS__);      \
+    } while (0)
+
+void bkt_expect_begin(void);
+bool bkt_expect_end(BkResult got, BkResult want, const char *needle, const char *fmt, ...)
+    TAP_PRINTF(4, 5);
+/* Installs the message callback BKT_EXPECT relies on (the bkt_open_*
+ * functions do it); tests of the callback itself re-install it after. */
+void bkt_capture_messages(void);
+/* Messages the capture callback received since the process started. */
+unsigned bkt_message_count(void);
+
+/* ---- Counting host allocator -------------------------------------------- */
+struct bkt_alloc_stats {
+    long allocations;      /* successful pfnAllocation calls */
+    long frees;            /* pfnFree calls with a non-NULL pointer */
+    long calls;            /* every pfnAllocation call, failed ones too */
+    long fail_from;        /* calls numbered >= fail_from return NULL; -1: never */
+    long bad_alignment;    /* calls whose alignment was not a power of two */
+    long unknown_frees;    /* frees of pointers this allocator never returned */
+    void *live[4096];      /* what is allocated now, to catch wrong frees */
+};
+/* Callbacks that count into stats (zeroed here, fail_from = -1). */
+BkAllocationCallbacks bkt_counting_allocator(struct bkt_alloc_stats *stats);
+long bkt_alloc_live(const struct bkt_alloc_stats *stats);
+
+#endif /* BK_TEST_UTIL_H */
