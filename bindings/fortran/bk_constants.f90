@@ -1,0 +1,119 @@
+! libbk Fortran binding: every constant and enumerator of include/bk/*.h.
+!
+! C enums become `enum, bind(c)` blocks, so each enumerator has the kind of
+! a C int (32 bits); #define'd numbers become integer(c_int32_t)
+! parameters. The names are the C names; Fortran ignores case. C's
+! unsigned types map to the signed integer of the same size: values past
+! the signed range (none of the constants here) would read as negative.
+module bk_constants
+  use, intrinsic :: iso_c_binding, only: c_int32_t
+  implicit none
+  private :: c_int32_t
+
+  ! ---- Version ---------------------------------------------------------
+  integer(c_int32_t), parameter :: BK_VERSION_MAJOR = 0
+  integer(c_int32_t), parameter :: BK_VERSION_MINOR = 1
+  integer(c_int32_t), parameter :: BK_VERSION_PATCH = 0
+  ! BK_MAKE_VERSION(major, minor, patch), spelt out: major in bits 22..31,
+  ! minor in bits 12..21, patch in bits 0..11.
+  integer(c_int32_t), parameter :: BK_HEADER_VERSION = &
+       ior(ishft(BK_VERSION_MAJOR, 22), ior(ishft(BK_VERSION_MINOR, 12), BK_VERSION_PATCH))
+
+  integer(c_int32_t), parameter :: BK_MAX_TENSOR_RANK = 8
+  integer(c_int32_t), parameter :: BK_MAX_NAME_SIZE = 256
+  integer(c_int32_t), parameter :: BK_MAX_KERNEL_NAME_SIZE = 64
+  integer(c_int32_t), parameter :: BK_TRUE = 1
+  integer(c_int32_t), parameter :: BK_FALSE = 0
+
+  ! ---- BkResult --------------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_SUCCESS = 0
+    enumerator :: BK_INCOMPLETE = 1
+    enumerator :: BK_ERROR_INVALID_ARGUMENT = -1
+    enumerator :: BK_ERROR_UNSUPPORTED = -2
+    enumerator :: BK_ERROR_MISALIGNED_OPERAND = -3
+    enumerator :: BK_ERROR_WORKSPACE_TOO_SMALL = -4
+    enumerator :: BK_ERROR_BUFFER_TOO_SMALL = -5
+    enumerator :: BK_ERROR_OUT_OF_HOST_MEMORY = -6
+    enumerator :: BK_ERROR_OUT_OF_DEVICE_MEMORY = -7
+    enumerator :: BK_ERROR_DRIVER_NOT_FOUND = -8
+    enumerator :: BK_ERROR_NO_DEVICE = -9
+    enumerator :: BK_ERROR_DEVICE_LOST = -10
+    enumerator :: BK_ERROR_MODULE_LOAD_FAILED = -11
+    enumerator :: BK_ERROR_INCOMPATIBLE_VERSION = -12
+    enumerator :: BK_ERROR_INVALID_STATE = -13
+    enumerator :: BK_RESULT_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkStructureType -------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_STRUCTURE_TYPE_UNDEFINED = 0
+    enumerator :: BK_STRUCTURE_TYPE_DEVICE_PROPERTIES = 1
+    enumerator :: BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO = 2
+    enumerator :: BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO = 3
+    enumerator :: BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO = 4
+    enumerator :: BK_STRUCTURE_TYPE_PLAN_CREATE_INFO = 5
+    enumerator :: BK_STRUCTURE_TYPE_PLAN_PROPERTIES = 6
+    enumerator :: BK_STRUCTURE_TYPE_RUN_INFO = 7
+    enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO = 100
+    enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO = 101
+    enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkDataType ------------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_DATA_TYPE_UNDEFINED = 0
+    enumerator :: BK_DATA_TYPE_F32 = 1
+    enumerator :: BK_DATA_TYPE_F16 = 2
+    enumerator :: BK_DATA_TYPE_BF16 = 3
+    enumerator :: BK_DATA_TYPE_F64 = 4
+    enumerator :: BK_DATA_TYPE_I32 = 5
+    enumerator :: BK_DATA_TYPE_U16 = 6
+    enumerator :: BK_DATA_TYPE_U8 = 7
+    enumerator :: BK_DATA_TYPE_I8 = 8
+    enumerator :: BK_DATA_TYPE_U32 = 9
+    enumerator :: BK_DATA_TYPE_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkDeviceType ----------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_DEVICE_TYPE_AUTO = 0
+    enumerator :: BK_DEVICE_TYPE_HOST = 1
+    enumerator :: BK_DEVICE_TYPE_CUDA = 2
+    enumerator :: BK_DEVICE_TYPE_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkMemoryType ----------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_MEMORY_TYPE_DEVICE = 0
+    enumerator :: BK_MEMORY_TYPE_HOST_PINNED = 1
+    enumerator :: BK_MEMORY_TYPE_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkCommandBufferUsage --------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_COMMAND_BUFFER_USAGE_ONE_TIME = 0
+    enumerator :: BK_COMMAND_BUFFER_USAGE_REUSABLE = 1
+    enumerator :: BK_COMMAND_BUFFER_USAGE_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- BkGatedActivationKind -------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_GATED_ACTIVATION_GLU = 0
+    enumerator :: BK_GATED_ACTIVATION_REGLU = 1
+    enumerator :: BK_GATED_ACTIVATION_SWIGLU = 2
+    enumerator :: BK_GATED_ACTIVATION_GEGLU = 3
+    enumerator :: BK_GATED_ACTIVATION_GEGLU_TANH = 4
+    enumerator :: BK_GATED_ACTIVATION_KIND_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! ---- Gated activation binding slots (0-based, as BkRunInfo.pBindings
+  ! is a C array: slot s is Fortran element s + 1) ------------------------
+  enum, bind(c)
+    enumerator :: BK_GATED_ACTIVATION_BINDING_INPUT = 0
+    enumerator :: BK_GATED_ACTIVATION_BINDING_OUTPUT = 1
+    enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT = 0
+    enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT = 1
+    enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT = 2
+  end enum
+end module bk_constants

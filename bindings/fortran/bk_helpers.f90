@@ -1,0 +1,888 @@
+! libbk Fortran binding: thin helpers where the C idioms hurt in Fortran.
+!
+! Index order. libbk describes tensors in C (row-major) order: extent(1)
+! is the slowest index. Fortran is column-major, so the same memory seen
+! from Fortran has its dimensions reversed: x(d, l, h, b) is the row-major
+! extent [b, h, l, d], and Fortran dimension k of a rank-r array is C axis
+! r - k (bk_split_axis). bk_tensor_desc and bk_tensor_desc_of do the
+! reversal; they take shapes and strides in Fortran order.
+!
+! Errors. Helpers that can fail take two optional arguments, as ALLOCATE
+! does: `stat` (integer(c_int)) receives the BkResult (BK_SUCCESS, or a
+! negative code), and `errmsg` (character(:), allocatable) receives the
+! message on failure, untouched on success. Without `stat`, a failure
+! prints the message on error_unit and stops the program (error stop).
+!
+! Copies and host addresses take arrays of real(c_float), real(c_double),
+! integer(c_int32_t), integer(c_int16_t) and integer(c_int8_t) of any rank
+! (assumed rank, part of Fortran 2018; gfortran has it since 9; configure checks).
+module bk_helpers
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  use bk_constants
+  use bk_types
+  use bk_capi
+  implicit none
+  private
+  public :: BK_MAKE_VERSION, BK_VERSION_GET_MAJOR, BK_VERSION_GET_MINOR, BK_VERSION_GET_PATCH
+  public :: bk_c_string, bk_last_error_message, bk_result_string, bk_check
+  public :: bk_is_null, bk_data_type_size, bk_split_axis, bk_tensor_desc, bk_tensor_desc_of
+  public :: bk_sizeof, bk_host_address, bk_copy_to_device, bk_copy_from_device
+  public :: bk_enumerate_devices, bk_create_context, bk_allocate_memory, bk_memory_address
+  public :: bk_create_plan, bk_cmd_run
+
+  ! A NUL-terminated C string (a c_ptr, or a character array such as
+  ! BkDeviceProperties%name) as a Fortran string of its exact length.
+  interface bk_c_string
+    module procedure c_string_from_ptr, c_string_from_chars
+  end interface bk_c_string
+
+  ! .true. for a handle that is BK_NULL_HANDLE (the default of a new one).
+  interface bk_is_null
+    module procedure is_null_context, is_null_queue, is_null_command_buffer, is_null_plan, &
+         is_null_memory
+  end interface bk_is_null
+
+  ! desc = bk_tensor_desc(dataType, shape [, stride] [, stat, errmsg]):
+  ! shape and stride (in elements) in Fortran order, default or c_int64_t
+  ! integers; no stride means contiguous.
+  interface bk_tensor_desc
+    module procedure tensor_desc_i32, tensor_desc_i64
+  end interface bk_tensor_desc
+
+  ! desc = bk_tensor_desc_of(x [, dataType] [, stat, errmsg]): a
+  ! contiguous tensor of x's shape and type, i.e. the layout that
+  ! bk_copy_to_device(ctx, dst, x) leaves on the device. dataType picks
+  ! among the libbk types stored in x's kind (F16, BF16 or U16 in
+  ! integer(c_int16_t) bits; I8 or U8; I32 or U32).
+  interface bk_tensor_desc_of
+    module procedure desc_of_f32, desc_of_f64, desc_of_i32, desc_of_i16, desc_of_i8
+  end interface bk_tensor_desc_of
+
+  ! bytes = bk_sizeof(x): the bytes of array x (any rank, allocatable
+  ! too, where c_sizeof takes only explicit-shape arrays), as c_int64_t.
+  interface bk_sizeof
+    module procedure sizeof_f32, sizeof_f64, sizeof_i32, sizeof_i16, sizeof_i8
+  end interface bk_sizeof
+
+  ! address = bk_host_address(x [, stat, errmsg]): x (a contiguous TARGET
+  ! array) as a BkDeviceAddress, for binding host memory directly on the
+  ! host device. 0 for an empty array.
+  interface bk_host_address
+    module procedure host_address_f32, host_address_f64, host_address_i32, host_address_i16, &
+         host_address_i8
+  end interface bk_host_address
+
+  ! call bk_copy_to_device(context, dst, src [, stat, errmsg]): all of the
+  ! Fortran array src (any rank; a section is gathered first) to the
+  ! device address dst, in array element order.
+  interface bk_copy_to_device
+    module procedure copy_to_f32, copy_to_f64, copy_to_i32, copy_to_i16, copy_to_i8
+  end interface bk_copy_to_device
+
+  ! call bk_copy_from_device(context, dst, src [, stat, errmsg]): fills the
+  ! whole Fortran array dst from the device address src.
+  interface bk_copy_from_device
+    module procedure copy_from_f32, copy_from_f64, copy_from_i32, copy_from_i16, copy_from_i8
+  end interface bk_copy_from_device
+
+  ! call bk_create_plan(context, info, plan [, stat, errmsg]) for any op
+  ! info struct: wraps it in a BkPlanCreateInfo.
+  interface bk_create_plan
+    module procedure create_plan_gated, create_plan_gated_backward
+  end interface bk_create_plan
+
+contains
+
+  ! ---- Version macros --------------------------------------------------
+  elemental function BK_MAKE_VERSION(major, minor, patch) result(version)
+    integer(c_int32_t), intent(in) :: major, minor, patch
+    integer(c_int32_t) :: version
+    version = ior(ishft(major, 22), ior(ishft(iand(minor, int(z'3FF', c_int32_t)), 12), &
+         iand(patch, int(z'FFF', c_int32_t))))
+  end function BK_MAKE_VERSION
+
+  elemental function BK_VERSION_GET_MAJOR(version) result(major)
+    integer(c_int32_t), intent(in) :: version
+    integer(c_int32_t) :: major
+    major = ishft(version, -22)   ! logical shift: the top bits of a uint32_t
+  end function BK_VERSION_GET_MAJOR
+
+  elemental function BK_VERSION_GET_MINOR(version) result(minor)
+    integer(c_int32_t), intent(in) :: version
+    integer(c_int32_t) :: minor
+    minor = iand(ishft(version, -12), int(z'3FF', c_int32_t))
+  end function BK_VERSION_GET_MINOR
+
+  elemental function BK_VERSION_GET_PATCH(version) result(patch)
+    integer(c_int32_t), intent(in) :: version
+    integer(c_int32_t) :: patch
+    patch = iand(version, int(z'FFF', c_int32_t))
+  end function BK_VERSION_GET_PATCH
+
+  ! ---- Strings -------------------------------------------------------------
+  function c_string_from_ptr(p) result(str)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: str
+    interface
+      function c_strlen(s) result(n) bind(c, name='strlen')
+        import :: c_ptr, c_size_t
+        type(c_ptr), value :: s
+        integer(c_size_t) :: n
+      end function c_strlen
+    end interface
+    character(kind=c_char), pointer :: chars(:)
+    integer :: n
+    if (.not. c_associated(p)) then
+      str = ''
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    str = chars_to_string(chars, n)
+  end function c_string_from_ptr
+
+  function c_string_from_chars(chars) result(str)
+    character(kind=c_char), intent(in) :: chars(:)
+    character(len=:), allocatable :: str
+    integer :: n
+    n = 0
+    do while (n < size(chars))
+      if (chars(n + 1) == c_null_char) exit
+      n = n + 1
+    end do
+    str = chars_to_string(chars, n)
+  end function c_string_from_chars
+
+  function chars_to_string(chars, n) result(str)
+    character(kind=c_char), intent(in) :: chars(:)
+    integer, intent(in) :: n
+    character(len=:), allocatable :: str
+    integer :: i
+    allocate (character(len=n) :: str)
+    do i = 1, n
+      str(i:i) = chars(i)
+    end do
+  end function chars_to_string
+
+  ! The calling thread's last libbk error message.
+  function bk_last_error_message() result(msg)
+    character(len=:), allocatable :: msg
+    msg = bk_c_string(bkGetLastErrorMessage())
+  end function bk_last_error_message
+
+  ! "BK_ERROR_INVALID_ARGUMENT" and the like.
+  function bk_result_string(result) result(str)
+    integer(c_int), intent(in) :: result
+    character(len=:), allocatable :: str
+    str = bk_c_string(bkResultString(result))
+  end function bk_result_string
+
+  ! ---- Errors ----------------------------------------------------------------
+  ! Every public helper ends with
+  !   if (res < 0 .and. present(errmsg)) errmsg = msg
+  !   call finish(res, where, msg, stat)
+  ! and never hands errmsg on to another procedure: gfortran 12 loses the
+  ! length of an optional deferred-length character passed on that way.
+
+  ! stat = res, or on failure without stat: print and stop.
+  subroutine finish(res, where, msg, stat)
+    integer(c_int), intent(in) :: res
+    character(len=*), intent(in) :: where, msg
+    integer(c_int), intent(out), optional :: stat
+    if (present(stat)) then
+      stat = res
+    else if (res < 0) then
+      write (error_unit, '(a)') 'libbk: ' // where // ': ' // bk_result_string(res) // ': ' // msg
+      error stop 1
+    end if
+  end subroutine finish
+
+  ! The message that goes with a libbk result.
+  function message_of(res) result(msg)
+    integer(c_int), intent(in) :: res
+    character(len=:), allocatable :: msg
+    if (res < 0) then
+      msg = bk_last_error_message()
+    else
+      msg = ''
+    end if
+  end function message_of
+
+  ! call bk_check(bkQueueSubmit(q, 1, [cmd]), 'bkQueueSubmit' [, stat, errmsg]):
+  ! the stat/errmsg rule above for a raw call's result.
+  subroutine bk_check(result, where, stat, errmsg)
+    integer(c_int), intent(in) :: result
+    character(len=*), intent(in) :: where
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    msg = message_of(result)
+    if (result < 0 .and. present(errmsg)) errmsg = msg
+    call finish(result, where, msg, stat)
+  end subroutine bk_check
+
+  ! ---- Handles -------------------------------------------------------------
+  elemental logical function is_null_context(h)
+    type(BkContext), intent(in) :: h
+    is_null_context = .not. c_associated(h%handle)
+  end function is_null_context
+
+  elemental logical function is_null_queue(h)
+    type(BkQueue), intent(in) :: h
+    is_null_queue = .not. c_associated(h%handle)
+  end function is_null_queue
+
+  elemental logical function is_null_command_buffer(h)
+    type(BkCommandBuffer), intent(in) :: h
+    is_null_command_buffer = .not. c_associated(h%handle)
+  end function is_null_command_buffer
+
+  elemental logical function is_null_plan(h)
+    type(BkPlan), intent(in) :: h
+    is_null_plan = .not. c_associated(h%handle)
+  end function is_null_plan
+
+  elemental logical function is_null_memory(h)
+    type(BkMemory), intent(in) :: h
+    is_null_memory = .not. c_associated(h%handle)
+  end function is_null_memory
+
+  ! ---- Tensor descriptors ----------------------------------------------
+  ! Bytes per element of a BkDataType; 0 for one libbk does not know.
+  elemental function bk_data_type_size(dataType) result(bytes)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int) :: bytes
+    select case (dataType)
+    case (BK_DATA_TYPE_F64)
+      bytes = 8
+    case (BK_DATA_TYPE_F32, BK_DATA_TYPE_I32, BK_DATA_TYPE_U32)
+      bytes = 4
+    case (BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16, BK_DATA_TYPE_U16)
+      bytes = 2
+    case (BK_DATA_TYPE_U8, BK_DATA_TYPE_I8)
+      bytes = 1
+    case default
+      bytes = 0
+    end select
+  end function bk_data_type_size
+
+  ! The C (row-major) axis of Fortran dimension fortranDim (1-based) of a
+  ! rank-`rank` array: what BkGatedActivationInfo%splitAxis wants.
+  elemental function bk_split_axis(fortranDim, rank) result(axis)
+    integer, intent(in) :: fortranDim, rank
+    integer(c_int32_t) :: axis
+    axis = int(rank - fortranDim, c_int32_t)
+  end function bk_split_axis
+
+  ! Shape and strides in Fortran order, reversed into the C order of
+  ! BkTensorDesc: the heart of the index-order rule.
+  subroutine make_desc(dataType, shape, desc, res, msg, stride)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    integer(c_int64_t), intent(in), optional :: stride(:)
+    character(len=80) :: line
+    integer :: r
+    r = size(shape)
+    res = BK_ERROR_INVALID_ARGUMENT
+    if (r < 1 .or. r > BK_MAX_TENSOR_RANK) then
+      write (line, '(a, i0, a, i0)') 'size(shape) = ', r, ' must be in 1..BK_MAX_TENSOR_RANK = ', &
+           BK_MAX_TENSOR_RANK
+      msg = trim(line)
+      return
+    end if
+    if (present(stride)) then
+      if (size(stride) /= r) then
+        write (line, '(a, i0, a, i0)') 'size(stride) = ', size(stride), &
+             ' must equal size(shape) = ', r
+        msg = trim(line)
+        return
+      end if
+      desc%stride(1:r) = stride(r:1:-1)
+    end if
+    desc%dataType = dataType
+    desc%rank = int(r, c_int32_t)
+    desc%extent(1:r) = shape(r:1:-1)
+    res = BK_SUCCESS
+    msg = ''
+  end subroutine make_desc
+
+  function tensor_desc_i64(dataType, shape, stride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int64_t), intent(in), optional :: stride(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call make_desc(dataType, shape, desc, res, msg, stride)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc', msg, stat)
+  end function tensor_desc_i64
+
+  function tensor_desc_i32(dataType, shape, stride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int32_t), intent(in) :: shape(:)
+    integer(c_int32_t), intent(in), optional :: stride(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(stride)) then
+      call make_desc(dataType, int(shape, c_int64_t), desc, res, msg, int(stride, c_int64_t))
+    else
+      call make_desc(dataType, int(shape, c_int64_t), desc, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc', msg, stat)
+  end function tensor_desc_i32
+
+  ! bk_tensor_desc_of: check dataType against the storage kind, then
+  ! describe the array's shape.
+  subroutine desc_of_shape(shape, natural, bytes, dataType, desc, res, msg)
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int), intent(in) :: natural, bytes
+    integer(c_int), intent(in), optional :: dataType
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    character(len=96) :: line
+    integer(c_int) :: dt
+    dt = natural
+    if (present(dataType)) dt = dataType
+    if (bk_data_type_size(dt) /= bytes) then
+      write (line, '(a, i0, a, i0, a)') 'dataType = ', dt, ' does not fit the array''s ', bytes, &
+           '-byte elements'
+      msg = trim(line)
+      res = BK_ERROR_INVALID_ARGUMENT
+      return
+    end if
+    call make_desc(dt, shape, desc, res, msg)
+  end subroutine desc_of_shape
+
+  function desc_of_f32(x, dataType, stat, errmsg) result(desc)
+    real(c_float), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call desc_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F32, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc_of', msg, stat)
+  end function desc_of_f32
+
+  function desc_of_f64(x, dataType, stat, errmsg) result(desc)
+    real(c_double), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call desc_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F64, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc_of', msg, stat)
+  end function desc_of_f64
+
+  function desc_of_i32(x, dataType, stat, errmsg) result(desc)
+    integer(c_int32_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call desc_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_I32, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc_of', msg, stat)
+  end function desc_of_i32
+
+  function desc_of_i16(x, dataType, stat, errmsg) result(desc)
+    integer(c_int16_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call desc_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_U16, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc_of', msg, stat)
+  end function desc_of_i16
+
+  function desc_of_i8(x, dataType, stat, errmsg) result(desc)
+    integer(c_int8_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call desc_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_I8, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_tensor_desc_of', msg, stat)
+  end function desc_of_i8
+
+  ! ---- Sizes -----------------------------------------------------------------
+  pure function sizeof_f32(x) result(bytes)
+    real(c_float), intent(in) :: x(..)
+    integer(c_int64_t) :: bytes
+    bytes = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function sizeof_f32
+
+  pure function sizeof_f64(x) result(bytes)
+    real(c_double), intent(in) :: x(..)
+    integer(c_int64_t) :: bytes
+    bytes = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function sizeof_f64
+
+  pure function sizeof_i32(x) result(bytes)
+    integer(c_int32_t), intent(in) :: x(..)
+    integer(c_int64_t) :: bytes
+    bytes = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function sizeof_i32
+
+  pure function sizeof_i16(x) result(bytes)
+    integer(c_int16_t), intent(in) :: x(..)
+    integer(c_int64_t) :: bytes
+    bytes = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function sizeof_i16
+
+  pure function sizeof_i8(x) result(bytes)
+    integer(c_int8_t), intent(in) :: x(..)
+    integer(c_int64_t) :: bytes
+    bytes = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function sizeof_i8
+
+  ! ---- Host addresses ----------------------------------------------------
+  ! c_loc is only defined for a contiguous array, so the specifics check
+  ! that first; an empty array has address 0 (empty tensors may bind 0).
+  function address_of(p) result(address)
+    type(c_ptr), intent(in) :: p
+    integer(c_int64_t) :: address
+    address = int(transfer(p, 0_c_intptr_t), c_int64_t)
+  end function address_of
+
+  subroutine no_address(res, msg)
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    res = BK_ERROR_INVALID_ARGUMENT
+    msg = 'x must be contiguous to be bound in place'
+  end subroutine no_address
+
+  function host_address_f32(x, stat, errmsg) result(address)
+    real(c_float), intent(in), target :: x(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = BK_SUCCESS
+    msg = ''
+    if (.not. is_contiguous(x)) then
+      call no_address(res, msg)
+    else if (size(x) > 0) then
+      address = address_of(c_loc(x))
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_host_address', msg, stat)
+  end function host_address_f32
+
+  function host_address_f64(x, stat, errmsg) result(address)
+    real(c_double), intent(in), target :: x(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = BK_SUCCESS
+    msg = ''
+    if (.not. is_contiguous(x)) then
+      call no_address(res, msg)
+    else if (size(x) > 0) then
+      address = address_of(c_loc(x))
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_host_address', msg, stat)
+  end function host_address_f64
+
+  function host_address_i32(x, stat, errmsg) result(address)
+    integer(c_int32_t), intent(in), target :: x(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = BK_SUCCESS
+    msg = ''
+    if (.not. is_contiguous(x)) then
+      call no_address(res, msg)
+    else if (size(x) > 0) then
+      address = address_of(c_loc(x))
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_host_address', msg, stat)
+  end function host_address_i32
+
+  function host_address_i16(x, stat, errmsg) result(address)
+    integer(c_int16_t), intent(in), target :: x(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = BK_SUCCESS
+    msg = ''
+    if (.not. is_contiguous(x)) then
+      call no_address(res, msg)
+    else if (size(x) > 0) then
+      address = address_of(c_loc(x))
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_host_address', msg, stat)
+  end function host_address_i16
+
+  function host_address_i8(x, stat, errmsg) result(address)
+    integer(c_int8_t), intent(in), target :: x(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = BK_SUCCESS
+    msg = ''
+    if (.not. is_contiguous(x)) then
+      call no_address(res, msg)
+    else if (size(x) > 0) then
+      address = address_of(c_loc(x))
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_host_address', msg, stat)
+  end function host_address_i8
+
+  ! ---- Copies --------------------------------------------------------------
+  ! The dummies are CONTIGUOUS: a section is gathered into (and scattered
+  ! back from) a temporary by the compiler around the call.
+  subroutine copy_to_f32(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    real(c_float), intent(in), target, contiguous :: src(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyToDevice', msg, stat)
+  end subroutine copy_to_f32
+
+  subroutine copy_to_f64(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    real(c_double), intent(in), target, contiguous :: src(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyToDevice', msg, stat)
+  end subroutine copy_to_f64
+
+  subroutine copy_to_i32(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    integer(c_int32_t), intent(in), target, contiguous :: src(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyToDevice', msg, stat)
+  end subroutine copy_to_i32
+
+  subroutine copy_to_i16(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    integer(c_int16_t), intent(in), target, contiguous :: src(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyToDevice', msg, stat)
+  end subroutine copy_to_i16
+
+  subroutine copy_to_i8(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    integer(c_int8_t), intent(in), target, contiguous :: src(..)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyToDevice', msg, stat)
+  end subroutine copy_to_i8
+
+  subroutine copy_from_f32(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    real(c_float), intent(inout), target, contiguous :: dst(..)
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyFromDevice', msg, stat)
+  end subroutine copy_from_f32
+
+  subroutine copy_from_f64(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    real(c_double), intent(inout), target, contiguous :: dst(..)
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyFromDevice', msg, stat)
+  end subroutine copy_from_f64
+
+  subroutine copy_from_i32(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int32_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyFromDevice', msg, stat)
+  end subroutine copy_from_i32
+
+  subroutine copy_from_i16(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int16_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyFromDevice', msg, stat)
+  end subroutine copy_from_i16
+
+  subroutine copy_from_i8(context, dst, src, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int8_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = BK_SUCCESS
+    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCopyFromDevice', msg, stat)
+  end subroutine copy_from_i8
+
+  ! ---- Objects ---------------------------------------------------------------
+  ! All devices, host first (the two-call idiom, retried if the count grew
+  ! in between).
+  subroutine bk_enumerate_devices(devices, stat, errmsg)
+    type(BkDeviceProperties), allocatable, target, intent(out) :: devices(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int32_t) :: count
+    integer(c_int) :: res
+    do
+      count = 0
+      res = bkEnumerateDevices(count, c_null_ptr)
+      if (res < 0) exit
+      if (allocated(devices)) deallocate (devices)
+      allocate (devices(count))
+      if (count == 0) exit
+      res = bkEnumerateDevices(count, c_loc(devices))
+      if (res /= BK_INCOMPLETE) exit
+    end do
+    if (res >= 0 .and. size(devices) /= count) devices = devices(1:count)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkEnumerateDevices', msg, stat)
+  end subroutine bk_enumerate_devices
+
+  ! A context on deviceType (default BK_DEVICE_TYPE_AUTO), deviceIndex
+  ! (default 0), no allocation callbacks.
+  subroutine bk_create_context(context, deviceType, deviceIndex, stat, errmsg)
+    type(BkContext), intent(out) :: context
+    integer(c_int), intent(in), optional :: deviceType
+    integer(c_int32_t), intent(in), optional :: deviceIndex
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkContextCreateInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(deviceType)) info%deviceType = deviceType
+    if (present(deviceIndex)) info%deviceIndex = deviceIndex
+    res = bkCreateContext(info, c_null_ptr, context)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreateContext', msg, stat)
+  end subroutine bk_create_context
+
+  ! size bytes of memoryType (default BK_MEMORY_TYPE_DEVICE); address, when
+  ! given, receives its device address. bk_sizeof(x) is the size of array x.
+  subroutine bk_allocate_memory(context, size, memory, address, memoryType, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: size
+    type(BkMemory), intent(out) :: memory
+    integer(c_int64_t), intent(out), optional :: address
+    integer(c_int), intent(in), optional :: memoryType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkMemoryAllocateInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    info%size = size
+    if (present(memoryType)) info%memoryType = memoryType
+    if (present(address)) address = 0
+    res = bkAllocateMemory(context, info, c_null_ptr, memory)
+    if (res >= 0 .and. present(address)) res = bkGetMemoryAddress(memory, address)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkAllocateMemory', msg, stat)
+  end subroutine bk_allocate_memory
+
+  function bk_memory_address(memory, stat, errmsg) result(address)
+    type(BkMemory), intent(in) :: memory
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int64_t) :: address
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    address = 0
+    res = bkGetMemoryAddress(memory, address)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkGetMemoryAddress', msg, stat)
+  end function bk_memory_address
+
+  function create_plan_from(context, operation, plan) result(res)
+    type(BkContext), intent(in) :: context
+    type(c_ptr), intent(in) :: operation
+    type(BkPlan), intent(out) :: plan
+    integer(c_int) :: res
+    type(BkPlanCreateInfo) :: info
+    info%pOperation = operation
+    res = bkCreatePlan(context, info, c_null_ptr, plan)
+  end function create_plan_from
+
+  subroutine create_plan_gated(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkGatedActivationInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_gated
+
+  subroutine create_plan_gated_backward(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkGatedActivationBackwardInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_gated_backward
+
+  ! Records plan with bindings(s + 1) = the address for slot s (the op's
+  ! BK_*_BINDING_* constants are 0-based slots), and an optional workspace
+  ! and per-binding byte sizes. libbk copies the arrays while recording.
+  subroutine bk_cmd_run(commandBuffer, plan, bindings, workspace, workspaceSize, bindingSizes, &
+       stat, errmsg)
+    type(BkCommandBuffer), intent(in) :: commandBuffer
+    type(BkPlan), intent(in) :: plan
+    integer(c_int64_t), intent(in), target, contiguous :: bindings(:)
+    integer(c_int64_t), intent(in), optional :: workspace, workspaceSize
+    integer(c_int64_t), intent(in), target, contiguous, optional :: bindingSizes(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkRunInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    info%bindingCount = int(size(bindings), c_int32_t)
+    if (size(bindings) > 0) info%pBindings = c_loc(bindings)
+    if (present(workspace)) info%workspace = workspace
+    if (present(workspaceSize)) info%workspaceSize = workspaceSize
+    res = BK_SUCCESS
+    if (present(bindingSizes)) then
+      if (size(bindingSizes) /= size(bindings)) then
+        res = BK_ERROR_INVALID_ARGUMENT
+        msg = 'size(bindingSizes) must equal size(bindings)'
+      else if (size(bindingSizes) > 0) then
+        info%pBindingSizes = c_loc(bindingSizes)
+      end if
+    end if
+    if (res == BK_SUCCESS) then
+      res = bkCmdRun(commandBuffer, plan, info)
+      msg = message_of(res)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCmdRun', msg, stat)
+  end subroutine bk_cmd_run
+end module bk_helpers

@@ -1,0 +1,190 @@
+! libbk Fortran binding: handles and structs of include/bk/*.h.
+!
+! Handles: one bind(c) type per handle kind, each holding the C pointer, so
+! the compiler rejects a BkPlan where a BkContext is expected. A struct of
+! one pointer is passed and returned exactly like the pointer on every
+! C ABI libbk supports, so the interfaces take these types in place of the
+! C handles. A new handle is null (BK_NULL_HANDLE).
+!
+! Structs: one bind(c) type per C struct with the same fields in the same
+! order (t/fortran-layout.sh checks sizes and offsets against C). Input
+! and output structs come with sType set to their own BK_STRUCTURE_TYPE_*
+! value, pNext null and every other field at a safe default, so a plain
+! declaration is ready to fill in. Enum fields are integer(c_int) and
+! C's unsigned fields the signed integer of the same size.
+module bk_types
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_funptr, c_null_ptr, c_null_funptr, &
+       c_int, c_int32_t, c_int64_t, c_size_t, c_char, c_null_char
+  use bk_constants
+  implicit none
+  private
+  public :: BkContext, BkQueue, BkCommandBuffer, BkPlan, BkMemory
+  public :: BkBaseInStructure, BkTensorDesc, BkAllocationCallbacks, BkDeviceProperties, &
+       BkContextCreateInfo, BkMemoryAllocateInfo, BkCommandBufferBeginInfo, BkPlanCreateInfo, &
+       BkPrecisionGuarantee, BkPlanProperties, BkRunInfo, BkGatedActivationInfo, &
+       BkGatedActivationBackwardInfo
+  public :: PFN_bkAllocationFunction, PFN_bkFreeFunction, PFN_bkMessageCallback
+
+  ! ---- Handles -----------------------------------------------------------
+  type, bind(c) :: BkContext
+    type(c_ptr) :: handle = c_null_ptr
+  end type BkContext
+
+  type, bind(c) :: BkQueue
+    type(c_ptr) :: handle = c_null_ptr
+  end type BkQueue
+
+  type, bind(c) :: BkCommandBuffer
+    type(c_ptr) :: handle = c_null_ptr
+  end type BkCommandBuffer
+
+  type, bind(c) :: BkPlan
+    type(c_ptr) :: handle = c_null_ptr
+  end type BkPlan
+
+  type, bind(c) :: BkMemory
+    type(c_ptr) :: handle = c_null_ptr
+  end type BkMemory
+
+  ! ---- Structs -----------------------------------------------------------
+  ! The header every input struct starts with, for walking pNext chains.
+  type, bind(c) :: BkBaseInStructure
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_UNDEFINED
+    type(c_ptr) :: pNext = c_null_ptr
+  end type BkBaseInStructure
+
+  ! extent(1) is the SLOWEST index (C order): a Fortran array x(d, l, h, b)
+  ! is extent = [b, h, l, d]. bk_tensor_desc() does this reversal.
+  type, bind(c) :: BkTensorDesc
+    integer(c_int) :: dataType = BK_DATA_TYPE_UNDEFINED
+    integer(c_int32_t) :: rank = 0
+    integer(c_int64_t) :: extent(BK_MAX_TENSOR_RANK) = 0
+    integer(c_int64_t) :: stride(BK_MAX_TENSOR_RANK) = 0
+  end type BkTensorDesc
+
+  type, bind(c) :: BkAllocationCallbacks
+    type(c_ptr) :: pUserData = c_null_ptr
+    type(c_funptr) :: pfnAllocation = c_null_funptr   ! c_funloc of a PFN_bkAllocationFunction
+    type(c_funptr) :: pfnFree = c_null_funptr         ! c_funloc of a PFN_bkFreeFunction
+  end type BkAllocationCallbacks
+
+  type, bind(c) :: BkDeviceProperties
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: deviceType = BK_DEVICE_TYPE_AUTO
+    integer(c_int32_t) :: deviceIndex = 0
+    character(kind=c_char) :: name(BK_MAX_NAME_SIZE) = c_null_char  ! bk_c_string(p%name)
+    integer(c_int32_t) :: computeCapabilityMajor = 0
+    integer(c_int32_t) :: computeCapabilityMinor = 0
+    integer(c_int32_t) :: multiprocessorCount = 0
+    integer(c_int32_t) :: queueCount = 0
+    integer(c_int64_t) :: totalMemory = 0
+    integer(c_int32_t) :: driverVersion = 0
+    integer(c_int32_t) :: runtimeVersion = 0
+  end type BkDeviceProperties
+
+  type, bind(c) :: BkContextCreateInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: deviceType = BK_DEVICE_TYPE_AUTO
+    integer(c_int32_t) :: deviceIndex = 0
+    integer(c_int32_t) :: apiVersion = BK_HEADER_VERSION
+    integer(c_int32_t) :: flags = 0
+  end type BkContextCreateInfo
+
+  type, bind(c) :: BkMemoryAllocateInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int64_t) :: size = 0
+    integer(c_int) :: memoryType = BK_MEMORY_TYPE_DEVICE
+  end type BkMemoryAllocateInfo
+
+  type, bind(c) :: BkCommandBufferBeginInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME
+  end type BkCommandBufferBeginInfo
+
+  type, bind(c) :: BkPlanCreateInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    type(c_ptr) :: pOperation = c_null_ptr   ! c_loc of an op info (a TARGET variable)
+    integer(c_int32_t) :: flags = 0
+  end type BkPlanCreateInfo
+
+  type, bind(c) :: BkPrecisionGuarantee
+    integer(c_int) :: computeType = BK_DATA_TYPE_UNDEFINED
+    integer(c_int) :: accumulatorType = BK_DATA_TYPE_UNDEFINED
+    integer(c_int32_t) :: deterministic = BK_FALSE
+    integer(c_int32_t) :: bitStable = BK_FALSE
+  end type BkPrecisionGuarantee
+
+  type, bind(c) :: BkPlanProperties
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: operation = BK_STRUCTURE_TYPE_UNDEFINED
+    integer(c_int) :: backend = BK_DEVICE_TYPE_AUTO
+    integer(c_int32_t) :: bindingCount = 0
+    integer(c_int64_t) :: workspaceSize = 0
+    integer(c_int64_t) :: workspaceAlignment = 0
+    character(kind=c_char) :: kernelName(BK_MAX_KERNEL_NAME_SIZE) = c_null_char
+    type(BkPrecisionGuarantee) :: precision
+  end type BkPlanProperties
+
+  type, bind(c) :: BkRunInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_RUN_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: bindingCount = 0
+    type(c_ptr) :: pBindings = c_null_ptr       ! c_loc of integer(c_int64_t) addresses
+    type(c_ptr) :: pBindingSizes = c_null_ptr   ! optional: c_loc of integer(c_int64_t) sizes
+    integer(c_int64_t) :: workspace = 0
+    integer(c_int64_t) :: workspaceSize = 0
+  end type BkRunInfo
+
+  ! splitAxis is a C (row-major) axis: Fortran dimension k of a rank-r
+  ! array is splitAxis r - k (bk_split_axis(k, r)).
+  type, bind(c) :: BkGatedActivationInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: kind = BK_GATED_ACTIVATION_GLU
+    integer(c_int32_t) :: splitAxis = 0
+    type(BkTensorDesc) :: input
+    type(BkTensorDesc) :: output
+  end type BkGatedActivationInfo
+
+  type, bind(c) :: BkGatedActivationBackwardInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: kind = BK_GATED_ACTIVATION_GLU
+    integer(c_int32_t) :: splitAxis = 0
+    type(BkTensorDesc) :: input
+    type(BkTensorDesc) :: gradOutput
+    type(BkTensorDesc) :: gradInput
+  end type BkGatedActivationBackwardInfo
+
+  ! ---- Callback shapes: write a bind(c) procedure with this interface and
+  ! pass c_funloc(it). ------------------------------------------------------
+  abstract interface
+    function PFN_bkAllocationFunction(pUserData, size, alignment) result(p) bind(c)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: pUserData
+      integer(c_size_t), value :: size
+      integer(c_size_t), value :: alignment
+      type(c_ptr) :: p
+    end function PFN_bkAllocationFunction
+
+    subroutine PFN_bkFreeFunction(pUserData, pMemory) bind(c)
+      import :: c_ptr
+      type(c_ptr), value :: pUserData
+      type(c_ptr), value :: pMemory
+    end subroutine PFN_bkFreeFunction
+
+    ! pMessage is a NUL-terminated C string: bk_c_string(pMessage).
+    subroutine PFN_bkMessageCallback(result, pMessage, pUserData) bind(c)
+      import :: c_ptr, c_int
+      integer(c_int), value :: result
+      type(c_ptr), value :: pMessage
+      type(c_ptr), value :: pUserData
+    end subroutine PFN_bkMessageCallback
+  end interface
+end module bk_types

@@ -1,0 +1,133 @@
+# bindings/fortran: the Fortran module bk (bk_constants, bk_types, bk_capi:
+# pure interfaces to libbk; bk_helpers: Fortran-friendly helpers whose code
+# is libbk_fortran), its tests and its Fortran example. Built when
+# configure found a Fortran compiler (BK_ENABLE_FORTRAN); see
+# bindings/fortran/configure.m4 and bk-fortran(7).
+
+# Module sources in dependency order (each uses the ones before it).
+BK_FORTRAN_SRC = \
+	bindings/fortran/bk_constants.f90 \
+	bindings/fortran/bk_types.f90 \
+	bindings/fortran/bk_capi.f90 \
+	bindings/fortran/bk_helpers.f90 \
+	bindings/fortran/bk.f90
+BK_FORTRAN_MODS = \
+	bindings/fortran/bk_constants.mod \
+	bindings/fortran/bk_types.mod \
+	bindings/fortran/bk_capi.mod \
+	bindings/fortran/bk_helpers.mod \
+	bindings/fortran/bk.mod
+
+# Every Fortran compile writes its .mod files to, and finds them in,
+# bindings/fortran/ of the build tree.
+AM_FCFLAGS = $(FC_MODOUT)bindings/fortran $(FC_MODINC)bindings/fortran $(BK_WARN_FCFLAGS)
+
+# Tests: programs print TAP themselves; the .sh checks compare C and
+# Fortran (layout, coverage, type safety) and run the example.
+BK_FORTRAN_TAP_TESTS = \
+	t/fortran_api \
+	t/fortran_gated_forward \
+	t/fortran_gated_backward \
+	t/fortran_errors
+BK_FORTRAN_SH_TESTS = \
+	t/fortran-layout.sh \
+	t/fortran-coverage.sh \
+	t/fortran-typesafe.sh \
+	t/fortran-example.sh
+BK_FORTRAN_LIBS = bindings/fortran/libbk_fortran.la libbk.la
+
+EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) bk-fortran.pc.in
+dist_man7_MANS += man/bk-fortran.7
+CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh
+
+if BK_ENABLE_FORTRAN
+lib_LTLIBRARIES += bindings/fortran/libbk_fortran.la
+bindings_fortran_libbk_fortran_la_SOURCES = $(BK_FORTRAN_SRC)
+bindings_fortran_libbk_fortran_la_LIBADD = libbk.la
+# Its own libtool version (current:revision:age, libcurl rules as libbk).
+bindings_fortran_libbk_fortran_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+
+# Module dependencies: automake does not see USE statements.
+bindings/fortran/bk_types.lo: bindings/fortran/bk_constants.lo
+bindings/fortran/bk_capi.lo: bindings/fortran/bk_types.lo
+bindings/fortran/bk_helpers.lo: bindings/fortran/bk_capi.lo
+bindings/fortran/bk.lo: bindings/fortran/bk_helpers.lo
+$(BK_FORTRAN_MODS): bindings/fortran/libbk_fortran.la
+	@test -f $@ || { echo "$@ was not written by $(FC)" >&2; exit 1; }
+
+# Compiled modules in a compiler-specific directory; the sources, which
+# any Fortran compiler can build, beside the C headers.
+fmoddir = $(BK_FMODDIR)
+nodist_fmod_DATA = $(BK_FORTRAN_MODS)
+bkfortransrcdir = $(includedir)/bk/fortran
+bkfortransrc_DATA = $(BK_FORTRAN_SRC)
+pkgconfig_DATA += bk-fortran.pc
+
+check_PROGRAMS += $(BK_FORTRAN_TAP_TESTS) t/fortran_layout_c t/fortran_layout_f \
+	examples/fortran_swiglu_steps
+TESTS += $(BK_FORTRAN_TAP_TESTS) $(BK_FORTRAN_SH_TESTS)
+
+t_fortran_api_SOURCES = t/fortran_api.f90 t/fortran_tap.f90
+t_fortran_api_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_gated_forward_SOURCES = t/fortran_gated_forward.f90 t/fortran_gated_ref.f90 \
+	t/fortran_gated_run.f90 t/fortran_tap.f90
+t_fortran_gated_forward_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_gated_backward_SOURCES = t/fortran_gated_backward.f90 t/fortran_gated_ref.f90 \
+	t/fortran_gated_run.f90 t/fortran_tap.f90
+t_fortran_gated_backward_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_errors_SOURCES = t/fortran_errors.f90 t/fortran_tap.f90
+t_fortran_errors_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
+t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
+t_fortran_layout_f_LDADD = $(BK_FORTRAN_LIBS)
+examples_fortran_swiglu_steps_SOURCES = examples/fortran_swiglu_steps.f90
+examples_fortran_swiglu_steps_LDADD = $(BK_FORTRAN_LIBS)
+
+t/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT): t/fortran_tap.$(OBJEXT)
+t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
+	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
+t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
+
+# What the .sh tests need to compile small Fortran programs themselves.
+t/fortran-coverage.log t/fortran-typesafe.log: bindings/fortran/fortran-env.sh
+bindings/fortran/fortran-env.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) bindings/fortran && { \
+	  echo "FC='$(FC)'"; \
+	  echo "FCFLAGS='$(FCFLAGS) $(FCFLAGS_f90)'"; \
+	  echo "BK_WARN_FCFLAGS='$(BK_WARN_FCFLAGS)'"; \
+	  echo "FC_MODINC='$(FC_MODINC)'"; \
+	  echo "FC_MODOUT='$(FC_MODOUT)'"; \
+	} > $@-t && mv -f $@-t $@
+
+endif
+
+# Programs built against the installed module through bk-fortran.pc
+# (make installcheck, and so distcheck): the example, and the gated
+# activation tests, which run every op.
+if BK_ENABLE_FORTRAN
+BK_FORTRAN_INSTALLCHECK = yes
+else
+BK_FORTRAN_INSTALLCHECK = no
+endif
+BK_FORTRAN_IC_TEST_SRC = t/fortran_tap.f90 t/fortran_gated_ref.f90 t/fortran_gated_run.f90
+installcheck-local: installcheck-fortran
+installcheck-fortran:
+	$(AM_V_at)if test $(BK_FORTRAN_INSTALLCHECK) = yes; then \
+	  rm -rf installcheck-fortran.tmp && $(MKDIR_P) installcheck-fortran.tmp && \
+	  PKG_CONFIG_PATH='$(DESTDIR)$(pkgconfigdir)' && export PKG_CONFIG_PATH && \
+	  PKG_CONFIG_SYSROOT_DIR='$(DESTDIR)' && export PKG_CONFIG_SYSROOT_DIR && \
+	  fcflags=`$(PKG_CONFIG) --cflags bk-fortran` && \
+	  libs="-Wl,-rpath,$(DESTDIR)$(libdir) `$(PKG_CONFIG) --libs bk-fortran`" && \
+	  cd installcheck-fortran.tmp && \
+	  for p in examples/fortran_swiglu_steps t/fortran_gated_forward t/fortran_gated_backward; do \
+	    case $$p in t/*) src='$(BK_FORTRAN_IC_TEST_SRC)' ;; *) src= ;; esac; \
+	    srcs=; for s in $$src $$p.f90; do srcs="$$srcs $(abs_top_srcdir)/$$s"; done; \
+	    echo "  FC       $$p against the installed bk-fortran.pc"; \
+	    $(FC) $$fcflags -o prog $$srcs $$libs && ./prog > prog.out || \
+	      { cat prog.out; exit 1; }; \
+	  done && \
+	  cd .. && rm -rf installcheck-fortran.tmp; \
+	fi
+.PHONY: installcheck-fortran

@@ -1,0 +1,293 @@
+! Prints, from the Fortran module, the table t/fortran_layout_c prints from
+! C: sizes of handles and structs, offset and size of every field, the
+! value of every constant and of the version functions. Offsets are
+! measured on a TARGET variable of each type: c_loc(v%field) - c_loc(v).
+program fortran_layout_f
+  use, intrinsic :: iso_c_binding
+  use bk
+  implicit none
+  type(BkContext) :: hc
+  type(BkQueue) :: hq
+  type(BkCommandBuffer) :: hb
+  type(BkPlan) :: hp
+  type(BkMemory) :: hm
+  type(BkBaseInStructure), target :: base
+  type(BkTensorDesc), target :: td
+  type(BkAllocationCallbacks), target :: ac
+  type(BkDeviceProperties), target :: dp
+  type(BkContextCreateInfo), target :: cci
+  type(BkMemoryAllocateInfo), target :: mai
+  type(BkCommandBufferBeginInfo), target :: cbbi
+  type(BkPlanCreateInfo), target :: pci
+  type(BkPrecisionGuarantee), target :: pg
+  type(BkPlanProperties), target :: pp
+  type(BkRunInfo), target :: ri
+  type(BkGatedActivationInfo), target :: gai
+  type(BkGatedActivationBackwardInfo), target :: gabi
+
+  call size_of('BkContext', c_sizeof(hc))
+  call size_of('BkQueue', c_sizeof(hq))
+  call size_of('BkCommandBuffer', c_sizeof(hb))
+  call size_of('BkPlan', c_sizeof(hp))
+  call size_of('BkMemory', c_sizeof(hm))
+
+  call size_of('BkBaseInStructure', c_sizeof(base))
+  call field('BkBaseInStructure.sType', c_loc(base), c_loc(base%sType), c_sizeof(base%sType))
+  call field('BkBaseInStructure.pNext', c_loc(base), c_loc(base%pNext), c_sizeof(base%pNext))
+
+  call size_of('BkTensorDesc', c_sizeof(td))
+  call field('BkTensorDesc.dataType', c_loc(td), c_loc(td%dataType), c_sizeof(td%dataType))
+  call field('BkTensorDesc.rank', c_loc(td), c_loc(td%rank), c_sizeof(td%rank))
+  call field('BkTensorDesc.extent', c_loc(td), c_loc(td%extent), c_sizeof(td%extent))
+  call field('BkTensorDesc.stride', c_loc(td), c_loc(td%stride), c_sizeof(td%stride))
+
+  call size_of('BkAllocationCallbacks', c_sizeof(ac))
+  call field('BkAllocationCallbacks.pUserData', c_loc(ac), c_loc(ac%pUserData), &
+       c_sizeof(ac%pUserData))
+  call field('BkAllocationCallbacks.pfnAllocation', c_loc(ac), c_loc(ac%pfnAllocation), &
+       c_sizeof(ac%pfnAllocation))
+  call field('BkAllocationCallbacks.pfnFree', c_loc(ac), c_loc(ac%pfnFree), c_sizeof(ac%pfnFree))
+
+  call size_of('BkDeviceProperties', c_sizeof(dp))
+  call field('BkDeviceProperties.sType', c_loc(dp), c_loc(dp%sType), c_sizeof(dp%sType))
+  call field('BkDeviceProperties.pNext', c_loc(dp), c_loc(dp%pNext), c_sizeof(dp%pNext))
+  call field('BkDeviceProperties.deviceType', c_loc(dp), c_loc(dp%deviceType), &
+       c_sizeof(dp%deviceType))
+  call field('BkDeviceProperties.deviceIndex', c_loc(dp), c_loc(dp%deviceIndex), &
+       c_sizeof(dp%deviceIndex))
+  call field('BkDeviceProperties.name', c_loc(dp), c_loc(dp%name), c_sizeof(dp%name))
+  call field('BkDeviceProperties.computeCapabilityMajor', c_loc(dp), &
+       c_loc(dp%computeCapabilityMajor), c_sizeof(dp%computeCapabilityMajor))
+  call field('BkDeviceProperties.computeCapabilityMinor', c_loc(dp), &
+       c_loc(dp%computeCapabilityMinor), c_sizeof(dp%computeCapabilityMinor))
+  call field('BkDeviceProperties.multiprocessorCount', c_loc(dp), &
+       c_loc(dp%multiprocessorCount), c_sizeof(dp%multiprocessorCount))
+  call field('BkDeviceProperties.queueCount', c_loc(dp), c_loc(dp%queueCount), &
+       c_sizeof(dp%queueCount))
+  call field('BkDeviceProperties.totalMemory', c_loc(dp), c_loc(dp%totalMemory), &
+       c_sizeof(dp%totalMemory))
+  call field('BkDeviceProperties.driverVersion', c_loc(dp), c_loc(dp%driverVersion), &
+       c_sizeof(dp%driverVersion))
+  call field('BkDeviceProperties.runtimeVersion', c_loc(dp), c_loc(dp%runtimeVersion), &
+       c_sizeof(dp%runtimeVersion))
+
+  call size_of('BkContextCreateInfo', c_sizeof(cci))
+  call field('BkContextCreateInfo.sType', c_loc(cci), c_loc(cci%sType), c_sizeof(cci%sType))
+  call field('BkContextCreateInfo.pNext', c_loc(cci), c_loc(cci%pNext), c_sizeof(cci%pNext))
+  call field('BkContextCreateInfo.deviceType', c_loc(cci), c_loc(cci%deviceType), &
+       c_sizeof(cci%deviceType))
+  call field('BkContextCreateInfo.deviceIndex', c_loc(cci), c_loc(cci%deviceIndex), &
+       c_sizeof(cci%deviceIndex))
+  call field('BkContextCreateInfo.apiVersion', c_loc(cci), c_loc(cci%apiVersion), &
+       c_sizeof(cci%apiVersion))
+  call field('BkContextCreateInfo.flags', c_loc(cci), c_loc(cci%flags), c_sizeof(cci%flags))
+
+  call size_of('BkMemoryAllocateInfo', c_sizeof(mai))
+  call field('BkMemoryAllocateInfo.sType', c_loc(mai), c_loc(mai%sType), c_sizeof(mai%sType))
+  call field('BkMemoryAllocateInfo.pNext', c_loc(mai), c_loc(mai%pNext), c_sizeof(mai%pNext))
+  call field('BkMemoryAllocateInfo.size', c_loc(mai), c_loc(mai%size), c_sizeof(mai%size))
+  call field('BkMemoryAllocateInfo.memoryType', c_loc(mai), c_loc(mai%memoryType), &
+       c_sizeof(mai%memoryType))
+
+  call size_of('BkCommandBufferBeginInfo', c_sizeof(cbbi))
+  call field('BkCommandBufferBeginInfo.sType', c_loc(cbbi), c_loc(cbbi%sType), &
+       c_sizeof(cbbi%sType))
+  call field('BkCommandBufferBeginInfo.pNext', c_loc(cbbi), c_loc(cbbi%pNext), &
+       c_sizeof(cbbi%pNext))
+  call field('BkCommandBufferBeginInfo.usage', c_loc(cbbi), c_loc(cbbi%usage), &
+       c_sizeof(cbbi%usage))
+
+  call size_of('BkPlanCreateInfo', c_sizeof(pci))
+  call field('BkPlanCreateInfo.sType', c_loc(pci), c_loc(pci%sType), c_sizeof(pci%sType))
+  call field('BkPlanCreateInfo.pNext', c_loc(pci), c_loc(pci%pNext), c_sizeof(pci%pNext))
+  call field('BkPlanCreateInfo.pOperation', c_loc(pci), c_loc(pci%pOperation), &
+       c_sizeof(pci%pOperation))
+  call field('BkPlanCreateInfo.flags', c_loc(pci), c_loc(pci%flags), c_sizeof(pci%flags))
+
+  call size_of('BkPrecisionGuarantee', c_sizeof(pg))
+  call field('BkPrecisionGuarantee.computeType', c_loc(pg), c_loc(pg%computeType), &
+       c_sizeof(pg%computeType))
+  call field('BkPrecisionGuarantee.accumulatorType', c_loc(pg), c_loc(pg%accumulatorType), &
+       c_sizeof(pg%accumulatorType))
+  call field('BkPrecisionGuarantee.deterministic', c_loc(pg), c_loc(pg%deterministic), &
+       c_sizeof(pg%deterministic))
+  call field('BkPrecisionGuarantee.bitStable', c_loc(pg), c_loc(pg%bitStable), &
+       c_sizeof(pg%bitStable))
+
+  call size_of('BkPlanProperties', c_sizeof(pp))
+  call field('BkPlanProperties.sType', c_loc(pp), c_loc(pp%sType), c_sizeof(pp%sType))
+  call field('BkPlanProperties.pNext', c_loc(pp), c_loc(pp%pNext), c_sizeof(pp%pNext))
+  call field('BkPlanProperties.operation', c_loc(pp), c_loc(pp%operation), &
+       c_sizeof(pp%operation))
+  call field('BkPlanProperties.backend', c_loc(pp), c_loc(pp%backend), c_sizeof(pp%backend))
+  call field('BkPlanProperties.bindingCount', c_loc(pp), c_loc(pp%bindingCount), &
+       c_sizeof(pp%bindingCount))
+  call field('BkPlanProperties.workspaceSize', c_loc(pp), c_loc(pp%workspaceSize), &
+       c_sizeof(pp%workspaceSize))
+  call field('BkPlanProperties.workspaceAlignment', c_loc(pp), c_loc(pp%workspaceAlignment), &
+       c_sizeof(pp%workspaceAlignment))
+  call field('BkPlanProperties.kernelName', c_loc(pp), c_loc(pp%kernelName), &
+       c_sizeof(pp%kernelName))
+  call field('BkPlanProperties.precision', c_loc(pp), c_loc(pp%precision), &
+       c_sizeof(pp%precision))
+
+  call size_of('BkRunInfo', c_sizeof(ri))
+  call field('BkRunInfo.sType', c_loc(ri), c_loc(ri%sType), c_sizeof(ri%sType))
+  call field('BkRunInfo.pNext', c_loc(ri), c_loc(ri%pNext), c_sizeof(ri%pNext))
+  call field('BkRunInfo.bindingCount', c_loc(ri), c_loc(ri%bindingCount), &
+       c_sizeof(ri%bindingCount))
+  call field('BkRunInfo.pBindings', c_loc(ri), c_loc(ri%pBindings), c_sizeof(ri%pBindings))
+  call field('BkRunInfo.pBindingSizes', c_loc(ri), c_loc(ri%pBindingSizes), &
+       c_sizeof(ri%pBindingSizes))
+  call field('BkRunInfo.workspace', c_loc(ri), c_loc(ri%workspace), c_sizeof(ri%workspace))
+  call field('BkRunInfo.workspaceSize', c_loc(ri), c_loc(ri%workspaceSize), &
+       c_sizeof(ri%workspaceSize))
+
+  call size_of('BkGatedActivationInfo', c_sizeof(gai))
+  call field('BkGatedActivationInfo.sType', c_loc(gai), c_loc(gai%sType), c_sizeof(gai%sType))
+  call field('BkGatedActivationInfo.pNext', c_loc(gai), c_loc(gai%pNext), c_sizeof(gai%pNext))
+  call field('BkGatedActivationInfo.kind', c_loc(gai), c_loc(gai%kind), c_sizeof(gai%kind))
+  call field('BkGatedActivationInfo.splitAxis', c_loc(gai), c_loc(gai%splitAxis), &
+       c_sizeof(gai%splitAxis))
+  call field('BkGatedActivationInfo.input', c_loc(gai), c_loc(gai%input), c_sizeof(gai%input))
+  call field('BkGatedActivationInfo.output', c_loc(gai), c_loc(gai%output), &
+       c_sizeof(gai%output))
+
+  call size_of('BkGatedActivationBackwardInfo', c_sizeof(gabi))
+  call field('BkGatedActivationBackwardInfo.sType', c_loc(gabi), c_loc(gabi%sType), &
+       c_sizeof(gabi%sType))
+  call field('BkGatedActivationBackwardInfo.pNext', c_loc(gabi), c_loc(gabi%pNext), &
+       c_sizeof(gabi%pNext))
+  call field('BkGatedActivationBackwardInfo.kind', c_loc(gabi), c_loc(gabi%kind), &
+       c_sizeof(gabi%kind))
+  call field('BkGatedActivationBackwardInfo.splitAxis', c_loc(gabi), c_loc(gabi%splitAxis), &
+       c_sizeof(gabi%splitAxis))
+  call field('BkGatedActivationBackwardInfo.input', c_loc(gabi), c_loc(gabi%input), &
+       c_sizeof(gabi%input))
+  call field('BkGatedActivationBackwardInfo.gradOutput', c_loc(gabi), c_loc(gabi%gradOutput), &
+       c_sizeof(gabi%gradOutput))
+  call field('BkGatedActivationBackwardInfo.gradInput', c_loc(gabi), c_loc(gabi%gradInput), &
+       c_sizeof(gabi%gradInput))
+
+  call const('BK_VERSION_MAJOR', int(BK_VERSION_MAJOR, 8))
+  call const('BK_VERSION_MINOR', int(BK_VERSION_MINOR, 8))
+  call const('BK_VERSION_PATCH', int(BK_VERSION_PATCH, 8))
+  call const('BK_HEADER_VERSION', int(BK_HEADER_VERSION, 8))
+  call const('BK_MAX_TENSOR_RANK', int(BK_MAX_TENSOR_RANK, 8))
+  call const('BK_MAX_NAME_SIZE', int(BK_MAX_NAME_SIZE, 8))
+  call const('BK_MAX_KERNEL_NAME_SIZE', int(BK_MAX_KERNEL_NAME_SIZE, 8))
+  call const('BK_TRUE', int(BK_TRUE, 8))
+  call const('BK_FALSE', int(BK_FALSE, 8))
+
+  call const('BK_SUCCESS', int(BK_SUCCESS, 8))
+  call const('BK_INCOMPLETE', int(BK_INCOMPLETE, 8))
+  call const('BK_ERROR_INVALID_ARGUMENT', int(BK_ERROR_INVALID_ARGUMENT, 8))
+  call const('BK_ERROR_UNSUPPORTED', int(BK_ERROR_UNSUPPORTED, 8))
+  call const('BK_ERROR_MISALIGNED_OPERAND', int(BK_ERROR_MISALIGNED_OPERAND, 8))
+  call const('BK_ERROR_WORKSPACE_TOO_SMALL', int(BK_ERROR_WORKSPACE_TOO_SMALL, 8))
+  call const('BK_ERROR_BUFFER_TOO_SMALL', int(BK_ERROR_BUFFER_TOO_SMALL, 8))
+  call const('BK_ERROR_OUT_OF_HOST_MEMORY', int(BK_ERROR_OUT_OF_HOST_MEMORY, 8))
+  call const('BK_ERROR_OUT_OF_DEVICE_MEMORY', int(BK_ERROR_OUT_OF_DEVICE_MEMORY, 8))
+  call const('BK_ERROR_DRIVER_NOT_FOUND', int(BK_ERROR_DRIVER_NOT_FOUND, 8))
+  call const('BK_ERROR_NO_DEVICE', int(BK_ERROR_NO_DEVICE, 8))
+  call const('BK_ERROR_DEVICE_LOST', int(BK_ERROR_DEVICE_LOST, 8))
+  call const('BK_ERROR_MODULE_LOAD_FAILED', int(BK_ERROR_MODULE_LOAD_FAILED, 8))
+  call const('BK_ERROR_INCOMPATIBLE_VERSION', int(BK_ERROR_INCOMPATIBLE_VERSION, 8))
+  call const('BK_ERROR_INVALID_STATE', int(BK_ERROR_INVALID_STATE, 8))
+  call const('BK_RESULT_MAX_ENUM', int(BK_RESULT_MAX_ENUM, 8))
+
+  call const('BK_STRUCTURE_TYPE_UNDEFINED', int(BK_STRUCTURE_TYPE_UNDEFINED, 8))
+  call const('BK_STRUCTURE_TYPE_DEVICE_PROPERTIES', int(BK_STRUCTURE_TYPE_DEVICE_PROPERTIES, 8))
+  call const('BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO', &
+       int(BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO', &
+       int(BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO', &
+       int(BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_PLAN_CREATE_INFO', int(BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_PLAN_PROPERTIES', int(BK_STRUCTURE_TYPE_PLAN_PROPERTIES, 8))
+  call const('BK_STRUCTURE_TYPE_RUN_INFO', int(BK_STRUCTURE_TYPE_RUN_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO', &
+       int(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO', &
+       int(BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_MAX_ENUM', int(BK_STRUCTURE_TYPE_MAX_ENUM, 8))
+
+  call const('BK_DATA_TYPE_UNDEFINED', int(BK_DATA_TYPE_UNDEFINED, 8))
+  call const('BK_DATA_TYPE_F32', int(BK_DATA_TYPE_F32, 8))
+  call const('BK_DATA_TYPE_F16', int(BK_DATA_TYPE_F16, 8))
+  call const('BK_DATA_TYPE_BF16', int(BK_DATA_TYPE_BF16, 8))
+  call const('BK_DATA_TYPE_F64', int(BK_DATA_TYPE_F64, 8))
+  call const('BK_DATA_TYPE_I32', int(BK_DATA_TYPE_I32, 8))
+  call const('BK_DATA_TYPE_U16', int(BK_DATA_TYPE_U16, 8))
+  call const('BK_DATA_TYPE_U8', int(BK_DATA_TYPE_U8, 8))
+  call const('BK_DATA_TYPE_I8', int(BK_DATA_TYPE_I8, 8))
+  call const('BK_DATA_TYPE_U32', int(BK_DATA_TYPE_U32, 8))
+  call const('BK_DATA_TYPE_MAX_ENUM', int(BK_DATA_TYPE_MAX_ENUM, 8))
+
+  call const('BK_DEVICE_TYPE_AUTO', int(BK_DEVICE_TYPE_AUTO, 8))
+  call const('BK_DEVICE_TYPE_HOST', int(BK_DEVICE_TYPE_HOST, 8))
+  call const('BK_DEVICE_TYPE_CUDA', int(BK_DEVICE_TYPE_CUDA, 8))
+  call const('BK_DEVICE_TYPE_MAX_ENUM', int(BK_DEVICE_TYPE_MAX_ENUM, 8))
+
+  call const('BK_MEMORY_TYPE_DEVICE', int(BK_MEMORY_TYPE_DEVICE, 8))
+  call const('BK_MEMORY_TYPE_HOST_PINNED', int(BK_MEMORY_TYPE_HOST_PINNED, 8))
+  call const('BK_MEMORY_TYPE_MAX_ENUM', int(BK_MEMORY_TYPE_MAX_ENUM, 8))
+
+  call const('BK_COMMAND_BUFFER_USAGE_ONE_TIME', int(BK_COMMAND_BUFFER_USAGE_ONE_TIME, 8))
+  call const('BK_COMMAND_BUFFER_USAGE_REUSABLE', int(BK_COMMAND_BUFFER_USAGE_REUSABLE, 8))
+  call const('BK_COMMAND_BUFFER_USAGE_MAX_ENUM', int(BK_COMMAND_BUFFER_USAGE_MAX_ENUM, 8))
+
+  call const('BK_GATED_ACTIVATION_GLU', int(BK_GATED_ACTIVATION_GLU, 8))
+  call const('BK_GATED_ACTIVATION_REGLU', int(BK_GATED_ACTIVATION_REGLU, 8))
+  call const('BK_GATED_ACTIVATION_SWIGLU', int(BK_GATED_ACTIVATION_SWIGLU, 8))
+  call const('BK_GATED_ACTIVATION_GEGLU', int(BK_GATED_ACTIVATION_GEGLU, 8))
+  call const('BK_GATED_ACTIVATION_GEGLU_TANH', int(BK_GATED_ACTIVATION_GEGLU_TANH, 8))
+  call const('BK_GATED_ACTIVATION_KIND_MAX_ENUM', int(BK_GATED_ACTIVATION_KIND_MAX_ENUM, 8))
+  call const('BK_GATED_ACTIVATION_BINDING_INPUT', int(BK_GATED_ACTIVATION_BINDING_INPUT, 8))
+  call const('BK_GATED_ACTIVATION_BINDING_OUTPUT', int(BK_GATED_ACTIVATION_BINDING_OUTPUT, 8))
+  call const('BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT', &
+       int(BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT, 8))
+  call const('BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT', &
+       int(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT, 8))
+  call const('BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT', &
+       int(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT, 8))
+
+  ! The version functions return C's uint32_t bits in an integer(c_int32_t).
+  call macro('BK_MAKE_VERSION(1023,1023,4095)', BK_MAKE_VERSION(1023, 1023, 4095))
+  call macro('BK_VERSION_GET_MAJOR(BK_MAKE_VERSION(1022,5,6))', &
+       BK_VERSION_GET_MAJOR(BK_MAKE_VERSION(1022, 5, 6)))
+  call macro('BK_VERSION_GET_MINOR(BK_MAKE_VERSION(1,1021,6))', &
+       BK_VERSION_GET_MINOR(BK_MAKE_VERSION(1, 1021, 6)))
+  call macro('BK_VERSION_GET_PATCH(BK_MAKE_VERSION(1,2,4093))', &
+       BK_VERSION_GET_PATCH(BK_MAKE_VERSION(1, 2, 4093)))
+
+contains
+
+  subroutine size_of(name, bytes)
+    character(len=*), intent(in) :: name
+    integer(c_size_t), intent(in) :: bytes
+    write (*, '(a, 1x, a, 1x, i0)') 'size', name, bytes
+  end subroutine size_of
+
+  subroutine field(name, base_ptr, field_ptr, bytes)
+    character(len=*), intent(in) :: name
+    type(c_ptr), intent(in) :: base_ptr, field_ptr
+    integer(c_size_t), intent(in) :: bytes
+    integer(c_intptr_t) :: offset
+    offset = transfer(field_ptr, 0_c_intptr_t) - transfer(base_ptr, 0_c_intptr_t)
+    write (*, '(a, 1x, a, 1x, i0, 1x, i0)') 'field', name, offset, bytes
+  end subroutine field
+
+  subroutine const(name, value)
+    character(len=*), intent(in) :: name
+    integer(8), intent(in) :: value
+    write (*, '(a, 1x, a, 1x, i0)') 'const', name, value
+  end subroutine const
+
+  subroutine macro(name, value)
+    character(len=*), intent(in) :: name
+    integer(c_int32_t), intent(in) :: value
+    write (*, '(a, 1x, a, 1x, i0)') 'macro', name, iand(int(value, 8), int(z'FFFFFFFF', 8))
+  end subroutine macro
+end program fortran_layout_f
