@@ -87,12 +87,14 @@ static void normalise(const struct gated_operands *ops, const struct bk_tensor *
     p->kind = ops->kind;
     p->type = x->type;
     p->backward = ops->count > 2;
-    p->x_gate_offset = half * x->stride[axis];
-    p->dx_gate_offset = dx ? half * dx->stride[axis] : 0;
     p->count = y->count;
+    /* An empty problem's strides were never checked for overflow (it spans
+     * no byte): keep them out of every product. */
+    p->x_gate_offset = p->count ? half * x->stride[axis] : 0;
+    p->dx_gate_offset = dx && p->count ? half * dx->stride[axis] : 0;
 
     uint32_t r = 0;
-    for (uint32_t k = 0; k < x->rank; k++) {
+    for (uint32_t k = 0; p->count && k < x->rank; k++) {
         if (y->extent[k] == 1)
             continue;
         int64_t xs = x->stride[k], ys = y->stride[k], ds = dx ? dx->stride[k] : 0;

@@ -113,8 +113,8 @@ static BkResult cuda_context_create(BkContext ctx, uint32_t device_index)
     if (!c)
         return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreateContext: out of host memory");
     c->sm_count = (int)ctx->props.multiprocessorCount;
-    /* Programmatic dependent launch: sm_90 and later; captured into graphs
-     * as programmatic edges from CUDA 12.3 on. */
+    /* Programmatic dependent launch: sm_90 and later; kept as programmatic
+     * edges in captured graphs from CUDA 12.3 on. */
     c->programmatic = ctx->props.computeCapabilityMajor >= 9 && bk_cu.version >= 12030;
     if ((r = bk_cu.cuDeviceGet(&c->device, (int)device_index)) != BK_CUDA_SUCCESS ||
         (r = bk_cu.cuDevicePrimaryCtxRetain(&c->primary, c->device)) != BK_CUDA_SUCCESS) {
@@ -312,7 +312,7 @@ static void cuda_plan_destroy(BkPlan plan)
 BkResult bk_cuda_launch_on_queue(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
 {
     const struct bk_cuda_plan *p = plan->impl;
-    return p->launch(bk_cuda_stream(queue), plan, args, false);
+    return p->launch(bk_cuda_stream(queue), plan, args);
 }
 
 const struct bk_backend bk_cuda_backend = {

@@ -113,14 +113,16 @@ static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
     return true;
 }
 
-/* Blocks resident per multiprocessor times this many "waves" make the
- * grid; blocks then stride over the items. BK_CUDA_GATED_WAVES overrides
- * it, for tuning with bkbench. */
+/* The grid is this many "waves" of the blocks that fit on the device at
+ * once, and blocks stride over the items. On an H100 four waves moved 3-5%
+ * more bytes per second than one (bench/RESULTS.md). BK_CUDA_GATED_WAVES
+ * overrides it, for tuning with bkbench. */
+#define GRID_WAVES 4u
 static unsigned int grid_waves(void)
 {
     const char *s = getenv("BK_CUDA_GATED_WAVES");
     long w = s ? strtol(s, NULL, 10) : 0;
-    return w >= 1 && w <= 1024 ? (unsigned int)w : 1;
+    return w >= 1 && w <= 1024 ? (unsigned int)w : GRID_WAVES;
 }
 
 static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struct gated_kernel *k)
@@ -154,8 +156,7 @@ static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struc
     return BK_SUCCESS;
 }
 
-static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_args *run,
-                             bool graph)
+static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_args *run)
 {
     const struct cuda_gated_plan *g = plan->impl;
     const struct gated_kernel *k = &g->strided;
@@ -170,20 +171,7 @@ static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_a
     args.y = y;
     args.dx = dx;
     void *params[] = { &args };
-    CUresult r;
-    if (graph && ((const struct bk_cuda_context *)plan->ctx->impl)->programmatic) {
-        CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
-        attr.value.programmaticStreamSerializationAllowed = 1;
-        const CUlaunchConfig config = {
-            .gridDimX = k->grid, .gridDimY = 1, .gridDimZ = 1,
-            .blockDimX = BK_GATED_BLOCK, .blockDimY = 1, .blockDimZ = 1,
-            .hStream = stream, .attrs = &attr, .numAttrs = 1,
-        };
-        r = bk_cu.cuLaunchKernelEx(&config, k->fn, params, NULL);
-    } else {
-        r = bk_cu.cuLaunchKernel(k->fn, k->grid, 1, 1, BK_GATED_BLOCK, 1, 1, 0, stream, params,
-                                 NULL);
-    }
+    CUresult r = bk_cuda_launch(plan->ctx->impl, k->fn, k->grid, BK_GATED_BLOCK, stream, params);
     if (r != BK_CUDA_SUCCESS)
         return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuLaunchKernel(%s, %u blocks)",
                              k->name, k->grid);

@@ -21,7 +21,7 @@ struct bk_cuda_context {
     CUdevice device;
     CUcontext primary;                    /* the device's primary context, retained */
     int sm_count;
-    bool programmatic;                    /* graphs use programmatic dependent launch */
+    bool programmatic;                    /* kernels use programmatic dependent launch */
     pthread_mutex_t lock;                 /* guards module loading and graph capture */
     CUmodule module[BK_CUDA_MODULE_COUNT];
     CUstream capture;                     /* where reusable command buffers are captured */
@@ -74,12 +74,30 @@ BK_HIDDEN void bk_cuda_modules_unload(struct bk_cuda_context *c);
 
 /* ---- Plans -------------------------------------------------------------- */
 /* Every CUDA plan's impl begins with this, so that submission can launch any
- * op on any stream: the queue's, or the capture stream of a graph (graph
- * set), where kernels are launched with programmatic stream serialization
- * when the device has it, so that each may start while the one before it
- * finishes (the kernels wait for it with griddepcontrol.wait). */
-typedef BkResult (*bk_cuda_launch_fn)(CUstream stream, BkPlan plan, const struct bk_run_args *args,
-                                      bool graph);
+ * op on any stream: the queue's, or the capture stream of a graph. */
+typedef BkResult (*bk_cuda_launch_fn)(CUstream stream, BkPlan plan, const struct bk_run_args *args);
+
+/* Launches fn with one parameter block on stream. Where the device has it,
+ * with programmatic stream serialization: the grid may start while the
+ * kernel before it in the stream finishes, and libbk's kernels wait for
+ * that one with griddepcontrol.wait before touching memory. This shortens
+ * the gaps between kernels in graphs, and cuLaunchKernelEx so configured
+ * also costs less CPU time than cuLaunchKernel (bench/RESULTS.md). */
+static inline CUresult bk_cuda_launch(const struct bk_cuda_context *c, CUfunction fn,
+                                      unsigned int grid, unsigned int block, CUstream stream,
+                                      void **params)
+{
+    if (!c->programmatic)
+        return bk_cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, stream, params, NULL);
+    CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    const CUlaunchConfig config = {
+        .gridDimX = grid, .gridDimY = 1, .gridDimZ = 1,
+        .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
+        .hStream = stream, .attrs = &attr, .numAttrs = 1,
+    };
+    return bk_cu.cuLaunchKernelEx(&config, fn, params, NULL);
+}
 struct bk_cuda_plan {
     bk_cuda_launch_fn launch;
 };

@@ -8,9 +8,8 @@ struct cuda_graph {
     CUgraphExec exec;
 };
 
-/* Enqueues the commands of cmd on stream, in order; graph: stream is
- * capturing a graph. */
-static BkResult enqueue(CUstream stream, BkCommandBuffer cmd, bool graph)
+/* Enqueues the commands of cmd on stream, in order. */
+static BkResult enqueue(CUstream stream, BkCommandBuffer cmd)
 {
     for (uint32_t i = 0; i < cmd->count; i++) {
         const struct bk_command *c = &cmd->cmds[i];
@@ -18,7 +17,7 @@ static BkResult enqueue(CUstream stream, BkCommandBuffer cmd, bool graph)
         switch (c->type) {
         case BK_CMD_RUN: {
             const struct bk_cuda_plan *p = c->u.run.plan->impl;
-            BkResult res = p->launch(stream, c->u.run.plan, &c->u.run.args, graph);
+            BkResult res = p->launch(stream, c->u.run.plan, &c->u.run.args);
             if (res != BK_SUCCESS)
                 return res;
             break;
@@ -60,7 +59,7 @@ static BkResult build_graph(BkCommandBuffer cmd, CUgraphExec *exec)
         pthread_mutex_unlock(&c->lock);
         return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuStreamBeginCapture");
     }
-    BkResult res = enqueue(c->capture, cmd, true);
+    BkResult res = enqueue(c->capture, cmd);
     r = bk_cu.cuStreamEndCapture(c->capture, &graph);
     pthread_mutex_unlock(&c->lock);
     if (res == BK_SUCCESS && r != BK_CUDA_SUCCESS)
@@ -101,7 +100,7 @@ BkResult bk_cuda_submit(BkQueue queue, BkCommandBuffer cmd)
                 res = bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuGraphLaunch");
         }
     } else {
-        res = enqueue(stream, cmd, false);
+        res = enqueue(stream, cmd);
     }
     bk_cuda_leave(&scope);
     return res;

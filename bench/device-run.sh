@@ -1,0 +1,163 @@
+#!/bin/sh
+# Builds, tests, sanitizes and times libbk's CUDA backend on a GPU machine,
+# in one go (device time is scarce). Run from a source tree that has
+# configure generated (autoreconf -fi), e.g. through the device tool:
+#
+#   bench/device-run.sh [STEP...]
+#
+# STEP: build check gpucheck probe waves bench variants sanitize (default:
+# all, in that order). waves: bkbench on f32, f16 and bf16 for several
+# BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
+# bandwidth) is used by the bench step and reported. probe: bench/launch-probe.c (launch costs, libbk and the
+# driver); variants: bkbench on f16 and bf16 with kernel modules built with
+# other settings (BK_CUDA_MODULE_DIR), for tuning.
+#
+# Logs go to $OUT (default /tmp/bk-device-out; at most 8 files come back
+# from the device tool): summary.txt, build.log, resources-sm90.txt (each
+# kernel's registers, stack and spills on sm_90), check.log (with
+# test-suite.log), gpu-check.log, sanitize.log and bench.txt. The last lines
+# printed are the summary.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-/tmp/bk-device-out}
+build=${BK_BUILD_DIR:-/tmp/bk-build}
+jobs=${BK_JOBS:-16}
+steps=${*:-build check gpucheck probe waves bench variants sanitize}
+mkdir -p "$OUT" "$build"
+summary=$OUT/summary.txt
+: >"$summary"
+
+note() { echo "$*" | tee -a "$summary"; }
+has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+# timeout(1) bounds every step so that one hang cannot eat the lease.
+limit() { secs=$1; shift; timeout --kill-after=10 "$secs" "$@"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem \
+    --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$summary"
+date -u '+date: %Y-%m-%d %H:%M UTC' | tee -a "$summary"
+
+cd "$build" || exit 1
+if has_step build; then
+    t0=$(date +%s)
+    if ! "$src/configure" --disable-fortran >configure.log 2>&1; then
+        tail -30 configure.log
+        exit 1
+    fi
+    grep 'CUDA backend:' configure.log | sed 's/^ */configure: /' | tee -a "$summary"
+    if ! limit 420 make -j"$jobs" >"$OUT/build.log" 2>&1; then
+        grep -v '^ptx: ' "$OUT/build.log" | tail -40
+        exit 1
+    fi
+    grep '^ptx: .* sm_90 ' "$OUT/build.log" | sed 's/^ptx: //' >"$OUT/resources-sm90.txt"
+    note "build: $(($(date +%s) - t0)) s; $(wc -l <"$OUT/resources-sm90.txt") sm_90 kernels, most registers $(awk '{print $4}' "$OUT/resources-sm90.txt" | sort -n | tail -1)"
+fi
+
+if has_step check; then
+    BK_TEST_REQUIRE_GPU=1 BK_TEST_DEVICE=cuda limit 300 make -j"$jobs" check >"$OUT/check.log" 2>&1
+    cat test-suite.log >>"$OUT/check.log" 2>/dev/null
+    grep -E '^(FAIL|ERROR|XPASS):' "$OUT/check.log" | head -40
+    note "check (BK_TEST_DEVICE=cuda): $(make -s tap-summary 2>/dev/null)"
+fi
+
+gpu_check=$build/bench-gpu-check
+if has_step gpucheck || has_step sanitize; then
+    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/gpu-check.c" -L"$build/.libs" -lbk -lm \
+        -Wl,-rpath,"$build/.libs" -o "$gpu_check" || exit 1
+fi
+if has_step gpucheck; then
+    {
+        limit 300 "$gpu_check"
+        echo "# exit $?"
+        BK_CUDA_DRIVER=/nonexistent/libcuda.so.1 limit 60 "$gpu_check" no-driver
+        echo "# exit $?"
+        limit 60 "$gpu_check" lost
+        echo "# exit $?"
+    } >"$OUT/gpu-check.log" 2>&1
+    grep -E '^not ok|^Bail' "$OUT/gpu-check.log" | head -20
+    note "gpu-check: $(grep -c '^ok' "$OUT/gpu-check.log") ok, $(grep -c '^not ok' "$OUT/gpu-check.log") not ok"
+fi
+
+if has_step probe; then
+    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/launch-probe.c" -L"$build/.libs" -lbk -ldl \
+        -Wl,-rpath,"$build/.libs" -o "$build/bench-launch-probe" &&
+        limit 120 "$build/bench-launch-probe" "$build/ptx/gated_forward.fatbin" 2>&1 |
+        sed 's/^/probe: /' | tee -a "$summary"
+fi
+
+if has_step waves; then
+    best= best_low=0
+    for w in ${BK_WAVES:-1 2 4 8 16 64}; do
+        for dt in f32 f16 bf16; do
+            BK_CUDA_GATED_WAVES=$w limit 120 tools/bkbench --device cuda --dtype $dt \
+                --repeats 20 --warmup 3 2>&1 | awk -v w="$w" '/^gated/ { print "waves " w ": " $0 }'
+        done >"waves-$w.txt"
+        low=$(awk '{ v = $NF + 0; if (low == "" || v < low) { low = v; k = $3 " " $4 " " $5 } s += v; n++ }
+                   END { printf "%.1f %.1f %s", low, s / n, k }' "waves-$w.txt")
+        note "waves $w: lowest, mean roof: $low"
+        set -- $low
+        if awk -v a="$1" -v b="$best_low" 'BEGIN { exit !(a > b) }'; then best=$w best_low=$1; fi
+    done
+    cat waves-*.txt >"$OUT/waves.txt"
+    note "waves: best $best (lowest case $best_low%)"
+    export BK_CUDA_GATED_WAVES="$best"
+fi
+
+if has_step bench; then
+    limit 420 tools/bkbench --device cuda >"$OUT/bench.txt" 2>&1
+    note "bkbench (BK_CUDA_GATED_WAVES=${BK_CUDA_GATED_WAVES:-default}): exit $?"
+    cat "$OUT/bench.txt"
+fi
+
+# name:NVCC flags of kernel variants, compared with bkbench on f16 and bf16.
+# (flags separated by commas); "waves4:env:VAR=VALUE" runs the default
+# modules with VAR=VALUE in the environment instead.
+variants=${BK_VARIANTS:-"u1:-DBK_GATED_UNROLL_VEC_HALF=1 u1all:-DBK_GATED_UNROLL_VEC=1,-DBK_GATED_UNROLL_VEC_HALF=1 fast:-DBK_GATED_FAST_HALF_MATH=1 u1fast:-DBK_GATED_UNROLL_VEC_HALF=1,-DBK_GATED_FAST_HALF_MATH=1 cs:-DBK_GATED_STREAMING=1 u1cs:-DBK_GATED_UNROLL_VEC_HALF=1,-DBK_GATED_STREAMING=1 waves4:env:BK_CUDA_GATED_WAVES=4"}
+variant_dtypes=${BK_VARIANT_DTYPES:-"f32 f16 bf16"}
+if has_step variants; then
+    nvcc=$(sed -n 's/^NVCC = //p' Makefile) ptxas=$(sed -n 's/^PTXAS = //p' Makefile)
+    fatbinary=$(sed -n 's/^FATBINARY = //p' Makefile)
+    archs=$(sed -n 's/^BK_CUDA_ARCHS = //p' Makefile) ptx_archs=$(sed -n 's/^BK_CUDA_PTX_ARCHS = //p' Makefile)
+    for v in $variants; do
+        name=${v%%:*} flags=$(echo "${v#*:}" | tr , ' ')
+        case $flags in env:*) continue ;; esac
+        mkdir -p "variant-$name"
+        for m in gated_forward gated_backward; do
+            # shellcheck disable=SC2086
+            sh "$src/ptx/build-fatbin.sh" "$src/ptx/$m.cu" "variant-$name/$m.fatbin" "$nvcc" "$ptxas" \
+                "$fatbinary" "90" "90" -I"$src/ptx" $flags >/dev/null &
+        done
+    done
+    wait
+    for v in base $variants; do
+        name=${v%%:*} setting=${v#*:env:}
+        for dt in $variant_dtypes; do
+            dir=$build/variant-$name env=BK_UNUSED=
+            if [ "$name" = base ]; then dir=; fi
+            if [ "$setting" != "$v" ]; then dir= env=$setting; fi
+            (export "$env"; BK_CUDA_MODULE_DIR="$dir" limit 120 tools/bkbench --device cuda \
+                --dtype $dt --repeats 20 --warmup 3 2>&1) |
+                awk -v n="$name" '/^gated/ { print "variant " n ": " $0 } /^copy/ { print "variant " n ": " $0 }'
+        done
+    done >>"$OUT/bench.txt"
+    grep '^variant.*gated' "$OUT/bench.txt" | awk '{ k = $2 " " $3 " " $5; r[k] += $NF; c[k]++
+            if (!(k in lo) || $NF + 0 < lo[k]) { lo[k] = $NF + 0; worst[k] = $4 } }
+        END { for (k in r) printf "variants: %-24s mean roof %.1f%%, lowest %.1f%% (%s)\n", k,
+              r[k] / c[k], lo[k], worst[k] }' | sort | tee -a "$summary"
+fi
+
+if has_step sanitize; then
+    # API errors are not reported: gpu-check provokes some on purpose.
+    san="compute-sanitizer --error-exitcode 86 --print-limit 20 --report-api-errors no"
+    : >"$OUT/sanitize.log"
+    for tool in memcheck racecheck; do
+        for prog in "$gpu_check" t/gpu_gated; do
+            BK_TEST_REQUIRE_GPU=1 limit 240 ./libtool --mode=execute $san --tool $tool "$prog" \
+                >>"$OUT/sanitize.log" 2>&1
+            rc=$?
+            note "compute-sanitizer $tool $(basename "$prog"): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize.log" | tail -1 | sed 's/^=* *//')"
+        done
+    done
+fi
+
+echo "==== summary"
+cat "$summary"

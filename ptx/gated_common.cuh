@@ -1,0 +1,300 @@
+// Gated activations on CUDA: the math (one functor per kind), loads and
+// stores per data type, and the kernel body shared by the forward and
+// backward modules. Formulas and evaluation order follow the host backend
+// (lib/host/host_gated_activation.c): f32, f16 and bf16 compute in float,
+// f64 in double, with the accurate library functions (expf, erff, tanhf),
+// and half types round to nearest even on the way out.
+#ifndef BK_GATED_COMMON_CUH
+#define BK_GATED_COMMON_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "gated_kernel_args.h"
+
+namespace bk {
+
+// ---- Storage types and the type they compute in ------------------------
+template <typename T> struct Storage;
+template <> struct Storage<float> {
+    typedef float C;
+    static __device__ __forceinline__ float in(float v) { return v; }
+    static __device__ __forceinline__ float out(float v) { return v; }
+};
+template <> struct Storage<double> {
+    typedef double C;
+    static __device__ __forceinline__ double in(double v) { return v; }
+    static __device__ __forceinline__ double out(double v) { return v; }
+};
+template <> struct Storage<__half> {
+    typedef float C;
+    static __device__ __forceinline__ float in(__half v) { return __half2float(v); }
+    static __device__ __forceinline__ __half out(float v) { return __float2half_rn(v); }
+};
+template <> struct Storage<__nv_bfloat16> {
+    typedef float C;
+    static __device__ __forceinline__ float in(__nv_bfloat16 v) { return __bfloat162float(v); }
+    static __device__ __forceinline__ __nv_bfloat16 out(float v) { return __float2bfloat16_rn(v); }
+};
+
+// ---- Library functions: the math policies ------------------------------
+// Accurate: the library's expf, erff, tanhf (and double versions), and a
+// correctly rounded reciprocal (1/y rounded once, as a division would be,
+// at a fraction of its cost); used for f32 and f64. Fast: __expf (a few
+// ulp of float) and an approximate reciprocal (2 ulp), used for f16 and
+// bf16, whose results keep 11 or 8 bits: there the kernels do twice the
+// math per byte, and on an H100 the accurate exp and division held GLU,
+// SwiGLU and GeGLU (backward) at 84-91% of copy bandwidth, against 91-94%
+// with these (bench/RESULTS.md). BK_GATED_FAST_HALF_MATH=0 turns it off.
+struct Accurate {
+    static __device__ __forceinline__ float exp(float x) { return expf(x); }
+    static __device__ __forceinline__ double exp(double x) { return ::exp(x); }
+    static __device__ __forceinline__ float erf(float x) { return erff(x); }
+    static __device__ __forceinline__ double erf(double x) { return ::erf(x); }
+    static __device__ __forceinline__ float tanh(float x) { return tanhf(x); }
+    static __device__ __forceinline__ double tanh(double x) { return ::tanh(x); }
+    static __device__ __forceinline__ float rcp(float y) { return __frcp_rn(y); }
+    static __device__ __forceinline__ double rcp(double y) { return __drcp_rn(y); }
+};
+struct Fast : Accurate {
+    static __device__ __forceinline__ float exp(float x) { return __expf(x); }
+    static __device__ __forceinline__ float rcp(float y) { return __fdividef(1.0f, y); }
+};
+#ifndef BK_GATED_FAST_HALF_MATH
+#define BK_GATED_FAST_HALF_MATH 1
+#endif
+template <typename T> struct MathFor { typedef Accurate M; };
+#if BK_GATED_FAST_HALF_MATH
+template <> struct MathFor<__half> { typedef Fast M; };
+template <> struct MathFor<__nv_bfloat16> { typedef Fast M; };
+#endif
+
+#define BK_SQRT_2_OVER_PI 0.79788456080286535587989211986876
+#define BK_INV_SQRT_2 0.70710678118654752440084436210485
+#define BK_INV_SQRT_2PI 0.39894228040143267793994605993438
+#define BK_GELU_TANH_C 0.044715
+
+// Overflow-free logistic function: exp of a non-positive argument only,
+// without a branch.
+template <class M, typename C> static __device__ __forceinline__ C sigmoid(C x)
+{
+    C e = M::exp(-fabs(x));
+    C r = M::rcp(C(1) + e);
+    return x >= C(0) ? r : e * r;
+}
+
+// ---- The kinds: gate(b) and, through d, gate'(b) -----------------------
+// The forward kernels discard d, and the compiler drops its computation.
+struct Glu {
+    template <class M, typename C> static __device__ __forceinline__ C gate(C b, C &d)
+    {
+        C s = sigmoid<M>(b);
+        d = s * (C(1) - s);
+        return s;
+    }
+};
+struct Reglu {  // the derivative at b = 0 is taken as 0
+    template <class M, typename C> static __device__ __forceinline__ C gate(C b, C &d)
+    {
+        d = b > C(0) ? C(1) : C(0);
+        return b > C(0) ? b : C(0);
+    }
+};
+struct Swiglu {
+    template <class M, typename C> static __device__ __forceinline__ C gate(C b, C &d)
+    {
+        C s = sigmoid<M>(b);
+        d = s * (C(1) + b * (C(1) - s));
+        return b * s;
+    }
+};
+struct Geglu {  // erf form
+    template <class M, typename C> static __device__ __forceinline__ C gate(C b, C &d)
+    {
+        C cdf = C(0.5) * (C(1) + M::erf(b * C(BK_INV_SQRT_2)));
+        C pdf = C(BK_INV_SQRT_2PI) * M::exp(C(-0.5) * b * b);
+        d = cdf + b * pdf;
+        return b * cdf;
+    }
+};
+struct GegluTanh {  // 0.5 b (1 + tanh(sqrt(2/pi) (b + 0.044715 b^3)))
+    template <class M, typename C> static __device__ __forceinline__ C gate(C b, C &d)
+    {
+        C u = C(BK_SQRT_2_OVER_PI) * (b + C(BK_GELU_TANH_C) * b * b * b);
+        C t = M::tanh(u);
+        C du = C(BK_SQRT_2_OVER_PI) * (C(1) + C(3 * BK_GELU_TANH_C) * b * b);
+        d = C(0.5) * (C(1) + t) + C(0.5) * b * (C(1) - t * t) * du;
+        return C(0.5) * b * (C(1) + t);
+    }
+};
+
+// ---- Loads and stores of V consecutive elements as one access ----------
+template <int BYTES> struct Raw;
+template <> struct Raw<16> { typedef uint4 type; };
+template <> struct Raw<8> { typedef uint2 type; };
+template <> struct Raw<4> { typedef unsigned int type; };
+template <> struct Raw<2> { typedef unsigned short type; };
+
+// BK_GATED_STREAMING 1: loads and stores marked streaming (evict first),
+// as every byte is touched once.
+#ifndef BK_GATED_STREAMING
+#define BK_GATED_STREAMING 0
+#endif
+
+template <typename T, int V>
+static __device__ __forceinline__ void load(const T *p, typename Storage<T>::C (&out)[V])
+{
+    typedef typename Raw<sizeof(T) * V>::type R;
+    union { R raw; T e[V]; } u;
+#if BK_GATED_STREAMING
+    u.raw = __ldcs(reinterpret_cast<const R *>(p));
+#else
+    u.raw = *reinterpret_cast<const R *>(p);
+#endif
+#pragma unroll
+    for (int j = 0; j < V; j++)
+        out[j] = Storage<T>::in(u.e[j]);
+}
+
+template <typename T, int V>
+static __device__ __forceinline__ void store(T *p, const typename Storage<T>::C (&in)[V])
+{
+    typedef typename Raw<sizeof(T) * V>::type R;
+    union { R raw; T e[V]; } u;
+#pragma unroll
+    for (int j = 0; j < V; j++)
+        u.e[j] = Storage<T>::out(in[j]);
+#if BK_GATED_STREAMING
+    __stcs(reinterpret_cast<R *>(p), u.raw);
+#else
+    *reinterpret_cast<R *>(p) = u.raw;
+#endif
+}
+
+// ---- Index arithmetic ---------------------------------------------------
+static __device__ __forceinline__ uint64_t fastdiv(uint64_t n, uint64_t magic, uint32_t shift)
+{
+    return (__umul64hi(n, magic) + n) >> shift;
+}
+
+// Element offsets of item i in x (its a half), y/dy and dx.
+template <bool BWD>
+static __device__ __forceinline__ void offsets(const bk_gated_args &p, uint64_t i, int64_t &xo,
+                                               int64_t &yo, int64_t &dxo)
+{
+    xo = yo = dxo = 0;
+    for (int d = (int)p.rank - 1; d > 0; d--) {
+        const bk_gated_dim &dim = p.dim[d];
+        uint64_t q = fastdiv(i, dim.magic, dim.shift);
+        int64_t r = (int64_t)(i - q * dim.extent);
+        xo += r * dim.x_stride;
+        yo += r * dim.y_stride;
+        if (BWD)
+            dxo += r * dim.dx_stride;
+        i = q;
+    }
+    xo += (int64_t)i * p.dim[0].x_stride;
+    yo += (int64_t)i * p.dim[0].y_stride;
+    if (BWD)
+        dxo += (int64_t)i * p.dim[0].dx_stride;
+}
+
+// ---- The kernel body ----------------------------------------------------
+// Each thread takes U items of V elements per step, BK_GATED_BLOCK apart so
+// that a warp's accesses are contiguous, issuing every load of the step
+// before the first use; blocks stride over the items.
+template <class Kind, typename T, int V, bool BWD>
+static __device__ __forceinline__ void gated(const bk_gated_args &p)
+{
+    typedef typename Storage<T>::C C;
+    typedef typename MathFor<T>::M M;
+    constexpr int U = BK_GATED_UNROLL(sizeof(T), V);
+    const T *x = reinterpret_cast<const T *>(p.x);
+    T *y = reinterpret_cast<T *>(p.y);
+    T *dx = reinterpret_cast<T *>(p.dx);
+    const uint64_t step = (uint64_t)BK_GATED_BLOCK * U;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Launched with programmatic stream serialization (as libbk does on
+    // sm_90 and later), this grid may start while the one before it runs:
+    // wait until that grid has finished and its writes are visible, then
+    // let the next grid start its own launch. Without it, both are no-ops.
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+
+    for (uint64_t base = (uint64_t)blockIdx.x * step; base < p.count;
+         base += (uint64_t)gridDim.x * step) {
+        C a[U][V], b[U][V], g[U][V];
+        int64_t xo[U], yo[U], dxo[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint64_t i = base + threadIdx.x + (uint64_t)u * BK_GATED_BLOCK;
+            if (i < p.count) {
+                offsets<BWD>(p, i, xo[u], yo[u], dxo[u]);
+                load<T, V>(x + xo[u], a[u]);
+                load<T, V>(x + xo[u] + p.x_gate, b[u]);
+                if (BWD)
+                    load<T, V>(y + yo[u], g[u]);  // dy
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint64_t i = base + threadIdx.x + (uint64_t)u * BK_GATED_BLOCK;
+            if (i >= p.count)
+                continue;
+            if (BWD) {
+                C da[V], db[V];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    C d, gate = Kind::template gate<M>(b[u][j], d);
+                    da[j] = g[u][j] * gate;
+                    db[j] = g[u][j] * a[u][j] * d;
+                }
+                store<T, V>(dx + dxo[u], da);
+                store<T, V>(dx + dxo[u] + p.dx_gate, db);
+            } else {
+                C out[V];
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    C d;
+                    out[j] = a[u][j] * Kind::template gate<M>(b[u][j], d);
+                }
+                store<T, V>(y + yo[u], out);
+            }
+        }
+    }
+}
+
+}  // namespace bk
+
+// ---- Entry points: one per (direction, kind, type, path) -----------------
+// Named bk_gated_<fwd|bwd>_<kind>_<type>_<vec|strided>, the names the
+// launcher (lib/cuda/cuda_gated.c) builds. The vector path moves 16 bytes
+// per access; the strided path one element.
+#define BK_GATED_ENTRY(dir, BWD, kname, Kind, tname, T)                                   \
+    extern "C" __global__ void __launch_bounds__(BK_GATED_BLOCK)                          \
+        bk_gated_##dir##_##kname##_##tname##_vec(const __grid_constant__ bk_gated_args p) \
+    {                                                                                     \
+        bk::gated<Kind, T, 16 / sizeof(T), BWD>(p);                                       \
+    }                                                                                     \
+    extern "C" __global__ void __launch_bounds__(BK_GATED_BLOCK)                          \
+        bk_gated_##dir##_##kname##_##tname##_strided(const __grid_constant__ bk_gated_args p) \
+    {                                                                                     \
+        bk::gated<Kind, T, 1, BWD>(p);                                                    \
+    }
+
+// X(kname, Kind, tname, T) for every kind and data type.
+#define BK_GATED_KINDS(X, tname, T)        \
+    X(glu, bk::Glu, tname, T)              \
+    X(reglu, bk::Reglu, tname, T)          \
+    X(swiglu, bk::Swiglu, tname, T)        \
+    X(geglu, bk::Geglu, tname, T)          \
+    X(geglu_tanh, bk::GegluTanh, tname, T)
+#define BK_GATED_FOR_EACH(X)               \
+    BK_GATED_KINDS(X, f32, float)          \
+    BK_GATED_KINDS(X, f16, __half)         \
+    BK_GATED_KINDS(X, bf16, __nv_bfloat16) \
+    BK_GATED_KINDS(X, f64, double)
+
+#endif  // BK_GATED_COMMON_CUH
