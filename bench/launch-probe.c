@@ -152,7 +152,8 @@ static double time_graph(CUstream s, int how)
     return median(per, 20);
 }
 
-static void libbk_costs(void)
+/* stream: NULL for the context's queue 0, else a CUstream to import. */
+static void libbk_costs(void *stream)
 {
     BkContextCreateInfo ci = { BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, NULL, BK_DEVICE_TYPE_CUDA,
                                0, 0, 0 };
@@ -174,12 +175,16 @@ static void libbk_costs(void)
     bkGetMemoryAddress(mx, &a[0]);
     bkGetMemoryAddress(my, &a[1]);
     BkQueue q;
-    must(bkGetQueue(ctx, 0, &q), "bkGetQueue");
+    if (stream)
+        must(bkImportQueue(ctx, stream, &q), "bkImportQueue");
+    else
+        must(bkGetQueue(ctx, 0, &q), "bkGetQueue");
+    uint64_t sizes[2] = { 4096, 4096 };
     BkCommandBuffer cmd;
     must(bkAllocateCommandBuffer(ctx, NULL, &cmd), "bkAllocateCommandBuffer");
     BkCommandBufferBeginInfo bi = { BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
                                     BK_COMMAND_BUFFER_USAGE_ONE_TIME };
-    BkRunInfo ri = { BK_STRUCTURE_TYPE_RUN_INFO, NULL, 2, a, NULL, 0, 0 };
+    BkRunInfo ri = { BK_STRUCTURE_TYPE_RUN_INFO, NULL, 2, a, stream ? sizes : NULL, 0, 0 };
     static double rec[N], sub[N];
     for (int i = 0; i < N + N / 10; i++) {
         if (i % SYNC_EVERY == 0)
@@ -197,9 +202,12 @@ static void libbk_costs(void)
         }
     }
     must(bkQueueWaitIdle(q), "bkQueueWaitIdle");
-    printf("libbk one-time: begin + bkCmdRun + end %.2f us, bkQueueSubmit %.2f us\n",
+    printf("libbk one-time, %s: begin + bkCmdRun + end %.2f us, bkQueueSubmit %.2f us\n",
+           stream ? "imported non-blocking stream, binding sizes given" : "queue 0",
            median(rec, N), median(sub, N));
     bkFreeCommandBuffer(cmd);
+    if (stream)
+        bkDestroyQueue(q);
     bkFreeMemory(ctx, mx);
     bkFreeMemory(ctx, my);
     bkDestroyPlan(plan);
@@ -212,8 +220,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: launch-probe BUILD/ptx/gated_forward.fatbin\n");
         return 2;
     }
-    libbk_costs();
-
     void *lib = dlopen("libcuda.so.1", RTLD_NOW);
     if (!lib)
         return printf("launch-probe: no libcuda.so.1\n"), 1;
@@ -255,6 +261,8 @@ int main(int argc, char **argv)
     CUstream blocking, nonblocking;
     need(cu.cuStreamCreate(&blocking, 0), "cuStreamCreate");
     need(cu.cuStreamCreate(&nonblocking, 1), "cuStreamCreate");
+    libbk_costs(NULL);
+    libbk_costs(nonblocking);
     CUcontext cur;
     for (int i = 0; i < N; i++) {
         double t0 = now_us();
@@ -268,6 +276,8 @@ int main(int argc, char **argv)
            time_launches(nonblocking, 0, 0));
     printf("driver: cuLaunchKernelEx + programmatic serialization, non-blocking %.2f us\n",
            time_launches(nonblocking, 1, 0));
+    printf("driver: cuLaunchKernelEx + programmatic serialization, blocking %.2f us\n",
+           time_launches(blocking, 1, 0));
     printf("driver: cuLaunchKernel, empty kernel (8-byte parameter), non-blocking %.2f us\n",
            time_launches(nonblocking, 0, 1));
     printf("driver: cuLaunchKernel, empty kernel, blocking %.2f us\n",
@@ -276,6 +286,8 @@ int main(int argc, char **argv)
            time_graph(nonblocking, 0));
     printf("driver: ... with programmatic dependent launch: %.2f us per launch\n",
            time_graph(nonblocking, 1));
-    libbk_costs(); /* again, warm: the first pass may pay for the process's start */
+    /* Again, warm: the first pass may pay for the process's start. */
+    libbk_costs(NULL);
+    libbk_costs(nonblocking);
     return 0;
 }

@@ -137,7 +137,8 @@ template <> struct Raw<4> { typedef unsigned int type; };
 template <> struct Raw<2> { typedef unsigned short type; };
 
 // BK_GATED_STREAMING 1: loads and stores marked streaming (evict first),
-// as every byte is touched once.
+// as every byte is touched once. Off: on an H100 it gained nothing
+// (bench/RESULTS.md); kept for tuning on other GPUs.
 #ifndef BK_GATED_STREAMING
 #define BK_GATED_STREAMING 0
 #endif

@@ -114,10 +114,10 @@ static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
 }
 
 /* The grid is this many "waves" of the blocks that fit on the device at
- * once, and blocks stride over the items. On an H100 four waves moved 3-5%
- * more bytes per second than one (bench/RESULTS.md). BK_CUDA_GATED_WAVES
- * overrides it, for tuning with bkbench. */
-#define GRID_WAVES 4u
+ * once, and blocks stride over the items. On an H100, 8 waves moved 4-6%
+ * more bytes per second than 1 on most kernels (bench/RESULTS.md).
+ * BK_CUDA_GATED_WAVES overrides it, for tuning with bkbench. */
+#define GRID_WAVES 8u
 static unsigned int grid_waves(void)
 {
     const char *s = getenv("BK_CUDA_GATED_WAVES");
@@ -173,7 +173,7 @@ static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_a
     void *params[] = { &args };
     CUresult r = bk_cuda_launch(plan->ctx->impl, k->fn, k->grid, BK_GATED_BLOCK, stream, params);
     if (r != BK_CUDA_SUCCESS)
-        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuLaunchKernel(%s, %u blocks)",
+        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: launching %s (%u blocks)",
                              k->name, k->grid);
     return BK_SUCCESS;
 }
