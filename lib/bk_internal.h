@@ -212,6 +212,10 @@ struct bk_backend {
      * plan->kernel, props.kernelName, props.precision and workspace. */
     BkResult (*plan_select)(BkPlan plan);
     void (*plan_destroy)(BkPlan plan);
+    /* Architectures of the embedded GPU code, space-separated ("80 86 89
+     * 90"); NULL or "" when the backend runs no GPU code. */
+    const char *binary_architectures;
+    const char *ptx_architectures;
 };
 
 BK_HIDDEN extern const struct bk_backend bk_host_backend;

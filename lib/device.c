@@ -2,6 +2,7 @@
  * object that ties a device to its queues and allocator. */
 #include "bk_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define BK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -26,6 +27,49 @@ static const struct bk_backend *backend_of(BkDeviceType type)
         if (backends[i]->type == type)
             return backends[i];
     return NULL;
+}
+
+/* "80 86 89 90" -> {80, 86, 89, 90}; returns the count kept. */
+static uint32_t parse_architectures(const char *list, uint32_t *out)
+{
+    uint32_t n = 0;
+    while (list && *list && n < BK_MAX_MODULE_ARCHITECTURES) {
+        char *end;
+        unsigned long v = strtoul(list, &end, 10);
+        if (end == list) {
+            list++;
+            continue;
+        }
+        out[n++] = (uint32_t)v;
+        list = end;
+    }
+    return n;
+}
+
+/* Fill every BkDeviceModuleProperties chained to props (output structs of
+ * other types are left alone). */
+static void fill_output_chain(BkDeviceProperties *props)
+{
+    const struct bk_backend *backend = backend_of(props->deviceType);
+    const uint32_t cc = props->computeCapabilityMajor * 10 + props->computeCapabilityMinor;
+    for (BkBaseInStructure *s = props->pNext; s; s = (BkBaseInStructure *)s->pNext) {
+        if (s->sType != BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES)
+            continue;
+        BkDeviceModuleProperties *m = (BkDeviceModuleProperties *)s;
+        memset(m->binaryArchitectures, 0, sizeof m->binaryArchitectures);
+        memset(m->ptxArchitectures, 0, sizeof m->ptxArchitectures);
+        m->binaryArchitectureCount =
+            parse_architectures(backend->binary_architectures, m->binaryArchitectures);
+        m->ptxArchitectureCount = parse_architectures(backend->ptx_architectures, m->ptxArchitectures);
+        /* Host code always runs; a cubin runs on its major at its minor or
+         * later; PTX is compiled for its architecture or any later one. */
+        bool ok = m->binaryArchitectureCount + m->ptxArchitectureCount == 0;
+        for (uint32_t i = 0; i < m->binaryArchitectureCount; i++)
+            ok |= m->binaryArchitectures[i] / 10 == cc / 10 && m->binaryArchitectures[i] <= cc;
+        for (uint32_t i = 0; i < m->ptxArchitectureCount; i++)
+            ok |= m->ptxArchitectures[i] <= cc;
+        m->deviceSupported = ok ? BK_TRUE : BK_FALSE;
+    }
 }
 
 BK_API BkResult bkEnumerateDevices(uint32_t *pDeviceCount, BkDeviceProperties *pProperties)
@@ -67,6 +111,7 @@ BK_API BkResult bkEnumerateDevices(uint32_t *pDeviceCount, BkDeviceProperties *p
         void *next = pProperties[i].pNext;
         pProperties[i] = all[i];
         pProperties[i].pNext = next;
+        fill_output_chain(&pProperties[i]);
     }
     *pDeviceCount = n;
     return n < total ? BK_INCOMPLETE : BK_SUCCESS;
@@ -212,5 +257,6 @@ BK_API BkResult bkGetContextProperties(BkContext context, BkDeviceProperties *pP
     void *next = pProperties->pNext;
     *pProperties = context->props;
     pProperties->pNext = next;
+    fill_output_chain(pProperties);
     return BK_SUCCESS;
 }

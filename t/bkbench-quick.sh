@@ -43,7 +43,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..22"
+echo "1..24"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -52,6 +52,8 @@ grep -Eq '^libbk [0-9]+\.[0-9]+\.[0-9]+' "$tmp/info.txt"
 ok $? "bkinfo prints the library version"
 grep -Eq '^  host +0 ' "$tmp/info.txt"
 ok $? "bkinfo lists the host device"
+grep -Eq '^  host +0 +- +- +supported$' "$tmp/info.txt"
+ok $? "bkinfo lists the host's embedded GPU code: none, supported"
 rows=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt" |
        grep -Ec '^  gated-(fwd|bwd) +[a-z-]+ +ok +ok +ok +ok *$')
 [ "$rows" -eq 10 ]
@@ -62,6 +64,9 @@ ok $? "bkinfo --json exits 0"
 pycheck "$tmp/info.json" "bkinfo --json: host device with 40 supported cells" \
     "[x for x in d['devices'] if x['type'] == 'host' and x['context']['status'] == 'ok' and
       len([c for c in x['support'] if c['status'] == 'ok']) == 40]"
+pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      x['moduleArchitectures'] == {'binary': [], 'ptx': [], 'deviceSupported': True}]"
 
 "$bkinfo" --no-such-option >/dev/null 2>&1
 [ $? -eq 2 ]

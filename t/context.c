@@ -100,6 +100,41 @@ static void test_properties(BkDeviceType type)
                           list[i].queueCount == props.queueCount);
     tap_ok(found, "the properties match those bkEnumerateDevices lists");
 
+    /* The architectures libbk carries for the device, behind an output
+     * struct libbk does not know (which it must pass over). */
+    BkDeviceModuleProperties mod;
+    memset(&mod, 0xA5, sizeof mod);
+    mod.sType = BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+    mod.pNext = NULL;
+    BkBaseInStructure unknown = { .sType = (BkStructureType)0x4343,
+                                  .pNext = (const BkBaseInStructure *)&mod };
+    props.pNext = &unknown;
+    BKT_EXPECT(bkGetContextProperties(ctx, &props), BK_SUCCESS, NULL,
+               "bkGetContextProperties with an unknown struct, then BkDeviceModuleProperties");
+    tap_ok(props.pNext == &unknown && unknown.sType == (BkStructureType)0x4343 &&
+               unknown.pNext == (const BkBaseInStructure *)&mod && mod.pNext == NULL,
+           "... the chain is kept as it was");
+    bool arch_ok = true;
+    for (uint32_t i = 0; i < BK_MAX_MODULE_ARCHITECTURES; i++) {
+        if (i < mod.binaryArchitectureCount)
+            arch_ok = arch_ok && mod.binaryArchitectures[i] >= 50 &&
+                      mod.binaryArchitectures[i] <= 200;
+        if (i < mod.ptxArchitectureCount)
+            arch_ok = arch_ok && mod.ptxArchitectures[i] >= 50 && mod.ptxArchitectures[i] <= 200;
+    }
+    if (type == BK_DEVICE_TYPE_HOST)
+        tap_ok(mod.binaryArchitectureCount == 0 && mod.ptxArchitectureCount == 0,
+               "the host lists no GPU architectures");
+    else
+        tap_ok(mod.binaryArchitectureCount + mod.ptxArchitectureCount > 0 &&
+                   mod.binaryArchitectureCount <= BK_MAX_MODULE_ARCHITECTURES &&
+                   mod.ptxArchitectureCount <= BK_MAX_MODULE_ARCHITECTURES && arch_ok,
+               "%s lists %u cubin and %u PTX architectures, all within sm_50..sm_200",
+               bkt_device_name(type), mod.binaryArchitectureCount, mod.ptxArchitectureCount);
+    tap_is_int(mod.deviceSupported, BK_TRUE, "the %s device can run libbk's code",
+               bkt_device_name(type));
+    props.pNext = NULL;
+
     props.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
     BKT_EXPECT(bkGetContextProperties(ctx, &props), BK_ERROR_INVALID_ARGUMENT,
                "BkDeviceProperties.sType", "properties with a wrong sType");

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -21,6 +22,95 @@ static void init_props(BkDeviceProperties *p, uint32_t n)
 static bool name_ok(const char *name)
 {
     return memchr(name, '\0', BK_MAX_NAME_SIZE) && name[0] != '\0';
+}
+
+static void init_module(BkDeviceModuleProperties *m)
+{
+    memset(m, 0xA5, sizeof *m);   /* garbage libbk must overwrite */
+    m->sType = BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+    m->pNext = NULL;
+}
+
+/* Counts within the array, every listed architecture a plausible sm_XY,
+ * and the entries past the counts zeroed. */
+static bool module_lists_ok(const BkDeviceModuleProperties *m)
+{
+    if (m->binaryArchitectureCount > BK_MAX_MODULE_ARCHITECTURES ||
+        m->ptxArchitectureCount > BK_MAX_MODULE_ARCHITECTURES)
+        return false;
+    for (uint32_t i = 0; i < BK_MAX_MODULE_ARCHITECTURES; i++) {
+        uint32_t b = m->binaryArchitectures[i], p = m->ptxArchitectures[i];
+        if (i < m->binaryArchitectureCount ? b < 50 || b > 200 : b != 0)
+            return false;
+        if (i < m->ptxArchitectureCount ? p < 50 || p > 200 : p != 0)
+            return false;
+    }
+    return true;
+}
+
+/* BkDeviceModuleProperties chained to the enumerated properties. */
+static void test_module_properties(uint32_t count)
+{
+    BkDeviceProperties props[MAX_DEVICES];
+    BkDeviceModuleProperties mods[MAX_DEVICES];
+    init_props(props, count);
+    for (uint32_t i = 0; i < count; i++) {
+        init_module(&mods[i]);
+        props[i].pNext = &mods[i];
+    }
+    uint32_t n = count;
+    BKT_EXPECT(bkEnumerateDevices(&n, props), BK_SUCCESS, NULL,
+               "enumerate with a BkDeviceModuleProperties on each device");
+    const BkDeviceModuleProperties *host = &mods[0];
+    tap_ok(props[0].pNext == host && host->sType == BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES &&
+               host->pNext == NULL,
+           "... its sType and pNext are kept");
+    tap_ok(host->binaryArchitectureCount == 0 && host->ptxArchitectureCount == 0 &&
+               module_lists_ok(host),
+           "the host device lists no GPU architectures (%u binary, %u PTX)",
+           host->binaryArchitectureCount, host->ptxArchitectureCount);
+    tap_is_int(host->deviceSupported, BK_TRUE, "the host device is supported");
+
+    /* Every listed CUDA device reports the architectures libbk was built
+     * with; whether the GPU can run them is checked only on the device
+     * under test (BK_TEST_DEVICE=cuda), as another GPU may be too old. */
+    if (count > 1) {
+        bool lists_ok = true, all_supported = true;
+        for (uint32_t i = 1; i < count; i++) {
+            const BkDeviceModuleProperties *m = &mods[i];
+            lists_ok = lists_ok && m->binaryArchitectureCount + m->ptxArchitectureCount > 0 &&
+                       module_lists_ok(m);
+            all_supported = all_supported && m->deviceSupported == BK_TRUE;
+            tap_diag("cuda:%u sm_%u%u: %u cubins, %u PTX, deviceSupported %u", i - 1,
+                     props[i].computeCapabilityMajor, props[i].computeCapabilityMinor,
+                     m->binaryArchitectureCount, m->ptxArchitectureCount, m->deviceSupported);
+        }
+        tap_ok(lists_ok, "each CUDA device lists architectures, all within sm_50..sm_200");
+        const char *want = getenv("BK_TEST_DEVICE");
+        if (want && strcmp(want, "cuda") == 0)
+            tap_ok(all_supported, "BK_TEST_DEVICE=cuda: every CUDA device is supported");
+        else
+            tap_skip(1, "BK_TEST_DEVICE is not cuda");
+    } else {
+        tap_skip(2, "no CUDA device listed");
+    }
+
+    /* An output struct libbk does not know, first in the chain, is passed
+     * over: the module struct after it is still filled. */
+    BkBaseInStructure unknown = { .sType = (BkStructureType)0x4242, .pNext = NULL };
+    init_props(props, count);
+    init_module(&mods[0]);
+    unknown.pNext = (const BkBaseInStructure *)&mods[0];
+    props[0].pNext = &unknown;
+    n = count;
+    BKT_EXPECT(bkEnumerateDevices(&n, props), BK_SUCCESS, NULL,
+               "an unknown struct first in the output chain");
+    tap_ok(unknown.sType == (BkStructureType)0x4242 &&
+               unknown.pNext == (const BkBaseInStructure *)&mods[0],
+           "... is left alone");
+    tap_ok(mods[0].binaryArchitectureCount == 0 && mods[0].ptxArchitectureCount == 0 &&
+               mods[0].deviceSupported == BK_TRUE,
+           "... and the module struct after it is filled");
 }
 
 int main(void)
@@ -104,6 +194,8 @@ int main(void)
     BKT_EXPECT(bkEnumerateDevices(&n, props), BK_SUCCESS, NULL, "an unknown pNext is skipped");
     tap_ok(props[0].pNext == &ext && ext.sType == (BkStructureType)0x12345,
            "... and pNext is kept");
+
+    test_module_properties(count);
 
     BKT_EXPECT(bkEnumerateDevices(NULL, NULL), BK_ERROR_INVALID_ARGUMENT, "pDeviceCount",
                "pDeviceCount NULL is refused");

@@ -51,6 +51,15 @@ int main(void)
     FIELD(BkDeviceProperties, driverVersion);
     FIELD(BkDeviceProperties, runtimeVersion);
 
+    STRUCT(BkDeviceModuleProperties);
+    FIELD(BkDeviceModuleProperties, sType);
+    FIELD(BkDeviceModuleProperties, pNext);
+    FIELD(BkDeviceModuleProperties, binaryArchitectureCount);
+    FIELD(BkDeviceModuleProperties, binaryArchitectures);
+    FIELD(BkDeviceModuleProperties, ptxArchitectureCount);
+    FIELD(BkDeviceModuleProperties, ptxArchitectures);
+    FIELD(BkDeviceModuleProperties, deviceSupported);
+
     STRUCT(BkContextCreateInfo);
     FIELD(BkContextCreateInfo, sType);
     FIELD(BkContextCreateInfo, pNext);
@@ -126,6 +135,7 @@ int main(void)
     CONST(BK_MAX_TENSOR_RANK);
     CONST(BK_MAX_NAME_SIZE);
     CONST(BK_MAX_KERNEL_NAME_SIZE);
+    CONST(BK_MAX_MODULE_ARCHITECTURES);
     CONST(BK_TRUE);
     CONST(BK_FALSE);
 
@@ -154,6 +164,7 @@ int main(void)
     CONST(BK_STRUCTURE_TYPE_PLAN_CREATE_INFO);
     CONST(BK_STRUCTURE_TYPE_PLAN_PROPERTIES);
     CONST(BK_STRUCTURE_TYPE_RUN_INFO);
+    CONST(BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
     CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO);
     CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO);
     CONST(BK_STRUCTURE_TYPE_MAX_ENUM);

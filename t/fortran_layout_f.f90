@@ -15,6 +15,7 @@ program fortran_layout_f
   type(BkTensorDesc), target :: td
   type(BkAllocationCallbacks), target :: ac
   type(BkDeviceProperties), target :: dp
+  type(BkDeviceModuleProperties), target :: dmp
   type(BkContextCreateInfo), target :: cci
   type(BkMemoryAllocateInfo), target :: mai
   type(BkCommandBufferBeginInfo), target :: cbbi
@@ -70,6 +71,20 @@ program fortran_layout_f
        c_sizeof(dp%driverVersion))
   call field('BkDeviceProperties.runtimeVersion', c_loc(dp), c_loc(dp%runtimeVersion), &
        c_sizeof(dp%runtimeVersion))
+
+  call size_of('BkDeviceModuleProperties', c_sizeof(dmp))
+  call field('BkDeviceModuleProperties.sType', c_loc(dmp), c_loc(dmp%sType), c_sizeof(dmp%sType))
+  call field('BkDeviceModuleProperties.pNext', c_loc(dmp), c_loc(dmp%pNext), c_sizeof(dmp%pNext))
+  call field('BkDeviceModuleProperties.binaryArchitectureCount', c_loc(dmp), &
+       c_loc(dmp%binaryArchitectureCount), c_sizeof(dmp%binaryArchitectureCount))
+  call field('BkDeviceModuleProperties.binaryArchitectures', c_loc(dmp), &
+       c_loc(dmp%binaryArchitectures), c_sizeof(dmp%binaryArchitectures))
+  call field('BkDeviceModuleProperties.ptxArchitectureCount', c_loc(dmp), &
+       c_loc(dmp%ptxArchitectureCount), c_sizeof(dmp%ptxArchitectureCount))
+  call field('BkDeviceModuleProperties.ptxArchitectures', c_loc(dmp), &
+       c_loc(dmp%ptxArchitectures), c_sizeof(dmp%ptxArchitectures))
+  call field('BkDeviceModuleProperties.deviceSupported', c_loc(dmp), &
+       c_loc(dmp%deviceSupported), c_sizeof(dmp%deviceSupported))
 
   call size_of('BkContextCreateInfo', c_sizeof(cci))
   call field('BkContextCreateInfo.sType', c_loc(cci), c_loc(cci%sType), c_sizeof(cci%sType))
@@ -176,6 +191,7 @@ program fortran_layout_f
   call const('BK_MAX_TENSOR_RANK', int(BK_MAX_TENSOR_RANK, 8))
   call const('BK_MAX_NAME_SIZE', int(BK_MAX_NAME_SIZE, 8))
   call const('BK_MAX_KERNEL_NAME_SIZE', int(BK_MAX_KERNEL_NAME_SIZE, 8))
+  call const('BK_MAX_MODULE_ARCHITECTURES', int(BK_MAX_MODULE_ARCHITECTURES, 8))
   call const('BK_TRUE', int(BK_TRUE, 8))
   call const('BK_FALSE', int(BK_FALSE, 8))
 
@@ -207,6 +223,8 @@ program fortran_layout_f
   call const('BK_STRUCTURE_TYPE_PLAN_CREATE_INFO', int(BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, 8))
   call const('BK_STRUCTURE_TYPE_PLAN_PROPERTIES', int(BK_STRUCTURE_TYPE_PLAN_PROPERTIES, 8))
   call const('BK_STRUCTURE_TYPE_RUN_INFO', int(BK_STRUCTURE_TYPE_RUN_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES', &
+       int(BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, 8))
   call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO', &
        int(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, 8))
   call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO', &

@@ -25,6 +25,7 @@ struct cell {
 
 struct device_report {
     BkDeviceProperties props;
+    BkDeviceModuleProperties modules; /* GPU code libbk carries for it */
     BkResult context_result;          /* of bkCreateContext */
     char context_message[256];
     struct cell cells[CELL_COUNT];
@@ -120,6 +121,29 @@ static void version_string(uint32_t v, char *buf, size_t size)
              BK_VERSION_GET_PATCH(v));
 }
 
+/* "80 86 90", or "-" for an empty list. */
+static void arch_list(const uint32_t *archs, uint32_t count, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < count && used < size; i++) {
+        int w = snprintf(buf + used, size - used, "%s%u", i ? " " : "", archs[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (count == 0)
+        snprintf(buf, size, "-");
+}
+
+static void json_arch_array(const uint32_t *archs, uint32_t count)
+{
+    printf("[");
+    for (uint32_t i = 0; i < count; i++)
+        printf("%s%u", i ? ", " : "", archs[i]);
+    printf("]");
+}
+
 /* A matrix column, padded unless it ends the line. */
 static void print_column(const char *text, bool last)
 {
@@ -152,10 +176,19 @@ static void print_text(const struct device_report *reps, uint32_t count)
                tool_cuda_version(p->driverVersion, drv, sizeof drv),
                tool_cuda_version(p->runtimeVersion, rt, sizeof rt), p->queueCount);
     }
-    /* TODO: no public query lists the architectures embedded in the CUDA
-     * modules yet; print them here once BkDeviceProperties (or a pNext
-     * struct) reports them. */
-    printf("\nCUDA module architectures: not reported by the libbk API yet\n");
+
+    printf("\nembedded GPU code:\n");
+    printf("  %-5s %-3s  %-24s %-24s %s\n", "type", "idx", "cubin (sm)", "PTX (compute)",
+           "device");
+    for (uint32_t i = 0; i < count; i++) {
+        const BkDeviceModuleProperties *m = &reps[i].modules;
+        char bin[128], ptx[128];
+        arch_list(m->binaryArchitectures, m->binaryArchitectureCount, bin, sizeof bin);
+        arch_list(m->ptxArchitectures, m->ptxArchitectureCount, ptx, sizeof ptx);
+        printf("  %-5s %-3u  %-24s %-24s %s\n", tool_device_type_name(reps[i].props.deviceType),
+               reps[i].props.deviceIndex, bin, ptx,
+               m->deviceSupported ? "supported" : "not supported");
+    }
 
     for (uint32_t i = 0; i < count; i++) {
         const struct device_report *r = &reps[i];
@@ -212,8 +245,13 @@ static void print_json(const struct device_report *reps, uint32_t count)
                p->multiprocessorCount, p->queueCount, (unsigned long long)p->totalMemory);
         json_version("driverVersion", p->driverVersion, false);
         json_version("cudaVersion", p->runtimeVersion, false);
-        /* TODO: fill once the API reports the embedded architectures. */
-        printf("\"moduleArchitectures\": null,\n     \"context\": ");
+        const BkDeviceModuleProperties *m = &r->modules;
+        printf("\"moduleArchitectures\": {\"binary\": ");
+        json_arch_array(m->binaryArchitectures, m->binaryArchitectureCount);
+        printf(", \"ptx\": ");
+        json_arch_array(m->ptxArchitectures, m->ptxArchitectureCount);
+        printf(", \"deviceSupported\": %s},\n     \"context\": ",
+               m->deviceSupported ? "true" : "false");
         if (r->context_result < 0) {
             printf("{\"status\": \"%s\", \"message\": ", bkResultString(r->context_result));
             tool_json_string(stdout, r->context_message);
@@ -269,13 +307,17 @@ int main(int argc, char **argv)
     BkDeviceProperties *props = calloc(count ? count : 1, sizeof *props);
     if (!reps || !props)
         tool_die("out of memory");
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
         props[i].sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        props[i].pNext = &reps[i].modules;
+        reps[i].modules.sType = BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+    }
     BkResult r = bkEnumerateDevices(&count, props);
     tool_check(r, "bkEnumerateDevices");
 
     for (uint32_t i = 0; i < count; i++) {
         reps[i].props = props[i];
+        reps[i].props.pNext = NULL;
         probe_device(&reps[i]);
     }
     if (json)

@@ -22,6 +22,7 @@ module bk_constants
   integer(c_int32_t), parameter :: BK_MAX_TENSOR_RANK = 8
   integer(c_int32_t), parameter :: BK_MAX_NAME_SIZE = 256
   integer(c_int32_t), parameter :: BK_MAX_KERNEL_NAME_SIZE = 64
+  integer(c_int32_t), parameter :: BK_MAX_MODULE_ARCHITECTURES = 16
   integer(c_int32_t), parameter :: BK_TRUE = 1
   integer(c_int32_t), parameter :: BK_FALSE = 0
 
@@ -55,6 +56,7 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_PLAN_CREATE_INFO = 5
     enumerator :: BK_STRUCTURE_TYPE_PLAN_PROPERTIES = 6
     enumerator :: BK_STRUCTURE_TYPE_RUN_INFO = 7
+    enumerator :: BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 8
     enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO = 100
     enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO = 101
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = int(z'7FFFFFFF')

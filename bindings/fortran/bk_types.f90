@@ -20,7 +20,8 @@ module bk_types
   private
   public :: BkContext, BkQueue, BkCommandBuffer, BkPlan, BkMemory
   public :: BkBaseInStructure, BkTensorDesc, BkAllocationCallbacks, BkDeviceProperties, &
-       BkContextCreateInfo, BkMemoryAllocateInfo, BkCommandBufferBeginInfo, BkPlanCreateInfo, &
+       BkDeviceModuleProperties, BkContextCreateInfo, BkMemoryAllocateInfo, &
+       BkCommandBufferBeginInfo, BkPlanCreateInfo, &
        BkPrecisionGuarantee, BkPlanProperties, BkRunInfo, BkGatedActivationInfo, &
        BkGatedActivationBackwardInfo
   public :: PFN_bkAllocationFunction, PFN_bkFreeFunction, PFN_bkMessageCallback
@@ -82,6 +83,19 @@ module bk_types
     integer(c_int32_t) :: driverVersion = 0
     integer(c_int32_t) :: runtimeVersion = 0
   end type BkDeviceProperties
+
+  ! Output struct: chain c_loc of a TARGET one to BkDeviceProperties%pNext.
+  ! Architectures are 10 * major + minor (90 = sm_90); the first *Count
+  ! entries of each list are valid.
+  type, bind(c) :: BkDeviceModuleProperties
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: binaryArchitectureCount = 0
+    integer(c_int32_t) :: binaryArchitectures(BK_MAX_MODULE_ARCHITECTURES) = 0
+    integer(c_int32_t) :: ptxArchitectureCount = 0
+    integer(c_int32_t) :: ptxArchitectures(BK_MAX_MODULE_ARCHITECTURES) = 0
+    integer(c_int32_t) :: deviceSupported = BK_FALSE
+  end type BkDeviceModuleProperties
 
   type, bind(c) :: BkContextCreateInfo
     integer(c_int) :: sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO

@@ -35,6 +35,7 @@ extern "C" {
 #define BK_MAX_TENSOR_RANK 8u
 #define BK_MAX_NAME_SIZE 256u
 #define BK_MAX_KERNEL_NAME_SIZE 64u
+#define BK_MAX_MODULE_ARCHITECTURES 16u
 #define BK_TRUE 1u
 #define BK_FALSE 0u
 
@@ -81,6 +82,7 @@ typedef enum BkStructureType {
     BK_STRUCTURE_TYPE_PLAN_CREATE_INFO = 5,
     BK_STRUCTURE_TYPE_PLAN_PROPERTIES = 6,
     BK_STRUCTURE_TYPE_RUN_INFO = 7,
+    BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 8,
     BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO = 100,
     BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO = 101,
     BK_STRUCTURE_TYPE_MAX_ENUM = 0x7FFFFFFF
@@ -159,6 +161,19 @@ typedef struct BkDeviceProperties {
     uint32_t driverVersion;           /* CUDA driver version, 0 on the host */
     uint32_t runtimeVersion;          /* CUDA version libbk's modules target, 0 on the host */
 } BkDeviceProperties;
+
+/* Chain to BkDeviceProperties.pNext (bkEnumerateDevices,
+ * bkGetContextProperties) to learn which GPU code libbk carries for the
+ * device's backend. Architectures are 10 * major + minor (90 = sm_90). */
+typedef struct BkDeviceModuleProperties {
+    BkStructureType sType;            /* BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES */
+    void *pNext;
+    uint32_t binaryArchitectureCount; /* cubins: run on that major, that minor or later */
+    uint32_t binaryArchitectures[BK_MAX_MODULE_ARCHITECTURES];
+    uint32_t ptxArchitectureCount;    /* PTX: compiled by the driver for that or later GPUs */
+    uint32_t ptxArchitectures[BK_MAX_MODULE_ARCHITECTURES];
+    BkBool32 deviceSupported;         /* the device can run libbk's code */
+} BkDeviceModuleProperties;
 
 typedef struct BkContextCreateInfo {
     BkStructureType sType;            /* BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO */

@@ -56,5 +56,9 @@ AS_IF([test "x$bk_cuda" = xyes], [
   AC_DEFINE([BK_HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])
   AC_DEFINE_UNQUOTED([BK_CUDA_TOOLKIT_VERSION], [$bk_cuda_version],
                      [CUDA version the embedded kernels were built with (1000 * major + 10 * minor).])
+  AC_DEFINE_UNQUOTED([BK_CUDA_BINARY_ARCHS], ["$BK_CUDA_ARCHS"],
+                     [GPU architectures the embedded cubins are built for.])
+  AC_DEFINE_UNQUOTED([BK_CUDA_PTX_ARCHS], ["$BK_CUDA_PTX_ARCHS"],
+                     [Virtual architectures of the embedded PTX.])
 ])
 AM_CONDITIONAL([BK_HAVE_CUDA], [test "x$bk_cuda" = xyes])

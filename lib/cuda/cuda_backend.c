@@ -333,4 +333,6 @@ const struct bk_backend bk_cuda_backend = {
     .command_buffer_reset = bk_cuda_command_buffer_reset,
     .plan_select = cuda_plan_select,
     .plan_destroy = cuda_plan_destroy,
+    .binary_architectures = BK_CUDA_BINARY_ARCHS,
+    .ptx_architectures = BK_CUDA_PTX_ARCHS,
 };
