@@ -18,13 +18,14 @@
 #define GELU_TANH_C 0.044715
 
 /* gate_<kind>(b, &d) returns gate(b) and sets d = gate'(b). */
-#define DEFINE_GATES(T, S, EXP, ERF, TANH)                                           \
+#define DEFINE_GATES(T, S, EXP, ERF, TANH, FABS)                                           \
+    /* exp of a non-positive argument only (no overflow), and no branch to  \
+     * mispredict on random signs; the CUDA kernels use the same form. */    \
     static inline T sigmoid_##S(T x)                                                 \
     {                                                                                \
-        if (x >= 0)                                                                  \
-            return (T)1 / ((T)1 + EXP(-x));                                          \
-        T e = EXP(x);                                                                \
-        return e / ((T)1 + e);                                                       \
+        T e = EXP(-FABS(x));                                                         \
+        T r = (T)1 / ((T)1 + e);                                                     \
+        return x >= 0 ? r : e * r;                                                   \
     }                                                                                \
     static inline T gate_glu_##S(T b, T *d)                                          \
     {                                                                                \
@@ -88,8 +89,8 @@
     DEFINE_KIND(T, S, geglu)                                                         \
     DEFINE_KIND(T, S, geglu_tanh)
 
-DEFINE_GATES(float, f, expf, erff, tanhf)
-DEFINE_GATES(double, d, exp, erf, tanh)
+DEFINE_GATES(float, f, expf, erff, tanhf, fabsf)
+DEFINE_GATES(double, d, exp, erf, tanh, fabs)
 DEFINE_ALL_KINDS(float, f)
 DEFINE_ALL_KINDS(double, d)
 
