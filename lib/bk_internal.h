@@ -209,7 +209,8 @@ struct bk_backend {
     /* Drop what submit cached in cmd->impl (begin again, free). */
     void (*command_buffer_reset)(BkCommandBuffer cmd);
     /* Choose a kernel for plan->op and plan->problem: set plan->launch,
-     * plan->kernel, props.kernelName, props.precision and workspace. */
+     * plan->kernel and props.kernelName (the op family has set precision
+     * and workspace; a backend may raise the workspace). */
     BkResult (*plan_select)(BkPlan plan);
     void (*plan_destroy)(BkPlan plan);
     /* Architectures of the embedded GPU code, space-separated ("80 86 89

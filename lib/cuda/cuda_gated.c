@@ -211,13 +211,5 @@ BkResult bk_cuda_gated_select(BkPlan plan)
     plan->launch = bk_cuda_launch_on_queue;
     plan->kernel = shown->fn;
     memcpy(plan->props.kernelName, shown->name, sizeof plan->props.kernelName);
-    BkDataType compute = p->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
-    plan->props.precision = (BkPrecisionGuarantee){
-        .computeType = compute,
-        .accumulatorType = compute,
-        .deterministic = BK_TRUE,
-        .bitStable = BK_TRUE,
-    };
-    plan->props.workspaceSize = 0;
     return BK_SUCCESS;
 }

@@ -220,16 +220,8 @@ static BkResult gated_launch(BkQueue queue, BkPlan plan, const struct bk_run_arg
 BkResult bk_host_gated_select(BkPlan plan)
 {
     const struct bk_gated_problem *p = &plan->problem.gated;
-    BkDataType compute = p->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
     plan->launch = gated_launch;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_gated_%s_%s_%s",
              kinds[p->kind].name, p->backward ? "bwd" : "fwd", types[p->type].name);
-    plan->props.precision = (BkPrecisionGuarantee){
-        .computeType = compute,
-        .accumulatorType = compute,
-        .deterministic = BK_TRUE,
-        .bitStable = BK_TRUE,
-    };
-    plan->props.workspaceSize = 0;
     return BK_SUCCESS;
 }
