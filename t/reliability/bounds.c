@@ -1,0 +1,519 @@
+/* Overflow and bounds, as properties over random inputs (fixed seeds):
+ * - a tensor whose byte span or element count does not fit in 64 bits is
+ *   rejected, with a message naming it; one far from the limit is accepted;
+ * - a written tensor whose strides reach one element twice is rejected,
+ *   naming it; a nested (padded, permuted) layout is accepted; a read
+ *   tensor may overlap itself;
+ * - a binding smaller than its tensor, when libbk can know its size
+ *   (pBindingSizes, or a BkMemory), is rejected with BUFFER_TOO_SMALL;
+ *   one large enough is accepted and the run writes only inside the span;
+ * - a written binding whose byte range meets another binding's is
+ *   rejected; disjoint ranges are accepted;
+ * - an empty tensor (a zero extent) is accepted whatever its strides;
+ * - addresses and sizes that wrap the 64-bit address space are rejected.
+ * The reference arithmetic is the test's own (128-bit, rel_util.c). */
+#include "config.h"
+
+#include "rel_util.h"
+#include "../tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static BkContext ctx;
+static struct rel_rng rng;
+
+static const BkDataType types[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16,
+                                    BK_DATA_TYPE_F64 };
+
+/* bkCreatePlan on op; returns the result and the plan (NULL on failure). */
+static BkResult try_plan(const void *op, BkPlan *plan, const char **why)
+{
+    BkPlanCreateInfo pi = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = op };
+    unsigned mark = rel_message_count();
+    BkResult r = bkCreatePlan(ctx, &pi, NULL, plan);
+    *why = r < 0 ? rel_check_failure(r, mark) : NULL;
+    return r;
+}
+
+static bool over_limit(const BkTensorDesc *d)
+{
+    unsigned __int128 count, span;
+    return rel_tensor_size(d, &count, &span) &&
+           (span > (unsigned __int128)UINT64_MAX || count > (unsigned __int128)INT64_MAX);
+}
+
+/* libbk's own limit is INT64_MAX bytes and elements; the first tensor past
+ * it is the one the message must name. */
+static bool beyond_int64(const BkTensorDesc *d)
+{
+    unsigned __int128 count, span;
+    return rel_tensor_size(d, &count, &span) &&
+           (span > (unsigned __int128)INT64_MAX || count > (unsigned __int128)INT64_MAX);
+}
+
+static bool far_from_limit(const BkTensorDesc *d)
+{
+    unsigned __int128 count, span;
+    return rel_tensor_size(d, &count, &span) && span <= ((unsigned __int128)1 << 62);
+}
+
+/* A value near a power of two up to 2^max_log, or a small one. */
+static int64_t big_extent(unsigned max_log)
+{
+    switch (rel_below(&rng, 4)) {
+    case 0: return 1 + (int64_t)rel_below(&rng, 8);
+    case 1: return (int64_t)1 << rel_below(&rng, max_log + 1);
+    case 2: return ((int64_t)1 << rel_below(&rng, max_log + 1)) + (int64_t)rel_below(&rng, 3);
+    default: return 1 + (int64_t)(rel_next(&rng) >> (64 - max_log));
+    }
+}
+
+/* The nested rule: dimensions sorted by stride, each stride beyond the
+ * furthest offset the smaller ones reach. Such a layout never aliases. */
+static bool nested(const BkTensorDesc *d)
+{
+    uint32_t idx[BK_MAX_TENSOR_RANK], n = 0;
+    for (uint32_t k = 0; k < d->rank; k++)
+        if (d->extent[k] > 1)
+            idx[n++] = k;
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && rel_stride(d, idx[j - 1]) > rel_stride(d, idx[j]); j--) {
+            uint32_t t = idx[j];
+            idx[j] = idx[j - 1], idx[j - 1] = t;
+        }
+    int64_t reach = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (rel_stride(d, idx[i]) <= reach)
+            return false;
+        reach += rel_stride(d, idx[i]) * (d->extent[idx[i]] - 1);
+    }
+    return true;
+}
+
+/* ---- Byte size overflow ------------------------------------------------------ */
+
+static void size_overflow(int cases)
+{
+    long overflowing = 0, fitting = 0, bad_reject = 0, bad_accept = 0, wrong_field = 0;
+    for (int c = 0; c < cases; c++) {
+        BkGatedActivationInfo op = { .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO,
+                                     .kind = (BkGatedActivationKind)rel_below(&rng, 5) };
+        uint32_t rank = 1 + (uint32_t)rel_below(&rng, BK_MAX_TENSOR_RANK);
+        op.splitAxis = (uint32_t)rel_below(&rng, rank);
+        BkDataType type = types[rel_below(&rng, 4)];
+        bool strided = rel_below(&rng, 2);
+        op.input = (BkTensorDesc){ .dataType = type, .rank = rank };
+        op.output = op.input;
+        for (uint32_t k = 0; k < rank; k++) {
+            int64_t e = big_extent(rank > 2 ? 24 : 62);
+            if (k == op.splitAxis)
+                e = e > INT64_MAX / 2 ? INT64_MAX / 2 : e;
+            op.output.extent[k] = e;
+            op.input.extent[k] = k == op.splitAxis ? 2 * e : e;
+        }
+        if (strided) { /* row-major strides, then one dimension stretched */
+            for (int t = 0; t < 2; t++) {
+                BkTensorDesc *d = t ? &op.output : &op.input;
+                int64_t s = 1;
+                for (uint32_t k = rank; k-- > 0;) {
+                    d->stride[k] = s;
+                    s = d->extent[k] && s <= INT64_MAX / d->extent[k] ? s * d->extent[k] : s;
+                }
+                uint32_t k = (uint32_t)rel_below(&rng, rank);
+                int64_t stretch = big_extent(62);
+                d->stride[k] = d->stride[k] <= INT64_MAX / stretch ? d->stride[k] * stretch
+                                                                    : INT64_MAX;
+            }
+        }
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(&op, &plan, &why);
+        bool in_over = over_limit(&op.input), out_over = over_limit(&op.output);
+        if (in_over || out_over) {
+            overflowing++;
+            if (r != BK_ERROR_INVALID_ARGUMENT || why) {
+                if (bad_accept++ == 0)
+                    tap_diag("case %d: %s for a tensor beyond 64 bits (%s)", c, bkResultString(r),
+                             bkGetLastErrorMessage());
+            } else if (!strstr(bkGetLastErrorMessage(),
+                               beyond_int64(&op.input) ? "BkGatedActivationInfo.input"
+                                                       : "BkGatedActivationInfo.output")) {
+                if (wrong_field++ == 0)
+                    tap_diag("case %d: the message does not name the tensor: %s", c,
+                             bkGetLastErrorMessage());
+            }
+        } else if (far_from_limit(&op.input) && far_from_limit(&op.output) &&
+                   nested(&op.output)) { /* a stretched output may overlap itself */
+            fitting++;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("case %d: a tensor that fits was rejected: %s", c,
+                         bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && wrong_field == 0,
+           "size overflow: all %ld tensors beyond 64 bits rejected, naming the tensor",
+           overflowing);
+    tap_ok(bad_reject == 0 && fitting > cases / 20, "size overflow: all %ld tensors that fit are "
+           "accepted", fitting);
+}
+
+/* ---- Self-aliasing written tensors ------------------------------------------- */
+
+static void self_alias(int cases)
+{
+    long aliasing = 0, is_nested = 0, exotic = 0, exotic_rejected = 0, bad_accept = 0,
+         bad_reject = 0, wrong_field = 0, read_alias = 0, read_rejected = 0;
+    for (int c = 0; c < cases; c++) {
+        BkGatedActivationBackwardInfo op = {
+            .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO,
+            .kind = (BkGatedActivationKind)rel_below(&rng, 5),
+        };
+        uint32_t rank = 1 + (uint32_t)rel_below(&rng, 4);
+        op.splitAxis = (uint32_t)rel_below(&rng, rank);
+        op.input = (BkTensorDesc){ .dataType = types[rel_below(&rng, 4)], .rank = rank };
+        for (uint32_t k = 0; k < rank; k++)
+            op.input.extent[k] = (1 + (int64_t)rel_below(&rng, 5)) * (k == op.splitAxis ? 2 : 1);
+        op.gradOutput = op.input;
+        op.gradOutput.extent[op.splitAxis] /= 2;
+        op.gradInput = op.input;
+        /* The written gradInput gets random small strides; so does the read
+         * gradOutput, which may overlap itself. */
+        for (uint32_t k = 0; k < rank; k++) {
+            op.gradInput.stride[k] = 1 + (int64_t)rel_below(&rng, 12);
+            op.gradOutput.stride[k] = 1 + (int64_t)rel_below(&rng, 4);
+        }
+        int aliases = rel_tensor_aliases(&op.gradInput, 1 << 16);
+        bool out_nested = nested(&op.gradInput);
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(&op, &plan, &why);
+        if (rel_tensor_aliases(&op.gradOutput, 1 << 16) == 1) {
+            read_alias++;
+            read_rejected += r != BK_SUCCESS && !aliases && out_nested;
+        }
+        if (aliases == 1) {
+            aliasing++;
+            if (r != BK_ERROR_INVALID_ARGUMENT || why) {
+                if (bad_accept++ == 0)
+                    tap_diag("case %d: %s for a written tensor that aliases", c,
+                             bkResultString(r));
+            } else if (!strstr(bkGetLastErrorMessage(),
+                               "BkGatedActivationBackwardInfo.gradInput")) {
+                if (wrong_field++ == 0)
+                    tap_diag("case %d: message does not name gradInput: %s", c,
+                             bkGetLastErrorMessage());
+            }
+        } else if (out_nested) {
+            is_nested++;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("case %d: a nested layout was rejected: %s", c, bkGetLastErrorMessage());
+        } else {
+            exotic++;
+            if (r != BK_SUCCESS) {
+                exotic_rejected++;
+                if (why || !strstr(bkGetLastErrorMessage(), "gradInput"))
+                    wrong_field++;
+            }
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && wrong_field == 0 && aliasing > 0,
+           "self-overlap: all %ld written tensors that reach an element twice are rejected, "
+           "naming the tensor", aliasing);
+    tap_ok(bad_reject == 0 && is_nested > 0,
+           "self-overlap: all %ld nested written layouts are accepted", is_nested);
+    tap_diag("interleaved layouts that never alias: %ld, of which %ld rejected (allowed)", exotic,
+             exotic_rejected);
+    tap_ok(read_rejected == 0, "self-overlap: read tensors may overlap themselves (%ld cases)",
+           read_alias);
+}
+
+/* ---- Bindings: sizes and overlap ---------------------------------------------- */
+
+static BkCommandBuffer cmd;
+
+static BkResult record(BkPlan plan, uint32_t n, const BkDeviceAddress *b, const uint64_t *sizes,
+                       const char **why)
+{
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = b,
+                      .pBindingSizes = sizes };
+    unsigned mark = rel_message_count();
+    BkResult r = bkCmdRun(cmd, plan, &run);
+    *why = r < 0 ? rel_check_failure(r, mark) : NULL;
+    return r;
+}
+
+/* Starts recording afresh, whatever state the buffer is in. */
+static void begin(void)
+{
+    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    bkEndCommandBuffer(cmd); /* fails, harmlessly, unless it is recording */
+    if (bkBeginCommandBuffer(cmd, &bi) != BK_SUCCESS)
+        tap_bail("bkBeginCommandBuffer: %s", bkGetLastErrorMessage());
+}
+
+/* Submits what was recorded; true when it ran. */
+static bool submit(void)
+{
+    BkQueue q;
+    return bkEndCommandBuffer(cmd) == BK_SUCCESS && bkGetQueue(ctx, 0, &q) == BK_SUCCESS &&
+           bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS;
+}
+
+/* A random forward problem with a padded, permuted output. */
+static void random_forward(BkGatedActivationInfo *op)
+{
+    *op = (BkGatedActivationInfo){ .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO,
+                                   .kind = (BkGatedActivationKind)rel_below(&rng, 5) };
+    uint32_t rank = 1 + (uint32_t)rel_below(&rng, 3);
+    op->splitAxis = (uint32_t)rel_below(&rng, rank);
+    op->input = (BkTensorDesc){ .dataType = types[rel_below(&rng, 4)], .rank = rank };
+    for (uint32_t k = 0; k < rank; k++)
+        op->input.extent[k] = (1 + (int64_t)rel_below(&rng, 6)) * (k == op->splitAxis ? 2 : 1);
+    op->output = op->input;
+    op->output.extent[op->splitAxis] /= 2;
+    int64_t s = 1 + (int64_t)rel_below(&rng, 2);
+    for (uint32_t k = rank; k-- > 0;) {
+        op->output.stride[k] = s;
+        s *= op->output.extent[k] + (int64_t)rel_below(&rng, 2);
+    }
+}
+
+#define ARENA 16384
+
+static void binding_sizes(int cases)
+{
+    static _Alignas(256) unsigned char host[2][ARENA];
+    BkMemoryAllocateInfo mi = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .size = ARENA };
+    BkMemory mem;
+    BkDeviceAddress base;
+    if (bkAllocateMemory(ctx, &mi, NULL, &mem) != BK_SUCCESS ||
+        bkGetMemoryAddress(mem, &base) != BK_SUCCESS)
+        tap_bail("bkAllocateMemory: %s", bkGetLastErrorMessage());
+    unsigned char *dev = (unsigned char *)(uintptr_t)base;
+    long small = 0, enough = 0, bad_small = 0, bad_enough = 0, stray = 0, wrong_field = 0;
+    long overlapping = 0, disjoint = 0, bad_overlap = 0, bad_disjoint = 0;
+    for (int c = 0; c < cases; c++) {
+        BkGatedActivationInfo op;
+        random_forward(&op);
+        BkPlan plan;
+        const char *why;
+        if (try_plan(&op, &plan, &why) != BK_SUCCESS)
+            tap_bail("case %d: bkCreatePlan: %s", c, bkGetLastErrorMessage());
+        unsigned __int128 cnt, s0, s1;
+        rel_tensor_size(&op.input, &cnt, &s0);
+        rel_tensor_size(&op.output, &cnt, &s1);
+        uint64_t span[2] = { (uint64_t)s0, (uint64_t)s1 };
+        size_t elem = rel_type_size(op.input.dataType);
+        unsigned slot = (unsigned)rel_below(&rng, 2); /* the binding under test */
+        bool in_memory = rel_below(&rng, 2);
+        int64_t delta = (int64_t)rel_below(&rng, 5) - 3; /* elements more (or fewer) than needed */
+        int64_t want = (int64_t)span[slot] + delta * (int64_t)elem;
+        uint64_t room = want < (int64_t)elem ? elem : (uint64_t)want; /* 0 would mean unknown */
+        BkDeviceAddress b[2];
+        uint64_t sizes[2] = { 0, 0 };
+        /* The other binding: plenty of host memory with its true size. */
+        b[1 - slot] = (BkDeviceAddress)(uintptr_t)host[1 - slot];
+        sizes[1 - slot] = ARENA;
+        if (in_memory) { /* room bytes left before the end of the BkMemory */
+            b[slot] = base + ARENA - room;
+            memset(dev, 0xA5, ARENA);
+        } else {
+            b[slot] = (BkDeviceAddress)(uintptr_t)host[slot];
+            sizes[slot] = room;
+            memset(host[slot], 0xA5, ARENA);
+        }
+        begin();
+        BkResult r = record(plan, 2, b, sizes, &why);
+        const char *names[2] = { "(input)", "(output)" };
+        if (room < span[slot]) {
+            small++;
+            if (r != BK_ERROR_BUFFER_TOO_SMALL || why) {
+                if (bad_small++ == 0)
+                    tap_diag("case %d: %s for a %llu-byte tensor in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span[slot],
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else if (!strstr(bkGetLastErrorMessage(), names[slot])) {
+                if (wrong_field++ == 0)
+                    tap_diag("case %d: message does not name the binding: %s", c,
+                             bkGetLastErrorMessage());
+            }
+        } else {
+            enough++;
+            if (r != BK_SUCCESS || !submit()) {
+                if (bad_enough++ == 0)
+                    tap_diag("case %d: %s for a %llu-byte tensor in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span[slot],
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else if (slot == 1) { /* the output: nothing written outside its span */
+                const unsigned char *area = in_memory ? dev : host[1];
+                size_t lo = in_memory ? (size_t)(ARENA - room) : 0;
+                for (size_t i = 0; i < ARENA; i++)
+                    if ((i < lo || i >= lo + span[1]) && area[i] != 0xA5) {
+                        if (stray++ == 0)
+                            tap_diag("case %d: byte %zu outside the output's span changed", c, i);
+                        break;
+                    }
+            }
+        }
+        /* Overlap: both bindings in one BkMemory at random offsets. */
+        begin();
+        uint64_t o0 = rel_below(&rng, ARENA - span[0] + 1) / elem * elem;
+        uint64_t o1 = rel_below(&rng, ARENA - span[1] + 1) / elem * elem;
+        BkDeviceAddress ob[2] = { base + o0, base + o1 };
+        r = record(plan, 2, ob, NULL, &why);
+        bool meet = o0 < o1 + span[1] && o1 < o0 + span[0];
+        if (meet) {
+            overlapping++;
+            if ((r != BK_ERROR_INVALID_ARGUMENT || why || !strstr(bkGetLastErrorMessage(),
+                                                                  "overlaps")) &&
+                bad_overlap++ == 0)
+                tap_diag("case %d: %s for overlapping bindings (%s)", c, bkResultString(r),
+                         bkGetLastErrorMessage());
+        } else {
+            disjoint++;
+            if (r != BK_SUCCESS && bad_disjoint++ == 0)
+                tap_diag("case %d: disjoint bindings rejected: %s", c, bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    bkFreeMemory(ctx, mem);
+    tap_ok(bad_small == 0 && wrong_field == 0 && small > 0,
+           "binding sizes: all %ld bindings smaller than their tensor return BUFFER_TOO_SMALL, "
+           "naming the binding", small);
+    tap_ok(bad_enough == 0 && stray == 0 && enough > 0,
+           "binding sizes: all %ld large enough run and write only inside the output's span",
+           enough);
+    tap_ok(bad_overlap == 0 && bad_disjoint == 0 && overlapping > 0 && disjoint > 0,
+           "overlap: %ld overlapping written ranges rejected, %ld disjoint ones accepted",
+           overlapping, disjoint);
+}
+
+/* ---- Empty tensors ------------------------------------------------------------ */
+
+/* A zero extent makes an empty tensor whatever the other extents and
+ * strides: the plan is accepted and running it, with 0 bindings, does
+ * nothing (no arithmetic on the unchecked strides either: UBSan builds
+ * see it). */
+static void empty_tensors(int cases)
+{
+    long bad = 0;
+    for (int c = 0; c < cases; c++) {
+        BkGatedActivationBackwardInfo op = {
+            .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO,
+            .kind = (BkGatedActivationKind)rel_below(&rng, 5),
+        };
+        uint32_t rank = 2 + (uint32_t)rel_below(&rng, BK_MAX_TENSOR_RANK - 1);
+        op.splitAxis = (uint32_t)rel_below(&rng, rank);
+        op.input = (BkTensorDesc){ .dataType = types[rel_below(&rng, 4)], .rank = rank };
+        for (uint32_t k = 0; k < rank; k++)
+            op.input.extent[k] = big_extent(62) & ~(int64_t)1; /* even, maybe 0 */
+        op.input.extent[(op.splitAxis + 1 + rel_below(&rng, rank - 1)) % rank] = 0;
+        op.gradOutput = op.input;
+        op.gradOutput.extent[op.splitAxis] /= 2;
+        op.gradInput = op.input;
+        BkTensorDesc *t[3] = { &op.input, &op.gradOutput, &op.gradInput };
+        for (int i = 0; i < 3; i++)
+            for (uint32_t k = 0; k < rank; k++)
+                t[i]->stride[k] = rel_below(&rng, 2) ? INT64_MAX / (1 + (int64_t)rel_below(&rng, 4))
+                                                     : big_extent(62);
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(&op, &plan, &why);
+        BkDeviceAddress b[3] = { 0, 0, 0 };
+        begin();
+        if (r == BK_SUCCESS)
+            r = record(plan, 3, b, NULL, &why);
+        if (r != BK_SUCCESS || !submit()) {
+            if (bad++ == 0)
+                tap_diag("case %d: %s (%s)", c, bkResultString(r), bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad == 0, "empty tensors with huge extents and strides are accepted and run (%d cases)",
+           cases);
+}
+
+/* ---- Wrapping the address space ------------------------------------------------ */
+
+static void address_wrap(void)
+{
+    BkGatedActivationInfo op = {
+        .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, .kind = BK_GATED_ACTIVATION_GLU,
+        .splitAxis = 0,
+        .input = { BK_DATA_TYPE_F32, 1, { 2048 }, { 0 } },
+        .output = { BK_DATA_TYPE_F32, 1, { 1024 }, { 0 } },
+    };
+    BkPlan plan;
+    const char *why;
+    if (try_plan(&op, &plan, &why) != BK_SUCCESS)
+        tap_bail("bkCreatePlan: %s", bkGetLastErrorMessage());
+    static _Alignas(64) float x[2048];
+    BkDeviceAddress top = UINT64_MAX - 4095; /* 4-byte aligned; 4096 bytes left */
+    BkDeviceAddress b[2] = { (BkDeviceAddress)(uintptr_t)x, top };
+    begin();
+    BkResult r = record(plan, 2, b, NULL, &why);
+    tap_ok(r == BK_ERROR_INVALID_ARGUMENT && !why && strstr(bkGetLastErrorMessage(), "wrap"),
+           "a binding whose tensor runs past 2^64 is rejected (%s: %s)", bkResultString(r),
+           bkGetLastErrorMessage());
+    bkDestroyPlan(plan);
+
+    unsigned mark = rel_message_count();
+    r = bkCmdFillMemory(cmd, top, 8192, 0);
+    tap_ok(r < 0 && !rel_check_failure(r, mark), "bkCmdFillMemory past 2^64 is rejected (%s)",
+           bkResultString(r));
+    mark = rel_message_count();
+    r = bkCmdCopyMemory(cmd, top, (BkDeviceAddress)(uintptr_t)x, 8192);
+    tap_ok(r < 0 && !rel_check_failure(r, mark), "bkCmdCopyMemory past 2^64 is rejected (%s)",
+           bkResultString(r));
+
+    /* Sizes a BkMemory cannot have. */
+    struct rel_alloc st;
+    BkAllocationCallbacks limited = rel_alloc_callbacks(&st);
+    st.max_size = 1 << 20; /* stands for a machine without that much memory */
+    const uint64_t huge[] = { UINT64_MAX, (uint64_t)INT64_MAX + 1, (uint64_t)INT64_MAX,
+                              UINT64_MAX - 255 };
+    long bad = 0;
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        BkMemoryAllocateInfo mi = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                    .size = huge[i] };
+        BkMemory m = (BkMemory)(uintptr_t)1;
+        mark = rel_message_count();
+        r = bkAllocateMemory(ctx, &mi, &limited, &m);
+        if (r != BK_ERROR_OUT_OF_DEVICE_MEMORY || rel_check_failure(r, mark) || m) {
+            tap_diag("size %llu: %s (%s)", (unsigned long long)huge[i], bkResultString(r),
+                     bkGetLastErrorMessage());
+            bad++;
+            if (r == BK_SUCCESS)
+                bkFreeMemory(ctx, m);
+        }
+    }
+    tap_ok(bad == 0 && atomic_load(&st.live) == 0,
+           "BkMemoryAllocateInfo.size near 2^64 returns OUT_OF_DEVICE_MEMORY, leaking nothing");
+}
+
+int main(void)
+{
+    rel_capture_messages();
+    BkContextCreateInfo ci = { .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+                               .deviceType = BK_DEVICE_TYPE_HOST };
+    if (bkCreateContext(&ci, NULL, &ctx) != BK_SUCCESS ||
+        bkAllocateCommandBuffer(ctx, NULL, &cmd) != BK_SUCCESS)
+        tap_bail("set-up: %s", bkGetLastErrorMessage());
+    const char *seed = getenv("BK_TEST_SEED");
+    rng.s = seed && *seed ? strtoull(seed, NULL, 0) : 0x626f756e6473ull;
+    tap_plan(13);
+    tap_diag("seed 0x%llx (BK_TEST_SEED repeats a run)", (unsigned long long)rng.s);
+    int scale = rel_slow_run() ? 1 : 8;
+    size_overflow(400 * scale);
+    self_alias(300 * scale);
+    binding_sizes(100 * scale);
+    empty_tensors(50 * scale);
+    address_wrap();
+    bkFreeCommandBuffer(cmd);
+    bkDestroyContext(ctx);
+    return tap_done();
+}

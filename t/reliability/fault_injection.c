@@ -1,0 +1,385 @@
+/* Fault injection: every public constructor, with BkAllocationCallbacks
+ * that fail the n-th allocation (alone, or with every one after it), for
+ * n = 1, 2, ... until the call succeeds. Each failure must return
+ * BK_ERROR_OUT_OF_HOST_MEMORY (BK_ERROR_OUT_OF_DEVICE_MEMORY when the
+ * failed request was the host device's memory itself) with a message,
+ * leave no allocation behind and no handle in the output; after that the
+ * same call works and the object is usable. */
+#include "config.h"
+
+#include "rel_util.h"
+#include "../tap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MEMORY_SIZE 12344u   /* unusual, so its request is recognised */
+
+static struct rel_alloc stats;
+static BkAllocationCallbacks cb;
+
+/* ---- The loop ------------------------------------------------------------ */
+
+/* One attempt at the constructor under test; undo destroys what it made. */
+struct subject {
+    const char *name;
+    BkResult (*attempt)(void *state);
+    void (*undo)(void *state);
+    bool (*use)(void *state);          /* checks the made object works */
+    void *state;
+};
+
+static void inject(const struct subject *s, bool and_after)
+{
+    const char *mode = and_after ? "and every later one" : "alone";
+    long n, wrong_code = 0, leaked = 0, silent = 0, swallowed = 0, bad = 0;
+    BkResult last = BK_SUCCESS;
+    for (n = 1; n < 10000; n++) {
+        long live = atomic_load(&stats.live), failed = atomic_load(&stats.failed);
+        rel_alloc_fail_in(&stats, n, and_after);
+        unsigned mark = rel_message_count();
+        BkResult r = s->attempt(s->state);
+        rel_alloc_fail_in(&stats, 0, false);
+        if (atomic_load(&stats.failed) == failed) {
+            last = r; /* allocation n was never asked for: the call ran free */
+            break;
+        }
+        if (r == BK_SUCCESS) {
+            swallowed++;
+            s->undo(s->state);
+            continue;
+        }
+        BkResult want = atomic_load(&stats.last_failed_size) == MEMORY_SIZE
+                            ? BK_ERROR_OUT_OF_DEVICE_MEMORY : BK_ERROR_OUT_OF_HOST_MEMORY;
+        if (r != want && wrong_code++ == 0)
+            tap_diag("%s, allocation %ld failing: %s, expected %s (%s)", s->name, n,
+                     bkResultString(r), bkResultString(want), bkGetLastErrorMessage());
+        if (rel_check_failure(r, mark) && silent++ == 0)
+            tap_diag("%s, allocation %ld failing: %s", s->name, n, rel_check_failure(r, mark));
+        if (atomic_load(&stats.live) != live && leaked++ == 0)
+            tap_diag("%s, allocation %ld failing: %ld allocations left behind", s->name, n,
+                     atomic_load(&stats.live) - live);
+    }
+    bad = atomic_load(&stats.bad_frees) + atomic_load(&stats.bad_aligns);
+    tap_ok(last == BK_SUCCESS && n > 1, "%s: succeeds once %ld allocations pass (%s)", s->name,
+           n - 1, bkResultString(last));
+    tap_ok(wrong_code == 0 && silent == 0, "%s: each of %ld failures (%s) returns out of memory "
+           "with a message", s->name, n - 1, mode);
+    tap_ok(leaked == 0 && swallowed == 0 && bad == 0,
+           "%s: no failure leaks (%ld) or is ignored (%ld); frees and alignments valid (%ld)",
+           s->name, leaked, swallowed, bad);
+    if (last == BK_SUCCESS) {
+        tap_ok(!s->use || s->use(s->state), "%s: the object made after the failures works",
+               s->name);
+        s->undo(s->state);
+    } else {
+        tap_skip(1, "%s never succeeded", s->name);
+    }
+}
+
+/* ---- Subjects ----------------------------------------------------------- */
+
+static const BkContextCreateInfo host_info = {
+    .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, .deviceType = BK_DEVICE_TYPE_HOST,
+    .apiVersion = BK_HEADER_VERSION,
+};
+static const BkContextCreateInfo auto_info = {
+    .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, .deviceType = BK_DEVICE_TYPE_AUTO,
+};
+
+struct ctx_state {
+    const BkContextCreateInfo *info;
+    BkContext ctx;
+};
+
+static BkResult ctx_attempt(void *p)
+{
+    struct ctx_state *s = p;
+    s->ctx = (BkContext)(uintptr_t)1;
+    BkResult r = bkCreateContext(s->info, &cb, &s->ctx);
+    if (r != BK_SUCCESS && s->ctx != BK_NULL_HANDLE)
+        tap_diag("bkCreateContext failed but left a handle");
+    return r;
+}
+
+static void ctx_undo(void *p)
+{
+    bkDestroyContext(((struct ctx_state *)p)->ctx);
+}
+
+static bool ctx_use(void *p)
+{
+    struct ctx_state *s = p;
+    BkDeviceProperties props = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    BkQueue q = BK_NULL_HANDLE;
+    return bkGetContextProperties(s->ctx, &props) == BK_SUCCESS && props.queueCount > 0 &&
+           bkGetQueue(s->ctx, props.queueCount - 1, &q) == BK_SUCCESS && q &&
+           bkQueueWaitIdle(q) == BK_SUCCESS;
+}
+
+/* Objects made from a context that also uses the counting callbacks, so
+ * its own growth (the memory registry) is injected too. */
+struct obj_state {
+    BkContext ctx;
+    const BkAllocationCallbacks *alloc;   /* for the object: &cb or NULL (the context's) */
+    BkMemory mem;
+    BkCommandBuffer cmd;
+    BkPlan plan;
+    const void *op;
+};
+
+static BkResult mem_attempt(void *p)
+{
+    struct obj_state *s = p;
+    BkMemoryAllocateInfo info = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                  .size = MEMORY_SIZE, .memoryType = BK_MEMORY_TYPE_DEVICE };
+    s->mem = (BkMemory)(uintptr_t)1;
+    BkResult r = bkAllocateMemory(s->ctx, &info, s->alloc, &s->mem);
+    if (r != BK_SUCCESS && s->mem != BK_NULL_HANDLE)
+        tap_diag("bkAllocateMemory failed but left a handle");
+    return r;
+}
+
+static void mem_undo(void *p)
+{
+    struct obj_state *s = p;
+    bkFreeMemory(s->ctx, s->mem);
+}
+
+static bool mem_use(void *p)
+{
+    struct obj_state *s = p;
+    BkDeviceAddress a = 0;
+    unsigned char in[MEMORY_SIZE], out[MEMORY_SIZE];
+    for (unsigned i = 0; i < MEMORY_SIZE; i++)
+        in[i] = (unsigned char)(i * 7);
+    return bkGetMemoryAddress(s->mem, &a) == BK_SUCCESS &&
+           bkCopyToDevice(s->ctx, a, in, MEMORY_SIZE) == BK_SUCCESS &&
+           bkCopyFromDevice(s->ctx, out, a, MEMORY_SIZE) == BK_SUCCESS &&
+           memcmp(in, out, MEMORY_SIZE) == 0;
+}
+
+static BkResult cmd_attempt(void *p)
+{
+    struct obj_state *s = p;
+    s->cmd = (BkCommandBuffer)(uintptr_t)1;
+    BkResult r = bkAllocateCommandBuffer(s->ctx, s->alloc, &s->cmd);
+    if (r != BK_SUCCESS && s->cmd != BK_NULL_HANDLE)
+        tap_diag("bkAllocateCommandBuffer failed but left a handle");
+    return r;
+}
+
+static void cmd_undo(void *p)
+{
+    bkFreeCommandBuffer(((struct obj_state *)p)->cmd);
+}
+
+static BkResult plan_attempt(void *p)
+{
+    struct obj_state *s = p;
+    BkPlanCreateInfo info = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = s->op };
+    s->plan = (BkPlan)(uintptr_t)1;
+    BkResult r = bkCreatePlan(s->ctx, &info, s->alloc, &s->plan);
+    if (r != BK_SUCCESS && s->plan != BK_NULL_HANDLE)
+        tap_diag("bkCreatePlan failed but left a handle");
+    return r;
+}
+
+static void plan_undo(void *p)
+{
+    bkDestroyPlan(((struct obj_state *)p)->plan);
+}
+
+/* The plans: SwiGLU forward on [4, 16] -> [4, 8], and its backward. */
+static const BkGatedActivationInfo fwd_info = {
+    .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, .kind = BK_GATED_ACTIVATION_SWIGLU,
+    .splitAxis = 1,
+    .input = { BK_DATA_TYPE_F32, 2, { 4, 16 }, { 0 } },
+    .output = { BK_DATA_TYPE_F32, 2, { 4, 8 }, { 0 } },
+};
+static const BkGatedActivationBackwardInfo bwd_info = {
+    .sType = BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, .kind = BK_GATED_ACTIVATION_GEGLU,
+    .splitAxis = 0,
+    .input = { BK_DATA_TYPE_F64, 2, { 6, 3 }, { 0 } },
+    .gradOutput = { BK_DATA_TYPE_F64, 2, { 3, 3 }, { 0 } },
+    .gradInput = { BK_DATA_TYPE_F64, 2, { 6, 3 }, { 0 } },
+};
+
+/* Runs s->plan (the forward one) once and checks y = a * silu(b) roughly. */
+static bool run_forward(BkContext ctx, BkPlan plan)
+{
+    float x[64], y[32];
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)(i % 7) - 3.0f;
+    memset(y, 0xFF, sizeof y);
+    BkDeviceAddress b[2] = { (BkDeviceAddress)(uintptr_t)x, (BkDeviceAddress)(uintptr_t)y };
+    uint64_t sizes[2] = { sizeof x, sizeof y };
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2, .pBindings = b,
+                      .pBindingSizes = sizes };
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    BkCommandBuffer cmd;
+    BkQueue q;
+    if (bkAllocateCommandBuffer(ctx, NULL, &cmd) != BK_SUCCESS)
+        return false;
+    bool ok = bkBeginCommandBuffer(cmd, &begin) == BK_SUCCESS &&
+              bkCmdRun(cmd, plan, &run) == BK_SUCCESS && bkEndCommandBuffer(cmd) == BK_SUCCESS &&
+              bkGetQueue(ctx, 0, &q) == BK_SUCCESS && bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS;
+    bkFreeCommandBuffer(cmd);
+    for (int r = 0; ok && r < 4; r++)
+        for (int j = 0; j < 8; j++) {
+            float a = x[r * 16 + j], g = x[r * 16 + 8 + j];
+            float want = a * g / (1.0f + __builtin_expf(-g));
+            ok = __builtin_fabsf(y[r * 8 + j] - want) <= 1e-5f * (1.0f + __builtin_fabsf(want));
+        }
+    return ok;
+}
+
+static bool plan_use(void *p)
+{
+    struct obj_state *s = p;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    if (bkGetPlanProperties(s->plan, &props) != BK_SUCCESS)
+        return false;
+    return s->op == (const void *)&fwd_info ? run_forward(s->ctx, s->plan)
+                                           : props.bindingCount == 3;
+}
+
+/* ---- Recording growth ------------------------------------------------------ */
+
+/* Records 40 commands into a buffer whose callbacks fail the next
+ * allocation of each; a failed record must leave the buffer recording with
+ * what it had, and the retry must work. The buffer then runs. */
+static void recording_growth(BkContext ctx, BkPlan plan, int kind)
+{
+    static const char *const names[] = { "bkCmdRun", "bkCmdFillMemory", "bkCmdCopyMemory" };
+    enum { N = 40 };
+    static float x[64], y[32], src[N], dst[N];
+    BkCommandBuffer cmd;
+    if (bkAllocateCommandBuffer(ctx, &cb, &cmd) != BK_SUCCESS)
+        tap_bail("bkAllocateCommandBuffer: %s", bkGetLastErrorMessage());
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    BkDeviceAddress b[2] = { (BkDeviceAddress)(uintptr_t)x, (BkDeviceAddress)(uintptr_t)y };
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2, .pBindings = b };
+    long failures = 0, wrong = 0, leaked = 0, retry_failed = 0;
+    for (int i = 0; i < N; i++)
+        src[i] = (float)i + 1.0f;
+    memset(dst, 0, sizeof dst);
+    bool begun = bkBeginCommandBuffer(cmd, &begin) == BK_SUCCESS;
+    for (int i = 0; begun && i < N; i++) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            long live = atomic_load(&stats.live), failed = atomic_load(&stats.failed);
+            if (attempt == 0)
+                rel_alloc_fail_in(&stats, 1, false);
+            unsigned mark = rel_message_count();
+            BkDeviceAddress d = (BkDeviceAddress)(uintptr_t)&dst[i];
+            BkDeviceAddress s = (BkDeviceAddress)(uintptr_t)&src[i];
+            BkResult r = kind == 0 ? bkCmdRun(cmd, plan, &run)
+                       : kind == 1 ? bkCmdFillMemory(cmd, d, 4, (uint32_t)i)
+                                   : bkCmdCopyMemory(cmd, d, s, 4);
+            rel_alloc_fail_in(&stats, 0, false);
+            if (atomic_load(&stats.failed) == failed) {
+                if (r != BK_SUCCESS)
+                    retry_failed++;
+                break;
+            }
+            failures++;
+            if (attempt == 1 || r != BK_ERROR_OUT_OF_HOST_MEMORY || rel_check_failure(r, mark))
+                wrong++;
+            if (atomic_load(&stats.live) != live)
+                leaked++;
+        }
+    }
+    BkQueue q;
+    bool ran = begun && bkEndCommandBuffer(cmd) == BK_SUCCESS &&
+               bkGetQueue(ctx, 1, &q) == BK_SUCCESS && bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS;
+    for (int i = 0; ran && kind && i < N; i++) {
+        float want = kind == 1 ? 0.0f : src[i];
+        uint32_t bits = (uint32_t)i;
+        if (kind == 1)
+            memcpy(&want, &bits, 4);
+        ran = memcmp(&dst[i], &want, 4) == 0;
+    }
+    bkFreeCommandBuffer(cmd);
+    tap_ok(failures > 0 && wrong == 0 && leaked == 0,
+           "%s: %ld failed growths of a recording buffer return out of memory with a message "
+           "and leak nothing (%ld wrong, %ld leaked)", names[kind], failures, wrong, leaked);
+    tap_ok(ran && retry_failed == 0, "%s: after each failure the buffer keeps recording; all %d "
+           "commands run", names[kind], N);
+}
+
+int main(void)
+{
+    cb = rel_alloc_callbacks(&stats);
+    rel_capture_messages();
+
+    for (int after = 0; after < 2; after++) {
+        struct ctx_state cs = { &host_info, NULL };
+        inject(&(struct subject){ "bkCreateContext(HOST)", ctx_attempt, ctx_undo, ctx_use, &cs },
+               after);
+        cs.info = &auto_info;
+        inject(&(struct subject){ "bkCreateContext(AUTO)", ctx_attempt, ctx_undo, ctx_use, &cs },
+               after);
+    }
+
+    /* With callbacks given to the object, and with NULL (the context's);
+     * a fresh context each time, so its memory registry starts empty. */
+    BkContext ctx;
+    for (int own = 0; own < 2; own++) {
+        for (int after = 0; after < 2; after++) {
+            if (bkCreateContext(&host_info, &cb, &ctx) != BK_SUCCESS)
+                tap_bail("bkCreateContext: %s", bkGetLastErrorMessage());
+            struct obj_state s = { .ctx = ctx, .alloc = own ? &cb : NULL };
+            const char *who = own ? "own callbacks" : "the context's callbacks";
+            char name[128];
+            /* The 17th memory makes the registry grow. */
+            BkMemory keep[20];
+            for (int k = 0; k < 20; k++) {
+                snprintf(name, sizeof name, "bkAllocateMemory no. %d, %s", k + 1, who);
+                struct subject sub = { name, mem_attempt, mem_undo, mem_use, &s };
+                if (k == 0 || k == 16)
+                    inject(&sub, after);
+                if (mem_attempt(&s) != BK_SUCCESS)
+                    tap_bail("bkAllocateMemory: %s", bkGetLastErrorMessage());
+                keep[k] = s.mem;
+            }
+            for (int k = 0; k < 20; k++)
+                bkFreeMemory(ctx, keep[k]);
+
+            snprintf(name, sizeof name, "bkAllocateCommandBuffer, %s", who);
+            inject(&(struct subject){ name, cmd_attempt, cmd_undo, NULL, &s }, after);
+            s.op = &fwd_info;
+            snprintf(name, sizeof name, "bkCreatePlan(forward), %s", who);
+            inject(&(struct subject){ name, plan_attempt, plan_undo, plan_use, &s }, after);
+            s.op = &bwd_info;
+            snprintf(name, sizeof name, "bkCreatePlan(backward), %s", who);
+            inject(&(struct subject){ name, plan_attempt, plan_undo, plan_use, &s }, after);
+            bkDestroyContext(ctx);
+        }
+    }
+    if (bkCreateContext(&host_info, &cb, &ctx) != BK_SUCCESS)
+        tap_bail("bkCreateContext: %s", bkGetLastErrorMessage());
+
+    BkPlan plan;
+    BkPlanCreateInfo pinfo = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO,
+                               .pOperation = &fwd_info };
+    if (bkCreatePlan(ctx, &pinfo, NULL, &plan) != BK_SUCCESS)
+        tap_bail("bkCreatePlan: %s", bkGetLastErrorMessage());
+    for (int kind = 0; kind < 3; kind++)
+        recording_growth(ctx, plan, kind);
+    bkDestroyPlan(plan);
+
+    /* Only devices with native queues (CUDA streams) can import one. */
+    BkQueue q = (BkQueue)(uintptr_t)1;
+    BkResult r = bkImportQueue(ctx, &q, &q);
+    if (r == BK_ERROR_UNSUPPORTED && q == BK_NULL_HANDLE)
+        tap_skip(1, "bkImportQueue: the host device has no native queues");
+    else
+        tap_ok(false, "bkImportQueue on the host device returned %s, not BK_ERROR_UNSUPPORTED",
+               bkResultString(r));
+
+    bkDestroyContext(ctx);
+    tap_is_int(atomic_load(&stats.live), 0, "every allocation through the callbacks was freed");
+    tap_is_int(atomic_load(&stats.bad_frees) + atomic_load(&stats.bad_aligns), 0,
+               "no foreign pointer freed and every alignment a power of two");
+    return tap_done();
+}
