@@ -13,7 +13,11 @@
 
 struct bk_cuda_driver bk_cu;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* A mutex rather than pthread_once: every caller then synchronises with
+ * the loader in a way helgrind and ThreadSanitizer both see, and this runs
+ * only at enumeration and context creation, never per launch. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool load_done;
 static BkResult load_result;
 static char load_message[512];
 
@@ -123,9 +127,16 @@ static void load(void)
 
 const struct bk_cuda_driver *bk_cuda_driver(BkResult *result, bool report)
 {
-    pthread_once(&load_once, load);
-    if (load_result != BK_SUCCESS) {
-        *result = report ? bk_error(load_result, "%s", load_message) : load_result;
+    pthread_mutex_lock(&load_lock);
+    if (!load_done) {
+        load();
+        load_done = true;
+    }
+    BkResult loaded = load_result;
+    pthread_mutex_unlock(&load_lock);
+    if (loaded != BK_SUCCESS) {
+        /* load_message is written once, before load_done, under the lock. */
+        *result = report ? bk_error(loaded, "%s", load_message) : loaded;
         return NULL;
     }
     *result = BK_SUCCESS;
