@@ -427,3 +427,15 @@ bool gated_case_test_reference(BkContext ctx, const struct gated_case *c, struct
     gated_data_free(&d);
     return tap_ok(ok, "%s", c->label);
 }
+
+void gated_case_test_all(BkContext ctx, bool backward, const struct gated_shape *shapes,
+                         unsigned count, struct bkt_rng *rng)
+{
+    for (unsigned k = 0; k < GATED_KIND_COUNT; k++)
+        for (unsigned t = 0; t < GATED_TYPE_COUNT; t++)
+            for (unsigned s = 0; s < count; s++) {
+                struct gated_case c;
+                gated_case_init(&c, gated_kinds[k], gated_types[t], backward, &shapes[s], rng);
+                gated_case_test_reference(ctx, &c, rng);
+            }
+}

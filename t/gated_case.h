@@ -111,6 +111,10 @@ long gated_check_gaps(const struct gated_case *c, const struct gated_data *d);
 /* Run c on fresh random inputs and check it against the closed forms:
  * one TAP line. */
 bool gated_case_test_reference(BkContext ctx, const struct gated_case *c, struct bkt_rng *rng);
+/* gated_case_test_reference for every kind x type x shape: one TAP line
+ * each. */
+void gated_case_test_all(BkContext ctx, bool backward, const struct gated_shape *shapes,
+                         unsigned count, struct bkt_rng *rng);
 
 /* Visit every element of the half (output) shape with its element offsets
  * in each tensor: a and b halves of x, y or dy, and a and b halves of dx. */

@@ -78,13 +78,7 @@ int main(void)
     struct bkt_rng rng = bkt_rng_new(101);
     struct gated_shape shapes[MAX_SHAPES];
     unsigned n = gated_shapes(&rng, shapes, MAX_SHAPES);
-    for (unsigned k = 0; k < GATED_KIND_COUNT; k++)
-        for (unsigned t = 0; t < GATED_TYPE_COUNT; t++)
-            for (unsigned s = 0; s < n; s++) {
-                struct gated_case c;
-                gated_case_init(&c, gated_kinds[k], gated_types[t], false, &shapes[s], &rng);
-                gated_case_test_reference(ctx, &c, &rng);
-            }
+    gated_case_test_all(ctx, false, shapes, n, &rng);
     test_bit_stable(ctx, &shapes[3], &rng);
     for (unsigned t = 0; t < GATED_TYPE_COUNT; t++)
         test_rounding(ctx, gated_types[t], &rng);
