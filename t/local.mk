@@ -28,6 +28,7 @@ BK_C_TESTS = \
 	t/gated_forward \
 	t/gated_backward \
 	t/gated_fd \
+	t/determinism \
 	t/host_pointers \
 	t/gpu_gated
 check_PROGRAMS += $(BK_C_TESTS)
@@ -66,6 +67,8 @@ t_gated_backward_LDADD = $(BK_TEST_LIBS)
 t_gated_backward_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gated_fd_LDADD = $(BK_TEST_LIBS)
 t_gated_fd_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_determinism_LDADD = $(BK_TEST_LIBS)
+t_determinism_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_host_pointers_LDADD = $(BK_TEST_LIBS)
 t_host_pointers_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_gated_LDADD = $(BK_TEST_LIBS)
