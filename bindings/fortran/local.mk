@@ -112,7 +112,7 @@ else
 BK_FORTRAN_INSTALLCHECK = no
 endif
 BK_FORTRAN_IC_TEST_SRC = t/fortran_tap.f90 t/fortran_gated_ref.f90 t/fortran_gated_run.f90
-installcheck-local: installcheck-fortran
+BK_INSTALLCHECK_HOOKS += installcheck-fortran
 installcheck-fortran:
 	$(AM_V_at)if test $(BK_FORTRAN_INSTALLCHECK) = yes; then \
 	  rm -rf installcheck-fortran.tmp && $(MKDIR_P) installcheck-fortran.tmp && \
