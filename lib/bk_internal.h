@@ -177,7 +177,6 @@ struct BkPlan_T {
         struct bk_gated_problem gated;
     } problem;
     bk_launch_fn launch;                   /* set by the backend's plan_select */
-    const void *kernel;                    /* backend's chosen kernel */
     void *impl;                            /* backend per-plan state */
 };
 
@@ -209,7 +208,7 @@ struct bk_backend {
     /* Drop what submit cached in cmd->impl (begin again, free). */
     void (*command_buffer_reset)(BkCommandBuffer cmd);
     /* Choose a kernel for plan->op and plan->problem: set plan->launch,
-     * plan->kernel and props.kernelName (the op family has set precision
+     * plan->impl and props.kernelName (the op family has set precision
      * and workspace; a backend may raise the workspace). */
     BkResult (*plan_select)(BkPlan plan);
     void (*plan_destroy)(BkPlan plan);
@@ -224,8 +223,6 @@ BK_HIDDEN extern const struct bk_backend bk_host_backend;
 BK_HIDDEN extern const struct bk_backend bk_cuda_backend;
 #endif
 
-/* Backends in the order bkEnumerateDevices lists them (lib/device.c). */
-BK_HIDDEN const struct bk_backend *const *bk_backends(uint32_t *count);
 
 /* ---- Memory registry (lib/memory.c) ----------------------------------- */
 /* Bytes of the BkMemory holding addr from addr to its end, or 0 when addr

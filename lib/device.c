@@ -15,12 +15,6 @@ static const struct bk_backend *const backends[] = {
 #endif
 };
 
-const struct bk_backend *const *bk_backends(uint32_t *count)
-{
-    *count = BK_ARRAY_SIZE(backends);
-    return backends;
-}
-
 static const struct bk_backend *backend_of(BkDeviceType type)
 {
     for (size_t i = 0; i < BK_ARRAY_SIZE(backends); i++)

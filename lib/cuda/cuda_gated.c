@@ -209,7 +209,6 @@ BkResult bk_cuda_gated_select(BkPlan plan)
 
     const struct gated_kernel *shown = g->has_vec ? &g->vec : &g->strided;
     plan->launch = bk_cuda_launch_on_queue;
-    plan->kernel = shown->fn;
     memcpy(plan->props.kernelName, shown->name, sizeof plan->props.kernelName);
     return BK_SUCCESS;
 }
