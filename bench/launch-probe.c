@@ -7,8 +7,9 @@
  * libbk: begin + bkCmdRun + end, and submit, of a one-time buffer holding
  * one small plan (f32 GLU forward, 4 x 256). Driver, on the same kernel and
  * parameter block: cuLaunchKernel on a blocking and a non-blocking stream,
- * cuLaunchKernelEx with programmatic stream serialization, an empty kernel
- * with an 8-byte parameter, cuCtxGetCurrent; and a graph of 100 launches
+ * cuLaunchKernelEx with programmatic stream serialization, empty kernels
+ * with parameter blocks of 8 to 440 bytes (the gated kernels' size),
+ * cuCtxGetCurrent; and a graph of 100 launches
  * replayed, with and without programmatic dependent launch. Medians, in
  * microseconds. */
 #define _POSIX_C_SOURCE 200809L
@@ -98,14 +99,18 @@ static double median(double *v, int n)
 static double samples[N];
 
 /* launch: 0 plain, 1 Ex with programmatic serialization. */
-static CUfunction fn_gated, fn_empty;
+/* empty: 0 the gated kernel, k > 0 the empty kernel with empty_size[k - 1]
+ * bytes of parameters. */
+static const unsigned empty_size[] = { 8, 64, 160, 440 };
+#define EMPTY_KINDS (int)(sizeof empty_size / sizeof empty_size[0])
+static CUfunction fn_gated, fn_empty[EMPTY_KINDS];
 static struct bk_gated_args args;
-static CUdeviceptr empty_arg;
+static _Alignas(16) unsigned char empty_block[512];
 
 static CUresult launch(CUstream s, int how, int empty)
 {
-    void *params[] = { empty ? (void *)&empty_arg : (void *)&args };
-    CUfunction f = empty ? fn_empty : fn_gated;
+    void *params[] = { empty ? (void *)empty_block : (void *)&args };
+    CUfunction f = empty ? fn_empty[empty - 1] : fn_gated;
     if (how == 0)
         return cu.cuLaunchKernel(f, 1, 1, 1, BK_GATED_BLOCK, 1, 1, 0, s, params, NULL);
     Attr a = { .id = 6 };
@@ -243,20 +248,25 @@ int main(int argc, char **argv)
     size_t n = fread(image, 1, sizeof image, f);
     fclose(f);
     (void)n;
-    CUmodule m, me;
+    CUmodule m;
     need(cu.cuModuleLoadData(&m, image), "cuModuleLoadData");
     need(cu.cuModuleGetFunction(&fn_gated, m, "bk_gated_fwd_glu_f32_vec"), "cuModuleGetFunction");
-    static const char ptx[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
-                              ".visible .entry bk_probe_empty(.param .u64 p)\n{\n ret;\n}\n";
-    need(cu.cuModuleLoadData(&me, ptx), "cuModuleLoadData (empty kernel)");
-    need(cu.cuModuleGetFunction(&fn_empty, me, "bk_probe_empty"), "cuModuleGetFunction (empty)");
+    for (int k = 0; k < EMPTY_KINDS; k++) {
+        char ptx[256];
+        CUmodule me;
+        snprintf(ptx, sizeof ptx, ".version 7.0\n.target sm_80\n.address_size 64\n"
+                 ".visible .entry bk_probe_empty(.param .align 8 .b8 p[%u])\n{\n ret;\n}\n",
+                 empty_size[k]);
+        need(cu.cuModuleLoadData(&me, ptx), "cuModuleLoadData (empty kernel)");
+        need(cu.cuModuleGetFunction(&fn_empty[k], me, "bk_probe_empty"),
+             "cuModuleGetFunction (empty)");
+    }
 
     CUdeviceptr x, y;
     need(cu.cuMemAlloc_v2(&x, 4096), "cuMemAlloc");
     need(cu.cuMemAlloc_v2(&y, 4096), "cuMemAlloc");
     args = (struct bk_gated_args){ .x = x, .y = y, .count = 128, .x_gate = 512, .rank = 1 };
     args.dim[0] = (struct bk_gated_dim){ .extent = 128, .magic = 1, .x_stride = 4, .y_stride = 4 };
-    empty_arg = x;
 
     CUstream blocking, nonblocking;
     need(cu.cuStreamCreate(&blocking, 0), "cuStreamCreate");
@@ -278,9 +288,10 @@ int main(int argc, char **argv)
            time_launches(nonblocking, 1, 0));
     printf("driver: cuLaunchKernelEx + programmatic serialization, blocking %.2f us\n",
            time_launches(blocking, 1, 0));
-    printf("driver: cuLaunchKernel, empty kernel (8-byte parameter), non-blocking %.2f us\n",
-           time_launches(nonblocking, 0, 1));
-    printf("driver: cuLaunchKernel, empty kernel, blocking %.2f us\n",
+    for (int k = 0; k < EMPTY_KINDS; k++)
+        printf("driver: cuLaunchKernelEx + programmatic, empty kernel, %u-byte parameters, "
+               "non-blocking %.2f us\n", empty_size[k], time_launches(nonblocking, 1, k + 1));
+    printf("driver: cuLaunchKernel, empty kernel, 8-byte parameters, blocking %.2f us\n",
            time_launches(blocking, 0, 1));
     printf("driver: graph of 100 gated launches, replay + wait: %.2f us per launch\n",
            time_graph(nonblocking, 0));

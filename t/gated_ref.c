@@ -52,6 +52,12 @@ static long double tanh_u(long double b)
     return sqrtl(2.0L / acosl(-1.0L)) * (b + tanh_k * b * b * b);
 }
 
+/* (1 + tanh(u)) / 2, without the cancellation of 1 + tanhl(u) for u < 0. */
+static long double half_one_plus_tanh(long double u)
+{
+    return u >= 0 ? 0.5L * (1.0L + tanhl(u)) : 1.0L / (1.0L + expl(-2.0L * u));
+}
+
 long double gated_ref_gate(BkGatedActivationKind kind, long double b)
 {
     switch (kind) {
@@ -59,7 +65,7 @@ long double gated_ref_gate(BkGatedActivationKind kind, long double b)
     case BK_GATED_ACTIVATION_REGLU: return b > 0 ? b : 0.0L;
     case BK_GATED_ACTIVATION_SWIGLU: return b * sigmoid(b);
     case BK_GATED_ACTIVATION_GEGLU: return b * normal_cdf(b);
-    case BK_GATED_ACTIVATION_GEGLU_TANH: return 0.5L * b * (1.0L + tanhl(tanh_u(b)));
+    case BK_GATED_ACTIVATION_GEGLU_TANH: return b * half_one_plus_tanh(tanh_u(b));
     default: return NAN;
     }
 }
@@ -80,9 +86,10 @@ long double gated_ref_gate_deriv(BkGatedActivationKind kind, long double b)
     case BK_GATED_ACTIVATION_GEGLU:
         return normal_cdf(b) + b * normal_pdf(b);
     case BK_GATED_ACTIVATION_GEGLU_TANH: {
-        long double t = tanhl(tanh_u(b));
+        /* (1 - t^2) / 2 = 2 h (1 - h) with h = (1 + t) / 2 */
+        long double h = half_one_plus_tanh(tanh_u(b));
         long double du = sqrtl(2.0L / acosl(-1.0L)) * (1.0L + 3.0L * tanh_k * b * b);
-        return 0.5L * (1.0L + t) + 0.5L * b * (1.0L - t * t) * du;
+        return h + 2.0L * b * h * (1.0L - h) * du;
     }
     default:
         return NAN;

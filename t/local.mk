@@ -28,6 +28,7 @@ BK_C_TESTS = \
 	t/gated_forward \
 	t/gated_backward \
 	t/gated_fd \
+	t/gated_exhaustive \
 	t/determinism \
 	t/host_pointers \
 	t/gpu_gated
@@ -57,6 +58,8 @@ t_plan_LDADD = $(BK_TEST_LIBS)
 t_plan_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_plan_threads_LDADD = $(BK_TEST_LIBS)
 t_plan_threads_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_exhaustive_LDADD = $(BK_TEST_LIBS)
+t_gated_exhaustive_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_run_checks_LDADD = $(BK_TEST_LIBS)
 t_run_checks_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gated_validation_LDADD = $(BK_TEST_LIBS)

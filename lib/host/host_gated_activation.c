@@ -18,9 +18,9 @@
 #define GELU_TANH_C 0.044715
 
 /* gate_<kind>(b, &d) returns gate(b) and sets d = gate'(b). */
-#define DEFINE_GATES(T, S, EXP, ERF, TANH, FABS)                                           \
-    /* exp of a non-positive argument only (no overflow), and no branch to  \
-     * mispredict on random signs; the CUDA kernels use the same form. */    \
+#define DEFINE_GATES(T, S, EXP, ERFC, FABS)                                          \
+    /* exp of a non-positive argument only (no overflow), and no branch to           \
+     * mispredict on random signs; the CUDA kernels use the same form. */            \
     static inline T sigmoid_##S(T x)                                                 \
     {                                                                                \
         T e = EXP(-FABS(x));                                                         \
@@ -44,20 +44,25 @@
         *d = s * ((T)1 + b * ((T)1 - s));                                            \
         return b * s;                                                                \
     }                                                                                \
+    /* Phi(b) as erfc(-b / sqrt 2) / 2: 1 + erf(b / sqrt 2) cancels to 0             \
+     * below b = -5.4 (f32), where Phi(b) is still 3e-8. */                          \
     static inline T gate_geglu_##S(T b, T *d)                                        \
     {                                                                                \
-        T cdf = (T)0.5 * ((T)1 + ERF(b * (T)INV_SQRT_2));                            \
+        T cdf = (T)0.5 * ERFC(b * (T)-INV_SQRT_2);                                   \
         T pdf = (T)INV_SQRT_2PI * EXP((T)-0.5 * b * b);                              \
         *d = cdf + b * pdf;                                                          \
         return b * cdf;                                                              \
     }                                                                                \
+    /* (1 + tanh(u)) / 2 as sigmoid(2u), which does not cancel for u < 0;            \
+     * w = 0 where s or 1 - s underflowed, and du may be infinite. */                \
     static inline T gate_geglu_tanh_##S(T b, T *d)                                   \
     {                                                                                \
         T u = (T)SQRT_2_OVER_PI * (b + (T)GELU_TANH_C * b * b * b);                  \
-        T t = TANH(u);                                                               \
+        T s = sigmoid_##S((T)2 * u);                                                 \
+        T w = s * ((T)1 - s);                                                        \
         T du = (T)SQRT_2_OVER_PI * ((T)1 + (T)(3 * GELU_TANH_C) * b * b);            \
-        *d = (T)0.5 * ((T)1 + t) + (T)0.5 * b * ((T)1 - t * t) * du;                 \
-        return (T)0.5 * b * ((T)1 + t);                                              \
+        *d = s + (w == 0 ? (T)0 : (T)2 * b * w * du);                                \
+        return b * s;                                                                \
     }
 
 /* Array functions of one kind: forward y = a*g(b); backward da = dy*g(b),
@@ -89,8 +94,8 @@
     DEFINE_KIND(T, S, geglu)                                                         \
     DEFINE_KIND(T, S, geglu_tanh)
 
-DEFINE_GATES(float, f, expf, erff, tanhf, fabsf)
-DEFINE_GATES(double, d, exp, erf, tanh, fabs)
+DEFINE_GATES(float, f, expf, erfcf, fabsf)
+DEFINE_GATES(double, d, exp, erfc, fabs)
 DEFINE_ALL_KINDS(float, f)
 DEFINE_ALL_KINDS(double, d)
 
