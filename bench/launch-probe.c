@@ -27,7 +27,12 @@
 #define SYNC_EVERY 64
 
 typedef int CUresult;
-typedef void *CUstream, *CUfunction, *CUmodule, *CUcontext, *CUgraph, *CUgraphExec;
+typedef void *CUstream, *CUfunction, *CUmodule, *CUcontext, *CUgraph, *CUgraphExec, *CUgraphNode;
+typedef struct {   /* CUDA_KERNEL_NODE_PARAMS (v1) */
+    CUfunction func;
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    void **params, **extra;
+} KernelNodeParams;
 typedef unsigned long long CUdeviceptr;
 typedef struct {
     int id;
@@ -59,6 +64,8 @@ static struct {
     CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
     CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
     CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+    CUresult (*cuGraphGetNodes)(CUgraph, CUgraphNode *, size_t *);
+    CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const KernelNodeParams *);
 } cu;
 
 static void need(CUresult r, const char *what)
@@ -157,6 +164,40 @@ static double time_graph(CUstream s, int how)
     return median(per, 20);
 }
 
+/* CPU time of cuGraphLaunch of a one-kernel graph (no wait), and of
+ * updating that kernel's parameters in the executable graph. */
+static void time_one_node_graph(CUstream s)
+{
+    CUgraph g;
+    CUgraphExec e;
+    CUgraphNode node;
+    size_t count = 1;
+    need(cu.cuStreamBeginCapture_v2(s, 1), "cuStreamBeginCapture");
+    need(launch(s, 1, 0), "launch (capture)");
+    need(cu.cuStreamEndCapture(s, &g), "cuStreamEndCapture");
+    need(cu.cuGraphGetNodes(g, &node, &count), "cuGraphGetNodes");
+    need(cu.cuGraphInstantiateWithFlags(&e, g, 0), "cuGraphInstantiate");
+    void *params[] = { &args };
+    KernelNodeParams kp = { fn_gated, 1, 1, 1, BK_GATED_BLOCK, 1, 1, 0, params, NULL };
+    static double upd[N];
+    for (int i = 0; i < N + N / 10; i++) {
+        if (i % SYNC_EVERY == 0)
+            need(cu.cuStreamSynchronize(s), "cuStreamSynchronize");
+        double t0 = now_us();
+        need(cu.cuGraphExecKernelNodeSetParams(e, node, &kp), "cuGraphExecKernelNodeSetParams");
+        double t1 = now_us();
+        need(cu.cuGraphLaunch(e, s), "cuGraphLaunch");
+        double t2 = now_us();
+        if (i >= N / 10) {
+            upd[i - N / 10] = t1 - t0;
+            samples[i - N / 10] = t2 - t1;
+        }
+    }
+    need(cu.cuStreamSynchronize(s), "cuStreamSynchronize");
+    printf("driver: one-kernel graph: cuGraphExecKernelNodeSetParams %.2f us, cuGraphLaunch %.2f us\n",
+           median(upd, N), median(samples, N));
+}
+
 /* stream: NULL for the context's queue 0, else a CUstream to import. */
 static void libbk_costs(void *stream)
 {
@@ -233,7 +274,7 @@ int main(int argc, char **argv)
     LOAD(cuCtxGetCurrent) LOAD(cuModuleLoadData) LOAD(cuModuleGetFunction) LOAD(cuMemAlloc_v2)
     LOAD(cuStreamCreate) LOAD(cuStreamSynchronize) LOAD(cuLaunchKernel) LOAD(cuLaunchKernelEx)
     LOAD(cuStreamBeginCapture_v2) LOAD(cuStreamEndCapture) LOAD(cuGraphInstantiateWithFlags)
-    LOAD(cuGraphLaunch)
+    LOAD(cuGraphLaunch) LOAD(cuGraphGetNodes) LOAD(cuGraphExecKernelNodeSetParams)
     int dev;
     CUcontext ctx;
     need(cu.cuInit(0), "cuInit");
@@ -297,6 +338,7 @@ int main(int argc, char **argv)
            time_graph(nonblocking, 0));
     printf("driver: ... with programmatic dependent launch: %.2f us per launch\n",
            time_graph(nonblocking, 1));
+    time_one_node_graph(nonblocking);
     /* Again, warm: the first pass may pay for the process's start. */
     libbk_costs(NULL);
     libbk_costs(nonblocking);

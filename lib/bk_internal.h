@@ -176,7 +176,7 @@ struct BkPlan_T {
     union {
         struct bk_gated_problem gated;
     } problem;
-    bk_launch_fn launch;                   /* set by the backend's plan_select */
+    bk_launch_fn launch;                   /* set by plan_select where used */
     void *impl;                            /* backend per-plan state */
 };
 
@@ -207,9 +207,10 @@ struct bk_backend {
     BkResult (*submit)(BkQueue queue, BkCommandBuffer cmd);
     /* Drop what submit cached in cmd->impl (begin again, free). */
     void (*command_buffer_reset)(BkCommandBuffer cmd);
-    /* Choose a kernel for plan->op and plan->problem: set plan->launch,
-     * plan->impl and props.kernelName (the op family has set precision
-     * and workspace; a backend may raise the workspace). */
+    /* Choose a kernel for plan->op and plan->problem: set plan->impl,
+     * props.kernelName and, where the backend's submit calls it (host),
+     * plan->launch (the op family has set precision and workspace; a
+     * backend may raise the workspace). */
     BkResult (*plan_select)(BkPlan plan);
     void (*plan_destroy)(BkPlan plan);
     /* Architectures of the embedded GPU code, space-separated ("80 86 89

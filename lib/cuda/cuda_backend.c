@@ -305,14 +305,13 @@ static BkResult cuda_plan_select(BkPlan plan)
 
 static void cuda_plan_destroy(BkPlan plan)
 {
+    struct bk_cuda_scope scope;
+    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
+        bk_cuda_plan_release(plan->impl);
+        bk_cuda_leave(&scope);
+    }
     bk_free(&plan->alloc, plan->impl);
     plan->impl = NULL;
-}
-
-BkResult bk_cuda_launch_on_queue(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
-{
-    const struct bk_cuda_plan *p = plan->impl;
-    return p->launch(bk_cuda_stream(queue), plan, args);
 }
 
 const struct bk_backend bk_cuda_backend = {

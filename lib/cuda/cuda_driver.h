@@ -24,6 +24,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
 
 enum {
     BK_CUDA_SUCCESS = 0,
@@ -73,6 +74,19 @@ typedef struct CUlaunchConfig_st {
     unsigned int numAttrs;
 } CUlaunchConfig;
 
+/* A kernel node's parameters (CUDA_KERNEL_NODE_PARAMS_v2 of CUDA 12.0; kern
+ * and ctx stay NULL, func names the kernel). */
+typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    void *kern;
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
+
 enum {
     BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
     BK_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
@@ -82,6 +96,7 @@ enum {
     BK_CU_STREAM_DEFAULT = 0,             /* orders with the legacy default stream */
     BK_CU_STREAM_NON_BLOCKING = 1,
     BK_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    BK_CU_STREAM_CAPTURE_STATUS_NONE = 0,
     BK_CU_MEMHOSTALLOC_PORTABLE = 0x01,
     BK_CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
     BK_CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
@@ -118,6 +133,12 @@ enum {
     X(cuStreamGetCtx, (CUstream stream, CUcontext *pctx))                                    \
     X(cuStreamBeginCapture, (CUstream stream, int mode))                                     \
     X(cuStreamEndCapture, (CUstream stream, CUgraph *graph))                                 \
+    X(cuStreamIsCapturing, (CUstream stream, int *status))                                   \
+    X(cuGraphCreate, (CUgraph *graph, unsigned int flags))                                   \
+    X(cuGraphAddKernelNode, (CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,      \
+                             size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *params))           \
+    X(cuGraphExecKernelNodeSetParams,                                                        \
+      (CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *params))           \
     X(cuGraphInstantiateWithFlags, (CUgraphExec *exec, CUgraph graph, unsigned long long flags)) \
     X(cuGraphLaunch, (CUgraphExec exec, CUstream stream))                                    \
     X(cuGraphExecDestroy, (CUgraphExec exec))                                                \

@@ -1,5 +1,5 @@
 /* Gated activations on CUDA: choosing the kernel and launch shape for a
- * plan, and launching it. Kernels are found by name in the gated_forward
+ * plan, and its parameter block for each run. Kernels are found by name in the gated_forward
  * and gated_backward modules: bk_gated_<fwd|bwd>_<kind>_<type>_<path>.
  *
  * The vector path moves 16 bytes per access (V = 16 / element size); it
@@ -156,12 +156,17 @@ static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struc
     return BK_SUCCESS;
 }
 
-static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_args *run)
+_Static_assert(sizeof(struct bk_gated_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the gated parameter block must fit struct bk_cuda_kernel_launch");
+
+static void gated_prepare(BkPlan plan, const struct bk_run_args *run,
+                          struct bk_cuda_kernel_launch *launch)
 {
     const struct cuda_gated_plan *g = plan->impl;
     const struct gated_kernel *k = &g->strided;
+    launch->fn = NULL;
     if (k->args.count == 0)
-        return BK_SUCCESS;
+        return;
     BkDeviceAddress x = run->binding[0], y = run->binding[1];
     BkDeviceAddress dx = g->backward ? run->binding[2] : 0;
     if (g->has_vec && ((x | y | dx) & 15u) == 0)
@@ -170,12 +175,11 @@ static BkResult gated_launch(CUstream stream, BkPlan plan, const struct bk_run_a
     args.x = x;
     args.y = y;
     args.dx = dx;
-    void *params[] = { &args };
-    CUresult r = bk_cuda_launch(plan->ctx->impl, k->fn, k->grid, BK_GATED_BLOCK, stream, params);
-    if (r != BK_CUDA_SUCCESS)
-        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: launching %s (%u blocks)",
-                             k->name, k->grid);
-    return BK_SUCCESS;
+    memcpy(launch->params, &args, sizeof args);
+    launch->fn = k->fn;
+    launch->grid = k->grid;
+    launch->block = BK_GATED_BLOCK;
+    launch->name = k->name;
 }
 
 BkResult bk_cuda_gated_select(BkPlan plan)
@@ -189,12 +193,15 @@ BkResult bk_cuda_gated_select(BkPlan plan)
     struct cuda_gated_plan *g = bk_alloc(&plan->alloc, sizeof *g);
     if (!g)
         return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
-    g->base.launch = gated_launch;
+    memset(g, 0, sizeof *g);
     g->backward = p->backward;
-    plan->impl = g; /* freed by plan_destroy, also when this fails */
+    plan->impl = g; /* released by plan_destroy, also when this fails */
+    BkResult res = bk_cuda_plan_init(&g->base, gated_prepare);
+    if (res != BK_SUCCESS)
+        return res;
 
     struct bk_cuda_scope scope;
-    BkResult res = bk_cuda_enter(plan->ctx, &scope);
+    res = bk_cuda_enter(plan->ctx, &scope);
     if (res != BK_SUCCESS)
         return res;
     const unsigned int v = 16 / type_info[p->type].size;
@@ -208,7 +215,6 @@ BkResult bk_cuda_gated_select(BkPlan plan)
         return res;
 
     const struct gated_kernel *shown = g->has_vec ? &g->vec : &g->strided;
-    plan->launch = bk_cuda_launch_on_queue;
     memcpy(plan->props.kernelName, shown->name, sizeof plan->props.kernelName);
     return BK_SUCCESS;
 }

@@ -73,38 +73,53 @@ BK_HIDDEN BkResult bk_cuda_function(BkContext ctx, enum bk_cuda_module_id id, co
 BK_HIDDEN void bk_cuda_modules_unload(struct bk_cuda_context *c);
 
 /* ---- Plans -------------------------------------------------------------- */
-/* Every CUDA plan's impl begins with this, so that submission can launch any
- * op on any stream: the queue's, or the capture stream of a graph. */
-typedef BkResult (*bk_cuda_launch_fn)(CUstream stream, BkPlan plan, const struct bk_run_args *args);
+/* One kernel launch of a plan: the function, the grid and the parameter
+ * block (the kernel's only parameter). */
+#define BK_CUDA_MAX_PARAM_BYTES 512
+struct bk_cuda_kernel_launch {
+    CUfunction fn;                        /* NULL: nothing to launch (an empty problem) */
+    unsigned int grid, block;
+    const char *name;                     /* the kernel's name, for messages */
+    _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
+};
+/* Fills in the launch of plan for the run's bindings. */
+typedef void (*bk_cuda_prepare_fn)(BkPlan plan, const struct bk_run_args *args,
+                                   struct bk_cuda_kernel_launch *launch);
 
-/* Launches fn with one parameter block on stream. Where the device has it,
- * with programmatic stream serialization: the grid may start while the
- * kernel before it in the stream finishes, and libbk's kernels wait for
- * that one with griddepcontrol.wait before touching memory. This shortens
- * the gaps between kernels in graphs, and cuLaunchKernelEx so configured
- * also costs less CPU time than cuLaunchKernel (bench/RESULTS.md). */
-static inline CUresult bk_cuda_launch(const struct bk_cuda_context *c, CUfunction fn,
-                                      unsigned int grid, unsigned int block, CUstream stream,
-                                      void **params)
-{
-    if (!c->programmatic)
-        return bk_cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, stream, params, NULL);
-    CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    const CUlaunchConfig config = {
-        .gridDimX = grid, .gridDimY = 1, .gridDimZ = 1,
-        .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
-        .hStream = stream, .attrs = &attr, .numAttrs = 1,
-    };
-    return bk_cu.cuLaunchKernelEx(&config, fn, params, NULL);
-}
+/* An executable graph of one kernel node, replayed by one-time submits of a
+ * plan on one stream with one function (cuda_launch.c). */
+struct bk_cuda_node_graph {
+    CUstream stream;
+    CUfunction fn;
+    CUgraph graph;                        /* owns node; kept for parameter updates */
+    CUgraphNode node;
+    CUgraphExec exec;
+};
+#define BK_CUDA_NODE_GRAPHS 4             /* per plan: streams it runs on at once */
+
+/* Every CUDA plan's impl begins with this. */
 struct bk_cuda_plan {
-    bk_cuda_launch_fn launch;
+    bk_cuda_prepare_fn prepare;
+    pthread_mutex_t lock;                 /* guards graphs[] and graphs_off */
+    bool lock_ready;
+    bool graphs_off;                      /* the driver failed to make one: launch directly */
+    uint32_t graph_count;
+    struct bk_cuda_node_graph graphs[BK_CUDA_NODE_GRAPHS];
 };
 
-/* plan->launch of every CUDA plan: launches on the queue's stream. */
-BK_HIDDEN BkResult bk_cuda_launch_on_queue(BkQueue queue, BkPlan plan,
-                                           const struct bk_run_args *args);
+/* Sets up base (after the op's own impl was zeroed) and destroys what it
+ * holds; the context must be current for the latter. */
+BK_HIDDEN BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare);
+BK_HIDDEN void bk_cuda_plan_release(struct bk_cuda_plan *base);
+
+/* Launches on stream: directly (what a stream capture records), or through
+ * the plan's cached one-kernel graph for stream (one-time submits; about
+ * half the CPU time of a launch, bench/RESULTS.md). cmd_index names the
+ * command in messages. The context must be current. */
+BK_HIDDEN BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
+                                         CUstream stream, uint32_t cmd_index);
+BK_HIDDEN BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
+                                         CUstream stream, uint32_t cmd_index);
 
 BK_HIDDEN BkResult bk_cuda_gated_select(BkPlan plan);   /* cuda_gated.c */
 

@@ -1,23 +1,31 @@
-/* Submission: a one-time command buffer is launched command by command on
- * the queue's stream; a reusable one is captured once into a CUDA graph
- * (on the context's capture stream) and the graph is replayed on the
- * queue's stream at each submit, about one launch for the whole buffer. */
+/* Submission: a one-time command buffer is enqueued command by command on
+ * the queue's stream (kernels through each plan's one-kernel graphs, see
+ * cuda_launch.c); a reusable one is captured once into a CUDA graph (on the
+ * context's capture stream) and the graph is replayed on the queue's
+ * stream at each submit, about one launch for the whole buffer. */
 #include "cuda_internal.h"
 
 struct cuda_graph {
     CUgraphExec exec;
 };
 
-/* Enqueues the commands of cmd on stream, in order. */
-static BkResult enqueue(CUstream stream, BkCommandBuffer cmd)
+/* Enqueues the commands of cmd on stream, in order; capturing: into a
+ * graph being captured, where kernels are launched directly. */
+static BkResult enqueue(CUstream stream, BkCommandBuffer cmd, bool capturing)
 {
     for (uint32_t i = 0; i < cmd->count; i++) {
         const struct bk_command *c = &cmd->cmds[i];
         CUresult r;
         switch (c->type) {
         case BK_CMD_RUN: {
-            const struct bk_cuda_plan *p = c->u.run.plan->impl;
-            BkResult res = p->launch(stream, c->u.run.plan, &c->u.run.args);
+            BkPlan plan = c->u.run.plan;
+            const struct bk_cuda_plan *p = plan->impl;
+            struct bk_cuda_kernel_launch launch;
+            p->prepare(plan, &c->u.run.args, &launch);
+            if (!launch.fn)
+                break;
+            BkResult res = capturing ? bk_cuda_launch_direct(plan, &launch, stream, i)
+                                     : bk_cuda_launch_cached(plan, &launch, stream, i);
             if (res != BK_SUCCESS)
                 return res;
             break;
@@ -59,7 +67,7 @@ static BkResult build_graph(BkCommandBuffer cmd, CUgraphExec *exec)
         pthread_mutex_unlock(&c->lock);
         return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuStreamBeginCapture");
     }
-    BkResult res = enqueue(c->capture, cmd);
+    BkResult res = enqueue(c->capture, cmd, true);
     r = bk_cu.cuStreamEndCapture(c->capture, &graph);
     pthread_mutex_unlock(&c->lock);
     if (res == BK_SUCCESS && r != BK_CUDA_SUCCESS)
@@ -100,7 +108,7 @@ BkResult bk_cuda_submit(BkQueue queue, BkCommandBuffer cmd)
                 res = bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: cuGraphLaunch");
         }
     } else {
-        res = enqueue(stream, cmd);
+        res = enqueue(stream, cmd, false);
     }
     bk_cuda_leave(&scope);
     return res;

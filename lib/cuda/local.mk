@@ -8,6 +8,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_backend.c \
 	lib/cuda/cuda_module.c \
 	lib/cuda/cuda_submit.c \
+	lib/cuda/cuda_launch.c \
 	lib/cuda/cuda_gated.c \
 	lib/cuda/cuda_fatbins.S \
 	ptx/gated_kernel_args.h

@@ -1,0 +1,145 @@
+/* Launching a plan's kernel: directly with cuLaunchKernelEx (what stream
+ * capture records into the graphs of reusable command buffers), or through
+ * a small executable graph of that one kernel that the plan keeps per
+ * stream (one-time submits). On the H100 of bench/RESULTS.md, updating the
+ * node's parameters and cuGraphLaunch took 0.2 + 1.2 us of CPU time where
+ * cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a launch after
+ * earlier launches of the same executable graph, hence one graph per
+ * stream: a plan used on several queues does not serialize them. */
+#include "cuda_internal.h"
+
+#include <string.h>
+
+BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare)
+{
+    base->prepare = prepare;
+    if (pthread_mutex_init(&base->lock, NULL) != 0)
+        return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: pthread_mutex_init failed");
+    base->lock_ready = true;
+    return BK_SUCCESS;
+}
+
+void bk_cuda_plan_release(struct bk_cuda_plan *base)
+{
+    for (uint32_t i = 0; i < base->graph_count; i++) {
+        (void)bk_cu.cuGraphExecDestroy(base->graphs[i].exec);
+        (void)bk_cu.cuGraphDestroy(base->graphs[i].graph);
+    }
+    base->graph_count = 0;
+    if (base->lock_ready)
+        pthread_mutex_destroy(&base->lock);
+    base->lock_ready = false;
+}
+
+/* Where the device has it, with programmatic stream serialization: the grid
+ * may start while the kernel before it in the stream finishes, and libbk's
+ * kernels wait for that one with griddepcontrol.wait before touching
+ * memory. This shortens the gaps between kernels in graphs, and
+ * cuLaunchKernelEx so configured also costs less CPU time than
+ * cuLaunchKernel. */
+BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
+                               CUstream stream, uint32_t cmd_index)
+{
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    void *params[] = { (void *)launch->params };
+    CUresult r;
+    if (!c->programmatic) {
+        r = bk_cu.cuLaunchKernel(launch->fn, launch->grid, 1, 1, launch->block, 1, 1, 0, stream,
+                                 params, NULL);
+    } else {
+        CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        const CUlaunchConfig config = {
+            .gridDimX = launch->grid, .gridDimY = 1, .gridDimZ = 1,
+            .blockDimX = launch->block, .blockDimY = 1, .blockDimZ = 1,
+            .hStream = stream, .attrs = &attr, .numAttrs = 1,
+        };
+        r = bk_cu.cuLaunchKernelEx(&config, launch->fn, params, NULL);
+    }
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: command %u, launching %s (%u blocks)",
+                             cmd_index, launch->name, launch->grid);
+    return BK_SUCCESS;
+}
+
+static void node_params(const struct bk_cuda_kernel_launch *launch, void **params,
+                        CUDA_KERNEL_NODE_PARAMS *p)
+{
+    memset(p, 0, sizeof *p);
+    p->func = launch->fn;
+    p->gridDimX = launch->grid;
+    p->gridDimY = p->gridDimZ = 1;
+    p->blockDimX = launch->block;
+    p->blockDimY = p->blockDimZ = 1;
+    p->kernelParams = params;
+}
+
+/* The plan's graph for (stream, fn), made on first use; NULL when all
+ * BK_CUDA_NODE_GRAPHS are taken or the driver could not make one (the
+ * caller then launches directly, and after a failure always will). Called
+ * with base->lock held. */
+static struct bk_cuda_node_graph *node_graph(struct bk_cuda_plan *base,
+                                             const struct bk_cuda_kernel_launch *launch,
+                                             CUstream stream)
+{
+    for (uint32_t i = 0; i < base->graph_count; i++)
+        if (base->graphs[i].stream == stream && base->graphs[i].fn == launch->fn)
+            return &base->graphs[i];
+    if (base->graphs_off || base->graph_count == BK_CUDA_NODE_GRAPHS)
+        return NULL;
+    struct bk_cuda_node_graph *g = &base->graphs[base->graph_count];
+    void *params[] = { (void *)launch->params };
+    CUDA_KERNEL_NODE_PARAMS p;
+    node_params(launch, params, &p);
+    g->stream = stream;
+    g->fn = launch->fn;
+    base->graphs_off = true;
+    if (bk_cu.cuGraphCreate(&g->graph, 0) != BK_CUDA_SUCCESS)
+        return NULL;
+    if (bk_cu.cuGraphAddKernelNode(&g->node, g->graph, NULL, 0, &p) != BK_CUDA_SUCCESS ||
+        bk_cu.cuGraphInstantiateWithFlags(&g->exec, g->graph, 0) != BK_CUDA_SUCCESS) {
+        (void)bk_cu.cuGraphDestroy(g->graph);
+        return NULL;
+    }
+    base->graphs_off = false;
+    base->graph_count++;
+    return g;
+}
+
+BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
+                               CUstream stream, uint32_t cmd_index)
+{
+    /* Into a stream that the caller is capturing (a CUDA graph of their
+     * own), launch as a kernel would be: that is what they record. */
+    int capture = BK_CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult r = bk_cu.cuStreamIsCapturing(stream, &capture);
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS, "bkQueueSubmit: command %u: cuStreamIsCapturing",
+                             cmd_index);
+    if (capture != BK_CU_STREAM_CAPTURE_STATUS_NONE)
+        return bk_cuda_launch_direct(plan, launch, stream, cmd_index);
+
+    struct bk_cuda_plan *base = plan->impl;
+    pthread_mutex_lock(&base->lock);
+    struct bk_cuda_node_graph *g = node_graph(base, launch, stream);
+    if (!g) {
+        pthread_mutex_unlock(&base->lock);
+        return bk_cuda_launch_direct(plan, launch, stream, cmd_index);
+    }
+    /* Updates reach later launches only, so one in flight keeps its own. */
+    void *params[] = { (void *)launch->params };
+    CUDA_KERNEL_NODE_PARAMS p;
+    node_params(launch, params, &p);
+    const char *call = "cuGraphExecKernelNodeSetParams";
+    r = bk_cu.cuGraphExecKernelNodeSetParams(g->exec, g->node, &p);
+    if (r == BK_CUDA_SUCCESS) {
+        call = "cuGraphLaunch";
+        r = bk_cu.cuGraphLaunch(g->exec, stream);
+    }
+    pthread_mutex_unlock(&base->lock);
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS,
+                             "bkQueueSubmit: command %u, launching %s (%u blocks): %s", cmd_index,
+                             launch->name, launch->grid, call);
+    return BK_SUCCESS;
+}
