@@ -93,8 +93,9 @@ ok $? "every row has a time, GB/s and a roofline fraction (got $timed)"
 [ "$(grep -c ' rs=' "$tmp/bench.txt")" -eq 40 ]
 ok $? "the strided case runs for every op, kind and dtype"
 grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
+    grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
     grep -Eq '^  reusable buffer of 100 plans, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt"
-ok $? "bkbench prints both launch costs"
+ok $? "bkbench prints the launch costs"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -108,6 +109,7 @@ pycheck "$tmp/bench.json" "bkbench --json: $cases timed results on the host" \
          for r in d['results'])"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
+     d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
      d['launch']['reusableUsPerPlan'] > 0 and d['launch']['reusablePlans'] == 100"
 
 # ---- bkbench, filters and usage errors ---------------------------------

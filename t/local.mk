@@ -31,7 +31,8 @@ BK_C_TESTS = \
 	t/gated_exhaustive \
 	t/determinism \
 	t/host_pointers \
-	t/gpu_gated
+	t/gpu_gated \
+	t/gpu_launch
 check_PROGRAMS += $(BK_C_TESTS)
 TESTS += $(BK_C_TESTS) t/exports.sh
 EXTRA_DIST += t/exports.sh
@@ -58,6 +59,8 @@ t_plan_LDADD = $(BK_TEST_LIBS)
 t_plan_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_plan_threads_LDADD = $(BK_TEST_LIBS)
 t_plan_threads_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_launch_LDADD = $(BK_TEST_LIBS)
+t_gpu_launch_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gated_exhaustive_LDADD = $(BK_TEST_LIBS)
 t_gated_exhaustive_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_run_checks_LDADD = $(BK_TEST_LIBS)

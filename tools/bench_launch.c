@@ -1,6 +1,7 @@
 /* Launch-cost measurements of bkbench. */
 #include "bench_launch.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +46,11 @@ static void record_run(BkCommandBuffer cmd, BkPlan plan, BkDeviceAddress in, uin
     tool_check(bkCmdRun(cmd, plan, &ri), "bkCmdRun");
 }
 
+/* same: the same output every time; else alternately the first and the
+ * second out_bytes of out. */
 static double one_time_cost(struct bench_device *d, uint32_t iterations, BkPlan plan,
                             const struct bench_buffer *in, const struct bench_buffer *out,
-                            uint64_t out_bytes)
+                            uint64_t out_bytes, bool same)
 {
     BkCommandBuffer cmd;
     tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
@@ -58,7 +61,8 @@ static double one_time_cost(struct bench_device *d, uint32_t iterations, BkPlan 
             bench_device_wait(d);
         double t0 = tool_now_us();
         begin(cmd, BK_COMMAND_BUFFER_USAGE_ONE_TIME);
-        record_run(cmd, plan, in->address, in->size, out->address, out_bytes);
+        record_run(cmd, plan, in->address, in->size,
+                   out->address + (same ? 0 : (i & 1u) * out_bytes), out_bytes);
         tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
         tool_check(bkQueueSubmit(d->queue, 1, &cmd), "bkQueueSubmit");
         double t = tool_now_us() - t0;
@@ -122,7 +126,10 @@ void bench_launch_costs(struct bench_device *d, const struct launch_settings *s,
     r->extent[0] = TINY_TOKENS;
     r->extent[1] = 2 * TINY_HIDDEN;
     r->dtype = BK_DATA_TYPE_F32;
-    r->one_time_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out, out_bytes);
+    r->one_time_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out, out_bytes,
+                                   false);
+    r->one_time_same_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out,
+                                        out_bytes, true);
     r->replay_us_per_plan = replay_cost(d, s, plans, &in, &out, out_bytes);
 
     for (uint32_t i = 0; i < BENCH_LAUNCH_PLANS; i++)

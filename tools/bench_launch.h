@@ -19,8 +19,11 @@ struct launch_result {
     int64_t extent[2];                /* the tiny input */
     BkDataType dtype;
     /* (a) median CPU time of begin + bkCmdRun + end + bkQueueSubmit of a
-     * one-time command buffer holding one plan. */
+     * one-time command buffer holding one plan, its output binding
+     * alternating between two buffers; and with the same bindings each
+     * time (a backend may keep what it prepared for those). */
     double one_time_us;
+    double one_time_same_us;
     /* (b) a reusable command buffer of BENCH_LAUNCH_PLANS plans replayed:
      * median over batches of wall time (submits and the wait for them)
      * per replay, divided by the plan count. */

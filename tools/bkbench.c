@@ -240,6 +240,8 @@ static void print_launch(const struct launch_result *l, const struct launch_sett
            (long long)l->extent[0], (long long)l->extent[1]);
     printf("  one-time buffer, begin + bkCmdRun + end + submit: %8.2f us per plan "
            "(median of %u)\n", l->one_time_us, s->one_time_iterations);
+    printf("  ... the same bindings each time:                  %8.2f us per plan "
+           "(median of %u)\n", l->one_time_same_us, s->one_time_iterations);
     printf("  reusable buffer of %u plans, replay + wait:      %8.2f us per plan "
            "(median of %u x %u)\n", BENCH_LAUNCH_PLANS, l->replay_us_per_plan,
            s->replay_batches, s->replays_per_batch);
@@ -310,9 +312,10 @@ static void print_json(const struct bench_device *d, const struct plan_of_run *p
     }
     printf("\n  ],\n");
     printf("  \"launch\": {\"op\": \"gated-fwd\", \"dtype\": \"%s\", \"shape\": [%lld, %lld], "
-           "\"oneTimeUsPerPlan\": %.6g, \"reusablePlans\": %u, \"reusableUsPerPlan\": %.6g}\n}\n",
+           "\"oneTimeUsPerPlan\": %.6g, \"oneTimeSameBindingsUsPerPlan\": %.6g, "
+           "\"reusablePlans\": %u, \"reusableUsPerPlan\": %.6g}\n}\n",
            tool_dtype_name(l->dtype), (long long)l->extent[0], (long long)l->extent[1],
-           l->one_time_us, BENCH_LAUNCH_PLANS, l->replay_us_per_plan);
+           l->one_time_us, l->one_time_same_us, BENCH_LAUNCH_PLANS, l->replay_us_per_plan);
 }
 
 int main(int argc, char **argv)

@@ -176,6 +176,7 @@ static void gated_prepare(BkPlan plan, const struct bk_run_args *run,
     args.y = y;
     args.dx = dx;
     memcpy(launch->params, &args, sizeof args);
+    launch->param_size = sizeof args;
     launch->fn = k->fn;
     launch->grid = k->grid;
     launch->block = BK_GATED_BLOCK;

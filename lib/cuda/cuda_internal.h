@@ -80,6 +80,7 @@ struct bk_cuda_kernel_launch {
     CUfunction fn;                        /* NULL: nothing to launch (an empty problem) */
     unsigned int grid, block;
     const char *name;                     /* the kernel's name, for messages */
+    size_t param_size;                    /* bytes of params in use */
     _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
 };
 /* Fills in the launch of plan for the run's bindings. */
@@ -94,6 +95,9 @@ struct bk_cuda_node_graph {
     CUgraph graph;                        /* owns node; kept for parameter updates */
     CUgraphNode node;
     CUgraphExec exec;
+    unsigned int grid;                    /* the node's grid and parameters now */
+    size_t param_size;
+    _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
 };
 #define BK_CUDA_NODE_GRAPHS 4             /* per plan: streams it runs on at once */
 

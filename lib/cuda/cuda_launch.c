@@ -102,6 +102,9 @@ static struct bk_cuda_node_graph *node_graph(struct bk_cuda_plan *base,
         return NULL;
     }
     base->graphs_off = false;
+    g->grid = launch->grid;
+    g->param_size = launch->param_size;
+    memcpy(g->params, launch->params, launch->param_size);
     base->graph_count++;
     return g;
 }
@@ -126,12 +129,21 @@ BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *
         pthread_mutex_unlock(&base->lock);
         return bk_cuda_launch_direct(plan, launch, stream, cmd_index);
     }
-    /* Updates reach later launches only, so one in flight keeps its own. */
-    void *params[] = { (void *)launch->params };
-    CUDA_KERNEL_NODE_PARAMS p;
-    node_params(launch, params, &p);
+    /* A loop that runs a plan on the same buffers needs no update. Updates
+     * reach later launches only, so one in flight keeps its own. */
     const char *call = "cuGraphExecKernelNodeSetParams";
-    r = bk_cu.cuGraphExecKernelNodeSetParams(g->exec, g->node, &p);
+    if (g->grid != launch->grid || g->param_size != launch->param_size ||
+        memcmp(g->params, launch->params, launch->param_size) != 0) {
+        void *params[] = { (void *)launch->params };
+        CUDA_KERNEL_NODE_PARAMS p;
+        node_params(launch, params, &p);
+        r = bk_cu.cuGraphExecKernelNodeSetParams(g->exec, g->node, &p);
+        if (r == BK_CUDA_SUCCESS) {
+            g->grid = launch->grid;
+            g->param_size = launch->param_size;
+            memcpy(g->params, launch->params, launch->param_size);
+        }
+    }
     if (r == BK_CUDA_SUCCESS) {
         call = "cuGraphLaunch";
         r = bk_cu.cuGraphLaunch(g->exec, stream);
