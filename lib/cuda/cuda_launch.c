@@ -1,9 +1,9 @@
 /* Launching a plan's kernel: directly with cuLaunchKernelEx (what stream
  * capture records into the graphs of reusable command buffers), or through
  * a small executable graph of that one kernel that the plan keeps per
- * stream (one-time submits). On the H100 of bench/RESULTS.md, updating the
- * node's parameters and cuGraphLaunch took 0.2 + 1.2 us of CPU time where
- * cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a launch after
+ * stream (one-time submits). On the H100 VMs of bench/RESULTS.md, updating
+ * the node's parameters and cuGraphLaunch took 0.2-0.4 + 1.2-1.9 us of CPU
+ * time where cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a launch after
  * earlier launches of the same executable graph, hence one graph per
  * stream: a plan used on several queues does not serialize them. */
 #include "cuda_internal.h"
