@@ -28,6 +28,12 @@ static uint32_t finite_patterns(BkDataType type, uint16_t *out)
     return n;
 }
 
+/* 1.0 in type, as raw bits. */
+static uint16_t one_bits(BkDataType type)
+{
+    return type == BK_DATA_TYPE_F16 ? 0x3C00 : 0x3F80;
+}
+
 static BkTensorDesc matrix(BkDataType type, int64_t rows, int64_t cols)
 {
     BkTensorDesc d = { type, 2, { rows, cols }, { 0 } };
@@ -50,7 +56,7 @@ static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool
         if (!ones)
             tap_bail("out of host memory");
         for (uint32_t i = 0; i < n; i++)
-            ones[i] = type == BK_DATA_TYPE_F16 ? 0x3C00 : 0x3F80;
+            ones[i] = one_bits(type);
         bkt_upload(ctx, by.address, ones, ybytes);
         free(ones);
         BkGatedActivationBackwardInfo info = { BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO,
@@ -96,7 +102,7 @@ static void check(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bo
     uint16_t *x = malloc((size_t)n * 4), *g = malloc((size_t)n * 2);
     if (!x || !g)
         tap_bail("out of host memory");
-    const uint16_t one = type == BK_DATA_TYPE_F16 ? 0x3C00 : 0x3F80;
+    const uint16_t one = one_bits(type);
     for (uint32_t i = 0; i < n; i++) {
         x[2 * i] = one;
         x[2 * i + 1] = b[i];

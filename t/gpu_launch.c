@@ -24,27 +24,6 @@ struct set {
     struct bkt_buffer bx, by;   /* one element more than needed, for misalignment */
 };
 
-static BkResult run_on(BkContext ctx, uint32_t queue_index, BkCommandBufferUsage usage,
-                       BkPlan plan, const BkDeviceAddress *bind, uint32_t times)
-{
-    BkQueue queue;
-    BkCommandBuffer cmd;
-    BkResult r = bkGetQueue(ctx, queue_index, &queue);
-    if (r != BK_SUCCESS || (r = bkAllocateCommandBuffer(ctx, NULL, &cmd)) != BK_SUCCESS)
-        return r;
-    BkCommandBufferBeginInfo bi = { BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, usage };
-    BkRunInfo ri = { BK_STRUCTURE_TYPE_RUN_INFO, NULL, 2, bind, NULL, 0, 0 };
-    if ((r = bkBeginCommandBuffer(cmd, &bi)) == BK_SUCCESS &&
-        (r = bkCmdRun(cmd, plan, &ri)) == BK_SUCCESS &&
-        (r = bkEndCommandBuffer(cmd)) == BK_SUCCESS)
-        for (uint32_t i = 0; i < times && r == BK_SUCCESS; i++)
-            r = bkQueueSubmit(queue, 1, &cmd);
-    if (r == BK_SUCCESS)
-        r = bkQueueWaitIdle(queue);
-    bkFreeCommandBuffer(cmd);
-    return r;
-}
-
 /* Poisons set's output, runs, and compares with the closed form. */
 static void check_run(BkContext ctx, BkPlan plan, struct set *s, uint32_t queue_index,
                       bool misaligned, BkCommandBufferUsage usage, const char *what)
@@ -55,8 +34,8 @@ static void check_run(BkContext ctx, BkPlan plan, struct set *s, uint32_t queue_
     long bad = 0;
     BkResult r = bkt_fill(ctx, s->by.address, s->by.size, BKT_POISON);
     if (r == BK_SUCCESS)
-        r = run_on(ctx, queue_index, usage, plan, bind, usage == BK_COMMAND_BUFFER_USAGE_REUSABLE
-                                                          ? 3 : 1);
+        r = bkt_run_on(ctx, queue_index, usage,
+                       usage == BK_COMMAND_BUFFER_USAGE_REUSABLE ? 3 : 1, plan, 2, bind);
     if (r == BK_SUCCESS) {
         bkt_download(ctx, y, s->by.address, s->by.size);
         const struct bkt_tolerance tol = { 1e-5, 1e-6, 1 };

@@ -150,9 +150,13 @@ void bkt_download(BkContext ctx, void *dst, BkDeviceAddress src, uint64_t size)
         tap_bail("bkCopyFromDevice failed: %s (%s)", bkResultString(r), bkGetLastErrorMessage());
 }
 
-/* One command in a one-time buffer: 'record' adds it. */
+/* One command in a command buffer (one-time unless usage says otherwise),
+ * submitted 'submits' times (0: once) to queue 'queue_index'. */
 struct one_command {
     enum { FILL, RUN } what;
+    uint32_t queue_index;
+    BkCommandBufferUsage usage;
+    uint32_t submits;
     BkDeviceAddress dst;
     uint64_t size;
     uint32_t pattern;
@@ -169,7 +173,7 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
         return r;
     BkCommandBufferBeginInfo begin = {
         .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME,
+        .usage = c->usage,
     };
     r = bkBeginCommandBuffer(cmd, &begin);
     if (r == BK_SUCCESS) {
@@ -186,8 +190,10 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
     }
     if (r == BK_SUCCESS)
         r = bkEndCommandBuffer(cmd);
-    BkQueue queue = bkt_queue(ctx);
+    BkQueue queue = BK_NULL_HANDLE;
     if (r == BK_SUCCESS)
+        r = bkGetQueue(ctx, c->queue_index, &queue);
+    for (uint32_t i = 0; r == BK_SUCCESS && i < (c->submits ? c->submits : 1); i++)
         r = bkQueueSubmit(queue, 1, &cmd);
     if (r == BK_SUCCESS)
         r = bkQueueWaitIdle(queue);
@@ -204,8 +210,16 @@ BkResult bkt_fill(BkContext ctx, BkDeviceAddress dst, uint64_t size, uint32_t pa
 BkResult bkt_run(BkContext ctx, BkPlan plan, uint32_t bindingCount,
                  const BkDeviceAddress *bindings)
 {
+    return bkt_run_on(ctx, 0, BK_COMMAND_BUFFER_USAGE_ONE_TIME, 1, plan, bindingCount, bindings);
+}
+
+BkResult bkt_run_on(BkContext ctx, uint32_t queueIndex, BkCommandBufferUsage usage,
+                    uint32_t submits, BkPlan plan, uint32_t bindingCount,
+                    const BkDeviceAddress *bindings)
+{
     struct one_command c = {
-        .what = RUN, .plan = plan, .binding_count = bindingCount, .bindings = bindings,
+        .what = RUN, .queue_index = queueIndex, .usage = usage, .submits = submits,
+        .plan = plan, .binding_count = bindingCount, .bindings = bindings,
     };
     return submit_one(ctx, &c);
 }

@@ -47,6 +47,11 @@ void bkt_download(BkContext ctx, void *dst, BkDeviceAddress src, uint64_t size);
 BkResult bkt_fill(BkContext ctx, BkDeviceAddress dst, uint64_t size, uint32_t pattern);
 BkResult bkt_run(BkContext ctx, BkPlan plan, uint32_t bindingCount,
                  const BkDeviceAddress *bindings);
+/* The same on queue queueIndex, in a buffer of the given usage submitted
+ * 'submits' times before the wait. */
+BkResult bkt_run_on(BkContext ctx, uint32_t queueIndex, BkCommandBufferUsage usage,
+                    uint32_t submits, BkPlan plan, uint32_t bindingCount,
+                    const BkDeviceAddress *bindings);
 
 /* A plan for one op info struct; the result of bkCreatePlan. */
 BkResult bkt_create_plan(BkContext ctx, const void *opInfo, BkPlan *plan);

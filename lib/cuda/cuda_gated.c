@@ -1,6 +1,7 @@
 /* Gated activations on CUDA: choosing the kernel and launch shape for a
- * plan, and its parameter block for each run. Kernels are found by name in the gated_forward
- * and gated_backward modules: bk_gated_<fwd|bwd>_<kind>_<type>_<path>.
+ * plan, and its parameter block for each run. Kernels are found by name in
+ * the gated_forward and gated_backward modules:
+ * bk_gated_<fwd|bwd>_<kind>_<type>_<path>.
  *
  * The vector path moves 16 bytes per access (V = 16 / element size); it
  * needs unit innermost strides, an innermost extent, outer strides and

@@ -3,9 +3,9 @@
  * a small executable graph of that one kernel that the plan keeps per
  * stream (one-time submits). On the H100 VMs of bench/RESULTS.md, updating
  * the node's parameters and cuGraphLaunch took 0.2-0.4 + 1.2-1.9 us of CPU
- * time where cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a launch after
- * earlier launches of the same executable graph, hence one graph per
- * stream: a plan used on several queues does not serialize them. */
+ * time where cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a
+ * launch after earlier launches of the same executable graph, hence one
+ * graph per stream: a plan used on several queues does not serialize them. */
 #include "cuda_internal.h"
 
 #include <string.h>
@@ -74,6 +74,14 @@ static void node_params(const struct bk_cuda_kernel_launch *launch, void **param
     p->kernelParams = params;
 }
 
+/* Records what the node of g now launches. */
+static void remember(struct bk_cuda_node_graph *g, const struct bk_cuda_kernel_launch *launch)
+{
+    g->grid = launch->grid;
+    g->param_size = launch->param_size;
+    memcpy(g->params, launch->params, launch->param_size);
+}
+
 /* The plan's graph for (stream, fn), made on first use; NULL when all
  * BK_CUDA_NODE_GRAPHS are taken or the driver could not make one (the
  * caller then launches directly, and after a failure always will). Called
@@ -102,9 +110,7 @@ static struct bk_cuda_node_graph *node_graph(struct bk_cuda_plan *base,
         return NULL;
     }
     base->graphs_off = false;
-    g->grid = launch->grid;
-    g->param_size = launch->param_size;
-    memcpy(g->params, launch->params, launch->param_size);
+    remember(g, launch);
     base->graph_count++;
     return g;
 }
@@ -138,11 +144,8 @@ BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *
         CUDA_KERNEL_NODE_PARAMS p;
         node_params(launch, params, &p);
         r = bk_cu.cuGraphExecKernelNodeSetParams(g->exec, g->node, &p);
-        if (r == BK_CUDA_SUCCESS) {
-            g->grid = launch->grid;
-            g->param_size = launch->param_size;
-            memcpy(g->params, launch->params, launch->param_size);
-        }
+        if (r == BK_CUDA_SUCCESS)
+            remember(g, launch);
     }
     if (r == BK_CUDA_SUCCESS) {
         call = "cuGraphLaunch";
