@@ -18,7 +18,6 @@
 #include <bk/bk.h>
 
 #define BK_HIDDEN __attribute__((visibility("hidden")))
-#define BK_MAX_BINDINGS 8u
 
 /* ---- Errors (lib/error.c) -------------------------------------------- */
 /* Records a message for the calling thread, sends it to the message
@@ -136,7 +135,15 @@ BK_HIDDEN BkResult bk_command_buffer_append(BkCommandBuffer cmd, const struct bk
                                             const char *fn);
 
 /* ---- Operations ------------------------------------------------------- */
-enum bk_op { BK_OP_GATED_FORWARD, BK_OP_GATED_BACKWARD, BK_OP_COUNT };
+enum bk_op {
+    BK_OP_GATED_FORWARD,
+    BK_OP_GATED_BACKWARD,
+    BK_OP_GEMM,
+    BK_OP_SPARSE24_CONVERT,
+    BK_OP_SPARSE24_PREPARE,
+    BK_OP_SPARSE24_GEMM,
+    BK_OP_COUNT
+};
 
 /* Gated activation, normalised: the iteration space is the half-size
  * (output) shape, coalesced; the split axis is folded into gate offsets,
@@ -156,12 +163,71 @@ struct bk_gated_problem {
     int64_t count;                         /* elements of the iteration space */
 };
 
+/* A matrix operand of the GEMM family, normalised: element (i, j) of
+ * batch b sits at base + b * batch_stride + i * row_stride + j * col_stride
+ * (elements). Transposes are folded into the strides, so a backend sees
+ * the logical operand (op(A), not A). batch_stride 0: shared by every
+ * batch. For dense GEMM operands one of row_stride, col_stride is 1 and
+ * the other at least the extent it steps over (a BLAS layout). */
+struct bk_matrix {
+    BkDataType type;
+    int64_t rows, cols;
+    int64_t row_stride, col_stride, batch_stride;
+};
+
+/* D = act(alpha * A @ B + beta * C + bias), A [m, k], B [k, n], C and D
+ * [m, n], bias [n] (contiguous). An empty problem (m, n or batch 0) does
+ * nothing; k == 0 is a product of zeros. */
+struct bk_gemm_problem {
+    BkDataType ab_type;                    /* A and B */
+    BkDataType cd_type;                    /* C, D and bias */
+    int64_t m, n, k, batch;
+    struct bk_matrix a, b, c, d;
+    bool has_c, has_bias, tf32;
+    BkGemmActivation activation;
+    double alpha, beta;
+};
+
+/* A conversion between dense [m, k] and the 2:4 interchange format
+ * (values [m, k/2], metadata [m, k/8] U16); unused operands (validate)
+ * have type UNDEFINED. */
+struct bk_sparse24_convert_problem {
+    BkSparse24Conversion conversion;
+    BkDataType type;                       /* dense and values */
+    int64_t m, k;
+    struct bk_matrix dense, values, metadata;
+};
+
+/* The interchange format -> the backend's prepared weight. */
+struct bk_sparse24_prepare_problem {
+    BkDataType type;
+    int64_t m, k;
+    struct bk_matrix values, metadata;
+};
+
+/* Y = act(alpha * X @ W^T + beta * C + bias): W [m, k] prepared, X [n, k],
+ * C and Y [n, m], bias [m]. The prepared weight's layout and size belong
+ * to the backend (bk_backend.sparse24_prepared_size). */
+struct bk_sparse24_gemm_problem {
+    BkDataType type;                       /* W and X */
+    BkDataType out_type;                   /* C, Y and bias */
+    int64_t m, n, k, batch;
+    struct bk_matrix x, c, y;
+    bool has_c, has_bias;
+    BkGemmActivation activation;
+    double alpha, beta;
+};
+
 /* What the generic run-time checks need to know of each binding slot. */
 struct bk_slot {
     const char *name;             /* "input", "gradOutput", ... */
     uint64_t span;                /* bytes the op touches from the address */
     uint32_t alignment;           /* required address alignment in bytes */
     bool written;
+    /* A written slot may be bound at exactly the address of slot
+     * alias_of (same span; the family checked the layouts are equal): the
+     * documented in-place cases, such as GEMM's C == D. -1: never. */
+    int8_t alias_of;
 };
 
 typedef BkResult (*bk_launch_fn)(BkQueue queue, BkPlan plan, const struct bk_run_args *args);
@@ -175,6 +241,10 @@ struct BkPlan_T {
     struct bk_slot slot[BK_MAX_BINDINGS];  /* props.bindingCount of them */
     union {
         struct bk_gated_problem gated;
+        struct bk_gemm_problem gemm;
+        struct bk_sparse24_convert_problem sparse24_convert;
+        struct bk_sparse24_prepare_problem sparse24_prepare;
+        struct bk_sparse24_gemm_problem sparse24_gemm;
     } problem;
     bk_launch_fn launch;                   /* set by plan_select where used */
     void *impl;                            /* backend per-plan state */
@@ -183,6 +253,49 @@ struct BkPlan_T {
 /* Op families: validate an info struct into plan->problem, slots and
  * bindingCount (lib/gated_activation.c, ...). */
 BK_HIDDEN BkResult bk_gated_activation_init(BkPlan plan, const void *info);
+BK_HIDDEN BkResult bk_gemm_init(BkPlan plan, const void *info);            /* lib/gemm.c */
+BK_HIDDEN BkResult bk_sparse24_convert_init(BkPlan plan, const void *info); /* lib/sparse24.c */
+BK_HIDDEN BkResult bk_sparse24_prepare_init(BkPlan plan, const void *info);
+BK_HIDDEN BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info);
+
+/* Shared by the GEMM family's validation (lib/matrix.c): a rank 2 or 3
+ * tensor as a matrix [rows, cols], transposed when trans; blas: one of the
+ * two strides must be 1 and the other cover the extent it steps over.
+ * name is the field path for messages. */
+BK_HIDDEN BkResult bk_matrix_from_tensor(const struct bk_tensor *t, const char *name, bool trans,
+                                         bool blas, struct bk_matrix *out);
+/* Checks the GEMM family's plans share (lib/gemm.c); info names the
+ * struct in messages. */
+BK_HIDDEN bool bk_gemm_input_type(BkDataType t); /* F32, F16, BF16, F64 */
+/* out must be in's type, or F32 when in is F16 or BF16. */
+BK_HIDDEN BkResult bk_gemm_check_output_type(const char *info, const char *field, BkDataType out,
+                                             const char *in_field, BkDataType in);
+BK_HIDDEN BkResult bk_gemm_check_scalars(const char *info, BkGemmActivation act, double alpha,
+                                         double beta, bool has_c);
+/* A contiguous vector of length elements of out_type. */
+BK_HIDDEN BkResult bk_gemm_check_bias(const char *info, const BkTensorDesc *desc, int64_t length,
+                                      const char *length_name, BkDataType out_type,
+                                      struct bk_tensor *t);
+/* A rank-3 operand's batch equals the output's; rank 3 needs a rank-3 output. */
+BK_HIDDEN BkResult bk_gemm_check_batch(const char *info, const char *field,
+                                       const struct bk_tensor *t, const struct bk_tensor *out,
+                                       const char *out_field);
+/* Slots 0..count-1 from the tensors (absent ones: span 0); slot written
+ * is the output. */
+BK_HIDDEN void bk_gemm_set_slots(BkPlan plan, const char *const *names, const struct bk_tensor *t,
+                                 const bool *present, uint32_t count, uint32_t written);
+/* Lets the output slot be bound at C's address when their layouts agree. */
+BK_HIDDEN void bk_gemm_slot_alias(BkPlan plan, uint32_t out_slot, const struct bk_matrix *out,
+                                  uint32_t c_slot, const struct bk_matrix *c, bool has_c);
+/* F32 sums (F64 for F64 inputs), deterministic, no workspace: what every
+ * backend starts from; a backend may change it (TF32, its workspace). */
+BK_HIDDEN void bk_gemm_set_precision(BkPlan plan, BkDataType input);
+
+/* Whether a tensor desc was left out: dataType UNDEFINED. */
+static inline bool bk_desc_absent(const BkTensorDesc *d)
+{
+    return d->dataType == BK_DATA_TYPE_UNDEFINED;
+}
 
 /* ---- Backends --------------------------------------------------------- */
 struct bk_backend {
@@ -213,6 +326,10 @@ struct bk_backend {
      * backend may raise the workspace). */
     BkResult (*plan_select)(BkPlan plan);
     void (*plan_destroy)(BkPlan plan);
+    /* Bytes of a prepared 2:4 weight of type, m rows and k columns on
+     * this context's device (the prepared slot of the prepare and sparse
+     * GEMM plans); 0 when the backend cannot prepare that weight. */
+    uint64_t (*sparse24_prepared_size)(BkContext ctx, BkDataType type, int64_t m, int64_t k);
     /* Architectures of the embedded GPU code, space-separated ("80 86 89
      * 90"); NULL or "" when the backend runs no GPU code. */
     const char *binary_architectures;

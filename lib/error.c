@@ -86,6 +86,7 @@ static const struct { const char *name; size_t size; } data_types[] = {
     [BK_DATA_TYPE_U8] = { "BK_DATA_TYPE_U8", 1 },
     [BK_DATA_TYPE_I8] = { "BK_DATA_TYPE_I8", 1 },
     [BK_DATA_TYPE_U32] = { "BK_DATA_TYPE_U32", 4 },
+    [BK_DATA_TYPE_TF32] = { "BK_DATA_TYPE_TF32", 0 }, /* a compute type: no tensor has it */
 };
 
 static bool known_type(BkDataType type)

@@ -1,5 +1,6 @@
 # libbk itself: core objects, op validation, and the backends.
-bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h
+bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h \
+	include/bk/bk_gemm.h
 
 lib_LTLIBRARIES += libbk.la
 libbk_la_SOURCES = \
@@ -14,10 +15,16 @@ libbk_la_SOURCES = \
 	lib/command_buffer.c \
 	lib/plan.c \
 	lib/gated_activation.c \
+	lib/matrix.c \
+	lib/gemm.c \
+	lib/sparse24.c \
+	lib/sparse24_report.c \
 	lib/half.h \
 	lib/host/host_backend.c \
 	lib/host/host_internal.h \
-	lib/host/host_gated_activation.c
+	lib/host/host_gated_activation.c \
+	lib/host/host_gemm.c \
+	lib/host/host_sparse24.c
 libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)

@@ -3,6 +3,7 @@
  * size, overlap, workspace). */
 #include "bk_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* One row per op info struct: its sType and the family that validates it. */
@@ -12,6 +13,10 @@ static const struct {
 } op_families[] = {
     { BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, bk_gated_activation_init },
     { BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, bk_gated_activation_init },
+    { BK_STRUCTURE_TYPE_GEMM_INFO, bk_gemm_init },
+    { BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO, bk_sparse24_convert_init },
+    { BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO, bk_sparse24_prepare_init },
+    { BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, bk_sparse24_gemm_init },
 };
 
 static void plan_free(BkPlan plan)
@@ -60,6 +65,8 @@ BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateI
     plan->props.operation = op;
     plan->props.backend = context->props.deviceType;
     plan->props.workspaceAlignment = 256;
+    for (uint32_t i = 0; i < BK_MAX_BINDINGS; i++)
+        plan->slot[i].alias_of = -1;
 
     r = op_families[f].init(plan, pCreateInfo->pOperation);
     if (r == BK_SUCCESS)
@@ -90,6 +97,22 @@ BK_API BkResult bkGetPlanProperties(BkPlan plan, BkPlanProperties *pProperties)
     void *next = pProperties->pNext;
     *pProperties = plan->props;
     pProperties->pNext = next;
+    /* Output structs this function knows in the chain; others are skipped. */
+    for (BkBaseOutStructure *s = next; s; s = s->pNext) {
+        if (s->sType != BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES)
+            continue;
+        BkPlanBindingProperties *b = (BkPlanBindingProperties *)s;
+        b->bindingCount = plan->props.bindingCount;
+        b->reserved = 0;
+        memset(b->bindings, 0, sizeof b->bindings);
+        for (uint32_t i = 0; i < plan->props.bindingCount; i++) {
+            const struct bk_slot *slot = &plan->slot[i];
+            snprintf(b->bindings[i].name, sizeof b->bindings[i].name, "%s", slot->name);
+            b->bindings[i].size = slot->span;
+            b->bindings[i].alignment = slot->alignment;
+            b->bindings[i].written = slot->written ? BK_TRUE : BK_FALSE;
+        }
+    }
     return BK_SUCCESS;
 }
 
@@ -137,7 +160,10 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
         if (!plan->slot[i].written)
             continue;
         for (uint32_t j = 0; j < n; j++) {
-            if (j != i && bk_ranges_overlap(run->pBindings[i], plan->slot[i].span, run->pBindings[j],
+            if (j == i || (plan->slot[i].alias_of == (int8_t)j &&
+                           run->pBindings[i] == run->pBindings[j]))
+                continue;
+            if (bk_ranges_overlap(run->pBindings[i], plan->slot[i].span, run->pBindings[j],
                                   plan->slot[j].span))
                 return bk_error(BK_ERROR_INVALID_ARGUMENT,
                                 "BkRunInfo.pBindings[%u] (%s) overlaps pBindings[%u] (%s); "

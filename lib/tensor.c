@@ -6,7 +6,8 @@ BkResult bk_tensor_from_desc(const BkTensorDesc *desc, const char *name, struct 
 {
     size_t elem = bk_data_type_size(desc->dataType);
     if (elem == 0)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.dataType = %d is not a BkDataType", name,
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.dataType = %d is not a BkDataType a tensor can have", name,
                         (int)desc->dataType);
     if (desc->rank < 1 || desc->rank > BK_MAX_TENSOR_RANK)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be in 1..%u", name,

@@ -175,7 +175,22 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
         .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .usage = c->usage,
     };
-    r = bkBeginCommandBuffer(cmd, &begin);
+    /* A plan that needs a workspace gets a fresh one of its size. */
+    BkMemory workspace = BK_NULL_HANDLE;
+    BkDeviceAddress workspace_address = 0;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    if (c->what == RUN && bkGetPlanProperties(c->plan, &props) == BK_SUCCESS &&
+        props.workspaceSize > 0) {
+        BkMemoryAllocateInfo info = {
+            .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+            .size = props.workspaceSize,
+        };
+        r = bkAllocateMemory(ctx, &info, NULL, &workspace);
+        if (r == BK_SUCCESS)
+            r = bkGetMemoryAddress(workspace, &workspace_address);
+    }
+    if (r == BK_SUCCESS)
+        r = bkBeginCommandBuffer(cmd, &begin);
     if (r == BK_SUCCESS) {
         if (c->what == FILL) {
             r = bkCmdFillMemory(cmd, c->dst, c->size, c->pattern);
@@ -184,6 +199,8 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
                 .sType = BK_STRUCTURE_TYPE_RUN_INFO,
                 .bindingCount = c->binding_count,
                 .pBindings = c->bindings,
+                .workspace = workspace_address,
+                .workspaceSize = workspace ? props.workspaceSize : 0,
             };
             r = bkCmdRun(cmd, c->plan, &run);
         }
@@ -198,6 +215,7 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
     if (r == BK_SUCCESS)
         r = bkQueueWaitIdle(queue);
     bkFreeCommandBuffer(cmd);
+    bkFreeMemory(ctx, workspace);
     return r;
 }
 

@@ -43,7 +43,7 @@ void bkt_upload(BkContext ctx, BkDeviceAddress dst, const void *src, uint64_t si
 void bkt_download(BkContext ctx, void *dst, BkDeviceAddress src, uint64_t size);
 
 /* Record one command into a one-time command buffer, submit it to queue 0
- * and wait. Return the first failing result (recording or submission). */
+ * and wait; a plan that needs a workspace is given a fresh one. Return the first failing result (recording or submission). */
 BkResult bkt_fill(BkContext ctx, BkDeviceAddress dst, uint64_t size, uint32_t pattern);
 BkResult bkt_run(BkContext ctx, BkPlan plan, uint32_t bindingCount,
                  const BkDeviceAddress *bindings);

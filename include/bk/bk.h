@@ -5,5 +5,6 @@
 
 #include <bk/bk_core.h>
 #include <bk/bk_gated_activation.h>
+#include <bk/bk_gemm.h>
 
 #endif /* BK_H */

@@ -36,6 +36,8 @@ extern "C" {
 #define BK_MAX_NAME_SIZE 256u
 #define BK_MAX_KERNEL_NAME_SIZE 64u
 #define BK_MAX_MODULE_ARCHITECTURES 16u
+#define BK_MAX_BINDINGS 8u
+#define BK_MAX_BINDING_NAME_SIZE 32u
 #define BK_TRUE 1u
 #define BK_FALSE 0u
 
@@ -83,8 +85,13 @@ typedef enum BkStructureType {
     BK_STRUCTURE_TYPE_PLAN_PROPERTIES = 6,
     BK_STRUCTURE_TYPE_RUN_INFO = 7,
     BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 8,
+    BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES = 9,
     BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO = 100,
     BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO = 101,
+    BK_STRUCTURE_TYPE_GEMM_INFO = 200,
+    BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO = 201,
+    BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO = 202,
+    BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO = 203,
     BK_STRUCTURE_TYPE_MAX_ENUM = 0x7FFFFFFF
 } BkStructureType;
 
@@ -95,6 +102,12 @@ typedef struct BkBaseInStructure {
     BkStructureType sType;
     const struct BkBaseInStructure *pNext;
 } BkBaseInStructure;
+
+/* The same for structs libbk fills in (properties). */
+typedef struct BkBaseOutStructure {
+    BkStructureType sType;
+    struct BkBaseOutStructure *pNext;
+} BkBaseOutStructure;
 
 /* ---- Data types and tensors ------------------------------------------- */
 typedef enum BkDataType {
@@ -108,6 +121,9 @@ typedef enum BkDataType {
     BK_DATA_TYPE_U8 = 7,
     BK_DATA_TYPE_I8 = 8,
     BK_DATA_TYPE_U32 = 9,
+    /* Only a BkPrecisionGuarantee.computeType: F32 inputs rounded to a
+     * 10-bit mantissa for tensor cores. No tensor has this type. */
+    BK_DATA_TYPE_TF32 = 10,
     BK_DATA_TYPE_MAX_ENUM = 0x7FFFFFFF
 } BkDataType;
 
@@ -274,6 +290,26 @@ typedef struct BkPlanProperties {
     char kernelName[BK_MAX_KERNEL_NAME_SIZE];
     BkPrecisionGuarantee precision;
 } BkPlanProperties;
+
+/* Chain to BkPlanProperties.pNext to learn what each binding slot needs:
+ * how many bytes from its address the op touches (the size a buffer must
+ * have; an opaque output such as a prepared weight is sized only here),
+ * its alignment and whether the op writes it. */
+typedef struct BkBindingProperties {
+    char name[BK_MAX_BINDING_NAME_SIZE]; /* the slot's field name: "input", "d", ... */
+    uint64_t size;                    /* bytes; 0 when the plan does not use the slot */
+    uint64_t alignment;               /* required address alignment in bytes */
+    BkBool32 written;
+    uint32_t reserved;
+} BkBindingProperties;
+
+typedef struct BkPlanBindingProperties {
+    BkStructureType sType;            /* BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES */
+    void *pNext;
+    uint32_t bindingCount;            /* BkPlanProperties.bindingCount */
+    uint32_t reserved;
+    BkBindingProperties bindings[BK_MAX_BINDINGS];
+} BkPlanBindingProperties;
 
 typedef struct BkRunInfo {
     BkStructureType sType;            /* BK_STRUCTURE_TYPE_RUN_INFO */

@@ -291,23 +291,32 @@ static BkResult cuda_queue_wait_idle(BkQueue queue)
     return res;
 }
 
+/* Kernel selection per op, indexed by enum bk_op. */
+static BkResult (*const cuda_select[BK_OP_COUNT])(BkPlan) = {
+    [BK_OP_GATED_FORWARD] = bk_cuda_gated_select,
+    [BK_OP_GATED_BACKWARD] = bk_cuda_gated_select,
+    [BK_OP_GEMM] = bk_cuda_gemm_select,
+    [BK_OP_SPARSE24_CONVERT] = bk_cuda_sparse24_convert_select,
+    [BK_OP_SPARSE24_PREPARE] = bk_cuda_sparse24_prepare_select,
+    [BK_OP_SPARSE24_GEMM] = bk_cuda_sparse24_gemm_select,
+};
+
 static BkResult cuda_plan_select(BkPlan plan)
 {
-    switch (plan->op) {
-    case BK_OP_GATED_FORWARD:
-    case BK_OP_GATED_BACKWARD:
-        return bk_cuda_gated_select(plan);
-    default:
+    if (!cuda_select[plan->op])
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: not implemented on the CUDA backend",
                         plan->op_name);
-    }
+    return cuda_select[plan->op](plan);
 }
 
 static void cuda_plan_destroy(BkPlan plan)
 {
+    struct bk_cuda_plan *base = plan->impl;
     struct bk_cuda_scope scope;
     if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
-        bk_cuda_plan_release(plan->impl);
+        if (base->release)
+            base->release(plan);
+        bk_cuda_plan_release(base);
         bk_cuda_leave(&scope);
     }
     bk_free(&plan->alloc, plan->impl);
@@ -332,6 +341,7 @@ const struct bk_backend bk_cuda_backend = {
     .command_buffer_reset = bk_cuda_command_buffer_reset,
     .plan_select = cuda_plan_select,
     .plan_destroy = cuda_plan_destroy,
+    .sparse24_prepared_size = bk_cuda_sparse24_prepared_size,
     .binary_architectures = BK_CUDA_BINARY_ARCHS,
     .ptx_architectures = BK_CUDA_PTX_ARCHS,
 };

@@ -100,6 +100,7 @@ enum {
     BK_CU_MEMHOSTALLOC_PORTABLE = 0x01,
     BK_CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
     BK_CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+    BK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
 /* X(name, parameter list): every entry point libbk calls. */
@@ -146,6 +147,7 @@ enum {
     X(cuModuleLoadData, (CUmodule *module, const void *image))                               \
     X(cuModuleUnload, (CUmodule module))                                                     \
     X(cuModuleGetFunction, (CUfunction *fn, CUmodule module, const char *name))              \
+    X(cuFuncSetAttribute, (CUfunction fn, int attrib, int value))                            \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                           \
       (int *blocks, CUfunction fn, int block_size, size_t dynamic_smem))                     \
     X(cuLaunchKernel, (CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,     \

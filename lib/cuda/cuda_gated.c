@@ -160,14 +160,13 @@ static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struc
 _Static_assert(sizeof(struct bk_gated_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the gated parameter block must fit struct bk_cuda_kernel_launch");
 
-static void gated_prepare(BkPlan plan, const struct bk_run_args *run,
-                          struct bk_cuda_kernel_launch *launch)
+static uint32_t gated_prepare(BkPlan plan, const struct bk_run_args *run,
+                              struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
     const struct cuda_gated_plan *g = plan->impl;
     const struct gated_kernel *k = &g->strided;
-    launch->fn = NULL;
     if (k->args.count == 0)
-        return;
+        return 0;
     BkDeviceAddress x = run->binding[0], y = run->binding[1];
     BkDeviceAddress dx = g->backward ? run->binding[2] : 0;
     if (g->has_vec && ((x | y | dx) & 15u) == 0)
@@ -176,12 +175,16 @@ static void gated_prepare(BkPlan plan, const struct bk_run_args *run,
     args.x = x;
     args.y = y;
     args.dx = dx;
+    struct bk_cuda_kernel_launch *launch = &launches[0];
     memcpy(launch->params, &args, sizeof args);
     launch->param_size = sizeof args;
     launch->fn = k->fn;
     launch->grid = k->grid;
+    launch->grid_y = launch->grid_z = 1;
+    launch->shared_bytes = 0;
     launch->block = BK_GATED_BLOCK;
     launch->name = k->name;
+    return 1;
 }
 
 BkResult bk_cuda_gated_select(BkPlan plan)
@@ -198,7 +201,7 @@ BkResult bk_cuda_gated_select(BkPlan plan)
     memset(g, 0, sizeof *g);
     g->backward = p->backward;
     plan->impl = g; /* released by plan_destroy, also when this fails */
-    BkResult res = bk_cuda_plan_init(&g->base, gated_prepare);
+    BkResult res = bk_cuda_plan_init(&g->base, gated_prepare, NULL);
     if (res != BK_SUCCESS)
         return res;
 

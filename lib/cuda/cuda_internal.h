@@ -73,19 +73,28 @@ BK_HIDDEN BkResult bk_cuda_function(BkContext ctx, enum bk_cuda_module_id id, co
 BK_HIDDEN void bk_cuda_modules_unload(struct bk_cuda_context *c);
 
 /* ---- Plans -------------------------------------------------------------- */
-/* One kernel launch of a plan: the function, the grid and the parameter
- * block (the kernel's only parameter). */
+/* One kernel launch of a plan: the function, the grid, the block, dynamic
+ * shared memory and the parameter block (the kernel's only parameter). */
 #define BK_CUDA_MAX_PARAM_BYTES 512
+#define BK_CUDA_MAX_LAUNCHES 4            /* kernels one run of a plan may launch */
 struct bk_cuda_kernel_launch {
-    CUfunction fn;                        /* NULL: nothing to launch (an empty problem) */
-    unsigned int grid, block;
+    CUfunction fn;
+    unsigned int grid, grid_y, grid_z;    /* grid_y, grid_z: 0 reads as 1 */
+    unsigned int block;
+    unsigned int shared_bytes;            /* dynamic shared memory */
     const char *name;                     /* the kernel's name, for messages */
     size_t param_size;                    /* bytes of params in use */
     _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
 };
-/* Fills in the launch of plan for the run's bindings. */
-typedef void (*bk_cuda_prepare_fn)(BkPlan plan, const struct bk_run_args *args,
-                                   struct bk_cuda_kernel_launch *launch);
+/* Fills in the launches of plan for the run's bindings, in order, and
+ * returns how many (0: nothing to do, e.g. an empty problem). */
+typedef uint32_t (*bk_cuda_prepare_fn)(BkPlan plan, const struct bk_run_args *args,
+                                       struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES]);
+/* Enqueues a run on stream by other means than libbk's own kernels (a
+ * library such as cuBLASLt); must also work while the stream is being
+ * captured. The context is current. */
+typedef BkResult (*bk_cuda_enqueue_fn)(BkPlan plan, const struct bk_run_args *args,
+                                       CUstream stream, uint32_t cmd_index);
 
 /* An executable graph of one kernel node, replayed by one-time submits of a
  * plan on one stream with one function (cuda_launch.c). */
@@ -95,15 +104,23 @@ struct bk_cuda_node_graph {
     CUgraph graph;                        /* owns node; kept for parameter updates */
     CUgraphNode node;
     CUgraphExec exec;
-    unsigned int grid;                    /* the node's grid and parameters now */
+    unsigned int grid, grid_y, grid_z;    /* the node's launch shape and parameters now */
+    unsigned int shared_bytes;
     size_t param_size;
     _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
 };
-#define BK_CUDA_NODE_GRAPHS 4             /* per plan: streams it runs on at once */
+#define BK_CUDA_NODE_GRAPHS 4             /* per plan: (stream, kernel) pairs cached */
 
-/* Every CUDA plan's impl begins with this. */
+/* Frees what an op's impl holds beyond struct bk_cuda_plan (library
+ * handles); the context is current. */
+typedef void (*bk_cuda_release_fn)(BkPlan plan);
+
+/* Every CUDA plan's impl begins with this: exactly one of prepare and
+ * enqueue is set; release is optional. */
 struct bk_cuda_plan {
     bk_cuda_prepare_fn prepare;
+    bk_cuda_enqueue_fn enqueue;
+    bk_cuda_release_fn release;
     pthread_mutex_t lock;                 /* guards graphs[] and graphs_off */
     bool lock_ready;
     bool graphs_off;                      /* the driver failed to make one: launch directly */
@@ -113,8 +130,13 @@ struct bk_cuda_plan {
 
 /* Sets up base (after the op's own impl was zeroed) and destroys what it
  * holds; the context must be current for the latter. */
-BK_HIDDEN BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare);
+BK_HIDDEN BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare,
+                                     bk_cuda_enqueue_fn enqueue);
 BK_HIDDEN void bk_cuda_plan_release(struct bk_cuda_plan *base);
+
+/* Allows fn up to bytes of dynamic shared memory (past the 48 KiB default);
+ * name is the kernel's, for the message. The context must be current. */
+BK_HIDDEN BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, const char *name);
 
 /* Launches on stream: directly (what a stream capture records), or through
  * the plan's cached one-kernel graph for stream (one-time submits; about
@@ -125,7 +147,17 @@ BK_HIDDEN BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kerne
 BK_HIDDEN BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                          CUstream stream, uint32_t cmd_index);
 
+/* Kernel (or library) selection per op family: each sets plan->impl
+ * (a struct bk_cuda_plan first), kernelName, and may raise the workspace
+ * and adjust the precision guarantee. */
 BK_HIDDEN BkResult bk_cuda_gated_select(BkPlan plan);   /* cuda_gated.c */
+BK_HIDDEN BkResult bk_cuda_gemm_select(BkPlan plan);    /* cuda_gemm.c (cuBLASLt) */
+BK_HIDDEN BkResult bk_cuda_sparse24_convert_select(BkPlan plan); /* cuda_sparse24.c */
+BK_HIDDEN BkResult bk_cuda_sparse24_prepare_select(BkPlan plan);
+BK_HIDDEN BkResult bk_cuda_sparse24_gemm_select(BkPlan plan);
+/* struct bk_backend.sparse24_prepared_size for CUDA contexts. */
+BK_HIDDEN uint64_t bk_cuda_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m,
+                                                  int64_t k);
 
 /* ---- Submission (cuda_submit.c) --------------------------------------- */
 BK_HIDDEN BkResult bk_cuda_submit(BkQueue queue, BkCommandBuffer cmd);

@@ -10,9 +10,11 @@
 
 #include <string.h>
 
-BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare)
+BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare,
+                           bk_cuda_enqueue_fn enqueue)
 {
     base->prepare = prepare;
+    base->enqueue = enqueue;
     if (pthread_mutex_init(&base->lock, NULL) != 0)
         return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: pthread_mutex_init failed");
     base->lock_ready = true;
@@ -37,6 +39,24 @@ void bk_cuda_plan_release(struct bk_cuda_plan *base)
  * memory. This shortens the gaps between kernels in graphs, and
  * cuLaunchKernelEx so configured also costs less CPU time than
  * cuLaunchKernel. */
+/* A grid dimension left 0 is 1. */
+static unsigned int dim(unsigned int d)
+{
+    return d ? d : 1;
+}
+
+BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, const char *name)
+{
+    if (bytes <= 48u * 1024u)
+        return BK_SUCCESS;
+    CUresult r = bk_cu.cuFuncSetAttribute(fn, BK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          (int)bytes);
+    if (r != BK_CUDA_SUCCESS)
+        return bk_cuda_error(r, BK_SUCCESS, "cuFuncSetAttribute(%s, %u bytes of shared memory)",
+                             name, bytes);
+    return BK_SUCCESS;
+}
+
 BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                CUstream stream, uint32_t cmd_index)
 {
@@ -44,15 +64,17 @@ BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *
     void *params[] = { (void *)launch->params };
     CUresult r;
     if (!c->programmatic) {
-        r = bk_cu.cuLaunchKernel(launch->fn, launch->grid, 1, 1, launch->block, 1, 1, 0, stream,
-                                 params, NULL);
+        r = bk_cu.cuLaunchKernel(launch->fn, launch->grid, dim(launch->grid_y),
+                                 dim(launch->grid_z), launch->block, 1, 1, launch->shared_bytes,
+                                 stream, params, NULL);
     } else {
         CUlaunchAttribute attr = { .id = BK_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
         attr.value.programmaticStreamSerializationAllowed = 1;
         const CUlaunchConfig config = {
-            .gridDimX = launch->grid, .gridDimY = 1, .gridDimZ = 1,
-            .blockDimX = launch->block, .blockDimY = 1, .blockDimZ = 1,
-            .hStream = stream, .attrs = &attr, .numAttrs = 1,
+            .gridDimX = launch->grid, .gridDimY = dim(launch->grid_y),
+            .gridDimZ = dim(launch->grid_z), .blockDimX = launch->block, .blockDimY = 1,
+            .blockDimZ = 1, .sharedMemBytes = launch->shared_bytes, .hStream = stream,
+            .attrs = &attr, .numAttrs = 1,
         };
         r = bk_cu.cuLaunchKernelEx(&config, launch->fn, params, NULL);
     }
@@ -68,9 +90,11 @@ static void node_params(const struct bk_cuda_kernel_launch *launch, void **param
     memset(p, 0, sizeof *p);
     p->func = launch->fn;
     p->gridDimX = launch->grid;
-    p->gridDimY = p->gridDimZ = 1;
+    p->gridDimY = dim(launch->grid_y);
+    p->gridDimZ = dim(launch->grid_z);
     p->blockDimX = launch->block;
     p->blockDimY = p->blockDimZ = 1;
+    p->sharedMemBytes = launch->shared_bytes;
     p->kernelParams = params;
 }
 
@@ -78,6 +102,9 @@ static void node_params(const struct bk_cuda_kernel_launch *launch, void **param
 static void remember(struct bk_cuda_node_graph *g, const struct bk_cuda_kernel_launch *launch)
 {
     g->grid = launch->grid;
+    g->grid_y = launch->grid_y;
+    g->grid_z = launch->grid_z;
+    g->shared_bytes = launch->shared_bytes;
     g->param_size = launch->param_size;
     memcpy(g->params, launch->params, launch->param_size);
 }
@@ -138,7 +165,8 @@ BkResult bk_cuda_launch_cached(BkPlan plan, const struct bk_cuda_kernel_launch *
     /* A loop that runs a plan on the same buffers needs no update. Updates
      * reach later launches only, so one in flight keeps its own. */
     const char *call = "cuGraphExecKernelNodeSetParams";
-    if (g->grid != launch->grid || g->param_size != launch->param_size ||
+    if (g->grid != launch->grid || g->grid_y != launch->grid_y || g->grid_z != launch->grid_z ||
+        g->shared_bytes != launch->shared_bytes || g->param_size != launch->param_size ||
         memcmp(g->params, launch->params, launch->param_size) != 0) {
         void *params[] = { (void *)launch->params };
         CUDA_KERNEL_NODE_PARAMS p;

@@ -9,6 +9,24 @@ struct cuda_graph {
     CUgraphExec exec;
 };
 
+/* Enqueues one run of plan: its library call, or its kernels in order. */
+static BkResult run(BkPlan plan, const struct bk_run_args *args, CUstream stream, bool capturing,
+                    uint32_t cmd_index)
+{
+    const struct bk_cuda_plan *p = plan->impl;
+    if (p->enqueue)
+        return p->enqueue(plan, args, stream, cmd_index);
+    struct bk_cuda_kernel_launch launch[BK_CUDA_MAX_LAUNCHES];
+    const uint32_t count = p->prepare(plan, args, launch);
+    for (uint32_t k = 0; k < count; k++) {
+        BkResult res = capturing ? bk_cuda_launch_direct(plan, &launch[k], stream, cmd_index)
+                                 : bk_cuda_launch_cached(plan, &launch[k], stream, cmd_index);
+        if (res != BK_SUCCESS)
+            return res;
+    }
+    return BK_SUCCESS;
+}
+
 /* Enqueues the commands of cmd on stream, in order; capturing: into a
  * graph being captured, where kernels are launched directly. */
 static BkResult enqueue(CUstream stream, BkCommandBuffer cmd, bool capturing)
@@ -18,14 +36,7 @@ static BkResult enqueue(CUstream stream, BkCommandBuffer cmd, bool capturing)
         CUresult r;
         switch (c->type) {
         case BK_CMD_RUN: {
-            BkPlan plan = c->u.run.plan;
-            const struct bk_cuda_plan *p = plan->impl;
-            struct bk_cuda_kernel_launch launch;
-            p->prepare(plan, &c->u.run.args, &launch);
-            if (!launch.fn)
-                break;
-            BkResult res = capturing ? bk_cuda_launch_direct(plan, &launch, stream, i)
-                                     : bk_cuda_launch_cached(plan, &launch, stream, i);
+            BkResult res = run(c->u.run.plan, &c->u.run.args, stream, capturing, i);
             if (res != BK_SUCCESS)
                 return res;
             break;

@@ -10,6 +10,8 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_submit.c \
 	lib/cuda/cuda_launch.c \
 	lib/cuda/cuda_gated.c \
+	lib/cuda/cuda_gemm.c \
+	lib/cuda/cuda_sparse24.c \
 	lib/cuda/cuda_fatbins.S \
 	ptx/gated_kernel_args.h
 # cuda_fatbins.S .incbin's ptx/NAME.fatbin from the build tree. The object

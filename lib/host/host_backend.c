@@ -146,6 +146,10 @@ static void host_command_buffer_reset(BkCommandBuffer cmd)
 static BkResult (*const host_select[BK_OP_COUNT])(BkPlan) = {
     [BK_OP_GATED_FORWARD] = bk_host_gated_select,
     [BK_OP_GATED_BACKWARD] = bk_host_gated_select,
+    [BK_OP_GEMM] = bk_host_gemm_select,
+    [BK_OP_SPARSE24_CONVERT] = bk_host_sparse24_convert_select,
+    [BK_OP_SPARSE24_PREPARE] = bk_host_sparse24_prepare_select,
+    [BK_OP_SPARSE24_GEMM] = bk_host_sparse24_gemm_select,
 };
 
 static BkResult host_plan_select(BkPlan plan)
@@ -176,4 +180,5 @@ const struct bk_backend bk_host_backend = {
     .command_buffer_reset = host_command_buffer_reset,
     .plan_select = host_plan_select,
     .plan_destroy = host_plan_destroy,
+    .sparse24_prepared_size = bk_host_sparse24_prepared_size,
 };

@@ -7,4 +7,14 @@
 /* Set plan->launch, kernel name and precision for a gated activation. */
 BK_HIDDEN BkResult bk_host_gated_select(BkPlan plan);
 
+/* The GEMM family (host_gemm.c, host_sparse24.c): set plan->launch,
+ * kernel name and the workspace the run needs. */
+BK_HIDDEN BkResult bk_host_gemm_select(BkPlan plan);
+BK_HIDDEN BkResult bk_host_sparse24_convert_select(BkPlan plan);
+BK_HIDDEN BkResult bk_host_sparse24_prepare_select(BkPlan plan);
+BK_HIDDEN BkResult bk_host_sparse24_gemm_select(BkPlan plan);
+/* The host's prepared 2:4 weight (struct bk_backend.sparse24_prepared_size). */
+BK_HIDDEN uint64_t bk_host_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m,
+                                                  int64_t k);
+
 #endif
