@@ -24,7 +24,12 @@ libbk_la_SOURCES = \
 	lib/host/host_internal.h \
 	lib/host/host_gated_activation.c \
 	lib/host/host_gemm.c \
-	lib/host/host_sparse24.c
+	lib/host/host_gemm_engine.h \
+	lib/host/host_gemm_engine.c \
+	lib/host/host_gemm_kernel.c \
+	lib/host/host_gemm_pack.c \
+	lib/host/host_sparse24.c \
+	lib/host/host_sparse24_convert.c
 libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)

@@ -1,0 +1,203 @@
+/* 2:4 sparse weights on the host: the prepared layout, prepare, and the
+ * sparse GEMM. The prepared weight is the interchange format packed:
+ *
+ *   values   [m, k/2] of the weight type, row-major, at offset 0;
+ *   metadata [m, k/8] U16, row-major, at the values' size rounded up to 16.
+ *
+ * The sparse GEMM Y = act(alpha * X @ W^T + beta * C + bias) is a job of
+ * the dense engine (host_gemm_engine.c) with A = X (the dense packer) and
+ * B^T = W, whose panels a packer decodes from the prepared weight: one
+ * blocked engine, two packers. Products with the zeros of W are computed:
+ * the host gains nothing from the sparsity, the GPU does. */
+#include "host_gemm_engine.h"
+#include "../half.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- The prepared layout ------------------------------------------------ */
+
+struct prepared_layout {
+    uint64_t meta_offset, size;
+};
+
+static bool prepared_layout(BkDataType type, int64_t m, int64_t k, struct prepared_layout *l)
+{
+    if (type != BK_DATA_TYPE_F32 && type != BK_DATA_TYPE_F16 && type != BK_DATA_TYPE_BF16)
+        return false;
+    if (m < 0 || k < 0 || k % 8)
+        return false;
+    uint64_t values, meta;
+    if (__builtin_mul_overflow((uint64_t)m, (uint64_t)(k / 2) * bk_data_type_size(type), &values) ||
+        __builtin_mul_overflow((uint64_t)m, (uint64_t)(k / 8) * 2, &meta))
+        return false;
+    l->meta_offset = (values + 15) & ~(uint64_t)15;
+    if (l->meta_offset < values || __builtin_add_overflow(l->meta_offset, meta, &l->size) ||
+        l->size > INT64_MAX)
+        return false;
+    return true;
+}
+
+uint64_t bk_host_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m, int64_t k)
+{
+    struct prepared_layout l;
+    (void)ctx;
+    return prepared_layout(type, m, k, &l) ? l.size : 0;
+}
+
+/* ---- Prepare: strided interchange format -> packed ----------------------- */
+
+/* Copy a strided [rows, cols] matrix of es-byte elements to a row-major one. */
+static void pack_rows(char *dst, const char *src, const struct bk_matrix *m, size_t es)
+{
+    const int64_t rows = m->rows, cols = m->cols;
+#pragma omp parallel for schedule(static) if (rows * cols >= (1 << 16))
+    for (int64_t r = 0; r < rows; r++) {
+        char *d = dst + (size_t)(r * cols) * es;
+        const char *s = src + r * m->row_stride * (int64_t)es;
+        if (m->col_stride == 1)
+            memcpy(d, s, (size_t)cols * es);
+        else
+            for (int64_t c = 0; c < cols; c++)
+                memcpy(d + (size_t)c * es, s + c * m->col_stride * (int64_t)es, es);
+    }
+}
+
+static BkResult prepare_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
+{
+    const struct bk_sparse24_prepare_problem *p = &plan->problem.sparse24_prepare;
+    struct prepared_layout l;
+    (void)queue;
+    if (p->m == 0 || p->k == 0 || !prepared_layout(p->type, p->m, p->k, &l))
+        return BK_SUCCESS;
+    char *prepared = (char *)(uintptr_t)args->binding[BK_SPARSE24_PREPARE_BINDING_PREPARED];
+    const char *values = (const char *)(uintptr_t)args->binding[BK_SPARSE24_PREPARE_BINDING_VALUES];
+    const char *meta = (const char *)(uintptr_t)args->binding[BK_SPARSE24_PREPARE_BINDING_METADATA];
+    pack_rows(prepared, values, &p->values, bk_data_type_size(p->type));
+    /* The gap before the metadata: defined bytes, so copies of a prepared
+     * weight compare equal. */
+    const uint64_t values_bytes = (uint64_t)(p->m * (p->k / 2)) * bk_data_type_size(p->type);
+    memset(prepared + values_bytes, 0, (size_t)(l.meta_offset - values_bytes));
+    pack_rows(prepared + l.meta_offset, meta, &p->metadata, 2);
+    return BK_SUCCESS;
+}
+
+BkResult bk_host_sparse24_prepare_select(BkPlan plan)
+{
+    const struct bk_sparse24_prepare_problem *p = &plan->problem.sparse24_prepare;
+    plan->launch = prepare_launch;
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_sparse24_prepare_%s",
+             host_gemm_type_name(p->type));
+    return BK_SUCCESS;
+}
+
+/* ---- Sparse GEMM ----------------------------------------------------------- */
+
+/* Panels of B^T = W [m, k] (rows of W) decoded from the prepared weight:
+ * op->base is the values, op->aux the metadata. p0 and kc are multiples of
+ * 8 (k is, and so is every k block), so groups never straddle a block.
+ * A value goes where its position says; for equal positions (invalid
+ * metadata, which the caller was to validate) the second wins, as in
+ * decompression. */
+#define DEFINE_SPARSE_PACK(NAME, STORAGE, TO)                                              \
+    static void pack_sparse_##NAME(const struct host_gemm_operand *op, int64_t b,          \
+                                   int64_t r0, int64_t rows, int64_t p0, int64_t kc, int R, \
+                                   void *dst_)                                             \
+    {                                                                                      \
+        float *dst = dst_;                                                                 \
+        (void)b; /* the weight is shared by every batch */                                 \
+        memset(dst, 0, (size_t)(rows * kc) * sizeof *dst);                                 \
+        for (int64_t rb = 0; rb < rows; rb += R) {                                         \
+            float *panel = dst + rb * kc;                                                  \
+            const int64_t live = op->rows - (r0 + rb);                                     \
+            const int nr = live <= 0 ? 0 : live < R ? (int)live : R;                       \
+            for (int r = 0; r < nr; r++) {                                                 \
+                const int64_t row = r0 + rb + r;                                           \
+                const STORAGE *v = (const STORAGE *)(const void *)op->base +               \
+                                   row * op->row_stride + p0 / 2;                          \
+                const uint16_t *meta = (const uint16_t *)(const void *)op->aux +           \
+                                       row * op->aux_stride + p0 / 8;                      \
+                for (int64_t g = 0; g < kc / 4; g++) {                                     \
+                    const unsigned byte = (unsigned)(meta[g / 2] >> (8 * (g % 2)));         \
+                    float *col = panel + 4 * g * R + r;                                    \
+                    col[(byte & 3u) * (unsigned)R] = TO(v[2 * g]);                         \
+                    col[((byte >> 2) & 3u) * (unsigned)R] = TO(v[2 * g + 1]);              \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+#define IDENTITY(x) (x)
+DEFINE_SPARSE_PACK(f32, float, IDENTITY)
+DEFINE_SPARSE_PACK(f16, uint16_t, bk_f16_to_f32)
+DEFINE_SPARSE_PACK(bf16, uint16_t, bk_bf16_to_f32)
+
+static const host_gemm_pack_fn sparse_packers[] = {
+    [BK_DATA_TYPE_F32] = pack_sparse_f32,
+    [BK_DATA_TYPE_F16] = pack_sparse_f16,
+    [BK_DATA_TYPE_BF16] = pack_sparse_bf16,
+};
+
+static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
+{
+    const struct bk_sparse24_gemm_problem *p = &plan->problem.sparse24_gemm;
+    struct prepared_layout l = { 0 };
+    (void)queue;
+    if (p->m == 0 || p->n == 0 || p->batch == 0)
+        return BK_SUCCESS;
+    if (p->k > 0 && !prepared_layout(p->type, p->m, p->k, &l))
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: no prepared layout", plan->op_name);
+    const char *weight = (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_WEIGHT];
+    /* Engine rows are X's rows (n), engine columns W's rows (m): D is Y. */
+    struct host_gemm_job job = {
+        .compute = HOST_GEMM_F32,
+        .m = p->n, .n = p->m, .k = p->k, .batch = p->batch,
+        .a = {
+            .pack = host_gemm_dense_packer(p->type),
+            .base = (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_X],
+            .rows = p->n,
+            .row_stride = p->x.row_stride, .col_stride = p->x.col_stride,
+            .batch_stride = p->x.batch_stride,
+        },
+        .bt = {
+            .pack = sparse_packers[p->type],
+            .base = weight,
+            .rows = p->m,
+            .row_stride = p->k / 2,
+            .aux = weight + l.meta_offset,
+            .aux_stride = p->k / 8,
+        },
+        .d = host_gemm_output_of(args->binding[BK_SPARSE24_GEMM_BINDING_Y], &p->y),
+        .bias = p->has_bias ? (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_BIAS]
+                            : NULL,
+        .read_c = p->has_c && p->beta != 0,
+        .activation = p->activation,
+        .alpha = p->alpha,
+        .beta = p->beta,
+    };
+    if (job.read_c)
+        job.c = host_gemm_output_of(args->binding[BK_SPARSE24_GEMM_BINDING_C], &p->c);
+    host_gemm_run(&job, (void *)(uintptr_t)args->workspace, plan->props.workspaceSize);
+    return BK_SUCCESS;
+}
+
+BkResult bk_host_sparse24_gemm_select(BkPlan plan)
+{
+    const struct bk_sparse24_gemm_problem *p = &plan->problem.sparse24_gemm;
+    if ((unsigned)p->type >= sizeof sparse_packers / sizeof sparse_packers[0] ||
+        !sparse_packers[p->type])
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: the host backend has no sparse GEMM for %s",
+                        plan->op_name, bk_data_type_name(p->type));
+    uint64_t ws = host_gemm_workspace_size(HOST_GEMM_F32, p->n, p->m, p->k, p->batch);
+    if (ws > plan->props.workspaceSize)
+        plan->props.workspaceSize = ws;
+    plan->launch = sparse_gemm_launch;
+    if (p->type == p->out_type)
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_sparse24_gemm_%s_%s",
+                 host_gemm_type_name(p->type), host_gemm_isa());
+    else
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
+                 "host_sparse24_gemm_%s_%s_%s", host_gemm_type_name(p->type),
+                 host_gemm_type_name(p->out_type), host_gemm_isa());
+    return BK_SUCCESS;
+}
