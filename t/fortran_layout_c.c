@@ -26,6 +26,10 @@ int main(void)
     FIELD(BkBaseInStructure, sType);
     FIELD(BkBaseInStructure, pNext);
 
+    STRUCT(BkBaseOutStructure);
+    FIELD(BkBaseOutStructure, sType);
+    FIELD(BkBaseOutStructure, pNext);
+
     STRUCT(BkTensorDesc);
     FIELD(BkTensorDesc, dataType);
     FIELD(BkTensorDesc, rank);
@@ -102,6 +106,20 @@ int main(void)
     FIELD(BkPlanProperties, kernelName);
     FIELD(BkPlanProperties, precision);
 
+    STRUCT(BkBindingProperties);
+    FIELD(BkBindingProperties, name);
+    FIELD(BkBindingProperties, size);
+    FIELD(BkBindingProperties, alignment);
+    FIELD(BkBindingProperties, written);
+    FIELD(BkBindingProperties, reserved);
+
+    STRUCT(BkPlanBindingProperties);
+    FIELD(BkPlanBindingProperties, sType);
+    FIELD(BkPlanBindingProperties, pNext);
+    FIELD(BkPlanBindingProperties, bindingCount);
+    FIELD(BkPlanBindingProperties, reserved);
+    FIELD(BkPlanBindingProperties, bindings);
+
     STRUCT(BkRunInfo);
     FIELD(BkRunInfo, sType);
     FIELD(BkRunInfo, pNext);
@@ -128,6 +146,57 @@ int main(void)
     FIELD(BkGatedActivationBackwardInfo, gradOutput);
     FIELD(BkGatedActivationBackwardInfo, gradInput);
 
+    STRUCT(BkGemmInfo);
+    FIELD(BkGemmInfo, sType);
+    FIELD(BkGemmInfo, pNext);
+    FIELD(BkGemmInfo, transA);
+    FIELD(BkGemmInfo, transB);
+    FIELD(BkGemmInfo, activation);
+    FIELD(BkGemmInfo, flags);
+    FIELD(BkGemmInfo, alpha);
+    FIELD(BkGemmInfo, beta);
+    FIELD(BkGemmInfo, a);
+    FIELD(BkGemmInfo, b);
+    FIELD(BkGemmInfo, c);
+    FIELD(BkGemmInfo, d);
+    FIELD(BkGemmInfo, bias);
+
+    STRUCT(BkSparse24Report);
+    FIELD(BkSparse24Report, status);
+    FIELD(BkSparse24Report, reserved);
+    FIELD(BkSparse24Report, badGroupCount);
+    FIELD(BkSparse24Report, firstBadRow);
+    FIELD(BkSparse24Report, firstBadGroup);
+
+    STRUCT(BkSparse24ConvertInfo);
+    FIELD(BkSparse24ConvertInfo, sType);
+    FIELD(BkSparse24ConvertInfo, pNext);
+    FIELD(BkSparse24ConvertInfo, conversion);
+    FIELD(BkSparse24ConvertInfo, reserved);
+    FIELD(BkSparse24ConvertInfo, dense);
+    FIELD(BkSparse24ConvertInfo, values);
+    FIELD(BkSparse24ConvertInfo, metadata);
+
+    STRUCT(BkSparse24PrepareInfo);
+    FIELD(BkSparse24PrepareInfo, sType);
+    FIELD(BkSparse24PrepareInfo, pNext);
+    FIELD(BkSparse24PrepareInfo, values);
+    FIELD(BkSparse24PrepareInfo, metadata);
+
+    STRUCT(BkSparse24GemmInfo);
+    FIELD(BkSparse24GemmInfo, sType);
+    FIELD(BkSparse24GemmInfo, pNext);
+    FIELD(BkSparse24GemmInfo, weightType);
+    FIELD(BkSparse24GemmInfo, activation);
+    FIELD(BkSparse24GemmInfo, m);
+    FIELD(BkSparse24GemmInfo, k);
+    FIELD(BkSparse24GemmInfo, alpha);
+    FIELD(BkSparse24GemmInfo, beta);
+    FIELD(BkSparse24GemmInfo, x);
+    FIELD(BkSparse24GemmInfo, c);
+    FIELD(BkSparse24GemmInfo, y);
+    FIELD(BkSparse24GemmInfo, bias);
+
     CONST(BK_VERSION_MAJOR);
     CONST(BK_VERSION_MINOR);
     CONST(BK_VERSION_PATCH);
@@ -136,6 +205,8 @@ int main(void)
     CONST(BK_MAX_NAME_SIZE);
     CONST(BK_MAX_KERNEL_NAME_SIZE);
     CONST(BK_MAX_MODULE_ARCHITECTURES);
+    CONST(BK_MAX_BINDINGS);
+    CONST(BK_MAX_BINDING_NAME_SIZE);
     CONST(BK_TRUE);
     CONST(BK_FALSE);
 
@@ -165,8 +236,13 @@ int main(void)
     CONST(BK_STRUCTURE_TYPE_PLAN_PROPERTIES);
     CONST(BK_STRUCTURE_TYPE_RUN_INFO);
     CONST(BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
+    CONST(BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES);
     CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO);
     CONST(BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO);
+    CONST(BK_STRUCTURE_TYPE_GEMM_INFO);
+    CONST(BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO);
+    CONST(BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO);
+    CONST(BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO);
     CONST(BK_STRUCTURE_TYPE_MAX_ENUM);
 
     CONST(BK_DATA_TYPE_UNDEFINED);
@@ -179,6 +255,7 @@ int main(void)
     CONST(BK_DATA_TYPE_U8);
     CONST(BK_DATA_TYPE_I8);
     CONST(BK_DATA_TYPE_U32);
+    CONST(BK_DATA_TYPE_TF32);
     CONST(BK_DATA_TYPE_MAX_ENUM);
 
     CONST(BK_DEVICE_TYPE_AUTO);
@@ -205,6 +282,50 @@ int main(void)
     CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT);
     CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT);
     CONST(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT);
+
+    CONST(BK_GEMM_OP_N);
+    CONST(BK_GEMM_OP_T);
+    CONST(BK_GEMM_OP_MAX_ENUM);
+
+    CONST(BK_GEMM_ACTIVATION_NONE);
+    CONST(BK_GEMM_ACTIVATION_RELU);
+    CONST(BK_GEMM_ACTIVATION_GELU_TANH);
+    CONST(BK_GEMM_ACTIVATION_MAX_ENUM);
+
+    CONST(BK_GEMM_ALLOW_TF32_BIT);
+    CONST(BK_GEMM_FLAG_BITS_MAX_ENUM);
+
+    CONST(BK_GEMM_BINDING_A);
+    CONST(BK_GEMM_BINDING_B);
+    CONST(BK_GEMM_BINDING_C);
+    CONST(BK_GEMM_BINDING_D);
+    CONST(BK_GEMM_BINDING_BIAS);
+
+    CONST(BK_SPARSE24_COMPRESS_STRICT);
+    CONST(BK_SPARSE24_COMPRESS_PRUNE);
+    CONST(BK_SPARSE24_DECOMPRESS);
+    CONST(BK_SPARSE24_VALIDATE);
+    CONST(BK_SPARSE24_CONVERSION_MAX_ENUM);
+
+    CONST(BK_SPARSE24_STATUS_OK);
+    CONST(BK_SPARSE24_STATUS_TOO_MANY_NONZEROS);
+    CONST(BK_SPARSE24_STATUS_BAD_METADATA);
+    CONST(BK_SPARSE24_STATUS_MAX_ENUM);
+
+    CONST(BK_SPARSE24_CONVERT_BINDING_DENSE);
+    CONST(BK_SPARSE24_CONVERT_BINDING_VALUES);
+    CONST(BK_SPARSE24_CONVERT_BINDING_METADATA);
+    CONST(BK_SPARSE24_CONVERT_BINDING_REPORT);
+
+    CONST(BK_SPARSE24_PREPARE_BINDING_VALUES);
+    CONST(BK_SPARSE24_PREPARE_BINDING_METADATA);
+    CONST(BK_SPARSE24_PREPARE_BINDING_PREPARED);
+
+    CONST(BK_SPARSE24_GEMM_BINDING_WEIGHT);
+    CONST(BK_SPARSE24_GEMM_BINDING_X);
+    CONST(BK_SPARSE24_GEMM_BINDING_C);
+    CONST(BK_SPARSE24_GEMM_BINDING_Y);
+    CONST(BK_SPARSE24_GEMM_BINDING_BIAS);
 
     /* Function-like macros, on values that use every bit field. */
     printf("macro BK_MAKE_VERSION(1023,1023,4095) %lld\n",

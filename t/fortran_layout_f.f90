@@ -25,6 +25,14 @@ program fortran_layout_f
   type(BkRunInfo), target :: ri
   type(BkGatedActivationInfo), target :: gai
   type(BkGatedActivationBackwardInfo), target :: gabi
+  type(BkBaseOutStructure), target :: bout
+  type(BkBindingProperties), target :: bnp
+  type(BkPlanBindingProperties), target :: pbp
+  type(BkGemmInfo), target :: gi
+  type(BkSparse24Report), target :: s24r
+  type(BkSparse24ConvertInfo), target :: s24c
+  type(BkSparse24PrepareInfo), target :: s24p
+  type(BkSparse24GemmInfo), target :: s24g
 
   call size_of('BkContext', c_sizeof(hc))
   call size_of('BkQueue', c_sizeof(hq))
@@ -35,6 +43,10 @@ program fortran_layout_f
   call size_of('BkBaseInStructure', c_sizeof(base))
   call field('BkBaseInStructure.sType', c_loc(base), c_loc(base%sType), c_sizeof(base%sType))
   call field('BkBaseInStructure.pNext', c_loc(base), c_loc(base%pNext), c_sizeof(base%pNext))
+
+  call size_of('BkBaseOutStructure', c_sizeof(bout))
+  call field('BkBaseOutStructure.sType', c_loc(bout), c_loc(bout%sType), c_sizeof(bout%sType))
+  call field('BkBaseOutStructure.pNext', c_loc(bout), c_loc(bout%pNext), c_sizeof(bout%pNext))
 
   call size_of('BkTensorDesc', c_sizeof(td))
   call field('BkTensorDesc.dataType', c_loc(td), c_loc(td%dataType), c_sizeof(td%dataType))
@@ -146,6 +158,25 @@ program fortran_layout_f
   call field('BkPlanProperties.precision', c_loc(pp), c_loc(pp%precision), &
        c_sizeof(pp%precision))
 
+  call size_of('BkBindingProperties', c_sizeof(bnp))
+  call field('BkBindingProperties.name', c_loc(bnp), c_loc(bnp%name), c_sizeof(bnp%name))
+  call field('BkBindingProperties.size', c_loc(bnp), c_loc(bnp%size), c_sizeof(bnp%size))
+  call field('BkBindingProperties.alignment', c_loc(bnp), c_loc(bnp%alignment), &
+       c_sizeof(bnp%alignment))
+  call field('BkBindingProperties.written', c_loc(bnp), c_loc(bnp%written), c_sizeof(bnp%written))
+  call field('BkBindingProperties.reserved', c_loc(bnp), c_loc(bnp%reserved), &
+       c_sizeof(bnp%reserved))
+
+  call size_of('BkPlanBindingProperties', c_sizeof(pbp))
+  call field('BkPlanBindingProperties.sType', c_loc(pbp), c_loc(pbp%sType), c_sizeof(pbp%sType))
+  call field('BkPlanBindingProperties.pNext', c_loc(pbp), c_loc(pbp%pNext), c_sizeof(pbp%pNext))
+  call field('BkPlanBindingProperties.bindingCount', c_loc(pbp), c_loc(pbp%bindingCount), &
+       c_sizeof(pbp%bindingCount))
+  call field('BkPlanBindingProperties.reserved', c_loc(pbp), c_loc(pbp%reserved), &
+       c_sizeof(pbp%reserved))
+  call field('BkPlanBindingProperties.bindings', c_loc(pbp), c_loc(pbp%bindings), &
+       c_sizeof(pbp%bindings))
+
   call size_of('BkRunInfo', c_sizeof(ri))
   call field('BkRunInfo.sType', c_loc(ri), c_loc(ri%sType), c_sizeof(ri%sType))
   call field('BkRunInfo.pNext', c_loc(ri), c_loc(ri%pNext), c_sizeof(ri%pNext))
@@ -184,6 +215,67 @@ program fortran_layout_f
   call field('BkGatedActivationBackwardInfo.gradInput', c_loc(gabi), c_loc(gabi%gradInput), &
        c_sizeof(gabi%gradInput))
 
+  call size_of('BkGemmInfo', c_sizeof(gi))
+  call field('BkGemmInfo.sType', c_loc(gi), c_loc(gi%sType), c_sizeof(gi%sType))
+  call field('BkGemmInfo.pNext', c_loc(gi), c_loc(gi%pNext), c_sizeof(gi%pNext))
+  call field('BkGemmInfo.transA', c_loc(gi), c_loc(gi%transA), c_sizeof(gi%transA))
+  call field('BkGemmInfo.transB', c_loc(gi), c_loc(gi%transB), c_sizeof(gi%transB))
+  call field('BkGemmInfo.activation', c_loc(gi), c_loc(gi%activation), c_sizeof(gi%activation))
+  call field('BkGemmInfo.flags', c_loc(gi), c_loc(gi%flags), c_sizeof(gi%flags))
+  call field('BkGemmInfo.alpha', c_loc(gi), c_loc(gi%alpha), c_sizeof(gi%alpha))
+  call field('BkGemmInfo.beta', c_loc(gi), c_loc(gi%beta), c_sizeof(gi%beta))
+  call field('BkGemmInfo.a', c_loc(gi), c_loc(gi%a), c_sizeof(gi%a))
+  call field('BkGemmInfo.b', c_loc(gi), c_loc(gi%b), c_sizeof(gi%b))
+  call field('BkGemmInfo.c', c_loc(gi), c_loc(gi%c), c_sizeof(gi%c))
+  call field('BkGemmInfo.d', c_loc(gi), c_loc(gi%d), c_sizeof(gi%d))
+  call field('BkGemmInfo.bias', c_loc(gi), c_loc(gi%bias), c_sizeof(gi%bias))
+
+  call size_of('BkSparse24Report', c_sizeof(s24r))
+  call field('BkSparse24Report.status', c_loc(s24r), c_loc(s24r%status), c_sizeof(s24r%status))
+  call field('BkSparse24Report.reserved', c_loc(s24r), c_loc(s24r%reserved), &
+       c_sizeof(s24r%reserved))
+  call field('BkSparse24Report.badGroupCount', c_loc(s24r), c_loc(s24r%badGroupCount), &
+       c_sizeof(s24r%badGroupCount))
+  call field('BkSparse24Report.firstBadRow', c_loc(s24r), c_loc(s24r%firstBadRow), &
+       c_sizeof(s24r%firstBadRow))
+  call field('BkSparse24Report.firstBadGroup', c_loc(s24r), c_loc(s24r%firstBadGroup), &
+       c_sizeof(s24r%firstBadGroup))
+
+  call size_of('BkSparse24ConvertInfo', c_sizeof(s24c))
+  call field('BkSparse24ConvertInfo.sType', c_loc(s24c), c_loc(s24c%sType), c_sizeof(s24c%sType))
+  call field('BkSparse24ConvertInfo.pNext', c_loc(s24c), c_loc(s24c%pNext), c_sizeof(s24c%pNext))
+  call field('BkSparse24ConvertInfo.conversion', c_loc(s24c), c_loc(s24c%conversion), &
+       c_sizeof(s24c%conversion))
+  call field('BkSparse24ConvertInfo.reserved', c_loc(s24c), c_loc(s24c%reserved), &
+       c_sizeof(s24c%reserved))
+  call field('BkSparse24ConvertInfo.dense', c_loc(s24c), c_loc(s24c%dense), c_sizeof(s24c%dense))
+  call field('BkSparse24ConvertInfo.values', c_loc(s24c), c_loc(s24c%values), c_sizeof(s24c%values))
+  call field('BkSparse24ConvertInfo.metadata', c_loc(s24c), c_loc(s24c%metadata), &
+       c_sizeof(s24c%metadata))
+
+  call size_of('BkSparse24PrepareInfo', c_sizeof(s24p))
+  call field('BkSparse24PrepareInfo.sType', c_loc(s24p), c_loc(s24p%sType), c_sizeof(s24p%sType))
+  call field('BkSparse24PrepareInfo.pNext', c_loc(s24p), c_loc(s24p%pNext), c_sizeof(s24p%pNext))
+  call field('BkSparse24PrepareInfo.values', c_loc(s24p), c_loc(s24p%values), c_sizeof(s24p%values))
+  call field('BkSparse24PrepareInfo.metadata', c_loc(s24p), c_loc(s24p%metadata), &
+       c_sizeof(s24p%metadata))
+
+  call size_of('BkSparse24GemmInfo', c_sizeof(s24g))
+  call field('BkSparse24GemmInfo.sType', c_loc(s24g), c_loc(s24g%sType), c_sizeof(s24g%sType))
+  call field('BkSparse24GemmInfo.pNext', c_loc(s24g), c_loc(s24g%pNext), c_sizeof(s24g%pNext))
+  call field('BkSparse24GemmInfo.weightType', c_loc(s24g), c_loc(s24g%weightType), &
+       c_sizeof(s24g%weightType))
+  call field('BkSparse24GemmInfo.activation', c_loc(s24g), c_loc(s24g%activation), &
+       c_sizeof(s24g%activation))
+  call field('BkSparse24GemmInfo.m', c_loc(s24g), c_loc(s24g%m), c_sizeof(s24g%m))
+  call field('BkSparse24GemmInfo.k', c_loc(s24g), c_loc(s24g%k), c_sizeof(s24g%k))
+  call field('BkSparse24GemmInfo.alpha', c_loc(s24g), c_loc(s24g%alpha), c_sizeof(s24g%alpha))
+  call field('BkSparse24GemmInfo.beta', c_loc(s24g), c_loc(s24g%beta), c_sizeof(s24g%beta))
+  call field('BkSparse24GemmInfo.x', c_loc(s24g), c_loc(s24g%x), c_sizeof(s24g%x))
+  call field('BkSparse24GemmInfo.c', c_loc(s24g), c_loc(s24g%c), c_sizeof(s24g%c))
+  call field('BkSparse24GemmInfo.y', c_loc(s24g), c_loc(s24g%y), c_sizeof(s24g%y))
+  call field('BkSparse24GemmInfo.bias', c_loc(s24g), c_loc(s24g%bias), c_sizeof(s24g%bias))
+
   call const('BK_VERSION_MAJOR', int(BK_VERSION_MAJOR, 8))
   call const('BK_VERSION_MINOR', int(BK_VERSION_MINOR, 8))
   call const('BK_VERSION_PATCH', int(BK_VERSION_PATCH, 8))
@@ -192,6 +284,8 @@ program fortran_layout_f
   call const('BK_MAX_NAME_SIZE', int(BK_MAX_NAME_SIZE, 8))
   call const('BK_MAX_KERNEL_NAME_SIZE', int(BK_MAX_KERNEL_NAME_SIZE, 8))
   call const('BK_MAX_MODULE_ARCHITECTURES', int(BK_MAX_MODULE_ARCHITECTURES, 8))
+  call const('BK_MAX_BINDINGS', int(BK_MAX_BINDINGS, 8))
+  call const('BK_MAX_BINDING_NAME_SIZE', int(BK_MAX_BINDING_NAME_SIZE, 8))
   call const('BK_TRUE', int(BK_TRUE, 8))
   call const('BK_FALSE', int(BK_FALSE, 8))
 
@@ -225,10 +319,18 @@ program fortran_layout_f
   call const('BK_STRUCTURE_TYPE_RUN_INFO', int(BK_STRUCTURE_TYPE_RUN_INFO, 8))
   call const('BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES', &
        int(BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, 8))
+  call const('BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES', &
+       int(BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES, 8))
   call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO', &
        int(BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, 8))
   call const('BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO', &
        int(BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_GEMM_INFO', int(BK_STRUCTURE_TYPE_GEMM_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO', &
+       int(BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO', &
+       int(BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO', int(BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, 8))
   call const('BK_STRUCTURE_TYPE_MAX_ENUM', int(BK_STRUCTURE_TYPE_MAX_ENUM, 8))
 
   call const('BK_DATA_TYPE_UNDEFINED', int(BK_DATA_TYPE_UNDEFINED, 8))
@@ -241,6 +343,7 @@ program fortran_layout_f
   call const('BK_DATA_TYPE_U8', int(BK_DATA_TYPE_U8, 8))
   call const('BK_DATA_TYPE_I8', int(BK_DATA_TYPE_I8, 8))
   call const('BK_DATA_TYPE_U32', int(BK_DATA_TYPE_U32, 8))
+  call const('BK_DATA_TYPE_TF32', int(BK_DATA_TYPE_TF32, 8))
   call const('BK_DATA_TYPE_MAX_ENUM', int(BK_DATA_TYPE_MAX_ENUM, 8))
 
   call const('BK_DEVICE_TYPE_AUTO', int(BK_DEVICE_TYPE_AUTO, 8))
@@ -270,6 +373,50 @@ program fortran_layout_f
        int(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT, 8))
   call const('BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT', &
        int(BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT, 8))
+
+  call const('BK_GEMM_OP_N', int(BK_GEMM_OP_N, 8))
+  call const('BK_GEMM_OP_T', int(BK_GEMM_OP_T, 8))
+  call const('BK_GEMM_OP_MAX_ENUM', int(BK_GEMM_OP_MAX_ENUM, 8))
+
+  call const('BK_GEMM_ACTIVATION_NONE', int(BK_GEMM_ACTIVATION_NONE, 8))
+  call const('BK_GEMM_ACTIVATION_RELU', int(BK_GEMM_ACTIVATION_RELU, 8))
+  call const('BK_GEMM_ACTIVATION_GELU_TANH', int(BK_GEMM_ACTIVATION_GELU_TANH, 8))
+  call const('BK_GEMM_ACTIVATION_MAX_ENUM', int(BK_GEMM_ACTIVATION_MAX_ENUM, 8))
+
+  call const('BK_GEMM_ALLOW_TF32_BIT', int(BK_GEMM_ALLOW_TF32_BIT, 8))
+  call const('BK_GEMM_FLAG_BITS_MAX_ENUM', int(BK_GEMM_FLAG_BITS_MAX_ENUM, 8))
+
+  call const('BK_GEMM_BINDING_A', int(BK_GEMM_BINDING_A, 8))
+  call const('BK_GEMM_BINDING_B', int(BK_GEMM_BINDING_B, 8))
+  call const('BK_GEMM_BINDING_C', int(BK_GEMM_BINDING_C, 8))
+  call const('BK_GEMM_BINDING_D', int(BK_GEMM_BINDING_D, 8))
+  call const('BK_GEMM_BINDING_BIAS', int(BK_GEMM_BINDING_BIAS, 8))
+
+  call const('BK_SPARSE24_COMPRESS_STRICT', int(BK_SPARSE24_COMPRESS_STRICT, 8))
+  call const('BK_SPARSE24_COMPRESS_PRUNE', int(BK_SPARSE24_COMPRESS_PRUNE, 8))
+  call const('BK_SPARSE24_DECOMPRESS', int(BK_SPARSE24_DECOMPRESS, 8))
+  call const('BK_SPARSE24_VALIDATE', int(BK_SPARSE24_VALIDATE, 8))
+  call const('BK_SPARSE24_CONVERSION_MAX_ENUM', int(BK_SPARSE24_CONVERSION_MAX_ENUM, 8))
+
+  call const('BK_SPARSE24_STATUS_OK', int(BK_SPARSE24_STATUS_OK, 8))
+  call const('BK_SPARSE24_STATUS_TOO_MANY_NONZEROS', int(BK_SPARSE24_STATUS_TOO_MANY_NONZEROS, 8))
+  call const('BK_SPARSE24_STATUS_BAD_METADATA', int(BK_SPARSE24_STATUS_BAD_METADATA, 8))
+  call const('BK_SPARSE24_STATUS_MAX_ENUM', int(BK_SPARSE24_STATUS_MAX_ENUM, 8))
+
+  call const('BK_SPARSE24_CONVERT_BINDING_DENSE', int(BK_SPARSE24_CONVERT_BINDING_DENSE, 8))
+  call const('BK_SPARSE24_CONVERT_BINDING_VALUES', int(BK_SPARSE24_CONVERT_BINDING_VALUES, 8))
+  call const('BK_SPARSE24_CONVERT_BINDING_METADATA', int(BK_SPARSE24_CONVERT_BINDING_METADATA, 8))
+  call const('BK_SPARSE24_CONVERT_BINDING_REPORT', int(BK_SPARSE24_CONVERT_BINDING_REPORT, 8))
+
+  call const('BK_SPARSE24_PREPARE_BINDING_VALUES', int(BK_SPARSE24_PREPARE_BINDING_VALUES, 8))
+  call const('BK_SPARSE24_PREPARE_BINDING_METADATA', int(BK_SPARSE24_PREPARE_BINDING_METADATA, 8))
+  call const('BK_SPARSE24_PREPARE_BINDING_PREPARED', int(BK_SPARSE24_PREPARE_BINDING_PREPARED, 8))
+
+  call const('BK_SPARSE24_GEMM_BINDING_WEIGHT', int(BK_SPARSE24_GEMM_BINDING_WEIGHT, 8))
+  call const('BK_SPARSE24_GEMM_BINDING_X', int(BK_SPARSE24_GEMM_BINDING_X, 8))
+  call const('BK_SPARSE24_GEMM_BINDING_C', int(BK_SPARSE24_GEMM_BINDING_C, 8))
+  call const('BK_SPARSE24_GEMM_BINDING_Y', int(BK_SPARSE24_GEMM_BINDING_Y, 8))
+  call const('BK_SPARSE24_GEMM_BINDING_BIAS', int(BK_SPARSE24_GEMM_BINDING_BIAS, 8))
 
   ! The version functions return C's uint32_t bits in an integer(c_int32_t).
   call macro('BK_MAKE_VERSION(1023,1023,4095)', BK_MAKE_VERSION(1023, 1023, 4095))

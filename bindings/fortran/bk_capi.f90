@@ -24,6 +24,7 @@ module bk_capi
   public :: bkAllocateCommandBuffer, bkFreeCommandBuffer, bkBeginCommandBuffer, &
        bkEndCommandBuffer, bkQueueSubmit, bkCmdCopyMemory, bkCmdFillMemory
   public :: bkCreatePlan, bkDestroyPlan, bkGetPlanProperties, bkCmdRun
+  public :: bkCheckSparse24Report
 
   interface
     ! ---- Errors and messages ---------------------------------------------
@@ -247,5 +248,16 @@ module bk_capi
       type(BkRunInfo), intent(in) :: pRunInfo
       integer(c_int) :: res
     end function bkCmdRun
+
+    ! ---- The GEMM family -------------------------------------------------
+    ! BK_SUCCESS for a report whose status is BK_SPARSE24_STATUS_OK, else
+    ! BK_ERROR_INVALID_ARGUMENT and a message naming the first bad row and
+    ! group. pReport is read back from the device first
+    ! (bk_check_sparse24_report does both).
+    function bkCheckSparse24Report(pReport) result(res) bind(c, name='bkCheckSparse24Report')
+      import :: c_int, BkSparse24Report
+      type(BkSparse24Report), intent(in) :: pReport
+      integer(c_int) :: res
+    end function bkCheckSparse24Report
   end interface
 end module bk_capi

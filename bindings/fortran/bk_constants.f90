@@ -23,6 +23,8 @@ module bk_constants
   integer(c_int32_t), parameter :: BK_MAX_NAME_SIZE = 256
   integer(c_int32_t), parameter :: BK_MAX_KERNEL_NAME_SIZE = 64
   integer(c_int32_t), parameter :: BK_MAX_MODULE_ARCHITECTURES = 16
+  integer(c_int32_t), parameter :: BK_MAX_BINDINGS = 8
+  integer(c_int32_t), parameter :: BK_MAX_BINDING_NAME_SIZE = 32
   integer(c_int32_t), parameter :: BK_TRUE = 1
   integer(c_int32_t), parameter :: BK_FALSE = 0
 
@@ -57,8 +59,13 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_PLAN_PROPERTIES = 6
     enumerator :: BK_STRUCTURE_TYPE_RUN_INFO = 7
     enumerator :: BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 8
+    enumerator :: BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES = 9
     enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO = 100
     enumerator :: BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO = 101
+    enumerator :: BK_STRUCTURE_TYPE_GEMM_INFO = 200
+    enumerator :: BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO = 201
+    enumerator :: BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO = 202
+    enumerator :: BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO = 203
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = int(z'7FFFFFFF')
   end enum
 
@@ -74,6 +81,9 @@ module bk_constants
     enumerator :: BK_DATA_TYPE_U8 = 7
     enumerator :: BK_DATA_TYPE_I8 = 8
     enumerator :: BK_DATA_TYPE_U32 = 9
+    ! Only a BkPrecisionGuarantee%computeType: F32 inputs rounded to a 10-bit
+    ! mantissa for tensor cores. No tensor has this type.
+    enumerator :: BK_DATA_TYPE_TF32 = 10
     enumerator :: BK_DATA_TYPE_MAX_ENUM = int(z'7FFFFFFF')
   end enum
 
@@ -117,5 +127,73 @@ module bk_constants
     enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_INPUT = 0
     enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_OUTPUT = 1
     enumerator :: BK_GATED_ACTIVATION_BACKWARD_BINDING_GRAD_INPUT = 2
+  end enum
+
+  ! ---- The GEMM family (bk/bk_gemm.h, bk-gemm(7)) ------------------------
+  ! BkGemmOp: op(X) in BkGemmInfo%transA and %transB.
+  enum, bind(c)
+    enumerator :: BK_GEMM_OP_N = 0
+    enumerator :: BK_GEMM_OP_T = 1
+    enumerator :: BK_GEMM_OP_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! BkGemmActivation: applied last, after alpha, beta * C and the bias.
+  enum, bind(c)
+    enumerator :: BK_GEMM_ACTIVATION_NONE = 0
+    enumerator :: BK_GEMM_ACTIVATION_RELU = 1
+    enumerator :: BK_GEMM_ACTIVATION_GELU_TANH = 2
+    enumerator :: BK_GEMM_ACTIVATION_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! BkGemmFlagBits, for BkGemmInfo%flags (ior them together).
+  enum, bind(c)
+    enumerator :: BK_GEMM_ALLOW_TF32_BIT = 1
+    enumerator :: BK_GEMM_FLAG_BITS_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! Dense GEMM binding slots (0-based: slot s is Fortran element s + 1).
+  enum, bind(c)
+    enumerator :: BK_GEMM_BINDING_A = 0
+    enumerator :: BK_GEMM_BINDING_B = 1
+    enumerator :: BK_GEMM_BINDING_C = 2
+    enumerator :: BK_GEMM_BINDING_D = 3
+    enumerator :: BK_GEMM_BINDING_BIAS = 4
+  end enum
+
+  ! BkSparse24Conversion, for BkSparse24ConvertInfo%conversion.
+  enum, bind(c)
+    enumerator :: BK_SPARSE24_COMPRESS_STRICT = 0
+    enumerator :: BK_SPARSE24_COMPRESS_PRUNE = 1
+    enumerator :: BK_SPARSE24_DECOMPRESS = 2
+    enumerator :: BK_SPARSE24_VALIDATE = 3
+    enumerator :: BK_SPARSE24_CONVERSION_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! BkSparse24Status, in BkSparse24Report%status.
+  enum, bind(c)
+    enumerator :: BK_SPARSE24_STATUS_OK = 0
+    enumerator :: BK_SPARSE24_STATUS_TOO_MANY_NONZEROS = 1
+    enumerator :: BK_SPARSE24_STATUS_BAD_METADATA = 2
+    enumerator :: BK_SPARSE24_STATUS_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! 2:4 conversion, prepare and sparse GEMM binding slots (0-based).
+  enum, bind(c)
+    enumerator :: BK_SPARSE24_CONVERT_BINDING_DENSE = 0
+    enumerator :: BK_SPARSE24_CONVERT_BINDING_VALUES = 1
+    enumerator :: BK_SPARSE24_CONVERT_BINDING_METADATA = 2
+    enumerator :: BK_SPARSE24_CONVERT_BINDING_REPORT = 3
+  end enum
+  enum, bind(c)
+    enumerator :: BK_SPARSE24_PREPARE_BINDING_VALUES = 0
+    enumerator :: BK_SPARSE24_PREPARE_BINDING_METADATA = 1
+    enumerator :: BK_SPARSE24_PREPARE_BINDING_PREPARED = 2
+  end enum
+  enum, bind(c)
+    enumerator :: BK_SPARSE24_GEMM_BINDING_WEIGHT = 0
+    enumerator :: BK_SPARSE24_GEMM_BINDING_X = 1
+    enumerator :: BK_SPARSE24_GEMM_BINDING_C = 2
+    enumerator :: BK_SPARSE24_GEMM_BINDING_Y = 3
+    enumerator :: BK_SPARSE24_GEMM_BINDING_BIAS = 4
   end enum
 end module bk_constants

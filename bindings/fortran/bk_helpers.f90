@@ -13,6 +13,13 @@
 ! message on failure, untouched on success. Without `stat`, a failure
 ! prints the message on error_unit and stops the program (error stop).
 !
+! Matrices. The GEMM family (bk-gemm(7)) reads a matrix's layout from its
+! strides, so a Fortran array a(m, k) needs no reversal: it is the
+! column-major matrix [m, k] (extent [m, k], strides [1, m]), and
+! bk_matrix_desc and bk_matrix_desc_of describe it so, with a trailing
+! Fortran dimension as the batch. (bk_tensor_desc_of(a) describes the same
+! memory as the row-major [k, m], that is a transposed.)
+!
 ! Copies and host addresses take arrays of real(c_float), real(c_double),
 ! integer(c_int32_t), integer(c_int16_t) and integer(c_int8_t) of any rank
 ! (assumed rank, part of Fortran 2018; gfortran has it since 9; configure checks).
@@ -30,6 +37,7 @@ module bk_helpers
   public :: bk_sizeof, bk_host_address, bk_copy_to_device, bk_copy_from_device
   public :: bk_enumerate_devices, bk_create_context, bk_allocate_memory, bk_memory_address
   public :: bk_create_plan, bk_cmd_run
+  public :: bk_matrix_desc, bk_matrix_desc_of, bk_get_plan_properties, bk_check_sparse24_report
 
   ! A NUL-terminated C string (a c_ptr, or a character array such as
   ! BkDeviceProperties%name) as a Fortran string of its exact length.
@@ -58,6 +66,26 @@ module bk_helpers
   interface bk_tensor_desc_of
     module procedure desc_of_f32, desc_of_f64, desc_of_i32, desc_of_i16, desc_of_i8
   end interface bk_tensor_desc_of
+
+  ! desc = bk_matrix_desc(dataType, shape [, ld] [, batchStride] [, stat,
+  ! errmsg]): a column-major GEMM operand of Fortran shape [rows, cols] or
+  ! [rows, cols, batch]: extent [rows, cols] with strides [1, ld], or
+  ! extent [batch, rows, cols] with strides [batchStride, 1, ld]. ld (the
+  ! leading dimension, default rows) and batchStride (default ld * cols)
+  ! describe a block of a larger array, as in BLAS: a(1:m, 1:k) of
+  ! a(lda, *) is bk_matrix_desc(dt, [m, k], ld=lda). Default or c_int64_t
+  ! integers.
+  interface bk_matrix_desc
+    module procedure matrix_desc_i32, matrix_desc_i64
+  end interface bk_matrix_desc
+
+  ! desc = bk_matrix_desc_of(x [, dataType] [, stat, errmsg]): the whole
+  ! array x of rank 2 (a matrix) or 3 (matrices x(:, :, b)) as a
+  ! column-major GEMM operand; dataType as for bk_tensor_desc_of (F16 or
+  ! BF16 for half-precision bits in integer(c_int16_t)).
+  interface bk_matrix_desc_of
+    module procedure matrix_desc_of_f32, matrix_desc_of_f64, matrix_desc_of_i16
+  end interface bk_matrix_desc_of
 
   ! bytes = bk_sizeof(x): the bytes of array x (any rank, allocatable
   ! too, where c_sizeof takes only explicit-shape arrays), as c_int64_t.
@@ -89,7 +117,8 @@ module bk_helpers
   ! call bk_create_plan(context, info, plan [, stat, errmsg]) for any op
   ! info struct: wraps it in a BkPlanCreateInfo.
   interface bk_create_plan
-    module procedure create_plan_gated, create_plan_gated_backward
+    module procedure create_plan_gated, create_plan_gated_backward, create_plan_gemm, &
+         create_plan_sparse24_convert, create_plan_sparse24_prepare, create_plan_sparse24_gemm
   end interface bk_create_plan
 
 contains
@@ -434,6 +463,147 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_tensor_desc_of', msg, stat)
   end function desc_of_i8
+
+  ! ---- Matrices (the GEMM family) -----------------------------------------
+  ! Fortran shape [rows, cols (, batch)] -> a column-major matrix desc.
+  subroutine make_matrix_desc(dataType, shape, desc, res, msg, ld, batchStride)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    integer(c_int64_t), intent(in), optional :: ld, batchStride
+    character(len=80) :: line
+    integer(c_int64_t) :: lead, bstride
+    res = BK_ERROR_INVALID_ARGUMENT
+    if (size(shape) /= 2 .and. size(shape) /= 3) then
+      write (line, '(a, i0, a)') 'size(shape) = ', size(shape), &
+           ' must be 2 ([rows, cols]) or 3 ([rows, cols, batch])'
+      msg = trim(line)
+      return
+    end if
+    lead = max(1_c_int64_t, shape(1))
+    if (present(ld)) lead = ld
+    bstride = max(1_c_int64_t, lead * shape(2))
+    if (present(batchStride)) bstride = batchStride
+    desc%dataType = dataType
+    desc%rank = int(size(shape), c_int32_t)
+    if (size(shape) == 2) then
+      desc%extent(1:2) = shape(1:2)
+      desc%stride(1:2) = [1_c_int64_t, lead]
+    else
+      desc%extent(1:3) = [shape(3), shape(1), shape(2)]
+      desc%stride(1:3) = [bstride, 1_c_int64_t, lead]
+    end if
+    res = BK_SUCCESS
+    msg = ''
+  end subroutine make_matrix_desc
+
+  function matrix_desc_i64(dataType, shape, ld, batchStride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int64_t), intent(in), optional :: ld, batchStride
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call make_matrix_desc(dataType, shape, desc, res, msg, ld, batchStride)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc', msg, stat)
+  end function matrix_desc_i64
+
+  function matrix_desc_i32(dataType, shape, ld, batchStride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int32_t), intent(in) :: shape(:)
+    integer(c_int32_t), intent(in), optional :: ld, batchStride
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int64_t) :: lead, bstride
+    integer(c_int) :: res
+    if (present(ld) .and. present(batchStride)) then
+      lead = ld
+      bstride = batchStride
+      call make_matrix_desc(dataType, int(shape, c_int64_t), desc, res, msg, lead, bstride)
+    else if (present(ld)) then
+      lead = ld
+      call make_matrix_desc(dataType, int(shape, c_int64_t), desc, res, msg, ld=lead)
+    else if (present(batchStride)) then
+      bstride = batchStride
+      call make_matrix_desc(dataType, int(shape, c_int64_t), desc, res, msg, batchStride=bstride)
+    else
+      call make_matrix_desc(dataType, int(shape, c_int64_t), desc, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc', msg, stat)
+  end function matrix_desc_i32
+
+  ! bk_matrix_desc_of: check dataType against the storage kind, then
+  ! describe the array's shape as a matrix.
+  subroutine matrix_of_shape(shape, natural, bytes, dataType, desc, res, msg)
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int), intent(in) :: natural, bytes
+    integer(c_int), intent(in), optional :: dataType
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    character(len=96) :: line
+    integer(c_int) :: dt
+    dt = natural
+    if (present(dataType)) dt = dataType
+    if (bk_data_type_size(dt) /= bytes) then
+      write (line, '(a, i0, a, i0, a)') 'dataType = ', dt, ' does not fit the array''s ', bytes, &
+           '-byte elements'
+      msg = trim(line)
+      res = BK_ERROR_INVALID_ARGUMENT
+      return
+    end if
+    call make_matrix_desc(dt, shape, desc, res, msg)
+  end subroutine matrix_of_shape
+
+  function matrix_desc_of_f32(x, dataType, stat, errmsg) result(desc)
+    real(c_float), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call matrix_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F32, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc_of', msg, stat)
+  end function matrix_desc_of_f32
+
+  function matrix_desc_of_f64(x, dataType, stat, errmsg) result(desc)
+    real(c_double), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call matrix_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F64, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc_of', msg, stat)
+  end function matrix_desc_of_f64
+
+  function matrix_desc_of_i16(x, dataType, stat, errmsg) result(desc)
+    integer(c_int16_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call matrix_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_U16, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc_of', msg, stat)
+  end function matrix_desc_of_i16
 
   ! ---- Sizes -----------------------------------------------------------------
   pure function sizeof_f32(x) result(bytes)
@@ -850,6 +1020,83 @@ contains
     call finish(res, 'bkCreatePlan', msg, stat)
   end subroutine create_plan_gated_backward
 
+  subroutine create_plan_gemm(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkGemmInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_gemm
+
+  subroutine create_plan_sparse24_convert(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkSparse24ConvertInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_sparse24_convert
+
+  subroutine create_plan_sparse24_prepare(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkSparse24PrepareInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_sparse24_prepare
+
+  subroutine create_plan_sparse24_gemm(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkSparse24GemmInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_sparse24_gemm
+
+  ! call bk_get_plan_properties(plan, props [, bindings] [, stat, errmsg]):
+  ! bkGetPlanProperties, with a BkPlanBindingProperties chained when
+  ! bindings is given: bindings%bindings(s + 1)%size is then the bytes slot
+  ! s needs (the way to size a prepared 2:4 weight). props%pNext is left
+  ! null.
+  subroutine bk_get_plan_properties(plan, props, bindings, stat, errmsg)
+    type(BkPlan), intent(in) :: plan
+    type(BkPlanProperties), intent(out) :: props
+    type(BkPlanBindingProperties), intent(out), target, optional :: bindings
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(bindings)) props%pNext = c_loc(bindings)
+    res = bkGetPlanProperties(plan, props)
+    props%pNext = c_null_ptr
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkGetPlanProperties', msg, stat)
+  end subroutine bk_get_plan_properties
+
   ! Records plan with bindings(s + 1) = the address for slot s (the op's
   ! BK_*_BINDING_* constants are 0-based slots), and an optional workspace
   ! and per-binding byte sizes. libbk copies the arrays while recording.
@@ -885,4 +1132,32 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCmdRun', msg, stat)
   end subroutine bk_cmd_run
+
+  ! call bk_check_sparse24_report(context, address [, report] [, stat,
+  ! errmsg]): reads the BkSparse24Report a conversion plan wrote at the
+  ! device address (run it and wait for the queue first) and applies the
+  ! stat rule to bkCheckSparse24Report of it: without stat, a group that
+  ! broke the 2:4 rule stops the program with a message naming its row and
+  ! group. report, when given, receives the report.
+  subroutine bk_check_sparse24_report(context, address, report, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: address
+    type(BkSparse24Report), intent(out), optional :: report
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkSparse24Report), target :: got
+    character(len=:), allocatable :: msg
+    character(len=24) :: where
+    integer(c_int) :: res
+    where = 'bkCopyFromDevice'
+    res = bkCopyFromDevice(context, c_loc(got), address, int(c_sizeof(got), c_int64_t))
+    if (res >= 0) then
+      where = 'bkCheckSparse24Report'
+      res = bkCheckSparse24Report(got)
+    end if
+    if (present(report)) report = got
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, trim(where), msg, stat)
+  end subroutine bk_check_sparse24_report
 end module bk_helpers

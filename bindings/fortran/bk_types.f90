@@ -14,16 +14,18 @@
 ! C's unsigned fields the signed integer of the same size.
 module bk_types
   use, intrinsic :: iso_c_binding, only: c_ptr, c_funptr, c_null_ptr, c_null_funptr, &
-       c_int, c_int32_t, c_int64_t, c_size_t, c_char, c_null_char
+       c_int, c_int32_t, c_int64_t, c_size_t, c_char, c_null_char, c_double
   use bk_constants
   implicit none
   private
   public :: BkContext, BkQueue, BkCommandBuffer, BkPlan, BkMemory
-  public :: BkBaseInStructure, BkTensorDesc, BkAllocationCallbacks, BkDeviceProperties, &
-       BkDeviceModuleProperties, BkContextCreateInfo, BkMemoryAllocateInfo, &
+  public :: BkBaseInStructure, BkBaseOutStructure, BkTensorDesc, BkAllocationCallbacks, &
+       BkDeviceProperties, BkDeviceModuleProperties, BkContextCreateInfo, BkMemoryAllocateInfo, &
        BkCommandBufferBeginInfo, BkPlanCreateInfo, &
-       BkPrecisionGuarantee, BkPlanProperties, BkRunInfo, BkGatedActivationInfo, &
-       BkGatedActivationBackwardInfo
+       BkPrecisionGuarantee, BkPlanProperties, BkBindingProperties, BkPlanBindingProperties, &
+       BkRunInfo, BkGatedActivationInfo, BkGatedActivationBackwardInfo
+  public :: BkGemmInfo, BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, &
+       BkSparse24GemmInfo
   public :: PFN_bkAllocationFunction, PFN_bkFreeFunction, PFN_bkMessageCallback
 
   ! ---- Handles -----------------------------------------------------------
@@ -53,6 +55,13 @@ module bk_types
     integer(c_int) :: sType = BK_STRUCTURE_TYPE_UNDEFINED
     type(c_ptr) :: pNext = c_null_ptr
   end type BkBaseInStructure
+
+  ! The same for the structs libbk fills in (BkPlanProperties and what is
+  ! chained to it).
+  type, bind(c) :: BkBaseOutStructure
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_UNDEFINED
+    type(c_ptr) :: pNext = c_null_ptr
+  end type BkBaseOutStructure
 
   ! extent(1) is the SLOWEST index (C order): a Fortran array x(d, l, h, b)
   ! is extent = [b, h, l, d]. bk_tensor_desc() does this reversal.
@@ -145,6 +154,28 @@ module bk_types
     type(BkPrecisionGuarantee) :: precision
   end type BkPlanProperties
 
+  ! What one binding slot needs: bindings(s + 1) of BkPlanBindingProperties
+  ! describes slot s. bk_c_string(b%name) is the slot's field name; size is
+  ! the bytes from its address the op touches (0: slot unused).
+  type, bind(c) :: BkBindingProperties
+    character(kind=c_char) :: name(BK_MAX_BINDING_NAME_SIZE) = c_null_char
+    integer(c_int64_t) :: size = 0
+    integer(c_int64_t) :: alignment = 0
+    integer(c_int32_t) :: written = BK_FALSE
+    integer(c_int32_t) :: reserved = 0
+  end type BkBindingProperties
+
+  ! Output struct: chain c_loc of a TARGET one to BkPlanProperties%pNext
+  ! (bk_get_plan_properties does it); the first bindingCount entries of
+  ! bindings are written.
+  type, bind(c) :: BkPlanBindingProperties
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: bindingCount = 0
+    integer(c_int32_t) :: reserved = 0
+    type(BkBindingProperties) :: bindings(BK_MAX_BINDINGS)
+  end type BkPlanBindingProperties
+
   type, bind(c) :: BkRunInfo
     integer(c_int) :: sType = BK_STRUCTURE_TYPE_RUN_INFO
     type(c_ptr) :: pNext = c_null_ptr
@@ -175,6 +206,73 @@ module bk_types
     type(BkTensorDesc) :: gradOutput
     type(BkTensorDesc) :: gradInput
   end type BkGatedActivationBackwardInfo
+
+  ! ---- The GEMM family (bk-gemm(7)) ----------------------------------------
+  ! Matrices are rank 2 [rows, cols] or rank 3 [batch, rows, cols] in
+  ! libbk's index order, with the layout in the strides: a Fortran array
+  ! a(m, k) is the column-major [m, k] that bk_matrix_desc_of(a) describes.
+  ! alpha defaults to 1 and beta to 0 (C's zero initialisation gives
+  ! alpha 0); c and bias start absent (dataType BK_DATA_TYPE_UNDEFINED).
+  type, bind(c) :: BkGemmInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_GEMM_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: transA = BK_GEMM_OP_N
+    integer(c_int) :: transB = BK_GEMM_OP_N
+    integer(c_int) :: activation = BK_GEMM_ACTIVATION_NONE
+    integer(c_int32_t) :: flags = 0             ! BK_GEMM_ALLOW_TF32_BIT
+    real(c_double) :: alpha = 1
+    real(c_double) :: beta = 0
+    type(BkTensorDesc) :: a
+    type(BkTensorDesc) :: b
+    type(BkTensorDesc) :: c
+    type(BkTensorDesc) :: d
+    type(BkTensorDesc) :: bias
+  end type BkGemmInfo
+
+  ! Written by a conversion plan to its report binding (32 bytes); read it
+  ! back when the queue is idle and pass it to bkCheckSparse24Report, or
+  ! let bk_check_sparse24_report do both. Rows and groups count from 0.
+  type, bind(c) :: BkSparse24Report
+    integer(c_int32_t) :: status = BK_SPARSE24_STATUS_OK
+    integer(c_int32_t) :: reserved = 0
+    integer(c_int64_t) :: badGroupCount = 0
+    integer(c_int64_t) :: firstBadRow = 0
+    integer(c_int64_t) :: firstBadGroup = 0
+  end type BkSparse24Report
+
+  type, bind(c) :: BkSparse24ConvertInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: conversion = BK_SPARSE24_COMPRESS_STRICT
+    integer(c_int32_t) :: reserved = 0
+    type(BkTensorDesc) :: dense
+    type(BkTensorDesc) :: values
+    type(BkTensorDesc) :: metadata
+  end type BkSparse24ConvertInfo
+
+  type, bind(c) :: BkSparse24PrepareInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    type(BkTensorDesc) :: values
+    type(BkTensorDesc) :: metadata
+  end type BkSparse24PrepareInfo
+
+  ! Y[N, M] = act(alpha * X[N, K] @ W^T + beta * C + bias[M]); alpha
+  ! defaults to 1, beta to 0, as in BkGemmInfo.
+  type, bind(c) :: BkSparse24GemmInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: weightType = BK_DATA_TYPE_UNDEFINED
+    integer(c_int) :: activation = BK_GEMM_ACTIVATION_NONE
+    integer(c_int64_t) :: m = 0
+    integer(c_int64_t) :: k = 0
+    real(c_double) :: alpha = 1
+    real(c_double) :: beta = 0
+    type(BkTensorDesc) :: x
+    type(BkTensorDesc) :: c
+    type(BkTensorDesc) :: y
+    type(BkTensorDesc) :: bias
+  end type BkSparse24GemmInfo
 
   ! ---- Callback shapes: write a bind(c) procedure with this interface and
   ! pass c_funloc(it). ------------------------------------------------------
