@@ -5,24 +5,29 @@
 #
 #   bench/device-run.sh [STEP...]
 #
-# STEP: build check gpucheck probe waves bench variants sanitize (default:
-# all, in that order). waves: bkbench on f32, f16 and bf16 for several
+# STEP: build check gpucheck probe waves bench gemm variants sanitize
+# (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/launch-probe.c (launch costs, libbk and the
-# driver); variants: bkbench on f16 and bf16 with kernel modules built with
+# driver); bench: bkbench's gated cases and launch costs; gemm: bkbench's
+# dense GEMM (beside cuBLASLt called directly) and 2:4 sparse GEMM cases
+# (beside libbk's dense GEMM), text appended to bench.txt and the JSON in
+# gemm.json; variants: bkbench on f16 and bf16 with kernel modules built with
 # other settings (BK_CUDA_MODULE_DIR), for tuning.
 #
 # Logs go to $OUT (default /tmp/bk-device-out; at most 8 files come back
 # from the device tool): summary.txt, build.log, resources-sm90.txt (each
 # kernel's registers, stack and spills on sm_90), check.log (with
-# test-suite.log), gpu-check.log, sanitize.log and bench.txt. The last lines
-# printed are the summary.
+# test-suite.log), gpu-check.log, sanitize.log, waves.txt, bench.txt and
+# gemm.json. That is 9 files when every step runs: run gemm with fewer
+# steps (bench/device-run.sh build gemm). The last lines printed are the
+# summary.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}
 build=${BK_BUILD_DIR:-/tmp/bk-build}
 jobs=${BK_JOBS:-16}
-steps=${*:-build check gpucheck probe waves bench variants sanitize}
+steps=${*:-build check gpucheck probe waves bench gemm variants sanitize}
 mkdir -p "$OUT" "$build"
 summary=$OUT/summary.txt
 : >"$summary"
@@ -88,7 +93,7 @@ if has_step waves; then
     best= best_low=0
     for w in ${BK_WAVES:-1 2 4 8 16 64}; do
         for dt in f32 f16 bf16; do
-            BK_CUDA_GATED_WAVES=$w limit 120 tools/bkbench --device cuda --dtype $dt \
+            BK_CUDA_GATED_WAVES=$w limit 120 tools/bkbench --device cuda --op gated --dtype $dt \
                 --repeats 20 --warmup 3 2>&1 | awk -v w="$w" '/^gated/ { print "waves " w ": " $0 }'
         done >"waves-$w.txt"
         low=$(awk '{ v = $NF + 0; if (low == "" || v < low) { low = v; k = $3 " " $4 " " $5 } s += v; n++ }
@@ -103,9 +108,44 @@ if has_step waves; then
 fi
 
 if has_step bench; then
-    limit 420 tools/bkbench --device cuda >"$OUT/bench.txt" 2>&1
+    limit 420 tools/bkbench --device cuda --op gated >"$OUT/bench.txt" 2>&1
     note "bkbench (BK_CUDA_GATED_WAVES=${BK_CUDA_GATED_WAVES:-default}): exit $?"
     cat "$OUT/bench.txt"
+fi
+
+# cuBLASLt for libbk's dense GEMM and bkbench's comparison (both dlopen it):
+# the loader's, else the toolkit's next to nvcc, else PyTorch's wheel.
+# BK_CUBLASLT_LIBRARY set by the caller wins.
+find_cublaslt() {
+    if ldconfig -p 2>/dev/null | grep -Eq 'libcublasLt\.so\.1[23] '; then return; fi
+    nvcc=$(sed -n 's/^NVCC = //p' Makefile 2>/dev/null)
+    toolkit=$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")/../lib64
+    wheel=$(python3 -c 'import nvidia.cublas, os; print(os.path.dirname(nvidia.cublas.__file__))' \
+        2>/dev/null)/lib
+    for f in "$toolkit/libcublasLt.so.13" "$toolkit/libcublasLt.so.12" \
+        "$wheel/libcublasLt.so.13" "$wheel/libcublasLt.so.12"; do
+        if [ -f "$f" ]; then BK_CUBLASLT_LIBRARY=$f; export BK_CUBLASLT_LIBRARY; return; fi
+    done
+}
+
+if has_step gemm; then
+    [ -n "${BK_CUBLASLT_LIBRARY:-}" ] || find_cublaslt
+    note "cuBLASLt: ${BK_CUBLASLT_LIBRARY:-found by the loader}"
+    # What libbk plans on the GPU for the GEMM family, and where it found cuBLASLt.
+    limit 120 tools/bkinfo >"$build/bkinfo.txt" 2>&1
+    note "bkinfo: exit $?"
+    sed -n '/^support (bkCreatePlan) on cuda 0:/,/^$/p' "$build/bkinfo.txt" |
+        grep -E '^  (op|gemm|sparse24-|dense GEMM)' | sed 's/^ */bkinfo: /' | tee -a "$summary"
+    grep '^cuBLASLt' "$build/bkinfo.txt" | sed 's/^/bkinfo: /' | tee -a "$summary"
+    {
+        echo "==== bkbench --op gemm,sparse24"
+        limit 300 tools/bkbench --device cuda --op gemm,sparse24 --json-file "$OUT/gemm.json" 2>&1
+        echo "# exit $?"
+    } >"$build/gemm.txt"
+    cat "$build/gemm.txt" >>"$OUT/bench.txt"
+    # The two tables and any complaint go to the summary.
+    grep -E '^(dense GEMM|1x:|peak:|op |gemm |2:4 sparse|TFLOP/s|sparse24 |bkbench|# exit)' \
+        "$build/gemm.txt" | tee -a "$summary"
 fi
 
 # name:NVCC flags of kernel variants, compared with bkbench on f16 and bf16.
@@ -135,7 +175,7 @@ if has_step variants; then
             if [ "$name" = base ]; then dir=; fi
             if [ "$setting" != "$v" ]; then dir= env=$setting; fi
             (export "$env"; BK_CUDA_MODULE_DIR="$dir" limit 120 tools/bkbench --device cuda \
-                --dtype $dt --repeats 20 --warmup 3 2>&1) |
+                --op gated --dtype $dt --repeats 20 --warmup 3 2>&1) |
                 awk -v n="$name" '/^gated/ { print "variant " n ": " $0 } /^copy/ { print "variant " n ": " $0 }'
         done
     done >>"$OUT/bench.txt"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # TAP: tools/bkinfo and tools/bkbench --quick on the host device, text and
-# JSON, and their usage errors.
+# JSON, the gated and the GEMM-family cases, and their usage errors.
 top_builddir=${top_builddir:-.}
 bkinfo=$top_builddir/tools/bkinfo
 bkbench=$top_builddir/tools/bkbench
@@ -10,6 +10,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # 4 dtypes x 3 shapes x (forward, backward) x 5 kinds
 cases=120
+# dense GEMM: (f16, bf16, tf32, f64) x 2 sizes; 2:4 sparse: (f16, bf16) x
+# (a square weight + 4 Llama layers x 2 token counts)
+gemm_cases=8
+sparse_cases=18
 
 n=0
 failed=0
@@ -43,7 +47,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..24"
+echo "1..36"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -59,11 +63,28 @@ rows=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt" |
 [ "$rows" -eq 10 ]
 ok $? "bkinfo host support matrix: 10 op x kind rows, all dtypes ok (got $rows)"
 
+matrix=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt")
+echo "$matrix" | grep -Eq '^  gemm +- +ok +ok +ok +ok *$' &&
+    echo "$matrix" | grep -Eq '^  gemm +tf32 +ok +- +- +- *$' &&
+    [ "$(echo "$matrix" |
+         grep -Ec '^  sparse24-convert +(strict|prune|decompress) +ok +ok +ok +ok *$')" -eq 3 ] &&
+    echo "$matrix" | grep -Eq '^  sparse24-prepare +- +ok +ok +ok +- *$' &&
+    echo "$matrix" | grep -Eq '^  sparse24-gemm +- +ok +ok +ok +- *$'
+ok $? "bkinfo host support matrix: dense GEMM, 2:4 convert, prepare and sparse GEMM rows"
+grep -Eq '^cuBLASLt \(for dense GEMM on CUDA\): (lib.*, version [0-9]+|not found: .+)$' \
+    "$tmp/info.txt"
+ok $? "bkinfo says whether cuBLASLt is there"
+
 "$bkinfo" --json >"$tmp/info.json" 2>>"$tmp/info.err"
 ok $? "bkinfo --json exits 0"
-pycheck "$tmp/info.json" "bkinfo --json: host device with 40 supported cells" \
+pycheck "$tmp/info.json" "bkinfo --json: host device with 40 supported gated cells" \
     "[x for x in d['devices'] if x['type'] == 'host' and x['context']['status'] == 'ok' and
-      len([c for c in x['support'] if c['status'] == 'ok']) == 40]"
+      len([c for c in x['support'] if c['status'] == 'ok' and c['op'].startswith('gated')]) == 40]"
+pycheck "$tmp/info.json" "bkinfo --json: 23 GEMM-family cells on the host, all supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      len([c for c in x['support'] if not c['op'].startswith('gated')]) == 23 and
+      all(c['status'] == 'ok' for c in x['support'])] and
+     isinstance(d['cublasLt']['found'], bool)"
 pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is supported" \
     "[x for x in d['devices'] if x['type'] == 'host' and
       x['moduleArchitectures'] == {'binary': [], 'ptx': [], 'deviceSupported': True}]"
@@ -96,6 +117,16 @@ grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &
     grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
     grep -Eq '^  reusable buffer of 100 plans, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt"
 ok $? "bkbench prints the launch costs"
+# shape, sets, 1x and re TFLOP/s, then no cuBLASLt and no peak on the host
+row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
+rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
+[ "$rows" -eq $gemm_cases ]
+ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, no cuBLASLt on the host (got $rows)"
+# layer, shape, sets, dense and sparse TFLOP/s, speedup, kernel
+row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+'
+rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
+[ "$rows" -eq $sparse_cases ]
+ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -107,6 +138,17 @@ pycheck "$tmp/bench.json" "bkbench --json: $cases timed results on the host" \
     "d['device']['type'] == 'host' and len(d['results']) == $cases and
      all(r['status'] == 'ok' and r['timeUs'] > 0 and r['gbPerS'] > 0 and r['roofline'] > 0
          for r in d['results'])"
+pycheck "$tmp/bench.json" "bkbench --json: $gemm_cases dense GEMM results, cuBLASLt skipped" \
+    "len(d['gemm']) == $gemm_cases and d['cublasLt']['status'] == 'skipped' and
+     all(r['status'] == 'ok' and r['oneTimeUs'] > 0 and r['reusableUs'] > 0 and
+         r['reusableTflopPerS'] > 0 and r['flops'] == 2 * r['m'] * r['n'] * r['k'] and
+         r['cublasLt']['status'] == 'skipped' and r['reusableVsCublasLt'] is None and
+         r['peakFraction'] is None and r['kernel'] for r in d['gemm'])"
+pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside dense" \
+    "len(d['sparse24']) == $sparse_cases and
+     all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
+         r['preparedBytes'] > 0 and r['kernel'] and r['denseKernel'] for r in d['sparse24']) and
+     sorted(set(r['n'] for r in d['sparse24'])) == [16, 32, 128]"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
@@ -118,6 +160,22 @@ pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
 [ $? -eq 0 ] && [ "$(grep -Ec '^gated-bwd +swiglu +bf16 ' "$tmp/one.txt")" -eq 3 ] &&
     [ "$(grep -Ec '^gated-' "$tmp/one.txt")" -eq 3 ]
 ok $? "filters leave the 3 shapes of one op, kind and dtype"
+"$bkbench" --quick --device host --op gemm,sparse24 --dtype bf16 --json-file "$tmp/gemm.json" \
+    >"$tmp/gemm.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^gemm +bf16 ' "$tmp/gemm.txt")" -eq 2 ] &&
+    [ "$(grep -Ec '^sparse24 +bf16 ' "$tmp/gemm.txt")" -eq 9 ] &&
+    ! grep -Eq '^(gated-|launch cost)' "$tmp/gemm.txt"
+ok $? "--op gemm,sparse24 --dtype bf16 leaves 2 dense and 9 sparse rows, no gated case"
+pycheck "$tmp/gemm.json" "--json-file writes the same run as JSON beside the text" \
+    "len(d['gemm']) == 2 and len(d['sparse24']) == 9 and d['results'] == [] and
+     d['launch'] is None"
+"$bkbench" --quick --device host --op gated --kind glu --dtype f64 >"$tmp/glu.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^gated-(fwd|bwd) +glu +f64 ' "$tmp/glu.txt")" -eq 6 ] &&
+    ! grep -Eq '^(gemm|sparse24) ' "$tmp/glu.txt"
+ok $? "--op gated and --kind leave the gated cases only"
+"$bkbench" --quick --device host --op gemm,nothing >/dev/null 2>"$tmp/usage.err"
+[ $? -eq 2 ] && grep -q "unknown op 'nothing'" "$tmp/usage.err"
+ok $? "bkbench rejects an unknown op with status 2"
 "$bkbench" --quick --device host --size-mib 0 >/dev/null 2>&1
 [ $? -eq 2 ]
 ok $? "bkbench rejects --size-mib 0 with status 2"
@@ -127,5 +185,8 @@ ok $? "bkbench rejects an unknown device with status 2 and says why"
 "$bkbench" --quick --device host --dtype i32 >/dev/null 2>&1
 [ $? -eq 1 ]
 ok $? "bkbench exits 1 when no case matches"
+"$bkbench" --quick --device host --op sparse24 --dtype f64 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 when no sparse case has the dtype (f64)"
 
 exit 0

@@ -101,19 +101,19 @@ static void submit(struct bench_device *d, BkCommandBuffer cmd)
     tool_check(bkQueueSubmit(d->queue, 1, &cmd), "bkQueueSubmit");
 }
 
-static void time_cuda(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
+static void time_cuda(struct bench_device *d, bench_enqueue_fn enqueue, void *user,
                       uint32_t warmup, uint32_t repeats, double *us)
 {
     char err[256];
     for (uint32_t i = 0; i < warmup; i++)
-        submit(d, cmds[i % ncmds]);
+        enqueue(user, i);
     bench_device_wait(d);
     /* event i, work i, event i+1, ...: the host queues everything, then
-     * waits once; each interval is one submit's GPU time. */
+     * waits once; each interval is one run's GPU time. */
     if (cuda_timing_record(d->timing, 0, err, sizeof err) != 0)
         cuda_die("timing", err);
     for (uint32_t i = 0; i < repeats; i++) {
-        submit(d, cmds[(warmup + i) % ncmds]);
+        enqueue(user, warmup + i);
         if (cuda_timing_record(d->timing, i + 1, err, sizeof err) != 0)
             cuda_die("timing", err);
     }
@@ -128,30 +128,60 @@ static void time_cuda(struct bench_device *d, const BkCommandBuffer *cmds, uint3
     bench_device_wait(d);
 }
 
-static void time_host(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
+static void time_host(struct bench_device *d, bench_enqueue_fn enqueue, void *user,
                       uint32_t warmup, uint32_t repeats, double *us)
 {
     for (uint32_t i = 0; i < warmup; i++) {
-        submit(d, cmds[i % ncmds]);
+        enqueue(user, i);
         bench_device_wait(d);
     }
     for (uint32_t i = 0; i < repeats; i++) {
         double t0 = tool_now_us();
-        submit(d, cmds[(warmup + i) % ncmds]);
+        enqueue(user, warmup + i);
         bench_device_wait(d);   /* returns at once on the host; kept for clarity */
         us[i] = tool_now_us() - t0;
     }
 }
 
-void bench_device_time(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
-                       uint32_t warmup, uint32_t repeats, double *us)
+void bench_device_time_fn(struct bench_device *d, bench_enqueue_fn enqueue, void *user,
+                          uint32_t warmup, uint32_t repeats, double *us)
 {
     if (repeats > d->max_repeats)
         tool_die("internal: %u repeats, at most %u", repeats, d->max_repeats);
     if (d->timing)
-        time_cuda(d, cmds, ncmds, warmup, repeats, us);
+        time_cuda(d, enqueue, user, warmup, repeats, us);
     else
-        time_host(d, cmds, ncmds, warmup, repeats, us);
+        time_host(d, enqueue, user, warmup, repeats, us);
+}
+
+/* Submits cmds round robin. */
+struct cmd_rotation {
+    struct bench_device *d;
+    const BkCommandBuffer *cmds;
+    uint32_t ncmds;
+};
+
+static void submit_next(void *user, uint32_t i)
+{
+    struct cmd_rotation *r = user;
+    submit(r->d, r->cmds[i % r->ncmds]);
+}
+
+void bench_device_time(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
+                       uint32_t warmup, uint32_t repeats, double *us)
+{
+    struct cmd_rotation r = {d, cmds, ncmds};
+    bench_device_time_fn(d, submit_next, &r, warmup, repeats, us);
+}
+
+void *bench_device_stream(struct bench_device *d)
+{
+    char err[256];
+    if (!d->timing)
+        return NULL;
+    if (cuda_timing_make_current(d->timing, err, sizeof err) != 0)
+        cuda_die("CUDA context", err);
+    return cuda_timing_stream(d->timing);
 }
 
 void bench_buffer_alloc(struct bench_device *d, uint64_t size, struct bench_buffer *b)

@@ -42,6 +42,16 @@ bool bench_device_is_cuda(const struct bench_device *d);
  * runs ahead. */
 void bench_device_time(struct bench_device *d, const BkCommandBuffer *cmds, uint32_t ncmds,
                        uint32_t warmup, uint32_t repeats, double *us);
+/* The same for any work: enqueue(user, i) queues the i-th run (i counts
+ * warm-up and timed runs together) on the device's queue, or on its
+ * CUstream (bench_device_stream) for work that is not libbk's. */
+typedef void (*bench_enqueue_fn)(void *user, uint32_t i);
+void bench_device_time_fn(struct bench_device *d, bench_enqueue_fn enqueue, void *user,
+                          uint32_t warmup, uint32_t repeats, double *us);
+/* The CUstream the device's queue wraps (NULL on the host), made the
+ * current thread's in its primary context for libraries that use the
+ * current context, such as cuBLASLt. */
+void *bench_device_stream(struct bench_device *d);
 void bench_device_wait(struct bench_device *d);
 
 void bench_buffer_alloc(struct bench_device *d, uint64_t size, struct bench_buffer *b);

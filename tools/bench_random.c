@@ -1,6 +1,7 @@
 /* Random non-zero values for bkbench's inputs. */
 #include "bench_random.h"
 
+#include <math.h>
 #include <string.h>
 
 /* xorshift64*: fast and good enough for test data. */
@@ -80,5 +81,41 @@ void bench_random_values(void *dst, size_t count, BkDataType dtype, uint64_t *st
             p[i] = (unsigned char)(next_u64(state) | 1u);
             break;
         }
+    }
+}
+
+double bench_value_at(const void *data, size_t i, BkDataType dtype)
+{
+    const unsigned char *p = data;
+    switch (dtype) {
+    case BK_DATA_TYPE_F64: {
+        double v;
+        memcpy(&v, p + 8 * i, 8);
+        return v;
+    }
+    case BK_DATA_TYPE_F32: {
+        float f;
+        memcpy(&f, p + 4 * i, 4);
+        return f;
+    }
+    case BK_DATA_TYPE_BF16: {
+        uint16_t b;
+        memcpy(&b, p + 2 * i, 2);
+        uint32_t u = (uint32_t)b << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    case BK_DATA_TYPE_F16: {
+        uint16_t h;
+        memcpy(&h, p + 2 * i, 2);
+        int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+        double v = e == 0x1F ? (m ? NAN : INFINITY)
+                   : e      ? ldexp(1.0 + m / 1024.0, e - 15)
+                            : ldexp(m / 1024.0, -14);
+        return (h & 0x8000) ? -v : v;
+    }
+    default:
+        return 0.0;
     }
 }

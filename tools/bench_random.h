@@ -18,4 +18,8 @@ void bench_random_values(void *dst, size_t count, BkDataType dtype, uint64_t *st
 uint16_t bench_float_to_half(float f);
 uint16_t bench_float_to_bfloat(float f);
 
+/* Element i of an array of dtype (f32, f16, bf16 or f64) as a double, for
+ * comparing results read back from a device; 0 for other dtypes. */
+double bench_value_at(const void *data, size_t i, BkDataType dtype);
+
 #endif /* BK_TOOL_BENCH_RANDOM_H */

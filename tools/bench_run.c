@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_plan.h"
 #include "tool_common.h"
 
 uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s)
@@ -115,36 +116,16 @@ static void run_case(struct bench_device *d, struct pool *p, const struct bench_
                      const struct bench_settings *s, double copy_gb_per_s, struct bench_result *r)
 {
     union gated_op_info info;
-    BkPlanCreateInfo ci = {BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, NULL,
-                           bench_case_operation(c, &info), 0};
-    BkPlan plan;
+    struct bench_plan plan;
     memset(r, 0, sizeof *r);
-    BkResult res = bkCreatePlan(d->ctx, &ci, NULL, &plan);
-    if (res == BK_ERROR_UNSUPPORTED) {
-        const char *m = bkGetLastErrorMessage();
-        snprintf(r->message, sizeof r->message, "%s", m ? m : "");
+    if (!bench_plan_create(d, bench_case_operation(c, &info), &plan, r->message,
+                           sizeof r->message))
         return;
-    }
-    tool_check(res, "bkCreatePlan");
     r->supported = true;
-
-    BkPlanProperties pp;
-    memset(&pp, 0, sizeof pp);
-    pp.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
-    tool_check(bkGetPlanProperties(plan, &pp), "bkGetPlanProperties");
-    if (pp.bindingCount != c->binding_count)
-        tool_die("%s: plan has %u bindings, bkbench expects %u", c->op, pp.bindingCount,
+    if (plan.props.bindingCount != c->binding_count)
+        tool_die("%s: plan has %u bindings, bkbench expects %u", c->op, plan.props.bindingCount,
                  c->binding_count);
-    snprintf(r->kernel, sizeof r->kernel, "%s", pp.kernelName);
-
-    /* A workspace, aligned as the plan asks, when it needs one. */
-    struct bench_buffer ws = {0};
-    BkDeviceAddress ws_addr = 0;
-    if (pp.workspaceSize) {
-        uint64_t align = pp.workspaceAlignment ? pp.workspaceAlignment : 1;
-        bench_buffer_alloc(d, pp.workspaceSize + align, &ws);
-        ws_addr = (ws.address + align - 1) / align * align;
-    }
+    snprintf(r->kernel, sizeof r->kernel, "%s", plan.props.kernelName);
 
     uint64_t working_set = 0;
     for (int k = 0; k < BENCH_SLOT_COUNT; k++)
@@ -154,40 +135,20 @@ static void run_case(struct bench_device *d, struct pool *p, const struct bench_
         r->sets = p->sets;
 
     pool_fill_inputs(p, d, c->dtype);
-    BkCommandBuffer *cmds = xcalloc(r->sets, sizeof *cmds);
-    for (uint32_t set = 0; set < r->sets; set++) {
-        BkDeviceAddress addr[BENCH_MAX_BINDINGS];
-        uint64_t size[BENCH_MAX_BINDINGS];
-        for (uint32_t b = 0; b < c->binding_count; b++) {
-            const struct bench_buffer *buf = &p->buf[set * BENCH_SLOT_COUNT + c->slot[b]];
-            addr[b] = buf->address;
-            size[b] = buf->size;
-        }
-        BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, c->binding_count, addr, size,
-                        ws_addr, pp.workspaceSize};
-        tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmds[set]), "bkAllocateCommandBuffer");
-        begin(cmds[set]);
-        tool_check(bkCmdRun(cmds[set], plan, &ri), "bkCmdRun");
-        tool_check(bkEndCommandBuffer(cmds[set]), "bkEndCommandBuffer");
-    }
-
-    double *us = xcalloc(s->repeats, sizeof *us);
-    bench_device_time(d, cmds, r->sets, s->warmup, s->repeats, us);
-    r->us = tool_median(us, s->repeats);
-    free(us);
+    BkDeviceAddress *addr = xcalloc((size_t)r->sets * c->binding_count, sizeof *addr);
+    for (uint32_t set = 0; set < r->sets; set++)
+        for (uint32_t b = 0; b < c->binding_count; b++)
+            addr[set * c->binding_count + b] =
+                p->buf[set * BENCH_SLOT_COUNT + c->slot[b]].address;
+    r->us = bench_plan_time(d, &plan, addr, r->sets, BENCH_SUBMIT_REUSABLE, s);
+    free(addr);
 
     r->gb_per_s = c->bytes / (r->us * 1e-6) / 1e9;
     if (c->flops > 0)
         r->tflop_per_s = c->flops / (r->us * 1e-6) / 1e12;
     else if (copy_gb_per_s > 0)
         r->roofline = r->gb_per_s / copy_gb_per_s;
-
-    for (uint32_t set = 0; set < r->sets; set++)
-        bkFreeCommandBuffer(cmds[set]);
-    free(cmds);
-    if (ws.size)
-        bench_buffer_free(d, &ws);
-    bkDestroyPlan(plan);
+    bench_plan_destroy(d, &plan);
 }
 
 void bench_run_cases(struct bench_device *d, const struct bench_case *cases, size_t count,

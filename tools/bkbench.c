@@ -1,15 +1,22 @@
 /* bkbench: times libbk's ops on one device and rates them against the
- * device-to-device copy bandwidth measured in the same run. See
- * bkbench(1). Public API only; GPU timing through CUDA events. */
+ * device-to-device copy bandwidth measured in the same run (memory-bound
+ * ops) or the device's peak and cuBLASLt (GEMMs). See bkbench(1). Public
+ * API only; GPU timing through CUDA events. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bk/bk.h>
 
 #include "bench_case.h"
 #include "bench_device.h"
+#include "bench_gemm.h"
+#include "bench_gemm_suite.h"
 #include "bench_launch.h"
 #include "bench_run.h"
 #include "tool_common.h"
@@ -20,22 +27,44 @@
 #define COPY_BYTES (256ull << 20)
 #define QUICK_COPY_BYTES (16ull << 20)
 
+/* The case families --op selects. */
+enum {
+    OP_GATED_FWD = 1u << 0,
+    OP_GATED_BWD = 1u << 1,
+    OP_GEMM = 1u << 2,
+    OP_SPARSE24 = 1u << 3,
+    OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24,
+};
+
+static const struct {
+    const char *name;
+    unsigned ops;
+} op_names[] = {
+    {"gated-fwd", OP_GATED_FWD}, {"gated-bwd", OP_GATED_BWD},
+    {"gated", OP_GATED_FWD | OP_GATED_BWD}, {"gemm", OP_GEMM},
+    {"sparse24", OP_SPARSE24}, {"all", OP_ALL},
+};
+
 struct options {
     BkDeviceType device_type;
     uint32_t device_index;
     bool quick, json;
     double size_mib;                  /* 0: the mode's default */
     int warmup, repeats;              /* -1: the mode's default */
-    const char *op, *kind, *dtype;    /* filters; NULL = all */
+    unsigned ops;                     /* OP_* bits */
+    const char *kind, *dtype;         /* filters; NULL = all */
+    const char *json_file;            /* also write the JSON here; NULL = no */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--json]\n"
-            "               [--size-mib N] [--repeats N] [--warmup N]\n"
-            "               [--op gated-fwd|gated-bwd] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
-            "Times libbk's ops and rates them against the measured copy bandwidth.\n");
+            "               [--json-file FILE] [--size-mib N] [--repeats N] [--warmup N]\n"
+            "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
+            "OP: gated-fwd gated-bwd gated gemm sparse24 all (default all).\n"
+            "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
+            "GEMMs in TFLOP/s against the device's peak and cuBLASLt.\n");
 }
 
 static void usage_error(const char *fmt, const char *arg)
@@ -72,14 +101,38 @@ static void parse_device(const char *s, struct options *o)
     }
 }
 
+/* A comma-separated list of op_names; adds to o->ops. */
+static void parse_ops(const char *list, struct options *o)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    if (*list == '\0' || strlen(list) >= sizeof buf)
+        usage_error("--op needs ops separated by commas, not '%s'", list);
+    bool any = false;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+        while (k < sizeof op_names / sizeof op_names[0] && strcmp(op_names[k].name, tok) != 0)
+            k++;
+        if (k == sizeof op_names / sizeof op_names[0])
+            usage_error("unknown op '%s'", tok);
+        o->ops |= op_names[k].ops;
+        any = true;
+    }
+    if (!any)
+        usage_error("--op needs ops separated by commas, not '%s'", list);
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, 0.0, -1, -1, NULL, NULL, NULL};
+    *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, 0.0, -1, -1, 0, NULL, NULL,
+                          NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
-                                                 "--warmup", "--op", "--kind", "--dtype"};
+                                                 "--warmup", "--op",       "--kind",
+                                                 "--dtype",  "--json-file"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -121,9 +174,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         } else if (strcmp(name, "--warmup") == 0) {
             o->warmup = parse_count(value, "--warmup");
         } else if (strcmp(name, "--op") == 0) {
-            o->op = value;
-            if (strcmp(value, "gated-fwd") != 0 && strcmp(value, "gated-bwd") != 0)
-                usage_error("unknown op '%s'", value);
+            parse_ops(value, o);
+        } else if (strcmp(name, "--json-file") == 0) {
+            if (*value == '\0')
+                usage_error("%s needs a file name", "--json-file");
+            o->json_file = value;
         } else if (strcmp(name, "--kind") == 0) {
             BkGatedActivationKind k;
             o->kind = value;
@@ -138,6 +193,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             usage_error("unknown option '%s'", a);
         }
     }
+    if (o->ops == 0)
+        o->ops = OP_ALL;
 }
 
 /* What one run measures, from the mode and the options. */
@@ -186,9 +243,16 @@ static void choose_settings(const struct options *o, const struct bench_device *
 
 static bool keep_case(const struct bench_case *c, const struct options *o)
 {
-    return (!o->op || strcmp(o->op, c->op) == 0) &&
-           (!o->kind || strcmp(o->kind, c->variant) == 0) &&
+    unsigned op = strcmp(c->op, "gated-bwd") == 0 ? OP_GATED_BWD : OP_GATED_FWD;
+    return (o->ops & op) && (!o->kind || strcmp(o->kind, c->variant) == 0) &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
+}
+
+/* GEMM-family cases have no kind: --kind leaves none of them. */
+static bool keep_gemm(unsigned op, BkDataType dtype, const struct options *o)
+{
+    return (o->ops & op) && !o->kind &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(dtype)) == 0);
 }
 
 /* ---- Text output ---------------------------------------------------- */
@@ -208,30 +272,8 @@ static void print_header(const struct bench_device *d, const struct plan_of_run 
     printf("inputs %.4g MiB, median of %u after %u warm-up, timer %s, cache %.0f MiB%s\n",
            p->size_mib, p->bench.repeats, p->bench.warmup, p->timer,
            (double)d->cache_bytes / MIB, quick ? ", quick" : "");
-    printf("copy bandwidth (bkCmdCopyMemory %.0f MiB, read + write): %.1f GB/s\n\n",
+    printf("copy bandwidth (bkCmdCopyMemory %.0f MiB, read + write): %.1f GB/s\n",
            (double)p->copy_bytes / MIB, copy_gbs);
-    printf("%-10s %-11s %-5s %-20s %4s %10s %9s %8s %6s\n", "op", "kind", "dtype", "shape",
-           "sets", "time(us)", "GB/s", "TFLOP/s", "roof");
-}
-
-static void print_row(const struct bench_case *c, const struct bench_result *r, void *user)
-{
-    (void)user;
-    printf("%-10s %-11s %-5s %-20s ", c->op, c->variant, tool_dtype_name(c->dtype), c->shape);
-    if (!r->supported) {
-        printf("%4s %10s\n", "-", "unsupported");
-    } else {
-        printf("%4u %10.2f %9.1f ", r->sets, r->us, r->gb_per_s);
-        if (r->tflop_per_s > 0)
-            printf("%8.2f ", r->tflop_per_s);
-        else
-            printf("%8s ", "-");
-        if (r->roofline > 0)
-            printf("%5.1f%%\n", 100.0 * r->roofline);
-        else
-            printf("%6s\n", "-");
-    }
-    fflush(stdout);
 }
 
 static void print_launch(const struct launch_result *l, const struct launch_settings *s)
@@ -249,19 +291,23 @@ static void print_launch(const struct launch_result *l, const struct launch_sett
 
 /* ---- JSON output ---------------------------------------------------- */
 
-static void json_number(const char *key, double v, bool valid)
-{
-    if (valid)
-        printf(", \"%s\": %.6g", key, v);
-    else
-        printf(", \"%s\": null", key);
-}
+/* Everything one run measured, for the JSON object. */
+struct run_report {
+    const struct bench_device *d;
+    const struct plan_of_run *p;
+    const struct options *o;
+    double copy_gbs;
+    const struct bench_case *cases;
+    const struct bench_result *res;
+    size_t n;
+    const struct launch_result *launch;   /* NULL: not measured */
+    const struct gemm_suite *gemm;
+};
 
-static void print_json(const struct bench_device *d, const struct plan_of_run *p,
-                       const struct options *o, double copy_gbs, const struct bench_case *cases,
-                       const struct bench_result *res, size_t n, const struct launch_result *l)
+static void print_json(const struct run_report *r)
 {
-    const BkDeviceProperties *dp = &d->props;
+    const BkDeviceProperties *dp = &r->d->props;
+    const struct plan_of_run *p = r->p;
     uint32_t v = bkGetVersion();
     printf("{\n  \"tool\": \"bkbench\", \"libraryVersion\": \"%u.%u.%u\",\n",
            BK_VERSION_GET_MAJOR(v), BK_VERSION_GET_MINOR(v), BK_VERSION_GET_PATCH(v));
@@ -274,48 +320,60 @@ static void print_json(const struct bench_device *d, const struct plan_of_run *p
     else
         printf(", \"computeCapability\": null");
     printf(", \"multiprocessors\": %u, \"cacheBytes\": %llu},\n", dp->multiprocessorCount,
-           (unsigned long long)d->cache_bytes);
+           (unsigned long long)r->d->cache_bytes);
     printf("  \"settings\": {\"quick\": %s, \"sizeMiB\": %.6g, \"warmup\": %u, \"repeats\": %u, "
            "\"rotateBytes\": %llu, \"timer\": \"%s\"},\n",
-           o->quick ? "true" : "false", p->size_mib, p->bench.warmup, p->bench.repeats,
+           r->o->quick ? "true" : "false", p->size_mib, p->bench.warmup, p->bench.repeats,
            (unsigned long long)p->bench.rotate_bytes, p->timer);
     printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g},\n",
-           (unsigned long long)p->copy_bytes, copy_gbs);
-    printf("  \"results\": [");
-    for (size_t i = 0; i < n; i++) {
-        const struct bench_case *c = &cases[i];
-        const struct bench_result *r = &res[i];
-        printf("%s\n    {\"op\": \"%s\", \"kind\": \"%s\", \"dtype\": \"%s\", "
-               "\"shape\": [%lld, %lld], ",
-               i ? "," : "", c->op, c->variant, tool_dtype_name(c->dtype),
-               (long long)c->extent[0], (long long)c->extent[1]);
-        if (c->row_stride)
-            printf("\"inputStrides\": [%lld, 1], ", (long long)c->row_stride);
-        else
-            printf("\"inputStrides\": null, ");
-        printf("\"bytes\": %.0f, \"status\": \"%s\"", c->bytes,
-               r->supported ? "ok" : "unsupported");
-        if (!r->supported) {
-            printf(", \"message\": ");
-            tool_json_string(stdout, r->message);
-            printf("}");
-            continue;
-        }
-        printf(", \"sets\": %u", r->sets);
-        json_number("timeUs", r->us, true);
-        json_number("gbPerS", r->gb_per_s, true);
-        json_number("tflopPerS", r->tflop_per_s, r->tflop_per_s > 0);
-        json_number("roofline", r->roofline, r->roofline > 0);
-        printf(", \"kernel\": ");
-        tool_json_string(stdout, r->kernel);
-        printf("}");
+           (unsigned long long)p->copy_bytes, r->copy_gbs);
+    printf("  \"results\": ");
+    bench_gated_print_json(r->cases, r->res, r->n);
+    printf(",\n");
+    gemm_suite_print_json(r->gemm);
+    printf(",\n");
+    const struct launch_result *l = r->launch;
+    if (!l) {
+        printf("  \"launch\": null\n}\n");
+        return;
     }
-    printf("\n  ],\n");
     printf("  \"launch\": {\"op\": \"gated-fwd\", \"dtype\": \"%s\", \"shape\": [%lld, %lld], "
            "\"oneTimeUsPerPlan\": %.6g, \"oneTimeSameBindingsUsPerPlan\": %.6g, "
            "\"reusablePlans\": %u, \"reusableUsPerPlan\": %.6g}\n}\n",
            tool_dtype_name(l->dtype), (long long)l->extent[0], (long long)l->extent[1],
            l->one_time_us, l->one_time_same_us, BENCH_LAUNCH_PLANS, l->replay_us_per_plan);
+}
+
+/* print_json into path instead of standard output. */
+static void print_json_file(const char *path, const struct run_report *r)
+{
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (saved < 0 || fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+        tool_die("--json-file %s: cannot write it", path);
+    close(fd);
+    print_json(r);
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    clearerr(stdout);
+    if (failed)
+        tool_die("--json-file %s: write failed", path);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static bool gemm_filter(bool sparse, BkDataType dtype, const void *user)
+{
+    return keep_gemm(sparse ? OP_SPARSE24 : OP_GEMM, dtype, user);
+}
+
+static enum bench_gemm_scale gemm_scale(const struct options *o, const struct bench_device *d)
+{
+    if (o->quick)
+        return BENCH_GEMM_QUICK;
+    return bench_device_is_cuda(d) ? BENCH_GEMM_GPU : BENCH_GEMM_HOST;
 }
 
 int main(int argc, char **argv)
@@ -337,26 +395,41 @@ int main(int argc, char **argv)
     struct bench_result *results = calloc(total, sizeof *results);
     if (!cases || !results)
         tool_die("out of host memory");
-    size_t made = bench_gated_cases((uint64_t)(p.size_mib * MIB), cases, total);
     size_t n = 0;
-    for (size_t i = 0; i < made; i++)
-        if (keep_case(&cases[i], &o))
-            cases[n++] = cases[i];
-    if (n == 0)
+    if (o.ops & (OP_GATED_FWD | OP_GATED_BWD)) {
+        size_t made = bench_gated_cases((uint64_t)(p.size_mib * MIB), cases, total);
+        for (size_t i = 0; i < made; i++)
+            if (keep_case(&cases[i], &o))
+                cases[n++] = cases[i];
+    }
+    struct gemm_suite gemm;
+    gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), gemm_filter, &o);
+    if (n + gemm_suite_count(&gemm) == 0)
         tool_die("no case matches --op, --kind and --dtype");
 
     double copy_gbs = bench_copy_bandwidth(&dev, p.copy_bytes, &p.bench);
-    if (!o.json)
+    if (!o.json) {
         print_header(&dev, &p, o.quick, copy_gbs);
-    bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results, o.json ? NULL : print_row,
-                    NULL);
+        if (n)
+            bench_gated_print_header();
+    }
+    bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results,
+                    o.json ? NULL : bench_gated_print_row, NULL);
+    gemm_suite_run(&gemm, &dev, o.json);
 
+    /* Launch costs go with the gated cases (they time a gated plan). */
     struct launch_result launch;
-    bench_launch_costs(&dev, &p.launch, &launch);
+    bool launched = n > 0;
+    if (launched)
+        bench_launch_costs(&dev, &p.launch, &launch);
+    struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n,
+                                launched ? &launch : NULL, &gemm};
     if (o.json)
-        print_json(&dev, &p, &o, copy_gbs, cases, results, n, &launch);
-    else
+        print_json(&report);
+    else if (launched)
         print_launch(&launch, &p.launch);
+    if (o.json_file)
+        print_json_file(o.json_file, &report);
 
     /* Every op is meant to exist on every backend: a gap fails the run. */
     size_t unsupported = 0;
@@ -368,6 +441,8 @@ int main(int argc, char **argv)
                 cases[i].variant, tool_dtype_name(cases[i].dtype), cases[i].shape,
                 results[i].message);
     }
+    unsupported += gemm_suite_report_failures(&gemm);
+    gemm_suite_close(&gemm);
     bench_device_close(&dev);
     free(results);
     free(cases);

@@ -1,5 +1,7 @@
 /* bkinfo: lists libbk's devices and, for each, which (op, kind, dtype)
- * combinations it can plan. See bkinfo(1). Public API only. */
+ * combinations it can plan, and whether cuBLASLt (dense GEMM on CUDA) is
+ * there. See bkinfo(1). Public API only (cuBLASLt itself is looked for
+ * with dlopen). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,28 +9,120 @@
 
 #include <bk/bk.h>
 
+#include "cublaslt_direct.h"
 #include "gated_op.h"
+#include "gemm_op.h"
 #include "tool_common.h"
 
-#define OP_COUNT 2u
-#define CELL_COUNT (OP_COUNT * GATED_KIND_COUNT * GATED_DTYPE_COUNT)
+/* The matrix columns, the gated dtypes: f32 f16 bf16 f64. */
+#define COLUMN_COUNT GATED_DTYPE_COUNT
+#define ALL_COLUMNS 0xFu
+#define FLOAT_COLUMNS 0x7u                /* f32 f16 bf16 */
+#define F32_COLUMN 0x1u
+
+/* Small problems: the GEMM family's shapes are multiples of what GPU
+ * kernels tile by, so that a plan tells whether the op is implemented. */
+#define PROBE_TOKENS 4
+#define PROBE_HIDDEN 8
+#define PROBE_GEMM 256                    /* M = N = K */
+#define PROBE_SPARSE_M 256
+#define PROBE_SPARSE_K 256
+#define PROBE_SPARSE_N 128
+
+union op_storage {
+    union gated_op_info gated;
+    BkGemmInfo gemm;
+    BkSparse24ConvertInfo convert;
+    BkSparse24PrepareInfo prepare;
+    BkSparse24GemmInfo sparse;
+};
+
+/* One row of the support matrix: an op and its variant, the columns it
+ * is tried in, and how to build its op info. */
+struct row_def {
+    const char *op;                       /* "gated-fwd", "gemm", "sparse24-prepare", ... */
+    const char *kind;                     /* "swiglu", "tf32", "prune"; NULL: none */
+    unsigned columns;                     /* bit t: gated_dtypes[t] is tried */
+    int param;                            /* the kind, the conversion, tf32 */
+    const void *(*build)(const struct row_def *r, BkDataType t, union op_storage *s);
+};
+
+static const void *build_gated(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    struct gated_op_desc d = {strcmp(r->op, "gated-bwd") == 0, (BkGatedActivationKind)r->param,
+                              t, PROBE_TOKENS, PROBE_HIDDEN, 0};
+    return gated_op_build(&d, &s->gated);
+}
+
+static const void *build_gemm(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    struct gemm_op_desc d = {t, r->param != 0, PROBE_GEMM, PROBE_GEMM, PROBE_GEMM};
+    return gemm_op_build(&d, &s->gemm);
+}
+
+static const void *build_convert(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    return sparse24_convert_build((BkSparse24Conversion)r->param, t, PROBE_SPARSE_M,
+                                  PROBE_SPARSE_K, &s->convert);
+}
+
+static const void *build_prepare(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    (void)r;
+    return sparse24_prepare_build(t, PROBE_SPARSE_M, PROBE_SPARSE_K, &s->prepare);
+}
+
+static const void *build_sparse(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    (void)r;
+    return sparse24_gemm_build(t, PROBE_SPARSE_M, PROBE_SPARSE_K, PROBE_SPARSE_N, &s->sparse);
+}
+
+#define GATED_ROWS(op)                                                          \
+    {op, "glu", ALL_COLUMNS, BK_GATED_ACTIVATION_GLU, build_gated},             \
+    {op, "reglu", ALL_COLUMNS, BK_GATED_ACTIVATION_REGLU, build_gated},         \
+    {op, "swiglu", ALL_COLUMNS, BK_GATED_ACTIVATION_SWIGLU, build_gated},       \
+    {op, "geglu", ALL_COLUMNS, BK_GATED_ACTIVATION_GEGLU, build_gated},         \
+    {op, "geglu-tanh", ALL_COLUMNS, BK_GATED_ACTIVATION_GEGLU_TANH, build_gated}
+
+static const struct row_def rows[] = {
+    GATED_ROWS("gated-fwd"),
+    GATED_ROWS("gated-bwd"),
+    {"gemm", NULL, ALL_COLUMNS, 0, build_gemm},
+    {"gemm", "tf32", F32_COLUMN, 1, build_gemm},
+    {"sparse24-convert", "strict", ALL_COLUMNS, BK_SPARSE24_COMPRESS_STRICT, build_convert},
+    {"sparse24-convert", "prune", ALL_COLUMNS, BK_SPARSE24_COMPRESS_PRUNE, build_convert},
+    {"sparse24-convert", "decompress", ALL_COLUMNS, BK_SPARSE24_DECOMPRESS, build_convert},
+    {"sparse24-prepare", NULL, FLOAT_COLUMNS, 0, build_prepare},
+    {"sparse24-gemm", NULL, FLOAT_COLUMNS, 0, build_sparse},
+};
+#define ROW_COUNT (sizeof rows / sizeof rows[0])
+#define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)
+#define GEMM_ROW (2 * GATED_KIND_COUNT)   /* rows[GEMM_ROW] is plain dense GEMM */
+#define F16_COLUMN_INDEX 1u
 
 /* One try of bkCreatePlan. */
 struct cell {
-    bool backward;
-    BkGatedActivationKind kind;
-    BkDataType dtype;
+    bool tried;                           /* false: not applicable, printed "-" */
     BkResult result;
     char kernel[BK_MAX_KERNEL_NAME_SIZE];
-    char message[256];                /* the error message when it failed */
+    char message[256];                    /* the error message when it failed */
 };
 
 struct device_report {
     BkDeviceProperties props;
-    BkDeviceModuleProperties modules; /* GPU code libbk carries for it */
-    BkResult context_result;          /* of bkCreateContext */
+    BkDeviceModuleProperties modules;     /* GPU code libbk carries for it */
+    BkResult context_result;              /* of bkCreateContext */
     char context_message[256];
-    struct cell cells[CELL_COUNT];
+    struct cell cells[CELL_COUNT];        /* [row][column] */
+};
+
+/* cuBLASLt as bkinfo finds it (libbk looks for it the same way). */
+struct lt_report {
+    bool found;
+    char library[256];
+    size_t version;
+    char message[256];
 };
 
 static void usage(FILE *f)
@@ -44,14 +138,14 @@ static void copy_message(char *dst, size_t size)
 }
 
 /* Plans one small problem; the result tells the support. */
-static void try_plan(BkContext ctx, struct cell *c)
+static void try_plan(BkContext ctx, const struct row_def *row, BkDataType dtype, struct cell *c)
 {
-    struct gated_op_desc d = {c->backward, c->kind, c->dtype, 4, 8, 0};
-    union gated_op_info info;
+    union op_storage info;
     BkPlanCreateInfo ci = {BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, NULL, NULL, 0};
     BkPlan plan = BK_NULL_HANDLE;
 
-    ci.pOperation = gated_op_build(&d, &info);
+    ci.pOperation = row->build(row, dtype, &info);
+    c->tried = true;
     c->result = bkCreatePlan(ctx, &ci, NULL, &plan);
     c->kernel[0] = '\0';
     c->message[0] = '\0';
@@ -82,27 +176,41 @@ static void probe_device(struct device_report *r)
         copy_message(r->context_message, sizeof r->context_message);
         return;
     }
-    uint32_t n = 0;
-    for (uint32_t op = 0; op < OP_COUNT; op++)
-        for (uint32_t k = 0; k < GATED_KIND_COUNT; k++)
-            for (uint32_t t = 0; t < GATED_DTYPE_COUNT; t++, n++) {
-                struct cell *c = &r->cells[n];
-                c->backward = op == 1;
-                c->kind = gated_kinds[k];
-                c->dtype = gated_dtypes[t];
-                try_plan(ctx, c);
-            }
+    for (uint32_t row = 0; row < ROW_COUNT; row++)
+        for (uint32_t t = 0; t < COLUMN_COUNT; t++)
+            if (rows[row].columns & (1u << t))
+                try_plan(ctx, &rows[row], gated_dtypes[t], &r->cells[row * COLUMN_COUNT + t]);
     bkDestroyContext(ctx);
 }
 
-/* "ok", "unsupported" or the error name. */
+static void probe_cublaslt(struct lt_report *lt)
+{
+    memset(lt, 0, sizeof *lt);
+    struct cublaslt *h = cublaslt_open(lt->message, sizeof lt->message);
+    if (!h)
+        return;
+    lt->found = true;
+    snprintf(lt->library, sizeof lt->library, "%s", cublaslt_library(h));
+    lt->version = cublaslt_version(h);
+    cublaslt_close(h);
+}
+
+/* "ok", "unsupported", the error name, or "-" when not tried. */
 static const char *cell_status(const struct cell *c)
 {
+    if (!c->tried)
+        return "-";
     if (c->result >= 0)
         return "ok";
     if (c->result == BK_ERROR_UNSUPPORTED)
         return "unsupported";
     return bkResultString(c->result);
+}
+
+/* libbk's own answer to "is cuBLASLt there": its f16 dense GEMM plan. */
+static const struct cell *dense_gemm_cell(const struct device_report *r)
+{
+    return &r->cells[GEMM_ROW * COLUMN_COUNT + F16_COLUMN_INDEX];
 }
 
 static bool report_failed(const struct device_report *r)
@@ -153,7 +261,28 @@ static void print_column(const char *text, bool last)
         printf(" %-12s", text);
 }
 
-static void print_text(const struct device_report *reps, uint32_t count)
+/* "libcublasLt.so.13, version 130100" or "not found: why". */
+static void lt_summary(const struct lt_report *lt, char *buf, size_t size)
+{
+    if (lt->found)
+        snprintf(buf, size, "%s, version %zu", lt->library, lt->version);
+    else
+        snprintf(buf, size, "not found: %s", lt->message);
+}
+
+/* Whether libbk made its dense GEMM plan on a CUDA device, the one use
+ * libbk has for cuBLASLt. */
+static void print_cuda_gemm_library(const struct device_report *r)
+{
+    const struct cell *c = dense_gemm_cell(r);
+    if (c->result >= 0)
+        printf("  dense GEMM through cuBLASLt: yes (f16 plan: %s)\n", c->kernel);
+    else
+        printf("  dense GEMM through cuBLASLt: no: %.200s\n", c->message);
+}
+
+static void print_text(const struct device_report *reps, uint32_t count,
+                       const struct lt_report *lt)
 {
     char lib[32], hdr[32], drv[16], rt[16], cc[16];
     version_string(bkGetVersion(), lib, sizeof lib);
@@ -199,16 +328,22 @@ static void print_text(const struct device_report *reps, uint32_t count)
                    r->context_message);
             continue;
         }
-        printf("  %-10s %-11s", "op", "kind");
-        for (uint32_t t = 0; t < GATED_DTYPE_COUNT; t++)
-            print_column(tool_dtype_name(gated_dtypes[t]), t + 1 == GATED_DTYPE_COUNT);
-        for (uint32_t row = 0; row < OP_COUNT * GATED_KIND_COUNT; row++) {
-            const struct cell *c = &r->cells[row * GATED_DTYPE_COUNT];
-            printf("  %-10s %-11s", gated_op_name(c->backward), tool_kind_name(c->kind));
-            for (uint32_t t = 0; t < GATED_DTYPE_COUNT; t++)
-                print_column(cell_status(&c[t]), t + 1 == GATED_DTYPE_COUNT);
+        printf("  %-16s %-11s", "op", "kind");
+        for (uint32_t t = 0; t < COLUMN_COUNT; t++)
+            print_column(tool_dtype_name(gated_dtypes[t]), t + 1 == COLUMN_COUNT);
+        for (uint32_t row = 0; row < ROW_COUNT; row++) {
+            const struct cell *c = &r->cells[row * COLUMN_COUNT];
+            printf("  %-16s %-11s", rows[row].op, rows[row].kind ? rows[row].kind : "-");
+            for (uint32_t t = 0; t < COLUMN_COUNT; t++)
+                print_column(cell_status(&c[t]), t + 1 == COLUMN_COUNT);
         }
+        if (r->props.deviceType == BK_DEVICE_TYPE_CUDA)
+            print_cuda_gemm_library(r);
     }
+
+    char buf[400];
+    lt_summary(lt, buf, sizeof buf);
+    printf("\ncuBLASLt (for dense GEMM on CUDA): %.60s\n", buf);
 }
 
 static void json_version(const char *key, uint32_t v, bool last)
@@ -222,12 +357,46 @@ static void json_version(const char *key, uint32_t v, bool last)
     printf("%s", last ? "" : ", ");
 }
 
-static void print_json(const struct device_report *reps, uint32_t count)
+static void json_cell(const struct row_def *row, BkDataType dtype, const struct cell *c,
+                      bool first)
+{
+    printf("%s\n      {\"op\": \"%s\", \"kind\": ", first ? "" : ",", row->op);
+    if (row->kind)
+        printf("\"%s\"", row->kind);
+    else
+        printf("null");
+    printf(", \"dtype\": \"%s\", \"status\": \"%s\"", tool_dtype_name(dtype), cell_status(c));
+    if (c->result >= 0) {
+        printf(", \"kernel\": ");
+        tool_json_string(stdout, c->kernel);
+    } else {
+        printf(", \"message\": ");
+        tool_json_string(stdout, c->message);
+    }
+    printf("}");
+}
+
+static void json_cublaslt(const struct lt_report *lt)
+{
+    printf("  \"cublasLt\": {\"found\": %s, \"library\": ", lt->found ? "true" : "false");
+    if (lt->found) {
+        tool_json_string(stdout, lt->library);
+        printf(", \"version\": %zu, \"message\": \"\"},\n", lt->version);
+    } else {
+        printf("null, \"version\": null, \"message\": ");
+        tool_json_string(stdout, lt->message);
+        printf("},\n");
+    }
+}
+
+static void print_json(const struct device_report *reps, uint32_t count,
+                       const struct lt_report *lt)
 {
     char lib[32], hdr[32];
     version_string(bkGetVersion(), lib, sizeof lib);
     version_string(BK_HEADER_VERSION, hdr, sizeof hdr);
     printf("{\n  \"library\": {\"version\": \"%s\", \"headerVersion\": \"%s\"},\n", lib, hdr);
+    json_cublaslt(lt);
     printf("  \"devices\": [");
     for (uint32_t i = 0; i < count; i++) {
         const struct device_report *r = &reps[i];
@@ -258,22 +427,21 @@ static void print_json(const struct device_report *reps, uint32_t count)
             printf("}, \"support\": []}");
             continue;
         }
-        printf("{\"status\": \"ok\"}, \"support\": [");
-        for (uint32_t n = 0; n < CELL_COUNT; n++) {
-            const struct cell *c = &r->cells[n];
-            printf("%s\n      {\"op\": \"%s\", \"kind\": \"%s\", \"dtype\": \"%s\", "
-                   "\"status\": \"%s\"",
-                   n ? "," : "", gated_op_name(c->backward), tool_kind_name(c->kind),
-                   tool_dtype_name(c->dtype), cell_status(c));
-            if (c->result >= 0) {
-                printf(", \"kernel\": ");
-                tool_json_string(stdout, c->kernel);
-            } else {
-                printf(", \"message\": ");
-                tool_json_string(stdout, c->message);
-            }
-            printf("}");
+        printf("{\"status\": \"ok\"}, ");
+        if (cuda) {
+            const struct cell *g = dense_gemm_cell(r);
+            printf("\"denseGemmCublasLt\": %s, ", g->result >= 0 ? "true" : "false");
         }
+        printf("\"support\": [");
+        bool first = true;
+        for (uint32_t row = 0; row < ROW_COUNT; row++)
+            for (uint32_t t = 0; t < COLUMN_COUNT; t++) {
+                const struct cell *c = &r->cells[row * COLUMN_COUNT + t];
+                if (!c->tried)
+                    continue;
+                json_cell(&rows[row], gated_dtypes[t], c, first);
+                first = false;
+            }
         printf("\n    ]}");
     }
     printf("\n  ]\n}\n");
@@ -320,10 +488,12 @@ int main(int argc, char **argv)
         reps[i].props.pNext = NULL;
         probe_device(&reps[i]);
     }
+    struct lt_report lt;
+    probe_cublaslt(&lt);
     if (json)
-        print_json(reps, count);
+        print_json(reps, count, &lt);
     else
-        print_text(reps, count);
+        print_text(reps, count, &lt);
 
     /* Errors other than "unsupported" also go to stderr and the status. */
     int status = TOOL_EXIT_OK;
@@ -338,11 +508,13 @@ int main(int argc, char **argv)
                     bkResultString(d->context_result), d->context_message);
         for (uint32_t n = 0; d->context_result >= 0 && n < CELL_COUNT; n++) {
             const struct cell *c = &d->cells[n];
+            const struct row_def *row = &rows[n / COLUMN_COUNT];
+            const BkDataType dtype = gated_dtypes[n % COLUMN_COUNT];
             if (c->result < 0 && c->result != BK_ERROR_UNSUPPORTED)
-                fprintf(stderr, "bkinfo: bkCreatePlan(%s %s %s) on %s %u: %s: %s\n",
-                        gated_op_name(c->backward), tool_kind_name(c->kind),
-                        tool_dtype_name(c->dtype), tool_device_type_name(d->props.deviceType),
-                        d->props.deviceIndex, bkResultString(c->result), c->message);
+                fprintf(stderr, "bkinfo: bkCreatePlan(%s %s %s) on %s %u: %s: %s\n", row->op,
+                        row->kind ? row->kind : "-", tool_dtype_name(dtype),
+                        tool_device_type_name(d->props.deviceType), d->props.deviceIndex,
+                        bkResultString(c->result), c->message);
         }
     }
     if (r == BK_INCOMPLETE)

@@ -200,6 +200,12 @@ int cuda_timing_elapsed(struct cuda_timing *t, uint32_t from, uint32_t to, doubl
     return 0;
 }
 
+int cuda_timing_make_current(struct cuda_timing *t, char *err, size_t err_size)
+{
+    CALL(t, t->api.CtxSetCurrent(t->ctx), "cuCtxSetCurrent");
+    return 0;
+}
+
 int cuda_timing_sync_context(struct cuda_timing *t, char *err, size_t err_size)
 {
     /* libbk may have changed this thread's current context. */

@@ -28,6 +28,9 @@ int cuda_timing_wait(struct cuda_timing *t, uint32_t event, char *err, size_t er
 /* Milliseconds between two recorded, completed events. */
 int cuda_timing_elapsed(struct cuda_timing *t, uint32_t from, uint32_t to, double *ms,
                         char *err, size_t err_size);
+/* Makes the primary context current on the calling thread (libbk may
+ * have left another one there). */
+int cuda_timing_make_current(struct cuda_timing *t, char *err, size_t err_size);
 /* Waits for all work in the primary context, whatever stream it is on. */
 int cuda_timing_sync_context(struct cuda_timing *t, char *err, size_t err_size);
 

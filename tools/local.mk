@@ -1,23 +1,34 @@
 # tools/: bkinfo (devices, support matrix) and bkbench (timings, roofline).
 # Both use only the public API; bkbench loads libcuda itself (dlopen) for
-# CUDA events, so neither links against CUDA.
+# CUDA events, and both load cuBLASLt (dlopen) to compare with or report
+# it, so neither links against CUDA.
 bin_PROGRAMS += tools/bkinfo tools/bkbench
 
 tools_bkinfo_SOURCES = \
 	tools/bkinfo.c \
+	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/gated_op.c tools/gated_op.h \
+	tools/gemm_op.c tools/gemm_op.h \
 	tools/tool_common.c tools/tool_common.h
 tools_bkinfo_LDADD = libbk.la
 
 tools_bkbench_SOURCES = \
 	tools/bkbench.c \
-	tools/bench_case.h tools/bench_gated.c \
+	tools/bench_case.h tools/bench_gated.c tools/bench_gated_report.c \
 	tools/bench_device.c tools/bench_device.h \
+	tools/bench_gemm.c tools/bench_gemm.h tools/bench_gemm_report.c \
+	tools/bench_gemm_suite.c tools/bench_gemm_suite.h \
 	tools/bench_launch.c tools/bench_launch.h \
+	tools/bench_plan.c tools/bench_plan.h \
 	tools/bench_random.c tools/bench_random.h \
 	tools/bench_run.c tools/bench_run.h \
+	tools/bench_sets.c tools/bench_sets.h \
+	tools/bench_sparse24.c \
+	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/cuda_timing.c tools/cuda_timing.h \
+	tools/device_peak.c tools/device_peak.h \
 	tools/gated_op.c tools/gated_op.h \
+	tools/gemm_op.c tools/gemm_op.h \
 	tools/tool_common.c tools/tool_common.h
 tools_bkbench_LDADD = libbk.la
 

@@ -48,7 +48,7 @@ static int nearest_half(float x, uint16_t h)
 
 int main(void)
 {
-    printf("1..10\n");
+    printf("1..11\n");
     ok(bench_float_to_half(1.0f) == 0x3C00 && bench_float_to_half(0.25f) == 0x3400 &&
            bench_float_to_half(2.0f) == 0x4000 && bench_float_to_half(-1.5f) == 0xBE00,
        "f16 of exact values");
@@ -69,6 +69,20 @@ int main(void)
         all_nearest &= nearest_half(x, bench_float_to_half(x));
     }
     ok(all_nearest, "f16 is the nearest value across [0.25, 2]");
+
+    {
+        const uint16_t halves[] = {0x3C00, 0xBE00, 0x0001, 0x7BFF, 0x3555};
+        const uint16_t bfloats[] = {0x3F80, 0xC000, 0x3F82};
+        const float f32 = -3.25f;
+        const double f64 = 0.1;
+        int exact = bench_value_at(&f32, 0, BK_DATA_TYPE_F32) == -3.25 &&
+                    bench_value_at(&f64, 0, BK_DATA_TYPE_F64) == 0.1;
+        for (size_t i = 0; i < sizeof halves / sizeof halves[0]; i++)
+            exact &= bench_value_at(halves, i, BK_DATA_TYPE_F16) == half_value(halves[i]);
+        for (size_t i = 0; i < sizeof bfloats / sizeof bfloats[0]; i++)
+            exact &= bench_value_at(bfloats, i, BK_DATA_TYPE_BF16) == bfloat_value(bfloats[i]);
+        ok(exact, "bench_value_at decodes f32, f64, f16 (subnormal too) and bf16");
+    }
 
     enum { N = 4096 };
     static const BkDataType types[] = {BK_DATA_TYPE_F32, BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16,

@@ -1,0 +1,232 @@
+/* bkbench's dense GEMM cases: libbk's plan, submitted as one-time and as
+ * reusable command buffers, beside cuBLASLt called directly with the same
+ * layouts and workspace limit as libbk and the heuristic's first
+ * algorithm (libbk may pass over it: see its kernelName). */
+#include "bench_gemm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_plan.h"
+#include "bench_random.h"
+#include "bench_sets.h"
+#include "device_peak.h"
+#include "gemm_op.h"
+#include "tool_common.h"
+
+/* Input types: F16 and BF16 (F32 sums), F32 on TF32 tensor cores, F64. */
+static const struct {
+    BkDataType dtype;
+    bool tf32;
+} gemm_types[] = {
+    {BK_DATA_TYPE_F16, false},
+    {BK_DATA_TYPE_BF16, false},
+    {BK_DATA_TYPE_F32, true},
+    {BK_DATA_TYPE_F64, false},
+};
+#define TYPE_COUNT (sizeof gemm_types / sizeof gemm_types[0])
+
+/* M = N = K, at the GPU scale. */
+static const int64_t gemm_sizes[] = {4096, 8192};
+#define SIZE_COUNT (sizeof gemm_sizes / sizeof gemm_sizes[0])
+
+enum { SLOT_A, SLOT_B, SLOT_D, SLOT_COUNT };
+
+/* How far libbk's and cuBLASLt's D may differ, over max |D|: a few units
+ * in the last place of D's type (both sum in F32, or F64, in different
+ * orders and split-K schemes). */
+static double agreement(BkDataType dtype)
+{
+    switch (dtype) {
+    case BK_DATA_TYPE_F16: return 0x1p-8;
+    case BK_DATA_TYPE_BF16: return 0x1p-5;
+    case BK_DATA_TYPE_F32: return 0x1p-12;
+    default: return 1e-12;
+    }
+}
+
+size_t bench_gemm_case_count(void)
+{
+    return TYPE_COUNT * SIZE_COUNT;
+}
+
+size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < TYPE_COUNT; t++)
+        for (size_t s = 0; s < SIZE_COUNT && n < max; s++) {
+            struct gemm_case *c = &out[n++];
+            int64_t size = gemm_sizes[s] / (int64_t)scale;
+            *c = (struct gemm_case){gemm_types[t].dtype, gemm_types[t].tf32, size, size, size,
+                                    ""};
+            snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lld", (long long)c->m,
+                     (long long)c->n, (long long)c->k);
+        }
+    return n;
+}
+
+double gemm_case_flops(const struct gemm_case *c)
+{
+    return 2.0 * (double)c->m * (double)c->n * (double)c->k;
+}
+
+/* cuBLASLt runs round robin over the sets, on the queue's stream. */
+struct lt_rotation {
+    struct cublaslt_gemm *g;
+    const struct bench_sets *sets;
+    uint64_t workspace, workspace_size;
+    void *stream;
+    bool failed;
+    char err[256];
+};
+
+static void lt_run(void *user, uint32_t i)
+{
+    struct lt_rotation *r = user;
+    uint32_t set = i % r->sets->sets;
+    if (r->failed)
+        return;
+    if (cublaslt_gemm_run(r->g, bench_sets_address(r->sets, set, SLOT_D),
+                          bench_sets_address(r->sets, set, SLOT_A),
+                          bench_sets_address(r->sets, set, SLOT_B), r->workspace,
+                          r->workspace_size, r->stream, r->err, sizeof r->err) != 0)
+        r->failed = true;
+}
+
+static void *download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes)
+{
+    void *h = malloc(bytes ? bytes : 1);
+    if (!h)
+        tool_die("out of host memory");
+    bench_device_wait(d);   /* the queue's stream is not one bkCopyFromDevice waits for */
+    tool_check(bkCopyFromDevice(d->ctx, h, src, bytes), "bkCopyFromDevice");
+    return h;
+}
+
+/* Runs libbk's plan and cuBLASLt once each on set 0 and compares their D:
+ * the comparison is only worth its name when both compute the same. */
+static void check_agreement(struct bench_device *d, const struct gemm_case *c,
+                            const struct bench_plan *p, const BkDeviceAddress *bind,
+                            struct lt_rotation *rot, struct gemm_result *r)
+{
+    const BkDeviceAddress dst = bench_sets_address(rot->sets, 0, SLOT_D);
+    const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->m, c->n);
+    bench_plan_run_once(d, p, bind);
+    void *mine = download(d, dst, bytes);
+    lt_run(rot, 0);
+    void *theirs = download(d, dst, bytes);
+    if (rot->failed) {
+        r->lt_status = "failed";
+        r->lt_us = 0.0;
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot->err);
+    } else {
+        double diff = 0.0, top = 0.0;
+        for (size_t i = 0; i < (size_t)(c->m * c->n); i++) {
+            double a = bench_value_at(mine, i, c->dtype), b = bench_value_at(theirs, i, c->dtype);
+            double e = a > b ? a - b : b - a;
+            if (!(e <= diff))       /* NaN counts as the largest */
+                diff = e;
+            if ((a > 0 ? a : -a) > top)
+                top = a > 0 ? a : -a;
+        }
+        r->lt_max_rel_diff = top > 0 ? diff / top : diff;
+        if (!(r->lt_max_rel_diff <= agreement(c->dtype))) {
+            r->lt_status = "mismatch";
+            snprintf(r->lt_message, sizeof r->lt_message,
+                     "cuBLASLt's D differs from libbk's by %.3g of max |D| (allowed %.3g)",
+                     r->lt_max_rel_diff, agreement(c->dtype));
+        }
+    }
+    free(theirs);
+    free(mine);
+}
+
+static void time_cublaslt(struct bench_device *d, const struct gemm_case *c,
+                          const struct gemm_settings *s, const struct bench_sets *sets,
+                          const struct bench_plan *p, const BkDeviceAddress *bind,
+                          struct gemm_result *r)
+{
+    if (!s->lt) {
+        r->lt_status = s->lt_status;
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", s->lt_message ? s->lt_message : "");
+        return;
+    }
+    struct lt_rotation rot = {NULL, sets, 0, 0, bench_device_stream(d), false, ""};
+    rot.g = cublaslt_gemm_plan(s->lt, c->dtype, c->tf32, c->m, c->n, c->k,
+                               s->lt_workspace_limit, rot.err, sizeof rot.err);
+    if (!rot.g) {
+        r->lt_status = "failed";
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot.err);
+        return;
+    }
+    struct bench_buffer ws = {0};
+    r->lt_workspace = cublaslt_gemm_workspace(rot.g);
+    r->lt_algo = cublaslt_gemm_algo_id(rot.g);
+    if (r->lt_workspace) {
+        bench_buffer_alloc(d, r->lt_workspace, &ws);
+        rot.workspace = ws.address;
+        rot.workspace_size = ws.size;
+    }
+    double *us = calloc(s->bench.repeats, sizeof *us);
+    if (!us)
+        tool_die("out of host memory");
+    bench_device_time_fn(d, lt_run, &rot, s->bench.warmup, s->bench.repeats, us);
+    if (rot.failed) {
+        r->lt_status = "failed";
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot.err);
+    } else {
+        r->lt_status = "ok";
+        r->lt_us = tool_median(us, s->bench.repeats);
+        check_agreement(d, c, p, bind, &rot, r);
+    }
+    free(us);
+    if (ws.size)
+        bench_buffer_free(d, &ws);
+    cublaslt_gemm_destroy(rot.g);
+}
+
+void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
+                    const struct gemm_settings *s, struct gemm_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->lt_status = "skipped";
+    r->lt_max_rel_diff = -1.0;
+    r->peak_tflops = device_peak_tflops(&d->props, c->dtype, c->tf32);
+
+    struct gemm_op_desc desc = {c->dtype, c->tf32, c->m, c->n, c->k};
+    BkGemmInfo info;
+    struct bench_plan p;
+    if (!bench_plan_create(d, gemm_op_build(&desc, &info), &p, r->message, sizeof r->message))
+        return;
+    r->supported = true;
+    r->workspace = p.props.workspaceSize;
+    snprintf(r->kernel, sizeof r->kernel, "%s", p.props.kernelName);
+
+    uint64_t bytes[SLOT_COUNT] = {gemm_matrix_bytes(c->dtype, c->m, c->k),
+                                  gemm_matrix_bytes(c->dtype, c->n, c->k),
+                                  gemm_matrix_bytes(c->dtype, c->m, c->n)};
+    r->sets = bench_sets_for(bytes[SLOT_A] + bytes[SLOT_B] + bytes[SLOT_D], &s->bench);
+    struct bench_sets sets;
+    bench_sets_alloc(d, &sets, r->sets, bytes, SLOT_COUNT);
+    bench_sets_fill(d, &sets, SLOT_A, c->dtype);
+    bench_sets_fill(d, &sets, SLOT_B, c->dtype);
+
+    /* Slots a, b, c (none), d, bias (none) of each set. */
+    BkDeviceAddress *bind = calloc((size_t)r->sets * p.props.bindingCount, sizeof *bind);
+    if (!bind || p.props.bindingCount != 5)
+        tool_die("gemm: %u bindings, bkbench expects 5", p.props.bindingCount);
+    for (uint32_t set = 0; set < r->sets; set++) {
+        BkDeviceAddress *b = bind + (size_t)set * p.props.bindingCount;
+        b[BK_GEMM_BINDING_A] = bench_sets_address(&sets, set, SLOT_A);
+        b[BK_GEMM_BINDING_B] = bench_sets_address(&sets, set, SLOT_B);
+        b[BK_GEMM_BINDING_D] = bench_sets_address(&sets, set, SLOT_D);
+    }
+    r->one_time_us = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
+    r->reusable_us = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+    time_cublaslt(d, c, s, &sets, &p, bind, r);
+
+    free(bind);
+    bench_sets_free(d, &sets);
+    bench_plan_destroy(d, &p);
+}

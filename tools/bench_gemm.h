@@ -1,0 +1,114 @@
+/* bkbench's GEMM-family cases, compute-bound and rated in TFLOP/s:
+ *   gemm      dense D[M, N] = A[M, K] @ B[N, K]^T (the transformer layout),
+ *             libbk's plan as one-time and as reusable submits beside
+ *             cuBLASLt called directly with the same algorithm policy;
+ *   sparse24  Y[N, M] = X[N, K] @ W^T with a 2:4 W[M, K], libbk's sparse
+ *             plan beside its dense plan of the same shape (flops counted
+ *             as the dense 2 M N K for both).
+ * Shapes are the GPU ones divided by the scale's divisor (a handful of
+ * tokens, N = 16, stays as it is). */
+#ifndef BK_TOOL_BENCH_GEMM_H
+#define BK_TOOL_BENCH_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bk/bk.h>
+
+#include "bench_device.h"
+#include "bench_run.h"
+#include "cublaslt_direct.h"
+
+enum bench_gemm_scale {
+    BENCH_GEMM_GPU = 1,                   /* 4096^3, 8192^3, Llama-70B layers */
+    BENCH_GEMM_HOST = 8,                  /* the same / 8: seconds on a CPU */
+    BENCH_GEMM_QUICK = 64                 /* the same / 64: a smoke test */
+};
+
+struct gemm_case {
+    BkDataType dtype;
+    bool tf32;                            /* F32 on TF32 tensor cores */
+    int64_t m, n, k;
+    char shape[32];                       /* "8192x8192x8192": M x N x K */
+};
+
+struct gemm_result {
+    bool supported;                       /* false: libbk said unsupported */
+    char message[256];                    /* why */
+    char kernel[BK_MAX_KERNEL_NAME_SIZE];
+    uint64_t workspace;                   /* libbk's plan's workspace, bytes */
+    uint32_t sets;                        /* buffer sets rotated through */
+    double one_time_us, reusable_us;      /* medians */
+    /* cuBLASLt called directly: "ok", "skipped" (not a CUDA device),
+     * "unavailable" (no library), "failed" (lt_message says why) or
+     * "mismatch" (timed, but its D is not libbk's). */
+    const char *lt_status;
+    char lt_message[256];
+    double lt_us;
+    uint64_t lt_workspace;                /* the chosen algorithm's workspace */
+    int lt_algo;                          /* its CUBLASLT_ALGO_CONFIG_ID */
+    /* Both D of one run compared: max |libbk - cuBLASLt| / max |libbk|,
+     * and whether that is within a few roundings of D's type ("ok"
+     * becomes "mismatch" when not). Negative: not compared. */
+    double lt_max_rel_diff;
+    double peak_tflops;                   /* the device's dense peak, 0 = unknown */
+};
+
+struct sparse24_case {
+    BkDataType dtype;
+    const char *layer;                    /* "square", "qkv", "o", "gate-up", "down" */
+    int64_t m, n, k;                      /* W[M, K], X[N, K], Y[N, M] */
+    char shape[32];                       /* "2048x10240x8192": N x M x K */
+};
+
+struct sparse24_result {
+    bool supported;                       /* false: a plan was unsupported */
+    char message[256];
+    char kernel[BK_MAX_KERNEL_NAME_SIZE]; /* the sparse plan's */
+    char dense_kernel[BK_MAX_KERNEL_NAME_SIZE];
+    uint64_t prepared_bytes;              /* the prepared weight */
+    uint32_t sets;
+    double sparse_us, dense_us;           /* medians, reusable submits */
+    double peak_tflops;                   /* dense peak, 0 = unknown */
+};
+
+/* Settings of the GEMM cases beyond the shared ones. */
+struct gemm_settings {
+    struct bench_settings bench;
+    enum bench_gemm_scale scale;
+    struct cublaslt *lt;                  /* NULL: no cuBLASLt comparison */
+    const char *lt_status;                /* when lt is NULL: "skipped" or "unavailable" */
+    const char *lt_message;
+    uint64_t lt_workspace_limit;          /* bytes offered to cuBLASLt's heuristic, as libbk */
+};
+
+size_t bench_gemm_case_count(void);
+size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size_t max);
+size_t bench_sparse24_case_count(void);
+size_t bench_sparse24_cases(enum bench_gemm_scale scale, struct sparse24_case *out, size_t max);
+
+/* 2 M N K. */
+double gemm_case_flops(const struct gemm_case *c);
+double sparse24_case_flops(const struct sparse24_case *c);
+
+/* Measure one case; exit on libbk errors other than unsupported. */
+void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
+                    const struct gemm_settings *s, struct gemm_result *r);
+void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
+                        const struct gemm_settings *s, struct sparse24_result *r);
+
+/* Text rows (bench_gemm_report.c); each header starts a table. */
+/* peak_model: NULL for an unknown device; lt: the cuBLASLt library or
+ * why there is no comparison. */
+void bench_gemm_print_header(const struct gemm_settings *s, const char *peak_model,
+                             const char *lt);
+void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r);
+void bench_sparse24_print_header(void);
+void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse24_result *r);
+/* JSON arrays, the value of "gemm" and of "sparse24". */
+void bench_gemm_print_json(const struct gemm_case *c, const struct gemm_result *r, size_t n);
+void bench_sparse24_print_json(const struct sparse24_case *c, const struct sparse24_result *r,
+                               size_t n);
+
+#endif /* BK_TOOL_BENCH_GEMM_H */

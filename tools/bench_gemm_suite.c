@@ -1,0 +1,152 @@
+/* bkbench: the GEMM-family cases of one run. */
+#include "bench_gemm_suite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_peak.h"
+#include "tool_common.h"
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        tool_die("out of host memory");
+    return p;
+}
+
+void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct bench_settings *b,
+                     enum bench_gemm_scale scale, gemm_filter_fn keep, const void *user)
+{
+    memset(g, 0, sizeof *g);
+    g->s.bench = *b;
+    g->s.scale = scale;
+    g->s.lt_workspace_limit = cublaslt_workspace_limit();
+    g->peak_model = device_peak_model(&d->props);
+
+    size_t total = bench_gemm_case_count();
+    g->gemm = xcalloc(total, sizeof *g->gemm);
+    size_t made = bench_gemm_cases(scale, g->gemm, total);
+    for (size_t i = 0; i < made; i++)
+        if (keep(false, g->gemm[i].dtype, user))
+            g->gemm[g->ngemm++] = g->gemm[i];
+    g->gemm_res = xcalloc(g->ngemm, sizeof *g->gemm_res);
+
+    total = bench_sparse24_case_count();
+    g->sparse = xcalloc(total, sizeof *g->sparse);
+    made = bench_sparse24_cases(scale, g->sparse, total);
+    for (size_t i = 0; i < made; i++)
+        if (keep(true, g->sparse[i].dtype, user))
+            g->sparse[g->nsparse++] = g->sparse[i];
+    g->sparse_res = xcalloc(g->nsparse, sizeof *g->sparse_res);
+
+    /* cuBLASLt runs only on a GPU, and only for the dense cases. */
+    g->s.lt_message = g->lt_message;
+    if (!bench_device_is_cuda(d)) {
+        g->s.lt_status = "skipped";
+        snprintf(g->lt_message, sizeof g->lt_message, "not a CUDA device");
+    } else if (g->ngemm == 0) {
+        g->s.lt_status = "skipped";
+        snprintf(g->lt_message, sizeof g->lt_message, "no dense GEMM case selected");
+    } else if (!(g->s.lt = cublaslt_open(g->lt_message, sizeof g->lt_message))) {
+        g->s.lt_status = "unavailable";
+    } else {
+        g->s.lt_status = "ok";
+    }
+}
+
+size_t gemm_suite_count(const struct gemm_suite *g)
+{
+    return g->ngemm + g->nsparse;
+}
+
+void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, bool json)
+{
+    if (g->ngemm && !json) {
+        char lt[320];
+        if (g->s.lt)
+            snprintf(lt, sizeof lt, "%s %zu", cublaslt_library(g->s.lt),
+                     cublaslt_version(g->s.lt));
+        else
+            snprintf(lt, sizeof lt, "%s (%s)", g->s.lt_status, g->lt_message);
+        bench_gemm_print_header(&g->s, g->peak_model, lt);
+    }
+    for (size_t i = 0; i < g->ngemm; i++) {
+        bench_gemm_run(d, &g->gemm[i], &g->s, &g->gemm_res[i]);
+        if (!json)
+            bench_gemm_print_row(&g->gemm[i], &g->gemm_res[i]);
+    }
+    if (g->nsparse && !json)
+        bench_sparse24_print_header();
+    for (size_t i = 0; i < g->nsparse; i++) {
+        bench_sparse24_run(d, &g->sparse[i], &g->s, &g->sparse_res[i]);
+        if (!json)
+            bench_sparse24_print_row(&g->sparse[i], &g->sparse_res[i]);
+    }
+}
+
+static const char *gemm_dtype(const struct gemm_case *c)
+{
+    return c->tf32 ? "tf32" : tool_dtype_name(c->dtype);
+}
+
+size_t gemm_suite_report_failures(const struct gemm_suite *g)
+{
+    size_t unsupported = 0;
+    for (size_t i = 0; i < g->ngemm; i++) {
+        const struct gemm_case *c = &g->gemm[i];
+        const struct gemm_result *r = &g->gemm_res[i];
+        if (!r->supported) {
+            unsupported++;
+            fprintf(stderr, "bkbench: gemm %s %s: unsupported: %s\n", gemm_dtype(c), c->shape,
+                    r->message);
+        } else if (strcmp(r->lt_status, "failed") == 0 || strcmp(r->lt_status, "mismatch") == 0) {
+            fprintf(stderr, "bkbench: gemm %s %s: cuBLASLt comparison %s: %s\n", gemm_dtype(c),
+                    c->shape, r->lt_status, r->lt_message);
+        }
+    }
+    for (size_t i = 0; i < g->nsparse; i++) {
+        const struct sparse24_case *c = &g->sparse[i];
+        if (g->sparse_res[i].supported)
+            continue;
+        unsupported++;
+        fprintf(stderr, "bkbench: sparse24 %s %s %s: unsupported: %s\n",
+                tool_dtype_name(c->dtype), c->layer, c->shape, g->sparse_res[i].message);
+    }
+    if (g->ngemm && strcmp(g->s.lt_status, "unavailable") == 0)
+        fprintf(stderr, "bkbench: no cuBLASLt comparison: %s\n", g->lt_message);
+    return unsupported;
+}
+
+void gemm_suite_print_json(const struct gemm_suite *g)
+{
+    printf("  \"cublasLt\": {\"status\": \"%s\", \"library\": ", g->s.lt_status);
+    if (g->s.lt) {
+        tool_json_string(stdout, cublaslt_library(g->s.lt));
+        printf(", \"version\": %zu, \"message\": \"\"", cublaslt_version(g->s.lt));
+    } else {
+        printf("null, \"version\": null, \"message\": ");
+        tool_json_string(stdout, g->lt_message);
+    }
+    printf(", \"workspaceLimit\": %llu},\n", (unsigned long long)g->s.lt_workspace_limit);
+    printf("  \"gemmScale\": %d, \"peakModel\": ", (int)g->s.scale);
+    if (g->peak_model)
+        tool_json_string(stdout, g->peak_model);
+    else
+        printf("null");
+    printf(",\n  \"gemm\": ");
+    bench_gemm_print_json(g->gemm, g->gemm_res, g->ngemm);
+    printf(",\n  \"sparse24\": ");
+    bench_sparse24_print_json(g->sparse, g->sparse_res, g->nsparse);
+}
+
+void gemm_suite_close(struct gemm_suite *g)
+{
+    cublaslt_close(g->s.lt);
+    free(g->sparse_res);
+    free(g->sparse);
+    free(g->gemm_res);
+    free(g->gemm);
+    memset(g, 0, sizeof *g);
+}
