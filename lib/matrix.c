@@ -41,6 +41,8 @@ BkResult bk_matrix_from_tensor(const struct bk_tensor *t, const char *name, bool
         if (out->rows == 1 && out->row_stride < out->cols)
             out->row_stride = out->cols;
     } else if (out->row_stride == 1) { /* column-major */
+        if (out->cols == 1 && out->col_stride < out->rows)
+            out->col_stride = out->rows;
         if (out->col_stride < out->rows)
             return bk_error(BK_ERROR_INVALID_ARGUMENT,
                             "%s.stride[%u] = %lld (the leading dimension of a column-major "

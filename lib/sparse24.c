@@ -40,6 +40,9 @@ static BkResult expect_shape(const char *info, const char *field, const struct b
 
 static BkResult sparse_type(const char *info, const char *field, BkDataType t, bool with_f64)
 {
+    if (bk_data_type_size(t) == 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.%s = %d is not a BkDataType a tensor can "
+                        "have", info, field, (int)t);
     if (t == BK_DATA_TYPE_F32 || t == BK_DATA_TYPE_F16 || t == BK_DATA_TYPE_BF16 ||
         (with_f64 && t == BK_DATA_TYPE_F64))
         return BK_SUCCESS;
