@@ -142,49 +142,71 @@ static void check_agreement(struct bench_device *d, const struct gemm_case *c,
     free(mine);
 }
 
-static void time_cublaslt(struct bench_device *d, const struct gemm_case *c,
-                          const struct gemm_settings *s, const struct bench_sets *sets,
-                          const struct bench_plan *p, const BkDeviceAddress *bind,
-                          struct gemm_result *r)
+/* cuBLASLt's plan for the case, with its workspace; false (and r says
+ * why) when there is none to time. */
+static bool lt_setup(struct bench_device *d, const struct gemm_case *c,
+                     const struct gemm_settings *s, const struct bench_sets *sets,
+                     struct lt_rotation *rot, struct bench_buffer *ws, struct gemm_result *r)
 {
+    *rot = (struct lt_rotation){NULL, sets, 0, 0, NULL, false, ""};
+    memset(ws, 0, sizeof *ws);
     if (!s->lt) {
         r->lt_status = s->lt_status;
         snprintf(r->lt_message, sizeof r->lt_message, "%s", s->lt_message ? s->lt_message : "");
-        return;
+        return false;
     }
-    struct lt_rotation rot = {NULL, sets, 0, 0, bench_device_stream(d), false, ""};
-    rot.g = cublaslt_gemm_plan(s->lt, c->dtype, c->tf32, c->m, c->n, c->k,
-                               s->lt_workspace_limit, rot.err, sizeof rot.err);
-    if (!rot.g) {
+    rot->stream = bench_device_stream(d);
+    rot->g = cublaslt_gemm_plan(s->lt, c->dtype, c->tf32, c->m, c->n, c->k,
+                                s->lt_workspace_limit, rot->err, sizeof rot->err);
+    if (!rot->g) {
         r->lt_status = "failed";
-        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot.err);
-        return;
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot->err);
+        return false;
     }
-    struct bench_buffer ws = {0};
-    r->lt_workspace = cublaslt_gemm_workspace(rot.g);
-    r->lt_algo = cublaslt_gemm_algo_id(rot.g);
+    r->lt_workspace = cublaslt_gemm_workspace(rot->g);
+    r->lt_algo = cublaslt_gemm_algo_id(rot->g);
     if (r->lt_workspace) {
-        bench_buffer_alloc(d, r->lt_workspace, &ws);
-        rot.workspace = ws.address;
-        rot.workspace_size = ws.size;
+        bench_buffer_alloc(d, r->lt_workspace, ws);
+        rot->workspace = ws->address;
+        rot->workspace_size = ws->size;
     }
+    return true;
+}
+
+/* One timed round of cuBLASLt: its median, or a negative value on failure. */
+static double lt_time(struct bench_device *d, const struct gemm_settings *s,
+                      struct lt_rotation *rot)
+{
     double *us = calloc(s->bench.repeats, sizeof *us);
     if (!us)
         tool_die("out of host memory");
-    bench_device_time_fn(d, lt_run, &rot, s->bench.warmup, s->bench.repeats, us);
-    if (rot.failed) {
+    bench_device_time_fn(d, lt_run, rot, s->bench.warmup, s->bench.repeats, us);
+    double median = rot->failed ? -1.0 : tool_median(us, s->bench.repeats);
+    free(us);
+    return median;
+}
+
+static void lt_finish(struct bench_device *d, const struct gemm_case *c,
+                      const struct bench_plan *p, const BkDeviceAddress *bind,
+                      struct lt_rotation *rot, struct bench_buffer *ws, struct gemm_result *r)
+{
+    if (rot->failed) {
         r->lt_status = "failed";
-        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot.err);
+        r->lt_us = 0.0;
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", rot->err);
     } else {
         r->lt_status = "ok";
-        r->lt_us = tool_median(us, s->bench.repeats);
-        check_agreement(d, c, p, bind, &rot, r);
+        check_agreement(d, c, p, bind, rot, r);
     }
-    free(us);
-    if (ws.size)
-        bench_buffer_free(d, &ws);
-    cublaslt_gemm_destroy(rot.g);
+    if (ws->size)
+        bench_buffer_free(d, ws);
+    cublaslt_gemm_destroy(rot->g);
 }
+
+/* Rounds of (one-time, reusable, cuBLASLt) timings, interleaved so that
+ * clock and temperature drift over a case reach all three alike; each
+ * reports the median of its rounds' medians. */
+#define GEMM_ROUNDS 5u
 
 void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
                     const struct gemm_settings *s, struct gemm_result *r)
@@ -222,9 +244,23 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
         b[BK_GEMM_BINDING_B] = bench_sets_address(&sets, set, SLOT_B);
         b[BK_GEMM_BINDING_D] = bench_sets_address(&sets, set, SLOT_D);
     }
-    r->one_time_us = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
-    r->reusable_us = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
-    time_cublaslt(d, c, s, &sets, &p, bind, r);
+    struct lt_rotation rot;
+    struct bench_buffer ws;
+    const bool lt = lt_setup(d, c, s, &sets, &rot, &ws, r);
+    double one_time[GEMM_ROUNDS], reusable[GEMM_ROUNDS], direct[GEMM_ROUNDS];
+    uint32_t lt_rounds = 0;
+    for (uint32_t round = 0; round < GEMM_ROUNDS; round++) {
+        one_time[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
+        reusable[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        if (lt && !rot.failed && (direct[lt_rounds] = lt_time(d, s, &rot)) >= 0)
+            lt_rounds++;
+    }
+    r->one_time_us = tool_median(one_time, GEMM_ROUNDS);
+    r->reusable_us = tool_median(reusable, GEMM_ROUNDS);
+    if (lt) {
+        r->lt_us = lt_rounds ? tool_median(direct, lt_rounds) : 0.0;
+        lt_finish(d, c, &p, bind, &rot, &ws, r);
+    }
 
     free(bind);
     bench_sets_free(d, &sets);
