@@ -190,7 +190,7 @@ if has_step sanitize; then
     san="compute-sanitizer --error-exitcode 86 --print-limit 20 --report-api-errors no"
     : >"$OUT/sanitize.log"
     for tool in ${BK_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-        for prog in "$gpu_check" t/gpu_gated t/gated_exhaustive t/gpu_launch; do
+        for prog in ${BK_SANITIZE_PROGS:-"$gpu_check" t/gpu_gated t/gated_exhaustive t/gpu_launch t/gpu_gemm t/gpu_sparse24}; do
             BK_TEST_DEVICE=cuda BK_TEST_REQUIRE_GPU=1 limit 240 ./libtool --mode=execute $san --tool $tool "$prog" \
                 >>"$OUT/sanitize.log" 2>&1
             rc=$?

@@ -173,19 +173,6 @@ static bool lt_setup(struct bench_device *d, const struct gemm_case *c,
     return true;
 }
 
-/* One timed round of cuBLASLt: its median, or a negative value on failure. */
-static double lt_time(struct bench_device *d, const struct gemm_settings *s,
-                      struct lt_rotation *rot)
-{
-    double *us = calloc(s->bench.repeats, sizeof *us);
-    if (!us)
-        tool_die("out of host memory");
-    bench_device_time_fn(d, lt_run, rot, s->bench.warmup, s->bench.repeats, us);
-    double median = rot->failed ? -1.0 : tool_median(us, s->bench.repeats);
-    free(us);
-    return median;
-}
-
 static void lt_finish(struct bench_device *d, const struct gemm_case *c,
                       const struct bench_plan *p, const BkDeviceAddress *bind,
                       struct lt_rotation *rot, struct bench_buffer *ws, struct gemm_result *r)
@@ -203,9 +190,9 @@ static void lt_finish(struct bench_device *d, const struct gemm_case *c,
     cublaslt_gemm_destroy(rot->g);
 }
 
-/* Rounds of (one-time, reusable, cuBLASLt) timings, interleaved so that
- * clock and temperature drift over a case reach all three alike; each
- * reports the median of its rounds' medians. */
+/* Rounds of timings: reusable replays, then libbk's one-time submits and
+ * cuBLASLt alternating run by run, so that clock and temperature drift
+ * reach both alike; each reports the median of its rounds' medians. */
 #define GEMM_ROUNDS 5u
 
 void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
@@ -250,9 +237,15 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
     double one_time[GEMM_ROUNDS], reusable[GEMM_ROUNDS], direct[GEMM_ROUNDS];
     uint32_t lt_rounds = 0;
     for (uint32_t round = 0; round < GEMM_ROUNDS; round++) {
-        one_time[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
         reusable[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
-        if (lt && !rot.failed && (direct[lt_rounds] = lt_time(d, s, &rot)) >= 0)
+        if (!lt || rot.failed) {
+            one_time[round] =
+                bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
+            continue;
+        }
+        bench_plan_time_paired(d, &p, bind, r->sets, lt_run, &rot, &s->bench, &one_time[round],
+                               &direct[lt_rounds]);
+        if (!rot.failed)
             lt_rounds++;
     }
     r->one_time_us = tool_median(one_time, GEMM_ROUNDS);

@@ -110,3 +110,41 @@ double bench_plan_time(struct bench_device *d, const struct bench_plan *p,
     free(us);
     return median;
 }
+
+/* One-time runs of the plan and other's runs, alternating run by run. */
+struct paired {
+    struct one_time o;
+    bench_enqueue_fn other;
+    void *other_user;
+};
+
+static void paired_run(void *user, uint32_t i)
+{
+    struct paired *pr = user;
+    if (i % 2 == 0)
+        one_time_run(&pr->o, i / 2);
+    else
+        pr->other(pr->other_user, i / 2);
+}
+
+void bench_plan_time_paired(struct bench_device *d, const struct bench_plan *p,
+                            const BkDeviceAddress *bindings, uint32_t sets,
+                            bench_enqueue_fn other, void *other_user,
+                            const struct bench_settings *s, double *plan_us, double *other_us)
+{
+    const uint32_t n = s->repeats;
+    double *us = calloc(2 * (size_t)n, sizeof *us), *half = calloc(n, sizeof *half);
+    if (!us || !half)
+        tool_die("out of host memory");
+    struct paired pr = {{d, p, bindings, sets, BK_NULL_HANDLE}, other, other_user};
+    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &pr.o.cmd), "bkAllocateCommandBuffer");
+    bench_device_time_fn(d, paired_run, &pr, 2 * s->warmup, 2 * n, us);
+    bkFreeCommandBuffer(pr.o.cmd);
+    for (int which = 0; which < 2; which++) {
+        for (uint32_t i = 0; i < n; i++)
+            half[i] = us[2 * i + (uint32_t)which];
+        *(which ? other_us : plan_us) = tool_median(half, n);
+    }
+    free(half);
+    free(us);
+}

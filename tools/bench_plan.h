@@ -43,4 +43,11 @@ double bench_plan_time(struct bench_device *d, const struct bench_plan *p,
                        const BkDeviceAddress *bindings, uint32_t sets,
                        enum bench_submit_mode mode, const struct bench_settings *s);
 
+/* One-time submits of p and other(other_user, i), alternating run by run
+ * so that clock drift reaches both alike; the medians of each. */
+void bench_plan_time_paired(struct bench_device *d, const struct bench_plan *p,
+                            const BkDeviceAddress *bindings, uint32_t sets,
+                            bench_enqueue_fn other, void *other_user,
+                            const struct bench_settings *s, double *plan_us, double *other_us);
+
 #endif /* BK_TOOL_BENCH_PLAN_H */

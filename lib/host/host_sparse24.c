@@ -164,7 +164,7 @@ static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_r
             .base = weight,
             .rows = p->m,
             .row_stride = p->k / 2,
-            .aux = weight + l.meta_offset,
+            .aux = weight ? weight + l.meta_offset : NULL, /* K = 0: nothing is bound */
             .aux_stride = p->k / 8,
         },
         .d = host_gemm_output_of(args->binding[BK_SPARSE24_GEMM_BINDING_Y], &p->y),
