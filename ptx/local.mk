@@ -10,11 +10,25 @@ BK_PTX_COMMON = \
 	ptx/gated_common.cuh \
 	ptx/gated_kernel_args.h
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
+# The 2:4 sparse modules share their own headers.
+BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h
+EXTRA_DIST += $(BK_PTX_SPARSE24) ptx/sparse24_convert.cu ptx/sparse24_mma.cu \
+	ptx/sparse24_general.cu
+# The dense GEMM's epilogue kernels (copies of C, bias and activation).
+EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
 
 if BK_HAVE_CUDA
 BK_CUDA_MODULES = ptx/gated_forward.fatbin ptx/gated_backward.fatbin
 CLEANFILES += $(BK_CUDA_MODULES) ptx/gated_forward.fatbin.resources \
 	ptx/gated_backward.fatbin.resources
+BK_CUDA_MODULES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin \
+	ptx/sparse24_general.fatbin
+CLEANFILES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin ptx/sparse24_general.fatbin \
+	ptx/sparse24_convert.fatbin.resources ptx/sparse24_mma.fatbin.resources \
+	ptx/sparse24_general.fatbin.resources
+BK_CUDA_MODULES += ptx/gemm_epilogue.fatbin
+CLEANFILES += ptx/gemm_epilogue.fatbin ptx/gemm_epilogue.fatbin.resources
+BK_PTX_SPARSE24_DEPS = $(BK_PTX_SPARSE24:%=$(srcdir)/%)
 BK_PTX_DEPS = $(BK_PTX_COMMON:%=$(srcdir)/%)
 BK_PTX_BUILD = $(SHELL) $(srcdir)/ptx/build-fatbin.sh
 BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
@@ -27,4 +41,21 @@ ptx/gated_forward.fatbin: $(srcdir)/ptx/gated_forward.cu $(BK_PTX_DEPS)
 ptx/gated_backward.fatbin: $(srcdir)/ptx/gated_backward.cu $(BK_PTX_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/gated_backward.cu $@ $(BK_PTX_TOOLS)
+
+ptx/sparse24_convert.fatbin: $(srcdir)/ptx/sparse24_convert.cu $(BK_PTX_DEPS) $(BK_PTX_SPARSE24_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_convert.cu $@ $(BK_PTX_TOOLS)
+
+ptx/sparse24_mma.fatbin: $(srcdir)/ptx/sparse24_mma.cu $(BK_PTX_DEPS) $(BK_PTX_SPARSE24_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_mma.cu $@ $(BK_PTX_TOOLS)
+
+ptx/sparse24_general.fatbin: $(srcdir)/ptx/sparse24_general.cu $(BK_PTX_DEPS) $(BK_PTX_SPARSE24_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_general.cu $@ $(BK_PTX_TOOLS)
+
+ptx/gemm_epilogue.fatbin: $(srcdir)/ptx/gemm_epilogue.cu $(srcdir)/ptx/gemm_epilogue_args.h \
+		$(srcdir)/ptx/build-fatbin.sh
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/gemm_epilogue.cu $@ $(BK_PTX_TOOLS)
 endif

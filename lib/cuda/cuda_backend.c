@@ -73,6 +73,7 @@ static void cuda_context_destroy(BkContext ctx)
         return;
     struct bk_cuda_scope scope;
     if (bk_cuda_enter(ctx, &scope) == BK_SUCCESS) {
+        bk_cuda_cublaslt_destroy(c);
         bk_cuda_modules_unload(c);
         if (c->capture)
             (void)bk_cu.cuStreamDestroy(c->capture);

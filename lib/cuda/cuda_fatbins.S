@@ -18,6 +18,10 @@ bk_cuda_fatbin_\name\()_end:
 
         bk_embed_fatbin gated_forward
         bk_embed_fatbin gated_backward
+        bk_embed_fatbin sparse24_convert
+        bk_embed_fatbin sparse24_mma
+        bk_embed_fatbin sparse24_general
+        bk_embed_fatbin gemm_epilogue
 
         /* No executable stack. */
         .section .note.GNU-stack, "", %progbits

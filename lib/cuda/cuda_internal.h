@@ -13,6 +13,10 @@
 enum bk_cuda_module_id {
     BK_CUDA_MODULE_GATED_FORWARD,
     BK_CUDA_MODULE_GATED_BACKWARD,
+    BK_CUDA_MODULE_SPARSE24_CONVERT,   /* 2:4 conversions, report, prepare */
+    BK_CUDA_MODULE_SPARSE24_MMA,       /* 2:4 GEMM on sparse tensor cores */
+    BK_CUDA_MODULE_SPARSE24_GENERAL,   /* 2:4 GEMM on CUDA cores */
+    BK_CUDA_MODULE_GEMM_EPILOGUE,      /* dense GEMM: C -> D copies, bias and activation */
     BK_CUDA_MODULE_COUNT
 };
 
@@ -25,6 +29,7 @@ struct bk_cuda_context {
     pthread_mutex_t lock;                 /* guards module loading and graph capture */
     CUmodule module[BK_CUDA_MODULE_COUNT];
     CUstream capture;                     /* where reusable command buffers are captured */
+    void *cublaslt;                       /* cuBLASLt handle: made by the first GEMM plan */
 };
 
 /* The primary context current on the calling thread from enter to leave:
@@ -71,6 +76,9 @@ static inline CUstream bk_cuda_stream(BkQueue queue)
 BK_HIDDEN BkResult bk_cuda_function(BkContext ctx, enum bk_cuda_module_id id, const char *name,
                                     CUfunction *fn);
 BK_HIDDEN void bk_cuda_modules_unload(struct bk_cuda_context *c);
+/* Destroys the context's cuBLASLt handle, if any (cuda_cublaslt.c); the
+ * context must be current. */
+BK_HIDDEN void bk_cuda_cublaslt_destroy(struct bk_cuda_context *c);
 
 /* ---- Plans -------------------------------------------------------------- */
 /* One kernel launch of a plan: the function, the grid, the block, dynamic

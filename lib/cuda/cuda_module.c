@@ -13,6 +13,14 @@ extern const unsigned char bk_cuda_fatbin_gated_forward[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gated_forward_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gated_backward[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gated_backward_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_convert[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_convert_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_mma[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_mma_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_general[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_general_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_gemm_epilogue[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_gemm_epilogue_end[] BK_HIDDEN;
 
 static const struct {
     const char *name;
@@ -22,6 +30,14 @@ static const struct {
                                        bk_cuda_fatbin_gated_forward_end },
     [BK_CUDA_MODULE_GATED_BACKWARD] = { "gated_backward", bk_cuda_fatbin_gated_backward,
                                         bk_cuda_fatbin_gated_backward_end },
+    [BK_CUDA_MODULE_SPARSE24_CONVERT] = { "sparse24_convert", bk_cuda_fatbin_sparse24_convert,
+                                          bk_cuda_fatbin_sparse24_convert_end },
+    [BK_CUDA_MODULE_SPARSE24_MMA] = { "sparse24_mma", bk_cuda_fatbin_sparse24_mma,
+                                      bk_cuda_fatbin_sparse24_mma_end },
+    [BK_CUDA_MODULE_SPARSE24_GENERAL] = { "sparse24_general", bk_cuda_fatbin_sparse24_general,
+                                          bk_cuda_fatbin_sparse24_general_end },
+    [BK_CUDA_MODULE_GEMM_EPILOGUE] = { "gemm_epilogue", bk_cuda_fatbin_gemm_epilogue,
+                                       bk_cuda_fatbin_gemm_epilogue_end },
 };
 
 static uint64_t little_endian(const unsigned char *p, int bytes)

@@ -1,0 +1,151 @@
+/* The parameter blocks of the 2:4 sparse kernels and the layout of a
+ * prepared weight on CUDA, shared by the kernels (ptx/sparse24_*.cu, nvcc)
+ * and the launchers (lib/cuda/cuda_sparse24*.c, plain C11), so both agree.
+ *
+ * Prepared F16/BF16 weight (the tensor-core layout). M is padded to
+ * BK_SP24_PAD_M rows and K to BK_SP24_PAD_K columns; the padded W is cut
+ * into tiles of 16 rows x 32 columns (mt = row / 16, kb = column / 32;
+ * kbs = padded K / 32 tiles per tile row), each tile stored twice over:
+ *   values   at (mt * kbs + kb) * 512 bytes: 32 lanes x 16 bytes, lane L
+ *            holding the four registers a0..a3 of its A fragment of
+ *            mma.sp.m16n8k32 (PTX ISA 9.7.14.6.2.2): with g = L / 4 and
+ *            t = L % 4, register q holds the two kept values (first, then
+ *            second) of row g + 8 (q % 2) and 4-column chunk t + 4 (q / 2);
+ *   metadata at meta_offset + (mt * kbs + kb) * 64 bytes: 16 words, word
+ *            2 g + s (s = 0, 1) the metadata register of lane 4 g + s for
+ *            sparsity selector 0: bits 4 i .. 4 i + 3 the position pair of
+ *            chunk 4 s + i of row g, bits 16 + 4 i .. the same of row g + 8
+ *            (first position in the low 2 bits, as in the interchange format).
+ * Padding rows hold zeros with positions (0, 1); so do padding columns.
+ * Prepared F32 weight (the general kernel only): the interchange format,
+ * contiguous: values [M, K/2] at 0, metadata [M, K/8] U16 at meta_offset
+ * (16-byte aligned). */
+#ifndef BK_SPARSE24_ARGS_H
+#define BK_SPARSE24_ARGS_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define BK_SP24_FN static __host__ __device__ __forceinline__
+#else
+#define BK_SP24_FN static inline
+#endif
+
+/* ---- Prepared layout ---------------------------------------------------- */
+#define BK_SP24_PAD_M 128           /* rows: the largest CTA tile in m */
+#define BK_SP24_PAD_K 64            /* columns: the CTA tile in k */
+#define BK_SP24_TILE_BYTES 512      /* values of a 16 x 32 tile */
+#define BK_SP24_META_BYTES 64       /* metadata of a 16 x 32 tile */
+#define BK_SP24_PAD_NIBBLE 0x4u     /* positions (0, 1): valid, for padding */
+
+/* Row (0..15) and 4-column chunk (0..7) of a tile whose two kept values
+ * register q (0..3) of lane holds. */
+BK_SP24_FN void bk_sp24_frag_reg(uint32_t lane, uint32_t q, uint32_t *row, uint32_t *chunk)
+{
+    *row = (lane >> 2) + 8 * (q & 1);
+    *chunk = (lane & 3) + 4 * (q >> 1);
+}
+
+/* Element (2-byte units) of the first kept value of (row r, group g) in
+ * the values region; the second follows it. */
+BK_SP24_FN uint64_t bk_sp24_value_index(int64_t r, int64_t g, int64_t kbs)
+{
+    const int64_t rl = r % 16, c = g % 8;
+    const int64_t lane = (rl % 8) * 4 + c % 4, q = (c / 4) * 2 + rl / 8;
+    const int64_t tile = (r / 16) * kbs + g / 8;
+    return (uint64_t)(tile * (BK_SP24_TILE_BYTES / 2) + lane * 8 + q * 2);
+}
+
+/* Byte offset, within the metadata region, of the word holding (r, g),
+ * and the shift of its nibble in that word. */
+BK_SP24_FN uint64_t bk_sp24_meta_word(int64_t r, int64_t g, int64_t kbs, uint32_t *shift)
+{
+    const int64_t rl = r % 16, c = g % 8;
+    *shift = (uint32_t)(16 * (rl / 8) + 4 * (c % 4));
+    const int64_t tile = (r / 16) * kbs + g / 8;
+    return (uint64_t)(tile * BK_SP24_META_BYTES + ((rl % 8) * 2 + c / 4) * 4);
+}
+
+/* Word of a tile's metadata that lane reads in the kernel: lanes 4 g and
+ * 4 g + 1 their own; lanes 4 g + 2 and 4 g + 3 (unused with selector 0)
+ * repeat them, so the load is one conflict-free access. */
+BK_SP24_FN uint32_t bk_sp24_meta_lane_word(uint32_t lane)
+{
+    return (lane >> 2) * 2 + (lane & 1);
+}
+
+/* The tensor-core kernels keep a [rows][64] tile of X (2-byte elements,
+ * 128-byte rows) in shared memory with its 16-byte chunks swizzled, so
+ * that ldmatrix of 8 rows at one chunk is free of bank conflicts: byte
+ * offset of chunk c (0..7) of row r. */
+BK_SP24_FN uint32_t bk_sp24_x_chunk(uint32_t r, uint32_t c)
+{
+    return r * 128 + ((c ^ (r & 7)) << 4);
+}
+
+/* ---- Parameter blocks ----------------------------------------------------- */
+/* Conversions: one thread per metadata element (two groups, 8 columns).
+ * Strides in elements. The values of BkSparse24Conversion and
+ * BkSparse24Status the kernels need (bk_gemm.h; the launcher checks them). */
+#define BK_SP24_CONVERT_BLOCK 256
+#define BK_SP24_CONVERSION_STRICT 0u
+#define BK_SP24_STATUS_TOO_MANY_NONZEROS 1u
+#define BK_SP24_STATUS_BAD_METADATA 2u
+struct bk_sp24_convert_args {
+    uint64_t dense, values, metadata, report;
+    int64_t dense_rs, dense_cs;
+    int64_t values_rs, values_cs;
+    int64_t meta_rs, meta_cs;
+    int64_t m;
+    int64_t groups;                 /* per row: K / 4 */
+    uint32_t conversion;            /* BkSparse24Conversion */
+    uint32_t unused;
+};
+
+/* Prepare: one thread per (tile, lane) for F16/BF16, per metadata element
+ * for F32. */
+struct bk_sp24_prepare_args {
+    uint64_t values, metadata, prepared;
+    int64_t values_rs, values_cs;
+    int64_t meta_rs, meta_cs;
+    int64_t m, k;
+    int64_t mts, kbs;               /* padded tiles: rows / 16, columns / 32 */
+    uint64_t meta_offset;           /* bytes from prepared to its metadata */
+};
+
+/* The tensor-core kernels' CTA tilings, X(BM, BN, WM, WN, STAGES): a BM (m)
+ * x BN (n) tile of Y, WM x WN warps, STAGES-deep pipeline of 64-wide k
+ * steps; its dynamic shared memory in bytes (X tile, W value tiles, W
+ * metadata tiles per stage). 128 x 128: 75 KiB, within the 99 KiB of
+ * sm_86/sm_89. 64 x 32: for small N (decode), more CTAs along m. */
+#define BK_SP24_MMA_TILINGS(X) \
+    X(128, 128, 2, 4, 3)       \
+    X(64, 32, 4, 1, 4)
+#define BK_SP24_MMA_SMEM(BM, BN, STAGES) \
+    ((STAGES) * ((BN) * 128 + ((BM) / 16) * 2 * (BK_SP24_TILE_BYTES + BK_SP24_META_BYTES)))
+
+/* The general (CUDA-core) kernels: a 64 x 64 tile of Y per CTA of 256
+ * threads, 32-wide k steps. */
+#define BK_SP24_GENERAL_BM 64
+#define BK_SP24_GENERAL_BN 64
+#define BK_SP24_GENERAL_THREADS 256
+
+/* Sparse GEMM: Y[b, n, m] = act(alpha X[b, n, :] . W[m, :] + beta C + bias[m]). */
+#define BK_SP24_READ_C 1u           /* C is read (there is one and beta != 0) */
+#define BK_SP24_BIAS 2u
+#define BK_SP24_Y_N_FAST 4u         /* Y's n stride is 1: store along n */
+struct bk_sp24_gemm_args {
+    uint64_t w, x, c, y, bias;
+    uint64_t meta_offset;           /* bytes from w to its metadata */
+    int64_t m, n, k, batch;
+    int64_t kbs;                    /* F16/BF16: padded K / 32 */
+    int64_t x_rs, x_cs, x_bs;
+    int64_t c_rs, c_cs, c_bs;
+    int64_t y_rs, y_cs, y_bs;
+    float alpha, beta;
+    uint32_t flags;                 /* BK_SP24_READ_C, ... */
+    uint32_t activation;            /* BkGemmActivation */
+    uint32_t m_tiles, n_tiles;      /* CTA tiles along m and n */
+};
+
+#endif /* BK_SPARSE24_ARGS_H */

@@ -1,0 +1,144 @@
+// What the 2:4 sparse kernels share: element types and their compute type,
+// the wait for the previous grid, and the GEMM epilogue.
+#ifndef BK_SPARSE24_COMMON_CUH
+#define BK_SPARSE24_COMMON_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "sparse24_args.h"
+
+// Device functions that host-side checks also run: the per-item code of
+// the conversions always; with BK_SP24_EMULATION defined (a host program
+// that emulates the PTX primitives, ptx/sparse24_mma.cu) the GEMM's too.
+#define BK_SP24_HD __host__ __device__ __forceinline__
+#ifdef BK_SP24_EMULATION
+#define BK_SP24_DEV static __host__ __device__ inline
+#else
+#define BK_SP24_DEV static __device__ __forceinline__
+#endif
+
+namespace bk_sp24 {
+
+// ---- Element types ---------------------------------------------------------
+// C: the type they compute in; bits: the raw storage, for copies that must
+// keep every bit (NaN payloads, -0).
+template <typename T> struct Elem;
+template <> struct Elem<float> {
+    typedef float C;
+    typedef uint32_t Bits;
+    static BK_SP24_HD float in(float v) { return v; }
+    static BK_SP24_HD float out(float v) { return v; }
+};
+template <> struct Elem<double> {
+    typedef double C;
+    typedef unsigned long long Bits;
+    static BK_SP24_HD double in(double v) { return v; }
+    static BK_SP24_HD double out(double v) { return v; }
+};
+template <> struct Elem<__half> {
+    typedef float C;
+    typedef uint16_t Bits;
+    static BK_SP24_HD float in(__half v) { return __half2float(v); }
+    static BK_SP24_HD __half out(float v) { return __float2half_rn(v); }
+};
+template <> struct Elem<__nv_bfloat16> {
+    typedef float C;
+    typedef uint16_t Bits;
+    static BK_SP24_HD float in(__nv_bfloat16 v) { return __bfloat162float(v); }
+    static BK_SP24_HD __nv_bfloat16 out(float v) { return __float2bfloat16_rn(v); }
+};
+
+// Launched with programmatic stream serialization (libbk does so on sm_90
+// and later), a grid may start while the one before it in the stream still
+// runs: wait until that grid has finished and its writes are visible before
+// touching memory, then let the next grid begin its launch. Elsewhere both
+// are no-ops.
+static __device__ __forceinline__ void grid_dependency_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// ---- GEMM epilogue ------------------------------------------------------------
+// act(alpha * acc + beta * c + bias) in f32, each operation rounded on its
+// own (no contraction into fused multiply-adds), in the host backend's order.
+// Single roundings (no contraction into fused multiply-adds).
+BK_SP24_DEV float mul_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+BK_SP24_DEV float add_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+BK_SP24_DEV float rcp_rn(float a)
+{
+#ifdef __CUDA_ARCH__
+    return __frcp_rn(a);
+#else
+    return 1.0f / a;
+#endif
+}
+
+#define BK_SP24_SQRT_2_OVER_PI 0.79788456080286535587989211986876
+#define BK_SP24_GELU_C 0.044715f
+
+BK_SP24_DEV float activate(float x, uint32_t activation)
+{
+    if (activation == 1)  // RELU, keeping NaN
+        return x < 0.0f ? 0.0f : x;
+    if (activation == 2) {  // GELU_TANH as x sigmoid(2 u): no cancellation for u < 0
+        const float cube = mul_rn(mul_rn(mul_rn(BK_SP24_GELU_C, x), x), x);
+        const float t = mul_rn((float)(2.0 * BK_SP24_SQRT_2_OVER_PI), add_rn(x, cube));
+        const float e = expf(-fabsf(t));
+        const float r = rcp_rn(add_rn(1.0f, e));
+        return mul_rn(x, t >= 0.0f ? r : mul_rn(e, r));
+    }
+    return x;
+}
+
+// Y[b, n, m] from the product acc of (n, m).
+template <typename O>
+BK_SP24_DEV void store_output(const bk_sp24_gemm_args &p, int64_t b, int64_t n, int64_t m,
+                              float acc)
+{
+    float v = mul_rn(p.alpha, acc);
+    if (p.flags & BK_SP24_READ_C) {
+        const O *c = reinterpret_cast<const O *>(p.c) + b * p.c_bs + n * p.c_rs + m * p.c_cs;
+        v = add_rn(v, mul_rn(p.beta, Elem<O>::in(*c)));
+    }
+    if (p.flags & BK_SP24_BIAS)
+        v = add_rn(v, Elem<O>::in(reinterpret_cast<const O *>(p.bias)[m]));
+    O *y = reinterpret_cast<O *>(p.y) + b * p.y_bs + n * p.y_rs + m * p.y_cs;
+    *y = Elem<O>::out(activate(v, p.activation));
+}
+
+// Tile t of the grid (t < m_tiles * n_tiles) as (m tile, n tile): groups of
+// 8 m tiles walk n tile by tile, so the CTAs running together share both
+// weight and X tiles in L2.
+BK_SP24_DEV void tile_coords(const bk_sp24_gemm_args &p, uint32_t t, uint32_t &mt, uint32_t &nt)
+{
+    const uint32_t group = 8;
+    const uint32_t per_group = group * p.n_tiles;
+    const uint32_t first = t / per_group * group;
+    const uint32_t size = p.m_tiles - first < group ? p.m_tiles - first : group;
+    const uint32_t r = t % per_group;
+    mt = first + r % size;
+    nt = r / size;
+}
+
+}  // namespace bk_sp24
+
+#endif  // BK_SPARSE24_COMMON_CUH
