@@ -7,7 +7,8 @@ t_libbktest_la_SOURCES = \
 	t/tap.h t/tap.c \
 	t/test_util.h t/test_util.c \
 	t/test_numeric.h t/test_numeric.c \
-	t/gated_case.h t/gated_case.c t/gated_ref.c
+	t/gated_case.h t/gated_case.c t/gated_ref.c \
+	t/gemm_ref.h t/gemm_ref.c
 
 # Test programs: one area each. -no-install links them against the
 # uninstalled libbk directly (no libtool wrapper), so they run as is,
@@ -29,6 +30,12 @@ BK_C_TESTS = \
 	t/gated_backward \
 	t/gated_fd \
 	t/gated_exhaustive \
+	t/gemm \
+	t/sparse24 \
+	t/gemm_validation \
+	t/gpu_gemm \
+	t/gpu_gemm_nolib \
+	t/gpu_sparse24 \
 	t/determinism \
 	t/host_pointers \
 	t/gpu_gated \
@@ -79,3 +86,18 @@ t_host_pointers_LDADD = $(BK_TEST_LIBS)
 t_host_pointers_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_gated_LDADD = $(BK_TEST_LIBS)
 t_gpu_gated_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gemm_LDADD = $(BK_TEST_LIBS)
+t_gemm_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_sparse24_LDADD = $(BK_TEST_LIBS)
+t_sparse24_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gemm_validation_LDADD = $(BK_TEST_LIBS)
+t_gemm_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+# The GPU-against-host tests of the GEMM family share t/gpu_pair.c.
+t_gpu_gemm_SOURCES = t/gpu_gemm.c t/gpu_pair.c t/gpu_pair.h
+t_gpu_gemm_LDADD = $(BK_TEST_LIBS)
+t_gpu_gemm_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_gemm_nolib_LDADD = $(BK_TEST_LIBS)
+t_gpu_gemm_nolib_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_sparse24_SOURCES = t/gpu_sparse24.c t/gpu_pair.c t/gpu_pair.h
+t_gpu_sparse24_LDADD = $(BK_TEST_LIBS)
+t_gpu_sparse24_LDFLAGS = $(BK_TEST_LINK_FLAGS)

@@ -147,6 +147,114 @@ static void test_properties(void)
     bkDestroyPlan(plan);
 }
 
+/* BkPlanBindingProperties chained to BkPlanProperties: each slot's name,
+ * byte span, alignment (the element size) and whether the op writes it,
+ * wherever it sits in the chain; other structs in the chain are left alone. */
+static bool binding_is(const BkBindingProperties *b, const char *name, uint64_t size,
+                       uint64_t alignment, bool written)
+{
+    bool ok = memchr(b->name, '\0', sizeof b->name) && strcmp(b->name, name) == 0 &&
+              b->size == size && b->alignment == alignment &&
+              b->written == (written ? BK_TRUE : BK_FALSE) && b->reserved == 0;
+    if (!ok)
+        tap_diag("slot \"%.32s\": size %llu, alignment %llu, written %u, reserved %u; expected "
+                 "\"%s\", %llu, %llu, %u", memchr(b->name, '\0', sizeof b->name) ? b->name : "?",
+                 (unsigned long long)b->size, (unsigned long long)b->alignment, b->written,
+                 b->reserved, name, (unsigned long long)size, (unsigned long long)alignment,
+                 written ? 1u : 0u);
+    return ok;
+}
+
+static bool zero_past(const BkPlanBindingProperties *b, uint32_t count)
+{
+    const unsigned char *p = (const unsigned char *)&b->bindings[count];
+    const unsigned char *end = (const unsigned char *)&b->bindings[BK_MAX_BINDINGS];
+    for (; p < end; p++)
+        if (*p)
+            return false;
+    return true;
+}
+
+static void test_binding_properties(void)
+{
+    BkPlan fwd = BK_NULL_HANDLE, bwd = BK_NULL_HANDLE, padded = BK_NULL_HANDLE;
+    BkGatedActivationInfo f = forward_info(BK_DATA_TYPE_F32);        /* {3, 8} -> {3, 4} */
+    BkGatedActivationBackwardInfo b = backward_info(BK_DATA_TYPE_F64); /* {6, 5}, {3, 5} */
+    BkGatedActivationInfo p = forward_info(BK_DATA_TYPE_F16);
+    p.input.stride[0] = 10, p.input.stride[1] = 1;                     /* rows padded to 10 */
+    p.output.stride[0] = 1, p.output.stride[1] = 3;                    /* column-major */
+    if (bkt_create_plan(ctx, &f, &fwd) != BK_SUCCESS ||
+        bkt_create_plan(ctx, &b, &bwd) != BK_SUCCESS ||
+        bkt_create_plan(ctx, &p, &padded) != BK_SUCCESS)
+        tap_bail("bkCreatePlan: %s", bkGetLastErrorMessage());
+
+    BkPlanBindingProperties bind;
+    memset(&bind, 0xEE, sizeof bind);
+    bind.sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES;
+    bind.pNext = NULL;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+    bool ok = bkGetPlanProperties(fwd, &props) == BK_SUCCESS && props.pNext == &bind &&
+              bind.sType == BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES && bind.pNext == NULL &&
+              bind.bindingCount == 2 && bind.reserved == 0;
+    ok = ok && binding_is(&bind.bindings[0], "input", 3 * 8 * 4, 4, false) &&
+         binding_is(&bind.bindings[1], "output", 3 * 4 * 4, 4, true) && zero_past(&bind, 2);
+    tap_ok(ok, "forward f32: slots input (96 bytes, read) and output (48, written), the rest 0");
+
+    /* Behind an unknown struct, and followed by a second one. */
+    BkPlanBindingProperties second;
+    memset(&second, 0xEE, sizeof second);
+    second.sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES;
+    second.pNext = NULL;
+    unsigned char unknown_bytes[64];
+    memset(unknown_bytes, 0xAB, sizeof unknown_bytes);
+    BkBaseOutStructure *unknown = (BkBaseOutStructure *)unknown_bytes;
+    unknown->sType = (BkStructureType)0x4343;
+    unknown->pNext = (BkBaseOutStructure *)&bind;
+    memset(&bind, 0xEE, sizeof bind);
+    bind.sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES;
+    bind.pNext = &second;
+    props = (BkPlanProperties){ .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = unknown };
+    ok = bkGetPlanProperties(bwd, &props) == BK_SUCCESS && props.pNext == unknown &&
+         props.bindingCount == 3 && bind.bindingCount == 3 && second.bindingCount == 3 &&
+         bind.pNext == &second && second.pNext == NULL;
+    for (int k = 0; ok && k < 2; k++) {
+        const BkPlanBindingProperties *x = k ? &second : &bind;
+        ok = binding_is(&x->bindings[0], "input", 6 * 5 * 8, 8, false) &&
+             binding_is(&x->bindings[1], "gradOutput", 3 * 5 * 8, 8, false) &&
+             binding_is(&x->bindings[2], "gradInput", 6 * 5 * 8, 8, true) && zero_past(x, 3);
+    }
+    bool untouched = unknown->sType == (BkStructureType)0x4343 &&
+                     unknown->pNext == (BkBaseOutStructure *)&bind;
+    for (size_t i = sizeof *unknown; i < sizeof unknown_bytes; i++)
+        untouched = untouched && unknown_bytes[i] == 0xAB;
+    tap_ok(ok && untouched, "backward f64: both BkPlanBindingProperties in a chain after an "
+           "unknown struct are filled (input, gradOutput, gradInput written); the unknown one is "
+           "left alone");
+
+    /* Strided tensors: the size is the span from the first to the last element. */
+    memset(&bind, 0xEE, sizeof bind);
+    bind.sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES;
+    bind.pNext = NULL;
+    props = (BkPlanProperties){ .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+    ok = bkGetPlanProperties(padded, &props) == BK_SUCCESS &&
+         binding_is(&bind.bindings[0], "input", (2 * 10 + 7 + 1) * 2, 2, false) &&
+         binding_is(&bind.bindings[1], "output", (2 * 1 + 3 * 3 + 1) * 2, 2, true);
+    tap_ok(ok, "forward f16, padded input and column-major output: sizes are the spans (56 and "
+           "24 bytes)");
+
+    /* A struct with the wrong sType is unknown: skipped, not filled. */
+    memset(&bind, 0xEE, sizeof bind);
+    bind.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
+    bind.pNext = NULL;
+    props = (BkPlanProperties){ .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+    ok = bkGetPlanProperties(fwd, &props) == BK_SUCCESS && bind.bindingCount == 0xEEEEEEEEu &&
+         bind.bindings[0].size == 0xEEEEEEEEEEEEEEEEull;
+    tap_ok(ok, "a chained struct of another sType is not written");
+    bkDestroyPlan(fwd);
+    bkDestroyPlan(bwd);
+    bkDestroyPlan(padded);
+}
+
 static void test_allocator(void)
 {
     struct bkt_alloc_stats stats;
@@ -186,6 +294,7 @@ int main(void)
     ctx = bkt_open_device();
     test_create_errors();
     test_properties();
+    test_binding_properties();
     test_allocator();
     bkDestroyContext(ctx);
     return tap_done();

@@ -120,6 +120,53 @@ static void test_backward_bindings(const struct bkt_buffer *big)
                BK_ERROR_MISALIGNED_OPERAND, "pBindings[2]", "gradInput not aligned");
 }
 
+/* What BkPlanBindingProperties reports is what bkCmdRun checks, slot by
+ * slot: pBindingSizes[i] = size is accepted and size - 1 refused naming
+ * the slot, an address alignment / 2 off is misaligned; and no slot of a
+ * gated op may share an address with another (no in-place case). */
+static void test_reported_limits(BkPlan plan, const char *what, const struct bkt_buffer *big)
+{
+    BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+    if (!tap_ok(bkGetPlanProperties(plan, &props) == BK_SUCCESS && bind.bindingCount >= 2 &&
+                bind.bindingCount <= 3, "%s: BkPlanBindingProperties", what))
+        return;
+    const uint32_t n = bind.bindingCount;
+    BkDeviceAddress b[3];
+    for (uint32_t i = 0; i < n; i++)
+        b[i] = big->address + 256 * i;
+    long wrong = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t sizes[3] = { 0 };
+        sizes[i] = bind.bindings[i].size;
+        BkResult r1 = run(plan, n, b, sizes);
+        sizes[i]--;
+        bkt_expect_begin();
+        BkResult r2 = run(plan, n, b, sizes);
+        bool named = r2 == BK_ERROR_BUFFER_TOO_SMALL &&
+                     strstr(bkGetLastErrorMessage(), bind.bindings[i].name);
+        b[i] += bind.bindings[i].alignment / 2;
+        BkResult r3 = run(plan, n, b, NULL);
+        b[i] -= bind.bindings[i].alignment / 2;
+        if ((r1 != BK_SUCCESS || !named || r3 != BK_ERROR_MISALIGNED_OPERAND) && wrong++ == 0)
+            tap_diag("%s slot %u (%s): size gives %s, size - 1 %s (%s), misaligned %s", what, i,
+                     bind.bindings[i].name, bkResultString(r1), bkResultString(r2),
+                     bkGetLastErrorMessage(), bkResultString(r3));
+    }
+    tap_ok(wrong == 0, "%s: each reported size and alignment is the limit bkCmdRun checks", what);
+    long aliased = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            if (i == j || !bind.bindings[i].written)
+                continue;
+            BkDeviceAddress c[3] = { b[0], n > 1 ? b[1] : 0, n > 2 ? b[2] : 0 };
+            c[i] = c[j];
+            aliased += run(plan, n, c, NULL) != BK_ERROR_INVALID_ARGUMENT;
+        }
+    tap_ok(aliased == 0, "%s: a written slot at the address of any other slot is refused (no "
+           "in-place case)", what);
+}
+
 static void test_call_errors(const struct bkt_buffer *in, const struct bkt_buffer *out)
 {
     const BkDeviceAddress ok[2] = { in->address, out->address };
@@ -206,6 +253,8 @@ int main(void)
     bkBeginCommandBuffer(cmd, &begin);
     test_forward_bindings(&in, &out, &big);
     test_backward_bindings(&big);
+    test_reported_limits(forward, "forward", &big);
+    test_reported_limits(backward, "backward", &big);
     test_call_errors(&in, &out);
     bkEndCommandBuffer(cmd);   /* never submitted: the valid runs above used no real data */
     test_failures_record_nothing(&in, &out);

@@ -10,7 +10,10 @@
  * - a written binding whose byte range meets another binding's is
  *   rejected; disjoint ranges are accepted;
  * - an empty tensor (a zero extent) is accepted whatever its strides;
- * - addresses and sizes that wrap the 64-bit address space are rejected.
+ * - addresses and sizes that wrap the 64-bit address space are rejected;
+ * - the same size and self-overlap rules for the GEMM family: dense GEMM
+ *   with huge shapes and leading dimensions, the 2:4 outputs with random
+ *   strides.
  * The reference arithmetic is the test's own (128-bit, rel_util.c). */
 #include "config.h"
 
@@ -244,6 +247,131 @@ static BkResult record(BkPlan plan, uint32_t n, const BkDeviceAddress *b, const 
     BkResult r = bkCmdRun(cmd, plan, &run);
     *why = r < 0 ? rel_check_failure(r, mark) : NULL;
     return r;
+}
+
+/* ---- The GEMM family: sizes and written outputs ------------------------------ */
+
+/* A [rows, cols] matrix, row- or column-major, its leading dimension
+ * stretched sometimes far beyond the extent it steps over. */
+static BkTensorDesc big_matrix(BkDataType type, int64_t rows, int64_t cols)
+{
+    BkTensorDesc d = { .dataType = type, .rank = 2, .extent = { rows, cols } };
+    const bool col = rel_below(&rng, 2);
+    int64_t lead = col ? rows : cols;
+    if (rel_below(&rng, 2)) {
+        int64_t stretch = big_extent(62);
+        lead = lead <= INT64_MAX / stretch ? lead * stretch : INT64_MAX;
+    }
+    d.stride[0] = col ? 1 : lead;
+    d.stride[1] = col ? lead : 1;
+    return d;
+}
+
+/* Dense GEMM with huge M, N, K and leading dimensions: a tensor beyond 64
+ * bits is rejected naming it (the first of a, b, c, d that is), one that
+ * fits is accepted. */
+static void gemm_size_overflow(int cases)
+{
+    long overflowing = 0, fitting = 0, bad_reject = 0, bad_accept = 0, wrong_field = 0;
+    static const char *const names[] = { "BkGemmInfo.a", "BkGemmInfo.b", "BkGemmInfo.c",
+                                         "BkGemmInfo.d" };
+    for (int c = 0; c < cases; c++) {
+        const BkDataType type = types[rel_below(&rng, 4)];
+        const int64_t m = big_extent(40), n = big_extent(40), k = big_extent(40);
+        BkGemmInfo op = { .sType = BK_STRUCTURE_TYPE_GEMM_INFO, .alpha = 1, .beta = 1,
+                          .transA = (BkGemmOp)rel_below(&rng, 2),
+                          .transB = (BkGemmOp)rel_below(&rng, 2) };
+        op.a = big_matrix(type, op.transA ? k : m, op.transA ? m : k);
+        op.b = big_matrix(type, op.transB ? n : k, op.transB ? k : n);
+        op.d = big_matrix(type, m, n);
+        op.c = rel_below(&rng, 2) ? op.d : big_matrix(type, m, n);
+        const BkTensorDesc *t[4] = { &op.a, &op.b, &op.c, &op.d };
+        int first_over = -1;
+        bool all_far = true;
+        for (int i = 0; i < 4; i++) {
+            if (first_over < 0 && beyond_int64(t[i]))
+                first_over = i;
+            all_far = all_far && far_from_limit(t[i]);
+        }
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(&op, &plan, &why);
+        if (first_over >= 0) {
+            overflowing++;
+            if (r != BK_ERROR_INVALID_ARGUMENT || why) {
+                if (bad_accept++ == 0)
+                    tap_diag("gemm case %d: %s for a tensor beyond 64 bits (%s)", c,
+                             bkResultString(r), bkGetLastErrorMessage());
+            } else if (!strstr(bkGetLastErrorMessage(), names[first_over])) {
+                if (wrong_field++ == 0)
+                    tap_diag("gemm case %d: the message does not name %s: %s", c,
+                             names[first_over], bkGetLastErrorMessage());
+            }
+        } else if (all_far) {
+            fitting++;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("gemm case %d: tensors that fit were rejected: %s", c,
+                         bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && wrong_field == 0,
+           "gemm size overflow: all %ld problems with a tensor beyond 64 bits rejected, naming "
+           "it", overflowing);
+    tap_ok(bad_reject == 0 && fitting > cases / 20, "gemm size overflow: all %ld problems whose "
+           "tensors fit are accepted", fitting);
+}
+
+/* The 2:4 outputs (sparse GEMM's y, compression's values and metadata)
+ * with random small strides: one that reaches an element twice is rejected
+ * naming it, a nested one accepted; the read x may overlap itself. */
+static void sparse_self_alias(int cases)
+{
+    long aliasing = 0, accepted_nested = 0, is_nested = 0, bad_accept = 0, bad_reject = 0;
+    for (int c = 0; c < cases; c++) {
+        const bool gemm = rel_below(&rng, 2);
+        const int64_t rows = 1 + (int64_t)rel_below(&rng, 5);
+        const int64_t cols = 8 * (1 + (int64_t)rel_below(&rng, 2));
+        BkTensorDesc out = { .dataType = BK_DATA_TYPE_F16, .rank = 2,
+                             .extent = { rows, gemm ? 1 + (int64_t)rel_below(&rng, 6) : cols / 2 },
+                             .stride = { 1 + (int64_t)rel_below(&rng, 8),
+                                         1 + (int64_t)rel_below(&rng, 8) } };
+        const BkTensorDesc x = { .dataType = BK_DATA_TYPE_F16, .rank = 2,
+                                 .extent = { rows, cols },
+                                 .stride = { 1 + (int64_t)rel_below(&rng, 3),
+                                             1 + (int64_t)rel_below(&rng, 3) } };
+        BkSparse24GemmInfo g = { .sType = BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO,
+                                 .weightType = BK_DATA_TYPE_F16, .m = out.extent[1], .k = cols,
+                                 .alpha = 1, .x = x, .y = out };
+        BkSparse24ConvertInfo v = {
+            .sType = BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO,
+            .conversion = BK_SPARSE24_COMPRESS_PRUNE, .dense = x, .values = out,
+            .metadata = { .dataType = BK_DATA_TYPE_U16, .rank = 2, .extent = { rows, cols / 8 } },
+        };
+        const char *field = gemm ? "BkSparse24GemmInfo.y" : "BkSparse24ConvertInfo.values";
+        const int aliases = rel_tensor_aliases(&out, 1 << 16);
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(gemm ? (const void *)&g : (const void *)&v, &plan, &why);
+        if (aliases == 1) {
+            aliasing++;
+            if ((r != BK_ERROR_INVALID_ARGUMENT || why ||
+                 !strstr(bkGetLastErrorMessage(), field)) && bad_accept++ == 0)
+                tap_diag("sparse case %d: %s for an overlapping %s (%s)", c, bkResultString(r),
+                         field, bkGetLastErrorMessage());
+        } else if (nested(&out)) {
+            is_nested++;
+            accepted_nested += r == BK_SUCCESS;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("sparse case %d: a nested %s was rejected: %s", c, field,
+                         bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && aliasing > 0, "2:4 outputs reaching an element twice are rejected "
+           "naming them (%ld)", aliasing);
+    tap_ok(bad_reject == 0 && accepted_nested > 0, "nested 2:4 outputs are accepted, whatever x's "
+           "strides (%ld of %ld)", accepted_nested, is_nested);
 }
 
 /* Starts recording afresh, whatever state the buffer is in. */
@@ -505,11 +633,13 @@ int main(void)
         tap_bail("set-up: %s", bkGetLastErrorMessage());
     const char *seed = getenv("BK_TEST_SEED");
     rng.s = seed && *seed ? strtoull(seed, NULL, 0) : 0x626f756e6473ull;
-    tap_plan(13);
+    tap_plan(17);
     tap_diag("seed 0x%llx (BK_TEST_SEED repeats a run)", (unsigned long long)rng.s);
     int scale = rel_slow_run() ? 1 : 8;
     size_overflow(400 * scale);
     self_alias(300 * scale);
+    gemm_size_overflow(200 * scale);
+    sparse_self_alias(200 * scale);
     binding_sizes(100 * scale);
     empty_tensors(50 * scale);
     address_wrap();

@@ -1,10 +1,11 @@
-/* Fault injection: every public constructor, with BkAllocationCallbacks
- * that fail the n-th allocation (alone, or with every one after it), for
- * n = 1, 2, ... until the call succeeds. Each failure must return
- * BK_ERROR_OUT_OF_HOST_MEMORY (BK_ERROR_OUT_OF_DEVICE_MEMORY when the
- * failed request was the host device's memory itself) with a message,
- * leave no allocation behind and no handle in the output; after that the
- * same call works and the object is usable. */
+/* Fault injection: every public constructor, and the runs of the GEMM
+ * family's plans (command buffer, workspace, recording, submission), with
+ * BkAllocationCallbacks that fail the n-th allocation (alone, or with every
+ * one after it), for n = 1, 2, ... until the call succeeds. Each failure
+ * must return BK_ERROR_OUT_OF_HOST_MEMORY (BK_ERROR_OUT_OF_DEVICE_MEMORY
+ * when the failed request was the host device's memory itself) with a
+ * message, leave no allocation behind and no handle in the output; after
+ * that the same call works and the object is usable. */
 #include "config.h"
 
 #include "rel_util.h"
@@ -205,6 +206,154 @@ static const BkGatedActivationBackwardInfo bwd_info = {
     .gradInput = { BK_DATA_TYPE_F64, 2, { 6, 3 }, { 0 } },
 };
 
+/* The GEMM family: D [8, 6] = relu(A [8, 16] @ B [16, 6] + C / 2 + bias),
+ * f32; a 2:4 pruning of W [4, 16] f16; preparing it; and the sparse GEMM
+ * Y [3, 4] = X [3, 16] @ W^T + bias. */
+static const BkGemmInfo gemm_info = {
+    .sType = BK_STRUCTURE_TYPE_GEMM_INFO, .activation = BK_GEMM_ACTIVATION_RELU,
+    .alpha = 1.0, .beta = 0.5,
+    .a = { BK_DATA_TYPE_F32, 2, { 8, 16 }, { 0 } },
+    .b = { BK_DATA_TYPE_F32, 2, { 16, 6 }, { 1, 16 } },
+    .c = { BK_DATA_TYPE_F32, 2, { 8, 6 }, { 0 } },
+    .d = { BK_DATA_TYPE_F32, 2, { 8, 6 }, { 0 } },
+    .bias = { BK_DATA_TYPE_F32, 1, { 6 }, { 0 } },
+};
+static const BkSparse24ConvertInfo prune_info = {
+    .sType = BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO, .conversion = BK_SPARSE24_COMPRESS_PRUNE,
+    .dense = { BK_DATA_TYPE_F16, 2, { 4, 16 }, { 0 } },
+    .values = { BK_DATA_TYPE_F16, 2, { 4, 8 }, { 0 } },
+    .metadata = { BK_DATA_TYPE_U16, 2, { 4, 2 }, { 0 } },
+};
+static const BkSparse24PrepareInfo prepare_info = {
+    .sType = BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO,
+    .values = { BK_DATA_TYPE_F16, 2, { 4, 8 }, { 0 } },
+    .metadata = { BK_DATA_TYPE_U16, 2, { 4, 2 }, { 0 } },
+};
+static const BkSparse24GemmInfo sgemm_info = {
+    .sType = BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, .weightType = BK_DATA_TYPE_F16,
+    .m = 4, .k = 16, .alpha = 1.0,
+    .x = { BK_DATA_TYPE_F16, 2, { 3, 16 }, { 0 } },
+    .y = { BK_DATA_TYPE_F32, 2, { 3, 4 }, { 0 } },
+    .bias = { BK_DATA_TYPE_F32, 1, { 4 }, { 0 } },
+};
+
+/* Records one run of plan (bindings b, a fresh workspace when the plan has
+ * one) into a one-time buffer made with alloc, submits it to queue 0 and
+ * waits. The workspace is MEMORY_SIZE bytes, so that a failure of its
+ * allocation is recognised as the device's memory. */
+static BkResult run_plan(BkContext ctx, const BkAllocationCallbacks *alloc, BkPlan plan,
+                         uint32_t count, const BkDeviceAddress *b)
+{
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    BkResult r = bkGetPlanProperties(plan, &props);
+    if (r != BK_SUCCESS)
+        return r;
+    if (props.workspaceSize > MEMORY_SIZE) {
+        tap_diag("a workspace of %llu bytes does not fit the test's %u",
+                 (unsigned long long)props.workspaceSize, MEMORY_SIZE);
+        return BK_ERROR_WORKSPACE_TOO_SMALL;
+    }
+    BkMemory ws = BK_NULL_HANDLE;
+    BkDeviceAddress ws_addr = 0;
+    if (props.workspaceSize) {
+        BkMemoryAllocateInfo info = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                      .size = MEMORY_SIZE };
+        if ((r = bkAllocateMemory(ctx, &info, alloc, &ws)) != BK_SUCCESS)
+            return r;
+        bkGetMemoryAddress(ws, &ws_addr);
+    }
+    BkCommandBuffer cmd = BK_NULL_HANDLE;
+    BkQueue q;
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = count, .pBindings = b,
+                      .workspace = ws_addr, .workspaceSize = ws ? MEMORY_SIZE : 0 };
+    if ((r = bkAllocateCommandBuffer(ctx, alloc, &cmd)) == BK_SUCCESS &&
+        (r = bkBeginCommandBuffer(cmd, &begin)) == BK_SUCCESS &&
+        (r = bkCmdRun(cmd, plan, &run)) == BK_SUCCESS &&
+        (r = bkEndCommandBuffer(cmd)) == BK_SUCCESS && (r = bkGetQueue(ctx, 0, &q)) == BK_SUCCESS &&
+        (r = bkQueueSubmit(q, 1, &cmd)) == BK_SUCCESS)
+        r = bkQueueWaitIdle(q);
+    bkFreeCommandBuffer(cmd);
+    bkFreeMemory(ctx, ws);
+    return r;
+}
+
+/* Host data of the GEMM-family runs. */
+static float ga[8 * 16], gb[16 * 6], gc[8 * 6], gbias[6], gd[8 * 6];
+static uint16_t w16[4 * 16], v16[4 * 8], x16[3 * 16];
+static uint16_t meta[4 * 2];
+static _Alignas(256) unsigned char prepared[4096];
+static float sy[3 * 4], sbias[4];
+static BkSparse24Report report;
+
+static BkDeviceAddress at(const void *p)
+{
+    return (BkDeviceAddress)(uintptr_t)p;
+}
+
+/* Runs the GEMM plan and checks D exactly (small integers). */
+static bool run_gemm(BkContext ctx, BkPlan plan, const BkAllocationCallbacks *alloc,
+                     BkResult *result)
+{
+    for (int i = 0; i < 8 * 16; i++)
+        ga[i] = (float)(i % 5 - 2);
+    for (int i = 0; i < 16 * 6; i++)
+        gb[i] = (float)(i % 3 - 1);   /* column-major: gb[j * 16 + p] */
+    for (int i = 0; i < 8 * 6; i++)
+        gc[i] = (float)(2 * (i % 4));
+    for (int j = 0; j < 6; j++)
+        gbias[j] = (float)(j - 3);
+    memset(gd, 0xFF, sizeof gd);
+    const BkDeviceAddress b[5] = { at(ga), at(gb), at(gc), at(gd), at(gbias) };
+    *result = run_plan(ctx, alloc, plan, 5, b);
+    bool ok = *result == BK_SUCCESS;
+    for (int i = 0; ok && i < 8; i++)
+        for (int j = 0; j < 6; j++) {
+            float v = 0.5f * gc[i * 6 + j] + gbias[j];
+            for (int p = 0; p < 16; p++)
+                v += ga[i * 16 + p] * gb[j * 16 + p];
+            ok = ok && gd[i * 6 + j] == (v > 0 ? v : 0);
+        }
+    return ok;
+}
+
+/* Runs the pruning, the preparation or the sparse GEMM (of the weight the
+ * last preparation left): the report must be OK, the sparse GEMM's y
+ * finite and positive. */
+static bool run_sparse(BkContext ctx, BkPlan plan, const void *op,
+                       const BkAllocationCallbacks *alloc, BkResult *result)
+{
+    for (int i = 0; i < 4 * 16; i++)
+        w16[i] = (uint16_t)(0x3C00 + (i % 7) * 0x40);   /* 1.0 .. 1.375: all non-zero */
+    for (int i = 0; i < 3 * 16; i++)
+        x16[i] = (uint16_t)(0x3800 + (i % 3) * 0x100);
+    for (int i = 0; i < 4 * 8; i++)
+        v16[i] = 0x3C00;
+    for (int i = 0; i < 4 * 2; i++)
+        meta[i] = 0x0E04;
+    if (op == (const void *)&prune_info) {
+        memset(&report, 0xFF, sizeof report);
+        *result = run_plan(ctx, alloc, plan, 4,
+                           (BkDeviceAddress[4]){ at(w16), at(v16), at(meta), at(&report) });
+        return *result == BK_SUCCESS && report.status == BK_SPARSE24_STATUS_OK;
+    }
+    if (op == (const void *)&prepare_info) {
+        *result = run_plan(ctx, alloc, plan, 3,
+                           (BkDeviceAddress[3]){ at(v16), at(meta), at(prepared) });
+        return *result == BK_SUCCESS;
+    }
+    /* The sparse GEMM, on the weight a prepare run left in prepared. */
+    for (int j = 0; j < 4; j++)
+        sbias[j] = (float)j;
+    memset(sy, 0xFF, sizeof sy);
+    *result = run_plan(ctx, alloc, plan, 5,
+                       (BkDeviceAddress[5]){ at(prepared), at(x16), 0, at(sy), at(sbias) });
+    bool ok = *result == BK_SUCCESS;
+    for (int i = 0; ok && i < 12; i++)
+        ok = sy[i] == sy[i] && sy[i] > 0;
+    return ok;
+}
+
 /* Runs s->plan (the forward one) once and checks y = a * silu(b) roughly. */
 static bool run_forward(BkContext ctx, BkPlan plan)
 {
@@ -238,10 +387,59 @@ static bool plan_use(void *p)
 {
     struct obj_state *s = p;
     BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    BkResult r;
     if (bkGetPlanProperties(s->plan, &props) != BK_SUCCESS)
         return false;
-    return s->op == (const void *)&fwd_info ? run_forward(s->ctx, s->plan)
-                                           : props.bindingCount == 3;
+    if (s->op == (const void *)&fwd_info)
+        return run_forward(s->ctx, s->plan);
+    if (s->op == (const void *)&gemm_info)
+        return run_gemm(s->ctx, s->plan, NULL, &r);
+    if (s->op == (const void *)&prune_info || s->op == (const void *)&prepare_info)
+        return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
+    if (s->op == (const void *)&sgemm_info) {
+        /* The weight: prepared by a plan of its own. */
+        BkPlan prep = BK_NULL_HANDLE;
+        BkPlanCreateInfo pi = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO,
+                                .pOperation = &prepare_info };
+        bool ok = bkCreatePlan(s->ctx, &pi, NULL, &prep) == BK_SUCCESS &&
+                  run_sparse(s->ctx, prep, &prepare_info, NULL, &r) &&
+                  run_sparse(s->ctx, s->plan, &sgemm_info, NULL, &r);
+        bkDestroyPlan(prep);
+        return ok;
+    }
+    return props.bindingCount == 3;
+}
+
+/* Running a plan with the counting callbacks for its command buffer and
+ * workspace: subjects of the injection too. */
+struct run_state {
+    BkContext ctx;
+    BkPlan plan, prep;
+    const void *op;
+};
+
+static BkResult run_attempt(void *p)
+{
+    struct run_state *s = p;
+    BkResult r = BK_SUCCESS;
+    if (s->op == (const void *)&gemm_info)
+        run_gemm(s->ctx, s->plan, &cb, &r);
+    else
+        run_sparse(s->ctx, s->plan, s->op, &cb, &r);
+    return r;
+}
+
+static void run_undo(void *p)
+{
+    (void)p; /* a run leaves nothing behind */
+}
+
+static bool run_use(void *p)
+{
+    struct run_state *s = p;
+    BkResult r;
+    return s->op == (const void *)&gemm_info ? run_gemm(s->ctx, s->plan, NULL, &r)
+                                             : run_sparse(s->ctx, s->plan, s->op, NULL, &r);
 }
 
 /* ---- Recording growth ------------------------------------------------------ */
@@ -353,6 +551,15 @@ int main(void)
             s.op = &bwd_info;
             snprintf(name, sizeof name, "bkCreatePlan(backward), %s", who);
             inject(&(struct subject){ name, plan_attempt, plan_undo, plan_use, &s }, after);
+            const struct { const void *op; const char *name; } family[] = {
+                { &gemm_info, "gemm" }, { &prune_info, "2:4 prune" },
+                { &prepare_info, "2:4 prepare" }, { &sgemm_info, "2:4 gemm" },
+            };
+            for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
+                s.op = family[f].op;
+                snprintf(name, sizeof name, "bkCreatePlan(%s), %s", family[f].name, who);
+                inject(&(struct subject){ name, plan_attempt, plan_undo, plan_use, &s }, after);
+            }
             bkDestroyContext(ctx);
         }
     }
@@ -367,6 +574,39 @@ int main(void)
     for (int kind = 0; kind < 3; kind++)
         recording_growth(ctx, plan, kind);
     bkDestroyPlan(plan);
+
+    /* Runs of the GEMM family: command buffer, recording, workspace and
+     * submission with allocations failing. */
+    const struct { const void *op; const char *name; } runs[] = {
+        { &gemm_info, "run gemm" }, { &prune_info, "run 2:4 prune" },
+        { &prepare_info, "run 2:4 prepare" }, { &sgemm_info, "run 2:4 gemm" },
+    };
+    for (size_t f = 0; f < sizeof runs / sizeof runs[0]; f++) {
+        struct run_state rs = { .ctx = ctx, .op = runs[f].op };
+        pinfo.pOperation = runs[f].op;
+        if (bkCreatePlan(ctx, &pinfo, NULL, &rs.plan) != BK_SUCCESS) {
+            tap_skip(4, "%s: no plan (%s)", runs[f].name, bkGetLastErrorMessage());
+            continue;
+        }
+        if (runs[f].op == (const void *)&sgemm_info) {
+            /* The weight it reads, prepared once. */
+            BkResult r;
+            BkPlanCreateInfo pi = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO,
+                                    .pOperation = &prepare_info };
+            if (bkCreatePlan(ctx, &pi, NULL, &rs.prep) != BK_SUCCESS ||
+                !run_sparse(ctx, rs.prep, &prepare_info, NULL, &r))
+                tap_bail("preparing the weight: %s", bkGetLastErrorMessage());
+        }
+        /* Once first: what the context keeps for good (its memory registry)
+         * is then made, and not mistaken for a leak of a failed run. */
+        if (!run_use(&rs))
+            tap_diag("%s: the first run failed: %s", runs[f].name, bkGetLastErrorMessage());
+        for (int after = 0; after < 2; after++)
+            inject(&(struct subject){ runs[f].name, run_attempt, run_undo, run_use, &rs },
+                   after);
+        bkDestroyPlan(rs.plan);
+        bkDestroyPlan(rs.prep);
+    }
 
     /* Only devices with native queues (CUDA streams) can import one. */
     BkQueue q = (BkQueue)(uintptr_t)1;

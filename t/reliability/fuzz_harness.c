@@ -10,9 +10,13 @@
  *   the callback, and bkGetLastErrorMessage() holds the same, non-empty;
  * - a failed create leaves BK_NULL_HANDLE in its output;
  * - an accepted plan has tensors whose byte span fits in 64 bits and a
- *   written tensor that never reaches one element twice;
+ *   written tensor that never reaches one element twice, and the
+ *   BkPlanBindingProperties it reports agree with the harness's own spans;
  * - an accepted bkCmdRun/Copy/Fill only touches memory the harness knows
- *   to be large enough, aligned and not overlapping what is written;
+ *   to be large enough, aligned and not overlapping what is written (but
+ *   for the one in-place case, GEMM's C == D at one address when both
+ *   reach the same elements), and its workspace lies in owned memory, large
+ *   enough, aligned and apart from every binding;
  * - submission writes nothing outside what the recorded commands write,
  *   and a rejected submission writes nothing at all;
  * - everything allocated through the callbacks is freed, with no foreign
@@ -244,6 +248,8 @@ static void check_accepted_plan(const struct fz_op_view *v)
 {
     for (unsigned i = 0; i < v->count; i++) {
         unsigned __int128 count, span;
+        if (!v->t[i])
+            continue;
         if (!rel_tensor_size(v->t[i], &count, &span)) {
             violation("plan accepted with tensor %u invalid (rank %u, type %d)", i,
                       v->t[i]->rank, (int)v->t[i]->dataType);
@@ -261,21 +267,89 @@ static void check_accepted_plan(const struct fz_op_view *v)
 struct run_model {
     unsigned count;
     uint64_t span[FZ_MAX_SLOTS];
-    size_t elem[FZ_MAX_SLOTS];
+    size_t elem[FZ_MAX_SLOTS];        /* the address alignment a binding needs */
     bool written[FZ_MAX_SLOTS];
+    int alias[FZ_MAX_SLOTS];          /* the documented in-place partner, or -1 */
+    bool same_elements[FZ_MAX_SLOTS]; /* ... and it reaches the same elements */
+    uint64_t workspace, workspace_alignment;
+    unsigned family;
 };
 
-static struct run_model model_of(const struct fz_op_view *v)
+/* Whether two tensors reach the same elements at the same offsets: one
+ * type, the same extents, equal strides wherever an extent exceeds 1. */
+static bool same_elements(const BkTensorDesc *a, const BkTensorDesc *b)
+{
+    unsigned __int128 ca, sa, cb, sb;
+    if (!a || !b || !rel_tensor_size(a, &ca, &sa) || !rel_tensor_size(b, &cb, &sb) ||
+        a->dataType != b->dataType || a->rank != b->rank)
+        return false;
+    for (uint32_t k = 0; k < a->rank; k++)
+        if (a->extent[k] != b->extent[k] ||
+            (a->extent[k] > 1 && rel_stride(a, k) != rel_stride(b, k)))
+            return false;
+    return true;
+}
+
+/* The model of a run from the harness's view; opaque slots (a prepared
+ * weight) take the size and alignment the plan reports in bind. */
+static struct run_model model_of(const struct fz_op_view *v, const BkPlanBindingProperties *bind,
+                                 const BkPlanProperties *props)
 {
     struct run_model m = { .count = v->count };
     for (unsigned i = 0; i < v->count; i++) {
         unsigned __int128 count, span;
-        rel_tensor_size(v->t[i], &count, &span);
-        m.span[i] = (uint64_t)span;
-        m.elem[i] = rel_type_size(v->t[i]->dataType);
+        m.alias[i] = v->alias[i];
         m.written[i] = v->written[i];
+        if (v->t[i]) {
+            rel_tensor_size(v->t[i], &count, &span);
+            m.span[i] = (uint64_t)span;
+            m.elem[i] = rel_type_size(v->t[i]->dataType);
+        } else if (v->opaque[i]) {
+            m.span[i] = bind->bindings[i].size;
+            m.elem[i] = bind->bindings[i].alignment ? bind->bindings[i].alignment : 1;
+        } else {
+            m.span[i] = v->bytes[i];
+            m.elem[i] = v->align[i] ? v->align[i] : 1;
+        }
     }
+    for (unsigned i = 0; i < v->count; i++)
+        m.same_elements[i] = m.alias[i] >= 0 && same_elements(v->t[i], v->t[m.alias[i]]);
+    m.family = (unsigned)fz_family_of(props->operation);
+    m.workspace = props->workspaceSize;
+    m.workspace_alignment = props->workspaceAlignment ? props->workspaceAlignment : 1;
     return m;
+}
+
+/* BkPlanBindingProperties must say what the harness computed: each
+ * slot's size, that it is written, a power-of-two alignment the slot's
+ * elements need, a name; entries past bindingCount zeroed. */
+static void check_binding_properties(const struct fz_op_view *v,
+                                     const BkPlanBindingProperties *bind)
+{
+    if (bind->bindingCount != v->count) {
+        violation("BkPlanBindingProperties.bindingCount = %u for %u slots", bind->bindingCount,
+                  v->count);
+        return;
+    }
+    for (unsigned i = 0; i < v->count; i++) {
+        const BkBindingProperties *b = &bind->bindings[i];
+        unsigned __int128 count, span = 0;
+        if (v->t[i])
+            rel_tensor_size(v->t[i], &count, &span);
+        const uint64_t want = v->t[i] ? (uint64_t)span : v->bytes[i];
+        const bool named = memchr(b->name, '\0', sizeof b->name) && b->name[0];
+        if ((!v->opaque[i] && b->size != want) || b->written != (v->written[i] ? 1u : 0u) ||
+            !named || !b->alignment || (b->alignment & (b->alignment - 1)) ||
+            (v->t[i] && want && b->alignment % rel_type_size(v->t[i]->dataType)) ||
+            (v->opaque[i] && b->size > ((uint64_t)1 << 40)))
+            violation("BkPlanBindingProperties slot %u: size %llu (harness %llu%s), alignment "
+                      "%llu, written %u (harness %d)", i, (unsigned long long)b->size,
+                      (unsigned long long)want, v->opaque[i] ? ", opaque" : "",
+                      (unsigned long long)b->alignment, b->written, v->written[i]);
+    }
+    for (unsigned i = v->count; i < BK_MAX_BINDINGS; i++)
+        if (bind->bindings[i].size || bind->bindings[i].name[0])
+            violation("BkPlanBindingProperties slot %u past bindingCount is not zeroed", i);
 }
 
 static BkDeviceAddress pool_address(struct fz_input *in, const struct pool *pool, size_t elem)
@@ -319,9 +393,11 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
                     if (bind[j] == bind[i])
                         sizes[i] = sizes[j];
             break;
-        default: { /* just fits at the end of a pool memory */
+        default: { /* just fits at the end of a pool memory (an empty one: its last byte,
+                    * never one past the end, which case 8 may copy to a slot that is not) */
             unsigned m = fz_byte(in) % pool->count;
-            bind[i] = pool->addr[m] + (span <= pool->size[m] ? pool->size[m] - span : 0);
+            const uint64_t need = span ? span : 1;
+            bind[i] = pool->addr[m] + (need <= pool->size[m] ? pool->size[m] - need : 0);
             break;
         }
         }
@@ -348,7 +424,18 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
         run.sType = fz_pick_stype(in);
     if (fz_one_in(in, 8))
         run.pNext = fz_pick_chain(in);
-    if (fz_one_in(in, 4)) {
+    if (model->workspace && !fz_one_in(in, 8)) {
+        /* The plan needs one: an aligned one in a pool memory with room. */
+        unsigned m = fz_byte(in) % pool->count;
+        const uint64_t a = model->workspace_alignment;
+        const BkDeviceAddress lo = (pool->addr[m] + a - 1) / a * a;
+        const uint64_t room = pool->addr[m] + pool->size[m] - lo;
+        if (lo < pool->addr[m] + pool->size[m] && room >= model->workspace) {
+            uint64_t slack = (room - model->workspace) / a;
+            run.workspace = lo + (slack ? fz_u16(in) % (slack + 1) : 0) * a;
+            run.workspaceSize = model->workspace;
+        }
+    } else if (fz_one_in(in, 4)) {
         run.workspace = pool_address(in, pool, 256);
         bool registered;
         run.workspaceSize = room_at(pool, run.workspace, &registered);
@@ -363,6 +450,7 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
         return;
     }
     stats.runs_recorded++;
+    stats.family_runs[model->family]++;
     /* Accepted: every non-empty binding must be sound. */
     for (unsigned i = 0; i < model->count; i++) {
         uint64_t span = model->span[i];
@@ -378,10 +466,31 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
         if (!model->written[i])
             continue;
         add_range(w, bind[i], span);
-        for (unsigned j = 0; j < model->count; j++)
-            if (j != i && model->span[j] && bind[i] < bind[j] + model->span[j] &&
-                bind[j] < bind[i] + span)
-                violation("bkCmdRun accepted written binding %u overlapping binding %u", i, j);
+        for (unsigned j = 0; j < model->count; j++) {
+            if (j == i || !model->span[j] || bind[i] >= bind[j] + model->span[j] ||
+                bind[j] >= bind[i] + span)
+                continue;
+            if (model->alias[i] == (int)j && model->same_elements[i] && bind[i] == bind[j]) {
+                stats.in_place_runs++; /* C == D: each element read where it is written */
+                continue;
+            }
+            violation("bkCmdRun accepted written binding %u overlapping binding %u", i, j);
+        }
+    }
+    if (model->workspace) {
+        bool registered;
+        const uint64_t room = room_at(pool, run.workspace, &registered);
+        if (!registered || room < model->workspace || run.workspaceSize < model->workspace ||
+            run.workspace % model->workspace_alignment)
+            violation("bkCmdRun accepted workspace 0x%llx of %llu bytes (%llu behind it) for a "
+                      "plan that needs %llu", (unsigned long long)run.workspace,
+                      (unsigned long long)run.workspaceSize, (unsigned long long)room,
+                      (unsigned long long)model->workspace);
+        for (unsigned i = 0; i < model->count; i++)
+            if (model->span[i] && run.workspace < bind[i] + model->span[i] &&
+                bind[i] < run.workspace + model->workspace)
+                violation("bkCmdRun accepted a workspace overlapping binding %u", i);
+        add_range(w, run.workspace, model->workspace);
     }
 }
 
@@ -623,6 +732,9 @@ static unsigned create_plans(struct fz_input *in, BkContext ctx, struct plan_slo
             continue;
         }
         stats.plans_created++;
+        const int accepted_family = fz_family_of(op.base.sType);
+        if (accepted_family >= 0)
+            stats.family_plans[accepted_family]++;
         /* The sType decides which struct libbk read. */
         struct fz_op_view view;
         if (!fz_view_op(&op, &view)) {
@@ -631,6 +743,13 @@ static unsigned create_plans(struct fz_input *in, BkContext ctx, struct plan_slo
             continue;
         }
         check_accepted_plan(&view);
+        /* What the plan says of its slots and workspace (never fuzzed: the
+         * run model needs it). */
+        BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
+        BkPlanProperties full = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+        if (RUN("bkGetPlanProperties", bkGetPlanProperties(plan, &full)) != BK_SUCCESS)
+            violation("bkGetPlanProperties failed on an accepted plan");
+        check_binding_properties(&view, &bind);
         BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
         if (fz_one_in(in, 16))
             props.sType = fz_pick_stype(in);
@@ -641,7 +760,7 @@ static unsigned create_plans(struct fz_input *in, BkContext ctx, struct plan_slo
             violation("bkGetPlanProperties: bindingCount %u, operation %d, backend %d",
                       props.bindingCount, (int)props.operation, (int)props.backend);
         plans[n].plan = plan;
-        plans[n++].model = model_of(&view);
+        plans[n++].model = model_of(&view, &bind, &full);
     }
     return n;
 }

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "fuzz_harness.h"
+#include "fuzz_ops.h"
 #include "rel_util.h"
 #include "../tap.h"
 
@@ -222,7 +223,7 @@ int main(int argc, char **argv)
     if (argc >= 2)
         return replay_files(argc - 1, argv + 1);
 
-    tap_plan(4);
+    tap_plan(5);
     struct corpus c = { 0 };
     unsigned bad = 0;
     const char *path = corpus_path();
@@ -280,6 +281,14 @@ int main(int argc, char **argv)
              s.runs_rejected, s.submits);
     tap_ok(s.plans_created > s.inputs / 10 && s.runs_recorded > s.inputs / 20 && s.submits > 0,
            "the inputs reach plan creation, recording and submission");
+    bool every = true;
+    for (unsigned f = 0; f < fz_family_count(); f++) {
+        tap_diag("  %-15s plans %lu, runs recorded %lu", fz_family_name(f), s.family_plans[f],
+                 s.family_runs[f]);
+        every = every && s.family_plans[f] > 0 && s.family_runs[f] > 0;
+    }
+    tap_diag("  runs with C == D in place: %lu", s.in_place_runs);
+    tap_ok(every, "every op family has plans made and runs recorded");
     corpus_free(&c);
     return tap_done();
 }

@@ -8,7 +8,8 @@
  *   bkAllocateMemory/bkFreeMemory, bkAllocateCommandBuffer/bkFreeCommandBuffer,
  *   bkCreatePlan/bkDestroyPlan, bkCopyToDevice/bkCopyFromDevice;
  * - a plan may be used by many threads at once (bkCmdRun, bkGetPlanProperties)
- *   and gives the same bits as when used alone;
+ *   and gives the same bits as when used alone: gated activations, and a
+ *   dense GEMM with a workspace of each thread's own;
  * - command buffers and queues are not shared: one thread each, here;
  * - bkEnumerateDevices and bkCreateContext/bkDestroyContext of separate
  *   contexts may run concurrently;
@@ -32,8 +33,11 @@
 #define MAX_THREADS 16
 
 static BkContext ctx;
-static BkPlan fwd_plan, bwd_plan;
+static BkPlan fwd_plan, bwd_plan, gemm_plan;
 static BkDeviceAddress x_addr, bx_addr, dy_addr;      /* shared inputs */
+static BkDeviceAddress ga_addr, gb_addr, gc_addr, gbias_addr;
+static uint64_t gemm_workspace;
+static float ref_gd[32 * 24];
 static float ref_y[64 * 64];
 static double ref_dx[32 * 16];
 static int iterations;
@@ -58,6 +62,17 @@ static const BkGatedActivationBackwardInfo bwd_info = {
     .input = { BK_DATA_TYPE_F64, 2, { 32, 16 }, { 0 } },
     .gradOutput = { BK_DATA_TYPE_F64, 2, { 16, 16 }, { 0 } },
     .gradInput = { BK_DATA_TYPE_F64, 2, { 32, 16 }, { 0 } },
+};
+
+/* D [32, 24] = gelu(A [32, 40] @ B^T (B [24, 40]) / 2 + 2 C + bias). */
+static const BkGemmInfo gemm_info = {
+    .sType = BK_STRUCTURE_TYPE_GEMM_INFO, .transB = BK_GEMM_OP_T,
+    .activation = BK_GEMM_ACTIVATION_GELU_TANH, .alpha = 0.5, .beta = 2.0,
+    .a = { BK_DATA_TYPE_F32, 2, { 32, 40 }, { 0 } },
+    .b = { BK_DATA_TYPE_F32, 2, { 24, 40 }, { 0 } },
+    .c = { BK_DATA_TYPE_F32, 2, { 32, 24 }, { 0 } },
+    .d = { BK_DATA_TYPE_F32, 2, { 32, 24 }, { 0 } },
+    .bias = { BK_DATA_TYPE_F32, 1, { 24 }, { 0 } },
 };
 
 /* ---- Message callbacks ------------------------------------------------------ */
@@ -120,9 +135,11 @@ static BkMemory alloc_mem(uint64_t size, BkDeviceAddress *addr)
     return m;
 }
 
-/* Records forward, backward and a fill into cmd and submits it on q. */
+/* Records forward, backward, the GEMM (into gd, with workspace ws) and a
+ * fill into cmd and submits it on q. */
 static bool run_all(BkCommandBuffer cmd, BkQueue q, BkPlan fwd, BkDeviceAddress y,
-                    BkDeviceAddress dx, BkDeviceAddress fill, uint32_t pattern, bool reusable)
+                    BkDeviceAddress dx, BkDeviceAddress gd, BkDeviceAddress ws,
+                    BkDeviceAddress fill, uint32_t pattern, bool reusable)
 {
     BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                     .usage = reusable ? BK_COMMAND_BUFFER_USAGE_REUSABLE
@@ -130,8 +147,12 @@ static bool run_all(BkCommandBuffer cmd, BkQueue q, BkPlan fwd, BkDeviceAddress 
     BkDeviceAddress bf[2] = { x_addr, y }, bb[3] = { bx_addr, dy_addr, dx };
     BkRunInfo rf = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2, .pBindings = bf };
     BkRunInfo rb = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 3, .pBindings = bb };
+    BkDeviceAddress bg[5] = { ga_addr, gb_addr, gc_addr, gd, gbias_addr };
+    BkRunInfo rg = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 5, .pBindings = bg,
+                     .workspace = ws, .workspaceSize = gemm_workspace };
     return bkBeginCommandBuffer(cmd, &bi) == BK_SUCCESS && bkCmdRun(cmd, fwd, &rf) == BK_SUCCESS &&
            bkCmdRun(cmd, bwd_plan, &rb) == BK_SUCCESS &&
+           bkCmdRun(cmd, gemm_plan, &rg) == BK_SUCCESS &&
            bkCmdFillMemory(cmd, fill, 1024, pattern) == BK_SUCCESS &&
            bkEndCommandBuffer(cmd) == BK_SUCCESS && bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS &&
            (!reusable || bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS) &&
@@ -170,12 +191,14 @@ static void *worker(void *arg)
     unsigned id = (unsigned)(uintptr_t)arg;
     BkQueue q;
     BkCommandBuffer cmd[2];
-    BkDeviceAddress y, dx, fill;
+    BkDeviceAddress y, dx, fill, gd, ws = 0;
     BkMemory my = alloc_mem(sizeof ref_y, &y), mdx = alloc_mem(sizeof ref_dx, &dx);
-    BkMemory mfill = alloc_mem(1024, &fill);
+    BkMemory mfill = alloc_mem(1024, &fill), mgd = alloc_mem(sizeof ref_gd, &gd);
+    BkMemory mws = gemm_workspace ? alloc_mem(gemm_workspace, &ws) : BK_NULL_HANDLE;
     if (bkGetQueue(ctx, id, &q) != BK_SUCCESS ||
         bkAllocateCommandBuffer(ctx, NULL, &cmd[0]) != BK_SUCCESS ||
-        bkAllocateCommandBuffer(ctx, &cb, &cmd[1]) != BK_SUCCESS || !my || !mdx || !mfill) {
+        bkAllocateCommandBuffer(ctx, &cb, &cmd[1]) != BK_SUCCESS || !my || !mdx || !mfill ||
+        !mgd || (gemm_workspace && !mws)) {
         atomic_fetch_add(&call_failures, 1);
         pthread_barrier_wait(&barrier); /* keep the others' barriers matched */
         for (int i = 0; i < iterations; i++) {
@@ -188,6 +211,7 @@ static void *worker(void *arg)
     static float got_y[MAX_THREADS][64 * 64];
     static double got_dx[MAX_THREADS][32 * 16];
     static uint32_t got_fill[MAX_THREADS][256];
+    static float got_gd[MAX_THREADS][32 * 24];
     for (int i = 0; i < iterations; i++) {
         /* A private plan and memory each time, made while others do too. */
         BkPlan own = BK_NULL_HANDLE;
@@ -198,8 +222,12 @@ static void *worker(void *arg)
         BkMemory mtmp = alloc_mem(4096 + 64 * id, &tmp);
 
         uint32_t pattern = id * 1000u + (uint32_t)i;
-        if (!run_all(cmd[i % 2], q, use_own ? own : fwd_plan, y, dx, fill, pattern, i % 2))
+        if (!run_all(cmd[i % 2], q, use_own ? own : fwd_plan, y, dx, gd, ws, fill, pattern,
+                     i % 2))
             atomic_fetch_add(&call_failures, 1);
+        if (bkCopyFromDevice(ctx, got_gd[id], gd, sizeof ref_gd) != BK_SUCCESS ||
+            memcmp(got_gd[id], ref_gd, sizeof ref_gd))
+            atomic_fetch_add(&mismatches, 1);
         if (bkCopyFromDevice(ctx, got_y[id], y, sizeof ref_y) != BK_SUCCESS ||
             bkCopyFromDevice(ctx, got_dx[id], dx, sizeof ref_dx) != BK_SUCCESS ||
             bkCopyFromDevice(ctx, got_fill[id], fill, 1024) != BK_SUCCESS)
@@ -236,6 +264,8 @@ static void *worker(void *arg)
     bkFreeMemory(ctx, my);
     bkFreeMemory(ctx, mdx);
     bkFreeMemory(ctx, mfill);
+    bkFreeMemory(ctx, mgd);
+    bkFreeMemory(ctx, mws);
     return NULL;
 }
 
@@ -304,17 +334,40 @@ int main(void)
     dy_addr = upload(dy, sizeof dy, &mdy);
     fwd_plan = make_plan(&fwd_info);
     bwd_plan = make_plan(&bwd_info);
+    static float ga[32 * 40], gb[24 * 40], gc[32 * 24], gbias[24];
+    for (size_t i = 0; i < sizeof ga / sizeof ga[0]; i++)
+        ga[i] = (float)((double)rel_below(&g, 2001) / 1000.0 - 1.0);
+    for (size_t i = 0; i < sizeof gb / sizeof gb[0]; i++)
+        gb[i] = (float)((double)rel_below(&g, 2001) / 1000.0 - 1.0);
+    for (size_t i = 0; i < sizeof gc / sizeof gc[0]; i++)
+        gc[i] = (float)((double)rel_below(&g, 2001) / 1000.0 - 1.0);
+    for (size_t i = 0; i < sizeof gbias / sizeof gbias[0]; i++)
+        gbias[i] = (float)((double)rel_below(&g, 2001) / 1000.0 - 1.0);
+    BkMemory mga, mgb, mgc, mgbias, mgd, mws = BK_NULL_HANDLE;
+    ga_addr = upload(ga, sizeof ga, &mga);
+    gb_addr = upload(gb, sizeof gb, &mgb);
+    gc_addr = upload(gc, sizeof gc, &mgc);
+    gbias_addr = upload(gbias, sizeof gbias, &mgbias);
+    gemm_plan = make_plan(&gemm_info);
+    BkPlanProperties gp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    if (bkGetPlanProperties(gemm_plan, &gp) != BK_SUCCESS)
+        tap_bail("bkGetPlanProperties: %s", bkGetLastErrorMessage());
+    gemm_workspace = gp.workspaceSize;
 
     /* The reference: the same work done by one thread alone. */
-    BkDeviceAddress y, dx, fill;
+    BkDeviceAddress y, dx, fill, gd, ws = 0;
     my = alloc_mem(sizeof ref_y, &y);
     mdx = alloc_mem(sizeof ref_dx, &dx);
     mfill = alloc_mem(1024, &fill);
+    mgd = alloc_mem(sizeof ref_gd, &gd);
+    if (gemm_workspace)
+        mws = alloc_mem(gemm_workspace, &ws);
     BkCommandBuffer cmd;
     BkQueue q0;
     if (bkAllocateCommandBuffer(ctx, NULL, &cmd) != BK_SUCCESS ||
         bkGetQueue(ctx, 0, &q0) != BK_SUCCESS ||
-        !run_all(cmd, q0, fwd_plan, y, dx, fill, 0, false) ||
+        !run_all(cmd, q0, fwd_plan, y, dx, gd, ws, fill, 0, false) ||
+        bkCopyFromDevice(ctx, ref_gd, gd, sizeof ref_gd) != BK_SUCCESS ||
         bkCopyFromDevice(ctx, ref_y, y, sizeof ref_y) != BK_SUCCESS ||
         bkCopyFromDevice(ctx, ref_dx, dx, sizeof ref_dx) != BK_SUCCESS)
         tap_bail("reference run: %s", bkGetLastErrorMessage());
@@ -322,6 +375,8 @@ int main(void)
     bkFreeMemory(ctx, my);
     bkFreeMemory(ctx, mdx);
     bkFreeMemory(ctx, mfill);
+    bkFreeMemory(ctx, mgd);
+    bkFreeMemory(ctx, mws);
 
     pthread_barrier_init(&barrier, NULL, nthreads);
     pthread_t th[MAX_THREADS], tog;
@@ -353,6 +408,11 @@ int main(void)
 
     bkDestroyPlan(fwd_plan);
     bkDestroyPlan(bwd_plan);
+    bkDestroyPlan(gemm_plan);
+    bkFreeMemory(ctx, mga);
+    bkFreeMemory(ctx, mgb);
+    bkFreeMemory(ctx, mgc);
+    bkFreeMemory(ctx, mgbias);
     bkFreeMemory(ctx, mx);
     bkFreeMemory(ctx, mbx);
     bkFreeMemory(ctx, mdy);

@@ -1,0 +1,46 @@
+/* Shared by the GPU-against-host tests of the GEMM family (t/gpu_gemm.c,
+ * t/gpu_sparse24.c): one host image of a test matrix placed on a device
+ * between guard bytes, bound one element (or any number of bytes) past a
+ * 256-byte boundary, fetched back with the guards checked; and the
+ * comparisons of two devices' results element by element (bit for bit or
+ * within a bound), with the bytes that are no element checked against
+ * what they held before the run. The matrices are struct tmat (gemm_ref.h). */
+#ifndef BK_TEST_GPU_PAIR_H
+#define BK_TEST_GPU_PAIR_H
+
+#include "gemm_ref.h"
+
+#define GPU_PAIR_GUARD 256u   /* poisoned bytes before and after each tensor */
+
+struct placed {
+    struct bkt_buffer buf;
+    BkDeviceAddress addr;     /* the tensor's base: guard + offset bytes in */
+    uint64_t bytes;           /* the image's bytes */
+};
+
+/* Copies bytes of host to a fresh buffer of ctx, offset bytes past the
+ * 256-byte aligned start of the tensor area, the guards poisoned. */
+struct placed place(BkContext ctx, const void *host, uint64_t bytes, uint64_t offset);
+/* The tensor's bytes back into host; returns the guard bytes that lost
+ * the poison (a write outside the tensor's span). */
+long fetch(BkContext ctx, const struct placed *p, void *host);
+void unplace(BkContext ctx, struct placed *p);
+
+/* Bytes of got that are no element of m's layout and differ from before. */
+long gap_changes(const struct tmat *m, const void *got, const void *before);
+/* Elements of got (in m's layout and type) whose bits differ from want's;
+ * the first few are printed under label. */
+long bit_differences(const struct tmat *m, const void *got, const void *want, const char *label);
+/* Elements where got is not within tol (scale[e], e = (b * rows + i) *
+ * cols + j) of ref, or is not finite; the first few are printed. Tracks
+ * the largest |got - ref| / bound seen in *worst (may be NULL). */
+long close_differences(const struct tmat *m, const void *got, const void *ref,
+                       const double *scale, struct bkt_tolerance tol, const char *label,
+                       double *worst);
+
+/* Counts a plan's kernel name; kernels_report prints each with its count
+ * as TAP comments. */
+void kernel_seen(const char *name);
+void kernels_report(const char *what);
+
+#endif /* BK_TEST_GPU_PAIR_H */
