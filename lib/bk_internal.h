@@ -24,6 +24,12 @@
  * callback and returns result, so callers write: return bk_error(...). */
 BK_HIDDEN BkResult bk_error(BkResult result, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A try that may be abandoned for another way (a fallback): between begin
+ * and end, errors are recorded but not sent to the message callback; end
+ * with discard restores the message from before begin (the try's failure
+ * is no error of the call), else sends a failing result's message on. */
+BK_HIDDEN void bk_error_tentative_begin(void);
+BK_HIDDEN BkResult bk_error_tentative_end(BkResult result, bool discard);
 BK_HIDDEN const char *bk_data_type_name(BkDataType type);
 BK_HIDDEN size_t bk_data_type_size(BkDataType type); /* 0 for unknown */
 

@@ -13,13 +13,13 @@ static pthread_mutex_t callback_lock = PTHREAD_MUTEX_INITIALIZER;
 static PFN_bkMessageCallback callback_fn;
 static void *callback_user;
 
-BkResult bk_error(BkResult result, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
-    va_end(ap);
+/* Tentative calls (bk_error_tentative_begin/end) on this thread, and the
+ * message from before the outermost one. */
+static _Thread_local unsigned tentative_depth;
+static _Thread_local char tentative_saved[BK_MESSAGE_SIZE];
 
+static void send_to_callback(BkResult result)
+{
     /* Read the pair under the lock so a concurrent bkSetMessageCallback
      * never hands a callback someone else's user data. */
     pthread_mutex_lock(&callback_lock);
@@ -28,6 +28,33 @@ BkResult bk_error(BkResult result, const char *fmt, ...)
     pthread_mutex_unlock(&callback_lock);
     if (fn)
         fn(result, last_message, user);
+}
+
+BkResult bk_error(BkResult result, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    if (tentative_depth == 0)
+        send_to_callback(result);
+    return result;
+}
+
+void bk_error_tentative_begin(void)
+{
+    if (tentative_depth++ == 0)
+        snprintf(tentative_saved, sizeof tentative_saved, "%s", last_message);
+}
+
+BkResult bk_error_tentative_end(BkResult result, bool discard)
+{
+    if (tentative_depth == 0 || --tentative_depth > 0)
+        return result;
+    if (discard)
+        snprintf(last_message, sizeof last_message, "%s", tentative_saved);
+    else if (result < 0)
+        send_to_callback(result);
     return result;
 }
 
