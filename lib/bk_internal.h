@@ -256,6 +256,12 @@ struct BkPlan_T {
     void *impl;                            /* backend per-plan state */
 };
 
+/* The usual guarantee of a float op (lib/plan.c): f32 and the half types
+ * compute and sum in F32, F64 in F64, deterministic and bit-stable, no
+ * workspace; what a backend starts from and may change (TF32, its
+ * workspace). */
+BK_HIDDEN void bk_plan_set_float_precision(BkPlan plan, BkDataType input);
+
 /* Op families: validate an info struct into plan->problem, slots and
  * bindingCount (lib/gated_activation.c, ...). */
 BK_HIDDEN BkResult bk_gated_activation_init(BkPlan plan, const void *info);
@@ -293,9 +299,6 @@ BK_HIDDEN void bk_gemm_set_slots(BkPlan plan, const char *const *names, const st
 /* Lets the output slot be bound at C's address when their layouts agree. */
 BK_HIDDEN void bk_gemm_slot_alias(BkPlan plan, uint32_t out_slot, const struct bk_matrix *out,
                                   uint32_t c_slot, const struct bk_matrix *c, bool has_c);
-/* F32 sums (F64 for F64 inputs), deterministic, no workspace: what every
- * backend starts from; a backend may change it (TF32, its workspace). */
-BK_HIDDEN void bk_gemm_set_precision(BkPlan plan, BkDataType input);
 
 /* Whether a tensor desc was left out: dataType UNDEFINED. */
 static inline bool bk_desc_absent(const BkTensorDesc *d)

@@ -159,15 +159,7 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
     }
     normalise(&ops, t, &plan->problem.gated);
 
-    /* Every backend: f32 and the half types compute in f32, f64 in f64;
-     * elementwise, so deterministic and bit-stable; no workspace. */
-    BkDataType compute = t[0].type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
-    plan->props.precision = (BkPrecisionGuarantee){
-        .computeType = compute,
-        .accumulatorType = compute,
-        .deterministic = BK_TRUE,
-        .bitStable = BK_TRUE,
-    };
-    plan->props.workspaceSize = 0;
+    /* Every backend: elementwise, so deterministic and bit-stable. */
+    bk_plan_set_float_precision(plan, t[0].type);
     return BK_SUCCESS;
 }

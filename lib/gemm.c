@@ -104,18 +104,6 @@ void bk_gemm_set_slots(BkPlan plan, const char *const *names, const struct bk_te
     }
 }
 
-void bk_gemm_set_precision(BkPlan plan, BkDataType input)
-{
-    BkDataType compute = input == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
-    plan->props.precision = (BkPrecisionGuarantee){
-        .computeType = compute,
-        .accumulatorType = compute,
-        .deterministic = BK_TRUE,
-        .bitStable = BK_TRUE,
-    };
-    plan->props.workspaceSize = 0;
-}
-
 enum { A, B, C, D, BIAS, SLOTS };
 
 BkResult bk_gemm_init(BkPlan plan, const void *info)
@@ -225,6 +213,6 @@ BkResult bk_gemm_init(BkPlan plan, const void *info)
             present[i] = false;
     bk_gemm_set_slots(plan, names, t, present, SLOTS, D);
     bk_gemm_slot_alias(plan, D, &p->d, C, &p->c, present[C]);
-    bk_gemm_set_precision(plan, p->ab_type);
+    bk_plan_set_float_precision(plan, p->ab_type);
     return BK_SUCCESS;
 }

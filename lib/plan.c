@@ -27,6 +27,18 @@ static void plan_free(BkPlan plan)
     bk_free(&alloc, plan);
 }
 
+void bk_plan_set_float_precision(BkPlan plan, BkDataType input)
+{
+    BkDataType compute = input == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    plan->props.precision = (BkPrecisionGuarantee){
+        .computeType = compute,
+        .accumulatorType = compute,
+        .deterministic = BK_TRUE,
+        .bitStable = BK_TRUE,
+    };
+    plan->props.workspaceSize = 0;
+}
+
 BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateInfo,
                              const BkAllocationCallbacks *pAllocator, BkPlan *pPlan)
 {

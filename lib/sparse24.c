@@ -308,6 +308,6 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
     bk_gemm_set_slots(plan, names, t, present, SLOTS, Y);
     set_slot(plan, W, "weight", empty ? 0 : size, PREPARED_ALIGNMENT, false);
     bk_gemm_slot_alias(plan, Y, &p->y, C, &p->c, present[C]);
-    bk_gemm_set_precision(plan, p->type);
+    bk_plan_set_float_precision(plan, p->type);
     return BK_SUCCESS;
 }

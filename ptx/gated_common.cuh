@@ -13,32 +13,10 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "element_types.cuh"
 #include "gated_kernel_args.h"
 
 namespace bk {
-
-// ---- Storage types and the type they compute in ------------------------
-template <typename T> struct Storage;
-template <> struct Storage<float> {
-    typedef float C;
-    static __device__ __forceinline__ float in(float v) { return v; }
-    static __device__ __forceinline__ float out(float v) { return v; }
-};
-template <> struct Storage<double> {
-    typedef double C;
-    static __device__ __forceinline__ double in(double v) { return v; }
-    static __device__ __forceinline__ double out(double v) { return v; }
-};
-template <> struct Storage<__half> {
-    typedef float C;
-    static __device__ __forceinline__ float in(__half v) { return __half2float(v); }
-    static __device__ __forceinline__ __half out(float v) { return __float2half_rn(v); }
-};
-template <> struct Storage<__nv_bfloat16> {
-    typedef float C;
-    static __device__ __forceinline__ float in(__nv_bfloat16 v) { return __bfloat162float(v); }
-    static __device__ __forceinline__ __nv_bfloat16 out(float v) { return __float2bfloat16_rn(v); }
-};
 
 #define BK_SQRT_2_OVER_PI 0.79788456080286535587989211986876
 #define BK_INV_SQRT_2 0.70710678118654752440084436210485
@@ -261,14 +239,7 @@ static __device__ __forceinline__ void gated(const bk_gated_args &p)
     T *y = reinterpret_cast<T *>(p.y);
     T *dx = reinterpret_cast<T *>(p.dx);
     const uint64_t step = (uint64_t)BK_GATED_BLOCK * U;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    // Launched with programmatic stream serialization (as libbk does on
-    // sm_90 and later), this grid may start while the one before it runs:
-    // wait until that grid has finished and its writes are visible, then
-    // let the next grid start its own launch. Without it, both are no-ops.
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+    grid_dependency_wait();
 
     for (uint64_t base = (uint64_t)blockIdx.x * step; base < p.count;
          base += (uint64_t)gridDim.x * step) {

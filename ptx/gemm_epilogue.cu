@@ -8,44 +8,14 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "element_types.cuh"
 #include "gemm_epilogue_args.h"
 
 namespace {
 
-// Launched with programmatic stream serialization (libbk does so on sm_90
-// and later), a grid may start while the one before it in the stream still
-// runs: wait for it and its writes before touching memory, then let the
-// next grid begin its launch. Elsewhere both are no-ops.
-__device__ __forceinline__ void grid_dependency_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+using bk::grid_dependency_wait;
 
-// ---- Element types and the type they compute in ---------------------------
-template <typename T> struct Elem;
-template <> struct Elem<float> {
-    typedef float C;
-    static __device__ __forceinline__ float in(float v) { return v; }
-    static __device__ __forceinline__ float out(float v) { return v; }
-};
-template <> struct Elem<double> {
-    typedef double C;
-    static __device__ __forceinline__ double in(double v) { return v; }
-    static __device__ __forceinline__ double out(double v) { return v; }
-};
-template <> struct Elem<__half> {
-    typedef float C;
-    static __device__ __forceinline__ float in(__half v) { return __half2float(v); }
-    static __device__ __forceinline__ __half out(float v) { return __float2half_rn(v); }
-};
-template <> struct Elem<__nv_bfloat16> {
-    typedef float C;
-    static __device__ __forceinline__ float in(__nv_bfloat16 v) { return __bfloat162float(v); }
-    static __device__ __forceinline__ __nv_bfloat16 out(float v) { return __float2bfloat16_rn(v); }
-};
+template <typename T> using Elem = bk::Storage<T>;
 
 // Single roundings, as the host computes.
 __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }

@@ -7,6 +7,7 @@
 # cuda_fatbins.S and a row in lib/cuda/cuda_module.c.
 BK_PTX_COMMON = \
 	ptx/build-fatbin.sh \
+	ptx/element_types.cuh \
 	ptx/gated_common.cuh \
 	ptx/gated_kernel_args.h
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
@@ -55,7 +56,7 @@ ptx/sparse24_general.fatbin: $(srcdir)/ptx/sparse24_general.cu $(BK_PTX_DEPS) $(
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_general.cu $@ $(BK_PTX_TOOLS)
 
 ptx/gemm_epilogue.fatbin: $(srcdir)/ptx/gemm_epilogue.cu $(srcdir)/ptx/gemm_epilogue_args.h \
-		$(srcdir)/ptx/build-fatbin.sh
+		$(BK_PTX_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/gemm_epilogue.cu $@ $(BK_PTX_TOOLS)
 endif

@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "element_types.cuh"
 #include "sparse24_args.h"
 
 // Device functions that host-side checks also run: the per-item code of
@@ -21,47 +22,10 @@
 
 namespace bk_sp24 {
 
-// ---- Element types ---------------------------------------------------------
-// C: the type they compute in; bits: the raw storage, for copies that must
-// keep every bit (NaN payloads, -0).
-template <typename T> struct Elem;
-template <> struct Elem<float> {
-    typedef float C;
-    typedef uint32_t Bits;
-    static BK_SP24_HD float in(float v) { return v; }
-    static BK_SP24_HD float out(float v) { return v; }
-};
-template <> struct Elem<double> {
-    typedef double C;
-    typedef unsigned long long Bits;
-    static BK_SP24_HD double in(double v) { return v; }
-    static BK_SP24_HD double out(double v) { return v; }
-};
-template <> struct Elem<__half> {
-    typedef float C;
-    typedef uint16_t Bits;
-    static BK_SP24_HD float in(__half v) { return __half2float(v); }
-    static BK_SP24_HD __half out(float v) { return __float2half_rn(v); }
-};
-template <> struct Elem<__nv_bfloat16> {
-    typedef float C;
-    typedef uint16_t Bits;
-    static BK_SP24_HD float in(__nv_bfloat16 v) { return __bfloat162float(v); }
-    static BK_SP24_HD __nv_bfloat16 out(float v) { return __float2bfloat16_rn(v); }
-};
+// ---- Element types: libbk's storage traits (element_types.cuh) --------------
+template <typename T> using Elem = bk::Storage<T>;
 
-// Launched with programmatic stream serialization (libbk does so on sm_90
-// and later), a grid may start while the one before it in the stream still
-// runs: wait until that grid has finished and its writes are visible before
-// touching memory, then let the next grid begin its launch. Elsewhere both
-// are no-ops.
-static __device__ __forceinline__ void grid_dependency_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+using bk::grid_dependency_wait;
 
 // ---- GEMM epilogue ------------------------------------------------------------
 // act(alpha * acc + beta * c + bias) in f32, each operation rounded on its
