@@ -128,9 +128,28 @@ find_cublaslt() {
     done
 }
 
+# cuSPARSELt, bkbench's comparison for the 2:4 sparse GEMM (never libbk's):
+# PyTorch's wheel (nvidia.cusparselt, or the older top-level cusparselt; a
+# namespace package has no __file__, so its first __path__), else the
+# loader's. BK_CUSPARSELT_LIBRARY set by the caller wins.
+find_cusparselt() {
+    for mod in nvidia.cusparselt cusparselt; do
+        slt_dir=$(python3 -c "import $mod as m, os
+f = getattr(m, '__file__', None)
+print(os.path.dirname(f) if f else list(m.__path__)[0])" 2>/dev/null) || continue
+        if [ -n "$slt_dir" ] && [ -f "$slt_dir/lib/libcusparseLt.so.0" ]; then
+            BK_CUSPARSELT_LIBRARY=$slt_dir/lib/libcusparseLt.so.0
+            export BK_CUSPARSELT_LIBRARY
+            return
+        fi
+    done
+}
+
 if has_step gemm; then
     [ -n "${BK_CUBLASLT_LIBRARY:-}" ] || find_cublaslt
     note "cuBLASLt: ${BK_CUBLASLT_LIBRARY:-found by the loader}"
+    [ -n "${BK_CUSPARSELT_LIBRARY:-}" ] || find_cusparselt
+    note "cuSPARSELt: ${BK_CUSPARSELT_LIBRARY:-found by the loader, if at all}"
     # What libbk plans on the GPU for the GEMM family, and where it found cuBLASLt.
     limit 120 tools/bkinfo >"$build/bkinfo.txt" 2>&1
     note "bkinfo: exit $?"
@@ -139,12 +158,12 @@ if has_step gemm; then
     grep '^cuBLASLt' "$build/bkinfo.txt" | sed 's/^/bkinfo: /' | tee -a "$summary"
     {
         echo "==== bkbench --op gemm,sparse24"
-        limit 300 tools/bkbench --device cuda --op gemm,sparse24 --json-file "$OUT/gemm.json" 2>&1
+        limit 420 tools/bkbench --device cuda --op gemm,sparse24 --json-file "$OUT/gemm.json" 2>&1
         echo "# exit $?"
     } >"$build/gemm.txt"
     cat "$build/gemm.txt" >>"$OUT/bench.txt"
-    # The two tables and any complaint go to the summary.
-    grep -E '^(dense GEMM|1x:|peak:|op |gemm |2:4 sparse|TFLOP/s|sparse24 |bkbench|# exit)' \
+    # The three tables and any complaint go to the summary.
+    grep -E '^(dense GEMM|1x:|peak:|op |gemm |2:4 sparse|TFLOP/s|sparse24 |cuSPARSELt|cusparselt |bkbench|# exit)' \
         "$build/gemm.txt" | tee -a "$summary"
 fi
 

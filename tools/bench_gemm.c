@@ -36,7 +36,7 @@ enum { SLOT_A, SLOT_B, SLOT_D, SLOT_COUNT };
 /* How far libbk's and cuBLASLt's D may differ, over max |D|: a few units
  * in the last place of D's type (both sum in F32, or F64, in different
  * orders and split-K schemes). */
-static double agreement(BkDataType dtype)
+double gemm_agreement(BkDataType dtype)
 {
     switch (dtype) {
     case BK_DATA_TYPE_F16: return 0x1p-8;
@@ -131,11 +131,11 @@ static void check_agreement(struct bench_device *d, const struct gemm_case *c,
                 top = a > 0 ? a : -a;
         }
         r->lt_max_rel_diff = top > 0 ? diff / top : diff;
-        if (!(r->lt_max_rel_diff <= agreement(c->dtype))) {
+        if (!(r->lt_max_rel_diff <= gemm_agreement(c->dtype))) {
             r->lt_status = "mismatch";
             snprintf(r->lt_message, sizeof r->lt_message,
                      "cuBLASLt's D differs from libbk's by %.3g of max |D| (allowed %.3g)",
-                     r->lt_max_rel_diff, agreement(c->dtype));
+                     r->lt_max_rel_diff, gemm_agreement(c->dtype));
         }
     }
     free(theirs);

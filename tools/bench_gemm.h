@@ -3,8 +3,9 @@
  *             libbk's plan as one-time and as reusable submits beside
  *             cuBLASLt called directly with the same algorithm policy;
  *   sparse24  Y[N, M] = X[N, K] @ W^T with a 2:4 W[M, K], libbk's sparse
- *             plan beside its dense plan of the same shape (flops counted
- *             as the dense 2 M N K for both).
+ *             plan beside its dense plan of the same shape and beside
+ *             cuSPARSELt called directly on the same pruned W (flops
+ *             counted as the dense 2 M N K for all).
  * Shapes are the GPU ones divided by the scale's divisor (a handful of
  * tokens, N = 16, stays as it is). */
 #ifndef BK_TOOL_BENCH_GEMM_H
@@ -18,7 +19,9 @@
 
 #include "bench_device.h"
 #include "bench_run.h"
+#include "bench_sets.h"
 #include "cublaslt_direct.h"
+#include "cusparselt_direct.h"
 
 enum bench_gemm_scale {
     BENCH_GEMM_GPU = 1,                   /* 4096^3, 8192^3, Llama-70B layers */
@@ -71,6 +74,15 @@ struct sparse24_result {
     uint32_t sets;
     double sparse_us, dense_us;           /* medians, reusable submits */
     double peak_tflops;                   /* dense peak, 0 = unknown */
+    /* cuSPARSELt called directly: "ok", "unavailable" (no library or not
+     * a CUDA device), "failed" (slt_message says why) or "mismatch"
+     * (timed, but its Y is not libbk's sparse Y). */
+    const char *slt_status;
+    char slt_message[256];
+    double slt_us;                        /* median; 0 = not timed */
+    uint64_t slt_compressed_bytes;        /* its compressed W */
+    uint64_t slt_workspace;               /* its searched algorithm's workspace */
+    double slt_max_rel_diff;              /* max |libbk - cuSPARSELt| / max |libbk|; < 0: not compared */
 };
 
 /* Settings of the GEMM cases beyond the shared ones. */
@@ -81,6 +93,8 @@ struct gemm_settings {
     const char *lt_status;                /* when lt is NULL: "skipped" or "unavailable" */
     const char *lt_message;
     uint64_t lt_workspace_limit;          /* bytes offered to cuBLASLt's heuristic, as libbk */
+    struct cusparselt *slt;               /* NULL: no cuSPARSELt comparison */
+    const char *slt_message;              /* when slt is NULL: why ("unavailable") */
 };
 
 size_t bench_gemm_case_count(void);
@@ -97,6 +111,17 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
                     const struct gemm_settings *s, struct gemm_result *r);
 void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
                         const struct gemm_settings *s, struct sparse24_result *r);
+/* The cuSPARSELt part of a sparse24 case (bench_sparse24_slt.c), run with
+ * s->slt: the slots of sets hold X, Y and the dense W already pruned to
+ * libbk's 2:4 pattern; ref_y is libbk's sparse Y of set 0 on the host.
+ * Fills r's slt_ members; never exits for cuSPARSELt's errors. */
+void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,
+                               const struct gemm_settings *s, const struct bench_sets *sets,
+                               const uint32_t slots[3], const void *ref_y,
+                               struct sparse24_result *r);
+/* How far two GEMMs' outputs may differ, over max |D|: a few roundings of
+ * dtype. */
+double gemm_agreement(BkDataType dtype);
 
 /* Text rows (bench_gemm_report.c); each header starts a table. */
 /* peak_model: NULL for an unknown device; lt: the cuBLASLt library or
@@ -104,7 +129,12 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
 void bench_gemm_print_header(const struct gemm_settings *s, const char *peak_model,
                              const char *lt);
 void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r);
-void bench_sparse24_print_header(void);
+/* slt: the cuSPARSELt library or why there is no comparison. */
+void bench_sparse24_print_header(const char *slt);
+/* The cuSPARSELt comparison of the sparse cases, a table of its own
+ * (printed once all of them ran). */
+void bench_sparse24_print_slt(const struct sparse24_case *c, const struct sparse24_result *r,
+                              size_t n);
 void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse24_result *r);
 /* JSON arrays, the value of "gemm" and of "sparse24". */
 void bench_gemm_print_json(const struct gemm_case *c, const struct gemm_result *r, size_t n);

@@ -1,6 +1,7 @@
 /* bkbench's GEMM tables, as text rows and as JSON. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_gemm.h"
 #include "tool_common.h"
@@ -97,14 +98,46 @@ void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r
     emit(&l);
 }
 
-void bench_sparse24_print_header(void)
+void bench_sparse24_print_header(const char *slt)
 {
     printf("\n2:4 sparse GEMM Y[N,M] = X[N,K] @ W[M,K]^T beside libbk's dense GEMM, "
            "reusable buffers;\n");
     printf("TFLOP/s = 2MNK / median time for both (dense-equivalent); speedup: dense time / "
            "sparse time\n");
+    printf("cuSPARSELt: %.80s\n", slt);
     printf("%-8s %-5s %-7s %-15s %4s %8s %8s %7s %s\n", "op", "dtype", "layer",
            "shape(NxMxK)", "sets", "dense", "sparse", "speedup", "sparse kernel");
+}
+
+/* A table of its own, after the sparse rows: the rows above keep their
+ * columns, and its status and message need the room a kernel name has. */
+void bench_sparse24_print_slt(const struct sparse24_case *c, const struct sparse24_result *r,
+                              size_t n)
+{
+    printf("\n2:4 sparse GEMM, libbk beside cuSPARSELt on the same pruned W (same sets, same X);"
+           "\nTFLOP/s dense-equivalent; bk/SLt: cuSPARSELt time / libbk sparse time\n");
+    printf("%-10s %-5s %-7s %-15s %8s %8s %7s %s\n", "op", "dtype", "layer", "shape(NxMxK)",
+           "sparse", "SLt", "bk/SLt", "status");
+    for (size_t i = 0; i < n; i++, c++, r++) {
+        if (!r->supported)
+            continue;
+        struct line l = {"", 0};
+        double flops = sparse24_case_flops(c);
+        bool timed = r->slt_us > 0;
+        add(&l, "%-10s %-5s %-7s %-15s", "cusparselt", tool_dtype_name(c->dtype), c->layer,
+            c->shape);
+        add_tflops(&l, tflops(flops, r->sparse_us), true);
+        add_tflops(&l, tflops(flops, r->slt_us), timed);
+        add_percent(&l, r->slt_us / r->sparse_us, timed);
+        int room = TEXT_WIDTH - (int)l.len - 1;
+        if (r->slt_message[0])
+            add(&l, " %.*s: %.*s", room > 0 ? room : 0, r->slt_status,
+                room > (int)strlen(r->slt_status) + 2 ? room - (int)strlen(r->slt_status) - 2 : 0,
+                r->slt_message);
+        else
+            add(&l, " %.*s", room > 0 ? room : 0, r->slt_status);
+        emit(&l);
+    }
 }
 
 void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse24_result *r)
@@ -211,6 +244,17 @@ void bench_sparse24_print_json(const struct sparse24_case *c, const struct spars
         json_number("denseUs", r->dense_us, true);
         json_number("denseTflopPerS", tflops(flops, r->dense_us), true);
         json_number("speedup", r->dense_us / r->sparse_us, true);
+        bool slt = r->slt_us > 0;
+        printf(", \"cusparseLt\": {\"status\": \"%s\"", r->slt_status ? r->slt_status : "");
+        json_string("message", r->slt_message);
+        json_number("us", r->slt_us, slt);
+        json_number("tflopPerS", tflops(flops, r->slt_us), slt);
+        printf(", \"compressedBytes\": %llu, \"workspaceBytes\": %llu",
+               (unsigned long long)r->slt_compressed_bytes, (unsigned long long)r->slt_workspace);
+        json_number("maxRelDiff", r->slt_max_rel_diff, r->slt_max_rel_diff >= 0);
+        printf("}");
+        /* libbk's sparse speed over cuSPARSELt's: time ratio SLt / libbk. */
+        json_number("sparseVsCusparseLt", r->slt_us / r->sparse_us, slt);
         json_number("peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
         json_number("sparsePeakFraction", tflops(flops, r->sparse_us) / r->peak_tflops,
                     r->peak_tflops > 0);

@@ -54,11 +54,29 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     } else {
         g->s.lt_status = "ok";
     }
+
+    /* cuSPARSELt likewise, for the sparse cases. */
+    g->s.slt_message = g->slt_message;
+    if (!bench_device_is_cuda(d))
+        snprintf(g->slt_message, sizeof g->slt_message, "not a CUDA device");
+    else if (g->nsparse == 0)
+        snprintf(g->slt_message, sizeof g->slt_message, "no sparse24 case selected");
+    else if (!(g->s.slt = cusparselt_open(g->slt_message, sizeof g->slt_message)))
+        g->slt_report = true;
 }
 
 size_t gemm_suite_count(const struct gemm_suite *g)
 {
     return g->ngemm + g->nsparse;
+}
+
+/* "libcusparseLt.so.0 801", or "unavailable (why)". */
+static void slt_description(const struct gemm_suite *g, char *out, size_t size)
+{
+    if (g->s.slt)
+        snprintf(out, size, "%s %d", cusparselt_library(g->s.slt), cusparselt_version(g->s.slt));
+    else
+        snprintf(out, size, "unavailable (%s)", g->slt_message);
 }
 
 void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, bool json)
@@ -77,13 +95,18 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, bool json)
         if (!json)
             bench_gemm_print_row(&g->gemm[i], &g->gemm_res[i]);
     }
-    if (g->nsparse && !json)
-        bench_sparse24_print_header();
+    if (g->nsparse && !json) {
+        char slt[320];
+        slt_description(g, slt, sizeof slt);
+        bench_sparse24_print_header(slt);
+    }
     for (size_t i = 0; i < g->nsparse; i++) {
         bench_sparse24_run(d, &g->sparse[i], &g->s, &g->sparse_res[i]);
         if (!json)
             bench_sparse24_print_row(&g->sparse[i], &g->sparse_res[i]);
     }
+    if (g->nsparse && g->s.slt && !json)
+        bench_sparse24_print_slt(g->sparse, g->sparse_res, g->nsparse);
 }
 
 static const char *gemm_dtype(const struct gemm_case *c)
@@ -108,7 +131,13 @@ size_t gemm_suite_report_failures(const struct gemm_suite *g)
     }
     for (size_t i = 0; i < g->nsparse; i++) {
         const struct sparse24_case *c = &g->sparse[i];
-        if (g->sparse_res[i].supported)
+        const struct sparse24_result *r = &g->sparse_res[i];
+        if (r->supported && (strcmp(r->slt_status, "failed") == 0 ||
+                             strcmp(r->slt_status, "mismatch") == 0))
+            fprintf(stderr, "bkbench: sparse24 %s %s %s: cuSPARSELt comparison %s: %s\n",
+                    tool_dtype_name(c->dtype), c->layer, c->shape, r->slt_status,
+                    r->slt_message);
+        if (r->supported)
             continue;
         unsupported++;
         fprintf(stderr, "bkbench: sparse24 %s %s %s: unsupported: %s\n",
@@ -116,6 +145,8 @@ size_t gemm_suite_report_failures(const struct gemm_suite *g)
     }
     if (g->ngemm && strcmp(g->s.lt_status, "unavailable") == 0)
         fprintf(stderr, "bkbench: no cuBLASLt comparison: %s\n", g->lt_message);
+    if (g->slt_report)
+        fprintf(stderr, "bkbench: no cuSPARSELt comparison: %s\n", g->slt_message);
     return unsupported;
 }
 
@@ -130,6 +161,16 @@ void gemm_suite_print_json(const struct gemm_suite *g)
         tool_json_string(stdout, g->lt_message);
     }
     printf(", \"workspaceLimit\": %llu},\n", (unsigned long long)g->s.lt_workspace_limit);
+    printf("  \"cusparseLt\": {\"status\": \"%s\", \"library\": ",
+           g->s.slt ? "ok" : "unavailable");
+    if (g->s.slt) {
+        tool_json_string(stdout, cusparselt_library(g->s.slt));
+        printf(", \"version\": %d, \"message\": \"\"},\n", cusparselt_version(g->s.slt));
+    } else {
+        printf("null, \"version\": null, \"message\": ");
+        tool_json_string(stdout, g->slt_message);
+        printf("},\n");
+    }
     printf("  \"gemmScale\": %d, \"peakModel\": ", (int)g->s.scale);
     if (g->peak_model)
         tool_json_string(stdout, g->peak_model);
@@ -144,6 +185,7 @@ void gemm_suite_print_json(const struct gemm_suite *g)
 void gemm_suite_close(struct gemm_suite *g)
 {
     cublaslt_close(g->s.lt);
+    cusparselt_close(g->s.slt);
     free(g->sparse_res);
     free(g->sparse);
     free(g->gemm_res);

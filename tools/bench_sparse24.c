@@ -1,7 +1,9 @@
 /* bkbench's 2:4 sparse GEMM cases: a random weight pruned to 2:4 and
  * prepared once per rotation set, outside the timing, then the sparse
  * plan and libbk's dense plan of the same shape on the same X, each
- * replayed from reusable command buffers. */
+ * replayed from reusable command buffers; then, where cuSPARSELt is
+ * loaded, the weights are replaced by their pruned dense form for
+ * cuSPARSELt to compress (bench_sparse24_slt.c). */
 #include "bench_gemm.h"
 
 #include <stdio.h>
@@ -138,6 +140,63 @@ static void prepare_weight(struct bench_device *d, const struct sparse_plans *p,
     bench_plan_run_once(d, &p->prepare, prep);
 }
 
+/* Replaces set's dense W by the pruned W libbk's prepared weight holds:
+ * pruned again into values and metadata, then decompressed over W. */
+static void prune_dense_weight(struct bench_device *d, const struct sparse_plans *p,
+                               const struct bench_plan *decompress,
+                               const struct bench_sets *sets, uint32_t set,
+                               const struct bench_sets *tmp)
+{
+    BkDeviceAddress conv[4];
+    conv[BK_SPARSE24_CONVERT_BINDING_DENSE] = bench_sets_address(sets, set, SLOT_W);
+    conv[BK_SPARSE24_CONVERT_BINDING_VALUES] = bench_sets_address(tmp, 0, TMP_VALUES);
+    conv[BK_SPARSE24_CONVERT_BINDING_METADATA] = bench_sets_address(tmp, 0, TMP_METADATA);
+    conv[BK_SPARSE24_CONVERT_BINDING_REPORT] = bench_sets_address(tmp, 0, TMP_REPORT);
+    bench_plan_run_once(d, &p->convert, conv);
+    bench_plan_run_once(d, decompress, conv);
+    BkSparse24Report report;
+    tool_check(bkCopyFromDevice(d->ctx, &report, conv[BK_SPARSE24_CONVERT_BINDING_REPORT],
+                                sizeof report), "bkCopyFromDevice (report)");
+    tool_check(bkCheckSparse24Report(&report), "decompressing the pruned weight");
+}
+
+/* The cuSPARSELt comparison (after libbk's timings: it overwrites W and
+ * Y), or why there is none. */
+static void compare_cusparselt(struct bench_device *d, const struct sparse24_case *c,
+                               const struct gemm_settings *s, const struct sparse_plans *p,
+                               const struct bench_sets *sets, const struct bench_sets *tmp,
+                               const BkDeviceAddress *sparse_bindings, struct sparse24_result *r)
+{
+    if (!s->slt) {
+        r->slt_status = "unavailable";
+        snprintf(r->slt_message, sizeof r->slt_message, "%s", s->slt_message ? s->slt_message : "");
+        return;
+    }
+    BkSparse24ConvertInfo ci;
+    struct bench_plan decompress;
+    if (!bench_plan_create(d, sparse24_convert_build(BK_SPARSE24_DECOMPRESS, c->dtype, c->m, c->k,
+                                                     &ci),
+                           &decompress, r->slt_message, sizeof r->slt_message)) {
+        r->slt_status = "failed";
+        return;
+    }
+    for (uint32_t set = 0; set < sets->sets; set++)
+        prune_dense_weight(d, p, &decompress, sets, set, tmp);
+    bench_plan_destroy(d, &decompress);
+
+    /* libbk's sparse Y of set 0, the reference. */
+    const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->n, c->m);
+    void *ref = malloc(bytes);
+    if (!ref)
+        tool_die("out of host memory");
+    bench_plan_run_once(d, &p->sparse, sparse_bindings);
+    tool_check(bkCopyFromDevice(d->ctx, ref, bench_sets_address(sets, 0, SLOT_Y), bytes),
+               "bkCopyFromDevice (Y)");
+    const uint32_t slots[3] = {SLOT_X, SLOT_Y, SLOT_W};
+    bench_sparse24_cusparselt(d, c, s, sets, slots, ref, r);
+    free(ref);
+}
+
 static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
 {
     return p->bindings.bindings[slot].size;
@@ -147,6 +206,8 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
                         const struct gemm_settings *s, struct sparse24_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->slt_status = "unavailable";
+    r->slt_max_rel_diff = -1.0;
     r->peak_tflops = device_peak_tflops(&d->props, c->dtype, false);
     struct sparse_plans p;
     if (!make_plans(d, c, &p, r)) {
@@ -179,7 +240,6 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
     bench_sets_fill(d, &sets, SLOT_W, c->dtype);
     for (uint32_t set = 0; set < r->sets; set++)
         prepare_weight(d, &p, &sets, set, &tmp);
-    bench_sets_free(d, &tmp);
 
     /* Sparse: weight, x, c, y, bias. Dense: a = x, b = w, c, d = y, bias. */
     const uint32_t nb = 5;
@@ -201,6 +261,9 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
     }
     r->sparse_us = bench_plan_time(d, &p.sparse, sb, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
     r->dense_us = bench_plan_time(d, &p.dense, db, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+    compare_cusparselt(d, c, s, &p, &sets, &tmp, sb, r);
+
+    bench_sets_free(d, &tmp);
 
     free(db);
     free(sb);

@@ -1,7 +1,8 @@
 # tools/: bkinfo (devices, support matrix) and bkbench (timings, roofline).
 # Both use only the public API; bkbench loads libcuda itself (dlopen) for
 # CUDA events, and both load cuBLASLt (dlopen) to compare with or report
-# it, so neither links against CUDA.
+# it, bkbench cuSPARSELt (dlopen) to compare its 2:4 GEMM with, so neither
+# links against CUDA.
 bin_PROGRAMS += tools/bkinfo tools/bkbench
 
 tools_bkinfo_SOURCES = \
@@ -23,9 +24,10 @@ tools_bkbench_SOURCES = \
 	tools/bench_random.c tools/bench_random.h \
 	tools/bench_run.c tools/bench_run.h \
 	tools/bench_sets.c tools/bench_sets.h \
-	tools/bench_sparse24.c \
+	tools/bench_sparse24.c tools/bench_sparse24_slt.c \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/cuda_timing.c tools/cuda_timing.h \
+	tools/cusparselt_direct.c tools/cusparselt_direct.h \
 	tools/device_peak.c tools/device_peak.h \
 	tools/gated_op.c tools/gated_op.h \
 	tools/gemm_op.c tools/gemm_op.h \
