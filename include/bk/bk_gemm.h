@@ -101,8 +101,8 @@ typedef struct BkSparse24Report {
     uint32_t status;                    /* a BkSparse24Status */
     uint32_t reserved;
     uint64_t badGroupCount;             /* groups that broke the rule */
-    uint64_t firstBadRow;               /* the first of them, in row-major order */
-    uint64_t firstBadGroup;             /* its group: columns 4 g .. 4 g + 3 */
+    uint64_t firstBadRow;               /* the first of them, in row-major order; 0 when OK */
+    uint64_t firstBadGroup;             /* its group: columns 4 g .. 4 g + 3; 0 when OK */
 } BkSparse24Report;
 
 /* A conversion between a dense W and the interchange format. Types: F32,
