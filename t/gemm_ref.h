@@ -62,13 +62,12 @@ const char *gemm_activation_name(BkGemmActivation act);
 /* Tolerance of a sum of k products computed in the compute type of
  * input_type (f32, or f64 for f64) and rounded to out_type: k * eps of the
  * compute type times the size of the terms, plus an ulp of the output. */
-struct bkt_tolerance gemm_tolerance(BkDataType input_type, BkDataType out_type, int64_t k,
-                                    bool rounds_before_bias);
+struct bkt_tolerance gemm_tolerance(BkDataType input_type, BkDataType out_type, int64_t k);
 
 /* Compare out (the downloaded result) with ref and scale, both indexed
  * [b][i][j] over out's shape; print the first few misses under label.
  * Returns how many elements missed plus gap bytes that lost the poison. */
 long gemm_check(const struct tmat *out, const long double *ref, const double *scale,
-                struct bkt_tolerance tol, const char *label);
+                const double *slack, struct bkt_tolerance tol, const char *label);
 
 #endif /* BK_TEST_GEMM_REF_H */

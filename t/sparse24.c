@@ -612,7 +612,7 @@ static bool sparse_test(BkContext ctx, const struct sparse_case *sc, struct bkt_
                     ref[e] = gemm_ref_activation(sc->act, v);
                     scale[e] = (double)size;
                 }
-        bad = gemm_check(&y, ref, scale, gemm_tolerance(sc->type, sc->out, sc->k, false), label) +
+        bad = gemm_check(&y, ref, scale, NULL, gemm_tolerance(sc->type, sc->out, sc->k), label) +
               repeat_diffs;
         free(ref);
         free(scale);
