@@ -1,14 +1,7 @@
 /* Dense GEMM on CUDA through cuBLASLt (loaded by cuda_cublaslt.c on the
  * first GEMM plan).
  *
- * Mapping. cuBLASLt takes no transpose of C and D, and adds its bias along
- * its D's rows (one value per row). libbk's bias is one value per column
- * of D [m, n], so with a bias cuBLASLt computes D^T [n, m] = B^T A^T (A
- * and B swapped); without one it computes D when D is column-major and D^T
- * when D is row-major. All four operands are then described in one memory
- * order: column-major where that D (or D^T) is, otherwise row-major (only a
- * column-major D with a bias needs it); A and B take whatever transpose
- * their strides need. With beta == 0 C is not read, as on the host.
+ * Mapping: see cuda_gemm.h.
  *
  * What cuBLASLt cannot do, kernels of module gemm_epilogue
  * (ptx/gemm_epilogue.cu) do around it; wherever the mapping above works,
@@ -36,7 +29,7 @@
  * k == 0 is run as k == 1 with zeroed A and B placed at the front of the
  * workspace, so that D = act(beta C + bias) comes from the same epilogue
  * (cuBLASLt's, or the split one above). */
-#include "cuda_cublaslt.h"
+#include "cuda_gemm.h"
 
 #include "../../ptx/gemm_epilogue_args.h"
 
@@ -44,27 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { A, B, C, D, OPERANDS };
-
 _Static_assert(BK_GEMM_EPI_RELU == (unsigned)BK_GEMM_ACTIVATION_RELU &&
                    BK_GEMM_EPI_GELU_TANH == (unsigned)BK_GEMM_ACTIVATION_GELU_TANH,
                "the epilogue kernels' copy of BkGemmActivation");
 _Static_assert(sizeof(struct bk_gemm_epi_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the epilogue parameter block fits struct bk_cuda_kernel_launch");
-
-/* One operand as cuBLASLt sees it: the stored matrix (op(stored) is the
- * logical operand) in the plan's memory order. */
-struct lt_view {
-    uint64_t rows, cols;
-    int64_t ld, batch_stride;
-    int32_t op;                           /* BK_LT_OP_N or BK_LT_OP_T */
-};
-
-struct lt_mapping {
-    bool swap;                            /* cuBLASLt computes D^T = B^T A^T */
-    int32_t order;                        /* BK_LT_ORDER_COL or BK_LT_ORDER_ROW */
-    struct lt_view view[OPERANDS];        /* cuBLASLt's A, B, C, D */
-};
 
 struct lt_choice {
     bool found;
@@ -140,125 +117,6 @@ static const struct {
     [BK_GEMM_ACTIVATION_GELU_TANH] = { { BK_LT_EPILOGUE_GELU, "GELU" },
                                        { BK_LT_EPILOGUE_GELU_BIAS, "GELU_BIAS" } },
 };
-
-static int64_t round_up(int64_t x, int64_t step)
-{
-    return (x + step - 1) / step * step;
-}
-
-static struct bk_matrix transposed(const struct bk_matrix *x)
-{
-    struct bk_matrix t = *x;
-    t.rows = x->cols;
-    t.cols = x->rows;
-    t.row_stride = x->col_stride;
-    t.col_stride = x->row_stride;
-    return t;
-}
-
-/* x as stored in memory order `order`, untransposed; false when its
- * strides do not allow it. */
-static bool view_direct(const struct bk_matrix *x, int32_t order, struct lt_view *v)
-{
-    const bool col = order == BK_LT_ORDER_COL;
-    const int64_t inner_n = col ? x->rows : x->cols, outer_n = col ? x->cols : x->rows;
-    const int64_t inner_s = col ? x->row_stride : x->col_stride;
-    const int64_t min_ld = inner_n > 1 ? inner_n : 1;
-    if (inner_n > 1 && inner_s != 1)
-        return false;
-    int64_t ld = col ? x->col_stride : x->row_stride;
-    if (outer_n <= 1) /* never stepped over: one that keeps 16-byte steps */
-        ld = round_up(min_ld, 16 / (int64_t)bk_data_type_size(x->type));
-    if (ld < min_ld)
-        return false;
-    *v = (struct lt_view){
-        .rows = (uint64_t)x->rows, .cols = (uint64_t)x->cols,
-        .ld = ld, .batch_stride = x->batch_stride, .op = BK_LT_OP_N,
-    };
-    return true;
-}
-
-static bool steps_aligned16(const struct lt_view *v, size_t esize)
-{
-    return (uint64_t)v->ld * esize % 16 == 0 && (uint64_t)v->batch_stride * esize % 16 == 0;
-}
-
-/* An input as stored or transposed, preferring the one whose steps keep
- * 16-byte alignment (a vector takes either). */
-static bool view_input(const struct bk_matrix *x, int32_t order, struct lt_view *v)
-{
-    const size_t esize = bk_data_type_size(x->type);
-    const struct bk_matrix t = transposed(x);
-    struct lt_view direct, trans;
-    const bool has_direct = view_direct(x, order, &direct);
-    const bool has_trans = view_direct(&t, order, &trans);
-    trans.op = BK_LT_OP_T;
-    if (has_direct && (!has_trans || steps_aligned16(&direct, esize) ||
-                       !steps_aligned16(&trans, esize))) {
-        *v = direct;
-        return true;
-    }
-    if (has_trans)
-        *v = trans;
-    return has_trans;
-}
-
-/* The first candidate (swap, order) that C and D fit, for cuBLASLt adding
- * the bias (biased) or not; a and b are the logical A and B (k == 0: the
- * zeroed stand-ins). use_c false: cuBLASLt's C is D. */
-static bool find_mapping(const struct bk_gemm_problem *p, const struct bk_matrix *a,
-                         const struct bk_matrix *b, bool use_c, bool biased, struct lt_mapping *m)
-{
-    static const struct {
-        bool swap;
-        int32_t order;
-    } plain[] = { { false, BK_LT_ORDER_COL }, { true, BK_LT_ORDER_COL } },
-      with_bias[] = { { true, BK_LT_ORDER_COL }, { true, BK_LT_ORDER_ROW } };
-    for (size_t i = 0; i < 2; i++) {
-        m->swap = biased ? with_bias[i].swap : plain[i].swap;
-        m->order = biased ? with_bias[i].order : plain[i].order;
-        const struct bk_matrix d = m->swap ? transposed(&p->d) : p->d;
-        const struct bk_matrix c = m->swap ? transposed(&p->c) : p->c;
-        const struct bk_matrix la = m->swap ? transposed(b) : *a;
-        const struct bk_matrix lb = m->swap ? transposed(a) : *b;
-        if (!view_direct(&d, m->order, &m->view[D]))
-            continue;
-        if (!use_c)
-            m->view[C] = m->view[D];
-        else if (!view_direct(&c, m->order, &m->view[C]))
-            continue;
-        if (view_input(&la, m->order, &m->view[A]) && view_input(&lb, m->order, &m->view[B])) {
-            if (p->batch == 1) /* never stepped over */
-                for (int k = 0; k < OPERANDS; k++)
-                    m->view[k].batch_stride = 0;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The mapping for cuBLASLt with or without the bias: C as it is, else
- * (copy_c) C copied into D first. */
-static BkResult choose_mapping(BkPlan plan, const struct bk_matrix *a, const struct bk_matrix *b,
-                               bool biased, struct lt_mapping *m, bool *copy_c)
-{
-    const struct bk_gemm_problem *p = &plan->problem.gemm;
-    const bool use_c = p->has_c && p->beta != 0;
-    *copy_c = false;
-    if (find_mapping(p, a, b, use_c, biased, m))
-        return BK_SUCCESS;
-    if (use_c && find_mapping(p, a, b, false, biased, m)) {
-        *copy_c = true;
-        return BK_SUCCESS;
-    }
-    /* D, A or B without a unit stride: no order of cuBLASLt fits. */
-    return bk_error(BK_ERROR_UNSUPPORTED,
-                    "%s: d has strides (%lld, %lld), op(a) (%lld, %lld), op(b) (%lld, %lld): the "
-                    "CUDA backend needs a, b and d row- or column-major (a unit stride)",
-                    plan->op_name, (long long)p->d.row_stride, (long long)p->d.col_stride,
-                    (long long)p->a.row_stride, (long long)p->a.col_stride,
-                    (long long)p->b.row_stride, (long long)p->b.col_stride);
-}
 
 static BkResult lt_check(bk_lt_status s, const char *who, const char *call)
 {
@@ -459,7 +317,7 @@ static BkResult build(BkPlan plan, const struct lt_mapping *m, bool *no_algorith
     bk_lt_status why = BK_LT_STATUS_NOT_SUPPORTED;
     bool steps16 = true;
     for (int i = 0; i < OPERANDS; i++)
-        steps16 = steps16 && steps_aligned16(&m->view[i], i < C ? ab : cd);
+        steps16 = steps16 && bk_cuda_gemm_steps_aligned16(&m->view[i], i < C ? ab : cd);
     if ((res = heuristic(plan, general, &g->general, &why)) != BK_SUCCESS ||
         (steps16 && (res = heuristic(plan, fast, &g->fast, &why)) != BK_SUCCESS))
         return res;
@@ -724,7 +582,7 @@ static BkResult build_plan(BkPlan plan, const struct bk_matrix *a, const struct 
     bool no_algorithm = true;
     if (!f64_gelu) {
         bk_error_tentative_begin();
-        if ((res = choose_mapping(plan, a, b, g->has_bias, m, &g->copy_c)) == BK_SUCCESS)
+        if ((res = bk_cuda_gemm_choose_mapping(plan, a, b, g->has_bias, m, &g->copy_c)) == BK_SUCCESS)
             res = build(plan, m, &no_algorithm);
         const bool fall_back = res == BK_ERROR_UNSUPPORTED && no_algorithm &&
                                (p->has_bias || p->activation != BK_GEMM_ACTIVATION_NONE);
@@ -739,7 +597,7 @@ static BkResult build_plan(BkPlan plan, const struct bk_matrix *a, const struct 
     g->has_bias = false;
     g->lt_activation = BK_GEMM_ACTIVATION_NONE;
     g->split = true;
-    if ((res = choose_mapping(plan, a, b, false, m, &g->copy_c)) != BK_SUCCESS)
+    if ((res = bk_cuda_gemm_choose_mapping(plan, a, b, false, m, &g->copy_c)) != BK_SUCCESS)
         return res;
     return build(plan, m, &no_algorithm);
 }
@@ -786,15 +644,16 @@ BkResult bk_cuda_gemm_select(BkPlan plan)
         /* A [m, 1] and B [1, n] of zeros, 256-byte aligned in the workspace. */
         const int64_t esize = (int64_t)bk_data_type_size(p->ab_type);
         a = (struct bk_matrix){ .type = p->ab_type, .rows = p->m, .cols = 1, .row_stride = 1,
-                                .col_stride = round_up(p->m, 16 / esize) };
+                                .col_stride = bk_cuda_gemm_round_up(p->m, 16 / esize) };
         b = (struct bk_matrix){ .type = p->ab_type, .rows = 1, .cols = p->n,
-                                .row_stride = round_up(p->n, 16 / esize), .col_stride = 1 };
-        g->zero_b_offset = (uint64_t)round_up(p->m * esize, 256);
-        g->zero_bytes = g->zero_b_offset + (uint64_t)round_up(p->n * esize, 256);
+                                .row_stride = bk_cuda_gemm_round_up(p->n, 16 / esize),
+                                .col_stride = 1 };
+        g->zero_b_offset = (uint64_t)bk_cuda_gemm_round_up(p->m * esize, 256);
+        g->zero_bytes = g->zero_b_offset + (uint64_t)bk_cuda_gemm_round_up(p->n * esize, 256);
     }
     /* Layouts that no plan takes fail before cuBLASLt is loaded. */
     struct lt_mapping m;
-    if ((res = choose_mapping(plan, &a, &b, p->has_bias, &m, &g->copy_c)) != BK_SUCCESS)
+    if ((res = bk_cuda_gemm_choose_mapping(plan, &a, &b, p->has_bias, &m, &g->copy_c)) != BK_SUCCESS)
         return res;
     if (p->has_bias) {
         if (pthread_mutex_init(&g->bias_lock, NULL) != 0)

@@ -10,7 +10,9 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_submit.c \
 	lib/cuda/cuda_launch.c \
 	lib/cuda/cuda_gated.c \
+	lib/cuda/cuda_gemm.h \
 	lib/cuda/cuda_gemm.c \
+	lib/cuda/cuda_gemm_mapping.c \
 	lib/cuda/cuda_cublaslt.h \
 	lib/cuda/cuda_cublaslt.c \
 	lib/cuda/cuda_sparse24.c \
