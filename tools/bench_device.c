@@ -233,3 +233,13 @@ void bench_buffer_fill_random(struct bench_device *d, const struct bench_buffer 
     if (d->timing && cuda_timing_sync_context(d->timing, err, sizeof err) != 0)
         cuda_die("upload", err);
 }
+
+void *bench_device_download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes)
+{
+    void *h = malloc(bytes ? bytes : 1);
+    if (!h)
+        tool_die("out of host memory");
+    bench_device_wait(d);   /* the queue's stream is not one bkCopyFromDevice waits for */
+    tool_check(bkCopyFromDevice(d->ctx, h, src, bytes), "bkCopyFromDevice");
+    return h;
+}

@@ -54,6 +54,8 @@ void bench_device_time_fn(struct bench_device *d, bench_enqueue_fn enqueue, void
 void *bench_device_stream(struct bench_device *d);
 void bench_device_wait(struct bench_device *d);
 
+/* A malloc'd host copy of bytes at src, once the queue is idle. */
+void *bench_device_download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes);
 void bench_buffer_alloc(struct bench_device *d, uint64_t size, struct bench_buffer *b);
 void bench_buffer_free(struct bench_device *d, struct bench_buffer *b);
 /* Fills the buffer with random non-zero values of dtype (magnitudes in

@@ -94,16 +94,6 @@ static void lt_run(void *user, uint32_t i)
         r->failed = true;
 }
 
-static void *download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes)
-{
-    void *h = malloc(bytes ? bytes : 1);
-    if (!h)
-        tool_die("out of host memory");
-    bench_device_wait(d);   /* the queue's stream is not one bkCopyFromDevice waits for */
-    tool_check(bkCopyFromDevice(d->ctx, h, src, bytes), "bkCopyFromDevice");
-    return h;
-}
-
 /* Runs libbk's plan and cuBLASLt once each on set 0 and compares their D:
  * the comparison is only worth its name when both compute the same. */
 static void check_agreement(struct bench_device *d, const struct gemm_case *c,
@@ -113,24 +103,16 @@ static void check_agreement(struct bench_device *d, const struct gemm_case *c,
     const BkDeviceAddress dst = bench_sets_address(rot->sets, 0, SLOT_D);
     const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->m, c->n);
     bench_plan_run_once(d, p, bind);
-    void *mine = download(d, dst, bytes);
+    void *mine = bench_device_download(d, dst, bytes);
     lt_run(rot, 0);
-    void *theirs = download(d, dst, bytes);
+    void *theirs = bench_device_download(d, dst, bytes);
     if (rot->failed) {
         r->lt_status = "failed";
         r->lt_us = 0.0;
         snprintf(r->lt_message, sizeof r->lt_message, "%s", rot->err);
     } else {
-        double diff = 0.0, top = 0.0;
-        for (size_t i = 0; i < (size_t)(c->m * c->n); i++) {
-            double a = bench_value_at(mine, i, c->dtype), b = bench_value_at(theirs, i, c->dtype);
-            double e = a > b ? a - b : b - a;
-            if (!(e <= diff))       /* NaN counts as the largest */
-                diff = e;
-            if ((a > 0 ? a : -a) > top)
-                top = a > 0 ? a : -a;
-        }
-        r->lt_max_rel_diff = top > 0 ? diff / top : diff;
+        r->lt_max_rel_diff =
+            bench_max_rel_diff(mine, theirs, (size_t)(c->m * c->n), c->dtype);
         if (!(r->lt_max_rel_diff <= gemm_agreement(c->dtype))) {
             r->lt_status = "mismatch";
             snprintf(r->lt_message, sizeof r->lt_message,

@@ -119,3 +119,17 @@ double bench_value_at(const void *data, size_t i, BkDataType dtype)
         return 0.0;
     }
 }
+
+double bench_max_rel_diff(const void *x, const void *y, size_t count, BkDataType dtype)
+{
+    double diff = 0.0, top = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        double a = bench_value_at(x, i, dtype), b = bench_value_at(y, i, dtype);
+        double e = a > b ? a - b : b - a;
+        if (!(e <= diff))       /* NaN counts as the largest */
+            diff = e;
+        if ((a > 0 ? a : -a) > top)
+            top = a > 0 ? a : -a;
+    }
+    return top > 0 ? diff / top : diff;
+}

@@ -21,5 +21,8 @@ uint16_t bench_float_to_bfloat(float f);
 /* Element i of an array of dtype (f32, f16, bf16 or f64) as a double, for
  * comparing results read back from a device; 0 for other dtypes. */
 double bench_value_at(const void *data, size_t i, BkDataType dtype);
+/* max |x - y| / max |x| over count elements of dtype (NaN counts as the
+ * largest difference): how far two results of one product differ. */
+double bench_max_rel_diff(const void *x, const void *y, size_t count, BkDataType dtype);
 
 #endif /* BK_TOOL_BENCH_RANDOM_H */

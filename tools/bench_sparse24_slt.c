@@ -44,16 +44,6 @@ static void slt_run(void *user, uint32_t i)
         r->failed = 1;
 }
 
-static void *download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes)
-{
-    void *h = malloc(bytes ? bytes : 1);
-    if (!h)
-        tool_die("out of host memory");
-    bench_device_wait(d);   /* the queue's stream is not one bkCopyFromDevice waits for */
-    tool_check(bkCopyFromDevice(d->ctx, h, src, bytes), "bkCopyFromDevice");
-    return h;
-}
-
 /* Compresses every set's W, searches, and sizes the workspace; -1 with
  * rot->err on a cuSPARSELt error. */
 static int slt_prepare(struct bench_device *d, struct slt_rotation *rot,
@@ -100,18 +90,10 @@ static void slt_check(struct bench_device *d, const struct sparse24_case *c,
 {
     const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->n, c->m);
     slt_run(rot, 0);
-    void *theirs = download(d, bench_sets_address(rot->sets, 0, rot->slots[IN_Y]), bytes);
+    void *theirs = bench_device_download(d, bench_sets_address(rot->sets, 0, rot->slots[IN_Y]), bytes);
     if (!rot->failed) {
-        double diff = 0.0, top = 0.0;
-        for (size_t i = 0; i < (size_t)(c->m * c->n); i++) {
-            double a = bench_value_at(ref_y, i, c->dtype), b = bench_value_at(theirs, i, c->dtype);
-            double e = a > b ? a - b : b - a;
-            if (!(e <= diff))       /* NaN counts as the largest */
-                diff = e;
-            if ((a > 0 ? a : -a) > top)
-                top = a > 0 ? a : -a;
-        }
-        r->slt_max_rel_diff = top > 0 ? diff / top : diff;
+        r->slt_max_rel_diff =
+            bench_max_rel_diff(ref_y, theirs, (size_t)(c->m * c->n), c->dtype);
         if (!(r->slt_max_rel_diff <= gemm_agreement(c->dtype))) {
             r->slt_status = "mismatch";
             snprintf(r->slt_message, sizeof r->slt_message,
