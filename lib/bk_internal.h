@@ -148,6 +148,9 @@ enum bk_op {
     BK_OP_SPARSE24_CONVERT,
     BK_OP_SPARSE24_PREPARE,
     BK_OP_SPARSE24_GEMM,
+    BK_OP_W4A16_CONVERT,
+    BK_OP_W4A16_GPTQ_REPACK,
+    BK_OP_W4A16_GEMM,
     BK_OP_COUNT
 };
 
@@ -224,6 +227,42 @@ struct bk_sparse24_gemm_problem {
     double alpha, beta;
 };
 
+/* W4A16 (lib/w4a16.c, bk_w4a16.h). A weight [k, n] in groups of
+ * `group` rows (k when per channel), `groups` = k / group scale rows.
+ * Plain and GPTQ operands are bk_matrix (element strides, any positive);
+ * packed [k/16, 2n] I32, packedScales [groups, n], gIdx and perm [k] are
+ * contiguous. Absent operands have type UNDEFINED. */
+struct bk_w4a16_shape {
+    int64_t k, n, group, groups;
+    bool per_channel;
+    BkDataType scale_type;                 /* F16 or BF16 */
+};
+
+struct bk_w4a16_convert_problem {
+    BkW4A16Conversion conversion;
+    struct bk_w4a16_shape shape;
+    struct bk_matrix weight;               /* QUANTIZE's input [k, n], else type UNDEFINED */
+    struct bk_matrix quantized;            /* [k, n] U8 */
+    struct bk_matrix scales;               /* [groups, n] */
+};
+
+struct bk_w4a16_repack_problem {
+    BkW4A16GptqZeros zeros;
+    struct bk_w4a16_shape shape;
+    struct bk_matrix qweight;              /* [k/8, n] I32 */
+    struct bk_matrix scales;               /* [groups, n] */
+    struct bk_matrix qzeros;               /* [groups, n/8] I32, or type UNDEFINED */
+    bool has_g_idx, has_perm;
+};
+
+/* C = A @ dequant(packed): A [m, k], C [m, n], both shape.scale_type. */
+struct bk_w4a16_gemm_problem {
+    struct bk_w4a16_shape shape;
+    int64_t m;
+    struct bk_matrix a, c;
+    bool has_perm;
+};
+
 /* What the generic run-time checks need to know of each binding slot. */
 struct bk_slot {
     const char *name;             /* "input", "gradOutput", ... */
@@ -251,6 +290,9 @@ struct BkPlan_T {
         struct bk_sparse24_convert_problem sparse24_convert;
         struct bk_sparse24_prepare_problem sparse24_prepare;
         struct bk_sparse24_gemm_problem sparse24_gemm;
+        struct bk_w4a16_convert_problem w4a16_convert;
+        struct bk_w4a16_repack_problem w4a16_repack;
+        struct bk_w4a16_gemm_problem w4a16_gemm;
     } problem;
     bk_launch_fn launch;                   /* set by plan_select where used */
     void *impl;                            /* backend per-plan state */
@@ -269,6 +311,9 @@ BK_HIDDEN BkResult bk_gemm_init(BkPlan plan, const void *info);            /* li
 BK_HIDDEN BkResult bk_sparse24_convert_init(BkPlan plan, const void *info); /* lib/sparse24.c */
 BK_HIDDEN BkResult bk_sparse24_prepare_init(BkPlan plan, const void *info);
 BK_HIDDEN BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info);
+BK_HIDDEN BkResult bk_w4a16_convert_init(BkPlan plan, const void *info);  /* lib/w4a16.c */
+BK_HIDDEN BkResult bk_w4a16_repack_init(BkPlan plan, const void *info);
+BK_HIDDEN BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info);
 
 /* Shared by the GEMM family's validation (lib/matrix.c): a rank 2 or 3
  * tensor as a matrix [rows, cols], transposed when trans; blas: one of the

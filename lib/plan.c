@@ -17,6 +17,9 @@ static const struct {
     { BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO, bk_sparse24_convert_init },
     { BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO, bk_sparse24_prepare_init },
     { BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, bk_sparse24_gemm_init },
+    { BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, bk_w4a16_convert_init },
+    { BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, bk_w4a16_repack_init },
+    { BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, bk_w4a16_gemm_init },
 };
 
 static void plan_free(BkPlan plan)

@@ -7,6 +7,7 @@ dist_man3_MANS += \
 	man/bkAllocateCommandBuffer.3 \
 	man/bkAllocateMemory.3 \
 	man/bkCheckSparse24Report.3 \
+	man/bkCheckW4A16RepackReport.3 \
 	man/bkCmdCopyMemory.3 \
 	man/bkCmdRun.3 \
 	man/bkCreateContext.3 \
@@ -20,7 +21,8 @@ dist_man3_MANS += \
 dist_man7_MANS += \
 	man/bk.7 \
 	man/bk-gated-activation.7 \
-	man/bk-gemm.7
+	man/bk-gemm.7 \
+	man/bk-w4a16.7
 
 EXTRA_DIST += man/links
 BK_INSTALL_DATA_HOOKS += install-man3-links

@@ -17,6 +17,10 @@ EXTRA_DIST += $(BK_PTX_SPARSE24) ptx/sparse24_convert.cu ptx/sparse24_mma.cu \
 	ptx/sparse24_general.cu
 # The dense GEMM's epilogue kernels (copies of C, bias and activation).
 EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
+# The W4A16 family: the GEMM, and the weight utilities; both include the
+# layout arithmetic the host backend uses.
+BK_PTX_W4A16 = ptx/w4a16_args.h lib/w4a16_layout.h
+EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_args.h
 
 if BK_HAVE_CUDA
 BK_CUDA_MODULES = ptx/gated_forward.fatbin ptx/gated_backward.fatbin
@@ -29,6 +33,10 @@ CLEANFILES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin ptx/sparse24_g
 	ptx/sparse24_general.fatbin.resources
 BK_CUDA_MODULES += ptx/gemm_epilogue.fatbin
 CLEANFILES += ptx/gemm_epilogue.fatbin ptx/gemm_epilogue.fatbin.resources
+BK_CUDA_MODULES += ptx/w4a16_gemm.fatbin ptx/w4a16_convert.fatbin
+CLEANFILES += ptx/w4a16_gemm.fatbin ptx/w4a16_gemm.fatbin.resources ptx/w4a16_convert.fatbin \
+	ptx/w4a16_convert.fatbin.resources
+BK_PTX_W4A16_DEPS = $(BK_PTX_W4A16:%=$(srcdir)/%)
 BK_PTX_SPARSE24_DEPS = $(BK_PTX_SPARSE24:%=$(srcdir)/%)
 BK_PTX_DEPS = $(BK_PTX_COMMON:%=$(srcdir)/%)
 BK_PTX_BUILD = $(SHELL) $(srcdir)/ptx/build-fatbin.sh
@@ -59,4 +67,12 @@ ptx/gemm_epilogue.fatbin: $(srcdir)/ptx/gemm_epilogue.cu $(srcdir)/ptx/gemm_epil
 		$(BK_PTX_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/gemm_epilogue.cu $@ $(BK_PTX_TOOLS)
+
+ptx/w4a16_gemm.fatbin: $(srcdir)/ptx/w4a16_gemm.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_gemm.cu $@ $(BK_PTX_TOOLS)
+
+ptx/w4a16_convert.fatbin: $(srcdir)/ptx/w4a16_convert.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_convert.cu $@ $(BK_PTX_TOOLS)
 endif

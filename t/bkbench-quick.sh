@@ -47,7 +47,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..36"
+echo "1..38"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -71,6 +71,11 @@ echo "$matrix" | grep -Eq '^  gemm +- +ok +ok +ok +ok *$' &&
     echo "$matrix" | grep -Eq '^  sparse24-prepare +- +ok +ok +ok +- *$' &&
     echo "$matrix" | grep -Eq '^  sparse24-gemm +- +ok +ok +ok +- *$'
 ok $? "bkinfo host support matrix: dense GEMM, 2:4 convert, prepare and sparse GEMM rows"
+[ "$(echo "$matrix" |
+     grep -Ec '^  w4a16-convert +(quantize|pack|unpack) +- +ok +ok +- *$')" -eq 3 ] &&
+    echo "$matrix" | grep -Eq '^  w4a16-gptq-repack +- +- +ok +ok +- *$' &&
+    echo "$matrix" | grep -Eq '^  w4a16-gemm +- +- +ok +ok +- *$'
+ok $? "bkinfo host support matrix: W4A16 convert, GPTQ repack and GEMM rows (f16, bf16)"
 grep -Eq '^cuBLASLt \(for dense GEMM on CUDA\): (lib.*, version [0-9]+|not found: .+)$' \
     "$tmp/info.txt"
 ok $? "bkinfo says whether cuBLASLt is there"
@@ -82,9 +87,16 @@ pycheck "$tmp/info.json" "bkinfo --json: host device with 40 supported gated cel
       len([c for c in x['support'] if c['status'] == 'ok' and c['op'].startswith('gated')]) == 40]"
 pycheck "$tmp/info.json" "bkinfo --json: 23 GEMM-family cells on the host, all supported" \
     "[x for x in d['devices'] if x['type'] == 'host' and
-      len([c for c in x['support'] if not c['op'].startswith('gated')]) == 23 and
+      len([c for c in x['support'] if c['op'].startswith(('gemm', 'sparse24'))]) == 23 and
       all(c['status'] == 'ok' for c in x['support'])] and
      isinstance(d['cublasLt']['found'], bool)"
+pycheck "$tmp/info.json" "bkinfo --json: 10 W4A16 cells on the host (f16, bf16), all supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      sorted((c['op'], c['kind'] or '-', c['dtype']) for c in x['support']
+             if c['op'].startswith('w4a16')) ==
+      sorted((op, kind, t) for op, kind in [('w4a16-convert', 'quantize'),
+             ('w4a16-convert', 'pack'), ('w4a16-convert', 'unpack'),
+             ('w4a16-gptq-repack', '-'), ('w4a16-gemm', '-')] for t in ('f16', 'bf16'))]"
 pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is supported" \
     "[x for x in d['devices'] if x['type'] == 'host' and
       x['moduleArchitectures'] == {'binary': [], 'ptx': [], 'deviceSupported': True}]"

@@ -33,6 +33,10 @@ program fortran_layout_f
   type(BkSparse24ConvertInfo), target :: s24c
   type(BkSparse24PrepareInfo), target :: s24p
   type(BkSparse24GemmInfo), target :: s24g
+  type(BkW4A16ConvertInfo), target :: w4c
+  type(BkW4A16RepackReport), target :: w4r
+  type(BkW4A16GptqRepackInfo), target :: w4p
+  type(BkW4A16GemmInfo), target :: w4g
 
   call size_of('BkContext', c_sizeof(hc))
   call size_of('BkQueue', c_sizeof(hq))
@@ -276,6 +280,59 @@ program fortran_layout_f
   call field('BkSparse24GemmInfo.y', c_loc(s24g), c_loc(s24g%y), c_sizeof(s24g%y))
   call field('BkSparse24GemmInfo.bias', c_loc(s24g), c_loc(s24g%bias), c_sizeof(s24g%bias))
 
+  call size_of('BkW4A16ConvertInfo', c_sizeof(w4c))
+  call field('BkW4A16ConvertInfo.sType', c_loc(w4c), c_loc(w4c%sType), c_sizeof(w4c%sType))
+  call field('BkW4A16ConvertInfo.pNext', c_loc(w4c), c_loc(w4c%pNext), c_sizeof(w4c%pNext))
+  call field('BkW4A16ConvertInfo.conversion', c_loc(w4c), c_loc(w4c%conversion), &
+       c_sizeof(w4c%conversion))
+  call field('BkW4A16ConvertInfo.groupSize', c_loc(w4c), c_loc(w4c%groupSize), &
+       c_sizeof(w4c%groupSize))
+  call field('BkW4A16ConvertInfo.weight', c_loc(w4c), c_loc(w4c%weight), c_sizeof(w4c%weight))
+  call field('BkW4A16ConvertInfo.quantized', c_loc(w4c), c_loc(w4c%quantized), &
+       c_sizeof(w4c%quantized))
+  call field('BkW4A16ConvertInfo.scales', c_loc(w4c), c_loc(w4c%scales), c_sizeof(w4c%scales))
+  call field('BkW4A16ConvertInfo.packed', c_loc(w4c), c_loc(w4c%packed), c_sizeof(w4c%packed))
+  call field('BkW4A16ConvertInfo.packedScales', c_loc(w4c), c_loc(w4c%packedScales), &
+       c_sizeof(w4c%packedScales))
+
+  call size_of('BkW4A16RepackReport', c_sizeof(w4r))
+  call field('BkW4A16RepackReport.status', c_loc(w4r), c_loc(w4r%status), c_sizeof(w4r%status))
+  call field('BkW4A16RepackReport.identityPermutation', c_loc(w4r), &
+       c_loc(w4r%identityPermutation), c_sizeof(w4r%identityPermutation))
+  call field('BkW4A16RepackReport.badCount', c_loc(w4r), c_loc(w4r%badCount), &
+       c_sizeof(w4r%badCount))
+  call field('BkW4A16RepackReport.firstBadRow', c_loc(w4r), c_loc(w4r%firstBadRow), &
+       c_sizeof(w4r%firstBadRow))
+  call field('BkW4A16RepackReport.firstBadColumn', c_loc(w4r), c_loc(w4r%firstBadColumn), &
+       c_sizeof(w4r%firstBadColumn))
+
+  call size_of('BkW4A16GptqRepackInfo', c_sizeof(w4p))
+  call field('BkW4A16GptqRepackInfo.sType', c_loc(w4p), c_loc(w4p%sType), c_sizeof(w4p%sType))
+  call field('BkW4A16GptqRepackInfo.pNext', c_loc(w4p), c_loc(w4p%pNext), c_sizeof(w4p%pNext))
+  call field('BkW4A16GptqRepackInfo.zeros', c_loc(w4p), c_loc(w4p%zeros), c_sizeof(w4p%zeros))
+  call field('BkW4A16GptqRepackInfo.groupSize', c_loc(w4p), c_loc(w4p%groupSize), &
+       c_sizeof(w4p%groupSize))
+  call field('BkW4A16GptqRepackInfo.qweight', c_loc(w4p), c_loc(w4p%qweight), c_sizeof(w4p%qweight))
+  call field('BkW4A16GptqRepackInfo.scales', c_loc(w4p), c_loc(w4p%scales), c_sizeof(w4p%scales))
+  call field('BkW4A16GptqRepackInfo.qzeros', c_loc(w4p), c_loc(w4p%qzeros), c_sizeof(w4p%qzeros))
+  call field('BkW4A16GptqRepackInfo.gIdx', c_loc(w4p), c_loc(w4p%gIdx), c_sizeof(w4p%gIdx))
+  call field('BkW4A16GptqRepackInfo.packed', c_loc(w4p), c_loc(w4p%packed), c_sizeof(w4p%packed))
+  call field('BkW4A16GptqRepackInfo.packedScales', c_loc(w4p), c_loc(w4p%packedScales), &
+       c_sizeof(w4p%packedScales))
+  call field('BkW4A16GptqRepackInfo.perm', c_loc(w4p), c_loc(w4p%perm), c_sizeof(w4p%perm))
+
+  call size_of('BkW4A16GemmInfo', c_sizeof(w4g))
+  call field('BkW4A16GemmInfo.sType', c_loc(w4g), c_loc(w4g%sType), c_sizeof(w4g%sType))
+  call field('BkW4A16GemmInfo.pNext', c_loc(w4g), c_loc(w4g%pNext), c_sizeof(w4g%pNext))
+  call field('BkW4A16GemmInfo.flags', c_loc(w4g), c_loc(w4g%flags), c_sizeof(w4g%flags))
+  call field('BkW4A16GemmInfo.groupSize', c_loc(w4g), c_loc(w4g%groupSize), c_sizeof(w4g%groupSize))
+  call field('BkW4A16GemmInfo.a', c_loc(w4g), c_loc(w4g%a), c_sizeof(w4g%a))
+  call field('BkW4A16GemmInfo.packed', c_loc(w4g), c_loc(w4g%packed), c_sizeof(w4g%packed))
+  call field('BkW4A16GemmInfo.packedScales', c_loc(w4g), c_loc(w4g%packedScales), &
+       c_sizeof(w4g%packedScales))
+  call field('BkW4A16GemmInfo.perm', c_loc(w4g), c_loc(w4g%perm), c_sizeof(w4g%perm))
+  call field('BkW4A16GemmInfo.c', c_loc(w4g), c_loc(w4g%c), c_sizeof(w4g%c))
+
   call const('BK_VERSION_MAJOR', int(BK_VERSION_MAJOR, 8))
   call const('BK_VERSION_MINOR', int(BK_VERSION_MINOR, 8))
   call const('BK_VERSION_PATCH', int(BK_VERSION_PATCH, 8))
@@ -331,6 +388,10 @@ program fortran_layout_f
   call const('BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO', &
        int(BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO, 8))
   call const('BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO', int(BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO', int(BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO', &
+       int(BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_W4A16_GEMM_INFO', int(BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, 8))
   call const('BK_STRUCTURE_TYPE_MAX_ENUM', int(BK_STRUCTURE_TYPE_MAX_ENUM, 8))
 
   call const('BK_DATA_TYPE_UNDEFINED', int(BK_DATA_TYPE_UNDEFINED, 8))
@@ -417,6 +478,46 @@ program fortran_layout_f
   call const('BK_SPARSE24_GEMM_BINDING_C', int(BK_SPARSE24_GEMM_BINDING_C, 8))
   call const('BK_SPARSE24_GEMM_BINDING_Y', int(BK_SPARSE24_GEMM_BINDING_Y, 8))
   call const('BK_SPARSE24_GEMM_BINDING_BIAS', int(BK_SPARSE24_GEMM_BINDING_BIAS, 8))
+
+  call const('BK_W4A16_GROUP_PER_CHANNEL', int(BK_W4A16_GROUP_PER_CHANNEL, 8))
+
+  call const('BK_W4A16_QUANTIZE', int(BK_W4A16_QUANTIZE, 8))
+  call const('BK_W4A16_PACK', int(BK_W4A16_PACK, 8))
+  call const('BK_W4A16_UNPACK', int(BK_W4A16_UNPACK, 8))
+  call const('BK_W4A16_CONVERSION_MAX_ENUM', int(BK_W4A16_CONVERSION_MAX_ENUM, 8))
+
+  call const('BK_W4A16_CONVERT_BINDING_WEIGHT', int(BK_W4A16_CONVERT_BINDING_WEIGHT, 8))
+  call const('BK_W4A16_CONVERT_BINDING_QUANTIZED', int(BK_W4A16_CONVERT_BINDING_QUANTIZED, 8))
+  call const('BK_W4A16_CONVERT_BINDING_SCALES', int(BK_W4A16_CONVERT_BINDING_SCALES, 8))
+  call const('BK_W4A16_CONVERT_BINDING_PACKED', int(BK_W4A16_CONVERT_BINDING_PACKED, 8))
+  call const('BK_W4A16_CONVERT_BINDING_PACKED_SCALES', &
+       int(BK_W4A16_CONVERT_BINDING_PACKED_SCALES, 8))
+
+  call const('BK_W4A16_GPTQ_ZEROS_EXACT', int(BK_W4A16_GPTQ_ZEROS_EXACT, 8))
+  call const('BK_W4A16_GPTQ_ZEROS_MINUS_ONE', int(BK_W4A16_GPTQ_ZEROS_MINUS_ONE, 8))
+  call const('BK_W4A16_GPTQ_ZEROS_MAX_ENUM', int(BK_W4A16_GPTQ_ZEROS_MAX_ENUM, 8))
+
+  call const('BK_W4A16_REPACK_STATUS_OK', int(BK_W4A16_REPACK_STATUS_OK, 8))
+  call const('BK_W4A16_REPACK_STATUS_ASYMMETRIC', int(BK_W4A16_REPACK_STATUS_ASYMMETRIC, 8))
+  call const('BK_W4A16_REPACK_STATUS_BAD_GROUP_INDEX', &
+       int(BK_W4A16_REPACK_STATUS_BAD_GROUP_INDEX, 8))
+  call const('BK_W4A16_REPACK_STATUS_UNEVEN_GROUPS', int(BK_W4A16_REPACK_STATUS_UNEVEN_GROUPS, 8))
+  call const('BK_W4A16_REPACK_STATUS_MAX_ENUM', int(BK_W4A16_REPACK_STATUS_MAX_ENUM, 8))
+
+  call const('BK_W4A16_REPACK_BINDING_QWEIGHT', int(BK_W4A16_REPACK_BINDING_QWEIGHT, 8))
+  call const('BK_W4A16_REPACK_BINDING_SCALES', int(BK_W4A16_REPACK_BINDING_SCALES, 8))
+  call const('BK_W4A16_REPACK_BINDING_QZEROS', int(BK_W4A16_REPACK_BINDING_QZEROS, 8))
+  call const('BK_W4A16_REPACK_BINDING_G_IDX', int(BK_W4A16_REPACK_BINDING_G_IDX, 8))
+  call const('BK_W4A16_REPACK_BINDING_PACKED', int(BK_W4A16_REPACK_BINDING_PACKED, 8))
+  call const('BK_W4A16_REPACK_BINDING_PACKED_SCALES', int(BK_W4A16_REPACK_BINDING_PACKED_SCALES, 8))
+  call const('BK_W4A16_REPACK_BINDING_PERM', int(BK_W4A16_REPACK_BINDING_PERM, 8))
+  call const('BK_W4A16_REPACK_BINDING_REPORT', int(BK_W4A16_REPACK_BINDING_REPORT, 8))
+
+  call const('BK_W4A16_GEMM_BINDING_A', int(BK_W4A16_GEMM_BINDING_A, 8))
+  call const('BK_W4A16_GEMM_BINDING_PACKED', int(BK_W4A16_GEMM_BINDING_PACKED, 8))
+  call const('BK_W4A16_GEMM_BINDING_PACKED_SCALES', int(BK_W4A16_GEMM_BINDING_PACKED_SCALES, 8))
+  call const('BK_W4A16_GEMM_BINDING_PERM', int(BK_W4A16_GEMM_BINDING_PERM, 8))
+  call const('BK_W4A16_GEMM_BINDING_C', int(BK_W4A16_GEMM_BINDING_C, 8))
 
   ! The version functions return C's uint32_t bits in an integer(c_int32_t).
   call macro('BK_MAKE_VERSION(1023,1023,4095)', BK_MAKE_VERSION(1023, 1023, 4095))

@@ -1,9 +1,11 @@
-/* bkbench's GEMM tables, as text rows and as JSON. */
+/* bkbench's GEMM tables (dense, 2:4 sparse, W4A16), as text rows and as
+ * JSON. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench_gemm.h"
+#include "bench_w4a16.h"
 #include "tool_common.h"
 
 #define TEXT_WIDTH 100                    /* bkbench's text fits in 100 columns */
@@ -160,6 +162,68 @@ void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse
     emit(&l);
 }
 
+/* A time in microseconds in 7 columns: one decimal below 10000. */
+static void add_us(struct line *l, double us, bool valid)
+{
+    if (!valid)
+        add(l, " %7s", "-");
+    else
+        add(l, " %7.*f", us < 10000 ? 1 : 0, us);
+}
+
+/* TFLOP/s in 6 columns, from a GPU's hundreds to a CPU's thousandths. */
+static void add_tflops6(struct line *l, double v)
+{
+    if (v >= 0.001)
+        add(l, " %6.*f", v >= 100 ? 1 : v >= 10 ? 2 : v >= 1 ? 3 : 4, v);
+    else
+        add(l, " %6.0e", v);
+}
+
+void bench_w4a16_print_header(const struct gemm_settings *s, double copy_gb_per_s,
+                              const char *dense)
+{
+    printf("\nW4A16 GEMM C[M,N] = A[M,K] @ dequant(B)[K,N], int4 B (Marlin layout, groups of %d "
+           "rows);\n", W4A16_GROUP);
+    printf("reusable buffers (%u runs after %u warm-up); TFLOP/s = 2MNK / median time (us)\n",
+           s->bench.repeats, s->bench.warmup);
+    printf("floor: int4 B + scales read at the copy bandwidth (%.1f GB/s) over the time\n",
+           copy_gb_per_s);
+    printf("dense: D[M,N] = A[M,K] @ B[N,K]^T on the same sets; dn/w4: dense time / W4A16 time\n");
+    printf("dense GEMM by %.85s\n", dense);
+    printf("%-5s %-5s %-7s %-14s %4s %7s %6s %6s %7s %5s %s\n", "op", "dtype", "layer",
+           "shape(MxNxK)", "sets", "us", "TF/s", "floor", "dense", "dn/w4", "kernel");
+}
+
+void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result *r)
+{
+    struct line l = {"", 0};
+    add(&l, "%-5s %-5s %-7s %-14s", "w4a16", tool_dtype_name(c->dtype), c->layer, c->shape);
+    if (!r->supported) {
+        add(&l, " %4s %7s", "-", "unsupported");
+        emit(&l);
+        return;
+    }
+    const bool dense = r->dense_us > 0;
+    add(&l, " %4u", r->sets);
+    add_us(&l, r->us, true);
+    add_tflops6(&l, tflops(w4a16_case_flops(c), r->us));
+    if (r->floor_us > 0)
+        add(&l, " %5.1f%%", 100.0 * r->floor_us / r->us);
+    else
+        add(&l, " %6s", "n/a");
+    add_us(&l, r->dense_us, dense);
+    if (dense)
+        add(&l, " %4.2fx", r->dense_us / r->us);
+    else
+        add(&l, " %5s", "n/a");
+    /* The kernel name, cut to the text width (JSON has it whole); a
+     * wrong result says so instead. */
+    int room = TEXT_WIDTH - (int)l.len - 1;
+    add(&l, " %.*s", room > 0 ? room : 0, r->check_failed ? "WRONG RESULT" : r->kernel);
+    emit(&l);
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 static void json_number(const char *key, double v, bool valid)
@@ -260,6 +324,58 @@ void bench_sparse24_print_json(const struct sparse24_case *c, const struct spars
                     r->peak_tflops > 0);
         json_number("densePeakFraction", tflops(flops, r->dense_us) / r->peak_tflops,
                     r->peak_tflops > 0);
+        printf("}");
+    }
+    printf("\n  ]");
+}
+
+void bench_w4a16_print_json(const struct w4a16_case *c, const struct w4a16_result *r, size_t n)
+{
+    printf("[");
+    for (size_t i = 0; i < n; i++, c++, r++) {
+        double flops = w4a16_case_flops(c);
+        printf("%s\n    {\"op\": \"w4a16\", \"dtype\": \"%s\", \"model\": ", i ? "," : "",
+               tool_dtype_name(c->dtype));
+        if (c->model)
+            tool_json_string(stdout, c->model);
+        else
+            printf("null");
+        printf(", \"layer\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
+               "\"groupSize\": %d, \"flops\": %.0f, \"weightBytes\": %llu",
+               c->layer, (long long)c->m, (long long)c->n, (long long)c->k, W4A16_GROUP, flops,
+               (unsigned long long)r->weight_bytes);
+        printf(", \"status\": \"%s\"",
+               !r->supported ? "unsupported" : r->check_failed ? "mismatch" : "ok");
+        if (!r->supported || r->check_failed)
+            json_string("message", r->message);
+        if (!r->supported) {
+            printf("}");
+            continue;
+        }
+        json_string("kernel", r->kernel);
+        printf(", \"workspaceBytes\": %llu, \"sets\": %u", (unsigned long long)r->workspace,
+               r->sets);
+        json_number("us", r->us, true);
+        json_number("tflopPerS", tflops(flops, r->us), true);
+        json_number("floorUs", r->floor_us, r->floor_us > 0);
+        json_number("ofFloor", r->floor_us / r->us, r->floor_us > 0);
+        printf(", \"check\": {\"rows\": %u, \"columns\": %d", r->check_rows,
+               W4A16_CHECK_COLUMNS);
+        json_number("maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
+        json_number("limit", W4A16_CHECK_LIMIT, true);
+        printf("}");
+        bool dense = r->dense_us > 0;
+        printf(", \"dense\": {\"by\": \"%s\", \"status\": \"%s\"", r->dense_by,
+               r->dense_status);
+        json_string("message", r->dense_message);
+        json_string("kernel", r->dense_kernel);
+        printf(", \"algo\": %d, \"workspaceBytes\": %llu", r->dense_algo,
+               (unsigned long long)r->dense_workspace);
+        json_number("us", r->dense_us, dense);
+        json_number("tflopPerS", tflops(flops, r->dense_us), dense);
+        printf("}");
+        /* The W4A16 GEMM's speed over the dense one's: time ratio. */
+        json_number("denseOverW4a16", r->dense_us / r->us, dense);
         printf("}");
     }
     printf("\n  ]");

@@ -29,7 +29,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     g->gemm = xcalloc(total, sizeof *g->gemm);
     size_t made = bench_gemm_cases(scale, g->gemm, total);
     for (size_t i = 0; i < made; i++)
-        if (keep(false, g->gemm[i].dtype, user))
+        if (keep(GEMM_FAMILY_DENSE, g->gemm[i].dtype, user))
             g->gemm[g->ngemm++] = g->gemm[i];
     g->gemm_res = xcalloc(g->ngemm, sizeof *g->gemm_res);
 
@@ -37,18 +37,27 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     g->sparse = xcalloc(total, sizeof *g->sparse);
     made = bench_sparse24_cases(scale, g->sparse, total);
     for (size_t i = 0; i < made; i++)
-        if (keep(true, g->sparse[i].dtype, user))
+        if (keep(GEMM_FAMILY_SPARSE24, g->sparse[i].dtype, user))
             g->sparse[g->nsparse++] = g->sparse[i];
     g->sparse_res = xcalloc(g->nsparse, sizeof *g->sparse_res);
 
-    /* cuBLASLt runs only on a GPU, and only for the dense cases. */
+    total = bench_w4a16_case_count();
+    g->w4a16 = xcalloc(total, sizeof *g->w4a16);
+    made = bench_w4a16_cases(scale, g->w4a16, total);
+    for (size_t i = 0; i < made; i++)
+        if (keep(GEMM_FAMILY_W4A16, g->w4a16[i].dtype, user))
+            g->w4a16[g->nw4a16++] = g->w4a16[i];
+    g->w4a16_res = xcalloc(g->nw4a16, sizeof *g->w4a16_res);
+
+    /* cuBLASLt runs only on a GPU, and only for the dense and W4A16
+     * cases. */
     g->s.lt_message = g->lt_message;
     if (!bench_device_is_cuda(d)) {
         g->s.lt_status = "skipped";
         snprintf(g->lt_message, sizeof g->lt_message, "not a CUDA device");
-    } else if (g->ngemm == 0) {
+    } else if (g->ngemm + g->nw4a16 == 0) {
         g->s.lt_status = "skipped";
-        snprintf(g->lt_message, sizeof g->lt_message, "no dense GEMM case selected");
+        snprintf(g->lt_message, sizeof g->lt_message, "no dense GEMM or W4A16 case selected");
     } else if (!(g->s.lt = cublaslt_open(g->lt_message, sizeof g->lt_message))) {
         g->s.lt_status = "unavailable";
     } else {
@@ -67,7 +76,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
 
 size_t gemm_suite_count(const struct gemm_suite *g)
 {
-    return g->ngemm + g->nsparse;
+    return g->ngemm + g->nsparse + g->nw4a16;
 }
 
 /* "libcusparseLt.so.0 801", or "unavailable (why)". */
@@ -79,7 +88,19 @@ static void slt_description(const struct gemm_suite *g, char *out, size_t size)
         snprintf(out, size, "unavailable (%s)", g->slt_message);
 }
 
-void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, bool json)
+/* What times the W4A16 cases' dense GEMM. */
+static void w4a16_dense_description(const struct gemm_suite *g, char *out, size_t size)
+{
+    if (g->s.lt)
+        snprintf(out, size, "cuBLASLt called directly (%s %zu)", cublaslt_library(g->s.lt),
+                 cublaslt_version(g->s.lt));
+    else
+        snprintf(out, size, "libbk's BkGemmInfo plan (cuBLASLt %s: %s)", g->s.lt_status,
+                 g->lt_message);
+}
+
+void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb_per_s,
+                    bool json)
 {
     if (g->ngemm && !json) {
         char lt[320];
@@ -107,6 +128,19 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, bool json)
     }
     if (g->nsparse && g->s.slt && !json)
         bench_sparse24_print_slt(g->sparse, g->sparse_res, g->nsparse);
+    if (g->nw4a16 && !json) {
+        char dense[320];
+        w4a16_dense_description(g, dense, sizeof dense);
+        bench_w4a16_print_header(&g->s, copy_gb_per_s, dense);
+    }
+    /* One weight is prepared for the cases of each dtype, K and N. */
+    struct w4a16_weight *weight = NULL;
+    for (size_t i = 0; i < g->nw4a16; i++) {
+        bench_w4a16_run(d, &g->w4a16[i], &g->s, copy_gb_per_s, &weight, &g->w4a16_res[i]);
+        if (!json)
+            bench_w4a16_print_row(&g->w4a16[i], &g->w4a16_res[i]);
+    }
+    bench_w4a16_release(d, &weight);
 }
 
 static const char *gemm_dtype(const struct gemm_case *c)
@@ -143,7 +177,22 @@ size_t gemm_suite_report_failures(const struct gemm_suite *g)
         fprintf(stderr, "bkbench: sparse24 %s %s %s: unsupported: %s\n",
                 tool_dtype_name(c->dtype), c->layer, c->shape, g->sparse_res[i].message);
     }
-    if (g->ngemm && strcmp(g->s.lt_status, "unavailable") == 0)
+    for (size_t i = 0; i < g->nw4a16; i++) {
+        const struct w4a16_case *c = &g->w4a16[i];
+        const struct w4a16_result *r = &g->w4a16_res[i];
+        const char *what = !r->supported ? "unsupported" : r->check_failed ? "wrong result" : NULL;
+        if (what) {
+            unsupported++;
+            fprintf(stderr, "bkbench: w4a16 %s %s %s: %s: %s\n", tool_dtype_name(c->dtype),
+                    c->layer, c->shape, what, r->message);
+        }
+        if (r->supported && (strcmp(r->dense_status, "failed") == 0 ||
+                             strcmp(r->dense_status, "unsupported") == 0))
+            fprintf(stderr, "bkbench: w4a16 %s %s %s: dense GEMM (%s) %s: %s\n",
+                    tool_dtype_name(c->dtype), c->layer, c->shape, r->dense_by, r->dense_status,
+                    r->dense_message);
+    }
+    if ((g->ngemm || g->nw4a16) && strcmp(g->s.lt_status, "unavailable") == 0)
         fprintf(stderr, "bkbench: no cuBLASLt comparison: %s\n", g->lt_message);
     if (g->slt_report)
         fprintf(stderr, "bkbench: no cuSPARSELt comparison: %s\n", g->slt_message);
@@ -180,12 +229,16 @@ void gemm_suite_print_json(const struct gemm_suite *g)
     bench_gemm_print_json(g->gemm, g->gemm_res, g->ngemm);
     printf(",\n  \"sparse24\": ");
     bench_sparse24_print_json(g->sparse, g->sparse_res, g->nsparse);
+    printf(",\n  \"w4a16\": ");
+    bench_w4a16_print_json(g->w4a16, g->w4a16_res, g->nw4a16);
 }
 
 void gemm_suite_close(struct gemm_suite *g)
 {
     cublaslt_close(g->s.lt);
     cusparselt_close(g->s.slt);
+    free(g->w4a16_res);
+    free(g->w4a16);
     free(g->sparse_res);
     free(g->sparse);
     free(g->gemm_res);

@@ -33,7 +33,8 @@ enum {
     OP_GATED_BWD = 1u << 1,
     OP_GEMM = 1u << 2,
     OP_SPARSE24 = 1u << 3,
-    OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24,
+    OP_W4A16 = 1u << 4,
+    OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24 | OP_W4A16,
 };
 
 static const struct {
@@ -42,7 +43,7 @@ static const struct {
 } op_names[] = {
     {"gated-fwd", OP_GATED_FWD}, {"gated-bwd", OP_GATED_BWD},
     {"gated", OP_GATED_FWD | OP_GATED_BWD}, {"gemm", OP_GEMM},
-    {"sparse24", OP_SPARSE24}, {"all", OP_ALL},
+    {"sparse24", OP_SPARSE24}, {"w4a16", OP_W4A16}, {"all", OP_ALL},
 };
 
 struct options {
@@ -62,7 +63,7 @@ static void usage(FILE *f)
             "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--json]\n"
             "               [--json-file FILE] [--size-mib N] [--repeats N] [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
-            "OP: gated-fwd gated-bwd gated gemm sparse24 all (default all).\n"
+            "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 all (default all).\n"
             "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
             "GEMMs in TFLOP/s against the device's peak and cuBLASLt.\n");
 }
@@ -364,9 +365,12 @@ static void print_json_file(const char *path, const struct run_report *r)
 
 /* ---- main --------------------------------------------------------------- */
 
-static bool gemm_filter(bool sparse, BkDataType dtype, const void *user)
+static bool gemm_filter(enum gemm_family family, BkDataType dtype, const void *user)
 {
-    return keep_gemm(sparse ? OP_SPARSE24 : OP_GEMM, dtype, user);
+    unsigned op = family == GEMM_FAMILY_SPARSE24 ? OP_SPARSE24
+                  : family == GEMM_FAMILY_W4A16  ? OP_W4A16
+                                                 : OP_GEMM;
+    return keep_gemm(op, dtype, user);
 }
 
 static enum bench_gemm_scale gemm_scale(const struct options *o, const struct bench_device *d)
@@ -416,7 +420,7 @@ int main(int argc, char **argv)
     }
     bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results,
                     o.json ? NULL : bench_gated_print_row, NULL);
-    gemm_suite_run(&gemm, &dev, o.json);
+    gemm_suite_run(&gemm, &dev, copy_gbs, o.json);
 
     /* Launch costs go with the gated cases (they time a gated plan). */
     struct launch_result launch;

@@ -18,6 +18,7 @@
 #define COLUMN_COUNT GATED_DTYPE_COUNT
 #define ALL_COLUMNS 0xFu
 #define FLOAT_COLUMNS 0x7u                /* f32 f16 bf16 */
+#define HALF_COLUMNS 0x6u                 /* f16 bf16 */
 #define F32_COLUMN 0x1u
 
 /* Small problems: the GEMM family's shapes are multiples of what GPU
@@ -28,6 +29,10 @@
 #define PROBE_SPARSE_M 256
 #define PROBE_SPARSE_K 256
 #define PROBE_SPARSE_N 128
+#define PROBE_W4A16_K 128                 /* a weight [K, N] in groups of 128 rows */
+#define PROBE_W4A16_N 64
+#define PROBE_W4A16_GROUP 128
+#define PROBE_W4A16_M 16
 
 union op_storage {
     union gated_op_info gated;
@@ -35,12 +40,15 @@ union op_storage {
     BkSparse24ConvertInfo convert;
     BkSparse24PrepareInfo prepare;
     BkSparse24GemmInfo sparse;
+    BkW4A16ConvertInfo w4a16_convert;
+    BkW4A16GptqRepackInfo w4a16_repack;
+    BkW4A16GemmInfo w4a16_gemm;
 };
 
 /* One row of the support matrix: an op and its variant, the columns it
  * is tried in, and how to build its op info. */
 struct row_def {
-    const char *op;                       /* "gated-fwd", "gemm", "sparse24-prepare", ... */
+    const char *op;                       /* "gated-fwd", "gemm", "w4a16-gemm", ... */
     const char *kind;                     /* "swiglu", "tf32", "prune"; NULL: none */
     unsigned columns;                     /* bit t: gated_dtypes[t] is tried */
     int param;                            /* the kind, the conversion, tf32 */
@@ -78,6 +86,77 @@ static const void *build_sparse(const struct row_def *r, BkDataType t, union op_
     return sparse24_gemm_build(t, PROBE_SPARSE_M, PROBE_SPARSE_K, PROBE_SPARSE_N, &s->sparse);
 }
 
+/* A row-major [rows, cols] tensor, or a vector when cols is 0. */
+static BkTensorDesc probe_desc(BkDataType t, int64_t rows, int64_t cols)
+{
+    BkTensorDesc d;
+    memset(&d, 0, sizeof d);
+    d.dataType = t;
+    d.rank = cols ? 2 : 1;
+    d.extent[0] = rows;
+    d.extent[1] = cols;
+    return d;
+}
+
+/* The W4A16 family: the column is the scales' and activations' type; a
+ * quantized weight's plain form (weight, quantized, scales) and its
+ * packed form (packed, packedScales). */
+static const void *build_w4a16_convert(const struct row_def *r, BkDataType t,
+                                       union op_storage *s)
+{
+    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
+    BkW4A16ConvertInfo *info = &s->w4a16_convert;
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO;
+    info->conversion = (BkW4A16Conversion)r->param;
+    info->groupSize = PROBE_W4A16_GROUP;
+    info->quantized = probe_desc(BK_DATA_TYPE_U8, k, n);
+    info->scales = probe_desc(t, g, n);
+    if (info->conversion == BK_W4A16_QUANTIZE) {
+        info->weight = probe_desc(t, k, n);
+    } else {
+        info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
+        info->packedScales = probe_desc(t, g, n);
+    }
+    return info;
+}
+
+/* A GPTQ checkpoint with qzeros and g_idx; perm is written. */
+static const void *build_w4a16_repack(const struct row_def *r, BkDataType t,
+                                      union op_storage *s)
+{
+    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
+    BkW4A16GptqRepackInfo *info = &s->w4a16_repack;
+    (void)r;
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO;
+    info->zeros = BK_W4A16_GPTQ_ZEROS_MINUS_ONE;
+    info->groupSize = PROBE_W4A16_GROUP;
+    info->qweight = probe_desc(BK_DATA_TYPE_I32, k / 8, n);
+    info->scales = probe_desc(t, g, n);
+    info->qzeros = probe_desc(BK_DATA_TYPE_I32, g, n / 8);
+    info->gIdx = probe_desc(BK_DATA_TYPE_I32, k, 0);
+    info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
+    info->packedScales = probe_desc(t, g, n);
+    info->perm = probe_desc(BK_DATA_TYPE_I32, k, 0);
+    return info;
+}
+
+static const void *build_w4a16_gemm(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
+    BkW4A16GemmInfo *info = &s->w4a16_gemm;
+    (void)r;
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO;
+    info->groupSize = PROBE_W4A16_GROUP;
+    info->a = probe_desc(t, PROBE_W4A16_M, k);
+    info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
+    info->packedScales = probe_desc(t, g, n);
+    info->c = probe_desc(t, PROBE_W4A16_M, n);
+    return info;
+}
+
 #define GATED_ROWS(op)                                                          \
     {op, "glu", ALL_COLUMNS, BK_GATED_ACTIVATION_GLU, build_gated},             \
     {op, "reglu", ALL_COLUMNS, BK_GATED_ACTIVATION_REGLU, build_gated},         \
@@ -95,6 +174,11 @@ static const struct row_def rows[] = {
     {"sparse24-convert", "decompress", ALL_COLUMNS, BK_SPARSE24_DECOMPRESS, build_convert},
     {"sparse24-prepare", NULL, FLOAT_COLUMNS, 0, build_prepare},
     {"sparse24-gemm", NULL, FLOAT_COLUMNS, 0, build_sparse},
+    {"w4a16-convert", "quantize", HALF_COLUMNS, BK_W4A16_QUANTIZE, build_w4a16_convert},
+    {"w4a16-convert", "pack", HALF_COLUMNS, BK_W4A16_PACK, build_w4a16_convert},
+    {"w4a16-convert", "unpack", HALF_COLUMNS, BK_W4A16_UNPACK, build_w4a16_convert},
+    {"w4a16-gptq-repack", NULL, HALF_COLUMNS, 0, build_w4a16_repack},
+    {"w4a16-gemm", NULL, HALF_COLUMNS, 0, build_w4a16_gemm},
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 #define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)
@@ -328,12 +412,12 @@ static void print_text(const struct device_report *reps, uint32_t count,
                    r->context_message);
             continue;
         }
-        printf("  %-16s %-11s", "op", "kind");
+        printf("  %-17s %-11s", "op", "kind");
         for (uint32_t t = 0; t < COLUMN_COUNT; t++)
             print_column(tool_dtype_name(gated_dtypes[t]), t + 1 == COLUMN_COUNT);
         for (uint32_t row = 0; row < ROW_COUNT; row++) {
             const struct cell *c = &r->cells[row * COLUMN_COUNT];
-            printf("  %-16s %-11s", rows[row].op, rows[row].kind ? rows[row].kind : "-");
+            printf("  %-17s %-11s", rows[row].op, rows[row].kind ? rows[row].kind : "-");
             for (uint32_t t = 0; t < COLUMN_COUNT; t++)
                 print_column(cell_status(&c[t]), t + 1 == COLUMN_COUNT);
         }

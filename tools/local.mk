@@ -25,6 +25,7 @@ tools_bkbench_SOURCES = \
 	tools/bench_run.c tools/bench_run.h \
 	tools/bench_sets.c tools/bench_sets.h \
 	tools/bench_sparse24.c tools/bench_sparse24_slt.c \
+	tools/bench_w4a16.c tools/bench_w4a16.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/cuda_timing.c tools/cuda_timing.h \
 	tools/cusparselt_direct.c tools/cusparselt_direct.h \

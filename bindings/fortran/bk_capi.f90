@@ -24,7 +24,7 @@ module bk_capi
   public :: bkAllocateCommandBuffer, bkFreeCommandBuffer, bkBeginCommandBuffer, &
        bkEndCommandBuffer, bkQueueSubmit, bkCmdCopyMemory, bkCmdFillMemory
   public :: bkCreatePlan, bkDestroyPlan, bkGetPlanProperties, bkCmdRun
-  public :: bkCheckSparse24Report
+  public :: bkCheckSparse24Report, bkCheckW4A16RepackReport
 
   interface
     ! ---- Errors and messages ---------------------------------------------
@@ -259,5 +259,18 @@ module bk_capi
       type(BkSparse24Report), intent(in) :: pReport
       integer(c_int) :: res
     end function bkCheckSparse24Report
+
+    ! ---- The W4A16 family --------------------------------------------------
+    ! BK_SUCCESS for a report whose status is BK_W4A16_REPACK_STATUS_OK,
+    ! else BK_ERROR_UNSUPPORTED (asymmetric zero points) or
+    ! BK_ERROR_INVALID_ARGUMENT (a bad g_idx) and a message naming the first
+    ! bad entry. pReport is read back from the device first
+    ! (bk_check_w4a16_repack_report does both).
+    function bkCheckW4A16RepackReport(pReport) result(res) &
+         bind(c, name='bkCheckW4A16RepackReport')
+      import :: c_int, BkW4A16RepackReport
+      type(BkW4A16RepackReport), intent(in) :: pReport
+      integer(c_int) :: res
+    end function bkCheckW4A16RepackReport
   end interface
 end module bk_capi

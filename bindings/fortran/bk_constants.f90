@@ -66,6 +66,9 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO = 201
     enumerator :: BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO = 202
     enumerator :: BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO = 203
+    enumerator :: BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO = 300
+    enumerator :: BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO = 301
+    enumerator :: BK_STRUCTURE_TYPE_W4A16_GEMM_INFO = 302
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = int(z'7FFFFFFF')
   end enum
 
@@ -195,5 +198,62 @@ module bk_constants
     enumerator :: BK_SPARSE24_GEMM_BINDING_C = 2
     enumerator :: BK_SPARSE24_GEMM_BINDING_Y = 3
     enumerator :: BK_SPARSE24_GEMM_BINDING_BIAS = 4
+  end enum
+
+  ! ---- The W4A16 family (bk/bk_w4a16.h, bk-w4a16(7)) ---------------------
+  ! groupSize of one scale per column (G = 1).
+  integer(c_int32_t), parameter :: BK_W4A16_GROUP_PER_CHANNEL = -1
+
+  ! BkW4A16Conversion, for BkW4A16ConvertInfo%conversion.
+  enum, bind(c)
+    enumerator :: BK_W4A16_QUANTIZE = 0
+    enumerator :: BK_W4A16_PACK = 1
+    enumerator :: BK_W4A16_UNPACK = 2
+    enumerator :: BK_W4A16_CONVERSION_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! Conversion binding slots (0-based: slot s is Fortran element s + 1).
+  enum, bind(c)
+    enumerator :: BK_W4A16_CONVERT_BINDING_WEIGHT = 0
+    enumerator :: BK_W4A16_CONVERT_BINDING_QUANTIZED = 1
+    enumerator :: BK_W4A16_CONVERT_BINDING_SCALES = 2
+    enumerator :: BK_W4A16_CONVERT_BINDING_PACKED = 3
+    enumerator :: BK_W4A16_CONVERT_BINDING_PACKED_SCALES = 4
+  end enum
+
+  ! BkW4A16GptqZeros, for BkW4A16GptqRepackInfo%zeros: how qzeros stores
+  ! the zero point (8; only symmetric checkpoints are repacked).
+  enum, bind(c)
+    enumerator :: BK_W4A16_GPTQ_ZEROS_EXACT = 0
+    enumerator :: BK_W4A16_GPTQ_ZEROS_MINUS_ONE = 1
+    enumerator :: BK_W4A16_GPTQ_ZEROS_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! BkW4A16RepackStatus, in BkW4A16RepackReport%status.
+  enum, bind(c)
+    enumerator :: BK_W4A16_REPACK_STATUS_OK = 0
+    enumerator :: BK_W4A16_REPACK_STATUS_ASYMMETRIC = 1
+    enumerator :: BK_W4A16_REPACK_STATUS_BAD_GROUP_INDEX = 2
+    enumerator :: BK_W4A16_REPACK_STATUS_UNEVEN_GROUPS = 3
+    enumerator :: BK_W4A16_REPACK_STATUS_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! GPTQ repack and W4A16 GEMM binding slots (0-based).
+  enum, bind(c)
+    enumerator :: BK_W4A16_REPACK_BINDING_QWEIGHT = 0
+    enumerator :: BK_W4A16_REPACK_BINDING_SCALES = 1
+    enumerator :: BK_W4A16_REPACK_BINDING_QZEROS = 2
+    enumerator :: BK_W4A16_REPACK_BINDING_G_IDX = 3
+    enumerator :: BK_W4A16_REPACK_BINDING_PACKED = 4
+    enumerator :: BK_W4A16_REPACK_BINDING_PACKED_SCALES = 5
+    enumerator :: BK_W4A16_REPACK_BINDING_PERM = 6
+    enumerator :: BK_W4A16_REPACK_BINDING_REPORT = 7
+  end enum
+  enum, bind(c)
+    enumerator :: BK_W4A16_GEMM_BINDING_A = 0
+    enumerator :: BK_W4A16_GEMM_BINDING_PACKED = 1
+    enumerator :: BK_W4A16_GEMM_BINDING_PACKED_SCALES = 2
+    enumerator :: BK_W4A16_GEMM_BINDING_PERM = 3
+    enumerator :: BK_W4A16_GEMM_BINDING_C = 4
   end enum
 end module bk_constants

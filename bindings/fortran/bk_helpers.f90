@@ -38,6 +38,7 @@ module bk_helpers
   public :: bk_enumerate_devices, bk_create_context, bk_allocate_memory, bk_memory_address
   public :: bk_create_plan, bk_cmd_run
   public :: bk_matrix_desc, bk_matrix_desc_of, bk_get_plan_properties, bk_check_sparse24_report
+  public :: bk_check_w4a16_repack_report
 
   ! A NUL-terminated C string (a c_ptr, or a character array such as
   ! BkDeviceProperties%name) as a Fortran string of its exact length.
@@ -82,9 +83,12 @@ module bk_helpers
   ! desc = bk_matrix_desc_of(x [, dataType] [, stat, errmsg]): the whole
   ! array x of rank 2 (a matrix) or 3 (matrices x(:, :, b)) as a
   ! column-major GEMM operand; dataType as for bk_tensor_desc_of (F16 or
-  ! BF16 for half-precision bits in integer(c_int16_t)).
+  ! BF16 for half-precision bits in integer(c_int16_t); U8 for the
+  ! quantized values of a W4A16 weight in integer(c_int8_t); I32, the
+  ! default, for a GPTQ qweight or qzeros in integer(c_int32_t)).
   interface bk_matrix_desc_of
-    module procedure matrix_desc_of_f32, matrix_desc_of_f64, matrix_desc_of_i16
+    module procedure matrix_desc_of_f32, matrix_desc_of_f64, matrix_desc_of_i32, &
+         matrix_desc_of_i16, matrix_desc_of_i8
   end interface bk_matrix_desc_of
 
   ! bytes = bk_sizeof(x): the bytes of array x (any rank, allocatable
@@ -118,7 +122,8 @@ module bk_helpers
   ! info struct: wraps it in a BkPlanCreateInfo.
   interface bk_create_plan
     module procedure create_plan_gated, create_plan_gated_backward, create_plan_gemm, &
-         create_plan_sparse24_convert, create_plan_sparse24_prepare, create_plan_sparse24_gemm
+         create_plan_sparse24_convert, create_plan_sparse24_prepare, create_plan_sparse24_gemm, &
+         create_plan_w4a16_convert, create_plan_w4a16_gptq_repack, create_plan_w4a16_gemm
   end interface bk_create_plan
 
 contains
@@ -605,6 +610,34 @@ contains
     call finish(res, 'bk_matrix_desc_of', msg, stat)
   end function matrix_desc_of_i16
 
+  function matrix_desc_of_i32(x, dataType, stat, errmsg) result(desc)
+    integer(c_int32_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call matrix_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_I32, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc_of', msg, stat)
+  end function matrix_desc_of_i32
+
+  function matrix_desc_of_i8(x, dataType, stat, errmsg) result(desc)
+    integer(c_int8_t), intent(in) :: x(..)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call matrix_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_I8, storage_size(x) / 8, dataType, &
+         desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_matrix_desc_of', msg, stat)
+  end function matrix_desc_of_i8
+
   ! ---- Sizes -----------------------------------------------------------------
   pure function sizeof_f32(x) result(bytes)
     real(c_float), intent(in) :: x(..)
@@ -1076,6 +1109,48 @@ contains
     call finish(res, 'bkCreatePlan', msg, stat)
   end subroutine create_plan_sparse24_gemm
 
+  subroutine create_plan_w4a16_convert(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkW4A16ConvertInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_w4a16_convert
+
+  subroutine create_plan_w4a16_gptq_repack(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkW4A16GptqRepackInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_w4a16_gptq_repack
+
+  subroutine create_plan_w4a16_gemm(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkW4A16GemmInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_w4a16_gemm
+
   ! call bk_get_plan_properties(plan, props [, bindings] [, stat, errmsg]):
   ! bkGetPlanProperties, with a BkPlanBindingProperties chained when
   ! bindings is given: bindings%bindings(s + 1)%size is then the bytes slot
@@ -1160,4 +1235,33 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, trim(where), msg, stat)
   end subroutine bk_check_sparse24_report
+
+  ! call bk_check_w4a16_repack_report(context, address [, report] [, stat,
+  ! errmsg]): reads the BkW4A16RepackReport a GPTQ repack plan wrote at the
+  ! device address (run it and wait for the queue first) and applies the
+  ! stat rule to bkCheckW4A16RepackReport of it: without stat, a checkpoint
+  ! that could not be repacked stops the program with a message naming the
+  ! first bad entry. report, when given, receives the report (its
+  ! identityPermutation says whether the GEMM needs the perm).
+  subroutine bk_check_w4a16_repack_report(context, address, report, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: address
+    type(BkW4A16RepackReport), intent(out), optional :: report
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkW4A16RepackReport), target :: got
+    character(len=:), allocatable :: msg
+    character(len=24) :: where
+    integer(c_int) :: res
+    where = 'bkCopyFromDevice'
+    res = bkCopyFromDevice(context, c_loc(got), address, int(c_sizeof(got), c_int64_t))
+    if (res >= 0) then
+      where = 'bkCheckW4A16RepackReport'
+      res = bkCheckW4A16RepackReport(got)
+    end if
+    if (present(report)) report = got
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, trim(where), msg, stat)
+  end subroutine bk_check_w4a16_repack_report
 end module bk_helpers

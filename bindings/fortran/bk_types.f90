@@ -26,6 +26,7 @@ module bk_types
        BkRunInfo, BkGatedActivationInfo, BkGatedActivationBackwardInfo
   public :: BkGemmInfo, BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, &
        BkSparse24GemmInfo
+  public :: BkW4A16ConvertInfo, BkW4A16RepackReport, BkW4A16GptqRepackInfo, BkW4A16GemmInfo
   public :: PFN_bkAllocationFunction, PFN_bkFreeFunction, PFN_bkMessageCallback
 
   ! ---- Handles -----------------------------------------------------------
@@ -273,6 +274,65 @@ module bk_types
     type(BkTensorDesc) :: y
     type(BkTensorDesc) :: bias
   end type BkSparse24GemmInfo
+
+  ! ---- The W4A16 family (bk-w4a16(7)) --------------------------------------
+  ! groupSize starts at 0, which no plan accepts: set it to 32, 64, 128 or
+  ! BK_W4A16_GROUP_PER_CHANNEL. Tensors start absent (dataType
+  ! BK_DATA_TYPE_UNDEFINED), as the ones an op does not use must be. The
+  ! packed form is row-major and contiguous: packed [K/16, 2N] is the
+  ! Fortran integer(c_int32_t) p(2*n, k/16), described by
+  ! bk_tensor_desc_of(p).
+  type, bind(c) :: BkW4A16ConvertInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: conversion = BK_W4A16_QUANTIZE
+    integer(c_int32_t) :: groupSize = 0
+    type(BkTensorDesc) :: weight
+    type(BkTensorDesc) :: quantized
+    type(BkTensorDesc) :: scales
+    type(BkTensorDesc) :: packed
+    type(BkTensorDesc) :: packedScales
+  end type BkW4A16ConvertInfo
+
+  ! Written by a GPTQ repack plan to its report binding (32 bytes); read it
+  ! back when the queue is idle and pass it to bkCheckW4A16RepackReport, or
+  ! let bk_check_w4a16_repack_report do both. Rows, groups and columns
+  ! count from 0.
+  type, bind(c) :: BkW4A16RepackReport
+    integer(c_int32_t) :: status = BK_W4A16_REPACK_STATUS_OK
+    integer(c_int32_t) :: identityPermutation = BK_FALSE
+    integer(c_int64_t) :: badCount = 0
+    integer(c_int64_t) :: firstBadRow = 0
+    integer(c_int64_t) :: firstBadColumn = 0
+  end type BkW4A16RepackReport
+
+  type, bind(c) :: BkW4A16GptqRepackInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: zeros = BK_W4A16_GPTQ_ZEROS_EXACT
+    integer(c_int32_t) :: groupSize = 0
+    type(BkTensorDesc) :: qweight
+    type(BkTensorDesc) :: scales
+    type(BkTensorDesc) :: qzeros
+    type(BkTensorDesc) :: gIdx
+    type(BkTensorDesc) :: packed
+    type(BkTensorDesc) :: packedScales
+    type(BkTensorDesc) :: perm
+  end type BkW4A16GptqRepackInfo
+
+  ! C[M, N] = A[M, K] @ dequant(packed, packedScales); perm (optional)
+  ! makes column k of the product read A(m, perm[k]).
+  type, bind(c) :: BkW4A16GemmInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: flags = 0
+    integer(c_int32_t) :: groupSize = 0
+    type(BkTensorDesc) :: a
+    type(BkTensorDesc) :: packed
+    type(BkTensorDesc) :: packedScales
+    type(BkTensorDesc) :: perm
+    type(BkTensorDesc) :: c
+  end type BkW4A16GemmInfo
 
   ! ---- Callback shapes: write a bind(c) procedure with this interface and
   ! pass c_funloc(it). ------------------------------------------------------

@@ -29,7 +29,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran_gated_forward \
 	t/fortran_gated_backward \
 	t/fortran_errors \
-	t/fortran_gemm
+	t/fortran_gemm \
+	t/fortran_w4a16
 BK_FORTRAN_SH_TESTS = \
 	t/fortran-layout.sh \
 	t/fortran-coverage.sh \
@@ -80,6 +81,8 @@ t_fortran_errors_SOURCES = t/fortran_errors.f90 t/fortran_tap.f90
 t_fortran_errors_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_gemm_SOURCES = t/fortran_gemm.f90 t/fortran_tap.f90
 t_fortran_gemm_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_w4a16_SOURCES = t/fortran_w4a16.f90 t/fortran_tap.f90
+t_fortran_w4a16_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
 t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
 t_fortran_layout_f_LDADD = $(BK_FORTRAN_LIBS)
@@ -88,7 +91,8 @@ examples_fortran_swiglu_steps_LDADD = $(BK_FORTRAN_LIBS)
 
 t/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
 t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
-t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT) t/fortran_gemm.$(OBJEXT): t/fortran_tap.$(OBJEXT)
+t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT) t/fortran_gemm.$(OBJEXT) \
+	t/fortran_w4a16.$(OBJEXT): t/fortran_tap.$(OBJEXT)
 t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
 	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
 t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo

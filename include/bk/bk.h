@@ -6,5 +6,6 @@
 #include <bk/bk_core.h>
 #include <bk/bk_gated_activation.h>
 #include <bk/bk_gemm.h>
+#include <bk/bk_w4a16.h>
 
 #endif /* BK_H */

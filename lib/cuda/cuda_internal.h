@@ -17,6 +17,8 @@ enum bk_cuda_module_id {
     BK_CUDA_MODULE_SPARSE24_MMA,       /* 2:4 GEMM on sparse tensor cores */
     BK_CUDA_MODULE_SPARSE24_GENERAL,   /* 2:4 GEMM on CUDA cores */
     BK_CUDA_MODULE_GEMM_EPILOGUE,      /* dense GEMM: C -> D copies, bias and activation */
+    BK_CUDA_MODULE_W4A16_GEMM,         /* int4 x f16/bf16 GEMM on Marlin-layout weights */
+    BK_CUDA_MODULE_W4A16_CONVERT,      /* quantize, pack, unpack, GPTQ repack */
     BK_CUDA_MODULE_COUNT
 };
 
@@ -163,6 +165,9 @@ BK_HIDDEN BkResult bk_cuda_gemm_select(BkPlan plan);    /* cuda_gemm.c (cuBLASLt
 BK_HIDDEN BkResult bk_cuda_sparse24_convert_select(BkPlan plan); /* cuda_sparse24.c */
 BK_HIDDEN BkResult bk_cuda_sparse24_prepare_select(BkPlan plan);
 BK_HIDDEN BkResult bk_cuda_sparse24_gemm_select(BkPlan plan);
+BK_HIDDEN BkResult bk_cuda_w4a16_convert_select(BkPlan plan); /* cuda_w4a16_convert.c */
+BK_HIDDEN BkResult bk_cuda_w4a16_repack_select(BkPlan plan);
+BK_HIDDEN BkResult bk_cuda_w4a16_gemm_select(BkPlan plan);    /* cuda_w4a16_gemm.c */
 /* struct bk_backend.sparse24_prepared_size for CUDA contexts. */
 BK_HIDDEN uint64_t bk_cuda_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m,
                                                   int64_t k);

@@ -21,6 +21,10 @@ extern const unsigned char bk_cuda_fatbin_sparse24_general[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_sparse24_general_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gemm_epilogue[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gemm_epilogue_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_gemm[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_gemm_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_convert[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_convert_end[] BK_HIDDEN;
 
 static const struct {
     const char *name;
@@ -38,6 +42,10 @@ static const struct {
                                           bk_cuda_fatbin_sparse24_general_end },
     [BK_CUDA_MODULE_GEMM_EPILOGUE] = { "gemm_epilogue", bk_cuda_fatbin_gemm_epilogue,
                                        bk_cuda_fatbin_gemm_epilogue_end },
+    [BK_CUDA_MODULE_W4A16_GEMM] = { "w4a16_gemm", bk_cuda_fatbin_w4a16_gemm,
+                                    bk_cuda_fatbin_w4a16_gemm_end },
+    [BK_CUDA_MODULE_W4A16_CONVERT] = { "w4a16_convert", bk_cuda_fatbin_w4a16_convert,
+                                       bk_cuda_fatbin_w4a16_convert_end },
 };
 
 static uint64_t little_endian(const unsigned char *p, int bytes)

@@ -150,6 +150,9 @@ static BkResult (*const host_select[BK_OP_COUNT])(BkPlan) = {
     [BK_OP_SPARSE24_CONVERT] = bk_host_sparse24_convert_select,
     [BK_OP_SPARSE24_PREPARE] = bk_host_sparse24_prepare_select,
     [BK_OP_SPARSE24_GEMM] = bk_host_sparse24_gemm_select,
+    [BK_OP_W4A16_CONVERT] = bk_host_w4a16_convert_select,
+    [BK_OP_W4A16_GPTQ_REPACK] = bk_host_w4a16_repack_select,
+    [BK_OP_W4A16_GEMM] = bk_host_w4a16_gemm_select,
 };
 
 static BkResult host_plan_select(BkPlan plan)

@@ -1,0 +1,131 @@
+/* The W4A16 GEMM on CUDA (module w4a16_gemm, ptx/w4a16_gemm.cu): the
+ * tiling and the split of K chosen at plan creation, the A loader per run.
+ *
+ * Tiles are 16 x 128 for M <= 16 (two CTAs per SM) and 32 x 128 above
+ * (one CTA per SM). Where the tiles alone would leave SMs idle, and the
+ * device has thread block clusters (sm_90), K is split over the CTAs of
+ * a cluster of 2, 4 or 8: the largest that still fits on the device at
+ * once. BK_CUDA_W4A16_SPLITS=1|2|4|8, read when a plan is made, forces
+ * the split (for tuning; an impossible one falls back to 1). */
+#include "cuda_w4a16.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct bk_w4a16_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the GEMM parameter block fits struct bk_cuda_kernel_launch");
+
+struct gemm_plan {
+    struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
+    bool empty;
+    bool a_vector_fits;                   /* A's layout allows cp.async (its address is checked per run) */
+    CUfunction fn;
+    unsigned int grid[3];
+    unsigned int shared_bytes;
+    char name[BK_MAX_KERNEL_NAME_SIZE];
+    struct bk_w4a16_gemm_args args;
+};
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int forced_splits(void)
+{
+    const char *s = getenv("BK_CUDA_W4A16_SPLITS");
+    const long v = s ? strtol(s, NULL, 10) : 0;
+    return v == 1 || v == 2 || v == 4 || v == 8 ? (int)v : 0;
+}
+
+/* Splits of K per tile: as many as keep every CTA resident at once. */
+static int choose_splits(const struct bk_cuda_context *c, bool clusters, int64_t tiles,
+                         int64_t chunks, int per_sm)
+{
+    if (!clusters)
+        return 1;
+    const int forced = forced_splits();
+    if (forced)
+        return forced <= chunks ? forced : 1;
+    const int64_t slots = (int64_t)c->sm_count * per_sm;
+    for (int s = 8; s > 1; s /= 2)
+        if (tiles * s <= slots && s <= chunks)
+            return s;
+    return 1;
+}
+
+static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
+                             struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
+{
+    const struct gemm_plan *g = plan->impl;
+    if (g->empty)
+        return 0;
+    struct bk_w4a16_gemm_args a = g->args;
+    a.a = run->binding[BK_W4A16_GEMM_BINDING_A];
+    a.packed = run->binding[BK_W4A16_GEMM_BINDING_PACKED];
+    a.scales = run->binding[BK_W4A16_GEMM_BINDING_PACKED_SCALES];
+    a.perm = (a.flags & BK_W4A16_HAS_PERM) ? run->binding[BK_W4A16_GEMM_BINDING_PERM] : 0;
+    a.c = run->binding[BK_W4A16_GEMM_BINDING_C];
+    if (g->a_vector_fits && (a.a & 15u) == 0)
+        a.flags |= BK_W4A16_A_VECTOR;
+    bk_cuda_w4a16_launch(&launches[0], g->fn, g->grid, BK_W4A16_THREADS, g->shared_bytes,
+                         g->name, &a, sizeof a);
+    return 1;
+}
+
+BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
+{
+    const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    BkResult res;
+    struct gemm_plan *g = bk_cuda_w4a16_new_impl(plan, sizeof *g, gemm_prepare, &res);
+    if (!g)
+        return res;
+    const char *type = p->shape.scale_type == BK_DATA_TYPE_BF16 ? "bf16" : "f16";
+    const int mt = p->m <= 16 ? 1 : 2;
+    const int64_t tile_m = BK_W4A16_TILE_M(mt), tile_n = BK_W4A16_TILE_N(mt);
+    const int64_t m_tiles = ceil_div(p->m, tile_m), n_tiles = ceil_div(p->shape.n, tile_n);
+    const int64_t chunks = ceil_div(p->shape.k / 16, BK_W4A16_CHUNK_KT(mt));
+    if (m_tiles > 65535)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "BkW4A16GemmInfo.a.extent[0] = %lld: the CUDA kernels take M up to %lld",
+                        (long long)p->m, (long long)(65535 * tile_m));
+    const bool clusters = plan->ctx->props.computeCapabilityMajor >= 9;
+    const int splits = choose_splits(c, clusters, m_tiles * n_tiles, chunks, mt == 1 ? 2 : 1);
+
+    struct bk_w4a16_gemm_args *a = &g->args;
+    memset(a, 0, sizeof *a);
+    a->m = p->m;
+    a->n = p->shape.n;
+    a->k = p->shape.k;
+    a->a_rs = p->a.row_stride;
+    a->a_cs = p->a.col_stride;
+    a->c_rs = p->c.row_stride;
+    a->c_cs = p->c.col_stride;
+    a->group = (int32_t)p->shape.group;
+    a->flags = (p->shape.per_channel ? BK_W4A16_PER_CHANNEL : 0u) |
+               (p->has_perm ? BK_W4A16_HAS_PERM : 0u);
+    a->chunks = (uint32_t)chunks;
+    a->splits = (uint32_t)splits;
+    /* 16-byte pieces of A: unit k stride, whole 16-byte row steps. */
+    g->a_vector_fits = !p->has_perm && p->a.col_stride == 1 && (p->m <= 1 || p->a.row_stride % 8 == 0);
+    g->empty = p->m == 0;
+    g->grid[0] = (unsigned int)n_tiles;
+    g->grid[1] = (unsigned int)splits;
+    g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
+    g->shared_bytes = mt == 1 ? BK_W4A16_SMEM(1) : BK_W4A16_SMEM(2);
+    snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, mt, splits);
+    if ((res = bk_cuda_w4a16_function(plan, BK_CUDA_MODULE_W4A16_GEMM, g->name, &g->fn)) !=
+        BK_SUCCESS)
+        return res;
+    struct bk_cuda_scope scope;
+    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
+        return res;
+    res = bk_cuda_set_shared_bytes(g->fn, g->shared_bytes, g->name);
+    bk_cuda_leave(&scope);
+    if (res != BK_SUCCESS)
+        return res;
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", g->name);
+    return BK_SUCCESS;
+}

@@ -1,0 +1,137 @@
+/* The W4A16 GEMM on the host, C[M, N] = A[M, K] @ dequant(B)[K, N]
+ * (bk_w4a16.h), the reference the GPU is held to:
+ *
+ *   W[k, n] = round_to_type((q[k, n] - 8) * scale[k / group, n]), the
+ *             product in float, rounded to A's type;
+ *   C[m, n] = round_to_type(sum over k = 0.. of A[m, perm[k]] * W[k, n]),
+ *             the sum in float, in k order (no fused multiply-add).
+ *
+ * Each task takes a block of rows of A and one block of 64 columns (one
+ * Marlin block of packed words): it walks K by the 16 rows of a packed
+ * row, dequantizing through a 16-entry table per column that is rebuilt
+ * when the group changes. Results do not depend on the thread count.
+ * perm is trusted to be a permutation; an index outside 0..K-1 reads 0
+ * (never out of bounds). No workspace. */
+#include "host_w4a16.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BLOCK_M 32
+#define PANEL_N 64
+#define TILE_K 16
+/* Below this many multiply-adds the GEMM runs on one thread. */
+#define PARALLEL_MIN_WORK (1 << 20)
+
+struct gemm {
+    const struct bk_w4a16_gemm_problem *p;
+    char *a, *c;
+    const uint32_t *packed;
+    const uint16_t *scales;        /* packedScales */
+    const int32_t *perm;           /* NULL when not bound */
+    struct host_w4a16_half half;
+};
+
+/* table[q][j]: the weight of value q in column n0 + j of group g. */
+static void group_table(const struct gemm *gm, int64_t g, int64_t n0, float table[16][PANEL_N])
+{
+    const struct bk_w4a16_shape *s = &gm->p->shape;
+    for (int j = 0; j < PANEL_N; j++) {
+        const float scale = gm->half.to_f32(
+            gm->scales[g * s->n + bk_w4a16_scale_position(n0 + j, s->per_channel)]);
+        for (int q = 0; q < 16; q++)
+            table[q][j] = gm->half.to_f32(gm->half.from_f32((float)(q - 8) * scale));
+    }
+}
+
+/* Rows m0 .. m0 + rows - 1 of A (rows <= BLOCK_M) as float, columns k0 ..
+ * k0 + TILE_K - 1 of the product (through perm). */
+static void load_a(const struct gemm *gm, int64_t m0, int rows, int64_t k0,
+                   float a[BLOCK_M][TILE_K])
+{
+    const struct bk_w4a16_gemm_problem *p = gm->p;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < TILE_K; k++) {
+            const int64_t col = gm->perm ? gm->perm[k0 + k] : k0 + k;
+            uint16_t bits = 0;
+            if (col >= 0 && col < p->shape.k)
+                memcpy(&bits, host_w4a16_at(gm->a, &p->a, m0 + r, col, 2), 2);
+            a[r][k] = gm->half.to_f32(bits);
+        }
+}
+
+static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
+{
+    const struct bk_w4a16_gemm_problem *p = gm->p;
+    const int64_t n = p->shape.n;
+    float acc[BLOCK_M][PANEL_N], w[TILE_K][PANEL_N], a[BLOCK_M][TILE_K], table[16][PANEL_N];
+    /* Where value (k, j) of a tile sits among its block's 128 words: the
+     * same in every tile and block. */
+    uint8_t word_of[TILE_K][PANEL_N], shift_of[TILE_K][PANEL_N];
+    for (int k = 0; k < TILE_K; k++)
+        for (int j = 0; j < PANEL_N; j++) {
+            word_of[k][j] = (uint8_t)bk_w4a16_word(k, j);
+            shift_of[k][j] = (uint8_t)(4 * bk_w4a16_nibble(k, j));
+        }
+    int64_t table_group = -1;
+    memset(acc, 0, sizeof acc);
+    for (int64_t k0 = 0; k0 < p->shape.k; k0 += TILE_K) {
+        const int64_t g = k0 / p->shape.group;   /* a group holds whole tiles */
+        if (g != table_group) {
+            group_table(gm, g, n0, table);
+            table_group = g;
+        }
+        const uint32_t *block = gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128;
+        for (int k = 0; k < TILE_K; k++)
+            for (int j = 0; j < PANEL_N; j++)
+                w[k][j] = table[(block[word_of[k][j]] >> shift_of[k][j]) & 15u][j];
+        load_a(gm, m0, rows, k0, a);
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < TILE_K; k++) {
+                const float av = a[r][k];
+                for (int j = 0; j < PANEL_N; j++)
+                    acc[r][j] += av * w[k][j];
+            }
+    }
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < PANEL_N; j++) {
+            const uint16_t bits = gm->half.from_f32(acc[r][j]);
+            memcpy(host_w4a16_at(gm->c, &p->c, m0 + r, n0 + j, 2), &bits, 2);
+        }
+}
+
+static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
+{
+    const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
+    (void)queue;
+    if (p->m == 0)
+        return BK_SUCCESS;
+    const struct gemm gm = {
+        .p = p,
+        .a = (char *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_A],
+        .c = (char *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_C],
+        .packed = (const uint32_t *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_PACKED],
+        .scales = (const uint16_t *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_PACKED_SCALES],
+        .perm = p->has_perm ? (const int32_t *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_PERM]
+                            : NULL,
+        .half = host_w4a16_half(p->shape.scale_type),
+    };
+    const int64_t blocks = (p->m + BLOCK_M - 1) / BLOCK_M, panels = p->shape.n / PANEL_N;
+    const double work = (double)p->m * (double)p->shape.n * (double)p->shape.k;
+#pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN_WORK)
+    for (int64_t t = 0; t < blocks * panels; t++) {
+        const int64_t m0 = t % blocks * BLOCK_M;
+        gemm_task(&gm, m0, (int)(p->m - m0 < BLOCK_M ? p->m - m0 : BLOCK_M),
+                  t / blocks * PANEL_N);
+    }
+    return BK_SUCCESS;
+}
+
+BkResult bk_host_w4a16_gemm_select(BkPlan plan)
+{
+    const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
+    plan->launch = gemm_launch;
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gemm_%s",
+             host_gemm_type_name(p->shape.scale_type));
+    return BK_SUCCESS;
+}

@@ -1,0 +1,470 @@
+/* The W4A16 family on CUDA against the host backend, on fresh random
+ * inputs:
+ *
+ * - quantize (F32, F16, BF16 weights, F16 and BF16 scales, every group
+ *   size, a row-major and a column-major weight), pack and unpack: every
+ *   output byte equal to the host's;
+ * - GPTQ repack with and without act-order g_idx, both zero conventions,
+ *   and checkpoints that break each rule: packed, packedScales, perm and
+ *   the 32-byte report equal to the host's (only the report when a rule
+ *   is broken);
+ * - the GEMM for F16 and BF16, every group size, M from 1 to 100, the
+ *   K splits 1, 2, 4 and 8 (BK_CUDA_W4A16_SPLITS while the plan is made),
+ *   A contiguous, padded, column-major, one element off 16 bytes and
+ *   permuted, C row- and column-major: each element of both devices
+ *   within w4a16_ref_close of the long double product of the same rounded
+ *   weights, the gaps of a padded C untouched, and a reusable command
+ *   buffer replayed three times giving the same bits.
+ * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_pair.h"
+#include "w4a16_ref.h"
+
+static BkContext gpu, host;
+static struct bkt_rng rng;
+
+/* ---- Plans on a context with host images as bindings --------------------- */
+
+#define SLOTS 8
+
+struct binding {
+    void *host;          /* the image: uploaded before, downloaded after the run */
+    uint64_t bytes;      /* 0: not bound */
+    uint64_t offset;     /* bytes past a 256-byte boundary */
+};
+
+/* Runs info on ctx with these bindings (written ones come back into
+ * their images); replays > 1 submits a reusable buffer that many times. */
+static BkResult run_on(BkContext ctx, const void *info, struct binding *b, uint32_t count,
+                       uint32_t replays, char *kernel)
+{
+    BkPlan plan;
+    BkResult r = bkt_create_plan(ctx, info, &plan);
+    if (r != BK_SUCCESS)
+        return r;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    bkGetPlanProperties(plan, &props);
+    if (kernel)
+        snprintf(kernel, BK_MAX_KERNEL_NAME_SIZE, "%s", props.kernelName);
+    struct placed p[SLOTS];
+    BkDeviceAddress addr[SLOTS] = { 0 };
+    for (uint32_t i = 0; i < count; i++) {
+        if (!b[i].bytes)
+            continue;
+        p[i] = place(ctx, b[i].host, b[i].bytes, b[i].offset);
+        addr[i] = p[i].addr;
+    }
+    r = replays > 1 ? bkt_run_on(ctx, 0, BK_COMMAND_BUFFER_USAGE_REUSABLE, replays, plan, count,
+                                 addr)
+                    : bkt_run(ctx, plan, count, addr);
+    long guards = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!b[i].bytes)
+            continue;
+        guards += fetch(ctx, &p[i], b[i].host);
+        unplace(ctx, &p[i]);
+    }
+    bkDestroyPlan(plan);
+    if (guards)
+        tap_diag("%ld guard bytes changed around the bindings", guards);
+    return r == BK_SUCCESS && guards ? BK_ERROR_DEVICE_LOST : r;
+}
+
+static void poison(void *p, uint64_t bytes)
+{
+    const uint32_t v = BKT_POISON;
+    for (uint64_t i = 0; i + 4 <= bytes; i += 4)
+        memcpy((char *)p + i, &v, 4);
+}
+
+static BkTensorDesc desc2(BkDataType t, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    BkTensorDesc d = { .dataType = t, .rank = 2 };
+    d.extent[0] = rows;
+    d.extent[1] = cols;
+    d.stride[0] = rs;
+    d.stride[1] = cs;
+    return d;
+}
+
+static BkTensorDesc desc1(BkDataType t, int64_t n)
+{
+    BkTensorDesc d = { .dataType = t, .rank = 1 };
+    d.extent[0] = n;
+    return d;
+}
+
+static int64_t groups_of(int32_t gs, int64_t k)
+{
+    return k / w4a16_ref_group_rows(gs, k);
+}
+
+static const char *group_name(int32_t gs)
+{
+    static char buf[4][16];
+    static int next;
+    char *b = buf[next++ % 4];
+    if (gs == BK_W4A16_GROUP_PER_CHANNEL)
+        snprintf(b, 16, "per-channel");
+    else
+        snprintf(b, 16, "g%d", gs);
+    return b;
+}
+
+/* ---- Conversions ------------------------------------------------------------ */
+
+static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, int64_t k,
+                               int64_t n, bool column_major)
+{
+    const int64_t groups = groups_of(gs, k);
+    const size_t es = bkt_type_size(wtype);
+    void *w = malloc((size_t)(k * n) * es);
+    for (int64_t i = 0; i < k * n; i++)
+        bkt_store(w, wtype, i, bkt_rand_value(&rng, wtype, -3, 3) * (i % 97 == 0 ? 0 : 1));
+    BkW4A16ConvertInfo q = { .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO,
+                             .conversion = BK_W4A16_QUANTIZE, .groupSize = gs };
+    q.weight = column_major ? desc2(wtype, k, n, 1, k) : desc2(wtype, k, n, 0, 0);
+    q.quantized = desc2(BK_DATA_TYPE_U8, k, n, 0, 0);
+    q.scales = desc2(stype, groups, n, 0, 0);
+    uint8_t *qd = malloc((size_t)(k * n)), *qh = malloc((size_t)(k * n));
+    uint16_t *sd = malloc((size_t)(groups * n) * 2), *sh = malloc((size_t)(groups * n) * 2);
+    poison(qd, (uint64_t)(k * n)), poison(qh, (uint64_t)(k * n));
+    poison(sd, (uint64_t)(groups * n * 2)), poison(sh, (uint64_t)(groups * n * 2));
+    struct binding bd[5] = { { w, (uint64_t)(k * n) * es, 0 }, { qd, (uint64_t)(k * n), 0 },
+                             { sd, (uint64_t)(groups * n) * 2, 0 } };
+    struct binding bh[5] = { { w, (uint64_t)(k * n) * es, 0 }, { qh, (uint64_t)(k * n), 0 },
+                             { sh, (uint64_t)(groups * n) * 2, 0 } };
+    char label[128];
+    snprintf(label, sizeof label, "quantize %s -> %s scales, %s, K %lld N %lld%s",
+             bkt_type_name(wtype), bkt_type_name(stype), group_name(gs), (long long)k,
+             (long long)n, column_major ? ", column-major" : "");
+    BkResult rd = run_on(gpu, &q, bd, 5, 1, NULL), rh = run_on(host, &q, bh, 5, 1, NULL);
+    tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(qd, qh, (size_t)(k * n)) == 0 &&
+               memcmp(sd, sh, (size_t)(groups * n) * 2) == 0,
+           "%s: values and scales equal to the host's", label);
+
+    /* Pack both devices' way from the same plain form, then unpack on CUDA. */
+    const uint64_t pbytes = (uint64_t)(k / 16 * 2 * n) * 4;
+    uint32_t *pd = malloc(pbytes), *ph = malloc(pbytes);
+    uint16_t *psd = malloc((size_t)(groups * n) * 2), *psh = malloc((size_t)(groups * n) * 2);
+    poison(pd, pbytes), poison(ph, pbytes);
+    poison(psd, (uint64_t)(groups * n * 2)), poison(psh, (uint64_t)(groups * n * 2));
+    BkW4A16ConvertInfo pk = { .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO,
+                              .conversion = BK_W4A16_PACK, .groupSize = gs };
+    pk.quantized = q.quantized;
+    pk.scales = q.scales;
+    pk.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    pk.packedScales = desc2(stype, groups, n, 0, 0);
+    struct binding pbd[5] = { { 0 }, { qh, (uint64_t)(k * n), 0 }, { sh, (uint64_t)(groups * n) * 2, 0 },
+                              { pd, pbytes, 0 }, { psd, (uint64_t)(groups * n) * 2, 0 } };
+    struct binding pbh[5] = { { 0 }, { qh, (uint64_t)(k * n), 0 }, { sh, (uint64_t)(groups * n) * 2, 0 },
+                              { ph, pbytes, 0 }, { psh, (uint64_t)(groups * n) * 2, 0 } };
+    rd = run_on(gpu, &pk, pbd, 5, 1, NULL);
+    rh = run_on(host, &pk, pbh, 5, 1, NULL);
+    tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(pd, ph, pbytes) == 0 &&
+               memcmp(psd, psh, (size_t)(groups * n) * 2) == 0,
+           "%s: packed equal to the host's", label);
+
+    BkW4A16ConvertInfo up = pk;
+    up.conversion = BK_W4A16_UNPACK;
+    uint8_t *qu = malloc((size_t)(k * n));
+    uint16_t *su = malloc((size_t)(groups * n) * 2);
+    poison(qu, (uint64_t)(k * n)), poison(su, (uint64_t)(groups * n * 2));
+    struct binding ubd[5] = { { 0 }, { qu, (uint64_t)(k * n), 0 }, { su, (uint64_t)(groups * n) * 2, 0 },
+                              { pd, pbytes, 0 }, { psd, (uint64_t)(groups * n) * 2, 0 } };
+    rd = run_on(gpu, &up, ubd, 5, 1, NULL);
+    tap_ok(rd == BK_SUCCESS && memcmp(qu, qh, (size_t)(k * n)) == 0 &&
+               memcmp(su, sh, (size_t)(groups * n) * 2) == 0,
+           "%s: unpack on CUDA gives the plain form back", label);
+    free(w), free(qd), free(qh), free(sd), free(sh), free(pd), free(ph), free(psd), free(psh);
+    free(qu), free(su);
+}
+
+static void test_conversions(void)
+{
+    static const BkDataType wtypes[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const int32_t groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
+    for (int t = 0; t < 3; t++)
+        for (int g = 0; g < 4; g++)
+            test_quantize_pack(wtypes[t], g % 2 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16, groups[g],
+                               256, 192, (t + g) % 3 == 0);
+    test_quantize_pack(BK_DATA_TYPE_F16, BK_DATA_TYPE_F16, 128, 1024, 640, false);
+}
+
+/* ---- GPTQ repack -------------------------------------------------------------- */
+
+enum fault { FAULT_NONE, FAULT_ZERO, FAULT_G_IDX, FAULT_UNEVEN };
+
+static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16GptqZeros zeros,
+                        enum fault fault)
+{
+    const int64_t k = 512, n = 128, groups = groups_of(gs, k), rows = k / groups;
+    uint8_t *q = malloc((size_t)(k * n)), *z = malloc((size_t)(groups * n));
+    for (int64_t i = 0; i < k * n; i++)
+        q[i] = (uint8_t)bkt_rand_int(&rng, 0, 15);
+    for (int64_t i = 0; i < groups * n; i++)
+        z[i] = zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 7 : 8;
+    if (fault == FAULT_ZERO)
+        z[bkt_rand_int(&rng, 0, groups * n - 1)] = 5;
+    uint32_t *qw = malloc((size_t)(k / 8 * n) * 4), *qz = malloc((size_t)(groups * n / 8) * 4);
+    w4a16_ref_gptq_pack(q, k, n, qw);
+    w4a16_ref_gptq_pack_zeros(z, groups, n, qz);
+    uint16_t *s = malloc((size_t)(groups * n) * 2);
+    for (int64_t i = 0; i < groups * n; i++)
+        s[i] = stype == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16((float)bkt_rand_uniform(&rng, 0.01, 0.1))
+                                          : bkt_f32_to_f16((float)bkt_rand_uniform(&rng, 0.01, 0.1));
+    /* g_idx: row j of a random order of the rows is in group j / rows. */
+    int32_t *g_idx = malloc((size_t)k * 4), *order = malloc((size_t)k * 4);
+    for (int64_t i = 0; i < k; i++)
+        order[i] = (int32_t)i;
+    for (int64_t i = k - 1; act_order && i > 0; i--) {
+        int64_t j = bkt_rand_int(&rng, 0, i);
+        int32_t t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int64_t j = 0; j < k; j++)
+        g_idx[order[j]] = (int32_t)(j / rows);
+    if (fault == FAULT_G_IDX)
+        g_idx[bkt_rand_int(&rng, 0, k - 1)] = (int32_t)groups;
+    if (fault == FAULT_UNEVEN && groups > 1)
+        g_idx[order[0]] = (int32_t)(groups - 1);
+    const bool with_g_idx = act_order || fault == FAULT_G_IDX || fault == FAULT_UNEVEN;
+
+    BkW4A16GptqRepackInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO,
+                                   .zeros = zeros, .groupSize = gs };
+    info.qweight = desc2(BK_DATA_TYPE_I32, k / 8, n, 0, 0);
+    info.scales = desc2(stype, groups, n, 0, 0);
+    info.qzeros = desc2(BK_DATA_TYPE_I32, groups, n / 8, 0, 0);
+    if (with_g_idx)
+        info.gIdx = desc1(BK_DATA_TYPE_I32, k);
+    info.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = desc2(stype, groups, n, 0, 0);
+    info.perm = desc1(BK_DATA_TYPE_I32, k);
+    const uint64_t pbytes = (uint64_t)(k / 16 * 2 * n) * 4, sbytes = (uint64_t)(groups * n) * 2;
+    void *out[2][4];
+    for (int d = 0; d < 2; d++) {
+        out[d][0] = malloc(pbytes), out[d][1] = malloc(sbytes);
+        out[d][2] = malloc((size_t)k * 4), out[d][3] = malloc(32);
+        poison(out[d][0], pbytes), poison(out[d][1], sbytes);
+        poison(out[d][2], (uint64_t)k * 4), poison(out[d][3], 32);
+    }
+    BkResult r[2];
+    for (int d = 0; d < 2; d++) {
+        struct binding b[8] = {
+            { qw, (uint64_t)(k / 8 * n) * 4, 0 }, { s, sbytes, 0 },
+            { qz, (uint64_t)(groups * n / 8) * 4, 0 }, { with_g_idx ? g_idx : NULL, with_g_idx ? (uint64_t)k * 4 : 0, 0 },
+            { out[d][0], pbytes, 0 }, { out[d][1], sbytes, 0 }, { out[d][2], (uint64_t)k * 4, 0 },
+            { out[d][3], 32, 0 },
+        };
+        r[d] = run_on(d ? host : gpu, &info, b, 8, 1, NULL);
+    }
+    static const char *const fault_names[] = { "symmetric", "one asymmetric zero",
+                                               "a g_idx out of range", "uneven groups" };
+    BkW4A16RepackReport rep;
+    memcpy(&rep, out[0][3], sizeof rep);
+    bool same = r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && memcmp(out[0][3], out[1][3], 32) == 0;
+    if (fault == FAULT_NONE)
+        same = same && rep.status == BK_W4A16_REPACK_STATUS_OK &&
+               memcmp(out[0][0], out[1][0], pbytes) == 0 &&
+               memcmp(out[0][1], out[1][1], sbytes) == 0 &&
+               memcmp(out[0][2], out[1][2], (size_t)k * 4) == 0;
+    else
+        same = same && rep.status != BK_W4A16_REPACK_STATUS_OK;
+    tap_ok(same, "GPTQ repack, %s scales, %s, %s, %s, %s: %s equal to the host's (status %u, "
+           "identity %u)", bkt_type_name(stype), group_name(gs), act_order ? "act-order" : "in order",
+           zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? "zeros - 1" : "exact zeros", fault_names[fault],
+           fault == FAULT_NONE ? "outputs and report" : "report", rep.status,
+           (unsigned)rep.identityPermutation);
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 4; i++)
+            free(out[d][i]);
+    free(q), free(z), free(qw), free(qz), free(s), free(g_idx), free(order);
+}
+
+static void test_repacks(void)
+{
+    test_repack(BK_DATA_TYPE_F16, 128, false, BK_W4A16_GPTQ_ZEROS_EXACT, FAULT_NONE);
+    test_repack(BK_DATA_TYPE_F16, 128, true, BK_W4A16_GPTQ_ZEROS_MINUS_ONE, FAULT_NONE);
+    test_repack(BK_DATA_TYPE_BF16, 32, true, BK_W4A16_GPTQ_ZEROS_EXACT, FAULT_NONE);
+    test_repack(BK_DATA_TYPE_BF16, 64, false, BK_W4A16_GPTQ_ZEROS_MINUS_ONE, FAULT_NONE);
+    test_repack(BK_DATA_TYPE_F16, BK_W4A16_GROUP_PER_CHANNEL, true, BK_W4A16_GPTQ_ZEROS_EXACT,
+                FAULT_NONE);
+    test_repack(BK_DATA_TYPE_F16, 128, true, BK_W4A16_GPTQ_ZEROS_EXACT, FAULT_ZERO);
+    test_repack(BK_DATA_TYPE_F16, 64, true, BK_W4A16_GPTQ_ZEROS_MINUS_ONE, FAULT_G_IDX);
+    test_repack(BK_DATA_TYPE_BF16, 128, true, BK_W4A16_GPTQ_ZEROS_EXACT, FAULT_UNEVEN);
+}
+
+/* ---- GEMM ------------------------------------------------------------------------ */
+
+enum a_layout { A_ROW, A_PADDED, A_COLUMN, A_OFFSET, A_PERM, A_LAYOUTS };
+static const char *const a_layout_names[] = { "A row-major", "A padded", "A column-major",
+                                              "A off 16 bytes", "A permuted" };
+
+struct gcase {
+    BkDataType type;
+    int32_t gs;
+    int64_t m, k, n;
+    enum a_layout a_layout;
+    bool c_column;
+    int splits;            /* 0: the planner's choice */
+    uint32_t replays;
+};
+
+static void test_gemm(const struct gcase *c)
+{
+    const int64_t m = c->m, k = c->k, n = c->n, groups = groups_of(c->gs, k);
+    const BkDataType t = c->type;
+    /* A plain weight with scales of the type, packed by the host's plans. */
+    uint8_t *q = malloc((size_t)(k * n));
+    uint16_t *s = malloc((size_t)(groups * n) * 2);
+    for (int64_t i = 0; i < k * n; i++)
+        q[i] = (uint8_t)bkt_rand_int(&rng, 0, 15);
+    for (int64_t i = 0; i < groups * n; i++)
+        s[i] = t == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16((float)bkt_rand_uniform(&rng, 0.005, 0.05))
+                                      : bkt_f32_to_f16((float)bkt_rand_uniform(&rng, 0.005, 0.05));
+    const uint64_t pbytes = (uint64_t)(k / 16 * 2 * n) * 4, sbytes = (uint64_t)(groups * n) * 2;
+    uint32_t *packed = malloc(pbytes);
+    uint16_t *pscales = malloc(sbytes);
+    w4a16_ref_pack(q, s, k, n, c->gs, packed, pscales);
+
+    /* A in its layout. */
+    const int64_t lda = c->a_layout == A_PADDED ? k + 24 : k;
+    int64_t a_rs = lda, a_cs = 1, a_elems = m * lda;
+    if (c->a_layout == A_COLUMN)
+        a_rs = 1, a_cs = m, a_elems = m * k;
+    const uint64_t a_bytes = (uint64_t)(a_elems > 0 ? a_elems : 1) * 2;
+    void *a = malloc(a_bytes);
+    double *av = calloc((size_t)(m * k + 1), sizeof *av);
+    for (int64_t i = 0; i < a_elems; i++)
+        bkt_store(a, t, i, 0);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < k; j++) {
+            const double v = bkt_rand_value(&rng, t, -2, 2);
+            bkt_store(a, t, i * a_rs + j * a_cs, v);
+            av[i * k + j] = v;
+        }
+    int32_t *perm = NULL;
+    if (c->a_layout == A_PERM) {
+        perm = malloc((size_t)k * 4);
+        for (int64_t j = 0; j < k; j++)
+            perm[j] = (int32_t)j;
+        for (int64_t j = k - 1; j > 0; j--) {
+            int64_t r = bkt_rand_int(&rng, 0, j);
+            int32_t x = perm[j];
+            perm[j] = perm[r], perm[r] = x;
+        }
+    }
+    /* C, column-major or row-major with a padded leading dimension. */
+    const int64_t ldc = c->c_column ? m : n + 8;
+    const int64_t c_rs = c->c_column ? 1 : ldc, c_cs = c->c_column ? m : 1;
+    const int64_t c_elems = c->c_column ? m * n : (m > 0 ? (m - 1) * ldc + n : 0);
+    const uint64_t c_bytes = (uint64_t)(c_elems > 0 ? c_elems : 1) * 2;
+
+    BkW4A16GemmInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = c->gs };
+    info.a = desc2(t, m, k, a_rs, a_cs);
+    info.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = desc2(t, groups, n, 0, 0);
+    if (perm)
+        info.perm = desc1(BK_DATA_TYPE_I32, k);
+    info.c = desc2(t, m, n, c_rs, c_cs);
+
+    void *out[2];
+    BkResult r[2];
+    char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+    char splits[8];
+    snprintf(splits, sizeof splits, "%d", c->splits);
+    for (int d = 0; d < 2; d++) {
+        out[d] = malloc(c_bytes);
+        poison(out[d], c_bytes);
+        struct binding b[5] = {
+            { a, a_bytes, c->a_layout == A_OFFSET ? 2u : 0u }, { packed, pbytes, 0 },
+            { pscales, sbytes, 0 }, { perm, perm ? (uint64_t)k * 4 : 0, 0 }, { out[d], c_bytes, 0 },
+        };
+        if (d == 0 && c->splits)
+            setenv("BK_CUDA_W4A16_SPLITS", splits, 1);
+        r[d] = run_on(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
+        unsetenv("BK_CUDA_W4A16_SPLITS");
+    }
+    if (kernel[0])
+        kernel_seen(kernel);
+
+    /* The exact product of the rounded weights. */
+    double *w = malloc((size_t)(k * n) * sizeof *w);
+    w4a16_ref_dequant(q, s, t, k, n, c->gs, w);
+    long double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
+    double *size = malloc((size_t)(m * n + 1) * sizeof *size);
+    w4a16_ref_gemm(av, w, perm, m, k, n, ref, size);
+    long bad[2] = { 0, 0 }, gaps = 0;
+    for (int d = 0; d < 2; d++)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                const double got = bkt_load(out[d], t, i * c_rs + j * c_cs);
+                if (!w4a16_ref_close(ref[i * n + j], size[i * n + j], got, t, k) && bad[d]++ < 3)
+                    tap_diag("%s: C[%lld][%lld] = %.9g, exact %.9Lg", d ? "host" : "cuda",
+                             (long long)i, (long long)j, got, ref[i * n + j]);
+            }
+    if (!c->c_column) /* the row padding keeps its poison */
+        for (int64_t i = 0; i + 1 < m; i++)
+            for (int64_t j = n; j < ldc; j++) {
+                uint16_t v;
+                memcpy(&v, (char *)out[0] + (i * ldc + j) * 2, 2);
+                gaps += v != (uint16_t)(BKT_POISON & 0xffffu) && v != (uint16_t)(BKT_POISON >> 16);
+            }
+    tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps,
+           "GEMM %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
+           "misses, %ld gap writes",
+           bkt_type_name(t), group_name(c->gs), (long long)m, (long long)k, (long long)n,
+           a_layout_names[c->a_layout], c->c_column ? "column-major" : "padded rows",
+           c->splits ? splits : "auto", c->replays > 1 ? ", replayed x3" : "", kernel, bad[0],
+           bad[1], gaps);
+    free(q), free(s), free(packed), free(pscales), free(a), free(av), free(perm), free(w);
+    free(ref), free(size), free(out[0]), free(out[1]);
+}
+
+static void test_gemms(void)
+{
+    static const int32_t groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
+    static const int64_t ms[] = { 1, 5, 16, 17, 32, 33, 64, 100 };
+    static const int splits[] = { 0, 1, 2, 4, 8 };
+    int i = 0;
+    for (int t = 0; t < 2; t++)
+        for (int g = 0; g < 4; g++)
+            for (int mi = 0; mi < 8; mi++, i++) {
+                struct gcase c = {
+                    .type = t ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16, .gs = groups[g],
+                    .m = ms[mi], .k = (i % 3 == 0) ? 1024 : 512 + 128 * (i % 2),
+                    .n = (i % 4 == 0) ? 192 : 256 + 64 * (i % 5),
+                    .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 7 == 3,
+                    .splits = splits[i % 5], .replays = i % 11 == 5 ? 3 : 1,
+                };
+                test_gemm(&c);
+            }
+    /* A decode shape the planner splits itself, and K past a chunk tail. */
+    struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1 };
+    test_gemm(&big);
+    struct gcase tail = { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1 };
+    test_gemm(&tail);
+    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1 };
+    test_gemm(&empty);
+}
+
+int main(void)
+{
+    gpu = bkt_open_cuda();
+    host = bkt_open_host();
+    rng = bkt_rng_new(4164);
+    unsetenv("BK_CUDA_W4A16_SPLITS");
+    test_conversions();
+    test_repacks();
+    test_gemms();
+    kernels_report("W4A16 GEMM on CUDA (plans' kernel names)");
+    bkDestroyContext(host);
+    bkDestroyContext(gpu);
+    return tap_done();
+}

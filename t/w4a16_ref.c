@@ -1,0 +1,185 @@
+/* The tests' model of the W4A16 forms: see w4a16_ref.h. The Marlin
+ * packer follows marlin/__init__.py (_get_perms and Layer.pack) step by
+ * step: tables from the same loops, the same reshapes as index loops. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "w4a16_ref.h"
+
+int64_t w4a16_ref_group_rows(int32_t group_size, int64_t k)
+{
+    return group_size == BK_W4A16_GROUP_PER_CHANNEL ? k : group_size;
+}
+
+/* _get_perms: perm over the 1024 values of 4 tiles of 16 x 16 as Layer.pack
+ * lays them out (tile-major, then row, then column), then the nibble
+ * interleave [0, 2, 4, 6, 1, 3, 5, 7] within each group of 8. */
+static void marlin_perm(int perm[1024])
+{
+    int raw[1024], count = 0;
+    for (int i = 0; i < 32; i++) {
+        int perm1[8], m = 0;
+        const int col = i / 4;
+        for (int block = 0; block < 2; block++) {
+            const int rows[4] = { 2 * (i % 4), 2 * (i % 4) + 1, 2 * (i % 4 + 4),
+                                  2 * (i % 4 + 4) + 1 };
+            for (int r = 0; r < 4; r++)
+                perm1[m++] = 16 * rows[r] + col + 8 * block;
+        }
+        for (int j = 0; j < 4; j++)
+            for (int p = 0; p < 8; p++)
+                raw[count++] = perm1[p] + 256 * j;
+    }
+    static const int interleave[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+    for (int r = 0; r < 128; r++)
+        for (int c = 0; c < 8; c++)
+            perm[8 * r + c] = raw[8 * r + interleave[c]];
+}
+
+/* _scale_perm (64 entries) and _scale_perm_single (32). */
+static void marlin_scale_perms(int grouped[64], int single[32])
+{
+    int count = 0;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            grouped[count++] = i + 8 * j;
+    static const int offsets[8] = { 0, 1, 8, 9, 16, 17, 24, 25 };
+    count = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 8; j++)
+            single[count++] = 2 * i + offsets[j];
+}
+
+void w4a16_ref_pack(const uint8_t *q, const uint16_t *scales, int64_t k, int64_t n,
+                    int32_t group_size, uint32_t *packed, uint16_t *packed_scales)
+{
+    int perm[1024], scale_perm[64], scale_perm_single[32];
+    marlin_perm(perm);
+    marlin_scale_perms(scale_perm, scale_perm_single);
+    const int64_t len = 16 * n;    /* values of one packed row */
+    uint8_t *res = malloc((size_t)len), *shuffled = malloc((size_t)len);
+    if (!res || !shuffled)
+        tap_bail("out of memory");
+    for (int64_t kt = 0; kt < k / 16; kt++) {
+        /* w.reshape((k/16, 16, n/16, 16)).permute((0, 2, 1, 3)).reshape((k/16, 16 n)) */
+        for (int64_t r = 0; r < 16; r++)
+            for (int64_t c = 0; c < n; c++)
+                res[c / 16 * 256 + r * 16 + c % 16] = q[(16 * kt + r) * n + c];
+        /* res.reshape((-1, 1024))[:, perm] */
+        for (int64_t b = 0; b < len / 1024; b++)
+            for (int i = 0; i < 1024; i++)
+                shuffled[1024 * b + i] = res[1024 * b + perm[i]];
+        /* q |= res[:, i::8] << 4 * i */
+        for (int64_t w = 0; w < 2 * n; w++) {
+            uint32_t word = 0;
+            for (int i = 0; i < 8; i++)
+                word |= (uint32_t)(shuffled[8 * w + i] & 15u) << (4 * i);
+            packed[kt * 2 * n + w] = word;
+        }
+    }
+    free(res);
+    free(shuffled);
+    /* s.reshape((-1, len(perm)))[:, perm], over the flattened [G, n] */
+    const int64_t groups = k / w4a16_ref_group_rows(group_size, k);
+    const bool per_channel = group_size == BK_W4A16_GROUP_PER_CHANNEL;
+    const int plen = per_channel ? 32 : 64;
+    const int *sp = per_channel ? scale_perm_single : scale_perm;
+    for (int64_t c = 0; c < groups * n / plen; c++)
+        for (int i = 0; i < plen; i++)
+            packed_scales[c * plen + i] = scales[c * plen + sp[i]];
+}
+
+void w4a16_ref_gptq_pack(const uint8_t *q, int64_t k, int64_t n, uint32_t *qweight)
+{
+    for (int64_t r = 0; r < k / 8; r++)
+        for (int64_t c = 0; c < n; c++) {
+            uint32_t word = 0;
+            for (int i = 0; i < 8; i++)
+                word |= (uint32_t)(q[(8 * r + i) * n + c] & 15u) << (4 * i);
+            qweight[r * n + c] = word;
+        }
+}
+
+void w4a16_ref_gptq_pack_zeros(const uint8_t *z, int64_t groups, int64_t n, uint32_t *qzeros)
+{
+    for (int64_t g = 0; g < groups; g++)
+        for (int64_t c = 0; c < n / 8; c++) {
+            uint32_t word = 0;
+            for (int i = 0; i < 8; i++)
+                word |= (uint32_t)(z[g * n + 8 * c + i] & 15u) << (4 * i);
+            qzeros[g * (n / 8) + c] = word;
+        }
+}
+
+static float half_to_f32(uint16_t bits, BkDataType type)
+{
+    return type == BK_DATA_TYPE_BF16 ? bkt_bf16_to_f32(bits) : bkt_f16_to_f32(bits);
+}
+
+void w4a16_ref_quantize(const float *w, int64_t k, int64_t n, int32_t group_size,
+                        BkDataType scale_type, uint8_t *q, uint16_t *scales)
+{
+    const int64_t rows = w4a16_ref_group_rows(group_size, k);
+    for (int64_t g = 0; g < k / rows; g++)
+        for (int64_t c = 0; c < n; c++) {
+            float amax = 0;
+            for (int64_t r = g * rows; r < (g + 1) * rows; r++)
+                if (fabsf(w[r * n + c]) > amax)
+                    amax = fabsf(w[r * n + c]);
+            const float target = amax * 2.0f / 15.0f;
+            const uint16_t bits = scale_type == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16(target)
+                                                                  : bkt_f32_to_f16(target);
+            scales[g * n + c] = bits;
+            const float s = half_to_f32(bits, scale_type);
+            for (int64_t r = g * rows; r < (g + 1) * rows; r++) {
+                const float x = s == 0 ? NAN : w[r * n + c] / s;
+                const float v = isnan(x) ? 8.0f : rintf(x) + 8.0f;
+                q[r * n + c] = (uint8_t)(v < 0 ? 0 : v > 15 ? 15 : v);
+            }
+        }
+}
+
+double w4a16_ref_weight(int q, int zero, uint16_t scale, BkDataType type)
+{
+    return bkt_round_to(type, (double)(q - zero) * half_to_f32(scale, type));
+}
+
+void w4a16_ref_dequant(const uint8_t *q, const uint16_t *scales, BkDataType type, int64_t k,
+                       int64_t n, int32_t group_size, double *w)
+{
+    const int64_t rows = w4a16_ref_group_rows(group_size, k);
+    for (int64_t r = 0; r < k; r++)
+        for (int64_t c = 0; c < n; c++)
+            w[r * n + c] = w4a16_ref_weight(q[r * n + c], 8, scales[r / rows * n + c], type);
+}
+
+void w4a16_ref_gemm(const double *a, const double *w, const int32_t *perm, int64_t m, int64_t k,
+                    int64_t n, long double *ref, double *size)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t c = 0; c < n; c++) {
+            long double sum = 0, mag = 0;
+            for (int64_t j = 0; j < k; j++) {
+                const long double t = (long double)a[i * k + (perm ? perm[j] : j)] * w[j * n + c];
+                sum += t;
+                mag += fabsl(t);
+            }
+            ref[i * n + c] = sum;
+            size[i * n + c] = (double)mag;
+        }
+}
+
+bool w4a16_ref_close(long double ref, double size, double got, BkDataType type, int64_t k)
+{
+    const struct bkt_tolerance tol = { .rel = 0, .abs = 2.0 * (double)(k + 8) * 0x1p-24,
+                                       .ulps = 1 };
+    return bkt_close(ref, got, type, tol, size);
+}
+
+double w4a16_ref_mean_error_limit(BkDataType type)
+{
+    return type == BK_DATA_TYPE_BF16 ? 4e-3 : 1e-3;
+}
