@@ -161,8 +161,8 @@ static BkResult expect_shape(const char *info, const char *field, const struct b
 /* packed I32 [K/16, 2N] and packedScales [G, N] of the scales' type. */
 static BkResult packed_pair(const char *info, const BkTensorDesc *packed_desc,
                             const BkTensorDesc *scales_desc, const struct bk_w4a16_shape *s,
-                            const char *scales_type_from,
-                            struct bk_tensor *packed, struct bk_tensor *packed_scales)
+                            const char *scales_type_from, struct bk_tensor *packed,
+                            struct bk_tensor *packed_scales)
 {
     BkResult r;
     if ((r = contiguous(info, "packed", packed_desc, 2, packed)) != BK_SUCCESS ||
@@ -172,8 +172,9 @@ static BkResult packed_pair(const char *info, const BkTensorDesc *packed_desc,
         (r = contiguous(info, "packedScales", scales_desc, 2, packed_scales)) != BK_SUCCESS)
         return r;
     if (packed_scales->type != s->scale_type)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.packedScales.dataType = %s must be %s's type %s",
-                        info, bk_data_type_name(packed_scales->type), scales_type_from,
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.packedScales.dataType = %s must be %s's type %s", info,
+                        bk_data_type_name(packed_scales->type), scales_type_from,
                         bk_data_type_name(s->scale_type));
     return expect_shape(info, "packedScales", packed_scales, (uint64_t)s->groups, "G",
                         (uint64_t)s->n, "N");
@@ -298,8 +299,8 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
         if ((r = unused(in, "packed", &ci->packed, conv)) != BK_SUCCESS ||
             (r = unused(in, "packedScales", &ci->packedScales, conv)) != BK_SUCCESS)
             return r;
-    } else if ((r = packed_pair(in, &ci->packed, &ci->packedScales, s,
-                                "scales", &packed, &packed_scales)) != BK_SUCCESS) {
+    } else if ((r = packed_pair(in, &ci->packed, &ci->packedScales, s, "scales", &packed,
+                                &packed_scales)) != BK_SUCCESS) {
         return r;
     }
     /* Written plain tensors; the packed ones are contiguous. */
@@ -371,8 +372,8 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     if (p->has_g_idx &&
         (r = index_vector(in, "gIdx", &ri->gIdx, s->k, &t[R_G_IDX])) != BK_SUCCESS)
         return r;
-    if ((r = packed_pair(in, &ri->packed, &ri->packedScales, s,
-                         "scales", &t[R_PACKED], &t[R_PACKED_SCALES])) != BK_SUCCESS)
+    if ((r = packed_pair(in, &ri->packed, &ri->packedScales, s, "scales", &t[R_PACKED],
+                         &t[R_PACKED_SCALES])) != BK_SUCCESS)
         return r;
     if (p->has_g_idx && !p->has_perm)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
@@ -437,8 +438,8 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.c.extent[0] = %lld must equal M = %lld (a.extent[0])", in,
                         (long long)p->c.rows, (long long)p->m);
-    if ((r = packed_pair(in, &g->packed, &g->packedScales, &p->shape,
-                         "a", &t[G_PACKED], &t[G_PACKED_SCALES])) != BK_SUCCESS)
+    if ((r = packed_pair(in, &g->packed, &g->packedScales, &p->shape, "a", &t[G_PACKED],
+                         &t[G_PACKED_SCALES])) != BK_SUCCESS)
         return r;
     p->has_perm = !bk_desc_absent(&g->perm);
     if (p->has_perm &&
