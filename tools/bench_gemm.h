@@ -7,7 +7,7 @@
  *             cuSPARSELt called directly on the same pruned W (flops
  *             counted as the dense 2 M N K for all).
  * Shapes are the GPU ones divided by the scale's divisor (a handful of
- * tokens, N = 16, stays as it is). */
+ * tokens, N = 16, stays as it is). The W4A16 cases are in bench_w4a16.h. */
 #ifndef BK_TOOL_BENCH_GEMM_H
 #define BK_TOOL_BENCH_GEMM_H
 

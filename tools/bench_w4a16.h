@@ -47,7 +47,9 @@ struct w4a16_result {
     uint32_t check_rows;                  /* rows of C checked */
     /* The dense GEMM D[M, N] = A[M, K] @ B[N, K]^T of the same sizes:
      * by "cublasLt" (called directly) or "libbk" (its BkGemmInfo plan);
-     * status "ok", "failed" (dense_message says why) or "unsupported". */
+     * status "ok", "failed" (dense_message says why), "unsupported"
+     * (libbk's plan; dense_message says why) or "skipped" (the W4A16 case
+     * itself did not run). */
     const char *dense_by;
     const char *dense_status;
     char dense_message[256];
