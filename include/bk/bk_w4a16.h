@@ -81,8 +81,8 @@ typedef enum BkW4A16RepackStatus {
 
 /* What a GPTQ repack writes to its report binding (32 bytes, 8-byte
  * aligned); bkCheckW4A16RepackReport turns it into a BkResult and a
- * message. The checks run in the order of the statuses: a bad g_idx is
- * reported before uneven groups, both before zero points. */
+ * message. The checks run in this order: g_idx range, group sizes, zero
+ * points; only the first rule broken is reported. */
 typedef struct BkW4A16RepackReport {
     uint32_t status;                    /* a BkW4A16RepackStatus */
     BkBool32 identityPermutation;       /* perm is 0, 1, ..., K-1: the GEMM needs no perm
@@ -93,9 +93,10 @@ typedef struct BkW4A16RepackReport {
                                            UNEVEN_GROUPS: the group's row count */
 } BkW4A16RepackReport;
 
-/* A GPTQ checkpoint -> the packed form. Row k of qweight word r holds
- * rows 8r .. 8r+7 in bits 4 (k % 8) ..; qzeros word j of group g holds
- * columns 8j .. 8j+7 the same way. gIdx (optional) gives each row's
+/* A GPTQ checkpoint -> the packed form. qweight[r, n] holds rows
+ * 8r .. 8r+7 of column n, row k in bits 4 (k % 8) .. 4 (k % 8) + 3;
+ * qzeros[g, j] holds columns 8j .. 8j+7 the same way. packed and
+ * packedScales must be 16-byte aligned (as for the GEMM). gIdx (optional) gives each row's
  * group; when it is not sorted (act-order), the rows are sorted by group
  * (stable), packed in that order, and perm [K] receives the order: the
  * GEMM must then bind perm, and reads A[m, perm[k]] as its column k.
@@ -115,7 +116,7 @@ typedef struct BkW4A16GptqRepackInfo {
     BkTensorDesc gIdx;                  /* [K], I32, or dataType UNDEFINED */
     BkTensorDesc packed;                /* [K/16, 2N], I32, written */
     BkTensorDesc packedScales;          /* [G, N], scales' type, written */
-    BkTensorDesc perm;                  /* [K], I32, written, or dataType UNDEFINED */
+    BkTensorDesc perm;                  /* [K], I32, written; required with gIdx, else optional */
 } BkW4A16GptqRepackInfo;
 
 enum {
