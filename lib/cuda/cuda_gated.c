@@ -195,15 +195,11 @@ BkResult bk_cuda_gated_select(BkPlan plan)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: kind %d with dataType %s has no CUDA kernel",
                         plan->op_name, (int)p->kind, bk_data_type_name(p->type));
 
-    struct cuda_gated_plan *g = bk_alloc(&plan->alloc, sizeof *g);
+    BkResult res;
+    struct cuda_gated_plan *g = bk_cuda_plan_new(plan, sizeof *g, gated_prepare, NULL, &res);
     if (!g)
-        return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
-    memset(g, 0, sizeof *g);
-    g->backward = p->backward;
-    plan->impl = g; /* released by plan_destroy, also when this fails */
-    BkResult res = bk_cuda_plan_init(&g->base, gated_prepare, NULL);
-    if (res != BK_SUCCESS)
         return res;
+    g->backward = p->backward;
 
     struct bk_cuda_scope scope;
     res = bk_cuda_enter(plan->ctx, &scope);

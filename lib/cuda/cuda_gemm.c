@@ -609,13 +609,9 @@ BkResult bk_cuda_gemm_select(BkPlan plan)
         (unsigned)p->activation > BK_GEMM_ACTIVATION_GELU_TANH)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: %s -> %s has no CUDA GEMM", plan->op_name,
                         bk_data_type_name(p->ab_type), bk_data_type_name(p->cd_type));
-    struct cuda_gemm_plan *g = bk_alloc(&plan->alloc, sizeof *g);
+    BkResult res;
+    struct cuda_gemm_plan *g = bk_cuda_plan_new(plan, sizeof *g, NULL, gemm_enqueue, &res);
     if (!g)
-        return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
-    memset(g, 0, sizeof *g);
-    plan->impl = g; /* released by plan_destroy, also when this fails */
-    BkResult res = bk_cuda_plan_init(&g->base, NULL, gemm_enqueue);
-    if (res != BK_SUCCESS)
         return res;
     g->base.release = gemm_release;
     if (p->tf32)

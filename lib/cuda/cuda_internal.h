@@ -143,6 +143,21 @@ struct bk_cuda_plan {
 BK_HIDDEN BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare,
                                      bk_cuda_enqueue_fn enqueue);
 BK_HIDDEN void bk_cuda_plan_release(struct bk_cuda_plan *base);
+/* plan->impl: size zeroed bytes starting with a struct bk_cuda_plan set up
+ * with prepare or enqueue; NULL with *res set on failure (plan_destroy
+ * frees what was made). */
+BK_HIDDEN void *bk_cuda_plan_new(BkPlan plan, size_t size, bk_cuda_prepare_fn prepare,
+                                 bk_cuda_enqueue_fn enqueue, BkResult *res);
+/* Looks up count kernels of module id by name (names[i] into *fns[i]),
+ * making the context current for the lookup. */
+BK_HIDDEN BkResult bk_cuda_find_functions(BkPlan plan, enum bk_cuda_module_id id,
+                                          const char *const *names, CUfunction *const *fns,
+                                          int count);
+/* Fills a launch of fn with the parameter block args of size bytes. */
+BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn,
+                                  unsigned int grid, unsigned int grid_y, unsigned int grid_z,
+                                  unsigned int block, unsigned int shared_bytes, const char *name,
+                                  const void *args, size_t size);
 
 /* Allows fn up to bytes of dynamic shared memory (past the 48 KiB default);
  * name is the kernel's, for the message. The context must be current. */

@@ -21,6 +21,48 @@ BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare
     return BK_SUCCESS;
 }
 
+void *bk_cuda_plan_new(BkPlan plan, size_t size, bk_cuda_prepare_fn prepare,
+                       bk_cuda_enqueue_fn enqueue, BkResult *res)
+{
+    struct bk_cuda_plan *base = bk_alloc(&plan->alloc, size);
+    if (!base) {
+        *res = bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
+        return NULL;
+    }
+    memset(base, 0, size);
+    plan->impl = base; /* released by plan_destroy, also when select fails */
+    *res = bk_cuda_plan_init(base, prepare, enqueue);
+    return *res == BK_SUCCESS ? base : NULL;
+}
+
+BkResult bk_cuda_find_functions(BkPlan plan, enum bk_cuda_module_id id, const char *const *names,
+                                CUfunction *const *fns, int count)
+{
+    struct bk_cuda_scope scope;
+    BkResult res = bk_cuda_enter(plan->ctx, &scope);
+    if (res != BK_SUCCESS)
+        return res;
+    for (int i = 0; i < count && res == BK_SUCCESS; i++)
+        res = bk_cuda_function(plan->ctx, id, names[i], fns[i]);
+    bk_cuda_leave(&scope);
+    return res;
+}
+
+void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn, unsigned int grid,
+                        unsigned int grid_y, unsigned int grid_z, unsigned int block,
+                        unsigned int shared_bytes, const char *name, const void *args, size_t size)
+{
+    l->fn = fn;
+    l->grid = grid;
+    l->grid_y = grid_y;
+    l->grid_z = grid_z;
+    l->block = block;
+    l->shared_bytes = shared_bytes;
+    l->name = name;
+    l->param_size = size;
+    memcpy(l->params, args, size);
+}
+
 void bk_cuda_plan_release(struct bk_cuda_plan *base)
 {
     for (uint32_t i = 0; i < base->graph_count; i++) {

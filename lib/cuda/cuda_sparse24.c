@@ -89,47 +89,6 @@ unsigned int bk_cuda_sp24_blocks(BkContext ctx, uint64_t items, unsigned int blo
     return (unsigned int)(need < 1 ? 1 : need < most ? need : most);
 }
 
-void bk_cuda_sp24_launch(struct bk_cuda_kernel_launch *l, CUfunction fn, unsigned int grid,
-                         unsigned int grid_z, unsigned int block, unsigned int shared_bytes,
-                         const char *name, const void *args, size_t size)
-{
-    l->fn = fn;
-    l->grid = grid;
-    l->grid_y = 1;
-    l->grid_z = grid_z;
-    l->block = block;
-    l->shared_bytes = shared_bytes;
-    l->name = name;
-    l->param_size = size;
-    memcpy(l->params, args, size);
-}
-
-void *bk_cuda_sp24_new_impl(BkPlan plan, size_t size, bk_cuda_prepare_fn prepare, BkResult *res)
-{
-    struct bk_cuda_plan *base = bk_alloc(&plan->alloc, size);
-    if (!base) {
-        *res = bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
-        return NULL;
-    }
-    memset(base, 0, size);
-    plan->impl = base; /* released by plan_destroy, also when select fails */
-    *res = bk_cuda_plan_init(base, prepare, NULL);
-    return *res == BK_SUCCESS ? base : NULL;
-}
-
-BkResult bk_cuda_sp24_find_kernels(BkPlan plan, enum bk_cuda_module_id id,
-                                   const char *const *names, CUfunction *const *fns, int count)
-{
-    struct bk_cuda_scope scope;
-    BkResult res = bk_cuda_enter(plan->ctx, &scope);
-    if (res != BK_SUCCESS)
-        return res;
-    for (int i = 0; i < count && res == BK_SUCCESS; i++)
-        res = bk_cuda_function(plan->ctx, id, names[i], fns[i]);
-    bk_cuda_leave(&scope);
-    return res;
-}
-
 /* ---- Conversions ------------------------------------------------------------ */
 
 static const char *const conversion_names[] = {
@@ -160,11 +119,11 @@ static uint32_t convert_prepare(BkPlan plan, const struct bk_run_args *run,
     a.metadata = run->binding[BK_SPARSE24_CONVERT_BINDING_METADATA];
     a.report = run->binding[BK_SPARSE24_CONVERT_BINDING_REPORT];
     uint32_t n = 0;
-    bk_cuda_sp24_launch(&launches[n++], cp->init, 1, 1, 32, 0, REPORT_INIT, &a, sizeof a);
+    bk_cuda_launch_set(&launches[n++], cp->init, 1, 1, 1, 32, 0, REPORT_INIT, &a, sizeof a);
     if (cp->grid)
-        bk_cuda_sp24_launch(&launches[n++], cp->convert, cp->grid, 1, BK_SP24_CONVERT_BLOCK, 0,
+        bk_cuda_launch_set(&launches[n++], cp->convert, cp->grid, 1, 1, BK_SP24_CONVERT_BLOCK, 0,
                             cp->name, &a, sizeof a);
-    bk_cuda_sp24_launch(&launches[n++], cp->finalize, 1, 1, 32, 0, REPORT_FINALIZE, &a, sizeof a);
+    bk_cuda_launch_set(&launches[n++], cp->finalize, 1, 1, 1, 32, 0, REPORT_FINALIZE, &a, sizeof a);
     return n;
 }
 
@@ -178,7 +137,7 @@ BkResult bk_cuda_sparse24_convert_select(BkPlan plan)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: the CUDA backend cannot convert %s",
                         plan->op_name, bk_data_type_name(p->type));
     BkResult res;
-    struct convert_plan *cp = bk_cuda_sp24_new_impl(plan, sizeof *cp, convert_prepare, &res);
+    struct convert_plan *cp = bk_cuda_plan_new(plan, sizeof *cp, convert_prepare, NULL, &res);
     if (!cp)
         return res;
     if (validate)
@@ -202,7 +161,7 @@ BkResult bk_cuda_sparse24_convert_select(BkPlan plan)
 
     const char *const names[] = { REPORT_INIT, cp->name, REPORT_FINALIZE };
     CUfunction *const fns[] = { &cp->init, &cp->convert, &cp->finalize };
-    res = bk_cuda_sp24_find_kernels(plan, BK_CUDA_MODULE_SPARSE24_CONVERT, names, fns, 3);
+    res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_CONVERT, names, fns, 3);
     if (res != BK_SUCCESS)
         return res;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", cp->name);
@@ -229,7 +188,7 @@ static uint32_t prepare_prepare(BkPlan plan, const struct bk_run_args *run,
     a.values = run->binding[BK_SPARSE24_PREPARE_BINDING_VALUES];
     a.metadata = run->binding[BK_SPARSE24_PREPARE_BINDING_METADATA];
     a.prepared = run->binding[BK_SPARSE24_PREPARE_BINDING_PREPARED];
-    bk_cuda_sp24_launch(&launches[0], pp->fn, pp->grid, 1, BK_SP24_CONVERT_BLOCK, 0, pp->name,
+    bk_cuda_launch_set(&launches[0], pp->fn, pp->grid, 1, 1, BK_SP24_CONVERT_BLOCK, 0, pp->name,
                         &a, sizeof a);
     return 1;
 }
@@ -242,7 +201,7 @@ BkResult bk_cuda_sparse24_prepare_select(BkPlan plan)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: the CUDA backend cannot prepare a %s weight",
                         plan->op_name, bk_data_type_name(p->type));
     BkResult res;
-    struct prepare_plan *pp = bk_cuda_sp24_new_impl(plan, sizeof *pp, prepare_prepare, &res);
+    struct prepare_plan *pp = bk_cuda_plan_new(plan, sizeof *pp, prepare_prepare, NULL, &res);
     if (!pp)
         return res;
     const bool tiles = p->type != BK_DATA_TYPE_F32;
@@ -267,7 +226,7 @@ BkResult bk_cuda_sparse24_prepare_select(BkPlan plan)
 
     const char *const names[] = { pp->name };
     CUfunction *const fns[] = { &pp->fn };
-    res = bk_cuda_sp24_find_kernels(plan, BK_CUDA_MODULE_SPARSE24_CONVERT, names, fns, 1);
+    res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_CONVERT, names, fns, 1);
     if (res != BK_SUCCESS)
         return res;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", pp->name);

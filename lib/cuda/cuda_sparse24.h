@@ -21,19 +21,4 @@ BK_HIDDEN bool bk_cuda_sp24_layout(BkDataType type, int64_t m, int64_t k,
 BK_HIDDEN const char *bk_cuda_sp24_type_name(BkDataType type);
 /* Blocks of block threads for a grid-stride loop over items (at least 1). */
 BK_HIDDEN unsigned int bk_cuda_sp24_blocks(BkContext ctx, uint64_t items, unsigned int block);
-/* Fills a launch of fn with the parameter block args of size bytes. */
-BK_HIDDEN void bk_cuda_sp24_launch(struct bk_cuda_kernel_launch *l, CUfunction fn,
-                                   unsigned int grid, unsigned int grid_z, unsigned int block,
-                                   unsigned int shared_bytes, const char *name, const void *args,
-                                   size_t size);
-
-/* plan->impl: size zeroed bytes starting with a struct bk_cuda_plan set up
- * for prepare; NULL with *res set on failure (plan_destroy frees it). */
-BK_HIDDEN void *bk_cuda_sp24_new_impl(BkPlan plan, size_t size, bk_cuda_prepare_fn prepare,
-                                      BkResult *res);
-/* Looks up count kernels of module id by name (names[i] into *fns[i]). */
-BK_HIDDEN BkResult bk_cuda_sp24_find_kernels(BkPlan plan, enum bk_cuda_module_id id,
-                                             const char *const *names, CUfunction *const *fns,
-                                             int count);
-
 #endif /* BK_CUDA_SPARSE24_H */

@@ -164,7 +164,7 @@ static BkResult kernel_init(BkPlan plan, enum bk_cuda_module_id module, const ch
     k->shared_bytes = t->shared_bytes;
     const char *const names[] = { k->name };
     CUfunction *const fns[] = { &k->fn };
-    BkResult res = bk_cuda_sp24_find_kernels(plan, module, names, fns, 1);
+    BkResult res = bk_cuda_find_functions(plan, module, names, fns, 1);
     if (res != BK_SUCCESS || k->shared_bytes <= 48u * 1024u)
         return res;
     struct bk_cuda_scope scope;
@@ -184,7 +184,7 @@ static void launch_of(const struct gemm_kernel *k, const struct bk_run_args *run
     a.c = run->binding[BK_SPARSE24_GEMM_BINDING_C];
     a.y = run->binding[BK_SPARSE24_GEMM_BINDING_Y];
     a.bias = run->binding[BK_SPARSE24_GEMM_BINDING_BIAS];
-    bk_cuda_sp24_launch(launch, k->fn, k->grid, k->grid_z, k->block, k->shared_bytes, k->name, &a,
+    bk_cuda_launch_set(launch, k->fn, k->grid, 1, k->grid_z, k->block, k->shared_bytes, k->name, &a,
                         sizeof a);
 }
 
@@ -210,7 +210,7 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: the CUDA backend has no sparse GEMM for %s",
                         plan->op_name, bk_data_type_name(p->type));
     BkResult res;
-    struct gemm_plan *g = bk_cuda_sp24_new_impl(plan, sizeof *g, gemm_prepare, &res);
+    struct gemm_plan *g = bk_cuda_plan_new(plan, sizeof *g, gemm_prepare, NULL, &res);
     if (!g)
         return res;
     const struct bk_cuda_context *c = plan->ctx->impl;

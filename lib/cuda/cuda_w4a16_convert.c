@@ -17,7 +17,7 @@ _Static_assert(BK_W4A16_REPACK_STATUS_ASYMMETRIC == 1 &&
 
 struct convert_kernel {
     CUfunction fn;
-    unsigned int grid[3];
+    unsigned int grid;
     unsigned int block;
     const char *name;
 };
@@ -28,47 +28,6 @@ struct convert_plan {
     struct convert_kernel kernel[MAX_KERNELS];
     struct bk_w4a16_convert_args args;    /* addresses filled in per run */
 };
-
-void *bk_cuda_w4a16_new_impl(BkPlan plan, size_t size, bk_cuda_prepare_fn prepare, BkResult *res)
-{
-    struct bk_cuda_plan *base = bk_alloc(&plan->alloc, size);
-    if (!base) {
-        *res = bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreatePlan: out of host memory");
-        return NULL;
-    }
-    memset(base, 0, size);
-    plan->impl = base; /* released by plan_destroy, also when select fails */
-    *res = bk_cuda_plan_init(base, prepare, NULL);
-    return *res == BK_SUCCESS ? base : NULL;
-}
-
-BkResult bk_cuda_w4a16_function(BkPlan plan, enum bk_cuda_module_id id, const char *name,
-                                CUfunction *fn)
-{
-    struct bk_cuda_scope scope;
-    BkResult res = bk_cuda_enter(plan->ctx, &scope);
-    if (res != BK_SUCCESS)
-        return res;
-    res = bk_cuda_function(plan->ctx, id, name, fn);
-    bk_cuda_leave(&scope);
-    return res;
-}
-
-void bk_cuda_w4a16_launch(struct bk_cuda_kernel_launch *l, CUfunction fn,
-                          const unsigned int grid[3], unsigned int block,
-                          unsigned int shared_bytes, const char *name, const void *args,
-                          size_t size)
-{
-    l->fn = fn;
-    l->grid = grid[0];
-    l->grid_y = grid[1];
-    l->grid_z = grid[2];
-    l->block = block;
-    l->shared_bytes = shared_bytes;
-    l->name = name;
-    l->param_size = size;
-    memcpy(l->params, args, size);
-}
 
 static struct bk_w4a16_matrix matrix_of(const struct bk_matrix *m)
 {
@@ -96,10 +55,11 @@ static BkResult add_kernel(BkPlan plan, struct convert_plan *cp, const char *nam
 {
     struct convert_kernel *k = &cp->kernel[cp->count++];
     k->name = name;
-    k->grid[0] = grid;
-    k->grid[1] = k->grid[2] = 1;
+    k->grid = grid;
     k->block = block;
-    return bk_cuda_w4a16_function(plan, BK_CUDA_MODULE_W4A16_CONVERT, name, &k->fn);
+    const char *const names[] = { name };
+    CUfunction *const fns[] = { &k->fn };
+    return bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_CONVERT, names, fns, 1);
 }
 
 static uint32_t convert_prepare(BkPlan plan, const struct bk_run_args *run,
@@ -126,8 +86,8 @@ static uint32_t convert_prepare(BkPlan plan, const struct bk_run_args *run,
         a.report = run->binding[BK_W4A16_REPACK_BINDING_REPORT];
     }
     for (uint32_t i = 0; i < cp->count; i++)
-        bk_cuda_w4a16_launch(&launches[i], cp->kernel[i].fn, cp->kernel[i].grid,
-                             cp->kernel[i].block, 0, cp->kernel[i].name, &a, sizeof a);
+        bk_cuda_launch_set(&launches[i], cp->kernel[i].fn, cp->kernel[i].grid, 1, 1,
+                           cp->kernel[i].block, 0, cp->kernel[i].name, &a, sizeof a);
     return cp->count;
 }
 
@@ -145,7 +105,7 @@ BkResult bk_cuda_w4a16_convert_select(BkPlan plan)
 {
     const struct bk_w4a16_convert_problem *p = &plan->problem.w4a16_convert;
     BkResult res;
-    struct convert_plan *cp = bk_cuda_w4a16_new_impl(plan, sizeof *cp, convert_prepare, &res);
+    struct convert_plan *cp = bk_cuda_plan_new(plan, sizeof *cp, convert_prepare, NULL, &res);
     if (!cp)
         return res;
     struct bk_w4a16_convert_args *a = &cp->args;
@@ -178,7 +138,7 @@ BkResult bk_cuda_w4a16_repack_select(BkPlan plan)
 {
     const struct bk_w4a16_repack_problem *p = &plan->problem.w4a16_repack;
     BkResult res;
-    struct convert_plan *cp = bk_cuda_w4a16_new_impl(plan, sizeof *cp, convert_prepare, &res);
+    struct convert_plan *cp = bk_cuda_plan_new(plan, sizeof *cp, convert_prepare, NULL, &res);
     if (!cp)
         return res;
     struct bk_w4a16_convert_args *a = &cp->args;

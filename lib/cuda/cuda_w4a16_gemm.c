@@ -19,7 +19,7 @@ _Static_assert(sizeof(struct bk_w4a16_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES,
 struct gemm_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool empty;
-    bool a_vector_fits;                   /* A's layout allows cp.async (its address is checked per run) */
+    bool a_vector_fits;                   /* A's layout allows cp.async (address: per run) */
     CUfunction fn;
     unsigned int grid[3];
     unsigned int shared_bytes;
@@ -69,8 +69,8 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     a.c = run->binding[BK_W4A16_GEMM_BINDING_C];
     if (g->a_vector_fits && (a.a & 15u) == 0)
         a.flags |= BK_W4A16_A_VECTOR;
-    bk_cuda_w4a16_launch(&launches[0], g->fn, g->grid, BK_W4A16_THREADS, g->shared_bytes,
-                         g->name, &a, sizeof a);
+    bk_cuda_launch_set(&launches[0], g->fn, g->grid[0], g->grid[1], g->grid[2], BK_W4A16_THREADS,
+                       g->shared_bytes, g->name, &a, sizeof a);
     return 1;
 }
 
@@ -79,7 +79,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
     const struct bk_cuda_context *c = plan->ctx->impl;
     BkResult res;
-    struct gemm_plan *g = bk_cuda_w4a16_new_impl(plan, sizeof *g, gemm_prepare, &res);
+    struct gemm_plan *g = bk_cuda_plan_new(plan, sizeof *g, gemm_prepare, NULL, &res);
     if (!g)
         return res;
     const char *type = p->shape.scale_type == BK_DATA_TYPE_BF16 ? "bf16" : "f16";
@@ -109,14 +109,17 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     a->chunks = (uint32_t)chunks;
     a->splits = (uint32_t)splits;
     /* 16-byte pieces of A: unit k stride, whole 16-byte row steps. */
-    g->a_vector_fits = !p->has_perm && p->a.col_stride == 1 && (p->m <= 1 || p->a.row_stride % 8 == 0);
+    g->a_vector_fits = !p->has_perm && p->a.col_stride == 1 &&
+                       (p->m <= 1 || p->a.row_stride % 8 == 0);
     g->empty = p->m == 0;
     g->grid[0] = (unsigned int)n_tiles;
     g->grid[1] = (unsigned int)splits;
     g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
     g->shared_bytes = mt == 1 ? BK_W4A16_SMEM(1) : BK_W4A16_SMEM(2);
     snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, mt, splits);
-    if ((res = bk_cuda_w4a16_function(plan, BK_CUDA_MODULE_W4A16_GEMM, g->name, &g->fn)) !=
+    const char *const names[] = { g->name };
+    CUfunction *const fns[] = { &g->fn };
+    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns, 1)) !=
         BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
