@@ -8,6 +8,7 @@
 BK_PTX_COMMON = \
 	ptx/build-fatbin.sh \
 	ptx/element_types.cuh \
+	ptx/shared_memory_ops.cuh \
 	ptx/gated_common.cuh \
 	ptx/gated_kernel_args.h
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu

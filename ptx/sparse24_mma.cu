@@ -20,9 +20,16 @@
 // either way, in a fixed order: no atomics, the same bits on every run.
 // Launch bounds hold every tiling to 128 registers a thread (512 threads
 // an SM): two 256-thread CTAs share an SM.
+#include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
 
 namespace bk_sp24 {
+
+using bk::cp_async16;
+using bk::cp_async_commit;
+using bk::cp_async_wait;
+using bk::ldmatrix_x4;
+using bk::shared_address;
 
 template <int BM_, int BN_, int WM_, int WN_, int STAGES_> struct Tiling {
     static constexpr int BM = BM_, BN = BN_, WM = WM_, WN = WN_, STAGES = STAGES_;
@@ -59,40 +66,11 @@ static __device__ __forceinline__ void cta_barrier()
     __syncthreads();
 }
 
-static __device__ __forceinline__ uint32_t shared_address(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-// 16 bytes global -> shared, zero-filled past src_bytes (0 or 16).
-static __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, uint32_t src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes));
-}
-
-static __device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-
-template <int N> static __device__ __forceinline__ void cp_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 static __device__ __forceinline__ void st_shared16(uint32_t address, const uint32_t (&v)[4])
 {
     asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "r"(v[0]), "r"(v[1]),
                  "r"(v[2]), "r"(v[3])
                  : "memory");
-}
-
-static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
 }
 
 // d += A (16 x 32, 2:4 sparse: a and metadata e, selector 0) B (32 x 8: b).

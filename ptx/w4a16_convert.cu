@@ -52,7 +52,8 @@ __device__ __forceinline__ float scale_value(uint16_t bits, bool bf16)
 // Round to nearest even in the scale's type.
 __device__ __forceinline__ uint16_t scale_bits(float v, bool bf16)
 {
-    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v)) : __half_as_ushort(__float2half_rn(v));
+    return bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v))
+                : __half_as_ushort(__float2half_rn(v));
 }
 
 // The quantized value of w with scale s (host_w4a16.c does the same):
@@ -92,7 +93,16 @@ template <typename W> __device__ void quantize(const bk_w4a16_convert_args &a)
     const float s = scale_value(sb, bf16);
     uint8_t *q = reinterpret_cast<uint8_t *>(a.quantized.base);
     for (int64_t k = g * a.group; k < (g + 1) * a.group; k++)
-        q[k * a.quantized.rs + n * a.quantized.cs] = (uint8_t)quantize_one(weight_at<W>(a, k, n), s);
+        q[k * a.quantized.rs + n * a.quantized.cs] =
+            (uint8_t)quantize_one(weight_at<W>(a, k, n), s);
+}
+
+// Element (g, n)'s place in packedScales.
+__device__ __forceinline__ uint16_t *packed_scale(const bk_w4a16_convert_args &a, int64_t g,
+                                                  int64_t n)
+{
+    return reinterpret_cast<uint16_t *>(a.packed_scales) + g * a.n +
+           bk_w4a16_scale_position(n, a.per_channel);
 }
 
 // Calls f(k, n, nibble) for the eight elements of packed word `word` of
@@ -114,9 +124,15 @@ __device__ __forceinline__ void for_word_elements(int64_t kt, int64_t word, F f)
 
 extern "C" {
 
-__global__ void bk_w4a16_quantize_f32(const bk_w4a16_convert_args a) { bk::grid_dependency_wait(); quantize<float>(a); }
-__global__ void bk_w4a16_quantize_f16(const bk_w4a16_convert_args a) { bk::grid_dependency_wait(); quantize<__half>(a); }
-__global__ void bk_w4a16_quantize_bf16(const bk_w4a16_convert_args a) { bk::grid_dependency_wait(); quantize<__nv_bfloat16>(a); }
+#define BK_W4A16_QUANTIZE_KERNEL(NAME, W)                                       \
+    __global__ void bk_w4a16_quantize_##NAME(const bk_w4a16_convert_args a) \
+    {                                                                       \
+        bk::grid_dependency_wait();                                         \
+        quantize<W>(a);                                                     \
+    }
+BK_W4A16_QUANTIZE_KERNEL(f32, float)
+BK_W4A16_QUANTIZE_KERNEL(f16, __half)
+BK_W4A16_QUANTIZE_KERNEL(bf16, __nv_bfloat16)
 
 // One thread per packed word, then one per (group, column) for scales:
 // grid covers max(words, groups * n).
@@ -135,8 +151,7 @@ __global__ void bk_w4a16_pack(const bk_w4a16_convert_args a)
     }
     if (i < a.groups * a.n) {
         const int64_t g = i / a.n, n = i % a.n;
-        reinterpret_cast<uint16_t *>(a.packed_scales)[g * a.n + bk_w4a16_scale_position(n, a.per_channel)] =
-            load_u16(a.scales, g, n);
+        *packed_scale(a, g, n) = load_u16(a.scales, g, n);
     }
 }
 
@@ -154,8 +169,7 @@ __global__ void bk_w4a16_unpack(const bk_w4a16_convert_args a)
     }
     if (i < a.groups * a.n) {
         const int64_t g = i / a.n, n = i % a.n;
-        store_u16(a.scales, g, n,
-                  reinterpret_cast<const uint16_t *>(a.packed_scales)[g * a.n + bk_w4a16_scale_position(n, a.per_channel)]);
+        store_u16(a.scales, g, n, *packed_scale(a, g, n));
     }
 }
 
@@ -269,8 +283,7 @@ __global__ void bk_w4a16_repack(const bk_w4a16_convert_args a)
     }
     if (i < a.groups * a.n) {
         const int64_t g = i / a.n, n = i % a.n;
-        reinterpret_cast<uint16_t *>(a.packed_scales)[g * a.n + bk_w4a16_scale_position(n, a.per_channel)] =
-            load_u16(a.scales, g, n);
+        *packed_scale(a, g, n) = load_u16(a.scales, g, n);
         if (a.qzeros.base) {
             const uint32_t zw = (uint32_t)reinterpret_cast<const int32_t *>(a.qzeros.base)
                                     [g * a.qzeros.rs + (n / 8) * a.qzeros.cs];

@@ -21,6 +21,7 @@
 // rank reducing a slice of the tile in rank order: deterministic, one
 // launch, and no global workspace to clear.
 #include "element_types.cuh"
+#include "shared_memory_ops.cuh"
 #include "w4a16_args.h"
 #include "../lib/w4a16_layout.h"
 
@@ -140,20 +141,6 @@ __device__ __forceinline__ uint4 load_cached(const void *p)
     return v;
 }
 
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem)
-{
-    const uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *smem)
-{
-    const uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(s));
-}
-
 // Half q (0..7) of an 8-half vector, in both halves of a register.
 __device__ __forceinline__ uint32_t scale_pair(const uint4 &s, int q)
 {
@@ -201,7 +188,7 @@ template <typename T, int MT, int S> struct Gemm {
     __device__ void load_a(int64_t c, int64_t c_end, int b)
     {
         if (c >= c_end) {
-            asm volatile("cp.async.commit_group;" ::: "memory");
+            bk::cp_async_commit();
             return;
         }
         T *dst = sa + b * TM * PITCH;
@@ -212,11 +199,9 @@ template <typename T, int MT, int S> struct Gemm {
             for (int i = threadIdx.x; i < rows * PIECES; i += BK_W4A16_THREADS) {
                 const int r = i / PIECES, piece = i % PIECES;
                 const int64_t k = k0 + 8 * piece;
-                T *d = dst + r * PITCH + 8 * piece;
-                if (k < p.k)
-                    cp_async16(d, a + (m0 + r) * p.a_rs + k);
-                else
-                    *reinterpret_cast<uint4 *>(d) = make_uint4(0, 0, 0, 0);
+                // Past K: zero-filled (no byte read from a).
+                bk::cp_async16(bk::shared_address(dst + r * PITCH + 8 * piece),
+                               k < p.k ? a + (m0 + r) * p.a_rs + k : a, k < p.k ? 16u : 0u);
             }
         } else {
             const int32_t *perm = reinterpret_cast<const int32_t *>(p.perm);
@@ -235,7 +220,7 @@ template <typename T, int MT, int S> struct Gemm {
                 dst[r * PITCH + kk] = v;
             }
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        bk::cp_async_commit();
     }
 
     // The warp's four k-tiles of chunk c: weights, and the scale rows of
@@ -294,7 +279,8 @@ template <typename T, int MT, int S> struct Gemm {
             uint32_t a[MT][4];
 #pragma unroll
             for (int mi = 0; mi < MT; mi++)
-                ldmatrix_x4(a[mi], buf + (mi * 16 + lane % 16) * PITCH + ko + (lane / 16) * 8);
+                bk::ldmatrix_x4(a[mi], bk::shared_address(buf + (mi * 16 + lane % 16) * PITCH +
+                                                          ko + (lane / 16) * 8));
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
             const uint4 &sv = s[i / 2];
 #pragma unroll
@@ -352,8 +338,9 @@ template <typename T, int MT, int S> struct Gemm {
         // the register sets named at compile time.
         auto step = [&](int64_t c, uint4 w[4], uint4 s[2]) {
             const int b = (int)((c - c_begin) % BK_W4A16_A_STAGES);
-            load_a(c + BK_W4A16_A_STAGES - 1, c_end, (b + BK_W4A16_A_STAGES - 1) % BK_W4A16_A_STAGES);
-            asm volatile("cp.async.wait_group %0;" ::"n"(BK_W4A16_A_STAGES - 1) : "memory");
+            const int ahead = BK_W4A16_A_STAGES - 1;
+            load_a(c + ahead, c_end, (b + ahead) % BK_W4A16_A_STAGES);
+            bk::cp_async_wait<BK_W4A16_A_STAGES - 1>();
             __syncthreads();
             mma_chunk(b, kg, w, s, acc);
             load_b(c + 2, c_end, kg, nblock, col_ok, w, s);
@@ -377,23 +364,28 @@ template <typename T, int MT, int S> struct Gemm {
         return nbw * 64 + 8 * t + 2 * (lane % 4) + (e % 2);
     }
 
+    // The warp's sums into a [TM][TN] float tile in shared memory.
+    static __device__ __forceinline__ void store_tile(float *tile, const float acc[MT][8][4],
+                                                      int nbw, int lane)
+    {
+#pragma unroll
+        for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+            for (int t = 0; t < 8; t++)
+#pragma unroll
+                for (int e = 0; e < 4; e += 2)
+                    *reinterpret_cast<float2 *>(
+                        &tile[acc_row(mi, e, lane) * TN + acc_col(nbw, t, e, lane)]) =
+                        make_float2(acc[mi][t][e], acc[mi][t][e + 1]);
+    }
+
     __device__ void reduce_and_store(unsigned char *smem, float acc[MT][8][4], int nbw, int kg,
                                      int lane)
     {
         float *red = reinterpret_cast<float *>(smem);
         __syncthreads();
-        if (KG > 1 && kg > 0) {
-            float *mine = red + (kg - 1) * TM * TN;
-#pragma unroll
-            for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-                for (int t = 0; t < 8; t++)
-#pragma unroll
-                    for (int e = 0; e < 4; e += 2)
-                        *reinterpret_cast<float2 *>(
-                            &mine[acc_row(mi, e, lane) * TN + acc_col(nbw, t, e, lane)]) =
-                            make_float2(acc[mi][t][e], acc[mi][t][e + 1]);
-        }
+        if (KG > 1 && kg > 0)
+            store_tile(red + (kg - 1) * TM * TN, acc, nbw, lane);
         __syncthreads();
         if (kg == 0) {
 #pragma unroll
@@ -409,17 +401,8 @@ template <typename T, int MT, int S> struct Gemm {
         }
         __syncthreads();
         // The CTA's partial tile, [TM][TN] floats at the start of shared memory.
-        if (kg == 0) {
-#pragma unroll
-            for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-                for (int t = 0; t < 8; t++)
-#pragma unroll
-                    for (int e = 0; e < 4; e += 2)
-                        *reinterpret_cast<float2 *>(
-                            &red[acc_row(mi, e, lane) * TN + acc_col(nbw, t, e, lane)]) =
-                            make_float2(acc[mi][t][e], acc[mi][t][e + 1]);
-        }
+        if (kg == 0)
+            store_tile(red, acc, nbw, lane);
         const int64_t elements = rows * TN;
         int64_t begin = 0, end = elements;
 #if BK_W4A16_HAS_CLUSTERS

@@ -1,0 +1,43 @@
+// The shared-memory primitives of the tensor-core kernels (ptx/sparse24_mma.cu,
+// ptx/w4a16_gemm.cu): asynchronous 16-byte copies from global memory and
+// ldmatrix, each one PTX instruction.
+#ifndef BK_SHARED_MEMORY_OPS_CUH
+#define BK_SHARED_MEMORY_OPS_CUH
+
+#include <stdint.h>
+
+namespace bk {
+
+static __device__ __forceinline__ uint32_t shared_address(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// 16 bytes global -> shared, zero-filled past src_bytes (0 or 16).
+static __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, uint32_t src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+}
+
+static __device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most N of this thread's copy groups are still in flight.
+template <int N> static __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+} // namespace bk
+
+#endif // BK_SHARED_MEMORY_OPS_CUH
