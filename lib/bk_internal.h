@@ -321,6 +321,16 @@ BK_HIDDEN BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info);
  * name is the field path for messages. */
 BK_HIDDEN BkResult bk_matrix_from_tensor(const struct bk_tensor *t, const char *name, bool trans,
                                          bool blas, struct bk_matrix *out);
+/* A rank-2 operand with any positive strides, named info.field in messages
+ * (lib/matrix.c). */
+BK_HIDDEN BkResult bk_matrix_field(const char *info, const char *field, const BkTensorDesc *desc,
+                                   struct bk_tensor *t, struct bk_matrix *m);
+/* bk_tensor_check_no_self_overlap with the message naming info.field. */
+BK_HIDDEN BkResult bk_check_written_field(const char *info, const char *field,
+                                          const struct bk_tensor *t);
+/* Fills binding slot i (lib/plan.c); align 0 reads as 1. */
+BK_HIDDEN void bk_plan_set_slot(BkPlan plan, uint32_t i, const char *name, uint64_t span,
+                                uint32_t align, bool written);
 /* Checks the GEMM family's plans share (lib/gemm.c); info names the
  * struct in messages. */
 BK_HIDDEN bool bk_gemm_input_type(BkDataType t); /* F32, F16, BF16, F64 */

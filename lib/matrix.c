@@ -3,6 +3,8 @@
  * that cuBLASLt-style GEMMs need. */
 #include "bk_internal.h"
 
+#include <stdio.h>
+
 BkResult bk_matrix_from_tensor(const struct bk_tensor *t, const char *name, bool trans,
                                bool blas, struct bk_matrix *out)
 {
@@ -61,4 +63,24 @@ done:
         out->cols = e, out->col_stride = s;
     }
     return BK_SUCCESS;
+}
+
+BkResult bk_matrix_field(const char *info, const char *field, const BkTensorDesc *desc,
+                         struct bk_tensor *t, struct bk_matrix *m)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
+    BkResult r = bk_tensor_from_desc(desc, name, t);
+    if (r != BK_SUCCESS)
+        return r;
+    if (t->rank != 2)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be 2", name, t->rank);
+    return bk_matrix_from_tensor(t, name, false, false, m);
+}
+
+BkResult bk_check_written_field(const char *info, const char *field, const struct bk_tensor *t)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
+    return bk_tensor_check_no_self_overlap(t, name);
 }

@@ -42,6 +42,15 @@ void bk_plan_set_float_precision(BkPlan plan, BkDataType input)
     plan->props.workspaceSize = 0;
 }
 
+void bk_plan_set_slot(BkPlan plan, uint32_t i, const char *name, uint64_t span, uint32_t align,
+                      bool written)
+{
+    plan->slot[i].name = name;
+    plan->slot[i].span = span;
+    plan->slot[i].alignment = align ? align : 1;
+    plan->slot[i].written = written;
+}
+
 BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateInfo,
                              const BkAllocationCallbacks *pAllocator, BkPlan *pPlan)
 {

@@ -10,21 +10,6 @@
 #define REPORT_BYTES ((uint64_t)sizeof(BkSparse24Report))
 _Static_assert(sizeof(BkSparse24Report) == 32, "BkSparse24Report is 32 bytes");
 
-/* A weight operand of the format: tensor field of info, its matrix, and
- * the shape it must have. */
-static BkResult weight_tensor(const char *info, const char *field, const BkTensorDesc *desc,
-                              struct bk_tensor *t, struct bk_matrix *m)
-{
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    BkResult r = bk_tensor_from_desc(desc, name, t);
-    if (r != BK_SUCCESS)
-        return r;
-    if (t->rank != 2)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be 2", name, t->rank);
-    return bk_matrix_from_tensor(t, name, false, false, m);
-}
-
 static BkResult expect_shape(const char *info, const char *field, const struct bk_matrix *m,
                              int64_t rows, int64_t cols, const char *cols_rule)
 {
@@ -58,22 +43,6 @@ static BkResult metadata_type(const char *info, const struct bk_tensor *t)
     return BK_SUCCESS;
 }
 
-static BkResult written(const char *info, const char *field, const struct bk_tensor *t)
-{
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    return bk_tensor_check_no_self_overlap(t, name);
-}
-
-static void set_slot(BkPlan plan, uint32_t i, const char *name, uint64_t span, uint32_t align,
-                     bool is_written)
-{
-    plan->slot[i].name = name;
-    plan->slot[i].span = span;
-    plan->slot[i].alignment = align;
-    plan->slot[i].written = is_written;
-}
-
 /* ---- Conversions -------------------------------------------------------- */
 
 BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
@@ -97,7 +66,7 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
     const bool validate = ci->conversion == BK_SPARSE24_VALIDATE;
     const bool decompress = ci->conversion == BK_SPARSE24_DECOMPRESS;
 
-    if ((r = weight_tensor(in, "metadata", &ci->metadata, &meta, &p->metadata)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "metadata", &ci->metadata, &meta, &p->metadata)) != BK_SUCCESS ||
         (r = metadata_type(in, &meta)) != BK_SUCCESS)
         return r;
     if (validate) {
@@ -105,7 +74,7 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
         p->m = p->metadata.rows;
         p->k = p->metadata.cols * 8;
     } else {
-        if ((r = weight_tensor(in, "dense", &ci->dense, &dense, &p->dense)) != BK_SUCCESS ||
+        if ((r = bk_matrix_field(in, "dense", &ci->dense, &dense, &p->dense)) != BK_SUCCESS ||
             (r = sparse_type(in, "dense.dataType", dense.type, true)) != BK_SUCCESS)
             return r;
         p->type = dense.type;
@@ -115,7 +84,7 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
             return bk_error(BK_ERROR_INVALID_ARGUMENT,
                             "%s.dense.extent[1] = %lld (K) must be a multiple of 8", in,
                             (long long)p->k);
-        if ((r = weight_tensor(in, "values", &ci->values, &values, &p->values)) != BK_SUCCESS)
+        if ((r = bk_matrix_field(in, "values", &ci->values, &values, &p->values)) != BK_SUCCESS)
             return r;
         if (values.type != dense.type)
             return bk_error(BK_ERROR_INVALID_ARGUMENT,
@@ -125,9 +94,9 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
             (r = expect_shape(in, "metadata", &p->metadata, p->m, p->k / 8, "K/8")) != BK_SUCCESS)
             return r;
         if (decompress)
-            r = written(in, "dense", &dense);
-        else if ((r = written(in, "values", &values)) == BK_SUCCESS)
-            r = written(in, "metadata", &meta);
+            r = bk_check_written_field(in, "dense", &dense);
+        else if ((r = bk_check_written_field(in, "values", &values)) == BK_SUCCESS)
+            r = bk_check_written_field(in, "metadata", &meta);
         if (r != BK_SUCCESS)
             return r;
     }
@@ -135,13 +104,13 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
     const bool empty = p->m == 0 || p->k == 0;
     const uint32_t es = (uint32_t)bk_data_type_size(p->type);
     plan->props.bindingCount = 4;
-    set_slot(plan, BK_SPARSE24_CONVERT_BINDING_DENSE, "dense",
-             validate || empty ? 0 : dense.span, es ? es : 1, decompress);
-    set_slot(plan, BK_SPARSE24_CONVERT_BINDING_VALUES, "values",
-             validate || empty ? 0 : values.span, es ? es : 1, !validate && !decompress);
-    set_slot(plan, BK_SPARSE24_CONVERT_BINDING_METADATA, "metadata", empty ? 0 : meta.span, 2,
-             !validate && !decompress);
-    set_slot(plan, BK_SPARSE24_CONVERT_BINDING_REPORT, "report", REPORT_BYTES, 8, true);
+    bk_plan_set_slot(plan, BK_SPARSE24_CONVERT_BINDING_DENSE, "dense",
+                     validate || empty ? 0 : dense.span, es ? es : 1, decompress);
+    bk_plan_set_slot(plan, BK_SPARSE24_CONVERT_BINDING_VALUES, "values",
+                     validate || empty ? 0 : values.span, es ? es : 1, !validate && !decompress);
+    bk_plan_set_slot(plan, BK_SPARSE24_CONVERT_BINDING_METADATA, "metadata", empty ? 0 : meta.span,
+                     2, !validate && !decompress);
+    bk_plan_set_slot(plan, BK_SPARSE24_CONVERT_BINDING_REPORT, "report", REPORT_BYTES, 8, true);
     /* Each group is decided alone, and the first bad group is a minimum:
      * the same on every run. */
     plan->props.precision = (BkPrecisionGuarantee){
@@ -180,9 +149,9 @@ BkResult bk_sparse24_prepare_init(BkPlan plan, const void *info)
 
     plan->op = BK_OP_SPARSE24_PREPARE;
     plan->op_name = in;
-    if ((r = weight_tensor(in, "values", &pi->values, &values, &p->values)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "values", &pi->values, &values, &p->values)) != BK_SUCCESS ||
         (r = sparse_type(in, "values.dataType", values.type, false)) != BK_SUCCESS ||
-        (r = weight_tensor(in, "metadata", &pi->metadata, &meta, &p->metadata)) != BK_SUCCESS ||
+        (r = bk_matrix_field(in, "metadata", &pi->metadata, &meta, &p->metadata)) != BK_SUCCESS ||
         (r = metadata_type(in, &meta)) != BK_SUCCESS)
         return r;
     p->type = values.type;
@@ -200,12 +169,12 @@ BkResult bk_sparse24_prepare_init(BkPlan plan, const void *info)
 
     const bool empty = size == 0;
     plan->props.bindingCount = 3;
-    set_slot(plan, BK_SPARSE24_PREPARE_BINDING_VALUES, "values", empty ? 0 : values.span,
-             (uint32_t)bk_data_type_size(p->type), false);
-    set_slot(plan, BK_SPARSE24_PREPARE_BINDING_METADATA, "metadata", empty ? 0 : meta.span, 2,
-             false);
-    set_slot(plan, BK_SPARSE24_PREPARE_BINDING_PREPARED, "prepared", size, PREPARED_ALIGNMENT,
-             true);
+    bk_plan_set_slot(plan, BK_SPARSE24_PREPARE_BINDING_VALUES, "values", empty ? 0 : values.span,
+                     (uint32_t)bk_data_type_size(p->type), false);
+    bk_plan_set_slot(plan, BK_SPARSE24_PREPARE_BINDING_METADATA, "metadata", empty ? 0 : meta.span,
+                     2, false);
+    bk_plan_set_slot(plan, BK_SPARSE24_PREPARE_BINDING_PREPARED, "prepared", size,
+                     PREPARED_ALIGNMENT, true);
     plan->props.precision = (BkPrecisionGuarantee){
         .computeType = p->type, .accumulatorType = p->type,
         .deterministic = BK_TRUE, .bitStable = BK_TRUE,
@@ -280,7 +249,7 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
     for (int i = X; i <= C; i++)
         if (present[i] && (r = bk_gemm_check_batch(in, names[i], &t[i], &t[Y], "y")) != BK_SUCCESS)
             return r;
-    if ((r = written(in, "y", &t[Y])) != BK_SUCCESS)
+    if ((r = bk_check_written_field(in, "y", &t[Y])) != BK_SUCCESS)
         return r;
     if (present[BIAS] &&
         (r = bk_gemm_check_bias(in, &g->bias, g->m, "m", t[Y].type, &t[BIAS])) != BK_SUCCESS)
@@ -306,7 +275,7 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
         if (empty && i != Y)
             present[i] = false;
     bk_gemm_set_slots(plan, names, t, present, SLOTS, Y);
-    set_slot(plan, W, "weight", empty ? 0 : size, PREPARED_ALIGNMENT, false);
+    bk_plan_set_slot(plan, W, "weight", empty ? 0 : size, PREPARED_ALIGNMENT, false);
     bk_gemm_slot_alias(plan, Y, &p->y, C, &p->c, present[C]);
     bk_plan_set_float_precision(plan, p->type);
     return BK_SUCCESS;

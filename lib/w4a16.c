@@ -102,20 +102,6 @@ static BkResult type_is(const char *info, const char *field, BkDataType got, BkD
                     bk_data_type_name(got), bk_data_type_name(want));
 }
 
-/* A plain operand: rank 2, any positive strides. */
-static BkResult plain(const char *info, const char *field, const BkTensorDesc *desc,
-                      struct bk_tensor *t, struct bk_matrix *m)
-{
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    BkResult r = bk_tensor_from_desc(desc, name, t);
-    if (r != BK_SUCCESS)
-        return r;
-    if (t->rank != 2)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be 2", name, t->rank);
-    return bk_matrix_from_tensor(t, name, false, false, m);
-}
-
 /* A packed operand or index vector: the rank given, contiguous row-major
  * (all-zero strides or exactly the row-major ones). */
 static BkResult contiguous(const char *info, const char *field, const BkTensorDesc *desc,
@@ -192,13 +178,6 @@ static BkResult index_vector(const char *info, const char *field, const BkTensor
     return check_i32_rows(info, field, k);
 }
 
-static BkResult written(const char *info, const char *field, const struct bk_tensor *t)
-{
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    return bk_tensor_check_no_self_overlap(t, name);
-}
-
 /* A tensor the conversion does not use must be absent, so that a tensor
  * meant for another conversion is caught rather than ignored. */
 static BkResult unused(const char *info, const char *field, const BkTensorDesc *desc,
@@ -210,15 +189,6 @@ static BkResult unused(const char *info, const char *field, const BkTensorDesc *
                     "%s.%s.dataType = %s: the tensor must be left zeroed (dataType UNDEFINED) "
                     "for %s, which does not use it", info, field,
                     bk_data_type_name(desc->dataType), conversion);
-}
-
-static void set_slot(BkPlan plan, uint32_t i, const char *name, uint64_t span, uint32_t align,
-                     bool is_written)
-{
-    plan->slot[i].name = name;
-    plan->slot[i].span = span;
-    plan->slot[i].alignment = align ? align : 1;
-    plan->slot[i].written = is_written;
 }
 
 /* Conversions and the repack move bits (values keep their exact bits);
@@ -263,7 +233,7 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
 
     /* The plain form gives the shape: weight for QUANTIZE, else quantized. */
     if (quantize) {
-        if ((r = plain(in, "weight", &ci->weight, &weight, &p->weight)) != BK_SUCCESS)
+        if ((r = bk_matrix_field(in, "weight", &ci->weight, &weight, &p->weight)) != BK_SUCCESS)
             return r;
         if (weight.type != BK_DATA_TYPE_F32 && weight.type != BK_DATA_TYPE_F16 &&
             weight.type != BK_DATA_TYPE_BF16)
@@ -275,7 +245,8 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
             return r;
         p->weight = (struct bk_matrix){ .type = BK_DATA_TYPE_UNDEFINED };
     }
-    if ((r = plain(in, "quantized", &ci->quantized, &quantized, &p->quantized)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "quantized", &ci->quantized, &quantized, &p->quantized)) !=
+            BK_SUCCESS ||
         (r = type_is(in, "quantized", quantized.type, BK_DATA_TYPE_U8)) != BK_SUCCESS)
         return r;
     const struct bk_matrix *src = quantize ? &p->weight : &p->quantized;
@@ -288,10 +259,10 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
     if (quantize && (r = expect_shape(in, "quantized", &quantized, (uint64_t)s->k, "K",
                                       (uint64_t)s->n, "N")) != BK_SUCCESS)
         return r;
-    if ((r = plain(in, "scales", &ci->scales, &scales, &p->scales)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "scales", &ci->scales, &scales, &p->scales)) != BK_SUCCESS ||
         (r = scale_type(in, "scales", scales.type)) != BK_SUCCESS ||
-        (r = expect_shape(in, "scales", &scales, (uint64_t)s->groups, "G", (uint64_t)s->n,
-                          "N")) != BK_SUCCESS)
+        (r = expect_shape(in, "scales", &scales, (uint64_t)s->groups, "G", (uint64_t)s->n, "N")) !=
+            BK_SUCCESS)
         return r;
     s->scale_type = scales.type;
 
@@ -304,19 +275,21 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
         return r;
     }
     /* Written plain tensors; the packed ones are contiguous. */
-    if (!pack && ((r = written(in, "quantized", &quantized)) != BK_SUCCESS ||
-                  (r = written(in, "scales", &scales)) != BK_SUCCESS))
+    if (!pack && ((r = bk_check_written_field(in, "quantized", &quantized)) != BK_SUCCESS ||
+                  (r = bk_check_written_field(in, "scales", &scales)) != BK_SUCCESS))
         return r;
 
     plan->props.bindingCount = 5;
     const uint32_t packed_align = quantize ? 1 : PACKED_ALIGNMENT;
-    set_slot(plan, BK_W4A16_CONVERT_BINDING_WEIGHT, "weight", weight.span,
-             (uint32_t)bk_data_type_size(weight.type), false);
-    set_slot(plan, BK_W4A16_CONVERT_BINDING_QUANTIZED, "quantized", quantized.span, 1, !pack);
-    set_slot(plan, BK_W4A16_CONVERT_BINDING_SCALES, "scales", scales.span, 2, !pack);
-    set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED, "packed", packed.span, packed_align, pack);
-    set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED_SCALES, "packedScales", packed_scales.span,
-             packed_align, pack);
+    bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_WEIGHT, "weight", weight.span,
+                     (uint32_t)bk_data_type_size(weight.type), false);
+    bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_QUANTIZED, "quantized", quantized.span, 1,
+                     !pack);
+    bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_SCALES, "scales", scales.span, 2, !pack);
+    bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED, "packed", packed.span, packed_align,
+                     pack);
+    bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED_SCALES, "packedScales",
+                     packed_scales.span, packed_align, pack);
     set_convert_precision(plan, quantize ? BK_DATA_TYPE_F32 : s->scale_type);
     return BK_SUCCESS;
 }
@@ -344,7 +317,8 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     p->has_g_idx = !bk_desc_absent(&ri->gIdx);
     p->has_perm = !bk_desc_absent(&ri->perm);
 
-    if ((r = plain(in, "qweight", &ri->qweight, &t[R_QWEIGHT], &p->qweight)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "qweight", &ri->qweight, &t[R_QWEIGHT], &p->qweight)) !=
+            BK_SUCCESS ||
         (r = type_is(in, "qweight", t[R_QWEIGHT].type, BK_DATA_TYPE_I32)) != BK_SUCCESS)
         return r;
     if (p->qweight.rows > INT64_MAX / 8)
@@ -356,7 +330,7 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     if ((r = shape_init(in, ri->groupSize, &ks, &ns, true, &p->shape)) != BK_SUCCESS)
         return r;
     struct bk_w4a16_shape *s = &p->shape;
-    if ((r = plain(in, "scales", &ri->scales, &t[R_SCALES], &p->scales)) != BK_SUCCESS ||
+    if ((r = bk_matrix_field(in, "scales", &ri->scales, &t[R_SCALES], &p->scales)) != BK_SUCCESS ||
         (r = scale_type(in, "scales", t[R_SCALES].type)) != BK_SUCCESS ||
         (r = expect_shape(in, "scales", &t[R_SCALES], (uint64_t)s->groups, "G", (uint64_t)s->n,
                           "N")) != BK_SUCCESS)
@@ -364,10 +338,10 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     s->scale_type = t[R_SCALES].type;
     p->qzeros = (struct bk_matrix){ .type = BK_DATA_TYPE_UNDEFINED };
     if (!bk_desc_absent(&ri->qzeros) &&
-        ((r = plain(in, "qzeros", &ri->qzeros, &t[R_QZEROS], &p->qzeros)) != BK_SUCCESS ||
+        ((r = bk_matrix_field(in, "qzeros", &ri->qzeros, &t[R_QZEROS], &p->qzeros)) != BK_SUCCESS ||
          (r = type_is(in, "qzeros", t[R_QZEROS].type, BK_DATA_TYPE_I32)) != BK_SUCCESS ||
-         (r = expect_shape(in, "qzeros", &t[R_QZEROS], (uint64_t)s->groups, "G",
-                           (uint64_t)s->n / 8, "N/8")) != BK_SUCCESS))
+         (r = expect_shape(in, "qzeros", &t[R_QZEROS], (uint64_t)s->groups, "G", (uint64_t)s->n / 8,
+                           "N/8")) != BK_SUCCESS))
         return r;
     if (p->has_g_idx &&
         (r = index_vector(in, "gIdx", &ri->gIdx, s->k, &t[R_G_IDX])) != BK_SUCCESS)
@@ -390,10 +364,10 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     plan->props.bindingCount = R_SLOTS + 1;
     for (int i = 0; i < R_SLOTS; i++) {
         const bool present = t[i].type != BK_DATA_TYPE_UNDEFINED;
-        set_slot(plan, (uint32_t)i, names[i], t[i].span, present ? align[i] : 1,
-                 present && i >= R_PACKED);
+        bk_plan_set_slot(plan, (uint32_t)i, names[i], t[i].span, present ? align[i] : 1,
+                         present && i >= R_PACKED);
     }
-    set_slot(plan, BK_W4A16_REPACK_BINDING_REPORT, "report", REPORT_BYTES, 8, true);
+    bk_plan_set_slot(plan, BK_W4A16_REPACK_BINDING_REPORT, "report", REPORT_BYTES, 8, true);
     set_convert_precision(plan, s->scale_type);
     return BK_SUCCESS;
 }
@@ -416,12 +390,12 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x must be 0", in, g->flags);
     if ((r = check_group_size(in, g->groupSize)) != BK_SUCCESS)
         return r;
-    if ((r = plain(in, "a", &g->a, &t[G_A], &p->a)) != BK_SUCCESS)
+    if ((r = bk_matrix_field(in, "a", &g->a, &t[G_A], &p->a)) != BK_SUCCESS)
         return r;
     if (t[G_A].type != BK_DATA_TYPE_F16 && t[G_A].type != BK_DATA_TYPE_BF16)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s.a.dataType = %s is not supported (F16, BF16)",
                         in, bk_data_type_name(t[G_A].type));
-    if ((r = plain(in, "c", &g->c, &t[G_C], &p->c)) != BK_SUCCESS)
+    if ((r = bk_matrix_field(in, "c", &g->c, &t[G_C], &p->c)) != BK_SUCCESS)
         return r;
     if (t[G_C].type != t[G_A].type)
         return bk_error(BK_ERROR_UNSUPPORTED,
@@ -445,7 +419,7 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
     if (p->has_perm &&
         (r = index_vector(in, "perm", &g->perm, p->shape.k, &t[G_PERM])) != BK_SUCCESS)
         return r;
-    if ((r = written(in, "c", &t[G_C])) != BK_SUCCESS)
+    if ((r = bk_check_written_field(in, "c", &t[G_C])) != BK_SUCCESS)
         return r;
 
     /* M == 0: nothing is read or written, and the bindings may be 0. */
@@ -454,8 +428,8 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
     const uint32_t align[G_SLOTS] = { es, PACKED_ALIGNMENT, PACKED_ALIGNMENT, 4, es };
     plan->props.bindingCount = G_SLOTS;
     for (int i = 0; i < G_SLOTS; i++)
-        set_slot(plan, (uint32_t)i, names[i], p->m ? t[i].span : 0,
-                 t[i].type != BK_DATA_TYPE_UNDEFINED ? align[i] : 1, i == G_C);
+        bk_plan_set_slot(plan, (uint32_t)i, names[i], p->m ? t[i].span : 0,
+                         t[i].type != BK_DATA_TYPE_UNDEFINED ? align[i] : 1, i == G_C);
     /* Weights are rounded to a's type; products are summed in F32. */
     plan->props.precision = (BkPrecisionGuarantee){
         .computeType = t[G_A].type, .accumulatorType = BK_DATA_TYPE_F32,
