@@ -91,6 +91,13 @@ typedef void (*host_gemm_load_fn)(const char *p, int64_t stride, int64_t n, void
 typedef void (*host_gemm_store_fn)(char *p, int64_t stride, int64_t n, const void *in);
 BK_HIDDEN host_gemm_load_fn host_gemm_row_loader(BkDataType type);
 BK_HIDDEN host_gemm_store_fn host_gemm_row_storer(BkDataType type);
+/* Element (i, j) of a strided matrix of es-byte elements at base. */
+static inline char *host_matrix_at(char *base, const struct bk_matrix *m, int64_t i, int64_t j,
+                                   size_t es)
+{
+    return base + (i * m->row_stride + j * m->col_stride) * (int64_t)es;
+}
+
 /* "f32", "f16", "bf16", "f64": for kernel names. */
 BK_HIDDEN const char *host_gemm_type_name(BkDataType type);
 

@@ -38,15 +38,10 @@ struct convert {
     double (*value)(const char *);
 };
 
-static char *at(char *base, const struct bk_matrix *m, int64_t r, int64_t c, size_t es)
-{
-    return base + (r * m->row_stride + c * m->col_stride) * (int64_t)es;
-}
-
 static uint16_t meta_word(const struct convert *cv, int64_t r, int64_t j)
 {
     uint16_t w;
-    memcpy(&w, at(cv->meta, &cv->p->metadata, r, j, 2), 2);
+    memcpy(&w, host_matrix_at(cv->meta, &cv->p->metadata, r, j, 2), 2);
     return w;
 }
 
@@ -99,19 +94,21 @@ static uint64_t compress_row(const struct convert *cv, int64_t r, int64_t *first
             double w[4];
             int nonzeros = 0;
             for (int q = 0; q < 4; q++) {
-                src[q] = at(cv->dense, &p->dense, r, 4 * g + q, cv->es);
+                src[q] = host_matrix_at(cv->dense, &p->dense, r, 4 * g + q, cv->es);
                 w[q] = cv->value(src[q]);
                 nonzeros += w[q] != 0;   /* NaN != 0: a NaN is a non-zero */
             }
             if (strict && nonzeros > 2 && bad++ == 0)
                 *first = g;
             const unsigned byte = keep_two(w);
-            memcpy(at(cv->values, &p->values, r, 2 * g, cv->es), src[byte & 3u], cv->es);
-            memcpy(at(cv->values, &p->values, r, 2 * g + 1, cv->es), src[byte >> 2], cv->es);
+            memcpy(host_matrix_at(cv->values, &p->values, r, 2 * g, cv->es), src[byte & 3u],
+                   cv->es);
+            memcpy(host_matrix_at(cv->values, &p->values, r, 2 * g + 1, cv->es), src[byte >> 2],
+                   cv->es);
             word |= byte << (8 * h);
         }
         const uint16_t w16 = (uint16_t)word;
-        memcpy(at(cv->meta, &p->metadata, r, j, 2), &w16, 2);
+        memcpy(host_matrix_at(cv->meta, &p->metadata, r, j, 2), &w16, 2);
     }
     return bad;
 }
@@ -140,11 +137,11 @@ static uint64_t decompress_row(const struct convert *cv, int64_t r, int64_t *fir
             if (bad_byte(byte) && bad++ == 0)
                 *first = g;
             for (int q = 0; q < 4; q++)   /* all-zero bits are +0 in every type */
-                memset(at(cv->dense, &p->dense, r, 4 * g + q, cv->es), 0, cv->es);
-            memcpy(at(cv->dense, &p->dense, r, 4 * g + (byte & 3u), cv->es),
-                   at(cv->values, &p->values, r, 2 * g, cv->es), cv->es);
-            memcpy(at(cv->dense, &p->dense, r, 4 * g + ((byte >> 2) & 3u), cv->es),
-                   at(cv->values, &p->values, r, 2 * g + 1, cv->es), cv->es);
+                memset(host_matrix_at(cv->dense, &p->dense, r, 4 * g + q, cv->es), 0, cv->es);
+            memcpy(host_matrix_at(cv->dense, &p->dense, r, 4 * g + (byte & 3u), cv->es),
+                   host_matrix_at(cv->values, &p->values, r, 2 * g, cv->es), cv->es);
+            memcpy(host_matrix_at(cv->dense, &p->dense, r, 4 * g + ((byte >> 2) & 3u), cv->es),
+                   host_matrix_at(cv->values, &p->values, r, 2 * g + 1, cv->es), cv->es);
         }
     }
     return bad;

@@ -13,23 +13,13 @@
 /* Quantizing walks a group in chunks of this many columns. */
 #define CHUNK 64
 
-static float weight_f32(const char *p) { float v; memcpy(&v, p, 4); return v; }
-static float weight_f16(const char *p) { uint16_t v; memcpy(&v, p, 2); return bk_f16_to_f32(v); }
-static float weight_bf16(const char *p) { uint16_t v; memcpy(&v, p, 2); return bk_bf16_to_f32(v); }
-
-static float (*const weight_loaders[])(const char *) = {
-    [BK_DATA_TYPE_F32] = weight_f32,
-    [BK_DATA_TYPE_F16] = weight_f16,
-    [BK_DATA_TYPE_BF16] = weight_bf16,
-};
-
 /* The bound tensors of a conversion. */
 struct convert {
     const struct bk_w4a16_convert_problem *p;
     char *weight, *quantized, *scales;
     uint32_t *packed;
     uint16_t *packed_scales;
-    float (*load)(const char *);
+    host_gemm_load_fn load;               /* QUANTIZE: a row of weight as float */
     struct host_w4a16_half half;
 };
 
@@ -71,26 +61,26 @@ static void quantize_chunk(const struct convert *cv, int64_t g, int64_t n0)
     const int64_t k0 = g * p->shape.group, k1 = k0 + p->shape.group;
     const int cols = (int)(p->shape.n - n0 < CHUNK ? p->shape.n - n0 : CHUNK);
     const size_t es = bk_data_type_size(p->weight.type);
-    float amax[CHUNK] = { 0 }, scale[CHUNK];
-    for (int64_t k = k0; k < k1; k++)
-        for (int j = 0; j < cols; j++) {
-            const float v = fabsf(cv->load(host_w4a16_at(cv->weight, &p->weight, k, n0 + j, es)));
-            if (v > amax[j])             /* false for NaN */
-                amax[j] = v;
-        }
+    float amax[CHUNK] = { 0 }, scale[CHUNK], w[CHUNK];
+    for (int64_t k = k0; k < k1; k++) {
+        cv->load(host_matrix_at(cv->weight, &p->weight, k, n0, es), p->weight.col_stride, cols, w);
+        for (int j = 0; j < cols; j++)
+            if (fabsf(w[j]) > amax[j])   /* false for NaN */
+                amax[j] = fabsf(w[j]);
+    }
     for (int j = 0; j < cols; j++) {
         /* The formula, in float, that the CUDA kernel uses too:
          * scale = round_to_scale_type(amax * 2.0f / 15.0f). */
         const uint16_t bits = cv->half.from_f32(amax[j] * 2.0f / 15.0f);
         scale[j] = cv->half.to_f32(bits);
-        memcpy(host_w4a16_at(cv->scales, &p->scales, g, n0 + j, 2), &bits, 2);
+        memcpy(host_matrix_at(cv->scales, &p->scales, g, n0 + j, 2), &bits, 2);
     }
-    for (int64_t k = k0; k < k1; k++)
-        for (int j = 0; j < cols; j++) {
-            const float w = cv->load(host_w4a16_at(cv->weight, &p->weight, k, n0 + j, es));
-            *(uint8_t *)host_w4a16_at(cv->quantized, &p->quantized, k, n0 + j, 1) =
-                quantize_one(w, scale[j]);
-        }
+    for (int64_t k = k0; k < k1; k++) {
+        cv->load(host_matrix_at(cv->weight, &p->weight, k, n0, es), p->weight.col_stride, cols, w);
+        for (int j = 0; j < cols; j++)
+            *(uint8_t *)host_matrix_at(cv->quantized, &p->quantized, k, n0 + j, 1) =
+                quantize_one(w[j], scale[j]);
+    }
 }
 
 static void quantize(const struct convert *cv)
@@ -133,13 +123,13 @@ static void pack_scales(uint16_t *dst, const char *scales, const struct bk_matri
     for (int64_t g = 0; g < s->groups; g++)
         for (int64_t j = 0; j < s->n; j++)
             memcpy(dst + g * s->n + bk_w4a16_scale_position(j, s->per_channel),
-                   host_w4a16_at((char *)scales, m, g, j, 2), 2);
+                   host_matrix_at((char *)scales, m, g, j, 2), 2);
 }
 
 static unsigned quantized_nibble(const void *source, int64_t k, int64_t n)
 {
     const struct convert *cv = source;
-    return *(const uint8_t *)host_w4a16_at(cv->quantized, &cv->p->quantized, k, n, 1);
+    return *(const uint8_t *)host_matrix_at(cv->quantized, &cv->p->quantized, k, n, 1);
 }
 
 static void pack(const struct convert *cv)
@@ -156,12 +146,12 @@ static void unpack(const struct convert *cv)
     for (int64_t k = 0; k < s->k; k++) {
         const uint32_t *row = cv->packed + k / 16 * 2 * s->n;
         for (int64_t j = 0; j < s->n; j++)
-            *(uint8_t *)host_w4a16_at(cv->quantized, &p->quantized, k, j, 1) =
+            *(uint8_t *)host_matrix_at(cv->quantized, &p->quantized, k, j, 1) =
                 (uint8_t)((row[bk_w4a16_word(k, j)] >> (4 * bk_w4a16_nibble(k, j))) & 15u);
     }
     for (int64_t g = 0; g < s->groups; g++)
         for (int64_t j = 0; j < s->n; j++)
-            memcpy(host_w4a16_at(cv->scales, &p->scales, g, j, 2),
+            memcpy(host_matrix_at(cv->scales, &p->scales, g, j, 2),
                    cv->packed_scales + g * s->n + bk_w4a16_scale_position(j, s->per_channel), 2);
 }
 
@@ -186,7 +176,7 @@ static BkResult convert_launch(BkQueue queue, BkPlan plan, const struct bk_run_a
         .packed = (uint32_t *)(uintptr_t)args->binding[BK_W4A16_CONVERT_BINDING_PACKED],
         .packed_scales =
             (uint16_t *)(uintptr_t)args->binding[BK_W4A16_CONVERT_BINDING_PACKED_SCALES],
-        .load = p->conversion == BK_W4A16_QUANTIZE ? weight_loaders[p->weight.type] : NULL,
+        .load = p->conversion == BK_W4A16_QUANTIZE ? host_gemm_row_loader(p->weight.type) : NULL,
         .half = host_w4a16_half(p->shape.scale_type),
     };
     conversions[p->conversion].run(&cv);
@@ -222,7 +212,7 @@ struct repack {
 static unsigned gptq_nibble(char *base, const struct bk_matrix *m, int64_t r, int64_t c, int i)
 {
     uint32_t w;
-    memcpy(&w, host_w4a16_at(base, m, r, c, 4), 4);
+    memcpy(&w, host_matrix_at(base, m, r, c, 4), 4);
     return (w >> (4 * i)) & 15u;
 }
 

@@ -55,7 +55,7 @@ static void load_a(const struct gemm *gm, int64_t m0, int rows, int64_t k0,
             const int64_t col = gm->perm ? gm->perm[k0 + k] : k0 + k;
             uint16_t bits = 0;
             if (col >= 0 && col < p->shape.k)
-                memcpy(&bits, host_w4a16_at(gm->a, &p->a, m0 + r, col, 2), 2);
+                memcpy(&bits, host_matrix_at(gm->a, &p->a, m0 + r, col, 2), 2);
             a[r][k] = gm->half.to_f32(bits);
         }
 }
@@ -96,7 +96,7 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < PANEL_N; j++) {
             const uint16_t bits = gm->half.from_f32(acc[r][j]);
-            memcpy(host_w4a16_at(gm->c, &p->c, m0 + r, n0 + j, 2), &bits, 2);
+            memcpy(host_matrix_at(gm->c, &p->c, m0 + r, n0 + j, 2), &bits, 2);
         }
 }
 
