@@ -71,25 +71,15 @@ double gemm_case_flops(const struct gemm_case *c)
     return 2.0 * (double)c->m * (double)c->n * (double)c->k;
 }
 
-/* cuBLASLt runs round robin over the sets, on the queue's stream. */
-struct lt_rotation {
-    struct cublaslt_gemm *g;
-    const struct bench_sets *sets;
-    uint64_t workspace, workspace_size;
-    void *stream;
-    bool failed;
-    char err[256];
-};
-
-static void lt_run(void *user, uint32_t i)
+void lt_rotation_run(void *user, uint32_t i)
 {
     struct lt_rotation *r = user;
-    uint32_t set = i % r->sets->sets;
+    uint32_t set = i % r->d_sets->sets;
     if (r->failed)
         return;
-    if (cublaslt_gemm_run(r->g, bench_sets_address(r->sets, set, SLOT_D),
-                          bench_sets_address(r->sets, set, SLOT_A),
-                          bench_sets_address(r->sets, set, SLOT_B), r->workspace,
+    if (cublaslt_gemm_run(r->g, bench_sets_address(r->d_sets, set, r->d_slot),
+                          bench_sets_address(r->a_sets, set, r->a_slot),
+                          bench_sets_address(r->b_sets, set, r->b_slot), r->workspace,
                           r->workspace_size, r->stream, r->err, sizeof r->err) != 0)
         r->failed = true;
 }
@@ -100,11 +90,11 @@ static void check_agreement(struct bench_device *d, const struct gemm_case *c,
                             const struct bench_plan *p, const BkDeviceAddress *bind,
                             struct lt_rotation *rot, struct gemm_result *r)
 {
-    const BkDeviceAddress dst = bench_sets_address(rot->sets, 0, SLOT_D);
+    const BkDeviceAddress dst = bench_sets_address(rot->d_sets, 0, SLOT_D);
     const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->m, c->n);
     bench_plan_run_once(d, p, bind);
     void *mine = bench_device_download(d, dst, bytes);
-    lt_run(rot, 0);
+    lt_rotation_run(rot, 0);
     void *theirs = bench_device_download(d, dst, bytes);
     if (rot->failed) {
         r->lt_status = "failed";
@@ -130,7 +120,8 @@ static bool lt_setup(struct bench_device *d, const struct gemm_case *c,
                      const struct gemm_settings *s, const struct bench_sets *sets,
                      struct lt_rotation *rot, struct bench_buffer *ws, struct gemm_result *r)
 {
-    *rot = (struct lt_rotation){NULL, sets, 0, 0, NULL, false, ""};
+    *rot = (struct lt_rotation){.d_sets = sets, .a_sets = sets, .b_sets = sets,
+                                .d_slot = SLOT_D, .a_slot = SLOT_A, .b_slot = SLOT_B};
     memset(ws, 0, sizeof *ws);
     if (!s->lt) {
         r->lt_status = s->lt_status;
@@ -225,8 +216,8 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
                 bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
             continue;
         }
-        bench_plan_time_paired(d, &p, bind, r->sets, lt_run, &rot, &s->bench, &one_time[round],
-                               &direct[lt_rounds]);
+        bench_plan_time_paired(d, &p, bind, r->sets, lt_rotation_run, &rot, &s->bench,
+                               &one_time[round], &direct[lt_rounds]);
         if (!rot.failed)
             lt_rounds++;
     }

@@ -102,6 +102,22 @@ size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size
 size_t bench_sparse24_case_count(void);
 size_t bench_sparse24_cases(enum bench_gemm_scale scale, struct sparse24_case *out, size_t max);
 
+/* cuBLASLt run round robin over rotation sets, on the queue's stream: run
+ * i computes D = A B^T of set i % (sets of d_sets), D, A and B at their
+ * slots of their sets (which may be different rotations of as many sets).
+ * The first failure stops the runs and is kept in err. */
+struct lt_rotation {
+    struct cublaslt_gemm *g;
+    const struct bench_sets *d_sets, *a_sets, *b_sets;
+    uint32_t d_slot, a_slot, b_slot;
+    uint64_t workspace, workspace_size;
+    void *stream;
+    bool failed;
+    char err[256];
+};
+/* A bench_enqueue_fn: user is a struct lt_rotation. */
+void lt_rotation_run(void *user, uint32_t i);
+
 /* 2 M N K. */
 double gemm_case_flops(const struct gemm_case *c);
 double sparse24_case_flops(const struct sparse24_case *c);

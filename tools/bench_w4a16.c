@@ -115,51 +115,6 @@ uint64_t w4a16_weight_bytes(int64_t k, int64_t n)
 
 /* ---- Op infos ---------------------------------------------------------- */
 
-/* A row-major contiguous [rows, cols] tensor (all-zero strides). */
-static BkTensorDesc matrix(BkDataType dtype, int64_t rows, int64_t cols)
-{
-    BkTensorDesc t;
-    memset(&t, 0, sizeof t);
-    t.dataType = dtype;
-    t.rank = 2;
-    t.extent[0] = rows;
-    t.extent[1] = cols;
-    return t;
-}
-
-/* QUANTIZE: weight -> quantized, scales; PACK: quantized, scales ->
- * packed, packedScales. */
-static const void *convert_build(BkW4A16Conversion conversion, BkDataType dtype, int64_t k,
-                                 int64_t n, BkW4A16ConvertInfo *info)
-{
-    memset(info, 0, sizeof *info);
-    info->sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO;
-    info->conversion = conversion;
-    info->groupSize = W4A16_GROUP;
-    if (conversion == BK_W4A16_QUANTIZE)
-        info->weight = matrix(dtype, k, n);
-    info->quantized = matrix(BK_DATA_TYPE_U8, k, n);
-    info->scales = matrix(dtype, k / W4A16_GROUP, n);
-    if (conversion == BK_W4A16_PACK) {
-        info->packed = matrix(BK_DATA_TYPE_I32, k / 16, 2 * n);
-        info->packedScales = matrix(dtype, k / W4A16_GROUP, n);
-    }
-    return info;
-}
-
-static const void *gemm_build(const struct w4a16_case *c, BkW4A16GemmInfo *info)
-{
-    memset(info, 0, sizeof *info);
-    info->sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO;
-    info->groupSize = W4A16_GROUP;
-    info->a = matrix(c->dtype, c->m, c->k);
-    info->packed = matrix(BK_DATA_TYPE_I32, c->k / 16, 2 * c->n);
-    info->packedScales = matrix(c->dtype, c->k / W4A16_GROUP, c->n);
-    info->perm.dataType = BK_DATA_TYPE_UNDEFINED;  /* no act-order permutation */
-    info->c = matrix(c->dtype, c->m, c->n);
-    return info;
-}
-
 static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
 {
     return p->bindings.bindings[slot].size;
@@ -246,12 +201,14 @@ static void prepare_weight(struct bench_device *d, const struct gemm_settings *s
 {
     BkW4A16ConvertInfo qi, pi;
     struct bench_plan quantize, pack;
-    w->ok = bench_plan_create(d, convert_build(BK_W4A16_QUANTIZE, w->dtype, w->k, w->n, &qi),
-                              &quantize, w->message, sizeof w->message);
+    const void *quantize_info =
+        w4a16_convert_build(BK_W4A16_QUANTIZE, w->dtype, w->k, w->n, W4A16_GROUP, &qi);
+    const void *pack_info =
+        w4a16_convert_build(BK_W4A16_PACK, w->dtype, w->k, w->n, W4A16_GROUP, &pi);
+    w->ok = bench_plan_create(d, quantize_info, &quantize, w->message, sizeof w->message);
     if (!w->ok)
         return;
-    w->ok = bench_plan_create(d, convert_build(BK_W4A16_PACK, w->dtype, w->k, w->n, &pi), &pack,
-                              w->message, sizeof w->message);
+    w->ok = bench_plan_create(d, pack_info, &pack, w->message, sizeof w->message);
     if (!w->ok) {
         bench_plan_destroy(d, &quantize);
         return;
@@ -388,29 +345,6 @@ static void check_result(struct bench_device *d, const struct w4a16_case *c,
 
 /* ---- The dense GEMM ---------------------------------------------------------- */
 
-/* cuBLASLt runs round robin over the sets, on the queue's stream. */
-struct lt_rotation {
-    struct cublaslt_gemm *g;
-    const struct bench_sets *io, *weights;
-    uint64_t workspace, workspace_size;
-    void *stream;
-    bool failed;
-    char err[256];
-};
-
-static void lt_run(void *user, uint32_t i)
-{
-    struct lt_rotation *r = user;
-    uint32_t set = i % r->io->sets;
-    if (r->failed)
-        return;
-    if (cublaslt_gemm_run(r->g, bench_sets_address(r->io, set, IO_C),
-                          bench_sets_address(r->io, set, IO_A),
-                          bench_sets_address(r->weights, set, W_DENSE), r->workspace,
-                          r->workspace_size, r->stream, r->err, sizeof r->err) != 0)
-        r->failed = true;
-}
-
 /* The dense GEMM of a case: cuBLASLt direct or libbk's plan. */
 struct dense {
     bool ready;                           /* something to time */
@@ -429,8 +363,11 @@ static void dense_setup(struct bench_device *d, const struct w4a16_case *c,
     dn->lt = s->lt != NULL;
     if (dn->lt) {
         struct lt_rotation *rot = &dn->rot;
-        rot->io = io;
-        rot->weights = &w->buf;
+        rot->d_sets = rot->a_sets = io;
+        rot->b_sets = &w->buf;
+        rot->d_slot = IO_C;
+        rot->a_slot = IO_A;
+        rot->b_slot = W_DENSE;
         rot->stream = bench_device_stream(d);
         rot->g = cublaslt_gemm_plan(s->lt, c->dtype, false, c->m, c->n, c->k,
                                     s->lt_workspace_limit, rot->err, sizeof rot->err);
@@ -487,7 +424,7 @@ static double dense_time(struct bench_device *d, struct dense *dn, uint32_t sets
     double *us = calloc(b->repeats, sizeof *us);
     if (!us)
         tool_die("out of host memory");
-    bench_device_time_fn(d, lt_run, &dn->rot, b->warmup, b->repeats, us);
+    bench_device_time_fn(d, lt_rotation_run, &dn->rot, b->warmup, b->repeats, us);
     double median = tool_median(us, b->repeats);
     free(us);
     return dn->rot.failed ? -1.0 : median;
@@ -531,7 +468,8 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
 
     BkW4A16GemmInfo info;
     struct bench_plan p;
-    if (!bench_plan_create(d, gemm_build(c, &info), &p, r->message, sizeof r->message))
+    const void *gemm_info = w4a16_gemm_build(c->dtype, c->m, c->k, c->n, W4A16_GROUP, &info);
+    if (!bench_plan_create(d, gemm_info, &p, r->message, sizeof r->message))
         return;
     if (p.props.bindingCount != 5)
         tool_die("w4a16: %u bindings, bkbench expects 5", p.props.bindingCount);

@@ -86,75 +86,27 @@ static const void *build_sparse(const struct row_def *r, BkDataType t, union op_
     return sparse24_gemm_build(t, PROBE_SPARSE_M, PROBE_SPARSE_K, PROBE_SPARSE_N, &s->sparse);
 }
 
-/* A row-major [rows, cols] tensor, or a vector when cols is 0. */
-static BkTensorDesc probe_desc(BkDataType t, int64_t rows, int64_t cols)
-{
-    BkTensorDesc d;
-    memset(&d, 0, sizeof d);
-    d.dataType = t;
-    d.rank = cols ? 2 : 1;
-    d.extent[0] = rows;
-    d.extent[1] = cols;
-    return d;
-}
-
-/* The W4A16 family: the column is the scales' and activations' type; a
- * quantized weight's plain form (weight, quantized, scales) and its
- * packed form (packed, packedScales). */
+/* The W4A16 family: the column is the scales' and activations' type. */
 static const void *build_w4a16_convert(const struct row_def *r, BkDataType t,
                                        union op_storage *s)
 {
-    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
-    BkW4A16ConvertInfo *info = &s->w4a16_convert;
-    memset(info, 0, sizeof *info);
-    info->sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO;
-    info->conversion = (BkW4A16Conversion)r->param;
-    info->groupSize = PROBE_W4A16_GROUP;
-    info->quantized = probe_desc(BK_DATA_TYPE_U8, k, n);
-    info->scales = probe_desc(t, g, n);
-    if (info->conversion == BK_W4A16_QUANTIZE) {
-        info->weight = probe_desc(t, k, n);
-    } else {
-        info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
-        info->packedScales = probe_desc(t, g, n);
-    }
-    return info;
+    return w4a16_convert_build((BkW4A16Conversion)r->param, t, PROBE_W4A16_K, PROBE_W4A16_N,
+                               PROBE_W4A16_GROUP, &s->w4a16_convert);
 }
 
-/* A GPTQ checkpoint with qzeros and g_idx; perm is written. */
 static const void *build_w4a16_repack(const struct row_def *r, BkDataType t,
                                       union op_storage *s)
 {
-    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
-    BkW4A16GptqRepackInfo *info = &s->w4a16_repack;
     (void)r;
-    memset(info, 0, sizeof *info);
-    info->sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO;
-    info->zeros = BK_W4A16_GPTQ_ZEROS_MINUS_ONE;
-    info->groupSize = PROBE_W4A16_GROUP;
-    info->qweight = probe_desc(BK_DATA_TYPE_I32, k / 8, n);
-    info->scales = probe_desc(t, g, n);
-    info->qzeros = probe_desc(BK_DATA_TYPE_I32, g, n / 8);
-    info->gIdx = probe_desc(BK_DATA_TYPE_I32, k, 0);
-    info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
-    info->packedScales = probe_desc(t, g, n);
-    info->perm = probe_desc(BK_DATA_TYPE_I32, k, 0);
-    return info;
+    return w4a16_repack_build(t, PROBE_W4A16_K, PROBE_W4A16_N, PROBE_W4A16_GROUP,
+                              &s->w4a16_repack);
 }
 
 static const void *build_w4a16_gemm(const struct row_def *r, BkDataType t, union op_storage *s)
 {
-    const int64_t k = PROBE_W4A16_K, n = PROBE_W4A16_N, g = k / PROBE_W4A16_GROUP;
-    BkW4A16GemmInfo *info = &s->w4a16_gemm;
     (void)r;
-    memset(info, 0, sizeof *info);
-    info->sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO;
-    info->groupSize = PROBE_W4A16_GROUP;
-    info->a = probe_desc(t, PROBE_W4A16_M, k);
-    info->packed = probe_desc(BK_DATA_TYPE_I32, k / 16, 2 * n);
-    info->packedScales = probe_desc(t, g, n);
-    info->c = probe_desc(t, PROBE_W4A16_M, n);
-    return info;
+    return w4a16_gemm_build(t, PROBE_W4A16_M, PROBE_W4A16_K, PROBE_W4A16_N, PROBE_W4A16_GROUP,
+                            &s->w4a16_gemm);
 }
 
 #define GATED_ROWS(op)                                                          \

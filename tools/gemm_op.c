@@ -17,6 +17,65 @@ static BkTensorDesc matrix(BkDataType dtype, int64_t rows, int64_t cols)
     return t;
 }
 
+/* A contiguous vector of n elements. */
+static BkTensorDesc vector(BkDataType dtype, int64_t n)
+{
+    BkTensorDesc t;
+    memset(&t, 0, sizeof t);
+    t.dataType = dtype;
+    t.rank = 1;
+    t.extent[0] = n;
+    return t;
+}
+
+const void *w4a16_convert_build(BkW4A16Conversion conversion, BkDataType dtype, int64_t k,
+                                int64_t n, int32_t group, BkW4A16ConvertInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO;
+    info->conversion = conversion;
+    info->groupSize = group;
+    info->quantized = matrix(BK_DATA_TYPE_U8, k, n);
+    info->scales = matrix(dtype, k / group, n);
+    if (conversion == BK_W4A16_QUANTIZE) {
+        info->weight = matrix(dtype, k, n);
+    } else {
+        info->packed = matrix(BK_DATA_TYPE_I32, k / 16, 2 * n);
+        info->packedScales = matrix(dtype, k / group, n);
+    }
+    return info;
+}
+
+const void *w4a16_repack_build(BkDataType dtype, int64_t k, int64_t n, int32_t group,
+                               BkW4A16GptqRepackInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO;
+    info->zeros = BK_W4A16_GPTQ_ZEROS_MINUS_ONE;
+    info->groupSize = group;
+    info->qweight = matrix(BK_DATA_TYPE_I32, k / 8, n);
+    info->scales = matrix(dtype, k / group, n);
+    info->qzeros = matrix(BK_DATA_TYPE_I32, k / group, n / 8);
+    info->gIdx = vector(BK_DATA_TYPE_I32, k);
+    info->packed = matrix(BK_DATA_TYPE_I32, k / 16, 2 * n);
+    info->packedScales = matrix(dtype, k / group, n);
+    info->perm = vector(BK_DATA_TYPE_I32, k);
+    return info;
+}
+
+const void *w4a16_gemm_build(BkDataType dtype, int64_t m, int64_t k, int64_t n, int32_t group,
+                             BkW4A16GemmInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO;
+    info->groupSize = group;
+    info->a = matrix(dtype, m, k);
+    info->packed = matrix(BK_DATA_TYPE_I32, k / 16, 2 * n);
+    info->packedScales = matrix(dtype, k / group, n);
+    info->c = matrix(dtype, m, n);
+    return info;
+}
+
 uint64_t gemm_matrix_bytes(BkDataType dtype, int64_t rows, int64_t cols)
 {
     return (uint64_t)rows * (uint64_t)cols * tool_dtype_size(dtype);

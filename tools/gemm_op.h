@@ -30,6 +30,18 @@ const void *sparse24_prepare_build(BkDataType dtype, int64_t m, int64_t k,
 const void *sparse24_gemm_build(BkDataType dtype, int64_t m, int64_t k, int64_t n,
                                 BkSparse24GemmInfo *info);
 
+/* W4A16 with group rows per scale (group > 0), dtype the scales' and
+ * activations' type: QUANTIZE weight [k, n] -> quantized, scales; PACK and
+ * UNPACK between those and packed, packedScales. */
+const void *w4a16_convert_build(BkW4A16Conversion conversion, BkDataType dtype, int64_t k,
+                                int64_t n, int32_t group, BkW4A16ConvertInfo *info);
+/* A GPTQ checkpoint with qzeros (AutoGPTQ's zero - 1) and g_idx; perm is written. */
+const void *w4a16_repack_build(BkDataType dtype, int64_t k, int64_t n, int32_t group,
+                               BkW4A16GptqRepackInfo *info);
+/* C[m, n] = A[m, k] @ dequant(packed), no perm. */
+const void *w4a16_gemm_build(BkDataType dtype, int64_t m, int64_t k, int64_t n, int32_t group,
+                             BkW4A16GemmInfo *info);
+
 /* Bytes of a row-major [rows, cols] matrix of dtype. */
 uint64_t gemm_matrix_bytes(BkDataType dtype, int64_t rows, int64_t cols);
 
