@@ -83,41 +83,24 @@ static void poison(void *p, uint64_t bytes)
         memcpy((char *)p + i, &v, 4);
 }
 
-static BkTensorDesc desc2(BkDataType t, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
-{
-    BkTensorDesc d = { .dataType = t, .rank = 2 };
-    d.extent[0] = rows;
-    d.extent[1] = cols;
-    d.stride[0] = rs;
-    d.stride[1] = cs;
-    return d;
-}
-
-static BkTensorDesc desc1(BkDataType t, int64_t n)
-{
-    BkTensorDesc d = { .dataType = t, .rank = 1 };
-    d.extent[0] = n;
-    return d;
-}
-
 static int64_t groups_of(int32_t gs, int64_t k)
 {
     return k / w4a16_ref_group_rows(gs, k);
 }
 
-static const char *group_name(int32_t gs)
-{
-    static char buf[4][16];
-    static int next;
-    char *b = buf[next++ % 4];
-    if (gs == BK_W4A16_GROUP_PER_CHANNEL)
-        snprintf(b, 16, "per-channel");
-    else
-        snprintf(b, 16, "g%d", gs);
-    return b;
-}
-
 /* ---- Conversions ------------------------------------------------------------ */
+
+/* The bindings of PACK and UNPACK: the plain form (quantized q, scales s)
+ * and the packed one (p, ps); no weight. */
+static void plain_and_packed(struct binding b[5], void *q, void *s, void *p, void *ps, int64_t k,
+                             int64_t n, int64_t groups)
+{
+    b[0] = (struct binding){ 0 };
+    b[1] = (struct binding){ q, (uint64_t)(k * n), 0 };
+    b[2] = (struct binding){ s, (uint64_t)(groups * n) * 2, 0 };
+    b[3] = (struct binding){ p, (uint64_t)(k / 16 * 2 * n) * 4, 0 };
+    b[4] = (struct binding){ ps, (uint64_t)(groups * n) * 2, 0 };
+}
 
 static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, int64_t k,
                                int64_t n, bool column_major)
@@ -129,9 +112,10 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
         bkt_store(w, wtype, i, bkt_rand_value(&rng, wtype, -3, 3) * (i % 97 == 0 ? 0 : 1));
     BkW4A16ConvertInfo q = { .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO,
                              .conversion = BK_W4A16_QUANTIZE, .groupSize = gs };
-    q.weight = column_major ? desc2(wtype, k, n, 1, k) : desc2(wtype, k, n, 0, 0);
-    q.quantized = desc2(BK_DATA_TYPE_U8, k, n, 0, 0);
-    q.scales = desc2(stype, groups, n, 0, 0);
+    q.weight =
+        column_major ? w4a16_mat_strided(wtype, k, n, 1, k) : w4a16_mat_strided(wtype, k, n, 0, 0);
+    q.quantized = w4a16_mat_strided(BK_DATA_TYPE_U8, k, n, 0, 0);
+    q.scales = w4a16_mat_strided(stype, groups, n, 0, 0);
     uint8_t *qd = malloc((size_t)(k * n)), *qh = malloc((size_t)(k * n));
     uint16_t *sd = malloc((size_t)(groups * n) * 2), *sh = malloc((size_t)(groups * n) * 2);
     poison(qd, (uint64_t)(k * n)), poison(qh, (uint64_t)(k * n));
@@ -142,7 +126,7 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
                              { sh, (uint64_t)(groups * n) * 2, 0 } };
     char label[128];
     snprintf(label, sizeof label, "quantize %s -> %s scales, %s, K %lld N %lld%s",
-             bkt_type_name(wtype), bkt_type_name(stype), group_name(gs), (long long)k,
+             bkt_type_name(wtype), bkt_type_name(stype), w4a16_group_name(gs), (long long)k,
              (long long)n, column_major ? ", column-major" : "");
     BkResult rd = run_on(gpu, &q, bd, 5, 1, NULL), rh = run_on(host, &q, bh, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(qd, qh, (size_t)(k * n)) == 0 &&
@@ -159,12 +143,11 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
                               .conversion = BK_W4A16_PACK, .groupSize = gs };
     pk.quantized = q.quantized;
     pk.scales = q.scales;
-    pk.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
-    pk.packedScales = desc2(stype, groups, n, 0, 0);
-    struct binding pbd[5] = { { 0 }, { qh, (uint64_t)(k * n), 0 }, { sh, (uint64_t)(groups * n) * 2, 0 },
-                              { pd, pbytes, 0 }, { psd, (uint64_t)(groups * n) * 2, 0 } };
-    struct binding pbh[5] = { { 0 }, { qh, (uint64_t)(k * n), 0 }, { sh, (uint64_t)(groups * n) * 2, 0 },
-                              { ph, pbytes, 0 }, { psh, (uint64_t)(groups * n) * 2, 0 } };
+    pk.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    pk.packedScales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    struct binding pbd[5], pbh[5];
+    plain_and_packed(pbd, qh, sh, pd, psd, k, n, groups);
+    plain_and_packed(pbh, qh, sh, ph, psh, k, n, groups);
     rd = run_on(gpu, &pk, pbd, 5, 1, NULL);
     rh = run_on(host, &pk, pbh, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(pd, ph, pbytes) == 0 &&
@@ -176,8 +159,8 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
     uint8_t *qu = malloc((size_t)(k * n));
     uint16_t *su = malloc((size_t)(groups * n) * 2);
     poison(qu, (uint64_t)(k * n)), poison(su, (uint64_t)(groups * n * 2));
-    struct binding ubd[5] = { { 0 }, { qu, (uint64_t)(k * n), 0 }, { su, (uint64_t)(groups * n) * 2, 0 },
-                              { pd, pbytes, 0 }, { psd, (uint64_t)(groups * n) * 2, 0 } };
+    struct binding ubd[5];
+    plain_and_packed(ubd, qu, su, pd, psd, k, n, groups);
     rd = run_on(gpu, &up, ubd, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && memcmp(qu, qh, (size_t)(k * n)) == 0 &&
                memcmp(su, sh, (size_t)(groups * n) * 2) == 0,
@@ -217,8 +200,9 @@ static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16Gpt
     w4a16_ref_gptq_pack_zeros(z, groups, n, qz);
     uint16_t *s = malloc((size_t)(groups * n) * 2);
     for (int64_t i = 0; i < groups * n; i++)
-        s[i] = stype == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16((float)bkt_rand_uniform(&rng, 0.01, 0.1))
-                                          : bkt_f32_to_f16((float)bkt_rand_uniform(&rng, 0.01, 0.1));
+        s[i] = stype == BK_DATA_TYPE_BF16
+                   ? bkt_f32_to_bf16((float)bkt_rand_uniform(&rng, 0.01, 0.1))
+                   : bkt_f32_to_f16((float)bkt_rand_uniform(&rng, 0.01, 0.1));
     /* g_idx: row j of a random order of the rows is in group j / rows. */
     int32_t *g_idx = malloc((size_t)k * 4), *order = malloc((size_t)k * 4);
     for (int64_t i = 0; i < k; i++)
@@ -238,14 +222,14 @@ static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16Gpt
 
     BkW4A16GptqRepackInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO,
                                    .zeros = zeros, .groupSize = gs };
-    info.qweight = desc2(BK_DATA_TYPE_I32, k / 8, n, 0, 0);
-    info.scales = desc2(stype, groups, n, 0, 0);
-    info.qzeros = desc2(BK_DATA_TYPE_I32, groups, n / 8, 0, 0);
+    info.qweight = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 8, n, 0, 0);
+    info.scales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    info.qzeros = w4a16_mat_strided(BK_DATA_TYPE_I32, groups, n / 8, 0, 0);
     if (with_g_idx)
-        info.gIdx = desc1(BK_DATA_TYPE_I32, k);
-    info.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
-    info.packedScales = desc2(stype, groups, n, 0, 0);
-    info.perm = desc1(BK_DATA_TYPE_I32, k);
+        info.gIdx = w4a16_vec(BK_DATA_TYPE_I32, k);
+    info.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    info.perm = w4a16_vec(BK_DATA_TYPE_I32, k);
     const uint64_t pbytes = (uint64_t)(k / 16 * 2 * n) * 4, sbytes = (uint64_t)(groups * n) * 2;
     void *out[2][4];
     for (int d = 0; d < 2; d++) {
@@ -257,9 +241,13 @@ static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16Gpt
     BkResult r[2];
     for (int d = 0; d < 2; d++) {
         struct binding b[8] = {
-            { qw, (uint64_t)(k / 8 * n) * 4, 0 }, { s, sbytes, 0 },
-            { qz, (uint64_t)(groups * n / 8) * 4, 0 }, { with_g_idx ? g_idx : NULL, with_g_idx ? (uint64_t)k * 4 : 0, 0 },
-            { out[d][0], pbytes, 0 }, { out[d][1], sbytes, 0 }, { out[d][2], (uint64_t)k * 4, 0 },
+            { qw, (uint64_t)(k / 8 * n) * 4, 0 },
+            { s, sbytes, 0 },
+            { qz, (uint64_t)(groups * n / 8) * 4, 0 },
+            { with_g_idx ? g_idx : NULL, with_g_idx ? (uint64_t)k * 4 : 0, 0 },
+            { out[d][0], pbytes, 0 },
+            { out[d][1], sbytes, 0 },
+            { out[d][2], (uint64_t)k * 4, 0 },
             { out[d][3], 32, 0 },
         };
         r[d] = run_on(d ? host : gpu, &info, b, 8, 1, NULL);
@@ -276,8 +264,10 @@ static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16Gpt
                memcmp(out[0][2], out[1][2], (size_t)k * 4) == 0;
     else
         same = same && rep.status != BK_W4A16_REPACK_STATUS_OK;
-    tap_ok(same, "GPTQ repack, %s scales, %s, %s, %s, %s: %s equal to the host's (status %u, "
-           "identity %u)", bkt_type_name(stype), group_name(gs), act_order ? "act-order" : "in order",
+    tap_ok(same,
+           "GPTQ repack, %s scales, %s, %s, %s, %s: %s equal to the host's (status %u, "
+           "identity %u)",
+           bkt_type_name(stype), w4a16_group_name(gs), act_order ? "act-order" : "in order",
            zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? "zeros - 1" : "exact zeros", fault_names[fault],
            fault == FAULT_NONE ? "outputs and report" : "report", rep.status,
            (unsigned)rep.identityPermutation);
@@ -367,12 +357,12 @@ static void test_gemm(const struct gcase *c)
     const uint64_t c_bytes = (uint64_t)(c_elems > 0 ? c_elems : 1) * 2;
 
     BkW4A16GemmInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = c->gs };
-    info.a = desc2(t, m, k, a_rs, a_cs);
-    info.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
-    info.packedScales = desc2(t, groups, n, 0, 0);
+    info.a = w4a16_mat_strided(t, m, k, a_rs, a_cs);
+    info.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = w4a16_mat_strided(t, groups, n, 0, 0);
     if (perm)
-        info.perm = desc1(BK_DATA_TYPE_I32, k);
-    info.c = desc2(t, m, n, c_rs, c_cs);
+        info.perm = w4a16_vec(BK_DATA_TYPE_I32, k);
+    info.c = w4a16_mat_strided(t, m, n, c_rs, c_cs);
 
     void *out[2];
     BkResult r[2];
@@ -419,7 +409,7 @@ static void test_gemm(const struct gcase *c)
     tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps,
            "GEMM %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
            "misses, %ld gap writes",
-           bkt_type_name(t), group_name(c->gs), (long long)m, (long long)k, (long long)n,
+           bkt_type_name(t), w4a16_group_name(c->gs), (long long)m, (long long)k, (long long)n,
            a_layout_names[c->a_layout], c->c_column ? "column-major" : "padded rows",
            c->splits ? splits : "auto", c->replays > 1 ? ", replayed x3" : "", kernel, bad[0],
            bad[1], gaps);
@@ -448,7 +438,9 @@ static void test_gemms(void)
     /* A decode shape the planner splits itself, and K past a chunk tail. */
     struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1 };
     test_gemm(&big);
-    struct gcase tail = { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1 };
+    struct gcase tail = {
+        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1
+    };
     test_gemm(&tail);
     struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1 };
     test_gemm(&empty);

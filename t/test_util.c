@@ -367,3 +367,33 @@ long bkt_alloc_live(const struct bkt_alloc_stats *stats)
 {
     return stats->allocations - stats->frees;
 }
+
+bool bkt_plan_allocation_failures_clean(BkContext ctx, const void *op_info, bool *made,
+                                        long *points)
+{
+    struct bkt_alloc_stats st;
+    BkAllocationCallbacks cb = bkt_counting_allocator(&st);
+    BkPlanCreateInfo info = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = op_info };
+    BkPlan plan = BK_NULL_HANDLE;
+    *points = 0;
+    *made = bkCreatePlan(ctx, &info, &cb, &plan) == BK_SUCCESS;
+    if (!*made)
+        return false;
+    bkDestroyPlan(plan);
+    *points = st.calls;
+    bool ok = *points > 0 && bkt_alloc_live(&st) == 0;
+    for (long k = 0; ok && k < *points; k++) {
+        cb = bkt_counting_allocator(&st);
+        st.fail_from = k;
+        plan = (BkPlan)(uintptr_t)1;
+        BkResult r = bkCreatePlan(ctx, &info, &cb, &plan);
+        if (r == BK_SUCCESS) {
+            bkDestroyPlan(plan);
+            ok = false;
+            continue;
+        }
+        ok = r == BK_ERROR_OUT_OF_HOST_MEMORY && plan == BK_NULL_HANDLE &&
+             bkt_alloc_live(&st) == 0 && st.unknown_frees == 0 && st.bad_alignment == 0;
+    }
+    return ok;
+}

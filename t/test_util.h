@@ -94,5 +94,13 @@ struct bkt_alloc_stats {
 /* Callbacks that count into stats (zeroed here, fail_from = -1). */
 BkAllocationCallbacks bkt_counting_allocator(struct bkt_alloc_stats *stats);
 long bkt_alloc_live(const struct bkt_alloc_stats *stats);
+/* Makes a plan for op_info with an allocator that fails from its k-th
+ * call, for every k below the calls one creation makes (*points of them):
+ * true when each try gave BK_ERROR_OUT_OF_HOST_MEMORY and a null plan and
+ * left nothing allocated, freed nothing foreign and asked for no bad
+ * alignment. *made is false (and the result too) when no plan can be
+ * made even with a working allocator; its message is then the last one. */
+bool bkt_plan_allocation_failures_clean(BkContext ctx, const void *op_info, bool *made,
+                                        long *points);
 
 #endif /* BK_TEST_UTIL_H */

@@ -28,17 +28,6 @@ static enum tmat_layout random_layout(struct bkt_rng *rng)
     return (enum tmat_layout)bkt_rand_int(rng, 0, TMAT_LAYOUT_COUNT - 1);
 }
 
-static const char *group_name(int32_t group_size)
-{
-    static char buf[4][16];
-    static int next;
-    char *b = buf[next++ % 4];
-    if (group_size == BK_W4A16_GROUP_PER_CHANNEL)
-        return "per-channel";
-    snprintf(b, 16, "group %d", (int)group_size);
-    return b;
-}
-
 /* A K for group_size: whole groups, a multiple of 16, in [16 lo, ...]. */
 static int64_t random_k(struct bkt_rng *rng, int32_t group_size, int64_t most_groups)
 {
@@ -130,16 +119,6 @@ static void blob_free(BkContext ctx, struct blob *b)
     memset(b, 0, sizeof *b);
 }
 
-static BkTensorDesc desc2(BkDataType type, int64_t rows, int64_t cols)
-{
-    return (BkTensorDesc){ .dataType = type, .rank = 2, .extent = { rows, cols } };
-}
-
-static BkTensorDesc desc1(BkDataType type, int64_t n)
-{
-    return (BkTensorDesc){ .dataType = type, .rank = 1, .extent = { n } };
-}
-
 static BkTensorDesc tdesc(const struct tmat *m)
 {
     BkTensorDesc d;
@@ -181,8 +160,8 @@ static BkResult convert_run(BkContext ctx, BkW4A16Conversion conv, int32_t group
     info.quantized = tdesc(t->quantized);
     info.scales = tdesc(t->scales);
     if (t->packed) {
-        info.packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n);
-        info.packedScales = desc2(scale_type, groups, n);
+        info.packed = w4a16_mat(BK_DATA_TYPE_I32, k / 16, 2 * n);
+        info.packedScales = w4a16_mat(scale_type, groups, n);
     }
     const BkDeviceAddress bindings[5] = {
         t->weight ? t->weight->dev.address : 0, t->quantized->dev.address,
@@ -227,7 +206,7 @@ static void test_quantize(BkContext ctx, struct bkt_rng *rng)
                 const int64_t groups = k / w4a16_ref_group_rows(gs, k);
                 char label[128];
                 snprintf(label, sizeof label, "quantize %s -> %s scales, %s, [%lld, %lld]",
-                         bkt_type_name(wtype), bkt_type_name(stype), group_name(gs),
+                         bkt_type_name(wtype), bkt_type_name(stype), w4a16_group_name(gs),
                          (long long)k, (long long)n);
                 struct tmat w, q, s;
                 tmat_init(&w, wtype, 0, k, n, random_layout(rng), rng);
@@ -322,7 +301,7 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     const int64_t groups = k / w4a16_ref_group_rows(gs, k);
     char label[128];
     snprintf(label, sizeof label, "pack %s, %s, [%lld, %lld]%s", bkt_type_name(type),
-             group_name(gs), (long long)k, (long long)n, wide ? ", q with high bits" : "");
+             w4a16_group_name(gs), (long long)k, (long long)n, wide ? ", q with high bits" : "");
     uint8_t *q = xmalloc((size_t)(k * n));
     uint16_t *scales = xmalloc((size_t)(groups * n) * 2);
     random_plain(rng, type, k, n, groups, wide, q, scales);
@@ -427,11 +406,11 @@ static BkResult gemm_run(BkContext ctx, BkDataType type, int32_t gs, int64_t k, 
     const int64_t groups = k / w4a16_ref_group_rows(gs, k);
     BkW4A16GemmInfo info = {
         .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = gs,
-        .a = tdesc(a), .packed = desc2(BK_DATA_TYPE_I32, k / 16, 2 * n),
-        .packedScales = desc2(type, groups, n), .c = tdesc(c),
+        .a = tdesc(a), .packed = w4a16_mat(BK_DATA_TYPE_I32, k / 16, 2 * n),
+        .packedScales = w4a16_mat(type, groups, n), .c = tdesc(c),
     };
     if (perm)
-        info.perm = desc1(BK_DATA_TYPE_I32, k);
+        info.perm = w4a16_vec(BK_DATA_TYPE_I32, k);
     const BkDeviceAddress bindings[5] = { a->dev.address, packed->dev.address,
                                           pscales->dev.address, perm ? perm->dev.address : 0,
                                           c->dev.address };
@@ -505,7 +484,7 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
     tmat_upload(ctx, &c);
     char label[160];
     snprintf(label, sizeof label, "gemm %s, %s, M %lld K %lld N %lld, a %s, c %s%s",
-             bkt_type_name(gc->type), group_name(gc->gs), (long long)m, (long long)k,
+             bkt_type_name(gc->type), w4a16_group_name(gc->gs), (long long)m, (long long)k,
              (long long)n, tmat_layout_name(a.layout), tmat_layout_name(c.layout),
              gc->perm ? ", perm" : "");
     BkResult r = gemm_run(ctx, gc->type, gc->gs, k, n, &a, &packed, &pscales,
@@ -573,8 +552,8 @@ static void test_gemm(BkContext ctx, struct bkt_rng *rng)
     /* M = 0: planned, and a run with every binding 0 does nothing. */
     BkW4A16GemmInfo info = {
         .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = 64,
-        .a = desc2(BK_DATA_TYPE_F16, 0, 128), .packed = desc2(BK_DATA_TYPE_I32, 8, 128),
-        .packedScales = desc2(BK_DATA_TYPE_F16, 2, 64), .c = desc2(BK_DATA_TYPE_F16, 0, 64),
+        .a = w4a16_mat(BK_DATA_TYPE_F16, 0, 128), .packed = w4a16_mat(BK_DATA_TYPE_I32, 8, 128),
+        .packedScales = w4a16_mat(BK_DATA_TYPE_F16, 2, 64), .c = w4a16_mat(BK_DATA_TYPE_F16, 0, 64),
     };
     const BkDeviceAddress zero[5] = { 0 };
     BkPlan plan = BK_NULL_HANDLE;
@@ -689,15 +668,15 @@ static BkResult repack_run(BkContext ctx, struct checkpoint *cp, struct repacked
                                               : BK_W4A16_GPTQ_ZEROS_EXACT,
         .groupSize = cp->gs,
         .qweight = tdesc(&cp->qweight), .scales = tdesc(&cp->tscales),
-        .packed = desc2(BK_DATA_TYPE_I32, cp->k / 16, 2 * cp->n),
-        .packedScales = desc2(cp->type, cp->groups, cp->n),
+        .packed = w4a16_mat(BK_DATA_TYPE_I32, cp->k / 16, 2 * cp->n),
+        .packedScales = w4a16_mat(cp->type, cp->groups, cp->n),
     };
     if (cp->zeros != ZEROS_ABSENT)
         info.qzeros = tdesc(&cp->qzeros);
     if (cp->g_idx)
-        info.gIdx = desc1(BK_DATA_TYPE_I32, cp->k);
+        info.gIdx = w4a16_vec(BK_DATA_TYPE_I32, cp->k);
     if (bind_perm)
-        info.perm = desc1(BK_DATA_TYPE_I32, cp->k);
+        info.perm = w4a16_vec(BK_DATA_TYPE_I32, cp->k);
     const BkDeviceAddress bindings[8] = {
         cp->qweight.dev.address, cp->tscales.dev.address,
         cp->zeros != ZEROS_ABSENT ? cp->qzeros.dev.address : 0,
@@ -764,7 +743,7 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     const int64_t k = random_k(rng, gs, 3), n = 64 * bkt_rand_int(rng, 1, 2), m = 5;
     char label[192];
     snprintf(label, sizeof label, "gptq %s, %s, K %lld N %lld, %s, %s%s", bkt_type_name(type),
-             group_name(gs), (long long)k, (long long)n, zeros_names[zeros], g_idx_names[gk],
+             w4a16_group_name(gs), (long long)k, (long long)n, zeros_names[zeros], g_idx_names[gk],
              bind_perm ? ", perm bound" : "");
     struct checkpoint cp;
     checkpoint_make(rng, &cp, type, gs, k, n, zeros, gk);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,4 +183,32 @@ bool w4a16_ref_close(long double ref, double size, double got, BkDataType type, 
 double w4a16_ref_mean_error_limit(BkDataType type)
 {
     return type == BK_DATA_TYPE_BF16 ? 4e-3 : 1e-3;
+}
+
+BkTensorDesc w4a16_mat_strided(BkDataType type, int64_t rows, int64_t cols, int64_t s0,
+                               int64_t s1)
+{
+    return (BkTensorDesc){ .dataType = type, .rank = 2, .extent = { rows, cols },
+                           .stride = { s0, s1 } };
+}
+
+BkTensorDesc w4a16_mat(BkDataType type, int64_t rows, int64_t cols)
+{
+    return w4a16_mat_strided(type, rows, cols, 0, 0);
+}
+
+BkTensorDesc w4a16_vec(BkDataType type, int64_t n)
+{
+    return (BkTensorDesc){ .dataType = type, .rank = 1, .extent = { n } };
+}
+
+const char *w4a16_group_name(int32_t group_size)
+{
+    static char buf[4][16];
+    static int next;
+    char *b = buf[next++ % 4];
+    if (group_size == BK_W4A16_GROUP_PER_CHANNEL)
+        return "per-channel";
+    snprintf(b, 16, "group %d", (int)group_size);
+    return b;
 }

@@ -52,4 +52,13 @@ bool w4a16_ref_close(long double ref, double size, double got, BkDataType type, 
  * F16; 4e-3 for BF16, whose rounding of C alone averages about 1.4e-3. */
 double w4a16_ref_mean_error_limit(BkDataType type);
 
+/* ---- Helpers of the W4A16 tests ---------------------------------------- */
+/* A rank-2 [rows, cols] tensor with strides (s0, s1) (0, 0: contiguous). */
+BkTensorDesc w4a16_mat_strided(BkDataType type, int64_t rows, int64_t cols, int64_t s0,
+                               int64_t s1);
+BkTensorDesc w4a16_mat(BkDataType type, int64_t rows, int64_t cols);
+BkTensorDesc w4a16_vec(BkDataType type, int64_t n);
+/* "per-channel" or "group 128", for test names (four in use at once). */
+const char *w4a16_group_name(int32_t group_size);
+
 #endif /* BK_TEST_W4A16_REF_H */
