@@ -5,15 +5,17 @@
 #
 #   bench/device-run.sh [STEP...]
 #
-# STEP: build check gpucheck probe waves bench gemm variants sanitize
+# STEP: build check gpucheck probe waves bench gemm w4a16 variants sanitize
 # (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/launch-probe.c (launch costs, libbk and the
 # driver); bench: bkbench's gated cases and launch costs; gemm: bkbench's
 # dense GEMM (beside cuBLASLt called directly) and 2:4 sparse GEMM cases
 # (beside libbk's dense GEMM), text appended to bench.txt and the JSON in
-# gemm.json; variants: bkbench on f16 and bf16 with kernel modules built with
-# other settings (BK_CUDA_MODULE_DIR), for tuning.
+# gemm.json; w4a16: bkbench's W4A16 cases (beside cuBLASLt) and the PyTorch
+# peers of bench/w4a16-peers.py, in w4a16.txt and w4a16.json; variants:
+# bkbench on f16 and bf16 with kernel modules built with other settings
+# (BK_CUDA_MODULE_DIR), for tuning.
 #
 # Logs go to $OUT (default /tmp/bk-device-out; at most 8 files come back
 # from the device tool): summary.txt, build.log, resources-sm90.txt (each
@@ -27,7 +29,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}
 build=${BK_BUILD_DIR:-/tmp/bk-build}
 jobs=${BK_JOBS:-16}
-steps=${*:-build check gpucheck probe waves bench gemm variants sanitize}
+steps=${*:-build check gpucheck probe waves bench gemm w4a16 variants sanitize}
 mkdir -p "$OUT" "$build"
 summary=$OUT/summary.txt
 : >"$summary"
@@ -165,6 +167,19 @@ if has_step gemm; then
     # The three tables and any complaint go to the summary.
     grep -E '^(dense GEMM|1x:|peak:|op |gemm |2:4 sparse|TFLOP/s|sparse24 |cuSPARSELt|cusparselt |bkbench|# exit)' \
         "$build/gemm.txt" | tee -a "$summary"
+fi
+
+if has_step w4a16; then
+    [ -n "${BK_CUBLASLT_LIBRARY:-}" ] || find_cublaslt
+    {
+        echo "==== bkbench --op w4a16"
+        limit 420 tools/bkbench --device cuda --op w4a16 --json-file "$OUT/w4a16.json" 2>&1
+        echo "# exit $?"
+        echo "==== bench/w4a16-peers.py (PyTorch: cuBLAS f16/bf16, int4 _weight_int4pack_mm)"
+        limit 300 python3 "$src/bench/w4a16-peers.py" 2>&1
+        echo "# exit $?"
+    } >"$OUT/w4a16.txt"
+    grep -E '^(dense GEMM|op |bkbench|# exit)' "$OUT/w4a16.txt" | tee -a "$summary"
 fi
 
 # name:NVCC flags of kernel variants, compared with bkbench on f16 and bf16.
