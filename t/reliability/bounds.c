@@ -13,7 +13,9 @@
  * - addresses and sizes that wrap the 64-bit address space are rejected;
  * - the same size and self-overlap rules for the GEMM family: dense GEMM
  *   with huge shapes and leading dimensions, the 2:4 outputs with random
- *   strides.
+ *   strides; and for the W4A16 family: its GEMM with huge shapes, its plain
+ *   outputs (c, quantized) with random strides, and its output bindings
+ *   (c, packed, quantized, the repack's report) smaller than they need.
  * The reference arithmetic is the test's own (128-bit, rel_util.c). */
 #include "config.h"
 
@@ -270,9 +272,51 @@ static BkTensorDesc big_matrix(BkDataType type, int64_t rows, int64_t cols)
 /* Dense GEMM with huge M, N, K and leading dimensions: a tensor beyond 64
  * bits is rejected naming it (the first of a, b, c, d that is), one that
  * fits is accepted. */
+/* What the GEMM-family size overflow cases count. */
+struct overflow_tally {
+    long overflowing, fitting, bad_reject, bad_accept, wrong_field;
+};
+
+/* Makes a plan of op, whose tensors t[0..count) are named names[] in
+ * messages: one reaching past 64 bits must be rejected naming the first
+ * such tensor; tensors far from the limit must be accepted. what labels
+ * the first miss of each kind. */
+static void judge_overflow(struct overflow_tally *tally, const char *what, int c, const void *op,
+                           const BkTensorDesc *const *t, const char *const *names, int count)
+{
+    int first_over = -1;
+    bool all_far = true;
+    for (int i = 0; i < count; i++) {
+        if (first_over < 0 && beyond_int64(t[i]))
+            first_over = i;
+        all_far = all_far && far_from_limit(t[i]);
+    }
+    BkPlan plan = BK_NULL_HANDLE;
+    const char *why;
+    BkResult r = try_plan(op, &plan, &why);
+    if (first_over >= 0) {
+        tally->overflowing++;
+        if (r != BK_ERROR_INVALID_ARGUMENT || why) {
+            if (tally->bad_accept++ == 0)
+                tap_diag("%s case %d: %s for a tensor beyond 64 bits (%s)", what, c,
+                         bkResultString(r), bkGetLastErrorMessage());
+        } else if (!strstr(bkGetLastErrorMessage(), names[first_over])) {
+            if (tally->wrong_field++ == 0)
+                tap_diag("%s case %d: the message does not name %s: %s", what, c,
+                         names[first_over], bkGetLastErrorMessage());
+        }
+    } else if (all_far) {
+        tally->fitting++;
+        if (r != BK_SUCCESS && tally->bad_reject++ == 0)
+            tap_diag("%s case %d: tensors that fit were rejected: %s", what, c,
+                     bkGetLastErrorMessage());
+    }
+    bkDestroyPlan(plan);
+}
+
 static void gemm_size_overflow(int cases)
 {
-    long overflowing = 0, fitting = 0, bad_reject = 0, bad_accept = 0, wrong_field = 0;
+    struct overflow_tally tally = { 0 };
     static const char *const names[] = { "BkGemmInfo.a", "BkGemmInfo.b", "BkGemmInfo.c",
                                          "BkGemmInfo.d" };
     for (int c = 0; c < cases; c++) {
@@ -286,40 +330,13 @@ static void gemm_size_overflow(int cases)
         op.d = big_matrix(type, m, n);
         op.c = rel_below(&rng, 2) ? op.d : big_matrix(type, m, n);
         const BkTensorDesc *t[4] = { &op.a, &op.b, &op.c, &op.d };
-        int first_over = -1;
-        bool all_far = true;
-        for (int i = 0; i < 4; i++) {
-            if (first_over < 0 && beyond_int64(t[i]))
-                first_over = i;
-            all_far = all_far && far_from_limit(t[i]);
-        }
-        BkPlan plan = BK_NULL_HANDLE;
-        const char *why;
-        BkResult r = try_plan(&op, &plan, &why);
-        if (first_over >= 0) {
-            overflowing++;
-            if (r != BK_ERROR_INVALID_ARGUMENT || why) {
-                if (bad_accept++ == 0)
-                    tap_diag("gemm case %d: %s for a tensor beyond 64 bits (%s)", c,
-                             bkResultString(r), bkGetLastErrorMessage());
-            } else if (!strstr(bkGetLastErrorMessage(), names[first_over])) {
-                if (wrong_field++ == 0)
-                    tap_diag("gemm case %d: the message does not name %s: %s", c,
-                             names[first_over], bkGetLastErrorMessage());
-            }
-        } else if (all_far) {
-            fitting++;
-            if (r != BK_SUCCESS && bad_reject++ == 0)
-                tap_diag("gemm case %d: tensors that fit were rejected: %s", c,
-                         bkGetLastErrorMessage());
-        }
-        bkDestroyPlan(plan);
+        judge_overflow(&tally, "gemm", c, &op, t, names, 4);
     }
-    tap_ok(bad_accept == 0 && wrong_field == 0,
+    tap_ok(tally.bad_accept == 0 && tally.wrong_field == 0,
            "gemm size overflow: all %ld problems with a tensor beyond 64 bits rejected, naming "
-           "it", overflowing);
-    tap_ok(bad_reject == 0 && fitting > cases / 20, "gemm size overflow: all %ld problems whose "
-           "tensors fit are accepted", fitting);
+           "it", tally.overflowing);
+    tap_ok(tally.bad_reject == 0 && tally.fitting > cases / 20, "gemm size overflow: all %ld "
+           "problems whose tensors fit are accepted", tally.fitting);
 }
 
 /* The 2:4 outputs (sparse GEMM's y, compression's values and metadata)
@@ -520,6 +537,282 @@ static void binding_sizes(int cases)
            overlapping, disjoint);
 }
 
+/* ---- The W4A16 family: sizes, written outputs, bindings ---------------------- */
+
+static const int32_t w4_groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
+
+static int64_t w4_group_count(int32_t group, int64_t k)
+{
+    return group == BK_W4A16_GROUP_PER_CHANNEL ? 1 : k / group;
+}
+
+static BkTensorDesc w4_contiguous(BkDataType type, int64_t rows, int64_t cols)
+{
+    return (BkTensorDesc){ .dataType = type, .rank = 2, .extent = { rows, cols } };
+}
+
+/* The W4A16 GEMM with huge M, K, N and stretched leading dimensions of a
+ * and c: a tensor beyond 64 bits is rejected naming it (the first of a, c,
+ * packed, packedScales that is: the order libbk reads them in), one that
+ * fits is accepted. */
+static void w4a16_size_overflow(int cases)
+{
+    struct overflow_tally tally = { 0 };
+    static const char *const names[] = { "BkW4A16GemmInfo.a", "BkW4A16GemmInfo.c",
+                                         "BkW4A16GemmInfo.packed",
+                                         "BkW4A16GemmInfo.packedScales" };
+    for (int c = 0; c < cases; c++) {
+        const BkDataType type = rel_below(&rng, 2) ? BK_DATA_TYPE_F16 : BK_DATA_TYPE_BF16;
+        const int32_t group = w4_groups[rel_below(&rng, 4)];
+        const int64_t m = big_extent(40), k = 128 * big_extent(36), n = 64 * big_extent(36);
+        BkW4A16GemmInfo op = { .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = group };
+        op.a = big_matrix(type, m, k);
+        op.c = big_matrix(type, m, n);
+        op.packed = w4_contiguous(BK_DATA_TYPE_I32, k / 16, 2 * n);
+        op.packedScales = w4_contiguous(type, w4_group_count(group, k), n);
+        const BkTensorDesc *t[4] = { &op.a, &op.c, &op.packed, &op.packedScales };
+        judge_overflow(&tally, "w4a16", c, &op, t, names, 4);
+    }
+    tap_ok(tally.bad_accept == 0 && tally.wrong_field == 0,
+           "w4a16 size overflow: all %ld GEMMs with a tensor beyond 64 bits rejected, naming it",
+           tally.overflowing);
+    tap_ok(tally.bad_reject == 0 && tally.fitting > cases / 20, "w4a16 size overflow: all %ld "
+           "GEMMs whose tensors fit are accepted", tally.fitting);
+}
+
+/* The W4A16 plain written outputs (the GEMM's c; QUANTIZE's and UNPACK's
+ * quantized) with random small strides: one that reaches an element twice
+ * is rejected naming it, a nested one accepted; the GEMM's read a may
+ * overlap itself. */
+static void w4a16_self_alias(int cases)
+{
+    long aliasing = 0, accepted_nested = 0, is_nested = 0, bad_accept = 0, bad_reject = 0;
+    for (int c = 0; c < cases; c++) {
+        const unsigned kind = (unsigned)rel_below(&rng, 3); /* GEMM, QUANTIZE, UNPACK */
+        const int64_t k = 32 * (1 + (int64_t)rel_below(&rng, 2)), n = 64;
+        const int64_t rows = kind ? k : 1 + (int64_t)rel_below(&rng, 5);
+        const BkDataType type = kind ? BK_DATA_TYPE_U8 : BK_DATA_TYPE_F16;
+        BkTensorDesc out = { .dataType = type, .rank = 2, .extent = { rows, n },
+                             .stride = { 1 + (int64_t)rel_below(&rng, 80),
+                                         1 + (int64_t)rel_below(&rng, 8) } };
+        BkW4A16GemmInfo g = {
+            .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = 32,
+            .a = { .dataType = BK_DATA_TYPE_F16, .rank = 2, .extent = { rows, k },
+                   .stride = { 1 + (int64_t)rel_below(&rng, 3),
+                               1 + (int64_t)rel_below(&rng, 3) } },
+            .packed = w4_contiguous(BK_DATA_TYPE_I32, k / 16, 2 * n),
+            .packedScales = w4_contiguous(BK_DATA_TYPE_F16, k / 32, n),
+            .c = out,
+        };
+        BkW4A16ConvertInfo v = {
+            .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO,
+            .conversion = kind == 1 ? BK_W4A16_QUANTIZE : BK_W4A16_UNPACK,
+            .groupSize = BK_W4A16_GROUP_PER_CHANNEL,
+            .quantized = out,
+            .scales = w4_contiguous(BK_DATA_TYPE_BF16, 1, n),
+        };
+        if (kind == 1)
+            v.weight = w4_contiguous(BK_DATA_TYPE_F32, k, n);
+        else {
+            v.packed = w4_contiguous(BK_DATA_TYPE_I32, k / 16, 2 * n);
+            v.packedScales = w4_contiguous(BK_DATA_TYPE_BF16, 1, n);
+        }
+        const char *field = kind ? "BkW4A16ConvertInfo.quantized" : "BkW4A16GemmInfo.c";
+        const int aliases = rel_tensor_aliases(&out, 1 << 16);
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(kind ? (const void *)&v : (const void *)&g, &plan, &why);
+        if (aliases == 1) {
+            aliasing++;
+            if ((r != BK_ERROR_INVALID_ARGUMENT || why ||
+                 !strstr(bkGetLastErrorMessage(), field)) && bad_accept++ == 0)
+                tap_diag("w4a16 case %d: %s for an overlapping %s (%s)", c, bkResultString(r),
+                         field, bkGetLastErrorMessage());
+        } else if (nested(&out)) {
+            is_nested++;
+            accepted_nested += r == BK_SUCCESS;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("w4a16 case %d: a nested %s was rejected: %s", c, field,
+                         bkGetLastErrorMessage());
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && aliasing > 0, "W4A16 outputs reaching an element twice are "
+           "rejected naming them (%ld)", aliasing);
+    tap_ok(bad_reject == 0 && accepted_nested > 0, "nested W4A16 outputs are accepted, whatever "
+           "a's strides (%ld of %ld)", accepted_nested, is_nested);
+}
+
+/* W4A16 output bindings (the GEMM's c, PACK's packed, QUANTIZE's
+ * quantized, the repack's report) with random room around what they
+ * need, at the end of a BkMemory or with pBindingSizes: too small is
+ * BUFFER_TOO_SMALL naming the binding; large enough runs and writes
+ * nothing outside the output's span. The other bindings get host memory
+ * of their own with true sizes. */
+#define W4_ARENA 32768
+#define W4_SLOTS 8
+
+static void w4a16_binding_sizes(int cases)
+{
+    static _Alignas(256) unsigned char host[W4_SLOTS][W4_ARENA];
+    BkMemoryAllocateInfo mi = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .size = W4_ARENA };
+    BkMemory mem;
+    BkDeviceAddress base;
+    if (bkAllocateMemory(ctx, &mi, NULL, &mem) != BK_SUCCESS ||
+        bkGetMemoryAddress(mem, &base) != BK_SUCCESS)
+        tap_bail("bkAllocateMemory: %s", bkGetLastErrorMessage());
+    unsigned char *dev = (unsigned char *)(uintptr_t)base;
+    long small = 0, enough = 0, bad_small = 0, bad_enough = 0, stray = 0, wrong_field = 0;
+    long per_kind[4] = { 0 };
+    for (int c = 0; c < cases; c++) {
+        const unsigned kind = (unsigned)rel_below(&rng, 4); /* GEMM, PACK, QUANTIZE, repack */
+        const int32_t group = w4_groups[rel_below(&rng, 4)];
+        const int64_t k = (group > 0 ? group : 32) * (1 + (int64_t)rel_below(&rng, 2));
+        /* N = 64 for the conversions, whose weight is 2 K N bytes. */
+        const int64_t n = 64 * (1 + (int64_t)(kind == 0 || kind == 3 ? rel_below(&rng, 2) : 0));
+        const int64_t g = w4_group_count(group, k);
+        const BkDataType half = rel_below(&rng, 2) ? BK_DATA_TYPE_F16 : BK_DATA_TYPE_BF16;
+        const BkTensorDesc packed = w4_contiguous(BK_DATA_TYPE_I32, k / 16, 2 * n);
+        const BkTensorDesc packed_scales = w4_contiguous(half, g, n);
+        /* A plain output: contiguous, or rows padded by a few elements. */
+        const int64_t pad = (int64_t)rel_below(&rng, 3);
+        union {
+            BkW4A16GemmInfo gemm;
+            BkW4A16ConvertInfo convert;
+            BkW4A16GptqRepackInfo repack;
+        } op;
+        memset(&op, 0, sizeof op);
+        const BkTensorDesc *t[W4_SLOTS] = { NULL };
+        uint32_t count, slot;
+        const char *name;
+        uint64_t unit;   /* the output's alignment: room changes by whole units */
+        if (kind == 0) {
+            const int64_t m = 1 + (int64_t)rel_below(&rng, 8);
+            op.gemm = (BkW4A16GemmInfo){
+                .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = group,
+                .a = w4_contiguous(half, m, k), .packed = packed, .packedScales = packed_scales,
+                .c = { .dataType = half, .rank = 2, .extent = { m, n },
+                       .stride = { pad ? n + pad : 0, pad ? 1 : 0 } },
+            };
+            t[0] = &op.gemm.a, t[1] = &op.gemm.packed, t[2] = &op.gemm.packedScales;
+            t[4] = &op.gemm.c;
+            count = 5, slot = 4, name = "(c)", unit = 2;
+        } else if (kind == 1 || kind == 2) {
+            op.convert = (BkW4A16ConvertInfo){
+                .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO,
+                .conversion = kind == 1 ? BK_W4A16_PACK : BK_W4A16_QUANTIZE, .groupSize = group,
+                .quantized = { .dataType = BK_DATA_TYPE_U8, .rank = 2, .extent = { k, n },
+                               .stride = { pad ? n + pad : 0, pad ? 1 : 0 } },
+                .scales = w4_contiguous(half, g, n),
+            };
+            if (kind == 1) {
+                op.convert.packed = packed;
+                op.convert.packedScales = packed_scales;
+            } else {
+                op.convert.weight = w4_contiguous(half, k, n);
+            }
+            t[0] = &op.convert.weight, t[1] = &op.convert.quantized;
+            t[2] = &op.convert.scales, t[3] = &op.convert.packed;
+            t[4] = &op.convert.packedScales;
+            count = 5;
+            slot = kind == 1 ? 3 : 1;
+            name = kind == 1 ? "(packed)" : "(quantized)";
+            unit = kind == 1 ? 16 : 1;
+        } else {
+            op.repack = (BkW4A16GptqRepackInfo){
+                .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, .groupSize = group,
+                .qweight = w4_contiguous(BK_DATA_TYPE_I32, k / 8, n),
+                .scales = w4_contiguous(half, g, n),
+                .packed = packed, .packedScales = packed_scales,
+            };
+            t[0] = &op.repack.qweight, t[1] = &op.repack.scales, t[4] = &op.repack.packed;
+            t[5] = &op.repack.packedScales;
+            count = 8, slot = 7, name = "(report)", unit = 8;
+        }
+        for (uint32_t i = 0; i < count; i++) /* absent tensors: no binding */
+            if (t[i] && t[i]->dataType == BK_DATA_TYPE_UNDEFINED)
+                t[i] = NULL;
+        BkPlan plan;
+        const char *why;
+        if (try_plan(&op, &plan, &why) != BK_SUCCESS)
+            tap_bail("w4a16 case %d: bkCreatePlan: %s", c, bkGetLastErrorMessage());
+        uint64_t span;
+        if (t[slot]) {
+            unsigned __int128 cnt, s;
+            rel_tensor_size(t[slot], &cnt, &s);
+            span = (uint64_t)s;
+        } else {
+            span = sizeof(BkW4A16RepackReport);
+        }
+        const bool in_memory = rel_below(&rng, 2);
+        const int64_t delta = (int64_t)rel_below(&rng, 5) - 3; /* units more (or fewer) */
+        const int64_t want = (int64_t)span + delta * (int64_t)unit;
+        const uint64_t room = want < (int64_t)unit ? unit : (uint64_t)want;
+        BkDeviceAddress b[W4_SLOTS] = { 0 };
+        uint64_t sizes[W4_SLOTS] = { 0 };
+        for (uint32_t i = 0; i < count; i++) {
+            if (i == slot || !t[i])
+                continue;
+            memset(host[i], 0x11, W4_ARENA); /* q = 1, and finite scales */
+            b[i] = (BkDeviceAddress)(uintptr_t)host[i];
+            sizes[i] = W4_ARENA;
+        }
+        if (in_memory) { /* room bytes left before the end of the BkMemory */
+            b[slot] = base + W4_ARENA - room;
+            memset(dev, 0xA5, W4_ARENA);
+        } else {
+            b[slot] = (BkDeviceAddress)(uintptr_t)host[slot];
+            sizes[slot] = room;
+            memset(host[slot], 0xA5, W4_ARENA);
+        }
+        begin();
+        BkResult r = record(plan, count, b, sizes, &why);
+        if (room < span) {
+            small++;
+            if (r != BK_ERROR_BUFFER_TOO_SMALL || why) {
+                if (bad_small++ == 0)
+                    tap_diag("w4a16 case %d: %s for a %llu-byte %s in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span, name,
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else if (!strstr(bkGetLastErrorMessage(), name)) {
+                if (wrong_field++ == 0)
+                    tap_diag("w4a16 case %d: message does not name the binding %s: %s", c,
+                             name, bkGetLastErrorMessage());
+            }
+        } else {
+            enough++;
+            per_kind[kind]++;
+            if (r != BK_SUCCESS || !submit()) {
+                if (bad_enough++ == 0)
+                    tap_diag("w4a16 case %d: %s for a %llu-byte %s in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span, name,
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else {
+                const unsigned char *area = in_memory ? dev : host[slot];
+                const size_t lo = in_memory ? (size_t)(W4_ARENA - room) : 0;
+                for (size_t i = 0; i < W4_ARENA; i++)
+                    if ((i < lo || i >= lo + span) && area[i] != 0xA5) {
+                        if (stray++ == 0)
+                            tap_diag("w4a16 case %d: byte %zu outside %s's span changed", c, i,
+                                     name);
+                        break;
+                    }
+            }
+        }
+        bkDestroyPlan(plan);
+    }
+    bkFreeMemory(ctx, mem);
+    tap_ok(bad_small == 0 && wrong_field == 0 && small > 0,
+           "w4a16 binding sizes: all %ld output bindings smaller than their tensor return "
+           "BUFFER_TOO_SMALL, naming the binding", small);
+    tap_ok(bad_enough == 0 && stray == 0 && per_kind[0] && per_kind[1] && per_kind[2] &&
+               per_kind[3],
+           "w4a16 binding sizes: all %ld large enough (c %ld, packed %ld, quantized %ld, report "
+           "%ld) run and write only inside the output's span", enough, per_kind[0], per_kind[1],
+           per_kind[2], per_kind[3]);
+}
+
 /* ---- Empty tensors ------------------------------------------------------------ */
 
 /* A zero extent makes an empty tensor whatever the other extents and
@@ -633,7 +926,7 @@ int main(void)
         tap_bail("set-up: %s", bkGetLastErrorMessage());
     const char *seed = getenv("BK_TEST_SEED");
     rng.s = seed && *seed ? strtoull(seed, NULL, 0) : 0x626f756e6473ull;
-    tap_plan(17);
+    tap_plan(23);
     tap_diag("seed 0x%llx (BK_TEST_SEED repeats a run)", (unsigned long long)rng.s);
     int scale = rel_slow_run() ? 1 : 8;
     size_overflow(400 * scale);
@@ -641,6 +934,9 @@ int main(void)
     gemm_size_overflow(200 * scale);
     sparse_self_alias(200 * scale);
     binding_sizes(100 * scale);
+    w4a16_size_overflow(200 * scale);
+    w4a16_self_alias(200 * scale);
+    w4a16_binding_sizes(100 * scale);
     empty_tensors(50 * scale);
     address_wrap();
     bkFreeCommandBuffer(cmd);

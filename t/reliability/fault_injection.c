@@ -1,11 +1,12 @@
-/* Fault injection: every public constructor, and the runs of the GEMM
- * family's plans (command buffer, workspace, recording, submission), with
- * BkAllocationCallbacks that fail the n-th allocation (alone, or with every
- * one after it), for n = 1, 2, ... until the call succeeds. Each failure
- * must return BK_ERROR_OUT_OF_HOST_MEMORY (BK_ERROR_OUT_OF_DEVICE_MEMORY
- * when the failed request was the host device's memory itself) with a
- * message, leave no allocation behind and no handle in the output; after
- * that the same call works and the object is usable. */
+/* Fault injection: every public constructor, and the runs of the GEMM and
+ * W4A16 families' plans (command buffer, workspace, recording,
+ * submission), with BkAllocationCallbacks that fail the n-th allocation
+ * (alone, or with every one after it), for n = 1, 2, ... until the call
+ * succeeds. Each failure must return BK_ERROR_OUT_OF_HOST_MEMORY
+ * (BK_ERROR_OUT_OF_DEVICE_MEMORY when the failed request was the host
+ * device's memory itself) with a message, leave no allocation behind and
+ * no handle in the output; after that the same call works and the object
+ * is usable. */
 #include "config.h"
 
 #include "rel_util.h"
@@ -237,6 +238,40 @@ static const BkSparse24GemmInfo sgemm_info = {
     .bias = { BK_DATA_TYPE_F32, 1, { 4 }, { 0 } },
 };
 
+/* The W4A16 family: packing a quantized weight [32, 64] (every q = 9,
+ * scale 1, per channel); repacking an act-order GPTQ checkpoint [64, 64]
+ * (g_idx[k] = k % 2 in groups of 32, AutoGPTQ's zero points 7 + 1 = 8,
+ * every q = 9) with its perm; and the GEMM C [5, 64] = A [5, 32] @ W with
+ * every weight (9 - 8) * 1 = 1 and a reversing perm, so that C[m, n] is
+ * the sum of A's row m, exactly. */
+static const BkW4A16ConvertInfo w4pack_info = {
+    .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, .conversion = BK_W4A16_PACK,
+    .groupSize = BK_W4A16_GROUP_PER_CHANNEL,
+    .quantized = { BK_DATA_TYPE_U8, 2, { 32, 64 }, { 0 } },
+    .scales = { BK_DATA_TYPE_F16, 2, { 1, 64 }, { 0 } },
+    .packed = { BK_DATA_TYPE_I32, 2, { 2, 128 }, { 0 } },
+    .packedScales = { BK_DATA_TYPE_F16, 2, { 1, 64 }, { 0 } },
+};
+static const BkW4A16GptqRepackInfo w4repack_info = {
+    .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, .zeros = BK_W4A16_GPTQ_ZEROS_MINUS_ONE,
+    .groupSize = 32,
+    .qweight = { BK_DATA_TYPE_I32, 2, { 8, 64 }, { 0 } },
+    .scales = { BK_DATA_TYPE_BF16, 2, { 2, 64 }, { 0 } },
+    .qzeros = { BK_DATA_TYPE_I32, 2, { 2, 8 }, { 0 } },
+    .gIdx = { BK_DATA_TYPE_I32, 1, { 64 }, { 0 } },
+    .packed = { BK_DATA_TYPE_I32, 2, { 4, 128 }, { 0 } },
+    .packedScales = { BK_DATA_TYPE_BF16, 2, { 2, 64 }, { 0 } },
+    .perm = { BK_DATA_TYPE_I32, 1, { 64 }, { 0 } },
+};
+static const BkW4A16GemmInfo w4gemm_info = {
+    .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = 32,
+    .a = { BK_DATA_TYPE_F16, 2, { 5, 32 }, { 40, 1 } },
+    .packed = { BK_DATA_TYPE_I32, 2, { 2, 128 }, { 0 } },
+    .packedScales = { BK_DATA_TYPE_F16, 2, { 1, 64 }, { 0 } },
+    .perm = { BK_DATA_TYPE_I32, 1, { 32 }, { 0 } },
+    .c = { BK_DATA_TYPE_F16, 2, { 5, 64 }, { 0 } },
+};
+
 /* Records one run of plan (bindings b, a fresh workspace when the plan has
  * one) into a one-time buffer made with alloc, submits it to queue 0 and
  * waits. The workspace is MEMORY_SIZE bytes, so that a failure of its
@@ -285,6 +320,14 @@ static uint16_t meta[4 * 2];
 static _Alignas(256) unsigned char prepared[4096];
 static float sy[3 * 4], sbias[4];
 static BkSparse24Report report;
+/* Of the W4A16 runs (packed and packedScales 16-byte aligned). */
+static uint8_t w4q[32 * 64];
+static uint16_t w4scales[2 * 64], w4a[5 * 40], w4c[5 * 64];
+static uint32_t w4qweight[8 * 64], w4qzeros[2 * 8];
+static int32_t w4g_idx[64], w4perm[64];
+static _Alignas(16) uint32_t w4packed[4 * 128];
+static _Alignas(16) uint16_t w4packed_scales[2 * 64];
+static BkW4A16RepackReport w4report;
 
 static BkDeviceAddress at(const void *p)
 {
@@ -354,6 +397,111 @@ static bool run_sparse(BkContext ctx, BkPlan plan, const void *op,
     return ok;
 }
 
+/* An F16 value (normal or zero) as float; NaN for the others. */
+static float f16_value(uint16_t h)
+{
+    const uint32_t e = (h >> 10) & 31u, m = h & 1023u;
+    if (e == 0 && m == 0)
+        return h & 0x8000 ? -0.0f : 0.0f;
+    if (e == 0 || e == 31)
+        return __builtin_nanf("");
+    const uint32_t bits = (uint32_t)(h & 0x8000) << 16 | (e + 112) << 23 | m << 13;
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Whether the n words at p all hold value. */
+static bool all_words(const uint32_t *p, size_t n, uint32_t value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != value)
+            return false;
+    return true;
+}
+
+static bool all_halves(const uint16_t *p, size_t n, uint16_t value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != value)
+            return false;
+    return true;
+}
+
+/* Runs the W4A16 pack, repack or GEMM of the infos above and checks the
+ * result exactly: every packed word 0x99999999 (all values 9, whatever the
+ * tile order), the scales moved, the repack's report OK with the rows
+ * sorted by group into perm, C the row sums of A. */
+static bool run_w4a16(BkContext ctx, BkPlan plan, const void *op,
+                      const BkAllocationCallbacks *alloc, BkResult *result)
+{
+    memset(w4packed, 0, sizeof w4packed);
+    memset(w4packed_scales, 0, sizeof w4packed_scales);
+    if (op == (const void *)&w4pack_info) {
+        memset(w4q, 9, sizeof w4q);
+        for (int j = 0; j < 64; j++)
+            w4scales[j] = 0x3C00; /* 1.0 */
+        *result = run_plan(ctx, alloc, plan, 5,
+                           (BkDeviceAddress[5]){ 0, at(w4q), at(w4scales), at(w4packed),
+                                                 at(w4packed_scales) });
+        return *result == BK_SUCCESS && all_words(w4packed, 2 * 128, 0x99999999u) &&
+               all_halves(w4packed_scales, 64, 0x3C00);
+    }
+    if (op == (const void *)&w4repack_info) {
+        for (int i = 0; i < 8 * 64; i++)
+            w4qweight[i] = 0x99999999u;
+        for (int i = 0; i < 2 * 8; i++)
+            w4qzeros[i] = 0x77777777u; /* zero point - 1 */
+        for (int i = 0; i < 2 * 64; i++)
+            w4scales[i] = 0x3F80;      /* BF16 1.0 */
+        for (int k = 0; k < 64; k++)
+            w4g_idx[k] = k % 2;
+        memset(w4perm, 0xFF, sizeof w4perm);
+        memset(&w4report, 0xFF, sizeof w4report);
+        *result = run_plan(ctx, alloc, plan, 8,
+                           (BkDeviceAddress[8]){ at(w4qweight), at(w4scales), at(w4qzeros),
+                                                 at(w4g_idx), at(w4packed), at(w4packed_scales),
+                                                 at(w4perm), at(&w4report) });
+        bool ok = *result == BK_SUCCESS && w4report.status == BK_W4A16_REPACK_STATUS_OK &&
+                  w4report.badCount == 0 && !w4report.identityPermutation &&
+                  bkCheckW4A16RepackReport(&w4report) == BK_SUCCESS &&
+                  all_words(w4packed, 4 * 128, 0x99999999u) &&
+                  all_halves(w4packed_scales, 2 * 64, 0x3F80);
+        for (int k = 0; ok && k < 64; k++) /* the even rows (group 0), then the odd ones */
+            ok = w4perm[k] == (k < 32 ? 2 * k : 2 * (k - 32) + 1);
+        return ok;
+    }
+    /* The GEMM: a strided A (leading dimension 40) of small integers. */
+    static const uint16_t small[4] = { 0xBC00, 0x0000, 0x3C00, 0x4000 }; /* -1, 0, 1, 2 */
+    for (int i = 0; i < 5 * 40; i++)   /* row sums 16, 0, 16, -32, 16 */
+        w4a[i] = small[i % 40 * (1 + i / 40) % 4];
+    for (int i = 0; i < 2 * 128; i++)
+        w4packed[i] = 0x99999999u;
+    for (int j = 0; j < 64; j++)
+        w4packed_scales[j] = 0x3C00;
+    for (int k = 0; k < 32; k++)
+        w4perm[k] = 31 - k;
+    memset(w4c, 0xFF, sizeof w4c);
+    *result = run_plan(ctx, alloc, plan, 5,
+                       (BkDeviceAddress[5]){ at(w4a), at(w4packed), at(w4packed_scales),
+                                             at(w4perm), at(w4c) });
+    bool ok = *result == BK_SUCCESS;
+    for (int m = 0; ok && m < 5; m++) {
+        float want = 0;
+        for (int k = 0; k < 32; k++)
+            want += f16_value(w4a[m * 40 + k]);
+        for (int n = 0; ok && n < 64; n++)
+            ok = f16_value(w4c[m * 64 + n]) == want;
+    }
+    return ok;
+}
+
+static bool is_w4a16(const void *op)
+{
+    return op == (const void *)&w4pack_info || op == (const void *)&w4repack_info ||
+           op == (const void *)&w4gemm_info;
+}
+
 /* Runs s->plan (the forward one) once and checks y = a * silu(b) roughly. */
 static bool run_forward(BkContext ctx, BkPlan plan)
 {
@@ -396,6 +544,8 @@ static bool plan_use(void *p)
         return run_gemm(s->ctx, s->plan, NULL, &r);
     if (s->op == (const void *)&prune_info || s->op == (const void *)&prepare_info)
         return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
+    if (is_w4a16(s->op))
+        return run_w4a16(s->ctx, s->plan, s->op, NULL, &r);
     if (s->op == (const void *)&sgemm_info) {
         /* The weight: prepared by a plan of its own. */
         BkPlan prep = BK_NULL_HANDLE;
@@ -424,6 +574,8 @@ static BkResult run_attempt(void *p)
     BkResult r = BK_SUCCESS;
     if (s->op == (const void *)&gemm_info)
         run_gemm(s->ctx, s->plan, &cb, &r);
+    else if (is_w4a16(s->op))
+        run_w4a16(s->ctx, s->plan, s->op, &cb, &r);
     else
         run_sparse(s->ctx, s->plan, s->op, &cb, &r);
     return r;
@@ -438,8 +590,11 @@ static bool run_use(void *p)
 {
     struct run_state *s = p;
     BkResult r;
-    return s->op == (const void *)&gemm_info ? run_gemm(s->ctx, s->plan, NULL, &r)
-                                             : run_sparse(s->ctx, s->plan, s->op, NULL, &r);
+    if (s->op == (const void *)&gemm_info)
+        return run_gemm(s->ctx, s->plan, NULL, &r);
+    if (is_w4a16(s->op))
+        return run_w4a16(s->ctx, s->plan, s->op, NULL, &r);
+    return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
 }
 
 /* ---- Recording growth ------------------------------------------------------ */
@@ -554,6 +709,8 @@ int main(void)
             const struct { const void *op; const char *name; } family[] = {
                 { &gemm_info, "gemm" }, { &prune_info, "2:4 prune" },
                 { &prepare_info, "2:4 prepare" }, { &sgemm_info, "2:4 gemm" },
+                { &w4pack_info, "w4a16 pack" }, { &w4repack_info, "w4a16 repack" },
+                { &w4gemm_info, "w4a16 gemm" },
             };
             for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
                 s.op = family[f].op;
@@ -575,11 +732,13 @@ int main(void)
         recording_growth(ctx, plan, kind);
     bkDestroyPlan(plan);
 
-    /* Runs of the GEMM family: command buffer, recording, workspace and
-     * submission with allocations failing. */
+    /* Runs of the GEMM and W4A16 families: command buffer, recording,
+     * workspace and submission with allocations failing. */
     const struct { const void *op; const char *name; } runs[] = {
         { &gemm_info, "run gemm" }, { &prune_info, "run 2:4 prune" },
         { &prepare_info, "run 2:4 prepare" }, { &sgemm_info, "run 2:4 gemm" },
+        { &w4pack_info, "run w4a16 pack" }, { &w4repack_info, "run w4a16 repack" },
+        { &w4gemm_info, "run w4a16 gemm" },
     };
     for (size_t f = 0; f < sizeof runs / sizeof runs[0]; f++) {
         struct run_state rs = { .ctx = ctx, .op = runs[f].op };

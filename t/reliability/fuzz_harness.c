@@ -65,6 +65,8 @@ const char *bk_fuzz_first_violation(void)
 }
 
 static struct bk_fuzz_stats stats;
+_Static_assert(sizeof stats.family_plans / sizeof stats.family_plans[0] == FZ_MAX_FAMILIES,
+               "bk_fuzz_stats counts every family");
 
 struct bk_fuzz_stats bk_fuzz_get_stats(void)
 {
@@ -304,6 +306,8 @@ static struct run_model model_of(const struct fz_op_view *v, const BkPlanBinding
             rel_tensor_size(v->t[i], &count, &span);
             m.span[i] = (uint64_t)span;
             m.elem[i] = rel_type_size(v->t[i]->dataType);
+            if (v->align[i] > m.elem[i]) /* a packed W4A16 operand: 16 bytes */
+                m.elem[i] = v->align[i];
         } else if (v->opaque[i]) {
             m.span[i] = bind->bindings[i].size;
             m.elem[i] = bind->bindings[i].alignment ? bind->bindings[i].alignment : 1;
@@ -341,6 +345,7 @@ static void check_binding_properties(const struct fz_op_view *v,
         if ((!v->opaque[i] && b->size != want) || b->written != (v->written[i] ? 1u : 0u) ||
             !named || !b->alignment || (b->alignment & (b->alignment - 1)) ||
             (v->t[i] && want && b->alignment % rel_type_size(v->t[i]->dataType)) ||
+            (v->t[i] && want && b->alignment < v->align[i]) ||
             (v->opaque[i] && b->size > ((uint64_t)1 << 40)))
             violation("BkPlanBindingProperties slot %u: size %llu (harness %llu%s), alignment "
                       "%llu, written %u (harness %d)", i, (unsigned long long)b->size,

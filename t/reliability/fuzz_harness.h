@@ -21,8 +21,8 @@ const char *bk_fuzz_first_violation(void);
 struct bk_fuzz_stats {
     unsigned long inputs, plans_created, plans_rejected, runs_recorded, runs_rejected,
         submits, other_rejected;
-    /* By op family (fuzz_ops.h): plans made, runs recorded. */
-    unsigned long family_plans[8], family_runs[8];
+    /* By op family (fuzz_ops.h, FZ_MAX_FAMILIES): plans made, runs recorded. */
+    unsigned long family_plans[12], family_runs[12];
     unsigned long in_place_runs;      /* accepted runs with C == D at one address */
 };
 struct bk_fuzz_stats bk_fuzz_get_stats(void);

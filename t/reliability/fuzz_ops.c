@@ -497,6 +497,272 @@ static struct fz_op_view view_sp24_gemm(union fz_op_info *op)
     return v;
 }
 
+/* ---- The W4A16 family --------------------------------------------------------- */
+
+/* groupSize: 32, 64, 128 or per channel mostly (the small K of 32 and per
+ * channel most); sometimes any value. */
+static int32_t pick_group(struct fz_input *in)
+{
+    static const int32_t groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL, 32,
+                                      BK_W4A16_GROUP_PER_CHANNEL, 32 };
+    uint8_t b = fz_byte(in);
+    if (b % 16 == 15)
+        return b & 16 ? 16 * (int32_t)(b % 9) : (int32_t)fz_pick_u32(in);
+    return groups[b % 7];
+}
+
+/* Rows per group and the group count of a K-row weight, as the harness
+ * reads the rule (for an invalid groupSize: any number, the plan fails). */
+static int64_t group_rows(int32_t group, int64_t k)
+{
+    return group == BK_W4A16_GROUP_PER_CHANNEL || group <= 0 ? (k > 0 ? k : 1) : group;
+}
+
+static int64_t group_count(int32_t group, int64_t k)
+{
+    const int64_t rows = group_rows(group, k);
+    return k > 0 && k >= rows ? k / rows : 1;
+}
+
+/* K: a multiple of 16 and of the group, up to 256, mostly small (the
+ * packed weight is K N / 2 bytes); sometimes any small value. */
+static int64_t pick_w4_k(struct fz_input *in, int32_t group)
+{
+    const int64_t unit = group == 32 || group == 64 || group == 128 ? group : 16;
+    uint8_t b = fz_byte(in);
+    if (b % 32 == 31)
+        return b % 3 == 0 ? 0 : 8 * (b % 9);
+    const int64_t most = 256 / unit;
+    return unit * (1 + (b % 8 < 6 ? b % 2 : (b / 8) % most));
+}
+
+/* N: a multiple of 64 up to 256, mostly 64; any small value sometimes (or
+ * often, for QUANTIZE, which has no Marlin rule). */
+static int64_t pick_w4_n(struct fz_input *in, bool any)
+{
+    uint8_t b = fz_byte(in);
+    if (b % 32 == 31 || (any && b % 4 == 3))
+        return (b / 4) % 72;
+    return 64 * (1 + (b % 8 < 5 ? 0 : (b / 8) % 4));
+}
+
+/* M: 0 to 20, mostly small. */
+static int64_t pick_w4_m(struct fz_input *in)
+{
+    uint8_t b = fz_byte(in);
+    return b % 8 < 6 ? 1 + b % 5 : b % 21;
+}
+
+/* Scales and activations: F16 or BF16, sometimes any type. */
+static BkDataType pick_half(struct fz_input *in)
+{
+    uint8_t b = fz_byte(in);
+    return b % 16 == 15 ? pick_type(in) : b % 2 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16;
+}
+
+/* A packed operand or index vector: contiguous (zero strides) mostly, the
+ * explicit row-major strides sometimes, any layout() rarely (refused
+ * unless it is row-major). */
+static void packed_tensor(struct fz_input *in, BkTensorDesc *t, BkDataType type, uint32_t rank,
+                          int64_t rows, int64_t cols)
+{
+    memset(t, 0, sizeof *t);
+    t->dataType = type;
+    t->rank = rank;
+    t->extent[0] = rank == 1 ? cols : rows;
+    if (rank == 2)
+        t->extent[1] = cols;
+    uint8_t b = fz_byte(in);
+    if (b % 16 == 14) {
+        t->stride[rank - 1] = 1;
+        if (rank == 2)
+            t->stride[0] = cols > 0 ? cols : 1;
+    } else if (b % 16 == 15) {
+        layout(in, t);
+    }
+}
+
+static BkDataType or_sometimes(struct fz_input *in, BkDataType type)
+{
+    return fz_one_in(in, 16) ? pick_type(in) : type;
+}
+
+/* packed and packedScales (slots i and j, when used) are read in 16-byte
+ * vectors: their bindings must be 16-byte aligned. */
+static void align_packed(struct fz_op_view *v, unsigned i, unsigned j)
+{
+    v->align[i] = v->t[i] ? 16 : 0;
+    v->align[j] = v->t[j] ? 16 : 0;
+}
+
+static unsigned tensors_w4_convert(union fz_op_info *op, BkTensorDesc **t)
+{
+    BkW4A16ConvertInfo *c = &op->w4_convert;
+    t[0] = &c->weight, t[1] = &c->quantized, t[2] = &c->scales, t[3] = &c->packed;
+    t[4] = &c->packedScales;
+    return 5;
+}
+
+static void build_w4_convert(struct fz_input *in, union fz_op_info *op)
+{
+    BkW4A16ConvertInfo *c = &op->w4_convert;
+    c->sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO;
+    uint8_t b = fz_byte(in);
+    c->conversion = b < 250 ? (BkW4A16Conversion)(b % 3) : (BkW4A16Conversion)fz_pick_u32(in);
+    c->groupSize = pick_group(in);
+    const bool quantize = c->conversion == BK_W4A16_QUANTIZE;
+    const int64_t k = pick_w4_k(in, c->groupSize), n = pick_w4_n(in, quantize);
+    const int64_t g = group_count(c->groupSize, k);
+    const BkDataType scale = pick_half(in);
+    /* The tensors a conversion does not use stay zeroed, but sometimes. */
+    const bool extra = fz_one_in(in, 16);
+    if (quantize || extra) {
+        static const BkDataType weights[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F16,
+                                              BK_DATA_TYPE_BF16 };
+        matrix(in, &c->weight, fz_one_in(in, 16) ? pick_type(in) : weights[fz_byte(in) % 3], 0,
+               k, n);
+    }
+    matrix(in, &c->quantized, or_sometimes(in, BK_DATA_TYPE_U8), 0, k, n);
+    matrix(in, &c->scales, scale, 0, g, n);
+    if (!quantize || extra) {
+        packed_tensor(in, &c->packed, or_sometimes(in, BK_DATA_TYPE_I32), 2, k / 16, 2 * n);
+        packed_tensor(in, &c->packedScales, or_sometimes(in, scale), 2, g, n);
+    }
+}
+
+static void mutate_w4_convert_scalars(struct fz_input *in, union fz_op_info *op)
+{
+    if (fz_byte(in) & 1)
+        op->w4_convert.conversion = (BkW4A16Conversion)fz_pick_u32(in);
+    else
+        op->w4_convert.groupSize = (int32_t)fz_pick_u32(in);
+}
+
+static struct fz_op_view view_w4_convert(union fz_op_info *op)
+{
+    BkW4A16ConvertInfo *c = &op->w4_convert;
+    struct fz_op_view v = view_new(5);
+    const bool pack = c->conversion == BK_W4A16_PACK;
+    /* QUANTIZE reads weight and writes the plain form, PACK reads the
+     * plain form and writes the packed one, UNPACK the other way; the
+     * unused tensors are absent (0 bytes). K, N > 0: never empty. */
+    view_tensor(&v, 0, &c->weight, false);
+    view_tensor(&v, 1, &c->quantized, !pack);
+    view_tensor(&v, 2, &c->scales, !pack);
+    view_tensor(&v, 3, &c->packed, pack);
+    view_tensor(&v, 4, &c->packedScales, pack);
+    align_packed(&v, 3, 4);
+    return v;
+}
+
+static unsigned tensors_w4_repack(union fz_op_info *op, BkTensorDesc **t)
+{
+    BkW4A16GptqRepackInfo *r = &op->w4_repack;
+    t[0] = &r->qweight, t[1] = &r->scales, t[2] = &r->qzeros, t[3] = &r->gIdx;
+    t[4] = &r->packed, t[5] = &r->packedScales, t[6] = &r->perm;
+    return 7;
+}
+
+static void build_w4_repack(struct fz_input *in, union fz_op_info *op)
+{
+    BkW4A16GptqRepackInfo *r = &op->w4_repack;
+    r->sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO;
+    uint8_t b = fz_byte(in);
+    r->zeros = b < 250 ? (BkW4A16GptqZeros)(b % 2) : (BkW4A16GptqZeros)fz_pick_u32(in);
+    r->groupSize = pick_group(in);
+    const int64_t k = pick_w4_k(in, r->groupSize), n = pick_w4_n(in, false);
+    const int64_t g = group_count(r->groupSize, k);
+    const BkDataType scale = pick_half(in);
+    matrix(in, &r->qweight, or_sometimes(in, BK_DATA_TYPE_I32), 0, k / 8, n);
+    matrix(in, &r->scales, scale, 0, g, n);
+    const uint8_t present = fz_byte(in);
+    if (present & 1)
+        matrix(in, &r->qzeros, or_sometimes(in, BK_DATA_TYPE_I32), 0, g, n / 8);
+    const bool g_idx = present & 2;
+    if (g_idx)
+        packed_tensor(in, &r->gIdx, or_sometimes(in, BK_DATA_TYPE_I32), 1, 0, k);
+    packed_tensor(in, &r->packed, or_sometimes(in, BK_DATA_TYPE_I32), 2, k / 16, 2 * n);
+    packed_tensor(in, &r->packedScales, or_sometimes(in, scale), 2, g, n);
+    /* perm: required with gIdx (left out sometimes), optional without. */
+    if (g_idx ? !fz_one_in(in, 16) : (present & 4) != 0)
+        packed_tensor(in, &r->perm, or_sometimes(in, BK_DATA_TYPE_I32), 1, 0, k);
+}
+
+static void mutate_w4_repack_scalars(struct fz_input *in, union fz_op_info *op)
+{
+    if (fz_byte(in) & 1)
+        op->w4_repack.zeros = (BkW4A16GptqZeros)fz_pick_u32(in);
+    else
+        op->w4_repack.groupSize = (int32_t)fz_pick_u32(in);
+}
+
+static struct fz_op_view view_w4_repack(union fz_op_info *op)
+{
+    BkW4A16GptqRepackInfo *r = &op->w4_repack;
+    struct fz_op_view v = view_new(8);
+    view_tensor(&v, 0, &r->qweight, false);
+    view_tensor(&v, 1, &r->scales, false);
+    view_tensor(&v, 2, &r->qzeros, false);
+    view_tensor(&v, 3, &r->gIdx, false);
+    view_tensor(&v, 4, &r->packed, true);
+    view_tensor(&v, 5, &r->packedScales, true);
+    /* perm, when bound, is written; an absent slot is not. */
+    view_tensor(&v, 6, &r->perm, r->perm.dataType != BK_DATA_TYPE_UNDEFINED);
+    align_packed(&v, 4, 5);
+    v.bytes[7] = sizeof(BkW4A16RepackReport);
+    v.align[7] = 8;
+    v.written[7] = true;
+    return v;
+}
+
+static unsigned tensors_w4_gemm(union fz_op_info *op, BkTensorDesc **t)
+{
+    BkW4A16GemmInfo *g = &op->w4_gemm;
+    t[0] = &g->a, t[1] = &g->packed, t[2] = &g->packedScales, t[3] = &g->perm, t[4] = &g->c;
+    return 5;
+}
+
+static void build_w4_gemm(struct fz_input *in, union fz_op_info *op)
+{
+    BkW4A16GemmInfo *g = &op->w4_gemm;
+    g->sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO;
+    g->groupSize = pick_group(in);
+    const BkDataType type = pick_half(in);
+    const int64_t m = pick_w4_m(in), k = pick_w4_k(in, g->groupSize), n = pick_w4_n(in, false);
+    matrix(in, &g->a, type, 0, m, k);
+    packed_tensor(in, &g->packed, or_sometimes(in, BK_DATA_TYPE_I32), 2, k / 16, 2 * n);
+    packed_tensor(in, &g->packedScales, or_sometimes(in, type), 2,
+                  group_count(g->groupSize, k), n);
+    if (fz_byte(in) % 3 == 0)
+        packed_tensor(in, &g->perm, or_sometimes(in, BK_DATA_TYPE_I32), 1, 0, k);
+    matrix(in, &g->c, or_sometimes(in, type), 0, m, n);
+    if (fz_one_in(in, 32))
+        g->flags = fz_pick_u32(in);
+}
+
+static void mutate_w4_gemm_scalars(struct fz_input *in, union fz_op_info *op)
+{
+    if (fz_byte(in) & 1)
+        op->w4_gemm.flags = fz_pick_u32(in);
+    else
+        op->w4_gemm.groupSize = (int32_t)fz_pick_u32(in);
+}
+
+static struct fz_op_view view_w4_gemm(union fz_op_info *op)
+{
+    BkW4A16GemmInfo *g = &op->w4_gemm;
+    struct fz_op_view v = view_new(5);
+    if (g->a.extent[0] > 0) { /* M == 0: nothing is read or written */
+        view_tensor(&v, 0, &g->a, false);
+        view_tensor(&v, 1, &g->packed, false);
+        view_tensor(&v, 2, &g->packedScales, false);
+        view_tensor(&v, 3, &g->perm, false);
+    }
+    view_tensor(&v, 4, &g->c, true);
+    align_packed(&v, 1, 2);
+    return v;
+}
+
 /* ---- The families ----------------------------------------------------------- */
 
 static const struct {
@@ -519,17 +785,27 @@ static const struct {
       view_sp24_prepare, tensors_sp24_prepare, mutate_sp24_prepare_scalars },
     { BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, "2:4 gemm", build_sp24_gemm, view_sp24_gemm,
       tensors_sp24_gemm, mutate_sp24_gemm_scalars },
+    { BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, "w4a16 convert", build_w4_convert, view_w4_convert,
+      tensors_w4_convert, mutate_w4_convert_scalars },
+    { BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, "w4a16 repack", build_w4_repack, view_w4_repack,
+      tensors_w4_repack, mutate_w4_repack_scalars },
+    { BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, "w4a16 gemm", build_w4_gemm, view_w4_gemm,
+      tensors_w4_gemm, mutate_w4_gemm_scalars },
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 _Static_assert(N_FAMILIES <= FZ_MAX_FAMILIES, "FZ_MAX_FAMILIES holds every family");
+_Static_assert(N_FAMILIES == 2 + 4 + 3, "fz_build_op picks 2 gated, 4 GEMM and 3 W4A16 families");
 
 unsigned fz_build_op(struct fz_input *in, union fz_op_info *op)
 {
     memset(op, 0, sizeof *op);
     /* Bytes below 192 pick a gated family as they always did, so the
-     * corpus of inputs from before the GEMM family keeps its meaning. */
+     * corpus of inputs from before the GEMM family keeps its meaning;
+     * 192 to 239 the dense GEMM and the 2:4 infos, as they did before the
+     * W4A16 family took 240 to 255 (GEMM-family inputs of the corpus
+     * whose byte was there were moved into 192..239). */
     uint8_t b = fz_byte(in);
-    unsigned f = b < 192 ? b % 2u : 2u + b % (unsigned)(N_FAMILIES - 2);
+    unsigned f = b < 192 ? b % 2u : b < 240 ? 2u + b % 4u : 6u + b % 3u;
     families[f].build(in, op);
     return f;
 }
