@@ -23,7 +23,7 @@ module bk_constants
   integer(c_int32_t), parameter :: BK_MAX_NAME_SIZE = 256
   integer(c_int32_t), parameter :: BK_MAX_KERNEL_NAME_SIZE = 64
   integer(c_int32_t), parameter :: BK_MAX_MODULE_ARCHITECTURES = 16
-  integer(c_int32_t), parameter :: BK_MAX_BINDINGS = 8
+  integer(c_int32_t), parameter :: BK_MAX_BINDINGS = 16
   integer(c_int32_t), parameter :: BK_MAX_BINDING_NAME_SIZE = 32
   integer(c_int32_t), parameter :: BK_TRUE = 1
   integer(c_int32_t), parameter :: BK_FALSE = 0
