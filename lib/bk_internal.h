@@ -151,6 +151,8 @@ enum bk_op {
     BK_OP_W4A16_CONVERT,
     BK_OP_W4A16_GPTQ_REPACK,
     BK_OP_W4A16_GEMM,
+    BK_OP_ATTENTION_FORWARD,
+    BK_OP_ATTENTION_BACKWARD,
     BK_OP_COUNT
 };
 
@@ -263,6 +265,37 @@ struct bk_w4a16_gemm_problem {
     bool has_perm;
 };
 
+/* Block-sparse attention (lib/attention.c, bk_attention.h). Operands are
+ * 4-D views [batch, heads, rows, cols] with element strides (lse and the
+ * pattern's counts 3-D, the mask [Bp, Hp, nbq, nbk] once split). The
+ * pattern of batch b and head h is entry (b % pattern_batch, h %
+ * pattern_heads): pattern_batch is 1 or batch, pattern_heads 1 or heads.
+ *
+ * Workspace, laid out by the core so that every backend agrees:
+ *   [ws_mask, +Bp*Hp*nbq*nbk)  LIST only: the list scattered into a U8
+ *                              mask [Bp, Hp, nbq, nbk] (contiguous);
+ *   [ws_bad, +Bp*Hp)           LIST only: U8, nonzero where the (b, h)
+ *                              list broke a rule (outputs become NaN);
+ *   [ws_rowsum, +B*H*Lq)       backward only: rowsum(dy * y), lse_type.
+ * After the list is scattered, a backend reads the mask through
+ * mask_stride (the user's mask, or the workspace's). */
+struct bk_attention_problem {
+    BkDataType type;                       /* q, k, v, y, dy, dq, dk, dv */
+    BkDataType lse_type;                   /* F32, or F64 for F64 */
+    bool backward, causal, allow_atomics, has_lse;
+    BkAttentionPatternForm form;
+    int64_t batch, heads, kv_heads, lq, lk, d, dv;
+    double scale;
+    int64_t block_q, block_k, nbq, nbk;    /* blocks: 0 for DENSE */
+    int64_t pattern_batch, pattern_heads, capacity;
+    int64_t mask_stride[4];                /* [Bp, Hp, nbq, nbk] (MASK: the user's) */
+    int64_t counts_stride[3], indices_stride[4];
+    struct {                               /* element strides of each operand */
+        int64_t q[4], k[4], v[4], y[4], dy[4], dq[4], dk[4], dv[4], lse[3];
+    } stride;
+    uint64_t ws_mask, ws_bad, ws_rowsum, ws_size;
+};
+
 /* What the generic run-time checks need to know of each binding slot. */
 struct bk_slot {
     const char *name;             /* "input", "gradOutput", ... */
@@ -293,6 +326,7 @@ struct BkPlan_T {
         struct bk_w4a16_convert_problem w4a16_convert;
         struct bk_w4a16_repack_problem w4a16_repack;
         struct bk_w4a16_gemm_problem w4a16_gemm;
+        struct bk_attention_problem attention;
     } problem;
     bk_launch_fn launch;                   /* set by plan_select where used */
     void *impl;                            /* backend per-plan state */
@@ -314,6 +348,7 @@ BK_HIDDEN BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info);
 BK_HIDDEN BkResult bk_w4a16_convert_init(BkPlan plan, const void *info);  /* lib/w4a16.c */
 BK_HIDDEN BkResult bk_w4a16_repack_init(BkPlan plan, const void *info);
 BK_HIDDEN BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info);
+BK_HIDDEN BkResult bk_attention_init(BkPlan plan, const void *info);     /* lib/attention.c */
 
 /* Shared by the GEMM family's validation (lib/matrix.c): a rank 2 or 3
  * tensor as a matrix [rows, cols], transposed when trans; blas: one of the

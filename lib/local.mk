@@ -1,6 +1,6 @@
 # libbk itself: core objects, op validation, and the backends.
 bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h \
-	include/bk/bk_gemm.h include/bk/bk_w4a16.h
+	include/bk/bk_gemm.h include/bk/bk_w4a16.h include/bk/bk_attention.h
 
 lib_LTLIBRARIES += libbk.la
 libbk_la_SOURCES = \
@@ -22,6 +22,7 @@ libbk_la_SOURCES = \
 	lib/w4a16.c \
 	lib/w4a16_report.c \
 	lib/w4a16_layout.h \
+	lib/attention.c \
 	lib/half.h \
 	lib/host/host_backend.c \
 	lib/host/host_internal.h \
@@ -35,7 +36,10 @@ libbk_la_SOURCES = \
 	lib/host/host_sparse24_convert.c \
 	lib/host/host_w4a16.h \
 	lib/host/host_w4a16.c \
-	lib/host/host_w4a16_gemm.c
+	lib/host/host_w4a16_gemm.c \
+	lib/host/host_attention.h \
+	lib/host/host_attention.c \
+	lib/host/host_attention_backward.c
 libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)

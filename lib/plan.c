@@ -20,6 +20,8 @@ static const struct {
     { BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, bk_w4a16_convert_init },
     { BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, bk_w4a16_repack_init },
     { BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, bk_w4a16_gemm_init },
+    { BK_STRUCTURE_TYPE_ATTENTION_INFO, bk_attention_init },
+    { BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, bk_attention_init },
 };
 
 static void plan_free(BkPlan plan)

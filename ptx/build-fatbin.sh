@@ -62,6 +62,10 @@ for v in $ptx_archs; do
     case $v in *[!0-9]*) ;; *) if [ -z "$newest" ] || [ "$v" -gt "$newest" ]; then newest=$v; fi ;; esac
 done
 wait_all || { echo "$0: nvcc failed for $src" >&2; exit 1; }
+# A module of architecture-specific code only (PTX_ARCHS "90a") embeds that PTX.
+if [ -z "$newest" ]; then
+    for v in $ptx_archs; do newest=$v; done
+fi
 
 for a in $archs; do
     v=$(ptx_for "$a")

@@ -22,6 +22,13 @@ EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
 # layout arithmetic the host backend uses.
 BK_PTX_W4A16 = ptx/w4a16_args.h lib/w4a16_layout.h
 EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_args.h
+# Attention: the general kernels and the tensor-core ones.
+BK_PTX_ATTENTION = ptx/attention_args.h ptx/attention_common.cuh ptx/attention_mma.cuh
+EXTRA_DIST += $(BK_PTX_ATTENTION) ptx/attention_general.cu ptx/attention_mma.cu \
+	ptx/attention_mma_backward.cu ptx/attention_wgmma.cu
+# Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
+BK_PTX_HOPPER = ptx/tma_ops.cuh ptx/wgmma_ops.cuh
+EXTRA_DIST += $(BK_PTX_HOPPER)
 
 if BK_HAVE_CUDA
 BK_CUDA_MODULES = ptx/gated_forward.fatbin ptx/gated_backward.fatbin
@@ -37,12 +44,22 @@ CLEANFILES += ptx/gemm_epilogue.fatbin ptx/gemm_epilogue.fatbin.resources
 BK_CUDA_MODULES += ptx/w4a16_gemm.fatbin ptx/w4a16_convert.fatbin
 CLEANFILES += ptx/w4a16_gemm.fatbin ptx/w4a16_gemm.fatbin.resources ptx/w4a16_convert.fatbin \
 	ptx/w4a16_convert.fatbin.resources
+BK_CUDA_MODULES += ptx/attention_general.fatbin ptx/attention_mma.fatbin \
+	ptx/attention_mma_backward.fatbin ptx/attention_wgmma.fatbin
+CLEANFILES += ptx/attention_general.fatbin ptx/attention_general.fatbin.resources \
+	ptx/attention_mma.fatbin ptx/attention_mma.fatbin.resources \
+	ptx/attention_mma_backward.fatbin ptx/attention_mma_backward.fatbin.resources \
+	ptx/attention_wgmma.fatbin ptx/attention_wgmma.fatbin.resources
 BK_PTX_W4A16_DEPS = $(BK_PTX_W4A16:%=$(srcdir)/%)
+BK_PTX_ATTENTION_DEPS = $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 BK_PTX_SPARSE24_DEPS = $(BK_PTX_SPARSE24:%=$(srcdir)/%)
 BK_PTX_DEPS = $(BK_PTX_COMMON:%=$(srcdir)/%)
 BK_PTX_BUILD = $(SHELL) $(srcdir)/ptx/build-fatbin.sh
 BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
 	-I$(srcdir)/ptx $(NVCCFLAGS)
+# sm_90a code runs on compute capability 9.0 only: the plans check first.
+BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a -I$(srcdir)/ptx $(NVCCFLAGS)
+BK_PTX_HOPPER_DEPS = $(BK_PTX_HOPPER:%=$(srcdir)/%)
 
 ptx/gated_forward.fatbin: $(srcdir)/ptx/gated_forward.cu $(BK_PTX_DEPS)
 	@$(MKDIR_P) ptx
@@ -76,4 +93,23 @@ ptx/w4a16_gemm.fatbin: $(srcdir)/ptx/w4a16_gemm.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16
 ptx/w4a16_convert.fatbin: $(srcdir)/ptx/w4a16_convert.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_convert.cu $@ $(BK_PTX_TOOLS)
+
+ptx/attention_general.fatbin: $(srcdir)/ptx/attention_general.cu $(BK_PTX_DEPS) \
+		$(BK_PTX_ATTENTION_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_general.cu $@ $(BK_PTX_TOOLS)
+
+ptx/attention_mma.fatbin: $(srcdir)/ptx/attention_mma.cu $(BK_PTX_DEPS) $(BK_PTX_ATTENTION_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_mma.cu $@ $(BK_PTX_TOOLS)
+
+ptx/attention_mma_backward.fatbin: $(srcdir)/ptx/attention_mma_backward.cu $(BK_PTX_DEPS) \
+		$(BK_PTX_ATTENTION_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_mma_backward.cu $@ $(BK_PTX_TOOLS)
+
+ptx/attention_wgmma.fatbin: $(srcdir)/ptx/attention_wgmma.cu $(BK_PTX_DEPS) \
+		$(BK_PTX_ATTENTION_DEPS) $(BK_PTX_HOPPER_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_wgmma.cu $@ $(BK_PTX_TOOLS_SM90A)
 endif

@@ -142,3 +142,45 @@ void kernels_report(const char *what)
         tap_diag("  %-56s %u case%s", kernels[i].name, kernels[i].count,
                  kernels[i].count == 1 ? "" : "s");
 }
+
+BkResult run_images(BkContext ctx, const void *info, struct binding *b, uint32_t count,
+                uint32_t replays, char *kernel)
+{
+    BkPlan plan;
+    BkResult r = bkt_create_plan(ctx, info, &plan);
+    if (r != BK_SUCCESS)
+        return r;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    bkGetPlanProperties(plan, &props);
+    if (kernel)
+        snprintf(kernel, BK_MAX_KERNEL_NAME_SIZE, "%s", props.kernelName);
+    struct placed p[GPU_PAIR_SLOTS];
+    BkDeviceAddress addr[GPU_PAIR_SLOTS] = { 0 };
+    for (uint32_t i = 0; i < count; i++) {
+        if (!b[i].bytes)
+            continue;
+        p[i] = place(ctx, b[i].host, b[i].bytes, b[i].offset);
+        addr[i] = p[i].addr;
+    }
+    r = replays > 1 ? bkt_run_on(ctx, 0, BK_COMMAND_BUFFER_USAGE_REUSABLE, replays, plan, count,
+                                 addr)
+                    : bkt_run(ctx, plan, count, addr);
+    long guards = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!b[i].bytes)
+            continue;
+        guards += fetch(ctx, &p[i], b[i].host);
+        unplace(ctx, &p[i]);
+    }
+    bkDestroyPlan(plan);
+    if (guards)
+        tap_diag("%ld guard bytes changed around the bindings", guards);
+    return r == BK_SUCCESS && guards ? BK_ERROR_DEVICE_LOST : r;
+}
+
+void poison(void *p, uint64_t bytes)
+{
+    const uint32_t v = BKT_POISON;
+    for (uint64_t i = 0; i + 4 <= bytes; i += 4)
+        memcpy((char *)p + i, &v, 4);
+}

@@ -38,6 +38,24 @@ long close_differences(const struct tmat *m, const void *got, const void *ref,
                        const double *scale, struct bkt_tolerance tol, const char *label,
                        double *worst);
 
+/* A binding given as a host image: uploaded before the run, downloaded
+ * after it (so written ones come back). */
+struct binding {
+    void *host;
+    uint64_t bytes;           /* 0: not bound */
+    uint64_t offset;          /* bytes past a 256-byte boundary */
+};
+#define GPU_PAIR_SLOTS BK_MAX_BINDINGS
+
+/* Makes a plan for info on ctx and runs it once with these bindings
+ * (replays > 1: a reusable buffer submitted that many times); kernel (may
+ * be NULL) receives the plan's kernel name. A guard byte that changed
+ * around a binding makes the result BK_ERROR_DEVICE_LOST. */
+BkResult run_images(BkContext ctx, const void *info, struct binding *b, uint32_t count,
+                uint32_t replays, char *kernel);
+/* Fills bytes with BKT_POISON (NaN in every float type). */
+void poison(void *p, uint64_t bytes);
+
 /* Counts a plan's kernel name; kernels_report prints each with its count
  * as TAP comments. */
 void kernel_seen(const char *name);

@@ -29,60 +29,6 @@
 static BkContext gpu, host;
 static struct bkt_rng rng;
 
-/* ---- Plans on a context with host images as bindings --------------------- */
-
-#define SLOTS 8
-
-struct binding {
-    void *host;          /* the image: uploaded before, downloaded after the run */
-    uint64_t bytes;      /* 0: not bound */
-    uint64_t offset;     /* bytes past a 256-byte boundary */
-};
-
-/* Runs info on ctx with these bindings (written ones come back into
- * their images); replays > 1 submits a reusable buffer that many times. */
-static BkResult run_on(BkContext ctx, const void *info, struct binding *b, uint32_t count,
-                       uint32_t replays, char *kernel)
-{
-    BkPlan plan;
-    BkResult r = bkt_create_plan(ctx, info, &plan);
-    if (r != BK_SUCCESS)
-        return r;
-    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
-    bkGetPlanProperties(plan, &props);
-    if (kernel)
-        snprintf(kernel, BK_MAX_KERNEL_NAME_SIZE, "%s", props.kernelName);
-    struct placed p[SLOTS];
-    BkDeviceAddress addr[SLOTS] = { 0 };
-    for (uint32_t i = 0; i < count; i++) {
-        if (!b[i].bytes)
-            continue;
-        p[i] = place(ctx, b[i].host, b[i].bytes, b[i].offset);
-        addr[i] = p[i].addr;
-    }
-    r = replays > 1 ? bkt_run_on(ctx, 0, BK_COMMAND_BUFFER_USAGE_REUSABLE, replays, plan, count,
-                                 addr)
-                    : bkt_run(ctx, plan, count, addr);
-    long guards = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        if (!b[i].bytes)
-            continue;
-        guards += fetch(ctx, &p[i], b[i].host);
-        unplace(ctx, &p[i]);
-    }
-    bkDestroyPlan(plan);
-    if (guards)
-        tap_diag("%ld guard bytes changed around the bindings", guards);
-    return r == BK_SUCCESS && guards ? BK_ERROR_DEVICE_LOST : r;
-}
-
-static void poison(void *p, uint64_t bytes)
-{
-    const uint32_t v = BKT_POISON;
-    for (uint64_t i = 0; i + 4 <= bytes; i += 4)
-        memcpy((char *)p + i, &v, 4);
-}
-
 static int64_t groups_of(int32_t gs, int64_t k)
 {
     return k / w4a16_ref_group_rows(gs, k);
@@ -128,7 +74,7 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
     snprintf(label, sizeof label, "quantize %s -> %s scales, %s, K %lld N %lld%s",
              bkt_type_name(wtype), bkt_type_name(stype), w4a16_group_name(gs), (long long)k,
              (long long)n, column_major ? ", column-major" : "");
-    BkResult rd = run_on(gpu, &q, bd, 5, 1, NULL), rh = run_on(host, &q, bh, 5, 1, NULL);
+    BkResult rd = run_images(gpu, &q, bd, 5, 1, NULL), rh = run_images(host, &q, bh, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(qd, qh, (size_t)(k * n)) == 0 &&
                memcmp(sd, sh, (size_t)(groups * n) * 2) == 0,
            "%s: values and scales equal to the host's", label);
@@ -148,8 +94,8 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
     struct binding pbd[5], pbh[5];
     plain_and_packed(pbd, qh, sh, pd, psd, k, n, groups);
     plain_and_packed(pbh, qh, sh, ph, psh, k, n, groups);
-    rd = run_on(gpu, &pk, pbd, 5, 1, NULL);
-    rh = run_on(host, &pk, pbh, 5, 1, NULL);
+    rd = run_images(gpu, &pk, pbd, 5, 1, NULL);
+    rh = run_images(host, &pk, pbh, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && rh == BK_SUCCESS && memcmp(pd, ph, pbytes) == 0 &&
                memcmp(psd, psh, (size_t)(groups * n) * 2) == 0,
            "%s: packed equal to the host's", label);
@@ -161,7 +107,7 @@ static void test_quantize_pack(BkDataType wtype, BkDataType stype, int32_t gs, i
     poison(qu, (uint64_t)(k * n)), poison(su, (uint64_t)(groups * n * 2));
     struct binding ubd[5];
     plain_and_packed(ubd, qu, su, pd, psd, k, n, groups);
-    rd = run_on(gpu, &up, ubd, 5, 1, NULL);
+    rd = run_images(gpu, &up, ubd, 5, 1, NULL);
     tap_ok(rd == BK_SUCCESS && memcmp(qu, qh, (size_t)(k * n)) == 0 &&
                memcmp(su, sh, (size_t)(groups * n) * 2) == 0,
            "%s: unpack on CUDA gives the plain form back", label);
@@ -250,7 +196,7 @@ static void test_repack(BkDataType stype, int32_t gs, bool act_order, BkW4A16Gpt
             { out[d][2], (uint64_t)k * 4, 0 },
             { out[d][3], 32, 0 },
         };
-        r[d] = run_on(d ? host : gpu, &info, b, 8, 1, NULL);
+        r[d] = run_images(d ? host : gpu, &info, b, 8, 1, NULL);
     }
     static const char *const fault_names[] = { "symmetric", "one asymmetric zero",
                                                "a g_idx out of range", "uneven groups" };
@@ -378,7 +324,7 @@ static void test_gemm(const struct gcase *c)
         };
         if (d == 0 && c->splits)
             setenv("BK_CUDA_W4A16_SPLITS", splits, 1);
-        r[d] = run_on(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
+        r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
     }
     if (kernel[0])

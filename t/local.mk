@@ -9,7 +9,8 @@ t_libbktest_la_SOURCES = \
 	t/test_numeric.h t/test_numeric.c \
 	t/gated_case.h t/gated_case.c t/gated_ref.c \
 	t/gemm_ref.h t/gemm_ref.c \
-	t/w4a16_ref.h t/w4a16_ref.c
+	t/w4a16_ref.h t/w4a16_ref.c \
+	t/attention_ref.h t/attention_ref.c
 
 # Test programs: one area each. -no-install links them against the
 # uninstalled libbk directly (no libtool wrapper), so they run as is,
@@ -36,10 +37,13 @@ BK_C_TESTS = \
 	t/gemm_validation \
 	t/w4a16 \
 	t/w4a16_validation \
+	t/attention \
+	t/attention_validation \
 	t/gpu_gemm \
 	t/gpu_gemm_nolib \
 	t/gpu_sparse24 \
 	t/gpu_w4a16 \
+	t/gpu_attention \
 	t/determinism \
 	t/host_pointers \
 	t/gpu_gated \
@@ -100,6 +104,10 @@ t_w4a16_LDADD = $(BK_TEST_LIBS)
 t_w4a16_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_w4a16_validation_LDADD = $(BK_TEST_LIBS)
 t_w4a16_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_attention_LDADD = $(BK_TEST_LIBS)
+t_attention_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_attention_validation_LDADD = $(BK_TEST_LIBS)
+t_attention_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 # The GPU-against-host tests of the GEMM family share t/gpu_pair.c.
 t_gpu_gemm_SOURCES = t/gpu_gemm.c t/gpu_pair.c t/gpu_pair.h
 t_gpu_gemm_LDADD = $(BK_TEST_LIBS)
@@ -112,3 +120,6 @@ t_gpu_sparse24_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_w4a16_SOURCES = t/gpu_w4a16.c t/gpu_pair.c t/gpu_pair.h
 t_gpu_w4a16_LDADD = $(BK_TEST_LIBS)
 t_gpu_w4a16_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_attention_SOURCES = t/gpu_attention.c t/gpu_pair.c t/gpu_pair.h
+t_gpu_attention_LDADD = $(BK_TEST_LIBS)
+t_gpu_attention_LDFLAGS = $(BK_TEST_LINK_FLAGS)

@@ -7,5 +7,6 @@
 #include <bk/bk_gated_activation.h>
 #include <bk/bk_gemm.h>
 #include <bk/bk_w4a16.h>
+#include <bk/bk_attention.h>
 
 #endif /* BK_H */

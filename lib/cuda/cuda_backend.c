@@ -303,6 +303,8 @@ static BkResult (*const cuda_select[BK_OP_COUNT])(BkPlan) = {
     [BK_OP_W4A16_CONVERT] = bk_cuda_w4a16_convert_select,
     [BK_OP_W4A16_GPTQ_REPACK] = bk_cuda_w4a16_repack_select,
     [BK_OP_W4A16_GEMM] = bk_cuda_w4a16_gemm_select,
+    [BK_OP_ATTENTION_FORWARD] = bk_cuda_attention_select,
+    [BK_OP_ATTENTION_BACKWARD] = bk_cuda_attention_select,
 };
 
 static BkResult cuda_plan_select(BkPlan plan)

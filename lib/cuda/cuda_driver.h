@@ -11,6 +11,7 @@
 #include "../bk_internal.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define BK_CUDA_API_VERSION 12000
 
@@ -25,6 +26,10 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUgraphNode_st *CUgraphNode;
+/* A tensor map for the bulk tensor copy engine (sm_90): opaque, 128 bytes. */
+typedef struct CUtensorMap_st {
+    _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
 
 enum {
     BK_CUDA_SUCCESS = 0,
@@ -101,6 +106,10 @@ enum {
     BK_CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
     BK_CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
     BK_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    BK_CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    BK_CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+    BK_CU_TENSOR_MAP_SWIZZLE_128B = 3,
+    BK_CU_TENSOR_MAP_L2_PROMOTION_128B = 2,
 };
 
 /* X(name, parameter list): every entry point libbk calls. */
@@ -153,7 +162,11 @@ enum {
     X(cuLaunchKernel, (CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,     \
                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem, \
                        CUstream stream, void **params, void **extra))                        \
-    X(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction fn, void **params, void **extra))
+    X(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction fn, void **params, void **extra)) \
+    X(cuTensorMapEncodeTiled,                                                                \
+      (CUtensorMap *map, int type, unsigned int rank, void *address, const uint64_t *dims,   \
+       const uint64_t *strides, const unsigned int *box, const unsigned int *element_strides, \
+       int interleave, int swizzle, int l2_promotion, int oob_fill))
 
 #define BK_CUDA_DECLARE_POINTER(name, params) CUresult (*name) params;
 struct bk_cuda_driver {

@@ -19,6 +19,10 @@ enum bk_cuda_module_id {
     BK_CUDA_MODULE_GEMM_EPILOGUE,      /* dense GEMM: C -> D copies, bias and activation */
     BK_CUDA_MODULE_W4A16_GEMM,         /* int4 x f16/bf16 GEMM on Marlin-layout weights */
     BK_CUDA_MODULE_W4A16_CONVERT,      /* quantize, pack, unpack, GPTQ repack */
+    BK_CUDA_MODULE_ATTENTION_GENERAL,  /* attention on CUDA cores, list scatter, row sums */
+    BK_CUDA_MODULE_ATTENTION_MMA,      /* attention forward on tensor cores */
+    BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, /* attention backward on tensor cores */
+    BK_CUDA_MODULE_ATTENTION_WGMMA,    /* attention forward on Hopper: sm_90a code only */
     BK_CUDA_MODULE_COUNT
 };
 
@@ -85,7 +89,7 @@ BK_HIDDEN void bk_cuda_cublaslt_destroy(struct bk_cuda_context *c);
 /* ---- Plans -------------------------------------------------------------- */
 /* One kernel launch of a plan: the function, the grid, the block, dynamic
  * shared memory and the parameter block (the kernel's only parameter). */
-#define BK_CUDA_MAX_PARAM_BYTES 512
+#define BK_CUDA_MAX_PARAM_BYTES 2048
 #define BK_CUDA_MAX_LAUNCHES 4            /* kernels one run of a plan may launch */
 struct bk_cuda_kernel_launch {
     CUfunction fn;
@@ -159,6 +163,18 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
                                   unsigned int block, unsigned int shared_bytes, const char *name,
                                   const void *args, size_t size);
 
+/* Tensor maps (cuda_tensor_map.c): whether a tensor of rank dimensions
+ * (extent[0] slowest, strides in elements) can be described to the bulk
+ * tensor copy engine at all, and the map of one at base, copied in boxes
+ * of box_cols x box_rows elements (the two innermost dimensions; 1
+ * elsewhere), 128-byte swizzled, zeros past the edges. F16 and BF16 only
+ * for now; false when the driver refuses. */
+BK_HIDDEN bool bk_cuda_tensor_map_fits(BkDataType type, uint32_t rank, const int64_t *extent,
+                                       const int64_t *stride);
+BK_HIDDEN bool bk_cuda_tensor_map(CUtensorMap *map, BkDataType type, BkDeviceAddress base,
+                                  uint32_t rank, const int64_t *extent, const int64_t *stride,
+                                  uint32_t box_cols, uint32_t box_rows);
+
 /* Allows fn up to bytes of dynamic shared memory (past the 48 KiB default);
  * name is the kernel's, for the message. The context must be current. */
 BK_HIDDEN BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, const char *name);
@@ -183,6 +199,7 @@ BK_HIDDEN BkResult bk_cuda_sparse24_gemm_select(BkPlan plan);
 BK_HIDDEN BkResult bk_cuda_w4a16_convert_select(BkPlan plan); /* cuda_w4a16_convert.c */
 BK_HIDDEN BkResult bk_cuda_w4a16_repack_select(BkPlan plan);
 BK_HIDDEN BkResult bk_cuda_w4a16_gemm_select(BkPlan plan);    /* cuda_w4a16_gemm.c */
+BK_HIDDEN BkResult bk_cuda_attention_select(BkPlan plan);     /* cuda_attention.c */
 /* struct bk_backend.sparse24_prepared_size for CUDA contexts. */
 BK_HIDDEN uint64_t bk_cuda_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m,
                                                   int64_t k);

@@ -25,6 +25,14 @@ extern const unsigned char bk_cuda_fatbin_w4a16_gemm[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_gemm_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_convert[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_convert_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_general[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_general_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_mma[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_mma_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_mma_backward[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_mma_backward_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_wgmma[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_wgmma_end[] BK_HIDDEN;
 
 static const struct {
     const char *name;
@@ -46,6 +54,15 @@ static const struct {
                                     bk_cuda_fatbin_w4a16_gemm_end },
     [BK_CUDA_MODULE_W4A16_CONVERT] = { "w4a16_convert", bk_cuda_fatbin_w4a16_convert,
                                        bk_cuda_fatbin_w4a16_convert_end },
+    [BK_CUDA_MODULE_ATTENTION_GENERAL] = { "attention_general", bk_cuda_fatbin_attention_general,
+                                           bk_cuda_fatbin_attention_general_end },
+    [BK_CUDA_MODULE_ATTENTION_MMA] = { "attention_mma", bk_cuda_fatbin_attention_mma,
+                                       bk_cuda_fatbin_attention_mma_end },
+    [BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD] = { "attention_mma_backward",
+                                                bk_cuda_fatbin_attention_mma_backward,
+                                                bk_cuda_fatbin_attention_mma_backward_end },
+    [BK_CUDA_MODULE_ATTENTION_WGMMA] = { "attention_wgmma", bk_cuda_fatbin_attention_wgmma,
+                                         bk_cuda_fatbin_attention_wgmma_end },
 };
 
 static uint64_t little_endian(const unsigned char *p, int bytes)

@@ -21,11 +21,14 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_w4a16.h \
 	lib/cuda/cuda_w4a16_convert.c \
 	lib/cuda/cuda_w4a16_gemm.c \
+	lib/cuda/cuda_attention.c \
+	lib/cuda/cuda_tensor_map.c \
 	lib/cuda/cuda_fatbins.S \
 	ptx/gated_kernel_args.h \
 	ptx/sparse24_args.h \
 	ptx/gemm_epilogue_args.h \
-	ptx/w4a16_args.h
+	ptx/w4a16_args.h \
+	ptx/attention_args.h
 # cuda_fatbins.S .incbin's ptx/NAME.fatbin from the build tree. The object
 # is named through a variable so that automake keeps its own rule for it.
 libbk_la_CCASFLAGS = -Wa,-I$(top_builddir)/ptx

@@ -153,6 +153,8 @@ static BkResult (*const host_select[BK_OP_COUNT])(BkPlan) = {
     [BK_OP_W4A16_CONVERT] = bk_host_w4a16_convert_select,
     [BK_OP_W4A16_GPTQ_REPACK] = bk_host_w4a16_repack_select,
     [BK_OP_W4A16_GEMM] = bk_host_w4a16_gemm_select,
+    [BK_OP_ATTENTION_FORWARD] = bk_host_attention_select,
+    [BK_OP_ATTENTION_BACKWARD] = bk_host_attention_select,
 };
 
 static BkResult host_plan_select(BkPlan plan)

@@ -23,4 +23,8 @@ BK_HIDDEN BkResult bk_host_w4a16_convert_select(BkPlan plan);
 BK_HIDDEN BkResult bk_host_w4a16_repack_select(BkPlan plan);
 BK_HIDDEN BkResult bk_host_w4a16_gemm_select(BkPlan plan);
 
+/* Block-sparse attention, forward and backward (host_attention.c): set
+ * plan->launch and the kernel name; the workspace is the core's. */
+BK_HIDDEN BkResult bk_host_attention_select(BkPlan plan);
+
 #endif

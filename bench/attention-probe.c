@@ -1,0 +1,168 @@
+/* A development probe for the attention kernels on the GPU (not bkbench):
+ * at the issue's shapes (B * L = 16k tokens, H * D = 2048, L = 8192), the
+ * mean time per run of a reusable command buffer submitted 10 times, and
+ * TFLOP/s over the active blocks (forward 4 B H bq bk D per block, the
+ * diagonal blocks of a causal pattern counted whole; backward 2.5x).
+ * Inputs are filled with a small constant (speed does not depend on the
+ * values here). bench/device-run.sh does not run it; build:
+ *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
+#define _POSIX_C_SOURCE 200809L
+#include <bk/bk.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x) do { BkResult r_ = (x); if (r_ != BK_SUCCESS) { \
+    fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
+
+static BkContext ctx;
+static BkQueue queue;
+
+static BkDeviceAddress alloc(uint64_t bytes, uint32_t fill)
+{
+    BkMemoryAllocateInfo ai = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .size = bytes ? bytes : 4 };
+    BkMemory m;
+    CHECK(bkAllocateMemory(ctx, &ai, NULL, &m));
+    BkDeviceAddress a;
+    CHECK(bkGetMemoryAddress(m, &a));
+    BkCommandBuffer cb;
+    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
+    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+    CHECK(bkBeginCommandBuffer(cb, &bi));
+    CHECK(bkCmdFillMemory(cb, a, (ai.size + 3) / 4 * 4, fill));
+    CHECK(bkEndCommandBuffer(cb));
+    CHECK(bkQueueSubmit(queue, 1, &cb));
+    CHECK(bkQueueWaitIdle(queue));
+    bkFreeCommandBuffer(cb);
+    return a;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static BkTensorDesc d4(BkDataType t, int64_t b, int64_t h, int64_t l, int64_t d)
+{
+    BkTensorDesc x = { .dataType = t, .rank = 4, .extent = { b, h, l, d } };
+    return x;
+}
+
+/* Seconds per run of plan (mean of 10 replays after 2). */
+static double time_plan(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
+{
+    BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    CHECK(bkGetPlanProperties(plan, &pp));
+    BkDeviceAddress ws = pp.workspaceSize ? alloc(pp.workspaceSize, 0) : 0;
+    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind,
+                     .workspace = ws, .workspaceSize = pp.workspaceSize };
+    BkCommandBuffer cb;
+    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
+    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .usage = BK_COMMAND_BUFFER_USAGE_REUSABLE };
+    CHECK(bkBeginCommandBuffer(cb, &bi));
+    CHECK(bkCmdRun(cb, plan, &ri));
+    CHECK(bkEndCommandBuffer(cb));
+    for (int i = 0; i < 2; i++)
+        CHECK(bkQueueSubmit(queue, 1, &cb));
+    CHECK(bkQueueWaitIdle(queue));
+    const int reps = 10;
+    double t0 = now();
+    for (int i = 0; i < reps; i++)
+        CHECK(bkQueueSubmit(queue, 1, &cb));
+    CHECK(bkQueueWaitIdle(queue));
+    double t = (now() - t0) / reps;
+    bkFreeCommandBuffer(cb);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    const BkDataType type = argc > 1 && !strcmp(argv[1], "bf16") ? BK_DATA_TYPE_BF16
+                                                                 : BK_DATA_TYPE_F16;
+    BkContextCreateInfo ci = { .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+                               .deviceType = BK_DEVICE_TYPE_CUDA };
+    CHECK(bkCreateContext(&ci, NULL, &ctx));
+    CHECK(bkGetQueue(ctx, 0, &queue));
+    const int64_t L = 8192, B = 2;
+    const uint32_t one = type == BK_DATA_TYPE_F16 ? 0x2C002C00u : 0x3D803D80u; /* ~0.06 */
+    for (int64_t D = 64; D <= 128; D *= 2) {
+        const int64_t H = 2048 / D;
+        const uint64_t bytes = (uint64_t)(B * H * L * D) * 2;
+        BkDeviceAddress q = alloc(bytes, one), k = alloc(bytes, one), v = alloc(bytes, one),
+                        y = alloc(bytes, 0), dy = alloc(bytes, one), dq = alloc(bytes, 0),
+                        dk = alloc(bytes, 0), dv = alloc(bytes, 0),
+                        lse = alloc((uint64_t)(B * H * L) * 4, 0);
+        for (int32_t blk = 64; blk <= 128; blk *= 2) {
+            const int64_t nb = L / blk;
+            uint8_t *mask = malloc((size_t)(nb * nb));
+            /* density d: block (i, j) active when (i * 7 + j * 13) % 100 < d, plus the diagonal */
+            static const int dens[] = { 100, 50, 25, 10, -1 };
+            for (int di = 0; di < 5; di++) {
+                int64_t active = 0;
+                const bool window = dens[di] < 0;
+                for (int64_t i = 0; i < nb; i++)
+                    for (int64_t j = 0; j < nb; j++) {
+                        bool on = window ? (j <= i && (i - j) * blk < 1024 + blk) || j == 0
+                                         : ((i * 7 + j * 13) % 100 < dens[di] || i == j);
+                        if (window && j > i)
+                            on = false;
+                        mask[i * nb + j] = on;
+                        active += on;
+                    }
+                BkDeviceAddress m = alloc((uint64_t)(nb * nb), 0);
+                CHECK(bkCopyToDevice(ctx, m, mask, (uint64_t)(nb * nb)));
+                BkAttentionPattern pat = { .form = BK_ATTENTION_PATTERN_MASK, .blockQ = blk,
+                                           .blockK = blk };
+                pat.mask = (BkTensorDesc){ .dataType = BK_DATA_TYPE_U8, .rank = 3,
+                                           .extent = { 1, 1, nb * nb } };
+                BkAttentionInfo fi = {
+                    .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .scale = 0.125,
+                    .flags = window ? BK_ATTENTION_CAUSAL_BIT : 0, .pattern = pat,
+                    .q = d4(type, B, H, L, D), .k = d4(type, B, H, L, D),
+                    .v = d4(type, B, H, L, D), .y = d4(type, B, H, L, D),
+                    .lse = { .dataType = BK_DATA_TYPE_F32, .rank = 3, .extent = { B, H, L } },
+                };
+                BkAttentionBackwardInfo bi = {
+                    .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .scale = 0.125,
+                    .flags = fi.flags, .pattern = pat, .q = fi.q, .k = fi.k, .v = fi.v,
+                    .y = fi.y, .lse = fi.lse, .dy = fi.y, .dq = fi.q, .dk = fi.k, .dv = fi.v,
+                };
+                BkPlanCreateInfo pc = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO,
+                                        .pOperation = &fi };
+                BkPlan fp, bp;
+                CHECK(bkCreatePlan(ctx, &pc, NULL, &fp));
+                pc.pOperation = &bi;
+                CHECK(bkCreatePlan(ctx, &pc, NULL, &bp));
+                const BkDeviceAddress fb[8] = { q, k, v, m, 0, 0, y, lse };
+                const BkDeviceAddress bb[12] = { q, k, v, m, 0, 0, y, lse, dy, dq, dk, dv };
+                const double tf = time_plan(fp, 8, fb), tb = time_plan(bp, 12, bb);
+                const double flops = 4.0 * B * H * blk * blk * D * (double)active;
+                BkPlanProperties pf = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES },
+                                 pb = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+                bkGetPlanProperties(fp, &pf);
+                bkGetPlanProperties(bp, &pb);
+                char pname[16];
+                snprintf(pname, sizeof pname, window ? "window" : "%d%%", dens[di]);
+                printf("%s D%-3lld blk%-3d %-7s density %5.1f%%  fwd %8.3f ms %6.1f TFLOP/s (%s)"
+                       "  bwd %8.3f ms %6.1f TFLOP/s (%s)\n",
+                       type == BK_DATA_TYPE_F16 ? "f16" : "bf16", (long long)D, blk, pname,
+                       100.0 * active / (nb * nb), tf * 1e3, flops / tf * 1e-12, pf.kernelName,
+                       tb * 1e3, 2.5 * flops / tb * 1e-12, pb.kernelName);
+                fflush(stdout);
+                bkDestroyPlan(fp);
+                bkDestroyPlan(bp);
+            }
+            free(mask);
+        }
+    }
+    bkDestroyContext(ctx);
+    return 0;
+}

@@ -1,0 +1,446 @@
+/* Block-sparse attention: validation of BkAttentionInfo and
+ * BkAttentionBackwardInfo into struct bk_attention_problem (bk_attention.h,
+ * bk-attention(7)), the binding slots and the workspace layout every
+ * backend shares. */
+#include "bk_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define MAX_HEAD_DIM 256
+#define MAX_BLOCK 128
+#define MIN_TILED_BLOCK 16
+
+/* The fields both infos share, so one validator serves both. */
+struct attention_fields {
+    const char *info;
+    BkAttentionFlags flags, allowed_flags;
+    uint32_t reserved;
+    double scale;
+    const BkAttentionPattern *pattern;
+    const BkTensorDesc *q, *k, *v, *y, *lse, *dy, *dq, *dk, *dv;
+};
+
+/* A validated rank-n operand and its name for messages. */
+static BkResult operand(const char *info, const char *field, const BkTensorDesc *desc,
+                        uint32_t rank, struct bk_tensor *t)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
+    BkResult r = bk_tensor_from_desc(desc, name, t);
+    if (r != BK_SUCCESS)
+        return r;
+    if (t->rank != rank)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be %u", name, t->rank, rank);
+    return BK_SUCCESS;
+}
+
+/* extent[dim] of field must equal want (named rule, e.g. "B (q.extent[0])"). */
+static BkResult expect(const char *info, const char *field, const struct bk_tensor *t, int dim,
+                       int64_t want, const char *rule)
+{
+    if (t->extent[dim] == want)
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.%s.extent[%d] = %lld must equal %s = %lld",
+                    info, field, dim, (long long)t->extent[dim], rule, (long long)want);
+}
+
+static BkResult expect_type(const char *info, const char *field, BkDataType got, BkDataType want,
+                            const char *why)
+{
+    if (got == want)
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.%s.dataType = %s must be %s (%s)", info, field,
+                    bk_data_type_name(got), bk_data_type_name(want), why);
+}
+
+static void copy_strides(int64_t *dst, const struct bk_tensor *t, uint32_t rank)
+{
+    for (uint32_t i = 0; i < rank; i++)
+        dst[i] = t->stride[i];
+}
+
+/* A [B, heads, rows, cols] operand checked against the problem's sizes. */
+static BkResult view4(const struct attention_fields *f, const char *field, const BkTensorDesc *desc,
+                      int64_t heads, const char *heads_rule, int64_t rows, const char *rows_rule,
+                      int64_t cols, const char *cols_rule, const struct bk_attention_problem *p,
+                      struct bk_tensor *t, int64_t *strides)
+{
+    BkResult r;
+    if ((r = operand(f->info, field, desc, 4, t)) != BK_SUCCESS ||
+        (r = expect_type(f->info, field, t->type, p->type, "q's type")) != BK_SUCCESS ||
+        (r = expect(f->info, field, t, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (r = expect(f->info, field, t, 1, heads, heads_rule)) != BK_SUCCESS ||
+        (r = expect(f->info, field, t, 2, rows, rows_rule)) != BK_SUCCESS ||
+        (r = expect(f->info, field, t, 3, cols, cols_rule)) != BK_SUCCESS)
+        return r;
+    copy_strides(strides, t, 4);
+    return BK_SUCCESS;
+}
+
+static BkResult check_head_dim(const char *info, const char *field, int dim, int64_t value,
+                               const char *what)
+{
+    if (value >= 1 && value <= MAX_HEAD_DIM)
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.%s.extent[%d] = %lld (%s) must be in 1..%d",
+                    info, field, dim, (long long)value, what, MAX_HEAD_DIM);
+}
+
+/* q, k, v: the sizes of the problem. */
+static BkResult shapes(const struct attention_fields *f, struct bk_attention_problem *p,
+                       struct bk_tensor *q, struct bk_tensor *k, struct bk_tensor *v)
+{
+    const char *in = f->info;
+    BkResult r;
+    if ((r = operand(in, "q", f->q, 4, q)) != BK_SUCCESS)
+        return r;
+    p->type = q->type;
+    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16 &&
+        p->type != BK_DATA_TYPE_F32 && p->type != BK_DATA_TYPE_F64)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "%s.q.dataType = %s is not supported (F16, BF16, F32, F64)", in,
+                        bk_data_type_name(p->type));
+    p->lse_type = p->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    p->batch = q->extent[0];
+    p->heads = q->extent[1];
+    p->lq = q->extent[2];
+    p->d = q->extent[3];
+    if ((r = check_head_dim(in, "q", 3, p->d, "D")) != BK_SUCCESS)
+        return r;
+    copy_strides(p->stride.q, q, 4);
+
+    if ((r = operand(in, "k", f->k, 4, k)) != BK_SUCCESS ||
+        (r = expect_type(in, "k", k->type, p->type, "q's type")) != BK_SUCCESS ||
+        (r = expect(in, "k", k, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (r = expect(in, "k", k, 3, p->d, "D (q.extent[3])")) != BK_SUCCESS)
+        return r;
+    p->kv_heads = k->extent[1];
+    p->lk = k->extent[2];
+    if (p->kv_heads == 0 && p->heads > 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.k.extent[1] = 0 (Hkv) must be positive when q has %lld heads", in,
+                        (long long)p->heads);
+    if (p->kv_heads > 0 && p->heads % p->kv_heads)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.q.extent[1] = %lld (H) must be a multiple of k.extent[1] = %lld (Hkv): "
+                        "each kv head serves H / Hkv query heads", in, (long long)p->heads,
+                        (long long)p->kv_heads);
+    copy_strides(p->stride.k, k, 4);
+
+    if ((r = operand(in, "v", f->v, 4, v)) != BK_SUCCESS ||
+        (r = expect_type(in, "v", v->type, p->type, "q's type")) != BK_SUCCESS ||
+        (r = expect(in, "v", v, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (r = expect(in, "v", v, 1, p->kv_heads, "Hkv (k.extent[1])")) != BK_SUCCESS ||
+        (r = expect(in, "v", v, 2, p->lk, "Lk (k.extent[2])")) != BK_SUCCESS)
+        return r;
+    p->dv = v->extent[3];
+    if ((r = check_head_dim(in, "v", 3, p->dv, "Dv")) != BK_SUCCESS)
+        return r;
+    copy_strides(p->stride.v, v, 4);
+    return BK_SUCCESS;
+}
+
+/* lse [B, H, Lq] of lse_type. */
+static BkResult lse_view(const struct attention_fields *f, struct bk_attention_problem *p,
+                         struct bk_tensor *t)
+{
+    const char *in = f->info;
+    BkResult r;
+    if ((r = operand(in, "lse", f->lse, 3, t)) != BK_SUCCESS ||
+        (r = expect_type(in, "lse", t->type, p->lse_type,
+                         p->type == BK_DATA_TYPE_F64 ? "F64 for F64 inputs"
+                                                     : "log-sum-exp is kept in F32")) !=
+            BK_SUCCESS ||
+        (r = expect(in, "lse", t, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (r = expect(in, "lse", t, 1, p->heads, "H (q.extent[1])")) != BK_SUCCESS ||
+        (r = expect(in, "lse", t, 2, p->lq, "Lq (q.extent[2])")) != BK_SUCCESS)
+        return r;
+    copy_strides(p->stride.lse, t, 3);
+    return BK_SUCCESS;
+}
+
+/* A form's tensor that the form does not use must be absent. */
+static BkResult unused(const char *info, const char *field, const BkTensorDesc *desc,
+                       const char *form)
+{
+    if (bk_desc_absent(desc))
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                    "%s.pattern.%s.dataType = %s: the tensor must be left zeroed (dataType "
+                    "UNDEFINED) for %s, which does not use it", info, field,
+                    bk_data_type_name(desc->dataType), form);
+}
+
+static BkResult block_sizes(const char *info, const BkAttentionPattern *pat)
+{
+    const int32_t bq = pat->blockQ, bk = pat->blockK;
+    const bool tiled = bq >= MIN_TILED_BLOCK && bq <= MAX_BLOCK && bk >= MIN_TILED_BLOCK &&
+                       bk <= MAX_BLOCK;
+    const bool single = bq == bk && bq >= 1 && bq < MIN_TILED_BLOCK;
+    if (tiled || single)
+        return BK_SUCCESS;
+    if (bq < 1 || bq > MAX_BLOCK)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern.blockQ = %d must be in 16..128 (or 1..15 when equal to "
+                        "blockK)", info, (int)bq);
+    if (bk < 1 || bk > MAX_BLOCK)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern.blockK = %d must be in 16..128 (or 1..15 when equal to "
+                        "blockQ)", info, (int)bk);
+    return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                    "%s.pattern.blockQ = %d and blockK = %d: a block size below 16 must be the "
+                    "single size of both sides (blockQ == blockK)", info, (int)bq, (int)bk);
+}
+
+/* Extent 0 (Bp) and 1 (Hp) of a pattern tensor: 1 (shared) or B / H. */
+static BkResult pattern_broadcast(const char *info, const char *field, const struct bk_tensor *t,
+                                  struct bk_attention_problem *p)
+{
+    if (t->extent[0] != 1 && t->extent[0] != p->batch)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern.%s.extent[0] = %lld must be 1 (shared) or B = %lld", info,
+                        field, (long long)t->extent[0], (long long)p->batch);
+    if (t->extent[1] != 1 && t->extent[1] != p->heads)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern.%s.extent[1] = %lld must be 1 (shared) or H = %lld", info,
+                        field, (long long)t->extent[1], (long long)p->heads);
+    p->pattern_batch = t->extent[0] ? t->extent[0] : 1;
+    p->pattern_heads = t->extent[1] ? t->extent[1] : 1;
+    return BK_SUCCESS;
+}
+
+static BkResult pattern_tensor(const char *info, const char *field, const BkTensorDesc *desc,
+                               uint32_t rank, BkDataType type, struct bk_tensor *t)
+{
+    char name[64];
+    snprintf(name, sizeof name, "pattern.%s", field);
+    BkResult r = operand(info, name, desc, rank, t);
+    if (r != BK_SUCCESS)
+        return r;
+    if (t->type != type)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.pattern.%s.dataType = %s must be %s", info,
+                        field, bk_data_type_name(t->type), bk_data_type_name(type));
+    return BK_SUCCESS;
+}
+
+static const char *const form_names[] = {
+    [BK_ATTENTION_PATTERN_DENSE] = "BK_ATTENTION_PATTERN_DENSE",
+    [BK_ATTENTION_PATTERN_MASK] = "BK_ATTENTION_PATTERN_MASK",
+    [BK_ATTENTION_PATTERN_LIST] = "BK_ATTENTION_PATTERN_LIST",
+};
+
+/* The pattern: block sizes, its tensors and their slots' tensors
+ * (mask, counts, indices). */
+static BkResult pattern(const struct attention_fields *f, struct bk_attention_problem *p,
+                        struct bk_tensor *t /* [3] */)
+{
+    const char *in = f->info;
+    const BkAttentionPattern *pat = f->pattern;
+    BkResult r;
+    if ((unsigned)pat->form > BK_ATTENTION_PATTERN_LIST)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern.form = %d is not a BkAttentionPatternForm", in, (int)pat->form);
+    if (pat->reserved != 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.pattern.reserved = %u must be 0", in,
+                        pat->reserved);
+    p->form = pat->form;
+    p->pattern_batch = p->pattern_heads = 1;
+    const char *form = form_names[pat->form];
+    if (p->form == BK_ATTENTION_PATTERN_DENSE) {
+        /* Blocks do not change a dense result: 0 (unset) or a valid size. */
+        if ((pat->blockQ || pat->blockK) && (r = block_sizes(in, pat)) != BK_SUCCESS)
+            return r;
+        p->block_q = p->block_k = p->nbq = p->nbk = 0;
+    } else {
+        if ((r = block_sizes(in, pat)) != BK_SUCCESS)
+            return r;
+        p->block_q = pat->blockQ;
+        p->block_k = pat->blockK;
+        p->nbq = (p->lq + p->block_q - 1) / p->block_q;
+        p->nbk = (p->lk + p->block_k - 1) / p->block_k;
+    }
+    int64_t blocks;
+    if (__builtin_mul_overflow(p->nbq, p->nbk, &blocks))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pattern: nbq x nbk = %lld x %lld blocks overflow 64 bits", in,
+                        (long long)p->nbq, (long long)p->nbk);
+
+    if (p->form != BK_ATTENTION_PATTERN_MASK && (r = unused(in, "mask", &pat->mask, form)))
+        return r;
+    if (p->form != BK_ATTENTION_PATTERN_LIST &&
+        ((r = unused(in, "counts", &pat->counts, form)) ||
+         (r = unused(in, "indices", &pat->indices, form))))
+        return r;
+
+    if (p->form == BK_ATTENTION_PATTERN_MASK) {
+        if ((r = pattern_tensor(in, "mask", &pat->mask, 3, BK_DATA_TYPE_U8, &t[0])) ||
+            (r = pattern_broadcast(in, "mask", &t[0], p)))
+            return r;
+        if (t[0].extent[2] != blocks)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s.pattern.mask.extent[2] = %lld must equal nbq x nbk = %lld x %lld "
+                            "= %lld (ceil(Lq / blockQ) x ceil(Lk / blockK))", in,
+                            (long long)t[0].extent[2], (long long)p->nbq, (long long)p->nbk,
+                            (long long)blocks);
+        /* Split the last axis into (query block, key block). */
+        p->mask_stride[0] = t[0].stride[0];
+        p->mask_stride[1] = t[0].stride[1];
+        p->mask_stride[2] = t[0].stride[2] * p->nbk;
+        p->mask_stride[3] = t[0].stride[2];
+    } else if (p->form == BK_ATTENTION_PATTERN_LIST) {
+        if ((r = pattern_tensor(in, "counts", &pat->counts, 3, BK_DATA_TYPE_I32, &t[1])) ||
+            (r = pattern_broadcast(in, "counts", &t[1], p)) ||
+            (r = expect(in, "pattern.counts", &t[1], 2, p->nbq, "nbq (ceil(Lq / blockQ))")) ||
+            (r = pattern_tensor(in, "indices", &pat->indices, 4, BK_DATA_TYPE_I32, &t[2])) ||
+            (r = expect(in, "pattern.indices", &t[2], 0, t[1].extent[0], "counts.extent[0]")) ||
+            (r = expect(in, "pattern.indices", &t[2], 1, t[1].extent[1], "counts.extent[1]")) ||
+            (r = expect(in, "pattern.indices", &t[2], 2, p->nbq, "nbq (ceil(Lq / blockQ))")))
+            return r;
+        p->capacity = t[2].extent[3];
+        copy_strides(p->counts_stride, &t[1], 3);
+        copy_strides(p->indices_stride, &t[2], 4);
+    }
+    return BK_SUCCESS;
+}
+
+/* Workspace: the list scattered to a mask, its bad flags, backward's row
+ * sums (see struct bk_attention_problem). */
+static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
+{
+    uint64_t at = 0, bytes;
+    const uint64_t heads = (uint64_t)p->pattern_batch * (uint64_t)p->pattern_heads;
+    if (p->form == BK_ATTENTION_PATTERN_LIST) {
+        if (__builtin_mul_overflow(heads, (uint64_t)p->nbq * (uint64_t)p->nbk, &bytes) ||
+            __builtin_add_overflow(bytes, heads, &at) || at > UINT64_MAX - 255)
+            goto too_big;
+        p->ws_mask = 0;
+        p->ws_bad = bytes;
+        at = (at + 255) & ~(uint64_t)255;
+        /* The scattered mask [Bp, Hp, nbq, nbk] is contiguous. */
+        p->mask_stride[3] = 1;
+        p->mask_stride[2] = p->nbk;
+        p->mask_stride[1] = p->nbq * p->nbk;
+        p->mask_stride[0] = p->pattern_heads * p->nbq * p->nbk;
+    }
+    if (p->backward) {
+        p->ws_rowsum = at;
+        if (__builtin_mul_overflow((uint64_t)p->batch * (uint64_t)p->heads, (uint64_t)p->lq,
+                                   &bytes) ||
+            __builtin_mul_overflow(bytes, (uint64_t)bk_data_type_size(p->lse_type), &bytes) ||
+            __builtin_add_overflow(at, bytes, &at))
+            goto too_big;
+    }
+    if (at > (uint64_t)INT64_MAX)
+        goto too_big;
+    p->ws_size = at;
+    return BK_SUCCESS;
+too_big:
+    return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: the workspace would exceed 64 bits", in);
+}
+
+static BkResult attention_validate(const struct attention_fields *f, BkPlan plan)
+{
+    struct bk_attention_problem *p = &plan->problem.attention;
+    const char *in = f->info;
+    struct bk_tensor q = { 0 }, k = { 0 }, v = { 0 }, y = { 0 }, lse = { 0 }, pat[3] = { 0 };
+    struct bk_tensor dy = { 0 }, dq = { 0 }, dk = { 0 }, dv = { 0 };
+    BkResult r;
+
+    if (f->flags & ~f->allowed_flags)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x has unknown bits 0x%x", in,
+                        f->flags, f->flags & ~f->allowed_flags);
+    if (f->reserved != 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.reserved = %u must be 0", in, f->reserved);
+    if (!isfinite(f->scale))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.scale = %g must be finite", in, f->scale);
+    p->causal = (f->flags & BK_ATTENTION_CAUSAL_BIT) != 0;
+    p->allow_atomics = (f->flags & BK_ATTENTION_ALLOW_ATOMICS_BIT) != 0;
+    p->scale = f->scale;
+
+    if ((r = shapes(f, p, &q, &k, &v)) != BK_SUCCESS ||
+        (r = pattern(f, p, pat)) != BK_SUCCESS)
+        return r;
+    if ((r = view4(f, "y", f->y, p->heads, "H (q.extent[1])", p->lq, "Lq (q.extent[2])", p->dv,
+                   "Dv (v.extent[3])", p, &y, p->stride.y)) != BK_SUCCESS)
+        return r;
+    p->has_lse = p->backward || !bk_desc_absent(f->lse);
+    if (p->has_lse && (r = lse_view(f, p, &lse)) != BK_SUCCESS)
+        return r;
+    if (p->backward) {
+        if ((r = view4(f, "dy", f->dy, p->heads, "H (q.extent[1])", p->lq, "Lq (q.extent[2])",
+                       p->dv, "Dv (v.extent[3])", p, &dy, p->stride.dy)) != BK_SUCCESS ||
+            (r = view4(f, "dq", f->dq, p->heads, "H (q.extent[1])", p->lq, "Lq (q.extent[2])",
+                       p->d, "D (q.extent[3])", p, &dq, p->stride.dq)) != BK_SUCCESS ||
+            (r = view4(f, "dk", f->dk, p->kv_heads, "Hkv (k.extent[1])", p->lk,
+                       "Lk (k.extent[2])", p->d, "D (q.extent[3])", p, &dk, p->stride.dk)) !=
+                BK_SUCCESS ||
+            (r = view4(f, "dv", f->dv, p->kv_heads, "Hkv (k.extent[1])", p->lk,
+                       "Lk (k.extent[2])", p->dv, "Dv (v.extent[3])", p, &dv, p->stride.dv)) !=
+                BK_SUCCESS ||
+            (r = bk_check_written_field(in, "dq", &dq)) != BK_SUCCESS ||
+            (r = bk_check_written_field(in, "dk", &dk)) != BK_SUCCESS ||
+            (r = bk_check_written_field(in, "dv", &dv)) != BK_SUCCESS)
+            return r;
+    } else if ((r = bk_check_written_field(in, "y", &y)) != BK_SUCCESS ||
+               (p->has_lse && (r = bk_check_written_field(in, "lse", &lse)) != BK_SUCCESS)) {
+        return r;
+    }
+    if ((r = workspace_layout(in, p)) != BK_SUCCESS)
+        return r;
+
+    /* Slots: every tensor, absent ones with span 0. */
+    const uint32_t es = (uint32_t)bk_data_type_size(p->type);
+    const uint32_t ls = (uint32_t)bk_data_type_size(p->lse_type);
+    const struct {
+        const char *name;
+        const struct bk_tensor *t;
+        uint32_t align;
+        bool written;
+    } slots[] = {
+        { "q", &q, es, false },           { "k", &k, es, false },
+        { "v", &v, es, false },           { "mask", &pat[0], 1, false },
+        { "counts", &pat[1], 4, false },  { "indices", &pat[2], 4, false },
+        { "y", &y, es, !p->backward },    { "lse", &lse, ls, !p->backward },
+        { "dy", &dy, es, false },         { "dq", &dq, es, true },
+        { "dk", &dk, es, true },          { "dv", &dv, es, true },
+    };
+    plan->props.bindingCount = p->backward ? 12 : 8;
+    for (uint32_t i = 0; i < plan->props.bindingCount; i++)
+        bk_plan_set_slot(plan, i, slots[i].name, slots[i].t->span,
+                         slots[i].t->type != BK_DATA_TYPE_UNDEFINED ? slots[i].align : 1,
+                         slots[i].written);
+    bk_plan_set_float_precision(plan, p->type);
+    plan->props.workspaceSize = p->ws_size;
+    return BK_SUCCESS;
+}
+
+BkResult bk_attention_init(BkPlan plan, const void *info)
+{
+    const BkBaseInStructure *base = info;
+    struct bk_attention_problem *p = &plan->problem.attention;
+    struct attention_fields f;
+    if (base->sType == BK_STRUCTURE_TYPE_ATTENTION_INFO) {
+        const BkAttentionInfo *a = info;
+        plan->op = BK_OP_ATTENTION_FORWARD;
+        f = (struct attention_fields){
+            .info = "BkAttentionInfo", .flags = a->flags,
+            .allowed_flags = BK_ATTENTION_CAUSAL_BIT, .reserved = a->reserved,
+            .scale = a->scale, .pattern = &a->pattern,
+            .q = &a->q, .k = &a->k, .v = &a->v, .y = &a->y, .lse = &a->lse,
+        };
+    } else {
+        const BkAttentionBackwardInfo *b = info;
+        plan->op = BK_OP_ATTENTION_BACKWARD;
+        p->backward = true;
+        f = (struct attention_fields){
+            .info = "BkAttentionBackwardInfo", .flags = b->flags,
+            .allowed_flags = BK_ATTENTION_CAUSAL_BIT | BK_ATTENTION_ALLOW_ATOMICS_BIT,
+            .reserved = b->reserved, .scale = b->scale, .pattern = &b->pattern,
+            .q = &b->q, .k = &b->k, .v = &b->v, .y = &b->y, .lse = &b->lse, .dy = &b->dy,
+            .dq = &b->dq, .dk = &b->dk, .dv = &b->dv,
+        };
+    }
+    plan->op_name = f.info;
+    return attention_validate(&f, plan);
+}

@@ -1,0 +1,393 @@
+/* Block-sparse attention on CUDA (modules attention_general,
+ * attention_mma and attention_mma_backward): the kernels chosen at plan
+ * creation, the launches of a run.
+ *
+ * A run is up to four launches in one stream, each waiting for the one
+ * before: the LIST form scattered into the workspace mask; then the
+ * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
+ * on tensor cores (ptx/attention_mma*.cu) for F16 and BF16, D = Dv = 64
+ * or 128, blocks that are multiples of 64 (or DENSE), unit column strides
+ * and row strides of whole 16-byte steps, lengths below 2^31; a run whose
+ * tensor addresses are not all 16-byte aligned takes the general
+ * kernels, as does every other case. */
+#include "cuda_internal.h"
+#include "../../ptx/attention_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the attention parameter blocks fit struct bk_cuda_kernel_launch");
+
+#define MMA_TILE BK_ATTENTION_MMA_TILE
+#define GENERAL_ROWS BK_ATTENTION_GENERAL_WARPS
+
+enum {
+    K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA, K_COUNT
+};
+
+/* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
+ * (general, mma, wgmma), read when a plan is made, caps the choice (for
+ * tests and tuning). */
+enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
+
+struct attention_plan {
+    struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
+    bool list, fast, wgmma;
+    unsigned int fast_shared_bytes[K_COUNT];
+    CUfunction fn[K_COUNT];
+    char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
+    struct bk_attention_args args;
+};
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int64_t round_up(int64_t a, int64_t b)
+{
+    return ceil_div(a, b) * b;
+}
+
+static struct bk_attention_view view(const int64_t *s, int rank)
+{
+    struct bk_attention_view v = { 0 };
+    for (int i = 0; i < rank; i++)
+        v.s[i] = s[i];
+    return v;
+}
+
+static const char *type_suffix(BkDataType t)
+{
+    switch (t) {
+    case BK_DATA_TYPE_F16: return "f16";
+    case BK_DATA_TYPE_BF16: return "bf16";
+    case BK_DATA_TYPE_F32: return "f32";
+    default: return "f64";
+    }
+}
+
+/* Unit column strides and rows in whole 16-byte steps (8 elements). */
+static bool rows_vectorised(const int64_t *s)
+{
+    return s[3] == 1 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0;
+}
+
+static enum path path_cap(void)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_PATH");
+    if (s && !strcmp(s, "general"))
+        return PATH_GENERAL;
+    if (s && !strcmp(s, "mma"))
+        return PATH_MMA;
+    return PATH_WGMMA;
+}
+
+static bool fast_path(const struct bk_attention_problem *p)
+{
+    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16)
+        return false;
+    if (p->lq > INT32_MAX || p->lk > INT32_MAX)
+        return false;
+    if (p->d != p->dv || (p->d != 64 && p->d != 128))
+        return false;
+    if (p->form != BK_ATTENTION_PATTERN_DENSE &&
+        (p->block_q % MMA_TILE != 0 || p->block_k % MMA_TILE != 0))
+        return false;
+    if (p->backward)
+        return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
+               rows_vectorised(p->stride.v) && rows_vectorised(p->stride.dy) &&
+               rows_vectorised(p->stride.dq) && rows_vectorised(p->stride.dk) &&
+               rows_vectorised(p->stride.dv);
+    return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
+           rows_vectorised(p->stride.v) && rows_vectorised(p->stride.y);
+}
+
+/* The Hopper forward: sm_90 exactly (sm_90a code), and q, k and v
+ * describable as tensor maps. */
+static bool wgmma_path(BkPlan plan)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const BkDeviceProperties *d = &plan->ctx->props;
+    if (p->backward || d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
+        return false;
+    const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    return bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q) &&
+           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) &&
+           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v);
+}
+
+/* The tensor maps of a run (false when the driver refuses one). */
+static bool tensor_maps(const struct bk_attention_problem *p, struct bk_attention_tma_args *t)
+{
+    const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    const uint32_t box = BK_ATTENTION_MMA_TILE;
+    return bk_cuda_tensor_map((CUtensorMap *)t->map_q, p->type, t->a.q.base, 4, q, p->stride.q,
+                              box, box) &&
+           bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->a.k.base, 4, kv, p->stride.k,
+                              box, box) &&
+           bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, kv, p->stride.v,
+                              box, box);
+}
+
+/* Whether every tensor the fast kernels read or write is 16-byte aligned. */
+static bool aligned16(const struct bk_attention_args *a, bool backward)
+{
+    uint64_t any = a->q.base | a->k.base | a->v.base;
+    any |= backward ? a->dy.base | a->dq.base | a->dk.base | a->dv.base : a->y.base;
+    return (any & 15u) == 0;
+}
+
+static void launch(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap, int k,
+                   unsigned int grid, unsigned int gy, unsigned int gz, unsigned int threads,
+                   const struct bk_attention_args *a)
+{
+    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz, threads, ap->fast_shared_bytes[k], ap->name[k],
+                       a, sizeof *a);
+}
+
+static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
+                                  struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
+{
+    const struct attention_plan *ap = plan->impl;
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    struct bk_attention_args a = ap->args;
+    const BkDeviceAddress *bind = run->binding;
+    a.q.base = bind[BK_ATTENTION_BINDING_Q];
+    a.k.base = bind[BK_ATTENTION_BINDING_K];
+    a.v.base = bind[BK_ATTENTION_BINDING_V];
+    a.y.base = bind[BK_ATTENTION_BINDING_Y];
+    a.lse = p->has_lse ? bind[BK_ATTENTION_BINDING_LSE] : 0;
+    if (p->form == BK_ATTENTION_PATTERN_MASK)
+        a.mask.base = bind[BK_ATTENTION_BINDING_MASK];
+    if (ap->list) {
+        a.counts.base = bind[BK_ATTENTION_BINDING_COUNTS];
+        a.indices.base = bind[BK_ATTENTION_BINDING_INDICES];
+        a.mask.base = run->workspace + p->ws_mask;
+        a.bad = run->workspace + p->ws_bad;
+    }
+    if (p->backward) {
+        a.dy.base = bind[BK_ATTENTION_BACKWARD_BINDING_DY];
+        a.dq.base = bind[BK_ATTENTION_BACKWARD_BINDING_DQ];
+        a.dk.base = bind[BK_ATTENTION_BACKWARD_BINDING_DK];
+        a.dv.base = bind[BK_ATTENTION_BACKWARD_BINDING_DV];
+        a.rowsum = run->workspace + p->ws_rowsum;
+    }
+
+    const bool queries = p->batch > 0 && p->heads > 0 && p->lq > 0;
+    const bool keys = p->batch > 0 && p->kv_heads > 0 && p->lk > 0;
+    const bool fast = ap->fast && aligned16(&a, p->backward);
+    if (!queries) /* no list was scattered: no head is bad */
+        a.bad = 0;
+    const unsigned int gb = (unsigned int)p->batch, gh = (unsigned int)p->heads;
+    const unsigned int gkv = (unsigned int)p->kv_heads;
+    const unsigned int rows = (unsigned int)ceil_div(p->lq, GENERAL_ROWS);
+    const unsigned int key_rows = (unsigned int)ceil_div(p->lk, GENERAL_ROWS);
+    const unsigned int tiles = (unsigned int)ceil_div(p->lq, MMA_TILE);
+    const unsigned int key_tiles = (unsigned int)ceil_div(p->lk, MMA_TILE);
+    const unsigned int mt = BK_ATTENTION_MMA_THREADS, gt = BK_ATTENTION_GENERAL_THREADS;
+    uint32_t n = 0;
+    if (ap->list && queries)
+        launch(&launches[n++], ap, K_SCATTER, (unsigned int)(p->pattern_batch * p->pattern_heads),
+               1, 1, BK_ATTENTION_SCATTER_THREADS, &a);
+    if (!p->backward) {
+        if (!queries)
+            return 0;
+        struct bk_attention_tma_args t;
+        if (fast && ap->wgmma) {
+            memset(&t, 0, sizeof t);
+            t.a = a;
+        }
+        if (fast && ap->wgmma && tensor_maps(p, &t))
+            bk_cuda_launch_set(&launches[n++], ap->fn[K_WGMMA],
+                               (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS), gh, gb,
+                               BK_ATTENTION_WGMMA_THREADS, ap->fast_shared_bytes[K_WGMMA],
+                               ap->name[K_WGMMA], &t, sizeof t);
+        else if (fast)
+            launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
+        else
+            launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
+        return n;
+    }
+    if (queries) {
+        launch(&launches[n++], ap, K_ROWSUM, rows, gh, gb, gt, &a);
+        if (fast)
+            launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
+        else
+            launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
+    }
+    /* With no query, dk and dv are still written: zeros. */
+    if (keys && fast)
+        launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb, mt, &a);
+    else if (keys)
+        launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
+    return n;
+}
+
+/* The grid: rows / 4 CTAs along x, heads along y, batches along z. */
+static BkResult check_grid(const struct bk_attention_problem *p, const char *info)
+{
+    if (p->batch > 65535)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "%s.q.extent[0] = %lld: the CUDA kernels take B up to 65535", info,
+                        (long long)p->batch);
+    if (p->heads > 65535)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "%s.q.extent[1] = %lld: the CUDA kernels take H up to 65535", info,
+                        (long long)p->heads);
+    if (ceil_div(p->lq, GENERAL_ROWS) > INT32_MAX || ceil_div(p->lk, GENERAL_ROWS) > INT32_MAX)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "%s: Lq = %lld, Lk = %lld: the CUDA kernels take lengths up to %lld",
+                        info, (long long)p->lq, (long long)p->lk,
+                        (long long)INT32_MAX * GENERAL_ROWS);
+    if (p->pattern_batch * p->pattern_heads > INT32_MAX)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s.pattern: too many pattern heads", info);
+    return BK_SUCCESS;
+}
+
+static void fill_args(const struct bk_attention_problem *p, struct bk_attention_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->q = view(p->stride.q, 4);
+    a->k = view(p->stride.k, 4);
+    a->v = view(p->stride.v, 4);
+    a->y = view(p->stride.y, 4);
+    a->dy = view(p->stride.dy, 4);
+    a->dq = view(p->stride.dq, 4);
+    a->dk = view(p->stride.dk, 4);
+    a->dv = view(p->stride.dv, 4);
+    a->mask = view(p->mask_stride, 4);
+    a->counts = view(p->counts_stride, 3);
+    a->indices = view(p->indices_stride, 4);
+    for (int i = 0; i < 3; i++)
+        a->lse_s[i] = p->stride.lse[i];
+    a->batch = p->batch;
+    a->heads = p->heads;
+    a->kv_heads = p->kv_heads;
+    a->lq = p->lq;
+    a->lk = p->lk;
+    a->d = p->d;
+    a->dv_cols = p->dv;
+    a->pattern_batch = p->pattern_batch;
+    a->pattern_heads = p->pattern_heads;
+    a->capacity = p->capacity;
+    a->scale = p->scale;
+    a->flags = (p->causal ? BK_ATTENTION_CAUSAL : 0u) | (p->has_lse ? BK_ATTENTION_HAS_LSE : 0u);
+    if (p->form == BK_ATTENTION_PATTERN_DENSE) {
+        /* One block over everything, in whole tiles of the fast kernel. */
+        a->block_q = round_up(p->lq > 0 ? p->lq : 1, MMA_TILE);
+        a->block_k = round_up(p->lk > 0 ? p->lk : 1, MMA_TILE);
+        a->nbq = a->nbk = 1;
+    } else {
+        a->block_q = p->block_q;
+        a->block_k = p->block_k;
+        a->nbq = p->nbq;
+        a->nbk = p->nbk;
+    }
+}
+
+/* The tensor-core kernels of the plan, with their shared memory: Q and
+ * two stages of K and V (forward, dq); K, V, two stages of Q and dY and
+ * of lse and rowsum (dk/dv). */
+static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
+    const int d = (int)p->d;
+    int ks[3], count = p->backward ? 2 : 1;
+    if (p->backward) {
+        ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
+        snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
+        snprintf(ap->name[K_DKV_FAST], sizeof ap->name[0], "bk_attention_dkv_mma_%s_d%d", ts, d);
+        ap->fast_shared_bytes[K_DQ_FAST] = 6 * tile;
+        ap->fast_shared_bytes[K_DKV_FAST] = 6 * tile + 4 * 4 * MMA_TILE;
+    } else {
+        ks[0] = K_FAST;
+        snprintf(ap->name[K_FAST], sizeof ap->name[0], "bk_attention_forward_mma_%s_d%d", ts, d);
+        ap->fast_shared_bytes[K_FAST] = 5 * tile;
+    }
+    if (ap->wgmma) {
+        /* Two Q tiles, the K and V ring, the barriers, 1 KiB to align. */
+        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d", ts,
+                 d);
+        ap->fast_shared_bytes[K_WGMMA] = (2 + 2 * BK_ATTENTION_WGMMA_STAGES) * tile +
+                                         8 * (1 + 3 * BK_ATTENTION_WGMMA_STAGES) + 1024;
+        const char *const wname[] = { ap->name[K_WGMMA] };
+        CUfunction *const wfn[] = { &ap->fn[K_WGMMA] };
+        BkResult res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, wname, wfn, 1);
+        if (res != BK_SUCCESS)
+            return res;
+        ks[count++] = K_WGMMA;
+    }
+    const char *names[2];
+    CUfunction *fns[2];
+    const int mma_count = count - (ap->wgmma ? 1 : 0);
+    for (int i = 0; i < mma_count; i++)
+        names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
+    BkResult res = bk_cuda_find_functions(plan, p->backward ? BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD
+                                                            : BK_CUDA_MODULE_ATTENTION_MMA,
+                                          names, fns, mma_count);
+    if (res != BK_SUCCESS)
+        return res;
+    struct bk_cuda_scope scope;
+    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
+        return res;
+    for (int i = 0; i < count && res == BK_SUCCESS; i++)
+        res = bk_cuda_set_shared_bytes(ap->fn[ks[i]], ap->fast_shared_bytes[ks[i]],
+                                       ap->name[ks[i]]);
+    bk_cuda_leave(&scope);
+    return res;
+}
+
+BkResult bk_cuda_attention_select(BkPlan plan)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    BkResult res;
+    if ((res = check_grid(p, plan->op_name)) != BK_SUCCESS)
+        return res;
+    struct attention_plan *ap = bk_cuda_plan_new(plan, sizeof *ap, attention_prepare, NULL, &res);
+    if (!ap)
+        return res;
+    fill_args(p, &ap->args);
+    ap->list = p->form == BK_ATTENTION_PATTERN_LIST;
+    const enum path cap = path_cap();
+    ap->fast = cap >= PATH_MMA && fast_path(p);
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    const char *ts = type_suffix(p->type);
+    /* The general module's kernels of this plan, then the fast one. */
+    static const int forward[] = { K_SCATTER, K_GENERAL };
+    static const int backward[] = { K_SCATTER, K_ROWSUM, K_DQ, K_DKV };
+    static const char *const patterns[K_COUNT] = {
+        [K_SCATTER] = "bk_attention_scatter", [K_GENERAL] = "bk_attention_forward_general_%s",
+        [K_ROWSUM] = "bk_attention_rowsum_%s", [K_DQ] = "bk_attention_dq_general_%s",
+        [K_DKV] = "bk_attention_dkv_general_%s",
+    };
+    const int *wanted = p->backward ? backward : forward;
+    const int wanted_count = p->backward ? 4 : 2;
+    const char *names[K_COUNT];
+    CUfunction *fns[K_COUNT];
+    int count = 0;
+    for (int i = ap->list ? 0 : 1; i < wanted_count; i++) {
+        const int k = wanted[i];
+        snprintf(ap->name[k], sizeof ap->name[k], patterns[k], ts);
+        names[count] = ap->name[k];
+        fns[count++] = &ap->fn[k];
+    }
+    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_GENERAL, names, fns,
+                                      count)) != BK_SUCCESS)
+        return res;
+    if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
+        return res;
+    if (p->backward)
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
+                 "bk_attention_backward_%s_%s%s", ap->fast ? "mma" : "general", ts,
+                 ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
+    else
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
+                 ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);
+    return BK_SUCCESS;
+}

@@ -1,0 +1,154 @@
+/* Block-sparse attention on the host: what the forward (host_attention.c)
+ * and the backward (host_attention_backward.c) share. Everything is
+ * computed in double from inputs converted exactly; each output is
+ * rounded once. No run allocates: rows of at most 256 elements live on
+ * the stack and scores are recomputed rather than stored. */
+#ifndef BK_HOST_ATTENTION_H
+#define BK_HOST_ATTENTION_H
+
+#include "host_internal.h"
+
+#include <math.h>
+
+/* D and Dv are at most this (bk_attention.h). */
+#define HOST_ATTN_MAX_DIM 256
+
+/* Below this many multiply-adds a pass runs on one thread. */
+#define HOST_ATTN_PARALLEL_MIN_WORK (1 << 18)
+
+/* OpenMP's parallel for with a static schedule (results never depend on
+ * the thread count), before a for statement; without OpenMP the
+ * condition is only evaluated. */
+#define HOST_ATTN_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+#define HOST_ATTN_PARALLEL_FOR(cond) HOST_ATTN_PRAGMA(omp parallel for schedule(static) if (cond))
+#else
+#define HOST_ATTN_PARALLEL_FOR(cond) (void)(cond);
+#endif
+
+/* One run: the problem and its bound base addresses (inputs too are
+ * char *: they come from integers). */
+struct host_attn {
+    const struct bk_attention_problem *p;
+    char *q, *k, *v, *y, *lse, *dy, *dq, *dk, *dv;
+    const uint8_t *mask;         /* [Bp, Hp, nbq, nbk] through mask_stride; NULL: dense */
+    const uint8_t *bad;          /* [Bp * Hp] list errors; NULL: not a list */
+    int64_t group;               /* query heads per kv head */
+};
+
+/* The run's bindings (slots 0..7 are the same in both plans, the
+ * backward's 8..11 are read only by the backward) and, for a list, the
+ * list scattered into the workspace's mask with its bad flags. */
+BK_HIDDEN void host_attn_begin(struct host_attn *a, BkPlan plan, const struct bk_run_args *args);
+
+/* Row r of a [b, h, r, c] operand: n elements from element offset off
+ * with column stride cs, converted to double; and the store, rounding
+ * once to type (to nearest even). */
+BK_HIDDEN void host_attn_load_row(BkDataType type, const char *base, int64_t off, int64_t cs,
+                                  int64_t n, double *out);
+BK_HIDDEN void host_attn_store_row(BkDataType type, char *base, int64_t off, int64_t cs,
+                                   int64_t n, const double *in);
+/* n copies of value (0 or NaN) into a row. */
+BK_HIDDEN void host_attn_fill_row(BkDataType type, char *base, int64_t off, int64_t cs, int64_t n,
+                                  double value);
+BK_HIDDEN double host_attn_load(BkDataType type, const char *base, int64_t off);
+BK_HIDDEN void host_attn_store(BkDataType type, char *base, int64_t off, double value);
+
+/* Element offset of row r of head h, batch b in a 4-D operand. */
+static inline int64_t host_attn_row(const int64_t *stride, int64_t b, int64_t h, int64_t r)
+{
+    return b * stride[0] + h * stride[1] + r * stride[2];
+}
+
+/* The pattern entry of (b, h): its mask's first byte, NULL when dense. */
+static inline const uint8_t *host_attn_pattern(const struct host_attn *a, int64_t b, int64_t h)
+{
+    const struct bk_attention_problem *p = a->p;
+    if (!a->mask)
+        return NULL;
+    return a->mask + b % p->pattern_batch * p->mask_stride[0] +
+           h % p->pattern_heads * p->mask_stride[1];
+}
+
+/* Whether the list of (b, h) broke a rule: its outputs are NaN. */
+static inline bool host_attn_bad(const struct host_attn *a, int64_t b, int64_t h)
+{
+    const struct bk_attention_problem *p = a->p;
+    return a->bad && a->bad[b % p->pattern_batch * p->pattern_heads + h % p->pattern_heads];
+}
+
+/* One past the last key query i may see under the causal rule (the
+ * diagonal aligned to the bottom right), clamped to 0..Lk. */
+static inline int64_t host_attn_key_end(const struct bk_attention_problem *p, int64_t i)
+{
+    if (!p->causal)
+        return p->lk;
+    const int64_t end = i + (p->lk - p->lq) + 1;
+    return end < 0 ? 0 : end < p->lk ? end : p->lk;
+}
+
+/* Whether query i of a head with pattern entry pat sees key j. */
+static inline bool host_attn_visible(const struct host_attn *a, const uint8_t *pat, int64_t i,
+                                     int64_t j)
+{
+    const struct bk_attention_problem *p = a->p;
+    if (j >= host_attn_key_end(p, i))
+        return false;
+    return !pat || pat[i / p->block_q * p->mask_stride[2] + j / p->block_k * p->mask_stride[3]];
+}
+
+/* The keys query i sees, as runs [j0, j1) of whole or cut blocks. */
+struct host_attn_keys {
+    const uint8_t *row;          /* the query block's mask row; NULL: dense */
+    int64_t stride, block, blocks, end, next;
+};
+
+static inline struct host_attn_keys host_attn_keys_of(const struct host_attn *a,
+                                                      const uint8_t *pat, int64_t i)
+{
+    const struct bk_attention_problem *p = a->p;
+    return (struct host_attn_keys){
+        .row = pat ? pat + i / p->block_q * p->mask_stride[2] : NULL,
+        .stride = p->mask_stride[3], .block = p->block_k, .blocks = p->nbk,
+        .end = host_attn_key_end(p, i),
+    };
+}
+
+static inline bool host_attn_next_keys(struct host_attn_keys *it, int64_t *j0, int64_t *j1)
+{
+    if (!it->row) {
+        *j0 = 0, *j1 = it->end;
+        return it->next++ == 0 && it->end > 0;
+    }
+    for (; it->next < it->blocks && it->next * it->block < it->end; it->next++)
+        if (it->row[it->next * it->stride]) {
+            *j0 = it->next * it->block;
+            *j1 = *j0 + it->block < it->end ? *j0 + it->block : it->end;
+            it->next++;
+            return true;
+        }
+    return false;
+}
+
+static inline double host_attn_dot(const double *x, const double *y, int64_t n)
+{
+    double s = 0;
+    for (int64_t c = 0; c < n; c++)
+        s += x[c] * y[c];
+    return s;
+}
+
+/* s_ij = scale * q_i . k_j for kv head kvh of batch b. */
+static inline double host_attn_score(const struct host_attn *a, const double *q, int64_t b,
+                                     int64_t kvh, int64_t j, double *k_row)
+{
+    const struct bk_attention_problem *p = a->p;
+    host_attn_load_row(p->type, a->k, host_attn_row(p->stride.k, b, kvh, j), p->stride.k[3],
+                       p->d, k_row);
+    return p->scale * host_attn_dot(q, k_row, p->d);
+}
+
+/* The backward pass (host_attention_backward.c). */
+BK_HIDDEN void host_attn_backward(const struct host_attn *a);
+
+#endif /* BK_HOST_ATTENTION_H */

@@ -1,0 +1,65 @@
+/* The parameter block of the attention kernels (ptx/attention_*.cu,
+ * nvcc), shared with their launcher (lib/cuda/cuda_attention.c, plain
+ * C11). Addresses are device addresses; strides are in elements. */
+#ifndef BK_ATTENTION_ARGS_H
+#define BK_ATTENTION_ARGS_H
+
+#include <stdint.h>
+
+#define BK_ATTENTION_CAUSAL 0x1u
+#define BK_ATTENTION_HAS_LSE 0x2u
+
+/* The general kernels: one warp per query row (forward, dq) or key row
+ * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */
+#define BK_ATTENTION_GENERAL_WARPS 4
+#define BK_ATTENTION_GENERAL_THREADS (32 * BK_ATTENTION_GENERAL_WARPS)
+#define BK_ATTENTION_SCATTER_THREADS 256
+
+/* The tensor-core kernels: 64 query rows (forward, dq) or key rows (dk,
+ * dv) per CTA, 16 per warp, against tiles of 64 keys (or queries). */
+#define BK_ATTENTION_MMA_TILE 64
+#define BK_ATTENTION_MMA_THREADS 128
+
+/* A [batch, heads, rows, cols] operand. */
+struct bk_attention_view {
+    uint64_t base;
+    int64_t s[4];
+};
+
+struct bk_attention_args {
+    struct bk_attention_view q, k, v, y, dy, dq, dk, dv;
+    struct bk_attention_view mask;        /* [Bp, Hp, nbq, nbk]; base 0: every block */
+    struct bk_attention_view counts;      /* LIST: [Bp, Hp, nbq] (s[3] unused) */
+    struct bk_attention_view indices;     /* LIST: [Bp, Hp, nbq, capacity] */
+    uint64_t lse;                         /* [B, H, Lq], lse_s */
+    int64_t lse_s[3];
+    uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
+    uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
+    int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
+    int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */
+    int64_t pattern_batch, pattern_heads, capacity;
+    double scale;
+    uint32_t flags;
+    uint32_t reserved;
+};
+
+/* The Hopper forward (ptx/attention_wgmma.cu, sm_90a): tensor maps of q,
+ * k and v (CUtensorMap, 128 bytes each, 64-byte aligned in the parameter
+ * space) for the bulk tensor copy engine, then the usual block. A CTA is
+ * one producer warpgroup and two consumer warpgroups of 64 query rows. */
+#define BK_ATTENTION_WGMMA_THREADS 384
+#define BK_ATTENTION_WGMMA_ROWS 128
+#define BK_ATTENTION_WGMMA_STAGES 3
+#ifdef __cplusplus
+#define BK_ATTENTION_ALIGN64 alignas(64)
+#else
+#define BK_ATTENTION_ALIGN64 _Alignas(64)
+#endif
+struct bk_attention_tma_args {
+    BK_ATTENTION_ALIGN64 unsigned char map_q[128];
+    BK_ATTENTION_ALIGN64 unsigned char map_k[128];
+    BK_ATTENTION_ALIGN64 unsigned char map_v[128];
+    struct bk_attention_args a;
+};
+
+#endif /* BK_ATTENTION_ARGS_H */

@@ -1,0 +1,78 @@
+// What the attention kernels share (ptx/attention_general.cu,
+// ptx/attention_mma.cu): element addressing, the block pattern, the
+// causal limit and the NaN rule for a bad block list.
+#ifndef BK_ATTENTION_COMMON_CUH
+#define BK_ATTENTION_COMMON_CUH
+
+#include "attention_args.h"
+#include "element_types.cuh"
+
+#include <math.h>
+
+namespace bk {
+namespace attention {
+
+typedef bk_attention_args Args;
+typedef bk_attention_view View;
+
+template <typename T>
+static __device__ __forceinline__ T *at(const View &v, int64_t b, int64_t h, int64_t r)
+{
+    return (T *)v.base + b * v.s[0] + h * v.s[1] + r * v.s[2];
+}
+
+// The pattern entry of (b, h): batch and head are shared when the
+// pattern's extent there is 1.
+static __device__ __forceinline__ int64_t pattern_b(const Args &a, int64_t b)
+{
+    return a.pattern_batch == 1 ? 0 : b;
+}
+static __device__ __forceinline__ int64_t pattern_h(const Args &a, int64_t h)
+{
+    return a.pattern_heads == 1 ? 0 : h;
+}
+
+static __device__ __forceinline__ bool block_active(const Args &a, int64_t pb, int64_t ph,
+                                                    int64_t ib, int64_t jb)
+{
+    if (!a.mask.base)
+        return true;
+    const unsigned char *m = (const unsigned char *)a.mask.base;
+    return m[pb * a.mask.s[0] + ph * a.mask.s[1] + ib * a.mask.s[2] + jb * a.mask.s[3]] != 0;
+}
+
+// A bad block list (LIST form) poisons every output of its heads.
+static __device__ __forceinline__ bool pattern_bad(const Args &a, int64_t pb, int64_t ph)
+{
+    return a.bad && ((const unsigned char *)a.bad)[pb * a.pattern_heads + ph] != 0;
+}
+
+// Keys query i may see: j < Lk, and j <= i + (Lk - Lq) when causal.
+static __device__ __forceinline__ int64_t key_end(const Args &a, int64_t i)
+{
+    int64_t end = a.lk;
+    if (a.flags & BK_ATTENTION_CAUSAL) {
+        const int64_t c = i + (a.lk - a.lq) + 1;
+        end = c < end ? c : end;
+    }
+    return end > 0 ? end : 0;
+}
+
+// Queries that may see key j: i >= j - (Lk - Lq) when causal.
+static __device__ __forceinline__ int64_t query_begin(const Args &a, int64_t j)
+{
+    if (!(a.flags & BK_ATTENTION_CAUSAL))
+        return 0;
+    const int64_t c = j - (a.lk - a.lq);
+    return c > 0 ? c : 0;
+}
+
+static __device__ __forceinline__ float quiet_nan()
+{
+    return __int_as_float(0x7FC00000);
+}
+
+} // namespace attention
+} // namespace bk
+
+#endif // BK_ATTENTION_COMMON_CUH

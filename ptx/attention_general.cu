@@ -1,0 +1,366 @@
+// Block-sparse attention on CUDA cores, every type, D and Dv up to 256,
+// any block sizes and strides: the correct path behind the tensor-core
+// kernels (ptx/attention_mma.cu), and the list-to-mask scatter and the
+// backward row sums that both use.
+//
+// One warp per row. A forward (or dq) warp takes the visible keys 32 at a
+// time, one key per lane for the dot products, then spreads the row's
+// output columns over the lanes; a dk/dv warp does the same over the
+// queries that see its key, for each query head of its kv head in turn,
+// so no two warps write one element and the sums are deterministic.
+#include "attention_common.cuh"
+
+namespace bk {
+namespace attention {
+
+constexpr int WARPS = BK_ATTENTION_GENERAL_WARPS;
+constexpr int MAX_COLS = 256;
+constexpr int COLS_PER_LANE = MAX_COLS / 32;
+
+static __device__ __forceinline__ float exp_c(float x) { return expf(x); }
+static __device__ __forceinline__ double exp_c(double x) { return exp(x); }
+static __device__ __forceinline__ float log_c(float x) { return logf(x); }
+static __device__ __forceinline__ double log_c(double x) { return log(x); }
+
+template <typename C> static __device__ __forceinline__ C warp_max(C v)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v = fmax(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+    return v;
+}
+
+template <typename C> static __device__ __forceinline__ C warp_sum(C v)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+}
+
+// A row of n elements (stride s) into the warp's shared row, as C.
+template <typename T, typename C>
+static __device__ __forceinline__ void load_row(C *dst, const T *src, int64_t n, int64_t s,
+                                                int lane)
+{
+    for (int64_t c = lane; c < n; c += 32)
+        dst[c] = Storage<T>::in(src[c * s]);
+    __syncwarp();
+}
+
+template <typename T, typename C>
+static __device__ __forceinline__ C dot_row(const C *row, const T *src, int64_t n, int64_t s)
+{
+    C sum = 0;
+    for (int64_t c = 0; c < n; c++)
+        sum += row[c] * Storage<T>::in(src[c * s]);
+    return sum;
+}
+
+// Writes acc * factor to the row's n columns (lane + 32 t).
+template <typename T, typename C>
+static __device__ __forceinline__ void store_row(T *dst, int64_t n, int64_t s,
+                                                 const C (&acc)[COLS_PER_LANE], C factor,
+                                                 int lane)
+{
+#pragma unroll
+    for (int t = 0; t < COLS_PER_LANE; t++) {
+        const int64_t c = lane + 32 * t;
+        if (c < n)
+            dst[c * s] = Storage<T>::out(acc[t] * factor);
+    }
+}
+
+template <typename T>
+static __device__ __forceinline__ void fill_row(T *dst, int64_t n, int64_t s, float value,
+                                                int lane)
+{
+    for (int64_t c = lane; c < n; c += 32)
+        dst[c * s] = Storage<T>::out(value);
+}
+
+// acc[t] += w * src[lane + 32 t] for the row's n columns.
+template <typename T, typename C>
+static __device__ __forceinline__ void axpy_row(C (&acc)[COLS_PER_LANE], C w, const T *src,
+                                                int64_t n, int64_t s, int lane)
+{
+#pragma unroll
+    for (int t = 0; t < COLS_PER_LANE; t++) {
+        const int64_t c = lane + 32 * t;
+        if (c < n)
+            acc[t] += w * Storage<T>::in(src[c * s]);
+    }
+}
+
+template <typename C> static __device__ __forceinline__ C *lse_at(const Args &a, int64_t b,
+                                                                  int64_t h, int64_t i)
+{
+    return (C *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2];
+}
+
+template <typename C> static __device__ __forceinline__ C *rowsum_at(const Args &a, int64_t b,
+                                                                     int64_t h, int64_t i)
+{
+    return (C *)a.rowsum + (b * a.heads + h) * a.lq + i;
+}
+
+// ---- Forward ----------------------------------------------------------------
+
+template <typename T> static __device__ void forward_row(const Args &a)
+{
+    typedef typename Storage<T>::C C;
+    __shared__ C qrow[WARPS][MAX_COLS];
+    grid_dependency_wait();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
+    if (i >= a.lq)
+        return;
+    const int64_t kvh = h / (a.heads / a.kv_heads);
+    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
+    T *y = at<T>(a.y, b, h, i);
+    C *lse = (a.flags & BK_ATTENTION_HAS_LSE) ? lse_at<C>(a, b, h, i) : nullptr;
+    if (pattern_bad(a, pb, ph)) {
+        fill_row(y, a.dv_cols, a.y.s[3], quiet_nan(), lane);
+        if (lse && lane == 0)
+            *lse = quiet_nan();
+        return;
+    }
+    load_row(qrow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3], lane);
+
+    C acc[COLS_PER_LANE] = {};
+    C m = -INFINITY, l = 0;
+    const int64_t ib = i / a.block_q, kend = key_end(a, i);
+    for (int64_t jb = 0; jb * a.block_k < kend; jb++) {
+        if (!block_active(a, pb, ph, ib, jb))
+            continue;
+        const int64_t hi = min(jb * a.block_k + a.block_k, kend);
+        for (int64_t j0 = jb * a.block_k; j0 < hi; j0 += 32) {
+            const int64_t j = j0 + lane;
+            C s = -INFINITY;
+            if (j < hi)
+                s = dot_row(qrow[warp], at<T>(a.k, b, kvh, j), a.d, a.k.s[3]) * (C)a.scale;
+            const C mc = warp_max(s);
+            const C mn = fmax(m, mc);
+            const C corr = m == -INFINITY ? (C)0 : exp_c(m - mn);
+            const C p = j < hi ? exp_c(s - mn) : (C)0;
+            l = l * corr + warp_sum(p);
+#pragma unroll
+            for (int t = 0; t < COLS_PER_LANE; t++)
+                acc[t] *= corr;
+            const int n = (int)min((int64_t)32, hi - j0);
+            for (int jj = 0; jj < n; jj++)
+                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, p, jj), at<T>(a.v, b, kvh, j0 + jj),
+                         a.dv_cols, a.v.s[3], lane);
+            m = mn;
+        }
+    }
+    // A row that sees no key: y = 0 and lse = -inf.
+    store_row(y, a.dv_cols, a.y.s[3], acc, l > 0 ? (C)1 / l : (C)0, lane);
+    if (lse && lane == 0)
+        *lse = l > 0 ? m + log_c(l) : (C)-INFINITY;
+}
+
+// ---- Backward -----------------------------------------------------------------
+
+// rowsum[b, h, i] = sum over c of dy[i, c] * y[i, c].
+template <typename T> static __device__ void rowsum_row(const Args &a)
+{
+    typedef typename Storage<T>::C C;
+    grid_dependency_wait();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
+    if (i >= a.lq)
+        return;
+    const T *dy = at<T>(a.dy, b, h, i), *y = at<T>(a.y, b, h, i);
+    C sum = 0;
+    for (int64_t c = lane; c < a.dv_cols; c += 32)
+        sum += Storage<T>::in(dy[c * a.dy.s[3]]) * Storage<T>::in(y[c * a.y.s[3]]);
+    sum = warp_sum(sum);
+    if (lane == 0)
+        *rowsum_at<C>(a, b, h, i) = sum;
+}
+
+// P and dS of one (query, key) pair; 0 for a pair that is not visible.
+template <typename C> struct Grad {
+    C p, ds;
+};
+
+template <typename T, typename C>
+static __device__ __forceinline__ Grad<C> pair_grad(const Args &a, const C *qrow, const C *dyrow,
+                                                    const T *k, const T *v, C lse, C rowsum)
+{
+    const C s = dot_row(qrow, k, a.d, a.k.s[3]) * (C)a.scale;
+    const C p = exp_c(s - lse);
+    const C dp = dot_row(dyrow, v, a.dv_cols, a.v.s[3]);
+    return Grad<C>{ p, p * (dp - rowsum) };
+}
+
+// dq[i] = scale * sum over visible j of dS[i, j] k[j].
+template <typename T> static __device__ void dq_row(const Args &a)
+{
+    typedef typename Storage<T>::C C;
+    __shared__ C qrow[WARPS][MAX_COLS], dyrow[WARPS][MAX_COLS];
+    grid_dependency_wait();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
+    if (i >= a.lq)
+        return;
+    const int64_t kvh = h / (a.heads / a.kv_heads);
+    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
+    T *dq = at<T>(a.dq, b, h, i);
+    if (pattern_bad(a, pb, ph)) {
+        fill_row(dq, a.d, a.dq.s[3], quiet_nan(), lane);
+        return;
+    }
+    const C lse = *lse_at<C>(a, b, h, i), rowsum = *rowsum_at<C>(a, b, h, i);
+    C acc[COLS_PER_LANE] = {};
+    const int64_t kend = lse == -INFINITY ? 0 : key_end(a, i);
+    if (kend > 0) {
+        load_row(qrow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3], lane);
+        load_row(dyrow[warp], at<T>(a.dy, b, h, i), a.dv_cols, a.dy.s[3], lane);
+    }
+    const int64_t ib = i / a.block_q;
+    for (int64_t jb = 0; jb * a.block_k < kend; jb++) {
+        if (!block_active(a, pb, ph, ib, jb))
+            continue;
+        const int64_t hi = min(jb * a.block_k + a.block_k, kend);
+        for (int64_t j0 = jb * a.block_k; j0 < hi; j0 += 32) {
+            const int64_t j = j0 + lane;
+            Grad<C> g = { 0, 0 };
+            if (j < hi)
+                g = pair_grad(a, qrow[warp], dyrow[warp], at<T>(a.k, b, kvh, j),
+                              at<T>(a.v, b, kvh, j), lse, rowsum);
+            const int n = (int)min((int64_t)32, hi - j0);
+            for (int jj = 0; jj < n; jj++)
+                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, g.ds, jj), at<T>(a.k, b, kvh, j0 + jj),
+                         a.d, a.k.s[3], lane);
+        }
+    }
+    store_row(dq, a.d, a.dq.s[3], acc, (C)a.scale, lane);
+}
+
+// dk[j] = scale * sum dS[i, j] q[i] and dv[j] = sum P[i, j] dy[i] over the
+// queries i of every query head of j's kv head that see key j.
+template <typename T> static __device__ void dkv_row(const Args &a)
+{
+    typedef typename Storage<T>::C C;
+    __shared__ C krow[WARPS][MAX_COLS], vrow[WARPS][MAX_COLS];
+    grid_dependency_wait();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t j = (int64_t)blockIdx.x * WARPS + warp, kvh = blockIdx.y, b = blockIdx.z;
+    if (j >= a.lk)
+        return;
+    const int64_t group = a.heads / a.kv_heads, pb = pattern_b(a, b);
+    T *dk = at<T>(a.dk, b, kvh, j), *dv = at<T>(a.dv, b, kvh, j);
+    for (int64_t g = 0; g < group; g++) {
+        if (pattern_bad(a, pb, pattern_h(a, kvh * group + g))) {
+            fill_row(dk, a.d, a.dk.s[3], quiet_nan(), lane);
+            fill_row(dv, a.dv_cols, a.dv.s[3], quiet_nan(), lane);
+            return;
+        }
+    }
+    load_row(krow[warp], at<T>(a.k, b, kvh, j), a.d, a.k.s[3], lane);
+    load_row(vrow[warp], at<T>(a.v, b, kvh, j), a.dv_cols, a.v.s[3], lane);
+    C acc_k[COLS_PER_LANE] = {}, acc_v[COLS_PER_LANE] = {};
+    const int64_t jb = j / a.block_k, first = query_begin(a, j);
+    for (int64_t g = 0; g < group; g++) {
+        const int64_t h = kvh * group + g, ph = pattern_h(a, h);
+        for (int64_t ib = first / a.block_q; ib < a.nbq; ib++) {
+            if (!block_active(a, pb, ph, ib, jb))
+                continue;
+            const int64_t lo = max(ib * a.block_q, first), hi = min(ib * a.block_q + a.block_q,
+                                                                     a.lq);
+            for (int64_t i0 = lo; i0 < hi; i0 += 32) {
+                const int64_t i = i0 + lane;
+                Grad<C> gr = { 0, 0 };
+                if (i < hi) {
+                    const C lse = *lse_at<C>(a, b, h, i);
+                    if (lse != -INFINITY) {
+                        // pair_grad with the roles of the rows swapped.
+                        const C s = dot_row(krow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3]) *
+                                    (C)a.scale;
+                        const C p = exp_c(s - lse);
+                        const C dp = dot_row(vrow[warp], at<T>(a.dy, b, h, i), a.dv_cols,
+                                             a.dy.s[3]);
+                        gr = Grad<C>{ p, p * (dp - *rowsum_at<C>(a, b, h, i)) };
+                    }
+                }
+                const int n = (int)min((int64_t)32, hi - i0);
+                for (int ii = 0; ii < n; ii++) {
+                    axpy_row(acc_v, __shfl_sync(0xFFFFFFFFu, gr.p, ii),
+                             at<T>(a.dy, b, h, i0 + ii), a.dv_cols, a.dy.s[3], lane);
+                    axpy_row(acc_k, __shfl_sync(0xFFFFFFFFu, gr.ds, ii),
+                             at<T>(a.q, b, h, i0 + ii), a.d, a.q.s[3], lane);
+                }
+            }
+        }
+    }
+    store_row(dk, a.d, a.dk.s[3], acc_k, (C)a.scale, lane);
+    store_row(dv, a.dv_cols, a.dv.s[3], acc_v, (C)1, lane);
+}
+
+} // namespace attention
+} // namespace bk
+
+using namespace bk::attention;
+
+// The LIST form scattered into a mask [Bp, Hp, nbq, nbk] (the workspace),
+// one CTA per pattern head; a count or index out of range marks the head
+// bad, and the kernels then write NaN for it.
+extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
+    bk_attention_scatter(const Args a)
+{
+    bk::grid_dependency_wait();
+    const int64_t pb = blockIdx.x / a.pattern_heads, ph = blockIdx.x % a.pattern_heads;
+    unsigned char *mask = (unsigned char *)a.mask.base + pb * a.mask.s[0] + ph * a.mask.s[1];
+    const int64_t blocks = a.nbq * a.nbk;
+    for (int64_t e = threadIdx.x; e < blocks; e += blockDim.x)
+        mask[e] = 0;
+    __syncthreads();
+    int bad = 0;
+    for (int64_t ib = threadIdx.x; ib < a.nbq; ib += blockDim.x) {
+        const int32_t count = *((const int32_t *)a.counts.base + pb * a.counts.s[0] +
+                                ph * a.counts.s[1] + ib * a.counts.s[2]);
+        if (count < 0 || count > a.capacity) {
+            bad = 1;
+            continue;
+        }
+        const int32_t *idx = (const int32_t *)a.indices.base + pb * a.indices.s[0] +
+                             ph * a.indices.s[1] + ib * a.indices.s[2];
+        for (int32_t e = 0; e < count; e++) {
+            const int32_t jb = idx[e * a.indices.s[3]];
+            if (jb < 0 || jb >= a.nbk)
+                bad = 1;
+            else
+                mask[ib * a.nbk + jb] = 1;
+        }
+    }
+    bad = __syncthreads_or(bad);
+    if (threadIdx.x == 0)
+        ((unsigned char *)a.bad)[blockIdx.x] = (unsigned char)(bad != 0);
+}
+
+#define BK_ATTENTION_GENERAL(NAME, T)                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
+        bk_attention_forward_general_##NAME(const Args a)                                        \
+    {                                                                                            \
+        forward_row<T>(a);                                                                       \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
+        bk_attention_rowsum_##NAME(const Args a)                                                 \
+    {                                                                                            \
+        rowsum_row<T>(a);                                                                        \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
+        bk_attention_dq_general_##NAME(const Args a)                                             \
+    {                                                                                            \
+        dq_row<T>(a);                                                                            \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
+        bk_attention_dkv_general_##NAME(const Args a)                                            \
+    {                                                                                            \
+        dkv_row<T>(a);                                                                           \
+    }
+
+BK_ATTENTION_GENERAL(f16, __half)
+BK_ATTENTION_GENERAL(bf16, __nv_bfloat16)
+BK_ATTENTION_GENERAL(f32, float)
+BK_ATTENTION_GENERAL(f64, double)

@@ -1,0 +1,193 @@
+// What the tensor-core attention kernels share (ptx/attention_mma.cu,
+// ptx/attention_mma_backward.cu): the mma.sync wrappers for F16 and BF16,
+// swizzled 64-row tiles in shared memory filled by cp.async, and the walk
+// over a query block's active key tiles.
+#ifndef BK_ATTENTION_MMA_CUH
+#define BK_ATTENTION_MMA_CUH
+
+#include "attention_common.cuh"
+#include "shared_memory_ops.cuh"
+
+namespace bk {
+namespace attention {
+
+constexpr int TILE = BK_ATTENTION_MMA_TILE;
+constexpr int THREADS = BK_ATTENTION_MMA_THREADS;
+constexpr float LOG2E = 1.4426950408889634f;
+
+template <typename T> struct Mma;
+template <> struct Mma<__half> {
+    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+    static __device__ __forceinline__ uint32_t pack(float lo, float hi)
+    {
+        __half2 v = __floats2half2_rn(lo, hi);
+        return *(uint32_t *)&v;
+    }
+};
+template <> struct Mma<__nv_bfloat16> {
+    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+    static __device__ __forceinline__ uint32_t pack(float lo, float hi)
+    {
+        __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+        return *(uint32_t *)&v;
+    }
+};
+
+static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// A tile of 64 rows of DH elements in shared memory: row r's 16-byte
+// chunk c sits at chunk c ^ (r % 8), so the 8 rows an ldmatrix reads at
+// one chunk fall in 8 different bank groups.
+template <int DH> struct SwizzledTile {
+    static constexpr int CHUNKS = DH / 8;
+    static constexpr int BYTES = TILE * DH * 2;
+    static __device__ __forceinline__ uint32_t offset(int r, int c)
+    {
+        return (uint32_t)((r * CHUNKS + (c ^ (r & 7))) * 16);
+    }
+};
+
+// cp.async of rows [r0, r0 + 64) of a view into a swizzled tile; rows past
+// `rows` are zero-filled, so they add nothing (V) or are masked (K).
+template <typename T, int DH>
+static __device__ __forceinline__ void load_tile(uint32_t smem, const View &v, int64_t b,
+                                                 int64_t h, int64_t r0, int64_t rows)
+{
+    constexpr int CHUNKS = SwizzledTile<DH>::CHUNKS;
+#pragma unroll 1 // few registers: it runs while the accumulators are live
+    for (int e = threadIdx.x; e < TILE * CHUNKS; e += THREADS) {
+        const int r = e / CHUNKS, c = e % CHUNKS;
+        const bool in = r0 + r < rows;
+        const T *src = at<T>(v, b, h, in ? r0 + r : 0) + c * 8;
+        cp_async16(smem + SwizzledTile<DH>::offset(r, c), src, in ? 16u : 0u);
+    }
+}
+
+// The next active 64-key tile at or after key tile t of query block ib
+// whose keys start before `end`, or -1.
+static __device__ __forceinline__ int64_t next_key_tile(const Args &a, int64_t pb, int64_t ph,
+                                                        int64_t ib, int64_t t, int64_t end)
+{
+    const int64_t per_block = a.block_k / TILE;
+    for (; t * TILE < end; t++) {
+        const int64_t jb = t / per_block;
+        if (block_active(a, pb, ph, ib, jb))
+            return t;
+        t = (jb + 1) * per_block - 1; // skip the rest of the block
+    }
+    return -1;
+}
+
+
+// The A fragments (m16n8k16) of k-step kk for rows row0 .. row0 + 15 of a
+// swizzled tile.
+template <int DH>
+static __device__ __forceinline__ void load_a(uint32_t (&af)[4], uint32_t tile, int row0, int kk,
+                                              int lane)
+{
+    ldmatrix_x4(af, tile + SwizzledTile<DH>::offset(row0 + lane % 16, kk * 2 + lane / 16));
+}
+
+// acc (16 x 8 NT) += A (16 x DH) B^T, B rows brow0 .. brow0 + 8 NT - 1 of
+// a swizzled tile of DH columns; A's fragments come from the callable
+// a_frag(kk, frag).
+template <typename T, int DH, int NT, typename AFrag>
+static __device__ __forceinline__ void mma_abt(float (&acc)[NT][4], AFrag a_frag, uint32_t bt,
+                                               int brow0, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < DH / 16; kk++) {
+        uint32_t af[4];
+        a_frag(kk, af);
+#pragma unroll
+        for (int np = 0; np < NT / 2; np++) {
+            uint32_t bf[4];
+            ldmatrix_x4(bf, bt + SwizzledTile<DH>::offset(brow0 + np * 16 + lane % 8 +
+                                                               8 * (lane / 16),
+                                                           kk * 2 + (lane / 8) % 2));
+            Mma<T>::run(acc[2 * np], af, bf[0], bf[1]);
+            Mma<T>::run(acc[2 * np + 1], af, bf[2], bf[3]);
+        }
+    }
+}
+
+// acc (16 x DH) += P (16 x 8 NT, F32 in the accumulator layout) B, B rows
+// krow0 .. krow0 + 8 NT - 1 (the k dimension) of a swizzled tile of DH
+// columns.
+template <typename T, int DH, int NT>
+static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < NT / 2; kk++) {
+        const uint32_t pa[4] = {
+            Mma<T>::pack(p[2 * kk][0], p[2 * kk][1]),
+            Mma<T>::pack(p[2 * kk][2], p[2 * kk][3]),
+            Mma<T>::pack(p[2 * kk + 1][0], p[2 * kk + 1][1]),
+            Mma<T>::pack(p[2 * kk + 1][2], p[2 * kk + 1][3]),
+        };
+#pragma unroll
+        for (int np = 0; np < DH / 16; np++) {
+            uint32_t bf[4];
+            ldmatrix_x4_trans(bf, bt + SwizzledTile<DH>::offset(
+                                          krow0 + kk * 16 + lane % 8 + 8 * ((lane / 8) % 2),
+                                          np * 2 + lane / 16));
+            Mma<T>::run(acc[2 * np], pa, bf[0], bf[1]);
+            Mma<T>::run(acc[2 * np + 1], pa, bf[2], bf[3]);
+        }
+    }
+}
+
+template <int N> static __device__ __forceinline__ void zero(float (&acc)[N][4])
+{
+#pragma unroll
+    for (int n = 0; n < N; n++)
+        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+}
+
+// Stores rows row0 + lane / 4 (+ 8) of a 16 x DH accumulator times factor
+// into a view with unit column stride (rows at or past `rows` are not
+// written).
+template <typename T, int DH>
+static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int64_t h,
+                                                  int64_t row0, int64_t rows,
+                                                  const float (&acc)[DH / 8][4], float fa,
+                                                  float fb, int lane)
+{
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const int64_t row = row0 + lane / 4 + 8 * half;
+        if (row >= rows)
+            continue;
+        const float f = half ? fb : fa;
+        T *dst = at<T>(v, b, h, row) + 2 * (lane % 4);
+#pragma unroll
+        for (int n = 0; n < DH / 8; n++)
+            *(uint32_t *)(dst + n * 8) = Mma<T>::pack(acc[n][2 * half] * f,
+                                                      acc[n][2 * half + 1] * f);
+    }
+}
+
+} // namespace attention
+} // namespace bk
+
+#endif // BK_ATTENTION_MMA_CUH

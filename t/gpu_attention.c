@@ -1,0 +1,409 @@
+/* Block-sparse attention on CUDA against the host backend (which computes
+ * in F64 and rounds once), on fresh random inputs and random patterns:
+ *
+ * - forward on the tensor-core path (F16, BF16, D = Dv = 64 and 128,
+ *   blocks 64 and 128, DENSE, MASK and LIST, causal, Lq != Lk, lengths
+ *   that are no multiple of the tiles, GQA, [B, L, H, D] storage) and on
+ *   the general path (F32, F64, odd D and Dv, blocks 16, 48 and the
+ *   single size 8, padded rows, a binding off 16 bytes);
+ * - backward (dq, dk, dv) for every type;
+ * - a bad LIST: NaN exactly where the host writes NaN.
+ * The fast cases run once per kernel family (BK_CUDA_ATTENTION_PATH).
+ * Each output element within a per-type bound of the host's, scaled by
+ * the largest magnitude of that output; lse within an absolute bound;
+ * outputs poisoned before each run, so an unwritten element fails.
+ * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_pair.h"
+
+static BkContext gpu, host;
+static struct bkt_rng rng;
+
+enum layout { BHLD, BLHD, PADDED };
+static const char *const layout_names[] = { "BHLD", "BLHD", "padded" };
+
+struct acase {
+    BkDataType type;
+    int64_t b, h, hkv, lq, lk, d, dv;
+    BkAttentionPatternForm form;
+    int32_t bq, bk;
+    double density;
+    bool causal, backward;
+    enum layout layout;
+    uint64_t offset;         /* bytes past 256 of q's binding (16-byte misalignment) */
+    bool bad_list;
+};
+
+/* A [B, heads, rows, cols] tensor in the case's layout, and its bytes. */
+struct tensor {
+    BkTensorDesc desc;
+    uint64_t bytes;
+    void *gpu_img, *host_img;
+};
+
+static void make_tensor(struct tensor *t, BkDataType type, int64_t b, int64_t h, int64_t l,
+                        int64_t c, enum layout layout, int rank)
+{
+    memset(t, 0, sizeof *t);
+    BkTensorDesc *d = &t->desc;
+    d->dataType = type;
+    d->rank = (uint32_t)rank;
+    const int64_t e[4] = { b, h, l, c };
+    for (int i = 0; i < rank; i++)
+        d->extent[i] = e[i];
+    const int64_t pc = layout == PADDED ? c + 8 : c; /* whole 16-byte steps stay fast */
+    if (rank == 4 && layout == BLHD) {
+        d->stride[3] = 1, d->stride[1] = c, d->stride[2] = h * c, d->stride[0] = l * h * c;
+    } else if (rank == 4) {
+        d->stride[3] = 1, d->stride[2] = pc, d->stride[1] = l * pc, d->stride[0] = h * l * pc;
+    } else { /* lse [B, H, L]: contiguous */
+        d->stride[2] = 1, d->stride[1] = l, d->stride[0] = h * l;
+    }
+    int64_t last = 0;
+    for (int i = 0; i < rank; i++)
+        last += (e[i] > 0 ? e[i] - 1 : 0) * d->stride[i];
+    t->bytes = (uint64_t)(last + 1) * bkt_type_size(type);
+    t->gpu_img = calloc(1, t->bytes);
+    t->host_img = calloc(1, t->bytes);
+}
+
+static void random_fill(struct tensor *t, double lo, double hi)
+{
+    const BkTensorDesc *d = &t->desc;
+    for (int64_t i0 = 0; i0 < d->extent[0]; i0++)
+        for (int64_t i1 = 0; i1 < d->extent[1]; i1++)
+            for (int64_t i2 = 0; i2 < d->extent[2]; i2++)
+                for (int64_t i3 = 0; i3 < d->extent[3]; i3++) {
+                    const int64_t e = i0 * d->stride[0] + i1 * d->stride[1] +
+                                      i2 * d->stride[2] + i3 * d->stride[3];
+                    bkt_store(t->gpu_img, d->dataType, e,
+                              bkt_rand_value(&rng, d->dataType, lo, hi));
+                }
+    memcpy(t->host_img, t->gpu_img, t->bytes);
+}
+
+static void free_tensor(struct tensor *t)
+{
+    free(t->gpu_img);
+    free(t->host_img);
+}
+
+/* Compares the GPU image with the host's over the tensor's elements:
+ * |gpu - host| <= tol * max|host| (+ abs_tol); NaN must match NaN. */
+static bool compare(const struct tensor *t, double tol, double abs_tol, const char *what,
+                    const char *label)
+{
+    const BkTensorDesc *d = &t->desc;
+    const int rank = (int)d->rank;
+    int64_t e[4] = { 1, 1, 1, 1 }, s[4] = { 0, 0, 0, 0 };
+    for (int i = 0; i < rank; i++)
+        e[4 - rank + i] = d->extent[i], s[4 - rank + i] = d->stride[i];
+    double scale = 0, worst = 0;
+    long bad = 0, count = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t a = 0; a < e[0]; a++)
+            for (int64_t b = 0; b < e[1]; b++)
+                for (int64_t c = 0; c < e[2]; c++)
+                    for (int64_t x = 0; x < e[3]; x++) {
+                        const int64_t k = a * s[0] + b * s[1] + c * s[2] + x * s[3];
+                        const double hv = bkt_load(t->host_img, d->dataType, k);
+                        const double gv = bkt_load(t->gpu_img, d->dataType, k);
+                        if (pass == 0) {
+                            if (isfinite(hv) && fabs(hv) > scale)
+                                scale = fabs(hv);
+                            continue;
+                        }
+                        count++;
+                        bool ok;
+                        if (isnan(hv) || isnan(gv))
+                            ok = isnan(hv) && isnan(gv);
+                        else if (isinf(hv) || isinf(gv))
+                            ok = hv == gv;
+                        else
+                            ok = fabs(gv - hv) <= tol * scale + abs_tol;
+                        if (ok && isfinite(hv) && scale > 0)
+                            worst = fmax(worst, fabs(gv - hv) / scale);
+                        if (!ok && bad++ < 3)
+                            tap_diag("%s %s [%lld,%lld,%lld,%lld]: gpu %.9g host %.9g", label,
+                                     what, (long long)a, (long long)b, (long long)c,
+                                     (long long)x, gv, hv);
+                    }
+    if (bad)
+        tap_diag("%s %s: %ld of %ld elements off (scale %.3g)", label, what, bad, count, scale);
+    else if (getenv("BK_TEST_VERBOSE"))
+        tap_diag("%s %s: worst relative error %.3g", label, what, worst);
+    return bad == 0;
+}
+
+static double tolerance(BkDataType t)
+{
+    switch (t) {
+    case BK_DATA_TYPE_F16: return 4e-3;
+    case BK_DATA_TYPE_BF16: return 3e-2;
+    case BK_DATA_TYPE_F32: return 2e-5;
+    default: return 1e-11;
+    }
+}
+
+/* The pattern: MASK bytes, or the same as a LIST (unsorted, with repeats). */
+struct pattern {
+    uint8_t *mask;
+    int32_t *counts, *indices;
+    int64_t blocks, nbq, nbk, capacity;
+};
+
+static void make_pattern(const struct acase *c, struct pattern *p, BkAttentionPattern *out)
+{
+    memset(p, 0, sizeof *p);
+    memset(out, 0, sizeof *out);
+    out->form = c->form;
+    if (c->form == BK_ATTENTION_PATTERN_DENSE)
+        return;
+    out->blockQ = c->bq;
+    out->blockK = c->bk;
+    p->nbq = (c->lq + c->bq - 1) / c->bq;
+    p->nbk = (c->lk + c->bk - 1) / c->bk;
+    const int64_t heads = c->b * c->h, per = p->nbq * p->nbk;
+    p->mask = calloc((size_t)(heads * per + 1), 1);
+    for (int64_t i = 0; i < heads * per; i++)
+        p->mask[i] = bkt_rand_uniform(&rng, 0, 1) < c->density;
+    if (c->form == BK_ATTENTION_PATTERN_MASK) {
+        out->mask = (BkTensorDesc){ .dataType = BK_DATA_TYPE_U8, .rank = 3,
+                                    .extent = { c->b, c->h, per } };
+        return;
+    }
+    p->capacity = p->nbk + 2;
+    p->counts = calloc((size_t)(heads * p->nbq + 1), 4);
+    p->indices = calloc((size_t)(heads * p->nbq * p->capacity + 1), 4);
+    for (int64_t r = 0; r < heads * p->nbq; r++) {
+        int32_t n = 0, *idx = p->indices + r * p->capacity;
+        for (int64_t j = p->nbk; j-- > 0;) /* descending: not sorted */
+            if (p->mask[r * p->nbk + j])
+                idx[n++] = (int32_t)j;
+        if (n > 0 && n < p->capacity)
+            idx[n] = idx[0], n++; /* a repeat changes nothing */
+        for (int64_t e = n; e < p->capacity; e++)
+            idx[e] = -7;          /* past the count: never read */
+        p->counts[r] = n;
+    }
+    if (c->bad_list) /* one head's list points past nbk */
+        p->counts[0] = 1, p->indices[0] = (int32_t)p->nbk;
+    out->counts = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 3,
+                                  .extent = { c->b, c->h, p->nbq } };
+    out->indices = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 4,
+                                   .extent = { c->b, c->h, p->nbq, p->capacity } };
+}
+
+static void free_pattern(struct pattern *p)
+{
+    free(p->mask);
+    free(p->counts);
+    free(p->indices);
+}
+
+static void bind(struct binding *gb, struct binding *hb, int slot, struct tensor *t,
+                 uint64_t offset)
+{
+    gb[slot] = (struct binding){ t->gpu_img, t->bytes, offset };
+    hb[slot] = (struct binding){ t->host_img, t->bytes, 0 };
+}
+
+static void bind_pattern(struct binding *gb, struct binding *hb, const struct acase *c,
+                         struct pattern *p)
+{
+    const int64_t heads = c->b * c->h;
+    if (c->form == BK_ATTENTION_PATTERN_MASK) {
+        gb[3] = hb[3] = (struct binding){ p->mask, (uint64_t)(heads * p->nbq * p->nbk), 0 };
+    } else if (c->form == BK_ATTENTION_PATTERN_LIST) {
+        gb[4] = hb[4] = (struct binding){ p->counts, (uint64_t)(heads * p->nbq) * 4, 0 };
+        gb[5] = hb[5] = (struct binding){ p->indices,
+                                          (uint64_t)(heads * p->nbq * p->capacity) * 4, 0 };
+    }
+}
+
+static const char *form_name(BkAttentionPatternForm f)
+{
+    return f == BK_ATTENTION_PATTERN_DENSE ? "dense" : f == BK_ATTENTION_PATTERN_MASK ? "mask"
+                                                                                     : "list";
+}
+
+static void run_case(const struct acase *c)
+{
+    char label[256];
+    snprintf(label, sizeof label,
+             "%s %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s %dx%d%s %s%s%s",
+             c->backward ? "backward" : "forward", bkt_type_name(c->type), (long long)c->b,
+             (long long)c->h, (long long)c->hkv, (long long)c->lq, (long long)c->lk,
+             (long long)c->d, (long long)c->dv, form_name(c->form), c->bq, c->bk,
+             c->causal ? " causal" : "", layout_names[c->layout], c->offset ? " off16" : "",
+             c->bad_list ? " bad list" : "");
+    const BkDataType lt = c->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    struct tensor q, k, v, y, lse, dy, dq, dk, dv;
+    make_tensor(&q, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
+    make_tensor(&k, c->type, c->b, c->hkv, c->lk, c->d, c->layout, 4);
+    make_tensor(&v, c->type, c->b, c->hkv, c->lk, c->dv, c->layout, 4);
+    make_tensor(&y, c->type, c->b, c->h, c->lq, c->dv, c->layout, 4);
+    make_tensor(&lse, lt, c->b, c->h, c->lq, 1, BHLD, 3);
+    make_tensor(&dy, c->type, c->b, c->h, c->lq, c->dv, c->layout, 4);
+    make_tensor(&dq, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
+    make_tensor(&dk, c->type, c->b, c->hkv, c->lk, c->d, c->layout, 4);
+    make_tensor(&dv, c->type, c->b, c->hkv, c->lk, c->dv, c->layout, 4);
+    random_fill(&q, -2, 2);
+    random_fill(&k, -2, 2);
+    random_fill(&v, -1, 1);
+    struct pattern pat;
+    BkAttentionPattern pdesc;
+    make_pattern(c, &pat, &pdesc);
+    const double scale = 1.0 / sqrt((double)c->d);
+    const BkAttentionFlags flags = c->causal ? BK_ATTENTION_CAUSAL_BIT : 0;
+    struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
+    bind_pattern(gb, hb, c, &pat);
+    char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+    bool ok = true;
+
+    BkAttentionInfo fi = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .flags = flags, .scale = scale,
+        .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc, .y = y.desc, .lse = lse.desc,
+    };
+    bind(gb, hb, 0, &q, c->offset);
+    bind(gb, hb, 1, &k, 0);
+    bind(gb, hb, 2, &v, 0);
+    bind(gb, hb, 6, &y, 0);
+    bind(gb, hb, 7, &lse, 0);
+    poison(y.gpu_img, y.bytes), poison(y.host_img, y.bytes);
+    poison(lse.gpu_img, lse.bytes), poison(lse.host_img, lse.bytes);
+    /* The backward case needs the forward's y and lse: the host's, for both. */
+    BkResult rh = run_images(host, &fi, hb, 8, 1, NULL);
+    BkResult rg = c->backward ? BK_SUCCESS : run_images(gpu, &fi, gb, 8, 1, kernel);
+    if (rh != BK_SUCCESS || rg != BK_SUCCESS) {
+        tap_ok(false, "%s: runs (host %d, cuda %d: %s)", label, rh, rg, bkGetLastErrorMessage());
+        goto done;
+    }
+    if (!c->backward) {
+        kernel_seen(kernel);
+        const double lt_tol = c->type == BK_DATA_TYPE_F64 ? 1e-11 : 2e-4;
+        ok = compare(&y, tolerance(c->type), 0, "y", label) &&
+             compare(&lse, 0, lt_tol, "lse", label);
+        tap_ok(ok, "%s (%s)", label, kernel);
+        goto done;
+    }
+    memcpy(y.gpu_img, y.host_img, y.bytes);
+    memcpy(lse.gpu_img, lse.host_img, lse.bytes);
+    random_fill(&dy, -1, 1);
+    BkAttentionBackwardInfo bi = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .flags = flags, .scale = scale,
+        .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc, .y = y.desc, .lse = lse.desc,
+        .dy = dy.desc, .dq = dq.desc, .dk = dk.desc, .dv = dv.desc,
+    };
+    bind(gb, hb, 8, &dy, 0);
+    bind(gb, hb, 9, &dq, 0);
+    bind(gb, hb, 10, &dk, 0);
+    bind(gb, hb, 11, &dv, 0);
+    struct tensor *outs[] = { &dq, &dk, &dv };
+    for (int i = 0; i < 3; i++)
+        poison(outs[i]->gpu_img, outs[i]->bytes), poison(outs[i]->host_img, outs[i]->bytes);
+    rh = run_images(host, &bi, hb, 12, 1, NULL);
+    rg = run_images(gpu, &bi, gb, 12, 1, kernel);
+    if (rh != BK_SUCCESS || rg != BK_SUCCESS) {
+        tap_ok(false, "%s: runs (host %d, cuda %d: %s)", label, rh, rg, bkGetLastErrorMessage());
+        goto done;
+    }
+    kernel_seen(kernel);
+    const double tol = 2 * tolerance(c->type);
+    ok = compare(&dq, tol, 0, "dq", label);
+    ok = compare(&dk, tol, 0, "dk", label) && ok;
+    ok = compare(&dv, tol, 0, "dv", label) && ok;
+    tap_ok(ok, "%s (%s)", label, kernel);
+done:
+    free_pattern(&pat);
+    struct tensor *all[] = { &q, &k, &v, &y, &lse, &dy, &dq, &dk, &dv };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free_tensor(all[i]);
+}
+
+static const BkAttentionPatternForm forms[] = { BK_ATTENTION_PATTERN_DENSE,
+                                                BK_ATTENTION_PATTERN_MASK,
+                                                BK_ATTENTION_PATTERN_LIST };
+
+static void fast_cases(bool backward)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    for (int t = 0; t < 2; t++)
+        for (int dh = 64; dh <= 128; dh *= 2)
+            for (int f = 0; f < 3; f++) {
+                const int32_t blk = f == 2 ? 128 : 64;
+                struct acase c = {
+                    .type = types[t], .b = 2, .h = 4, .hkv = 2, .lq = 256, .lk = 320, .d = dh,
+                    .dv = dh, .form = forms[f], .bq = blk, .bk = blk, .density = 0.5,
+                    .backward = backward,
+                };
+                run_case(&c);
+                c.causal = true, c.lq = 200, c.lk = 333, c.layout = BLHD, c.hkv = 1;
+                run_case(&c);
+                c.causal = false, c.lq = 320, c.lk = 130, c.layout = PADDED, c.hkv = 4;
+                c.bq = 128, c.bk = 64;
+                run_case(&c);
+            }
+}
+
+static void general_cases(bool backward)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F64, BK_DATA_TYPE_F16,
+                                        BK_DATA_TYPE_BF16 };
+    for (int t = 0; t < 4; t++) {
+        struct acase c = {
+            .type = types[t], .b = 1, .h = 3, .hkv = 1, .lq = 97, .lk = 150, .d = 40, .dv = 72,
+            .form = BK_ATTENTION_PATTERN_MASK, .bq = 16, .bk = 48, .density = 0.4,
+            .causal = true, .backward = backward,
+        };
+        run_case(&c);
+        c.form = BK_ATTENTION_PATTERN_LIST, c.bq = c.bk = 8, c.causal = false, c.d = 256;
+        c.dv = 24, c.layout = BLHD;
+        run_case(&c);
+        c.form = BK_ATTENTION_PATTERN_DENSE, c.d = c.dv = 64, c.layout = BHLD, c.lq = 150;
+        c.lk = 60, c.causal = true; /* Lq > Lk: the first 90 rows see nothing */
+        run_case(&c);
+    }
+    /* The fast kernel's shape, bound off 16 bytes: the general kernel runs. */
+    struct acase c = {
+        .type = BK_DATA_TYPE_F16, .b = 1, .h = 2, .hkv = 2, .lq = 128, .lk = 128, .d = 64,
+        .dv = 64, .form = BK_ATTENTION_PATTERN_DENSE, .offset = 2, .backward = backward,
+    };
+    run_case(&c);
+    /* A bad list: NaN for the head that owns it, normal values elsewhere. */
+    c = (struct acase){
+        .type = BK_DATA_TYPE_BF16, .b = 2, .h = 2, .hkv = 1, .lq = 128, .lk = 192, .d = 128,
+        .dv = 128, .form = BK_ATTENTION_PATTERN_LIST, .bq = 64, .bk = 64, .density = 0.6,
+        .bad_list = true, .backward = backward,
+    };
+    run_case(&c);
+}
+
+int main(void)
+{
+    gpu = bkt_open_cuda();
+    host = bkt_open_host();
+    rng = bkt_rng_new(5150);
+    /* Each kernel the plans can choose: the best for the device (on the
+     * H100 the wgmma forward), then mma.sync, then CUDA cores only. */
+    static const char *const paths[] = { NULL, "mma", "general" };
+    for (int i = 0; i < 3; i++) {
+        if (paths[i])
+            setenv("BK_CUDA_ATTENTION_PATH", paths[i], 1);
+        fast_cases(false);
+        fast_cases(true);
+    }
+    unsetenv("BK_CUDA_ATTENTION_PATH");
+    general_cases(false);
+    general_cases(true);
+    kernels_report("attention on CUDA (plans' kernel names)");
+    bkDestroyContext(host);
+    bkDestroyContext(gpu);
+    return tap_done();
+}
