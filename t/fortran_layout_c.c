@@ -239,6 +239,45 @@ int main(void)
     FIELD(BkW4A16GemmInfo, perm);
     FIELD(BkW4A16GemmInfo, c);
 
+    STRUCT(BkAttentionPattern);
+    FIELD(BkAttentionPattern, form);
+    FIELD(BkAttentionPattern, blockQ);
+    FIELD(BkAttentionPattern, blockK);
+    FIELD(BkAttentionPattern, reserved);
+    FIELD(BkAttentionPattern, mask);
+    FIELD(BkAttentionPattern, counts);
+    FIELD(BkAttentionPattern, indices);
+
+    STRUCT(BkAttentionInfo);
+    FIELD(BkAttentionInfo, sType);
+    FIELD(BkAttentionInfo, pNext);
+    FIELD(BkAttentionInfo, flags);
+    FIELD(BkAttentionInfo, reserved);
+    FIELD(BkAttentionInfo, scale);
+    FIELD(BkAttentionInfo, pattern);
+    FIELD(BkAttentionInfo, q);
+    FIELD(BkAttentionInfo, k);
+    FIELD(BkAttentionInfo, v);
+    FIELD(BkAttentionInfo, y);
+    FIELD(BkAttentionInfo, lse);
+
+    STRUCT(BkAttentionBackwardInfo);
+    FIELD(BkAttentionBackwardInfo, sType);
+    FIELD(BkAttentionBackwardInfo, pNext);
+    FIELD(BkAttentionBackwardInfo, flags);
+    FIELD(BkAttentionBackwardInfo, reserved);
+    FIELD(BkAttentionBackwardInfo, scale);
+    FIELD(BkAttentionBackwardInfo, pattern);
+    FIELD(BkAttentionBackwardInfo, q);
+    FIELD(BkAttentionBackwardInfo, k);
+    FIELD(BkAttentionBackwardInfo, v);
+    FIELD(BkAttentionBackwardInfo, y);
+    FIELD(BkAttentionBackwardInfo, lse);
+    FIELD(BkAttentionBackwardInfo, dy);
+    FIELD(BkAttentionBackwardInfo, dq);
+    FIELD(BkAttentionBackwardInfo, dk);
+    FIELD(BkAttentionBackwardInfo, dv);
+
     CONST(BK_VERSION_MAJOR);
     CONST(BK_VERSION_MINOR);
     CONST(BK_VERSION_PATCH);
@@ -288,6 +327,8 @@ int main(void)
     CONST(BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO);
     CONST(BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO);
     CONST(BK_STRUCTURE_TYPE_W4A16_GEMM_INFO);
+    CONST(BK_STRUCTURE_TYPE_ATTENTION_INFO);
+    CONST(BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO);
     CONST(BK_STRUCTURE_TYPE_MAX_ENUM);
 
     CONST(BK_DATA_TYPE_UNDEFINED);
@@ -409,6 +450,37 @@ int main(void)
     CONST(BK_W4A16_GEMM_BINDING_PACKED_SCALES);
     CONST(BK_W4A16_GEMM_BINDING_PERM);
     CONST(BK_W4A16_GEMM_BINDING_C);
+
+    CONST(BK_ATTENTION_CAUSAL_BIT);
+    CONST(BK_ATTENTION_ALLOW_ATOMICS_BIT);
+    CONST(BK_ATTENTION_FLAG_BITS_MAX_ENUM);
+
+    CONST(BK_ATTENTION_PATTERN_DENSE);
+    CONST(BK_ATTENTION_PATTERN_MASK);
+    CONST(BK_ATTENTION_PATTERN_LIST);
+    CONST(BK_ATTENTION_PATTERN_FORM_MAX_ENUM);
+
+    CONST(BK_ATTENTION_BINDING_Q);
+    CONST(BK_ATTENTION_BINDING_K);
+    CONST(BK_ATTENTION_BINDING_V);
+    CONST(BK_ATTENTION_BINDING_MASK);
+    CONST(BK_ATTENTION_BINDING_COUNTS);
+    CONST(BK_ATTENTION_BINDING_INDICES);
+    CONST(BK_ATTENTION_BINDING_Y);
+    CONST(BK_ATTENTION_BINDING_LSE);
+
+    CONST(BK_ATTENTION_BACKWARD_BINDING_Q);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_K);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_V);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_MASK);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_COUNTS);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_INDICES);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_Y);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_LSE);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_DY);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_DQ);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_DK);
+    CONST(BK_ATTENTION_BACKWARD_BINDING_DV);
 
     /* Function-like macros, on values that use every bit field. */
     printf("macro BK_MAKE_VERSION(1023,1023,4095) %lld\n",

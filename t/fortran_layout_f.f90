@@ -37,6 +37,9 @@ program fortran_layout_f
   type(BkW4A16RepackReport), target :: w4r
   type(BkW4A16GptqRepackInfo), target :: w4p
   type(BkW4A16GemmInfo), target :: w4g
+  type(BkAttentionPattern), target :: atp
+  type(BkAttentionInfo), target :: ati
+  type(BkAttentionBackwardInfo), target :: atb
 
   call size_of('BkContext', c_sizeof(hc))
   call size_of('BkQueue', c_sizeof(hq))
@@ -333,6 +336,47 @@ program fortran_layout_f
   call field('BkW4A16GemmInfo.perm', c_loc(w4g), c_loc(w4g%perm), c_sizeof(w4g%perm))
   call field('BkW4A16GemmInfo.c', c_loc(w4g), c_loc(w4g%c), c_sizeof(w4g%c))
 
+  call size_of('BkAttentionPattern', c_sizeof(atp))
+  call field('BkAttentionPattern.form', c_loc(atp), c_loc(atp%form), c_sizeof(atp%form))
+  call field('BkAttentionPattern.blockQ', c_loc(atp), c_loc(atp%blockQ), c_sizeof(atp%blockQ))
+  call field('BkAttentionPattern.blockK', c_loc(atp), c_loc(atp%blockK), c_sizeof(atp%blockK))
+  call field('BkAttentionPattern.reserved', c_loc(atp), c_loc(atp%reserved), c_sizeof(atp%reserved))
+  call field('BkAttentionPattern.mask', c_loc(atp), c_loc(atp%mask), c_sizeof(atp%mask))
+  call field('BkAttentionPattern.counts', c_loc(atp), c_loc(atp%counts), c_sizeof(atp%counts))
+  call field('BkAttentionPattern.indices', c_loc(atp), c_loc(atp%indices), c_sizeof(atp%indices))
+
+  call size_of('BkAttentionInfo', c_sizeof(ati))
+  call field('BkAttentionInfo.sType', c_loc(ati), c_loc(ati%sType), c_sizeof(ati%sType))
+  call field('BkAttentionInfo.pNext', c_loc(ati), c_loc(ati%pNext), c_sizeof(ati%pNext))
+  call field('BkAttentionInfo.flags', c_loc(ati), c_loc(ati%flags), c_sizeof(ati%flags))
+  call field('BkAttentionInfo.reserved', c_loc(ati), c_loc(ati%reserved), c_sizeof(ati%reserved))
+  call field('BkAttentionInfo.scale', c_loc(ati), c_loc(ati%scale), c_sizeof(ati%scale))
+  call field('BkAttentionInfo.pattern', c_loc(ati), c_loc(ati%pattern), c_sizeof(ati%pattern))
+  call field('BkAttentionInfo.q', c_loc(ati), c_loc(ati%q), c_sizeof(ati%q))
+  call field('BkAttentionInfo.k', c_loc(ati), c_loc(ati%k), c_sizeof(ati%k))
+  call field('BkAttentionInfo.v', c_loc(ati), c_loc(ati%v), c_sizeof(ati%v))
+  call field('BkAttentionInfo.y', c_loc(ati), c_loc(ati%y), c_sizeof(ati%y))
+  call field('BkAttentionInfo.lse', c_loc(ati), c_loc(ati%lse), c_sizeof(ati%lse))
+
+  call size_of('BkAttentionBackwardInfo', c_sizeof(atb))
+  call field('BkAttentionBackwardInfo.sType', c_loc(atb), c_loc(atb%sType), c_sizeof(atb%sType))
+  call field('BkAttentionBackwardInfo.pNext', c_loc(atb), c_loc(atb%pNext), c_sizeof(atb%pNext))
+  call field('BkAttentionBackwardInfo.flags', c_loc(atb), c_loc(atb%flags), c_sizeof(atb%flags))
+  call field('BkAttentionBackwardInfo.reserved', c_loc(atb), c_loc(atb%reserved), &
+       c_sizeof(atb%reserved))
+  call field('BkAttentionBackwardInfo.scale', c_loc(atb), c_loc(atb%scale), c_sizeof(atb%scale))
+  call field('BkAttentionBackwardInfo.pattern', c_loc(atb), c_loc(atb%pattern), &
+       c_sizeof(atb%pattern))
+  call field('BkAttentionBackwardInfo.q', c_loc(atb), c_loc(atb%q), c_sizeof(atb%q))
+  call field('BkAttentionBackwardInfo.k', c_loc(atb), c_loc(atb%k), c_sizeof(atb%k))
+  call field('BkAttentionBackwardInfo.v', c_loc(atb), c_loc(atb%v), c_sizeof(atb%v))
+  call field('BkAttentionBackwardInfo.y', c_loc(atb), c_loc(atb%y), c_sizeof(atb%y))
+  call field('BkAttentionBackwardInfo.lse', c_loc(atb), c_loc(atb%lse), c_sizeof(atb%lse))
+  call field('BkAttentionBackwardInfo.dy', c_loc(atb), c_loc(atb%dy), c_sizeof(atb%dy))
+  call field('BkAttentionBackwardInfo.dq', c_loc(atb), c_loc(atb%dq), c_sizeof(atb%dq))
+  call field('BkAttentionBackwardInfo.dk', c_loc(atb), c_loc(atb%dk), c_sizeof(atb%dk))
+  call field('BkAttentionBackwardInfo.dv', c_loc(atb), c_loc(atb%dv), c_sizeof(atb%dv))
+
   call const('BK_VERSION_MAJOR', int(BK_VERSION_MAJOR, 8))
   call const('BK_VERSION_MINOR', int(BK_VERSION_MINOR, 8))
   call const('BK_VERSION_PATCH', int(BK_VERSION_PATCH, 8))
@@ -392,6 +436,9 @@ program fortran_layout_f
   call const('BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO', &
        int(BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, 8))
   call const('BK_STRUCTURE_TYPE_W4A16_GEMM_INFO', int(BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_ATTENTION_INFO', int(BK_STRUCTURE_TYPE_ATTENTION_INFO, 8))
+  call const('BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO', &
+       int(BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, 8))
   call const('BK_STRUCTURE_TYPE_MAX_ENUM', int(BK_STRUCTURE_TYPE_MAX_ENUM, 8))
 
   call const('BK_DATA_TYPE_UNDEFINED', int(BK_DATA_TYPE_UNDEFINED, 8))
@@ -518,6 +565,37 @@ program fortran_layout_f
   call const('BK_W4A16_GEMM_BINDING_PACKED_SCALES', int(BK_W4A16_GEMM_BINDING_PACKED_SCALES, 8))
   call const('BK_W4A16_GEMM_BINDING_PERM', int(BK_W4A16_GEMM_BINDING_PERM, 8))
   call const('BK_W4A16_GEMM_BINDING_C', int(BK_W4A16_GEMM_BINDING_C, 8))
+
+  call const('BK_ATTENTION_CAUSAL_BIT', int(BK_ATTENTION_CAUSAL_BIT, 8))
+  call const('BK_ATTENTION_ALLOW_ATOMICS_BIT', int(BK_ATTENTION_ALLOW_ATOMICS_BIT, 8))
+  call const('BK_ATTENTION_FLAG_BITS_MAX_ENUM', int(BK_ATTENTION_FLAG_BITS_MAX_ENUM, 8))
+
+  call const('BK_ATTENTION_PATTERN_DENSE', int(BK_ATTENTION_PATTERN_DENSE, 8))
+  call const('BK_ATTENTION_PATTERN_MASK', int(BK_ATTENTION_PATTERN_MASK, 8))
+  call const('BK_ATTENTION_PATTERN_LIST', int(BK_ATTENTION_PATTERN_LIST, 8))
+  call const('BK_ATTENTION_PATTERN_FORM_MAX_ENUM', int(BK_ATTENTION_PATTERN_FORM_MAX_ENUM, 8))
+
+  call const('BK_ATTENTION_BINDING_Q', int(BK_ATTENTION_BINDING_Q, 8))
+  call const('BK_ATTENTION_BINDING_K', int(BK_ATTENTION_BINDING_K, 8))
+  call const('BK_ATTENTION_BINDING_V', int(BK_ATTENTION_BINDING_V, 8))
+  call const('BK_ATTENTION_BINDING_MASK', int(BK_ATTENTION_BINDING_MASK, 8))
+  call const('BK_ATTENTION_BINDING_COUNTS', int(BK_ATTENTION_BINDING_COUNTS, 8))
+  call const('BK_ATTENTION_BINDING_INDICES', int(BK_ATTENTION_BINDING_INDICES, 8))
+  call const('BK_ATTENTION_BINDING_Y', int(BK_ATTENTION_BINDING_Y, 8))
+  call const('BK_ATTENTION_BINDING_LSE', int(BK_ATTENTION_BINDING_LSE, 8))
+
+  call const('BK_ATTENTION_BACKWARD_BINDING_Q', int(BK_ATTENTION_BACKWARD_BINDING_Q, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_K', int(BK_ATTENTION_BACKWARD_BINDING_K, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_V', int(BK_ATTENTION_BACKWARD_BINDING_V, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_MASK', int(BK_ATTENTION_BACKWARD_BINDING_MASK, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_COUNTS', int(BK_ATTENTION_BACKWARD_BINDING_COUNTS, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_INDICES', int(BK_ATTENTION_BACKWARD_BINDING_INDICES, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_Y', int(BK_ATTENTION_BACKWARD_BINDING_Y, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_LSE', int(BK_ATTENTION_BACKWARD_BINDING_LSE, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_DY', int(BK_ATTENTION_BACKWARD_BINDING_DY, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_DQ', int(BK_ATTENTION_BACKWARD_BINDING_DQ, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_DK', int(BK_ATTENTION_BACKWARD_BINDING_DK, 8))
+  call const('BK_ATTENTION_BACKWARD_BINDING_DV', int(BK_ATTENTION_BACKWARD_BINDING_DV, 8))
 
   ! The version functions return C's uint32_t bits in an integer(c_int32_t).
   call macro('BK_MAKE_VERSION(1023,1023,4095)', BK_MAKE_VERSION(1023, 1023, 4095))

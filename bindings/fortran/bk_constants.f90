@@ -69,6 +69,8 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO = 300
     enumerator :: BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO = 301
     enumerator :: BK_STRUCTURE_TYPE_W4A16_GEMM_INFO = 302
+    enumerator :: BK_STRUCTURE_TYPE_ATTENTION_INFO = 400
+    enumerator :: BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO = 401
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = int(z'7FFFFFFF')
   end enum
 
@@ -255,5 +257,48 @@ module bk_constants
     enumerator :: BK_W4A16_GEMM_BINDING_PACKED_SCALES = 2
     enumerator :: BK_W4A16_GEMM_BINDING_PERM = 3
     enumerator :: BK_W4A16_GEMM_BINDING_C = 4
+  end enum
+
+  ! ---- Block-sparse attention (bk/bk_attention.h, bk-attention(7)) -------
+  ! BkAttentionFlagBits, for the infos' flags (ior them together).
+  enum, bind(c)
+    enumerator :: BK_ATTENTION_CAUSAL_BIT = 1
+    enumerator :: BK_ATTENTION_ALLOW_ATOMICS_BIT = 2        ! backward only
+    enumerator :: BK_ATTENTION_FLAG_BITS_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! BkAttentionPatternForm, for BkAttentionPattern%form.
+  enum, bind(c)
+    enumerator :: BK_ATTENTION_PATTERN_DENSE = 0
+    enumerator :: BK_ATTENTION_PATTERN_MASK = 1
+    enumerator :: BK_ATTENTION_PATTERN_LIST = 2
+    enumerator :: BK_ATTENTION_PATTERN_FORM_MAX_ENUM = int(z'7FFFFFFF')
+  end enum
+
+  ! Forward and backward binding slots (0-based: slot s is Fortran element
+  ! s + 1). The backward plan has the forward's eight slots first.
+  enum, bind(c)
+    enumerator :: BK_ATTENTION_BINDING_Q = 0
+    enumerator :: BK_ATTENTION_BINDING_K = 1
+    enumerator :: BK_ATTENTION_BINDING_V = 2
+    enumerator :: BK_ATTENTION_BINDING_MASK = 3
+    enumerator :: BK_ATTENTION_BINDING_COUNTS = 4
+    enumerator :: BK_ATTENTION_BINDING_INDICES = 5
+    enumerator :: BK_ATTENTION_BINDING_Y = 6
+    enumerator :: BK_ATTENTION_BINDING_LSE = 7
+  end enum
+  enum, bind(c)
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_Q = 0
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_K = 1
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_V = 2
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_MASK = 3
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_COUNTS = 4
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_INDICES = 5
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_Y = 6
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_LSE = 7
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_DY = 8
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_DQ = 9
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_DK = 10
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_DV = 11
   end enum
 end module bk_constants

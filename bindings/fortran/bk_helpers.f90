@@ -39,6 +39,8 @@ module bk_helpers
   public :: bk_create_plan, bk_cmd_run
   public :: bk_matrix_desc, bk_matrix_desc_of, bk_get_plan_properties, bk_check_sparse24_report
   public :: bk_check_w4a16_repack_report
+  public :: bk_attention_desc, bk_attention_desc_of, bk_attention_mask_pattern, &
+       bk_attention_list_pattern, bk_attention_info_of, bk_attention_backward_info_of
 
   ! A NUL-terminated C string (a c_ptr, or a character array such as
   ! BkDeviceProperties%name) as a Fortran string of its exact length.
@@ -123,8 +125,55 @@ module bk_helpers
   interface bk_create_plan
     module procedure create_plan_gated, create_plan_gated_backward, create_plan_gemm, &
          create_plan_sparse24_convert, create_plan_sparse24_prepare, create_plan_sparse24_gemm, &
-         create_plan_w4a16_convert, create_plan_w4a16_gptq_repack, create_plan_w4a16_gemm
+         create_plan_w4a16_convert, create_plan_w4a16_gptq_repack, create_plan_w4a16_gemm, &
+         create_plan_attention, create_plan_attention_backward
   end interface bk_create_plan
+
+  ! Block-sparse attention (bk-attention(7)) reads its operands as
+  ! [B, H, L, D] (lse [B, H, L]) in libbk's order, in any memory layout.
+  ! `order` names the Fortran dimensions of an array by letter: D
+  ! (features, D or Dv), L (sequence), H (heads), B (batch). 'DLHB' is
+  ! q(d, l, h, b), which already is [B, H, L, D]; 'DHLB' is q(d, h, l, b),
+  ! the [B, L, H, D] layout of most checkpoints, bound as a permuted view.
+  ! B may be left out (one sequence, extent 1); an order without D
+  ! describes an lse.
+  !
+  ! desc = bk_attention_desc(dataType, shape, order [, stride] [, stat,
+  ! errmsg]): shape and strides (in elements; default contiguous) listed
+  ! in the order of `order`, default or c_int64_t integers. Strides
+  ! describe part of a larger array: q of a fused qkv(d, 3, h, l, b) is
+  ! bk_attention_desc(dt, [d, h, l, b], 'DHLB', [1, 3*d, 3*d*h, 3*d*h*l]).
+  interface bk_attention_desc
+    module procedure attention_desc_i32, attention_desc_i64
+  end interface bk_attention_desc
+
+  ! desc = bk_attention_desc_of(x, order [, dataType] [, stat, errmsg]):
+  ! the whole array x, of rank len(order), as above; dataType as for
+  ! bk_tensor_desc_of (F16 or BF16 for half-precision bits in
+  ! integer(c_int16_t)).
+  interface bk_attention_desc_of
+    module procedure attention_desc_of_f32, attention_desc_of_f64, attention_desc_of_i16
+  end interface bk_attention_desc_of
+
+  ! call bk_attention_info_of(info, q, k, v, y [, lse] [, order] [, scale]
+  ! [, dataType] [, stat, errmsg]): the tensors of a BkAttentionInfo from
+  ! Fortran arrays, all in one `order` (default 'DLHB'; lse in the same
+  ! order without D), and its scale (default 1 / sqrt(D)); flags and
+  ! pattern are left as they are, and so is all of info on failure. The
+  ! arrays are real(c_float) or real(c_double), lse too, or
+  ! integer(c_int16_t) half-precision bits with a real(c_float) lse and
+  ! dataType (F16 or BF16) required.
+  interface bk_attention_info_of
+    module procedure attention_info_f32, attention_info_f64, attention_info_i16
+  end interface bk_attention_info_of
+
+  ! call bk_attention_backward_info_of(info, q, k, v, y, lse, dy, dq, dk,
+  ! dv [, order] [, scale] [, dataType] [, stat, errmsg]): the same for a
+  ! BkAttentionBackwardInfo.
+  interface bk_attention_backward_info_of
+    module procedure attention_backward_info_f32, attention_backward_info_f64, &
+         attention_backward_info_i16
+  end interface bk_attention_backward_info_of
 
 contains
 
@@ -1264,4 +1313,545 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, trim(where), msg, stat)
   end subroutine bk_check_w4a16_repack_report
+
+  ! ---- Block-sparse attention --------------------------------------------
+  ! The [B, H, L, D] (or [B, H, L]) view of an array whose Fortran
+  ! dimensions `order` names; what the bk_attention_* helpers share.
+  subroutine make_attention_desc(dataType, shape, order, desc, res, msg, stride)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    character(len=*), intent(in) :: order
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    integer(c_int64_t), intent(in), optional :: stride(:)
+    character(len=*), parameter :: letters = 'BHLD'
+    character(len=96) :: line
+    integer(c_int64_t) :: fstride(BK_MAX_TENSOR_RANK)
+    integer :: r, i, p, rank
+    res = BK_ERROR_INVALID_ARGUMENT
+    r = len(order)
+    ! Each letter once, H and L always, B optional, D absent for an lse.
+    do i = 1, r
+      if (index(letters, order(i:i)) == 0 .or. index(order(i + 1:), order(i:i)) > 0) exit
+    end do
+    if (i <= r .or. r > 4 .or. index(order, 'H') == 0 .or. index(order, 'L') == 0) then
+      msg = 'order = "' // order // '" must name each dimension of the array by one of D ' // &
+           '(features), L (sequence), H (heads) and B (batch), each once, with L and H'
+      return
+    end if
+    if (size(shape) /= r) then
+      write (line, '(a, i0, a, i0)') ' names ', r, ' dimensions, the array has ', size(shape)
+      msg = 'order = "' // order // '"' // trim(line)
+      return
+    end if
+    if (present(stride)) then
+      if (size(stride) /= r) then
+        write (line, '(a, i0, a, i0)') 'size(stride) = ', size(stride), &
+             ' must equal size(shape) = ', r
+        msg = trim(line)
+        return
+      end if
+      fstride(1:r) = stride
+    else
+      fstride(1) = 1
+      do i = 2, r
+        fstride(i) = fstride(i - 1) * max(1_c_int64_t, shape(i - 1))
+      end do
+    end if
+    rank = 3
+    if (index(order, 'D') > 0) rank = 4
+    desc%dataType = dataType
+    desc%rank = int(rank, c_int32_t)
+    do i = 1, rank
+      p = index(order, letters(i:i))
+      if (p > 0) then
+        desc%extent(i) = shape(p)
+        desc%stride(i) = fstride(p)
+      else
+        desc%extent(i) = 1             ! no B: one sequence, and any stride will do
+        desc%stride(i) = 1
+      end if
+    end do
+    res = BK_SUCCESS
+    msg = ''
+  end subroutine make_attention_desc
+
+  function attention_desc_i64(dataType, shape, order, stride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int64_t), intent(in) :: shape(:)
+    character(len=*), intent(in) :: order
+    integer(c_int64_t), intent(in), optional :: stride(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call make_attention_desc(dataType, shape, order, desc, res, msg, stride)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_desc', msg, stat)
+  end function attention_desc_i64
+
+  function attention_desc_i32(dataType, shape, order, stride, stat, errmsg) result(desc)
+    integer(c_int), intent(in) :: dataType
+    integer(c_int32_t), intent(in) :: shape(:)
+    character(len=*), intent(in) :: order
+    integer(c_int32_t), intent(in), optional :: stride(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(stride)) then
+      call make_attention_desc(dataType, int(shape, c_int64_t), order, desc, res, msg, &
+           int(stride, c_int64_t))
+    else
+      call make_attention_desc(dataType, int(shape, c_int64_t), order, desc, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_desc', msg, stat)
+  end function attention_desc_i32
+
+  ! bk_attention_desc_of: dataType checked against the storage kind, then
+  ! the view.
+  subroutine attention_of_shape(shape, natural, bytes, dataType, order, desc, res, msg)
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int), intent(in) :: natural, bytes
+    integer(c_int), intent(in), optional :: dataType
+    character(len=*), intent(in) :: order
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    character(len=96) :: line
+    integer(c_int) :: dt
+    dt = natural
+    if (present(dataType)) dt = dataType
+    if (bk_data_type_size(dt) /= bytes) then
+      write (line, '(a, i0, a, i0, a)') 'dataType = ', dt, ' does not fit the array''s ', bytes, &
+           '-byte elements'
+      msg = trim(line)
+      res = BK_ERROR_INVALID_ARGUMENT
+      return
+    end if
+    call make_attention_desc(dt, shape, order, desc, res, msg)
+  end subroutine attention_of_shape
+
+  function attention_desc_of_f32(x, order, dataType, stat, errmsg) result(desc)
+    real(c_float), intent(in) :: x(..)
+    character(len=*), intent(in) :: order
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call attention_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F32, storage_size(x) / 8, &
+         dataType, order, desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_desc_of', msg, stat)
+  end function attention_desc_of_f32
+
+  function attention_desc_of_f64(x, order, dataType, stat, errmsg) result(desc)
+    real(c_double), intent(in) :: x(..)
+    character(len=*), intent(in) :: order
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call attention_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_F64, storage_size(x) / 8, &
+         dataType, order, desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_desc_of', msg, stat)
+  end function attention_desc_of_f64
+
+  function attention_desc_of_i16(x, order, dataType, stat, errmsg) result(desc)
+    integer(c_int16_t), intent(in) :: x(..)
+    character(len=*), intent(in) :: order
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: desc
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call attention_of_shape(shape(x, c_int64_t), BK_DATA_TYPE_U16, storage_size(x) / 8, &
+         dataType, order, desc, res, msg)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_desc_of', msg, stat)
+  end function attention_desc_of_i16
+
+  ! A pattern tensor of Fortran shape [inner..., (Hp, (Bp))]: left-out
+  ! trailing dimensions become 1, then the C order [Bp, Hp, inner...].
+  subroutine pattern_tensor(what, shape, inner, dataType, desc, res, msg)
+    character(len=*), intent(in) :: what
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer, intent(in) :: inner
+    integer(c_int), intent(in) :: dataType
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    integer(c_int64_t) :: full(inner + 2)
+    character(len=96) :: line
+    integer :: r
+    r = size(shape)
+    if (r < inner .or. r > inner + 2) then
+      write (line, '(a, i0, a, i0, a, i0)') ' has rank ', r, ', not ', inner, '..', inner + 2
+      msg = what // trim(line)
+      res = BK_ERROR_INVALID_ARGUMENT
+      return
+    end if
+    full = 1
+    full(1:r) = shape
+    call make_desc(dataType, full, desc, res, msg)
+  end subroutine pattern_tensor
+
+  ! pattern = bk_attention_mask_pattern(mask, blockQ [, blockK] [, stat,
+  ! errmsg]): the MASK form of an integer(c_int8_t) array
+  ! mask(nbk, nbq [, Hp [, Bp]]), nonzero where query block i attends to
+  ! key block j: mask(j + 1, i + 1, ...) with blocks counted from 0. Left
+  ! out, Hp and Bp are 1 (shared). blockK defaults to blockQ.
+  function bk_attention_mask_pattern(mask, blockQ, blockK, stat, errmsg) result(pattern)
+    integer(c_int8_t), intent(in) :: mask(..)
+    integer, intent(in) :: blockQ
+    integer, intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int64_t) :: shp(rank(mask))
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_MASK
+    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    shp = shape(mask, c_int64_t)
+    if (size(shp) < 2 .or. size(shp) > 4) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'mask must be mask(nbk, nbq [, Hp [, Bp]])'
+    else
+      ! (nbk, nbq) is C's one axis nbq * nbk, key blocks fastest.
+      call pattern_tensor('mask', [shp(1) * shp(2), shp(3:)], 1, BK_DATA_TYPE_U8, &
+           pattern%mask, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_mask_pattern', msg, stat)
+  end function bk_attention_mask_pattern
+
+  ! pattern = bk_attention_list_pattern(counts, indices, blockQ [, blockK]
+  ! [, stat, errmsg]): the LIST form of integer(c_int32_t) arrays
+  ! counts(nbq [, Hp [, Bp]]) and indices(capacity, nbq [, Hp [, Bp]]):
+  ! query block i attends to key blocks indices(1:counts(i + 1), i + 1),
+  ! numbered from 0.
+  function bk_attention_list_pattern(counts, indices, blockQ, blockK, stat, errmsg) &
+       result(pattern)
+    integer(c_int32_t), intent(in) :: counts(..), indices(..)
+    integer, intent(in) :: blockQ
+    integer, intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_LIST
+    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    if (rank(indices) /= rank(counts) + 1) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'indices must have one dimension (capacity) before those of counts'
+    else
+      call pattern_tensor('counts', shape(counts, c_int64_t), 1, BK_DATA_TYPE_I32, &
+           pattern%counts, res, msg)
+      if (res == BK_SUCCESS) call pattern_tensor('indices', shape(indices, c_int64_t), 2, &
+           BK_DATA_TYPE_I32, pattern%indices, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_list_pattern', msg, stat)
+  end function bk_attention_list_pattern
+
+  ! The next operand of an info filler, unless an earlier one failed; an
+  ! lse is described in `order` without D.
+  subroutine next_operand(name, shape, dataType, order, desc, res, msg)
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer(c_int), intent(in) :: dataType
+    character(len=*), intent(in) :: order
+    type(BkTensorDesc), intent(out) :: desc
+    integer(c_int), intent(inout) :: res
+    character(len=:), allocatable, intent(inout) :: msg
+    character(len=:), allocatable :: m
+    integer :: p
+    if (res < 0) return
+    p = index(order, 'D')
+    if (name == 'lse' .and. p > 0) then
+      call make_attention_desc(dataType, shape, order(1:p - 1) // order(p + 1:), desc, res, m)
+    else
+      call make_attention_desc(dataType, shape, order, desc, res, m)
+    end if
+    if (res < 0) msg = name // ': ' // m
+  end subroutine next_operand
+
+  ! 1 / sqrt(D) unless given; D = 0 keeps what info had.
+  subroutine attention_scale(d, scale, s)
+    integer(c_int64_t), intent(in) :: d
+    real(c_double), intent(in), optional :: scale
+    real(c_double), intent(inout) :: s
+    if (present(scale)) then
+      s = scale
+    else if (d > 0) then
+      s = 1 / sqrt(real(d, c_double))
+    end if
+  end subroutine attention_scale
+
+  ! The half-precision fillers' type: F16 or BF16, given.
+  subroutine half_type(dataType, res, msg)
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    res = BK_SUCCESS
+    msg = ''
+    if (present(dataType)) then
+      if (bk_data_type_size(dataType) == 2) return
+    end if
+    res = BK_ERROR_INVALID_ARGUMENT
+    msg = 'dataType (BK_DATA_TYPE_F16 or BK_DATA_TYPE_BF16) is required for ' // &
+         'integer(c_int16_t) arrays'
+  end subroutine half_type
+
+  ! Copies the descriptors into info, which is untouched on failure.
+  subroutine set_forward(info, d, has_lse, scale, res)
+    type(BkAttentionInfo), intent(inout) :: info
+    type(BkTensorDesc), intent(in) :: d(5)
+    logical, intent(in) :: has_lse
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(in) :: res
+    type(BkTensorDesc) :: absent
+    if (res < 0) return
+    info%q = d(1)
+    info%k = d(2)
+    info%v = d(3)
+    info%y = d(4)
+    info%lse = absent
+    if (has_lse) info%lse = d(5)
+    call attention_scale(info%q%extent(4), scale, info%scale)
+  end subroutine set_forward
+
+  subroutine set_backward(info, d, scale, res)
+    type(BkAttentionBackwardInfo), intent(inout) :: info
+    type(BkTensorDesc), intent(in) :: d(9)
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(in) :: res
+    if (res < 0) return
+    info%q = d(1)
+    info%k = d(2)
+    info%v = d(3)
+    info%y = d(4)
+    info%lse = d(5)
+    info%dy = d(6)
+    info%dq = d(7)
+    info%dk = d(8)
+    info%dv = d(9)
+    call attention_scale(info%q%extent(4), scale, info%scale)
+  end subroutine set_backward
+
+  subroutine attention_info_f32(info, q, k, v, y, lse, order, scale, stat, errmsg)
+    type(BkAttentionInfo), intent(inout) :: info
+    real(c_float), intent(in) :: q(..), k(..), v(..), y(..)
+    real(c_float), intent(in), optional :: lse(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(5)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res
+    o = 'DLHB'
+    if (present(order)) o = order
+    res = BK_SUCCESS
+    msg = ''
+    call next_operand('q', shape(q, c_int64_t), BK_DATA_TYPE_F32, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), BK_DATA_TYPE_F32, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), BK_DATA_TYPE_F32, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), BK_DATA_TYPE_F32, o, d(4), res, msg)
+    if (present(lse)) &
+         call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F32, o, d(5), res, msg)
+    call set_forward(info, d, present(lse), scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_info_of', msg, stat)
+  end subroutine attention_info_f32
+
+  subroutine attention_info_f64(info, q, k, v, y, lse, order, scale, stat, errmsg)
+    type(BkAttentionInfo), intent(inout) :: info
+    real(c_double), intent(in) :: q(..), k(..), v(..), y(..)
+    real(c_double), intent(in), optional :: lse(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(5)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res
+    o = 'DLHB'
+    if (present(order)) o = order
+    res = BK_SUCCESS
+    msg = ''
+    call next_operand('q', shape(q, c_int64_t), BK_DATA_TYPE_F64, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), BK_DATA_TYPE_F64, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), BK_DATA_TYPE_F64, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), BK_DATA_TYPE_F64, o, d(4), res, msg)
+    if (present(lse)) &
+         call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F64, o, d(5), res, msg)
+    call set_forward(info, d, present(lse), scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_info_of', msg, stat)
+  end subroutine attention_info_f64
+
+  subroutine attention_info_i16(info, q, k, v, y, lse, order, scale, dataType, stat, errmsg)
+    type(BkAttentionInfo), intent(inout) :: info
+    integer(c_int16_t), intent(in) :: q(..), k(..), v(..), y(..)
+    real(c_float), intent(in), optional :: lse(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(5)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res, dt
+    o = 'DLHB'
+    if (present(order)) o = order
+    call half_type(dataType, res, msg)
+    dt = BK_DATA_TYPE_UNDEFINED
+    if (res == BK_SUCCESS) dt = dataType
+    call next_operand('q', shape(q, c_int64_t), dt, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), dt, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), dt, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), dt, o, d(4), res, msg)
+    if (present(lse)) &
+         call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F32, o, d(5), res, msg)
+    call set_forward(info, d, present(lse), scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_info_of', msg, stat)
+  end subroutine attention_info_i16
+
+  subroutine attention_backward_info_f32(info, q, k, v, y, lse, dy, dq, dk, dv, order, scale, &
+       stat, errmsg)
+    type(BkAttentionBackwardInfo), intent(inout) :: info
+    real(c_float), intent(in) :: q(..), k(..), v(..), y(..), lse(..), dy(..), dq(..), dk(..), &
+         dv(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(9)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res
+    o = 'DLHB'
+    if (present(order)) o = order
+    res = BK_SUCCESS
+    msg = ''
+    call next_operand('q', shape(q, c_int64_t), BK_DATA_TYPE_F32, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), BK_DATA_TYPE_F32, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), BK_DATA_TYPE_F32, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), BK_DATA_TYPE_F32, o, d(4), res, msg)
+    call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F32, o, d(5), res, msg)
+    call next_operand('dy', shape(dy, c_int64_t), BK_DATA_TYPE_F32, o, d(6), res, msg)
+    call next_operand('dq', shape(dq, c_int64_t), BK_DATA_TYPE_F32, o, d(7), res, msg)
+    call next_operand('dk', shape(dk, c_int64_t), BK_DATA_TYPE_F32, o, d(8), res, msg)
+    call next_operand('dv', shape(dv, c_int64_t), BK_DATA_TYPE_F32, o, d(9), res, msg)
+    call set_backward(info, d, scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_backward_info_of', msg, stat)
+  end subroutine attention_backward_info_f32
+
+  subroutine attention_backward_info_f64(info, q, k, v, y, lse, dy, dq, dk, dv, order, scale, &
+       stat, errmsg)
+    type(BkAttentionBackwardInfo), intent(inout) :: info
+    real(c_double), intent(in) :: q(..), k(..), v(..), y(..), lse(..), dy(..), dq(..), dk(..), &
+         dv(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(9)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res
+    o = 'DLHB'
+    if (present(order)) o = order
+    res = BK_SUCCESS
+    msg = ''
+    call next_operand('q', shape(q, c_int64_t), BK_DATA_TYPE_F64, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), BK_DATA_TYPE_F64, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), BK_DATA_TYPE_F64, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), BK_DATA_TYPE_F64, o, d(4), res, msg)
+    call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F64, o, d(5), res, msg)
+    call next_operand('dy', shape(dy, c_int64_t), BK_DATA_TYPE_F64, o, d(6), res, msg)
+    call next_operand('dq', shape(dq, c_int64_t), BK_DATA_TYPE_F64, o, d(7), res, msg)
+    call next_operand('dk', shape(dk, c_int64_t), BK_DATA_TYPE_F64, o, d(8), res, msg)
+    call next_operand('dv', shape(dv, c_int64_t), BK_DATA_TYPE_F64, o, d(9), res, msg)
+    call set_backward(info, d, scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_backward_info_of', msg, stat)
+  end subroutine attention_backward_info_f64
+
+  subroutine attention_backward_info_i16(info, q, k, v, y, lse, dy, dq, dk, dv, order, scale, &
+       dataType, stat, errmsg)
+    type(BkAttentionBackwardInfo), intent(inout) :: info
+    integer(c_int16_t), intent(in) :: q(..), k(..), v(..), y(..), dy(..), dq(..), dk(..), dv(..)
+    real(c_float), intent(in) :: lse(..)
+    character(len=*), intent(in), optional :: order
+    real(c_double), intent(in), optional :: scale
+    integer(c_int), intent(in), optional :: dataType
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkTensorDesc) :: d(9)
+    character(len=:), allocatable :: msg, o
+    integer(c_int) :: res, dt
+    o = 'DLHB'
+    if (present(order)) o = order
+    call half_type(dataType, res, msg)
+    dt = BK_DATA_TYPE_UNDEFINED
+    if (res == BK_SUCCESS) dt = dataType
+    call next_operand('q', shape(q, c_int64_t), dt, o, d(1), res, msg)
+    call next_operand('k', shape(k, c_int64_t), dt, o, d(2), res, msg)
+    call next_operand('v', shape(v, c_int64_t), dt, o, d(3), res, msg)
+    call next_operand('y', shape(y, c_int64_t), dt, o, d(4), res, msg)
+    call next_operand('lse', shape(lse, c_int64_t), BK_DATA_TYPE_F32, o, d(5), res, msg)
+    call next_operand('dy', shape(dy, c_int64_t), dt, o, d(6), res, msg)
+    call next_operand('dq', shape(dq, c_int64_t), dt, o, d(7), res, msg)
+    call next_operand('dk', shape(dk, c_int64_t), dt, o, d(8), res, msg)
+    call next_operand('dv', shape(dv, c_int64_t), dt, o, d(9), res, msg)
+    call set_backward(info, d, scale, res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_backward_info_of', msg, stat)
+  end subroutine attention_backward_info_i16
+
+  subroutine create_plan_attention(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkAttentionInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_attention
+
+  subroutine create_plan_attention_backward(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkAttentionBackwardInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    res = create_plan_from(context, c_loc(info), plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_attention_backward
 end module bk_helpers

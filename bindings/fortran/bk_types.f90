@@ -27,6 +27,7 @@ module bk_types
   public :: BkGemmInfo, BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, &
        BkSparse24GemmInfo
   public :: BkW4A16ConvertInfo, BkW4A16RepackReport, BkW4A16GptqRepackInfo, BkW4A16GemmInfo
+  public :: BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo
   public :: PFN_bkAllocationFunction, PFN_bkFreeFunction, PFN_bkMessageCallback
 
   ! ---- Handles -----------------------------------------------------------
@@ -333,6 +334,60 @@ module bk_types
     type(BkTensorDesc) :: perm
     type(BkTensorDesc) :: c
   end type BkW4A16GemmInfo
+
+  ! ---- Block-sparse attention (bk-attention(7)) --------------------------
+  ! Operands are [B, H, L, D] in libbk's (C) order: the Fortran array
+  ! q(d, l, h, b) as it is (bk_tensor_desc_of(q)), and q(d, h, l, b), the
+  ! [B, L, H, D] layout, as a strided view (bk_attention_desc_of(q,
+  ! 'DHLB')). A pattern starts DENSE with no tensors; the mask and list
+  ! forms are easiest made with bk_attention_mask_pattern and
+  ! bk_attention_list_pattern.
+  type, bind(c) :: BkAttentionPattern
+    integer(c_int) :: form = BK_ATTENTION_PATTERN_DENSE
+    integer(c_int32_t) :: blockQ = 0
+    integer(c_int32_t) :: blockK = 0
+    integer(c_int32_t) :: reserved = 0
+    type(BkTensorDesc) :: mask                  ! MASK: U8 [Bp, Hp, nbq * nbk]
+    type(BkTensorDesc) :: counts                ! LIST: I32 [Bp, Hp, nbq]
+    type(BkTensorDesc) :: indices               ! LIST: I32 [Bp, Hp, nbq, capacity]
+  end type BkAttentionPattern
+
+  ! scale starts as a NaN, which no plan accepts, rather than C's 0 (every
+  ! key weighted alike, a silent mistake): set it, usually to 1 / sqrt(D),
+  ! or let bk_attention_info_of do it. lse starts absent.
+  type, bind(c) :: BkAttentionInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_ATTENTION_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: flags = 0             ! BK_ATTENTION_CAUSAL_BIT
+    integer(c_int32_t) :: reserved = 0
+    real(c_double) :: scale = transfer(int(z'7FF8000000000000', c_int64_t), 0.0_c_double)
+    type(BkAttentionPattern) :: pattern
+    type(BkTensorDesc) :: q                     ! [B, H, Lq, D]
+    type(BkTensorDesc) :: k                     ! [B, Hkv, Lk, D]
+    type(BkTensorDesc) :: v                     ! [B, Hkv, Lk, Dv]
+    type(BkTensorDesc) :: y                     ! [B, H, Lq, Dv], written
+    type(BkTensorDesc) :: lse                   ! [B, H, Lq], written; optional
+  end type BkAttentionInfo
+
+  ! The same scale, flags and pattern as the forward; y and lse are the
+  ! forward's outputs.
+  type, bind(c) :: BkAttentionBackwardInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: flags = 0             ! CAUSAL_BIT, ALLOW_ATOMICS_BIT
+    integer(c_int32_t) :: reserved = 0
+    real(c_double) :: scale = transfer(int(z'7FF8000000000000', c_int64_t), 0.0_c_double)
+    type(BkAttentionPattern) :: pattern
+    type(BkTensorDesc) :: q                     ! [B, H, Lq, D]
+    type(BkTensorDesc) :: k                     ! [B, Hkv, Lk, D]
+    type(BkTensorDesc) :: v                     ! [B, Hkv, Lk, Dv]
+    type(BkTensorDesc) :: y                     ! [B, H, Lq, Dv]
+    type(BkTensorDesc) :: lse                   ! [B, H, Lq]
+    type(BkTensorDesc) :: dy                    ! [B, H, Lq, Dv]
+    type(BkTensorDesc) :: dq                    ! [B, H, Lq, D], written
+    type(BkTensorDesc) :: dk                    ! [B, Hkv, Lk, D], written
+    type(BkTensorDesc) :: dv                    ! [B, Hkv, Lk, Dv], written
+  end type BkAttentionBackwardInfo
 
   ! ---- Callback shapes: write a bind(c) procedure with this interface and
   ! pass c_funloc(it). ------------------------------------------------------
