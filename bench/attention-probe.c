@@ -4,7 +4,8 @@
  * TFLOP/s over the active blocks (forward 4 B H bq bk D per block, the
  * diagonal blocks of a causal pattern counted whole; backward 2.5x).
  * Inputs are filled with a small constant (speed does not depend on the
- * values here). bench/device-run.sh does not run it; build:
+ * values here). Arguments: f16 or bf16, then fwd to skip the backward.
+ * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 {
     const BkDataType type = argc > 1 && !strcmp(argv[1], "bf16") ? BK_DATA_TYPE_BF16
                                                                  : BK_DATA_TYPE_F16;
+    const bool forward_only = argc > 2 && !strcmp(argv[2], "fwd");
     BkContextCreateInfo ci = { .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
                                .deviceType = BK_DEVICE_TYPE_CUDA };
     CHECK(bkCreateContext(&ci, NULL, &ctx));
@@ -143,7 +145,8 @@ int main(int argc, char **argv)
                 CHECK(bkCreatePlan(ctx, &pc, NULL, &bp));
                 const BkDeviceAddress fb[8] = { q, k, v, m, 0, 0, y, lse };
                 const BkDeviceAddress bb[12] = { q, k, v, m, 0, 0, y, lse, dy, dq, dk, dv };
-                const double tf = time_plan(fp, 8, fb), tb = time_plan(bp, 12, bb);
+                const double tf = time_plan(fp, 8, fb);
+                const double tb = forward_only ? 1e9 : time_plan(bp, 12, bb);
                 const double flops = 4.0 * B * H * blk * blk * D * (double)active;
                 BkPlanProperties pf = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES },
                                  pb = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };

@@ -49,7 +49,6 @@ struct bk_attention_args {
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
 #define BK_ATTENTION_WGMMA_THREADS 384
 #define BK_ATTENTION_WGMMA_ROWS 128
-#define BK_ATTENTION_WGMMA_STAGES 3
 #ifdef __cplusplus
 #define BK_ATTENTION_ALIGN64 alignas(64)
 #else

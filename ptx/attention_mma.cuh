@@ -83,20 +83,22 @@ static __device__ __forceinline__ void load_tile(uint32_t smem, const View &v, i
 }
 
 // The next active 64-key tile at or after key tile t of query block ib
-// whose keys start before `end`, or -1.
+// whose keys start before `end`, or -1. Called by whole warps: the lanes
+// test 32 tiles at once (a sparse row would otherwise cost one dependent
+// mask read per tile).
 static __device__ __forceinline__ int64_t next_key_tile(const Args &a, int64_t pb, int64_t ph,
                                                         int64_t ib, int64_t t, int64_t end)
 {
     const int64_t per_block = a.block_k / TILE;
-    for (; t * TILE < end; t++) {
-        const int64_t jb = t / per_block;
-        if (block_active(a, pb, ph, ib, jb))
-            return t;
-        t = (jb + 1) * per_block - 1; // skip the rest of the block
+    for (; t * TILE < end; t += 32) {
+        const int64_t mine = t + threadIdx.x % 32;
+        const bool hit = mine * TILE < end && block_active(a, pb, ph, ib, mine / per_block);
+        const unsigned hits = __ballot_sync(0xFFFFFFFFu, hit);
+        if (hits)
+            return t + __ffs(hits) - 1;
     }
     return -1;
 }
-
 
 // The A fragments (m16n8k16) of k-step kk for rows row0 .. row0 + 15 of a
 // swizzled tile.

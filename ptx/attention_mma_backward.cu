@@ -35,11 +35,14 @@ static __device__ __forceinline__ bool next_query_tile(const Args &a, int64_t pb
     const int per_block = (int)(a.block_q / TILE), tiles = (int)((a.lq + TILE - 1) / TILE);
     for (; g < group; g++, t = first / TILE) {
         const int64_t ph = pattern_h(a, kvh * group + g);
-        for (; t < tiles; t++) {
-            const int ib = t / per_block;
-            if (block_active(a, pb, ph, ib, jb))
+        for (; t < tiles; t += 32) { // whole warps: 32 tiles per step
+            const int mine = t + (int)(threadIdx.x % 32);
+            const bool hit = mine < tiles && block_active(a, pb, ph, mine / per_block, jb);
+            const unsigned hits = __ballot_sync(0xFFFFFFFFu, hit);
+            if (hits) {
+                t += __ffs(hits) - 1;
                 return true;
-            t = (ib + 1) * per_block - 1; // skip the rest of the block
+            }
         }
     }
     return false;

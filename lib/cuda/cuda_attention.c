@@ -35,6 +35,7 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
+    unsigned int wgmma_keys;              /* keys per tile of the wgmma kernel: 64 or 128 */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -121,17 +122,18 @@ static bool wgmma_path(BkPlan plan)
 }
 
 /* The tensor maps of a run (false when the driver refuses one). */
-static bool tensor_maps(const struct bk_attention_problem *p, struct bk_attention_tma_args *t)
+static bool tensor_maps(const struct bk_attention_problem *p, unsigned int keys,
+                        struct bk_attention_tma_args *t)
 {
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    const uint32_t box = BK_ATTENTION_MMA_TILE;
+    const uint32_t cols = 64, rows = 64; /* boxes of 64 columns: one 128-byte swizzle row */
     return bk_cuda_tensor_map((CUtensorMap *)t->map_q, p->type, t->a.q.base, 4, q, p->stride.q,
-                              box, box) &&
+                              cols, rows) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->a.k.base, 4, kv, p->stride.k,
-                              box, box) &&
+                              cols, keys) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, kv, p->stride.v,
-                              box, box);
+                              cols, keys);
 }
 
 /* Whether every tensor the fast kernels read or write is 16-byte aligned. */
@@ -202,7 +204,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             memset(&t, 0, sizeof t);
             t.a = a;
         }
-        if (fast && ap->wgmma && tensor_maps(p, &t))
+        if (fast && ap->wgmma && tensor_maps(p, ap->wgmma_keys, &t))
             bk_cuda_launch_set(&launches[n++], ap->fn[K_WGMMA],
                                (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS), gh, gb,
                                BK_ATTENTION_WGMMA_THREADS, ap->fast_shared_bytes[K_WGMMA],
@@ -278,9 +280,9 @@ static void fill_args(const struct bk_attention_problem *p, struct bk_attention_
     a->scale = p->scale;
     a->flags = (p->causal ? BK_ATTENTION_CAUSAL : 0u) | (p->has_lse ? BK_ATTENTION_HAS_LSE : 0u);
     if (p->form == BK_ATTENTION_PATTERN_DENSE) {
-        /* One block over everything, in whole tiles of the fast kernel. */
-        a->block_q = round_up(p->lq > 0 ? p->lq : 1, MMA_TILE);
-        a->block_k = round_up(p->lk > 0 ? p->lk : 1, MMA_TILE);
+        /* One block over everything, in whole tiles of every fast kernel. */
+        a->block_q = round_up(p->lq > 0 ? p->lq : 1, 128);
+        a->block_k = round_up(p->lk > 0 ? p->lk : 1, 128);
         a->nbq = a->nbk = 1;
     } else {
         a->block_q = p->block_q;
@@ -311,11 +313,16 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         ap->fast_shared_bytes[K_FAST] = 5 * tile;
     }
     if (ap->wgmma) {
-        /* Two Q tiles, the K and V ring, the barriers, 1 KiB to align. */
-        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d", ts,
-                 d);
-        ap->fast_shared_bytes[K_WGMMA] = (2 + 2 * BK_ATTENTION_WGMMA_STAGES) * tile +
-                                         8 * (1 + 3 * BK_ATTENTION_WGMMA_STAGES) + 1024;
+        /* Tiles of 128 keys where no key block is narrower. Shared memory:
+         * two Q tiles of 64 rows, the ring of K and V tiles (two stages
+         * when they are 128 x 128, else three), the barriers, 1 KiB to
+         * align (as ptx/attention_wgmma.cu's Layout). */
+        const unsigned int keys = ap->wgmma_keys;
+        const unsigned int stages = d == 128 && keys == 128 ? 2 : 3;
+        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d_n%u",
+                 ts, d, keys);
+        ap->fast_shared_bytes[K_WGMMA] = 2 * tile + 2 * stages * (keys * (unsigned int)d * 2) +
+                                         8 * (1 + 3 * stages) + 1024;
         const char *const wname[] = { ap->name[K_WGMMA] };
         CUfunction *const wfn[] = { &ap->fn[K_WGMMA] };
         BkResult res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, wname, wfn, 1);
@@ -357,6 +364,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    ap->wgmma_keys = p->form == BK_ATTENTION_PATTERN_DENSE || p->block_k % 128 == 0 ? 128 : 64;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
