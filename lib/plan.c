@@ -206,6 +206,17 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
                             (unsigned long long)need);
         if (!run->workspace)
             return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.workspace is 0");
+        if (run->workspace + need < run->workspace)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "BkRunInfo.workspace = 0x%llx: the plan's %llu bytes wrap the address "
+                            "space", (unsigned long long)run->workspace,
+                            (unsigned long long)need);
+        const uint64_t room = bk_memory_bytes_after(plan->ctx, run->workspace);
+        if (room && room < need)
+            return bk_error(BK_ERROR_WORKSPACE_TOO_SMALL,
+                            "BkRunInfo.workspace: the plan needs %llu bytes but its BkMemory has "
+                            "%llu bytes from that address", (unsigned long long)need,
+                            (unsigned long long)room);
         if (run->workspace % plan->props.workspaceAlignment)
             return bk_error(BK_ERROR_MISALIGNED_OPERAND,
                             "BkRunInfo.workspace = 0x%llx must be aligned to %llu bytes",

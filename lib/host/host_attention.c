@@ -134,6 +134,8 @@ static bool scatter_list(const struct bk_attention_problem *p, const int32_t *co
             bad = true;
             continue;
         }
+        if (count == 0)
+            continue; /* indices may be unbound (capacity 0: an empty tensor) */
         const int32_t *list = indices + pb * is[0] + ph * is[1] + ib * is[2];
         for (int32_t e = 0; e < count; e++) {
             const int32_t jb = list[e * is[3]];
