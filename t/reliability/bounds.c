@@ -13,9 +13,12 @@
  * - addresses and sizes that wrap the 64-bit address space are rejected;
  * - the same size and self-overlap rules for the GEMM family: dense GEMM
  *   with huge shapes and leading dimensions, the 2:4 outputs with random
- *   strides; and for the W4A16 family: its GEMM with huge shapes, its plain
+ *   strides; for the W4A16 family: its GEMM with huge shapes, its plain
  *   outputs (c, quantized) with random strides, and its output bindings
- *   (c, packed, quantized, the repack's report) smaller than they need.
+ *   (c, packed, quantized, the repack's report) smaller than they need;
+ *   and for the attention family: the forward pass with huge shapes, its
+ *   outputs (y, lse, dq, dk, dv) with random strides and smaller bindings
+ *   than they need, and the workspace one byte short or exactly its size.
  * The reference arithmetic is the test's own (128-bit, rel_util.c). */
 #include "config.h"
 
@@ -813,6 +816,397 @@ static void w4a16_binding_sizes(int cases)
            per_kind[2], per_kind[3]);
 }
 
+/* ---- The attention family: sizes, written outputs, bindings, workspace ------- */
+
+/* a * b, or INT64_MAX once that would pass it. */
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    return a && b > INT64_MAX / a ? INT64_MAX : a * b;
+}
+
+/* A [B, H, L, D] operand: row-major, or the view of [B, L, H, D] storage;
+ * its batch stride stretched sometimes. Nested, so never self-overlapping
+ * (a saturated stride puts it beyond 64 bits anyway). */
+static BkTensorDesc big_view(BkDataType type, int64_t b, int64_t h, int64_t l, int64_t d)
+{
+    BkTensorDesc t = { .dataType = type, .rank = 4, .extent = { b, h, l, d } };
+    const bool token_major = rel_below(&rng, 2);
+    const int inner = token_major ? 1 : 2, outer = token_major ? 2 : 1;
+    t.stride[3] = 1;
+    t.stride[inner] = d;
+    t.stride[outer] = sat_mul(d, t.extent[inner]);
+    t.stride[0] = sat_mul(t.stride[outer], t.extent[outer]);
+    if (rel_below(&rng, 2))
+        t.stride[0] = sat_mul(t.stride[0], big_extent(62));
+    return t;
+}
+
+/* The forward pass with huge B, H, Lq, Lk (D, Dv up to 256), any of the
+ * views above, lse or not, and a MASK of 128 x 128 blocks when its
+ * nbq x nbk fits: a tensor beyond 64 bits is rejected naming it (the first
+ * of q, k, v, mask, y, lse that is: the order libbk reads them in), one
+ * that fits is accepted. */
+static void attention_size_overflow(int cases)
+{
+    struct overflow_tally tally = { 0 };
+    static const char *const all_names[] = { "BkAttentionInfo.q", "BkAttentionInfo.k",
+                                             "BkAttentionInfo.v", "BkAttentionInfo.pattern.mask",
+                                             "BkAttentionInfo.y", "BkAttentionInfo.lse" };
+    for (int c = 0; c < cases; c++) {
+        const BkDataType type = types[rel_below(&rng, 4)];
+        const int64_t b = big_extent(30), hkv = big_extent(20);
+        const int64_t h = hkv * (1 + (int64_t)rel_below(&rng, 4));
+        const int64_t lq = big_extent(40), lk = big_extent(40);
+        const int64_t d = 1 + (int64_t)rel_below(&rng, 256), dv = 1 + (int64_t)rel_below(&rng, 256);
+        BkAttentionInfo op = { .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .scale = 0.125 };
+        op.q = big_view(type, b, h, lq, d);
+        op.k = big_view(type, b, hkv, lk, d);
+        op.v = big_view(type, b, hkv, lk, dv);
+        op.y = big_view(type, b, h, lq, dv);
+        if (rel_below(&rng, 2)) {
+            op.lse = (BkTensorDesc){ .dataType = type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64
+                                                                           : BK_DATA_TYPE_F32,
+                                     .rank = 3, .extent = { b, h, lq } };
+            if (rel_below(&rng, 2)) {
+                op.lse.stride[2] = 1;
+                op.lse.stride[1] = lq;
+                op.lse.stride[0] = sat_mul(sat_mul(lq, h), big_extent(62));
+            }
+        }
+        const unsigned __int128 blocks = (unsigned __int128)((lq + 127) / 128) *
+                                         (unsigned __int128)((lk + 127) / 128);
+        if (rel_below(&rng, 2) && blocks <= (unsigned __int128)INT64_MAX) {
+            op.pattern = (BkAttentionPattern){
+                .form = BK_ATTENTION_PATTERN_MASK, .blockQ = 128, .blockK = 128,
+                .mask = { .dataType = BK_DATA_TYPE_U8, .rank = 3,
+                          .extent = { 1, rel_below(&rng, 2) ? h : 1, (int64_t)blocks } },
+            };
+        }
+        /* The tensors present, in libbk's order. */
+        const BkTensorDesc *all[6] = { &op.q, &op.k, &op.v, &op.pattern.mask, &op.y, &op.lse };
+        const BkTensorDesc *t[6];
+        const char *names[6];
+        int n = 0;
+        for (int i = 0; i < 6; i++)
+            if (all[i]->dataType != BK_DATA_TYPE_UNDEFINED)
+                t[n] = all[i], names[n++] = all_names[i];
+        judge_overflow(&tally, "attention", c, &op, t, names, n);
+    }
+    tap_ok(tally.bad_accept == 0 && tally.wrong_field == 0,
+           "attention size overflow: all %ld problems with a tensor beyond 64 bits rejected, "
+           "naming it", tally.overflowing);
+    tap_ok(tally.bad_reject == 0 && tally.fitting > cases / 20, "attention size overflow: all "
+           "%ld problems whose tensors fit are accepted", tally.fitting);
+}
+
+/* Small contiguous operands of one type; sets the forward fields (which
+ * sit at the same place in the backward info). */
+static void attention_operands(BkAttentionInfo *a, BkDataType type, int64_t b, int64_t h,
+                               int64_t hkv, int64_t lq, int64_t lk, int64_t d, int64_t dv)
+{
+    a->scale = 0.5;
+    a->q = (BkTensorDesc){ .dataType = type, .rank = 4, .extent = { b, h, lq, d } };
+    a->k = (BkTensorDesc){ .dataType = type, .rank = 4, .extent = { b, hkv, lk, d } };
+    a->v = (BkTensorDesc){ .dataType = type, .rank = 4, .extent = { b, hkv, lk, dv } };
+    a->y = (BkTensorDesc){ .dataType = type, .rank = 4, .extent = { b, h, lq, dv } };
+    a->lse = (BkTensorDesc){ .dataType = type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64
+                                                                  : BK_DATA_TYPE_F32,
+                             .rank = 3, .extent = { b, h, lq } };
+}
+
+static void attention_gradients(BkAttentionBackwardInfo *a)
+{
+    a->dy = a->y;
+    a->dq = a->q;
+    a->dk = a->k;
+    a->dv = a->v;
+}
+
+/* The attention outputs (forward: y, lse; backward: dq, dk, dv) with
+ * random small strides, causal or not, GQA or not: one that reaches an
+ * element twice is rejected naming it, a nested one accepted; the read q
+ * (dy in the backward pass) may overlap itself. */
+static void attention_self_alias(int cases)
+{
+    static const char *const fields[] = { "BkAttentionInfo.y", "BkAttentionInfo.lse",
+                                          "BkAttentionBackwardInfo.dq",
+                                          "BkAttentionBackwardInfo.dk",
+                                          "BkAttentionBackwardInfo.dv" };
+    long aliasing = 0, accepted_nested = 0, is_nested = 0, bad_accept = 0, bad_reject = 0;
+    long read_alias = 0, read_rejected = 0;
+    for (int c = 0; c < cases; c++) {
+        const unsigned kind = (unsigned)rel_below(&rng, 5);
+        const int64_t b = 1 + (int64_t)rel_below(&rng, 2), hkv = 1 + (int64_t)rel_below(&rng, 2);
+        const int64_t h = hkv * (1 + (int64_t)rel_below(&rng, 2));
+        const int64_t lq = 1 + (int64_t)rel_below(&rng, 6), lk = 1 + (int64_t)rel_below(&rng, 6);
+        const int64_t d = 1 + (int64_t)rel_below(&rng, 4), dv = 1 + (int64_t)rel_below(&rng, 4);
+        union {
+            BkAttentionInfo fwd;
+            BkAttentionBackwardInfo bwd;
+        } op;
+        memset(&op, 0, sizeof op);
+        attention_operands(&op.fwd, types[rel_below(&rng, 4)], b, h, hkv, lq, lk, d, dv);
+        op.fwd.flags = rel_below(&rng, 2) ? BK_ATTENTION_CAUSAL_BIT : 0;
+        BkTensorDesc *out, *read;
+        if (kind < 2) {
+            op.fwd.sType = BK_STRUCTURE_TYPE_ATTENTION_INFO;
+            out = kind ? &op.fwd.lse : &op.fwd.y;
+            read = &op.fwd.q;
+        } else {
+            attention_gradients(&op.bwd);
+            op.bwd.sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO;
+            out = kind == 2 ? &op.bwd.dq : kind == 3 ? &op.bwd.dk : &op.bwd.dv;
+            read = &op.bwd.dy;
+        }
+        for (uint32_t k = 0; k < out->rank; k++)
+            out->stride[k] = 1 + (int64_t)rel_below(&rng, 12);
+        for (uint32_t k = 0; k < read->rank; k++)
+            read->stride[k] = 1 + (int64_t)rel_below(&rng, 3);
+        const int aliases = rel_tensor_aliases(out, 1 << 16);
+        BkPlan plan = BK_NULL_HANDLE;
+        const char *why;
+        BkResult r = try_plan(&op, &plan, &why);
+        if (aliases == 1) {
+            aliasing++;
+            if ((r != BK_ERROR_INVALID_ARGUMENT || why ||
+                 !strstr(bkGetLastErrorMessage(), fields[kind])) && bad_accept++ == 0)
+                tap_diag("attention case %d: %s for an overlapping %s (%s)", c,
+                         bkResultString(r), fields[kind], bkGetLastErrorMessage());
+        } else if (nested(out)) {
+            is_nested++;
+            accepted_nested += r == BK_SUCCESS;
+            if (r != BK_SUCCESS && bad_reject++ == 0)
+                tap_diag("attention case %d: a nested %s was rejected: %s", c, fields[kind],
+                         bkGetLastErrorMessage());
+            if (rel_tensor_aliases(read, 1 << 16) == 1) {
+                read_alias++;
+                read_rejected += r != BK_SUCCESS;
+            }
+        }
+        bkDestroyPlan(plan);
+    }
+    tap_ok(bad_accept == 0 && aliasing > 0, "attention outputs reaching an element twice are "
+           "rejected naming them (%ld)", aliasing);
+    tap_ok(bad_reject == 0 && accepted_nested > 0, "nested attention outputs are accepted (%ld of "
+           "%ld)", accepted_nested, is_nested);
+    tap_ok(read_rejected == 0 && read_alias > 0, "attention inputs may overlap themselves (%ld "
+           "cases)", read_alias);
+}
+
+/* Records one run of plan with a workspace. */
+static BkResult record_ws(BkPlan plan, uint32_t n, const BkDeviceAddress *b,
+                          const uint64_t *sizes, BkDeviceAddress ws, uint64_t ws_size,
+                          const char **why)
+{
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = b,
+                      .pBindingSizes = sizes, .workspace = ws, .workspaceSize = ws_size };
+    unsigned mark = rel_message_count();
+    BkResult r = bkCmdRun(cmd, plan, &run);
+    *why = r < 0 ? rel_check_failure(r, mark) : NULL;
+    return r;
+}
+
+/* Attention output bindings (forward: y, lse; backward: dq, dk, dv) with
+ * random room around what they need, at the end of a BkMemory or with
+ * pBindingSizes, under DENSE, LIST (forward), MASK and LIST (backward)
+ * patterns: too small is BUFFER_TOO_SMALL naming the binding; large
+ * enough runs and writes nothing outside the output's span. The slots a
+ * pattern does not use are bound to 0; the others get host memory of
+ * their own with true sizes (a valid mask or list). A plan with a
+ * workspace (LIST, backward) first gets one byte too few of it
+ * (WORKSPACE_TOO_SMALL), then exactly its workspaceSize, past which the
+ * run writes nothing. */
+#define AT_ARENA 16384
+#define AT_SLOTS 12
+
+static void attention_binding_sizes(int cases)
+{
+    static _Alignas(256) unsigned char host[AT_SLOTS][AT_ARENA], ws[AT_ARENA];
+    static const char *const names[AT_SLOTS] = { [6] = "(y)", [7] = "(lse)", [9] = "(dq)",
+                                                 [10] = "(dk)", [11] = "(dv)" };
+    BkMemoryAllocateInfo mi = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .size = AT_ARENA };
+    BkMemory mem;
+    BkDeviceAddress base;
+    if (bkAllocateMemory(ctx, &mi, NULL, &mem) != BK_SUCCESS ||
+        bkGetMemoryAddress(mem, &base) != BK_SUCCESS)
+        tap_bail("bkAllocateMemory: %s", bkGetLastErrorMessage());
+    unsigned char *dev = (unsigned char *)(uintptr_t)base;
+    long small = 0, enough = 0, bad_small = 0, bad_enough = 0, stray = 0, wrong_field = 0;
+    long per_slot[AT_SLOTS] = { 0 }, ws_short = 0, bad_ws_short = 0, ws_runs[2] = { 0 };
+    long ws_stray = 0;
+    for (int c = 0; c < cases; c++) {
+        const unsigned kind = (unsigned)rel_below(&rng, 4); /* DENSE, LIST; MASK, LIST */
+        const bool backward = kind >= 2;
+        const int64_t b = 1 + (int64_t)rel_below(&rng, 2), hkv = 1 + (int64_t)rel_below(&rng, 2);
+        const int64_t h = hkv * (1 + (int64_t)rel_below(&rng, 2));
+        const int64_t lq = 1 + (int64_t)rel_below(&rng, 20), lk = 1 + (int64_t)rel_below(&rng, 20);
+        const int64_t d = 1 + (int64_t)rel_below(&rng, 8), dv = 1 + (int64_t)rel_below(&rng, 8);
+        const BkDataType type = rel_below(&rng, 2) ? BK_DATA_TYPE_F32 : BK_DATA_TYPE_F16;
+        const int32_t block = rel_below(&rng, 2) ? 16 : 4;
+        const int64_t nbq = (lq + block - 1) / block, nbk = (lk + block - 1) / block;
+        union {
+            BkAttentionInfo fwd;
+            BkAttentionBackwardInfo bwd;
+        } op;
+        memset(&op, 0, sizeof op);
+        attention_operands(&op.fwd, type, b, h, hkv, lq, lk, d, dv);
+        op.fwd.flags = rel_below(&rng, 2) ? BK_ATTENTION_CAUSAL_BIT : 0;
+        BkAttentionPattern *pat = &op.fwd.pattern;
+        pat->form = kind == 0 ? BK_ATTENTION_PATTERN_DENSE
+                  : kind == 2 ? BK_ATTENTION_PATTERN_MASK : BK_ATTENTION_PATTERN_LIST;
+        if (kind) {
+            pat->blockQ = pat->blockK = block;
+            if (kind == 2)
+                pat->mask = (BkTensorDesc){ .dataType = BK_DATA_TYPE_U8, .rank = 3,
+                                            .extent = { 1, h, nbq * nbk } };
+            else {
+                pat->counts = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 3,
+                                              .extent = { 1, 1, nbq } };
+                pat->indices = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 4,
+                                               .extent = { 1, 1, nbq, 2 } };
+            }
+        }
+        if (backward) {
+            attention_gradients(&op.bwd);
+            op.bwd.sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO;
+        } else {
+            op.fwd.sType = BK_STRUCTURE_TYPE_ATTENTION_INFO;
+        }
+        BkTensorDesc *t[AT_SLOTS] = {
+            &op.fwd.q, &op.fwd.k, &op.fwd.v, &pat->mask, &pat->counts, &pat->indices,
+            &op.fwd.y, &op.fwd.lse, &op.bwd.dy, &op.bwd.dq, &op.bwd.dk, &op.bwd.dv,
+        };
+        const uint32_t count = backward ? 12 : 8;
+        /* The output under test (y, lse; dq, dk, dv), its rows padded by a
+         * few elements. */
+        const uint32_t slot = backward ? 9 + (uint32_t)rel_below(&rng, 3)
+                                       : 6 + (uint32_t)rel_below(&rng, 2);
+        BkTensorDesc *out = t[slot];
+        const int64_t pad = (int64_t)rel_below(&rng, 3);
+        if (pad) {
+            const uint32_t last = out->rank - 1;
+            int64_t s = 1;
+            for (uint32_t k = out->rank; k-- > 0;) {
+                out->stride[k] = s;
+                s *= out->extent[k] + (k == last ? pad : 0);
+            }
+        }
+        for (uint32_t i = 0; i < count; i++) /* absent tensors: bound to 0 */
+            if (t[i]->dataType == BK_DATA_TYPE_UNDEFINED)
+                t[i] = NULL;
+        BkPlan plan;
+        const char *why;
+        if (try_plan(&op, &plan, &why) != BK_SUCCESS)
+            tap_bail("attention case %d: bkCreatePlan: %s", c, bkGetLastErrorMessage());
+        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+        if (bkGetPlanProperties(plan, &props) != BK_SUCCESS)
+            tap_bail("bkGetPlanProperties: %s", bkGetLastErrorMessage());
+        const uint64_t need = props.workspaceSize;
+        const uint64_t align = props.workspaceAlignment ? props.workspaceAlignment : 1;
+        if ((need != 0) != (kind != 0) || need + align > AT_ARENA)
+            tap_bail("attention case %d: a workspace of %llu bytes", c, (unsigned long long)need);
+        const BkDeviceAddress wsa = (BkDeviceAddress)(uintptr_t)ws;
+        /* Inputs: zeros (finite), an all-active mask, lists of block 0. */
+        BkDeviceAddress bind[AT_SLOTS] = { 0 };
+        uint64_t sizes[AT_SLOTS] = { 0 };
+        for (uint32_t i = 0; i < count; i++) {
+            if (!t[i])
+                continue;
+            memset(host[i], i == 3 ? 1 : 0, AT_ARENA);
+            if (i == 4)
+                for (int64_t e = 0; e < nbq; e++)
+                    memcpy(host[i] + 4 * e, &(int32_t){ 1 }, 4);
+            bind[i] = (BkDeviceAddress)(uintptr_t)host[i];
+            sizes[i] = AT_ARENA;
+        }
+        if (need) {
+            begin();
+            const uint64_t short_by = 1 + rel_below(&rng, need);
+            BkResult r = record_ws(plan, count, bind, sizes, wsa, need - short_by, &why);
+            ws_short++;
+            if ((r != BK_ERROR_WORKSPACE_TOO_SMALL || why) && bad_ws_short++ == 0)
+                tap_diag("attention case %d: %s for a workspace %llu bytes short of %llu (%s)",
+                         c, bkResultString(r), (unsigned long long)short_by,
+                         (unsigned long long)need, bkGetLastErrorMessage());
+        }
+        unsigned __int128 cnt, s;
+        rel_tensor_size(out, &cnt, &s);
+        const uint64_t span = (uint64_t)s, unit = rel_type_size(out->dataType);
+        const bool in_memory = rel_below(&rng, 2);
+        const int64_t delta = (int64_t)rel_below(&rng, 5) - 3; /* units more (or fewer) */
+        const int64_t want = (int64_t)span + delta * (int64_t)unit;
+        const uint64_t room = want < (int64_t)unit ? unit : (uint64_t)want;
+        if (in_memory) { /* room bytes left before the end of the BkMemory */
+            bind[slot] = base + AT_ARENA - room;
+            sizes[slot] = 0;
+            memset(dev, 0xA5, AT_ARENA);
+        } else {
+            sizes[slot] = room;
+            memset(host[slot], 0xA5, AT_ARENA);
+        }
+        memset(ws, 0x5A, AT_ARENA);
+        begin();
+        BkResult r = record_ws(plan, count, bind, sizes, need ? wsa : 0, need, &why);
+        if (room < span) {
+            small++;
+            if (r != BK_ERROR_BUFFER_TOO_SMALL || why) {
+                if (bad_small++ == 0)
+                    tap_diag("attention case %d: %s for a %llu-byte %s in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span, names[slot],
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else if (!strstr(bkGetLastErrorMessage(), names[slot])) {
+                if (wrong_field++ == 0)
+                    tap_diag("attention case %d: message does not name the binding %s: %s", c,
+                             names[slot], bkGetLastErrorMessage());
+            }
+        } else {
+            enough++;
+            per_slot[slot]++;
+            if (r != BK_SUCCESS || !submit()) {
+                if (bad_enough++ == 0)
+                    tap_diag("attention case %d: %s for a %llu-byte %s in %llu bytes (%s)", c,
+                             bkResultString(r), (unsigned long long)span, names[slot],
+                             (unsigned long long)room, bkGetLastErrorMessage());
+            } else {
+                const unsigned char *area = in_memory ? dev : host[slot];
+                const size_t lo = in_memory ? (size_t)(AT_ARENA - room) : 0;
+                for (size_t i = 0; i < AT_ARENA; i++)
+                    if ((i < lo || i >= lo + span) && area[i] != 0xA5) {
+                        if (stray++ == 0)
+                            tap_diag("attention case %d: byte %zu outside %s's span changed", c,
+                                     i, names[slot]);
+                        break;
+                    }
+                if (need) {
+                    ws_runs[backward]++;
+                    for (size_t i = need; i < AT_ARENA; i++)
+                        if (ws[i] != 0x5A) {
+                            if (ws_stray++ == 0)
+                                tap_diag("attention case %d: workspace byte %zu of %llu changed",
+                                         c, i, (unsigned long long)need);
+                            break;
+                        }
+                }
+            }
+        }
+        bkDestroyPlan(plan);
+    }
+    bkFreeMemory(ctx, mem);
+    tap_ok(bad_small == 0 && wrong_field == 0 && small > 0,
+           "attention binding sizes: all %ld output bindings smaller than their tensor return "
+           "BUFFER_TOO_SMALL, naming the binding", small);
+    tap_ok(bad_enough == 0 && stray == 0 && per_slot[6] && per_slot[7] && per_slot[9] &&
+               per_slot[10] && per_slot[11],
+           "attention binding sizes: all %ld large enough (y %ld, lse %ld, dq %ld, dk %ld, dv "
+           "%ld; unused slots bound to 0) run and write only inside the output's span", enough,
+           per_slot[6], per_slot[7], per_slot[9], per_slot[10], per_slot[11]);
+    tap_ok(bad_ws_short == 0 && ws_stray == 0 && ws_short > 0 && ws_runs[0] && ws_runs[1],
+           "attention workspace: all %ld short ones return WORKSPACE_TOO_SMALL; runs with "
+           "workspaceSize bytes (forward LIST %ld, backward %ld) write nothing past them",
+           ws_short, ws_runs[0], ws_runs[1]);
+}
+
 /* ---- Empty tensors ------------------------------------------------------------ */
 
 /* A zero extent makes an empty tensor whatever the other extents and
@@ -926,7 +1320,7 @@ int main(void)
         tap_bail("set-up: %s", bkGetLastErrorMessage());
     const char *seed = getenv("BK_TEST_SEED");
     rng.s = seed && *seed ? strtoull(seed, NULL, 0) : 0x626f756e6473ull;
-    tap_plan(23);
+    tap_plan(31);
     tap_diag("seed 0x%llx (BK_TEST_SEED repeats a run)", (unsigned long long)rng.s);
     int scale = rel_slow_run() ? 1 : 8;
     size_overflow(400 * scale);
@@ -937,6 +1331,9 @@ int main(void)
     w4a16_size_overflow(200 * scale);
     w4a16_self_alias(200 * scale);
     w4a16_binding_sizes(100 * scale);
+    attention_size_overflow(200 * scale);
+    attention_self_alias(200 * scale);
+    attention_binding_sizes(100 * scale);
     empty_tensors(50 * scale);
     address_wrap();
     bkFreeCommandBuffer(cmd);

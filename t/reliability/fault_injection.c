@@ -1,8 +1,8 @@
-/* Fault injection: every public constructor, and the runs of the GEMM and
- * W4A16 families' plans (command buffer, workspace, recording,
- * submission), with BkAllocationCallbacks that fail the n-th allocation
- * (alone, or with every one after it), for n = 1, 2, ... until the call
- * succeeds. Each failure must return BK_ERROR_OUT_OF_HOST_MEMORY
+/* Fault injection: every public constructor, and the runs of the GEMM,
+ * W4A16 and attention families' plans (command buffer, workspace,
+ * recording, submission), with BkAllocationCallbacks that fail the n-th
+ * allocation (alone, or with every one after it), for n = 1, 2, ... until
+ * the call succeeds. Each failure must return BK_ERROR_OUT_OF_HOST_MEMORY
  * (BK_ERROR_OUT_OF_DEVICE_MEMORY when the failed request was the host
  * device's memory itself) with a message, leave no allocation behind and
  * no handle in the output; after that the same call works and the object
@@ -272,6 +272,56 @@ static const BkW4A16GemmInfo w4gemm_info = {
     .c = { BK_DATA_TYPE_F16, 2, { 5, 64 }, { 0 } },
 };
 
+/* The attention family. The forward pass (F16): B = 2, H = 4 query heads
+ * on Hkv = 2 kv heads, Lq = 24 queries of D = 16, Lk = 40 keys with Dv = 8,
+ * causal (query i sees keys up to i + 16), q the view of [B, Lq, H, D]
+ * storage, lse, and a LIST of 16 x 16 blocks shared by the batches (lists
+ * unordered, with repeats, one empty, junk past each count), which the
+ * workspace holds as a mask. The backward pass (F64): B = 1, H = 2 on one
+ * kv head, Lq = 12, Lk = 20, D = 8, Dv = 4, causal (keys up to i + 8), a
+ * MASK of 4 x 4 blocks per head, k stored transposed (D-major). With
+ * q = 0 every score is 0, so a query's weights are 1 / n over the n keys
+ * it sees: with v the same for every key of a kv head, y is that row of v
+ * and lse = log(n) exactly; fed those, the backward pass has dq = dk = 0
+ * exactly and dv[j] = sum over the queries i that see key j of
+ * dy[i] exp(-lse[i]). */
+enum { AF_B = 2, AF_H = 4, AF_HKV = 2, AF_LQ = 24, AF_LK = 40, AF_D = 16, AF_DV = 8, AF_CAP = 3 };
+enum { AB_H = 2, AB_LQ = 12, AB_LK = 20, AB_D = 8, AB_DV = 4, AB_NBQ = 3, AB_NBK = 5 };
+static const BkAttentionInfo attn_info = {
+    .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .flags = BK_ATTENTION_CAUSAL_BIT, .scale = 0.25,
+    .pattern = { .form = BK_ATTENTION_PATTERN_LIST, .blockQ = 16, .blockK = 16,
+                 .counts = { BK_DATA_TYPE_I32, 3, { 1, AF_H, 2 }, { 0 } },
+                 .indices = { BK_DATA_TYPE_I32, 4, { 1, AF_H, 2, AF_CAP }, { 0 } } },
+    .q = { BK_DATA_TYPE_F16, 4, { AF_B, AF_H, AF_LQ, AF_D },
+           { AF_LQ * AF_H * AF_D, AF_D, AF_H * AF_D, 1 } },
+    .k = { BK_DATA_TYPE_F16, 4, { AF_B, AF_HKV, AF_LK, AF_D }, { 0 } },
+    .v = { BK_DATA_TYPE_F16, 4, { AF_B, AF_HKV, AF_LK, AF_DV }, { 0 } },
+    .y = { BK_DATA_TYPE_F16, 4, { AF_B, AF_H, AF_LQ, AF_DV }, { 0 } },
+    .lse = { BK_DATA_TYPE_F32, 3, { AF_B, AF_H, AF_LQ }, { 0 } },
+};
+static const BkAttentionBackwardInfo attn_bwd_info = {
+    .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO,
+    .flags = BK_ATTENTION_CAUSAL_BIT | BK_ATTENTION_ALLOW_ATOMICS_BIT, .scale = 0.5,
+    .pattern = { .form = BK_ATTENTION_PATTERN_MASK, .blockQ = 4, .blockK = 4,
+                 .mask = { BK_DATA_TYPE_U8, 3, { 1, AB_H, AB_NBQ * AB_NBK }, { 0 } } },
+    .q = { BK_DATA_TYPE_F64, 4, { 1, AB_H, AB_LQ, AB_D }, { 0 } },
+    .k = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_D }, { AB_LK * AB_D, AB_LK * AB_D, 1, AB_LK } },
+    .v = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_DV }, { 0 } },
+    .y = { BK_DATA_TYPE_F64, 4, { 1, AB_H, AB_LQ, AB_DV }, { 0 } },
+    .lse = { BK_DATA_TYPE_F64, 3, { 1, AB_H, AB_LQ }, { 0 } },
+    .dy = { BK_DATA_TYPE_F64, 4, { 1, AB_H, AB_LQ, AB_DV }, { 0 } },
+    .dq = { BK_DATA_TYPE_F64, 4, { 1, AB_H, AB_LQ, AB_D }, { 0 } },
+    .dk = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_D }, { 0 } },
+    .dv = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_DV }, { 0 } },
+};
+/* The forward pass's lists: [head][query block], entries past the count
+ * out of range (never read). */
+static const int32_t af_count[AF_H][2] = { { 1, 3 }, { 0, 1 }, { 2, 3 }, { 1, 2 } };
+static const int32_t af_list[AF_H][2][AF_CAP] = {
+    { { 0, 99, 99 }, { 2, 0, 2 } }, { { 99, 99, 99 }, { 1, -1, 99 } },
+    { { 1, 0, 99 }, { 0, 1, 2 } },  { { 2, 99, 99 }, { 1, 1, 99 } },
+};
+
 /* Records one run of plan (bindings b, a fresh workspace when the plan has
  * one) into a one-time buffer made with alloc, submits it to queue 0 and
  * waits. The workspace is MEMORY_SIZE bytes, so that a failure of its
@@ -328,6 +378,15 @@ static int32_t w4g_idx[64], w4perm[64];
 static _Alignas(16) uint32_t w4packed[4 * 128];
 static _Alignas(16) uint16_t w4packed_scales[2 * 64];
 static BkW4A16RepackReport w4report;
+/* Of the attention runs. */
+static uint16_t afq[AF_B * AF_H * AF_LQ * AF_D], afk[AF_B * AF_HKV * AF_LK * AF_D];
+static uint16_t afv[AF_B * AF_HKV * AF_LK * AF_DV], afy[AF_B * AF_H * AF_LQ * AF_DV];
+static float aflse[AF_B * AF_H * AF_LQ];
+static int32_t afcounts[AF_H * 2], afindices[AF_H * 2 * AF_CAP];
+static uint8_t abmask[AB_H * AB_NBQ * AB_NBK];
+static double abq[AB_H * AB_LQ * AB_D], abk[AB_LK * AB_D], abv[AB_LK * AB_DV];
+static double aby[AB_H * AB_LQ * AB_DV], ablse[AB_H * AB_LQ], abdy[AB_H * AB_LQ * AB_DV];
+static double abdq[AB_H * AB_LQ * AB_D], abdk[AB_LK * AB_D], abdv[AB_LK * AB_DV];
 
 static BkDeviceAddress at(const void *p)
 {
@@ -409,6 +468,15 @@ static float f16_value(uint16_t h)
     float v;
     memcpy(&v, &bits, sizeof v);
     return v;
+}
+
+/* Whether the n doubles at p are all +0 or -0. */
+static bool all_zero(const double *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
 }
 
 /* Whether the n words at p all hold value. */
@@ -502,6 +570,121 @@ static bool is_w4a16(const void *op)
            op == (const void *)&w4gemm_info;
 }
 
+/* The F16 of 0 <= n < 2048, exactly. */
+static uint16_t f16_int(int n)
+{
+    int e = 0;
+    while (n >> (e + 1))
+        e++;
+    return n ? (uint16_t)((e + 15) << 10 | (((unsigned)n << 10 >> e) & 1023u)) : 0;
+}
+
+/* Whether query i of head h sees key j: in the forward pass, through the
+ * lists; in the backward pass, the blocks (ib + jb) even of head 0 and
+ * every block but those of query block 1 of head 1. Both causal. */
+static bool af_sees(int h, int i, int j)
+{
+    if (j > i + (AF_LK - AF_LQ))
+        return false;
+    for (int e = 0; e < af_count[h][i / 16]; e++)
+        if (af_list[h][i / 16][e] == j / 16)
+            return true;
+    return false;
+}
+
+static bool ab_active(int h, int ib, int jb)
+{
+    return h == 0 ? (ib + jb) % 2 == 0 : ib != 1;
+}
+
+static bool ab_sees(int h, int i, int j)
+{
+    return j <= i + (AB_LK - AB_LQ) && ab_active(h, i / 4, j / 4);
+}
+
+/* Runs the attention forward or backward pass of the infos above and
+ * checks the results: y and lse exactly, dq and dk exactly 0, dv to a
+ * few ulps (a sum of exponentials). */
+static bool run_attention(BkContext ctx, BkPlan plan, const void *op,
+                          const BkAllocationCallbacks *alloc, BkResult *result)
+{
+    if (op == (const void *)&attn_info) {
+        memset(afq, 0, sizeof afq);
+        for (size_t i = 0; i < sizeof afk / sizeof afk[0]; i++)
+            afk[i] = f16_int((int)(i % 13));
+        for (int b = 0; b < AF_B; b++)        /* v[b, g, j, c] = (2 b + g) 8 + c */
+            for (int g = 0; g < AF_HKV; g++)
+                for (int j = 0; j < AF_LK; j++)
+                    for (int c = 0; c < AF_DV; c++)
+                        afv[((b * AF_HKV + g) * AF_LK + j) * AF_DV + c] =
+                            f16_int((2 * b + g) * 8 + c);
+        memcpy(afcounts, af_count, sizeof afcounts);
+        memcpy(afindices, af_list, sizeof afindices);
+        memset(afy, 0xFF, sizeof afy);
+        memset(aflse, 0xFF, sizeof aflse);
+        *result = run_plan(ctx, alloc, plan, 8,
+                           (BkDeviceAddress[8]){ at(afq), at(afk), at(afv), 0, at(afcounts),
+                                                 at(afindices), at(afy), at(aflse) });
+        bool ok = *result == BK_SUCCESS;
+        for (int b = 0; ok && b < AF_B; b++)
+            for (int h = 0; ok && h < AF_H; h++)
+                for (int i = 0; ok && i < AF_LQ; i++) {
+                    int n = 0;
+                    for (int j = 0; j < AF_LK; j++)
+                        n += af_sees(h, i, j);
+                    const int row = (b * AF_H + h) * AF_LQ + i;
+                    ok = aflse[row] == (n ? (float)__builtin_log(n) : -__builtin_inff());
+                    for (int c = 0; ok && c < AF_DV; c++)
+                        ok = f16_value(afy[row * AF_DV + c]) ==
+                             (float)(n ? (2 * b + h / 2) * 8 + c : 0);
+                }
+        return ok;
+    }
+    /* The backward pass, fed what the forward pass gives for q = 0. */
+    memset(abq, 0, sizeof abq);
+    for (int i = 0; i < AB_LK * AB_D; i++)
+        abk[i] = (double)(i % 7) - 3;
+    for (int i = 0; i < AB_LK * AB_DV; i++)
+        abv[i] = (double)(i % AB_DV + 1);
+    for (int h = 0; h < AB_H; h++)
+        for (int ib = 0; ib < AB_NBQ; ib++)
+            for (int jb = 0; jb < AB_NBK; jb++)
+                abmask[(h * AB_NBQ + ib) * AB_NBK + jb] = ab_active(h, ib, jb) ? 7 : 0;
+    for (int r = 0; r < AB_H * AB_LQ; r++) {
+        int n = 0;
+        for (int j = 0; j < AB_LK; j++)
+            n += ab_sees(r / AB_LQ, r % AB_LQ, j);
+        ablse[r] = n ? __builtin_log(n) : -__builtin_inf();
+        for (int c = 0; c < AB_DV; c++) {
+            aby[r * AB_DV + c] = n ? c + 1 : 0;
+            abdy[r * AB_DV + c] = (double)((r * 3 + c) % 5) - 2;
+        }
+    }
+    memset(abdq, 0xFF, sizeof abdq);
+    memset(abdk, 0xFF, sizeof abdk);
+    memset(abdv, 0xFF, sizeof abdv);
+    *result = run_plan(ctx, alloc, plan, 12,
+                       (BkDeviceAddress[12]){ at(abq), at(abk), at(abv), at(abmask), 0, 0,
+                                              at(aby), at(ablse), at(abdy), at(abdq), at(abdk),
+                                              at(abdv) });
+    bool ok = *result == BK_SUCCESS && all_zero(abdq, AB_H * AB_LQ * AB_D) &&
+              all_zero(abdk, AB_LK * AB_D);
+    for (int j = 0; ok && j < AB_LK; j++)
+        for (int c = 0; ok && c < AB_DV; c++) {
+            double want = 0;
+            for (int r = 0; r < AB_H * AB_LQ; r++)
+                if (ab_sees(r / AB_LQ, r % AB_LQ, j))
+                    want += __builtin_exp(-ablse[r]) * abdy[r * AB_DV + c];
+            ok = __builtin_fabs(abdv[j * AB_DV + c] - want) <= 1e-13 * (1 + __builtin_fabs(want));
+        }
+    return ok;
+}
+
+static bool is_attention(const void *op)
+{
+    return op == (const void *)&attn_info || op == (const void *)&attn_bwd_info;
+}
+
 /* Runs s->plan (the forward one) once and checks y = a * silu(b) roughly. */
 static bool run_forward(BkContext ctx, BkPlan plan)
 {
@@ -546,6 +729,8 @@ static bool plan_use(void *p)
         return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
     if (is_w4a16(s->op))
         return run_w4a16(s->ctx, s->plan, s->op, NULL, &r);
+    if (is_attention(s->op))
+        return run_attention(s->ctx, s->plan, s->op, NULL, &r);
     if (s->op == (const void *)&sgemm_info) {
         /* The weight: prepared by a plan of its own. */
         BkPlan prep = BK_NULL_HANDLE;
@@ -576,6 +761,8 @@ static BkResult run_attempt(void *p)
         run_gemm(s->ctx, s->plan, &cb, &r);
     else if (is_w4a16(s->op))
         run_w4a16(s->ctx, s->plan, s->op, &cb, &r);
+    else if (is_attention(s->op))
+        run_attention(s->ctx, s->plan, s->op, &cb, &r);
     else
         run_sparse(s->ctx, s->plan, s->op, &cb, &r);
     return r;
@@ -594,6 +781,8 @@ static bool run_use(void *p)
         return run_gemm(s->ctx, s->plan, NULL, &r);
     if (is_w4a16(s->op))
         return run_w4a16(s->ctx, s->plan, s->op, NULL, &r);
+    if (is_attention(s->op))
+        return run_attention(s->ctx, s->plan, s->op, NULL, &r);
     return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
 }
 
@@ -710,7 +899,8 @@ int main(void)
                 { &gemm_info, "gemm" }, { &prune_info, "2:4 prune" },
                 { &prepare_info, "2:4 prepare" }, { &sgemm_info, "2:4 gemm" },
                 { &w4pack_info, "w4a16 pack" }, { &w4repack_info, "w4a16 repack" },
-                { &w4gemm_info, "w4a16 gemm" },
+                { &w4gemm_info, "w4a16 gemm" }, { &attn_info, "attention" },
+                { &attn_bwd_info, "attention backward" },
             };
             for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
                 s.op = family[f].op;
@@ -732,13 +922,14 @@ int main(void)
         recording_growth(ctx, plan, kind);
     bkDestroyPlan(plan);
 
-    /* Runs of the GEMM and W4A16 families: command buffer, recording,
-     * workspace and submission with allocations failing. */
+    /* Runs of the GEMM, W4A16 and attention families: command buffer,
+     * recording, workspace and submission with allocations failing. */
     const struct { const void *op; const char *name; } runs[] = {
         { &gemm_info, "run gemm" }, { &prune_info, "run 2:4 prune" },
         { &prepare_info, "run 2:4 prepare" }, { &sgemm_info, "run 2:4 gemm" },
         { &w4pack_info, "run w4a16 pack" }, { &w4repack_info, "run w4a16 repack" },
-        { &w4gemm_info, "run w4a16 gemm" },
+        { &w4gemm_info, "run w4a16 gemm" }, { &attn_info, "run attention" },
+        { &attn_bwd_info, "run attention backward" },
     };
     for (size_t f = 0; f < sizeof runs / sizeof runs[0]; f++) {
         struct run_state rs = { .ctx = ctx, .op = runs[f].op };

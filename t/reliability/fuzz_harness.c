@@ -393,6 +393,10 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
         }
         case 8:
             bind[i] = i ? bind[fz_byte(in) % i] : pool->addr[0];
+            /* Case 0's 1 is no memory: a 1-byte slot it would not misalign
+             * (attention's mask after an empty q) gets 0 instead. */
+            if (bind[i] == 1 && elem == 1)
+                bind[i] = 0;
             if (i)
                 for (unsigned j = 0; j < i; j++)
                     if (bind[j] == bind[i])

@@ -3,6 +3,7 @@
 
 #include "fuzz_ops.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* ---- Shared by every family ------------------------------------------------ */
@@ -763,6 +764,282 @@ static struct fz_op_view view_w4_gemm(union fz_op_info *op)
     return v;
 }
 
+/* ---- Block-sparse attention, forward and backward ------------------------------ */
+
+/* The fields both infos share sit at the same place in both (as the
+ * gated infos' do), so one builder, view and mutation serve both. */
+_Static_assert(offsetof(BkAttentionInfo, lse) == offsetof(BkAttentionBackwardInfo, lse) &&
+                   offsetof(BkAttentionInfo, pattern) ==
+                       offsetof(BkAttentionBackwardInfo, pattern),
+               "the attention infos share their leading fields");
+
+/* The sizes a builder picked (any values once a choice broke a rule: the
+ * plan then fails) and the pattern's block grid. */
+struct attn_shape {
+    int64_t b, h, hkv, lq, lk, d, dv, nbq, nbk;
+};
+
+static int64_t at_least_1(int64_t x)
+{
+    return x > 0 ? x : 1;
+}
+
+/* Lq, Lk: 1..24 mostly; 0, or up to 64, sometimes. */
+static int64_t attn_length(struct fz_input *in)
+{
+    uint8_t b = fz_byte(in);
+    if (b % 16 == 15)
+        return b & 16 ? 0 : 25 + b % 40;
+    return 1 + b % 24;
+}
+
+/* D, Dv: 1..16 mostly; the fast paths' 64 and 128, the limit 256, or
+ * outside 1..256 sometimes. */
+static int64_t attn_head_dim(struct fz_input *in)
+{
+    static const int64_t rare[] = { 64, 128, 256, 0, 257, 32, 3, -1 };
+    uint8_t b = fz_byte(in);
+    return b % 16 == 15 ? rare[(b / 16) % 8] : 1 + b % 16;
+}
+
+/* A [B, heads, rows, cols] operand: contiguous; the view of [B, L, H, D]
+ * storage, its rows padded or side by side with others' (a fused QKV
+ * projection); or any layout(). */
+static void attn_operand(struct fz_input *in, BkTensorDesc *t, BkDataType type, int64_t b,
+                         int64_t heads, int64_t rows, int64_t cols)
+{
+    memset(t, 0, sizeof *t);
+    t->dataType = type;
+    t->rank = 4;
+    t->extent[0] = b, t->extent[1] = heads, t->extent[2] = rows, t->extent[3] = cols;
+    const uint8_t mode = fz_byte(in) % 4;
+    if (mode == 1 || mode == 2) {
+        const int64_t pad = mode == 2 ? fz_byte(in) % 3 : 0;
+        const int64_t fused = mode == 2 ? 1 + fz_byte(in) % 3 : 1;
+        const int64_t c = at_least_1(cols) + pad, row = fused * at_least_1(heads) * c;
+        t->stride[3] = 1;
+        t->stride[1] = c;
+        t->stride[2] = row;
+        t->stride[0] = at_least_1(rows) * row;
+    } else if (mode == 3) {
+        layout(in, t);
+    }
+}
+
+/* lse and the pattern's tensors: contiguous mostly, any layout() sometimes. */
+static void attn_small(struct fz_input *in, BkTensorDesc *t, BkDataType type, uint32_t rank,
+                       const int64_t *extent)
+{
+    memset(t, 0, sizeof *t);
+    t->dataType = type;
+    t->rank = rank;
+    for (uint32_t k = 0; k < rank; k++)
+        t->extent[k] = extent[k];
+    if (fz_byte(in) % 4 == 3)
+        layout(in, t);
+}
+
+/* Block sizes: tiled ones (16..128, the two sides apart) mostly, one small
+ * size for both sometimes, any values rarely; DENSE leaves them 0 mostly. */
+static void attn_blocks(struct fz_input *in, BkAttentionPattern *p)
+{
+    static const int32_t tiled[] = { 16, 16, 32, 16, 64, 128, 48, 17 };
+    if (p->form == BK_ATTENTION_PATTERN_DENSE && fz_byte(in) % 4 != 3)
+        return;
+    uint8_t b = fz_byte(in);
+    if (b % 8 < 5) {
+        p->blockQ = tiled[b % 8];
+        p->blockK = tiled[(b / 8) % 8];
+    } else if (b % 8 < 7) {
+        p->blockQ = p->blockK = 1 + (b / 8) % 15;
+    } else {
+        p->blockQ = (int32_t)fz_pick_u32(in);
+        p->blockK = fz_byte(in) & 1 ? p->blockQ : (int32_t)fz_pick_u32(in);
+    }
+}
+
+/* ceil(length / block), 1 for a block size the plan refuses. */
+static int64_t attn_block_count(int64_t length, int32_t block)
+{
+    return block >= 1 && block <= 128 ? (length + block - 1) / block : 1;
+}
+
+/* The pattern: a form (any value rarely), its blocks and its tensors,
+ * shared by every batch or head or not; the tensors a form does not use
+ * stay zeroed, but sometimes. Their values come from the pool: a list is
+ * mostly one that breaks a rule (NaN outputs), a mask mostly active. */
+static void attn_pattern(struct fz_input *in, BkAttentionPattern *p, struct attn_shape *s)
+{
+    uint8_t b = fz_byte(in);
+    p->form = b < 250 ? (BkAttentionPatternForm)(b % 3) : (BkAttentionPatternForm)fz_pick_u32(in);
+    attn_blocks(in, p);
+    s->nbq = attn_block_count(s->lq, p->blockQ);
+    s->nbk = attn_block_count(s->lk, p->blockK);
+    const uint8_t share = fz_byte(in);
+    const int64_t bp = share & 1 ? s->b : 1, hp = share & 2 ? s->h : 1;
+    const unsigned extra = fz_one_in(in, 16) ? 1 + fz_byte(in) % 2 : 0;
+    if (p->form == BK_ATTENTION_PATTERN_MASK || extra == 1)
+        attn_small(in, &p->mask, BK_DATA_TYPE_U8, 3, (int64_t[]){ bp, hp, s->nbq * s->nbk });
+    if (p->form == BK_ATTENTION_PATTERN_LIST || extra == 2) {
+        const int64_t capacity = fz_byte(in) % (s->nbk + 2);
+        attn_small(in, &p->counts, BK_DATA_TYPE_I32, 3, (int64_t[]){ bp, hp, s->nbq });
+        attn_small(in, &p->indices, BK_DATA_TYPE_I32, 4, (int64_t[]){ bp, hp, s->nbq, capacity });
+    }
+}
+
+/* The fields both infos share, built alike: sizes (GQA: H a multiple of
+ * Hkv), the type (F16, BF16, F32, F64 mostly), flags, scale, pattern,
+ * q, k, v, y and lse (absent half the time in the forward pass, rarely
+ * in the backward one, which needs it). */
+static void build_attn_common(struct fz_input *in, BkAttentionInfo *a, bool backward,
+                              struct attn_shape *s, BkDataType *type)
+{
+    s->b = fz_one_in(in, 16) ? 0 : 1 + fz_byte(in) % 2;
+    const uint8_t h = fz_byte(in);
+    s->hkv = 1 + h % 2;
+    s->h = s->hkv * (1 + (h / 2) % 3);
+    if (h % 32 == 31) { /* no heads, no kv heads, or H not a multiple of Hkv */
+        switch (h / 32 % 3) {
+        case 0: s->h = 0; break;
+        case 1: s->hkv = 0; break;
+        default: s->hkv = 2, s->h = 3; break;
+        }
+    }
+    s->lq = attn_length(in);
+    const uint8_t l = fz_byte(in);
+    s->lk = l % 3 == 0 ? s->lq : l % 3 == 1 ? attn_length(in) : s->lq + l % 9;
+    s->d = attn_head_dim(in);
+    s->dv = fz_byte(in) % 2 ? s->d : attn_head_dim(in);
+    const uint8_t t = fz_byte(in);
+    *type = t % 16 == 15 ? pick_type(in) : float_types[t % 4];
+
+    const uint8_t f = fz_byte(in);
+    a->flags = (f & 1 ? BK_ATTENTION_CAUSAL_BIT : 0) |
+               (backward && f & 2 ? BK_ATTENTION_ALLOW_ATOMICS_BIT : 0);
+    if (f % 32 == 31)
+        a->flags = fz_pick_u32(in);
+    static const double scales[] = { 0.25, 0.125, 1.0, 0.5 };
+    const uint8_t sc = fz_byte(in);
+    a->scale = sc % 8 < 6 ? scales[sc % 4] : pick_scalar(in);
+    attn_pattern(in, &a->pattern, s);
+
+    attn_operand(in, &a->q, *type, s->b, s->h, s->lq, s->d);
+    attn_operand(in, &a->k, *type, s->b, s->hkv, s->lk, s->d);
+    attn_operand(in, &a->v, *type, s->b, s->hkv, s->lk, s->dv);
+    attn_operand(in, &a->y, *type, s->b, s->h, s->lq, s->dv);
+    if (backward ? !fz_one_in(in, 16) : fz_byte(in) % 2) {
+        const BkDataType lse = *type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+        attn_small(in, &a->lse, lse, 3, (int64_t[]){ s->b, s->h, s->lq });
+    }
+}
+
+/* One tensor of n (present or not) of another type sometimes: the types
+ * are checked one by one, and many at once would stop at the first. */
+static void attn_odd_type(struct fz_input *in, BkTensorDesc **t, unsigned n)
+{
+    const uint8_t b = fz_byte(in);
+    if (b % 8 == 7)
+        t[b / 8 % n]->dataType = pick_type(in);
+}
+
+static unsigned tensors_attn(union fz_op_info *op, BkTensorDesc **t)
+{
+    BkAttentionInfo *a = &op->attn;
+    t[0] = &a->q, t[1] = &a->k, t[2] = &a->v, t[3] = &a->y, t[4] = &a->lse;
+    t[5] = &a->pattern.mask, t[6] = &a->pattern.counts, t[7] = &a->pattern.indices;
+    return 8;
+}
+
+static unsigned tensors_attn_bwd(union fz_op_info *op, BkTensorDesc **t)
+{
+    BkAttentionBackwardInfo *a = &op->attn_bwd;
+    t[0] = &a->q, t[1] = &a->k, t[2] = &a->v, t[3] = &a->y, t[4] = &a->lse;
+    t[5] = &a->pattern.mask, t[6] = &a->pattern.counts, t[7] = &a->pattern.indices;
+    t[8] = &a->dy, t[9] = &a->dq, t[10] = &a->dk, t[11] = &a->dv;
+    return 12;
+}
+
+static void build_attn(struct fz_input *in, union fz_op_info *op)
+{
+    struct attn_shape s;
+    BkDataType type;
+    BkTensorDesc *t[FZ_MAX_SLOTS];
+    op->attn.sType = BK_STRUCTURE_TYPE_ATTENTION_INFO;
+    build_attn_common(in, &op->attn, false, &s, &type);
+    attn_odd_type(in, t, tensors_attn(op, t));
+}
+
+static void build_attn_bwd(struct fz_input *in, union fz_op_info *op)
+{
+    BkAttentionBackwardInfo *a = &op->attn_bwd;
+    struct attn_shape s;
+    BkDataType type;
+    a->sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO;
+    build_attn_common(in, &op->attn, true, &s, &type);
+    attn_operand(in, &a->dy, type, s.b, s.h, s.lq, s.dv);
+    attn_operand(in, &a->dq, type, s.b, s.h, s.lq, s.d);
+    attn_operand(in, &a->dk, type, s.b, s.hkv, s.lk, s.d);
+    attn_operand(in, &a->dv, type, s.b, s.hkv, s.lk, s.dv);
+    BkTensorDesc *t[FZ_MAX_SLOTS];
+    attn_odd_type(in, t, tensors_attn_bwd(op, t));
+}
+
+/* Both infos: a shared field, or the other info's sType (a forward info
+ * read as a backward one finds no dq; a backward one read as a forward
+ * one is a valid forward pass). */
+static void mutate_attn_scalars(struct fz_input *in, union fz_op_info *op)
+{
+    BkAttentionInfo *a = &op->attn;
+    switch (fz_byte(in) % 8) {
+    case 0: a->flags = fz_pick_u32(in); break;
+    case 1: a->reserved = fz_pick_u32(in); break;
+    case 2: a->scale = pick_scalar(in); break;
+    case 3: a->pattern.form = (BkAttentionPatternForm)fz_pick_u32(in); break;
+    case 4: a->pattern.blockQ = (int32_t)fz_pick_u32(in); break;
+    case 5: a->pattern.blockK = (int32_t)fz_pick_u32(in); break;
+    case 6: a->pattern.reserved = fz_pick_u32(in); break;
+    default:
+        a->sType = a->sType == BK_STRUCTURE_TYPE_ATTENTION_INFO
+                       ? BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO
+                       : BK_STRUCTURE_TYPE_ATTENTION_INFO;
+        break;
+    }
+}
+
+/* Slots 0..7 of both plans: q, k, v, the pattern's mask, counts and
+ * indices, y and lse; the forward pass writes y and lse (its slot marked
+ * written even when lse is absent, as bk-attention(7) lists it). Every
+ * tensor present is touched whole, an empty problem's too (0 bytes). */
+static struct fz_op_view view_attn_common(BkAttentionInfo *a, unsigned count, bool backward)
+{
+    struct fz_op_view v = view_new(count);
+    view_tensor(&v, 0, &a->q, false);
+    view_tensor(&v, 1, &a->k, false);
+    view_tensor(&v, 2, &a->v, false);
+    view_tensor(&v, 3, &a->pattern.mask, false);
+    view_tensor(&v, 4, &a->pattern.counts, false);
+    view_tensor(&v, 5, &a->pattern.indices, false);
+    view_tensor(&v, 6, &a->y, !backward);
+    view_tensor(&v, 7, &a->lse, !backward);
+    return v;
+}
+
+static struct fz_op_view view_attn(union fz_op_info *op)
+{
+    return view_attn_common(&op->attn, 8, false);
+}
+
+static struct fz_op_view view_attn_bwd(union fz_op_info *op)
+{
+    BkAttentionBackwardInfo *a = &op->attn_bwd;
+    struct fz_op_view v = view_attn_common(&op->attn, 12, true);
+    view_tensor(&v, 8, &a->dy, false);
+    view_tensor(&v, 9, &a->dq, true);
+    view_tensor(&v, 10, &a->dk, true);
+    view_tensor(&v, 11, &a->dv, true);
+    return v;
+}
+
 /* ---- The families ----------------------------------------------------------- */
 
 static const struct {
@@ -791,21 +1068,32 @@ static const struct {
       tensors_w4_repack, mutate_w4_repack_scalars },
     { BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, "w4a16 gemm", build_w4_gemm, view_w4_gemm,
       tensors_w4_gemm, mutate_w4_gemm_scalars },
+    { BK_STRUCTURE_TYPE_ATTENTION_INFO, "attention", build_attn, view_attn, tensors_attn,
+      mutate_attn_scalars },
+    { BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, "attention bwd", build_attn_bwd,
+      view_attn_bwd, tensors_attn_bwd, mutate_attn_scalars },
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 _Static_assert(N_FAMILIES <= FZ_MAX_FAMILIES, "FZ_MAX_FAMILIES holds every family");
-_Static_assert(N_FAMILIES == 2 + 4 + 3, "fz_build_op picks 2 gated, 4 GEMM and 3 W4A16 families");
+_Static_assert(N_FAMILIES == 2 + 4 + 3 + 2,
+               "fz_build_op picks 2 gated, 4 GEMM, 3 W4A16 and 2 attention families");
 
 unsigned fz_build_op(struct fz_input *in, union fz_op_info *op)
 {
     memset(op, 0, sizeof *op);
-    /* Bytes below 192 pick a gated family as they always did, so the
-     * corpus of inputs from before the GEMM family keeps its meaning;
-     * 192 to 239 the dense GEMM and the 2:4 infos, as they did before the
-     * W4A16 family took 240 to 255 (GEMM-family inputs of the corpus
-     * whose byte was there were moved into 192..239). */
+    /* Bytes below 176 pick a gated family as they always did, so the
+     * corpus of inputs from before the GEMM family keeps its meaning
+     * (176 to 191 did too until the attention infos took them: gated
+     * inputs of the corpus whose byte was there were moved 16 lower, into
+     * the same family); 192 to 239 the dense GEMM and the 2:4 infos, as
+     * they did before the W4A16 family took 240 to 255 (GEMM-family
+     * inputs of the corpus whose byte was there were moved into
+     * 192..239). */
     uint8_t b = fz_byte(in);
-    unsigned f = b < 192 ? b % 2u : b < 240 ? 2u + b % 4u : 6u + b % 3u;
+    unsigned f = b < 176   ? b % 2u
+                 : b < 192 ? 9u + b % 2u
+                 : b < 240 ? 2u + b % 4u
+                           : 6u + b % 3u;
     families[f].build(in, op);
     return f;
 }

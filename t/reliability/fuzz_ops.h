@@ -9,7 +9,8 @@
 
 #include "fuzz_input.h"
 
-#define FZ_MAX_SLOTS 8
+/* The most binding slots of an op (attention backward has 12). */
+#define FZ_MAX_SLOTS 12
 
 /* Large enough for any op info, so one read under another sType stays in
  * bounds. */
@@ -24,6 +25,8 @@ union fz_op_info {
     BkW4A16ConvertInfo w4_convert;
     BkW4A16GptqRepackInfo w4_repack;
     BkW4A16GemmInfo w4_gemm;
+    BkAttentionInfo attn;
+    BkAttentionBackwardInfo attn_bwd;
     unsigned char pad[2048];
 };
 
@@ -32,8 +35,8 @@ union fz_op_info {
  * (t), a fixed number of bytes (the 2:4 and W4A16 repack reports), or
  * opaque: a prepared weight, whose size only the plan knows
  * (BkPlanBindingProperties). A slot the run does not use (an absent C or
- * bias, the dense tensor of a validation, every input of an empty problem)
- * has neither: 0 bytes. align is the alignment of a slot without a tensor,
+ * bias, lse or pattern tensor, the dense tensor of a validation, every
+ * input of an empty problem) has neither: 0 bytes. align is the alignment of a slot without a tensor,
  * or, for a tensor, one beyond its element size that the op documents
  * (W4A16's packed forms: 16 bytes); 0 otherwise. */
 struct fz_op_view {
