@@ -577,6 +577,15 @@ static void check_slots(const void *info, const char *what, const struct slot_wa
         run.workspace = 0;
         BKT_EXPECT(bkCmdRun(cmd, plan, &run), INVALID, "BkRunInfo.workspace is 0",
                    "%s: no workspace address", what);
+        /* A workspace whose BkMemory ends before the plan's bytes do: the
+         * last 256-byte step of the memory (when the plan needs more). */
+        run.workspace = (big->address + big->size - 1) & ~(BkDeviceAddress)255;
+        if (big->address + big->size - run.workspace < ws)
+            BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_WORKSPACE_TOO_SMALL,
+                       "its BkMemory has", "%s: a workspace at the end of its memory", what);
+        run.workspace = ~(BkDeviceAddress)255;
+        BKT_EXPECT(bkCmdRun(cmd, plan, &run), INVALID, "wrap the address space",
+                   "%s: a workspace that wraps the address space", what);
         run.workspace = w;
     } else {
         tap_ok(run.workspace == 0, "%s: no workspace", what);
