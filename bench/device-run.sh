@@ -5,7 +5,7 @@
 #
 #   bench/device-run.sh [STEP...]
 #
-# STEP: build check gpucheck probe waves bench gemm w4a16 variants sanitize
+# STEP: build check gpucheck probe waves bench gemm w4a16 attention variants sanitize
 # (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/launch-probe.c (launch costs, libbk and the
@@ -13,7 +13,15 @@
 # dense GEMM (beside cuBLASLt called directly) and 2:4 sparse GEMM cases
 # (beside libbk's dense GEMM), text appended to bench.txt and the JSON in
 # gemm.json; w4a16: bkbench's W4A16 cases (beside cuBLASLt) and the PyTorch
-# peers of bench/w4a16-peers.py, in w4a16.txt and w4a16.json; variants:
+# peers of bench/w4a16-peers.py, in w4a16.txt and w4a16.json; attention:
+# bkbench's block-sparse attention cases (forward and backward, with their
+# host check) and bench/attention-peers.py (PyTorch's dense SDPA and
+# FlexAttention on the same shapes and patterns, the same TFLOP/s over active
+# blocks), text in attention.txt, JSON in attention.json and
+# attention-peers.json (BK_ATTENTION_PEERS_ARGS, e.g. "--dtype bf16", narrows
+# the peers, whose FlexAttention compiles take most of their time; each half
+# is bounded by BK_ATTENTION_LIMIT and BK_ATTENTION_PEERS_LIMIT, 300 s by
+# default); variants:
 # bkbench on f16 and bf16 with kernel modules built with other settings
 # (BK_CUDA_MODULE_DIR), for tuning.
 #
@@ -22,14 +30,15 @@
 # kernel's registers, stack and spills on sm_90), check.log (with
 # test-suite.log), gpu-check.log, sanitize.log, waves.txt, bench.txt and
 # gemm.json. That is 9 files when every step runs: run gemm with fewer
-# steps (bench/device-run.sh build gemm). The last lines printed are the
-# summary.
+# steps (bench/device-run.sh build gemm); likewise attention, which adds
+# attention.txt, attention.json and attention-peers.json (bench/device-run.sh
+# build attention). The last lines printed are the summary.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}
 build=${BK_BUILD_DIR:-/tmp/bk-build}
 jobs=${BK_JOBS:-16}
-steps=${*:-build check gpucheck probe waves bench gemm w4a16 variants sanitize}
+steps=${*:-build check gpucheck probe waves bench gemm w4a16 attention variants sanitize}
 mkdir -p "$OUT" "$build"
 summary=$OUT/summary.txt
 : >"$summary"
@@ -180,6 +189,25 @@ if has_step w4a16; then
         echo "# exit $?"
     } >"$OUT/w4a16.txt"
     grep -E '^(dense GEMM|op |bkbench|# exit)' "$OUT/w4a16.txt" | tee -a "$summary"
+fi
+
+if has_step attention; then
+    {
+        echo "==== bkbench --op attention"
+        limit "${BK_ATTENTION_LIMIT:-300}" tools/bkbench --device cuda --op attention \
+            --json-file "$OUT/attention.json" 2>&1
+        echo "# exit $?"
+        echo "==== bench/attention-peers.py (PyTorch: SDPA, FlexAttention)"
+        # shellcheck disable=SC2086
+        limit "${BK_ATTENTION_PEERS_LIMIT:-300}" python3 "$src/bench/attention-peers.py" \
+            --json "$OUT/attention-peers.json" ${BK_ATTENTION_PEERS_ARGS:-} 2>&1
+        echo "# exit $?"
+    } >"$OUT/attention.txt"
+    grep -E '^(bkbench|attention-peers|# exit)' "$OUT/attention.txt" | tee -a "$summary"
+    awk '/^attention-(fwd|bwd) / { n++ } /^attention-.* (unsupported|failed)$/ { u++ }
+         /^attention-.*WRONG RESULT$/ { w++ } /^flex / { f++; if ($8 == "n/a") fn++ }
+         END { printf "attention: %d bkbench rows (%d without a plan, %d wrong), ", n, u, w
+               printf "%d flex rows (%d n/a)\n", f, fn }' "$OUT/attention.txt" | tee -a "$summary"
 fi
 
 # name:NVCC flags of kernel variants, compared with bkbench on f16 and bf16.

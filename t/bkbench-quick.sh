@@ -14,6 +14,9 @@ cases=120
 # (a square weight + 4 Llama layers x 2 token counts)
 gemm_cases=8
 sparse_cases=18
+# attention: (f16, bf16) x D (64, 128) x blocks (16, 32) x (full, 50%, 25%,
+# 10% as a mask and a list, window) x (forward, backward)
+attention_rows=96
 
 n=0
 failed=0
@@ -47,7 +50,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..38"
+echo "1..43"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -76,6 +79,9 @@ ok $? "bkinfo host support matrix: dense GEMM, 2:4 convert, prepare and sparse G
     echo "$matrix" | grep -Eq '^  w4a16-gptq-repack +- +- +ok +ok +- *$' &&
     echo "$matrix" | grep -Eq '^  w4a16-gemm +- +- +ok +ok +- *$'
 ok $? "bkinfo host support matrix: W4A16 convert, GPTQ repack and GEMM rows (f16, bf16)"
+[ "$(echo "$matrix" |
+     grep -Ec '^  attention-(fwd|bwd) +(dense|mask|list) +ok +ok +ok +ok *$')" -eq 6 ]
+ok $? "bkinfo host support matrix: attention forward and backward, each pattern form, all dtypes"
 grep -Eq '^cuBLASLt \(for dense GEMM on CUDA\): (lib.*, version [0-9]+|not found: .+)$' \
     "$tmp/info.txt"
 ok $? "bkinfo says whether cuBLASLt is there"
@@ -139,6 +145,12 @@ row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[
 rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
 [ "$rows" -eq $sparse_cases ]
 ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
+# shape, blk, pattern, form, active, sets, us, TF/s, kernel
+row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
+row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $attention_rows ]
+ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -161,6 +173,17 @@ pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside d
      all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
          r['preparedBytes'] > 0 and r['kernel'] and r['denseKernel'] for r in d['sparse24']) and
      sorted(set(r['n'] for r in d['sparse24'])) == [16, 32, 128]"
+pycheck "$tmp/bench.json" "bkbench --json: $attention_rows attention results, checked, active-block TFLOP/s" \
+    "len(d['attention']) == $attention_rows and
+     all(r['status'] == 'ok' and r['us'] > 0 and r['tflopPerS'] > 0 and
+         r['check']['maxRelErr'] <= r['check']['limit'] and
+         r['flops'] == 4 * r['blockQ'] * r['blockK'] * r['d'] * r['activeBlocks'] *
+                       (2.5 if r['op'] == 'attention-bwd' else 1) and
+         0 < r['activeBlocks'] <= r['totalBlocks'] and
+         (r['patternHash'] is None) == (r['pattern'] == 'full')
+         for r in d['attention']) and
+     len(set(r['patternHash'] for r in d['attention'] if r['form'] == 'list')) ==
+     len(set(r['patternHash'] for r in d['attention'] if r['pattern'] == '10%'))"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
@@ -185,6 +208,14 @@ pycheck "$tmp/gemm.json" "--json-file writes the same run as JSON beside the tex
 [ $? -eq 0 ] && [ "$(grep -Ec '^gated-(fwd|bwd) +glu +f64 ' "$tmp/glu.txt")" -eq 6 ] &&
     ! grep -Eq '^(gemm|sparse24) ' "$tmp/glu.txt"
 ok $? "--op gated and --kind leave the gated cases only"
+"$bkbench" --quick --device host --op attention --pattern window --dtype bf16 >"$tmp/att.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +bf16 .* window +mask ' "$tmp/att.txt")" -eq 8 ] &&
+    [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ] &&
+    ! grep -Eq '^(gated-|gemm |sparse24 )' "$tmp/att.txt"
+ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothing else"
+"$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
+[ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
+ok $? "bkbench rejects an unknown attention pattern with status 2"
 "$bkbench" --quick --device host --op gemm,nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown op 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown op with status 2"

@@ -7,19 +7,18 @@
 
 #include "tool_common.h"
 
-bool bench_plan_create(struct bench_device *d, const void *operation, struct bench_plan *p,
-                       char *msg, size_t msg_size)
+BkResult bench_plan_try_create(struct bench_device *d, const void *operation,
+                               struct bench_plan *p, char *msg, size_t msg_size)
 {
     memset(p, 0, sizeof *p);
     BkPlanCreateInfo ci = {BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, NULL, operation, 0};
     BkResult r = bkCreatePlan(d->ctx, &ci, NULL, &p->plan);
-    if (r == BK_ERROR_UNSUPPORTED) {
+    if (r < 0) {
         const char *m = bkGetLastErrorMessage();
         snprintf(msg, msg_size, "%s", m ? m : "");
         p->plan = BK_NULL_HANDLE;
-        return false;
+        return r;
     }
-    tool_check(r, "bkCreatePlan");
     p->props.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
     p->props.pNext = &p->bindings;
     p->bindings.sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES;
@@ -30,6 +29,17 @@ bool bench_plan_create(struct bench_device *d, const void *operation, struct ben
         bench_buffer_alloc(d, p->props.workspaceSize + align, &p->workspace);
         p->workspace_address = (p->workspace.address + align - 1) / align * align;
     }
+    return BK_SUCCESS;
+}
+
+bool bench_plan_create(struct bench_device *d, const void *operation, struct bench_plan *p,
+                       char *msg, size_t msg_size)
+{
+    BkResult r = bench_plan_try_create(d, operation, p, msg, msg_size);
+    if (r == BK_ERROR_UNSUPPORTED)
+        return false;
+    if (r < 0)
+        tool_die("bkCreatePlan: %s: %s", bkResultString(r), *msg ? msg : "(no message)");
     return true;
 }
 

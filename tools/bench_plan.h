@@ -26,6 +26,10 @@ struct bench_plan {
  * the backend does not support it; exits on any other error. */
 bool bench_plan_create(struct bench_device *d, const void *operation, struct bench_plan *p,
                        char *msg, size_t msg_size);
+/* The same, but any error of bkCreatePlan is returned (its message in
+ * msg) instead of exiting: for op families whose backends are young. */
+BkResult bench_plan_try_create(struct bench_device *d, const void *operation,
+                               struct bench_plan *p, char *msg, size_t msg_size);
 void bench_plan_destroy(struct bench_device *d, struct bench_plan *p);
 
 /* Runs the plan once with these bindings (props.bindingCount of them) and

@@ -22,6 +22,11 @@ void bench_sets_alloc(struct bench_device *d, struct bench_sets *b, uint32_t set
 /* Fills slot k of every set with random values of dtype, a seed per set. */
 void bench_sets_fill(struct bench_device *d, const struct bench_sets *b, uint32_t slot,
                      BkDataType dtype);
+/* Copies slots [first, first + count) of set 0 into every other set (a
+ * device copy) and waits for it: sets that hold the same values at other
+ * addresses. */
+void bench_sets_copy_first(struct bench_device *d, const struct bench_sets *b, uint32_t first,
+                           uint32_t count);
 /* The address of slot k of set, 0 for an empty slot. */
 BkDeviceAddress bench_sets_address(const struct bench_sets *b, uint32_t set, uint32_t slot);
 void bench_sets_free(struct bench_device *d, struct bench_sets *b);

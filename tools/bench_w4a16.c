@@ -173,27 +173,6 @@ static void make_reference(struct bench_device *d, struct w4a16_weight *w,
     free(scales);
 }
 
-/* Set 0's slots into every other set. */
-static void copy_set_zero(struct bench_device *d, const struct bench_sets *b, uint32_t nslots)
-{
-    if (b->sets < 2)
-        return;
-    BkCommandBuffer cmd;
-    BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
-                                   BK_COMMAND_BUFFER_USAGE_ONE_TIME};
-    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
-    tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
-    for (uint32_t set = 1; set < b->sets; set++)
-        for (uint32_t slot = 0; slot < nslots; slot++)
-            tool_check(bkCmdCopyMemory(cmd, bench_sets_address(b, set, slot),
-                                       bench_sets_address(b, 0, slot), b->buf[slot].size),
-                       "bkCmdCopyMemory");
-    tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
-    tool_check(bkQueueSubmit(d->queue, 1, &cmd), "bkQueueSubmit");
-    bench_device_wait(d);
-    bkFreeCommandBuffer(cmd);
-}
-
 /* Quantizes and packs a random weight into set 0, copies it into the
  * other sets, fills every set's dense B and keeps the reference. */
 static void prepare_weight(struct bench_device *d, const struct gemm_settings *s,
@@ -247,7 +226,7 @@ static void prepare_weight(struct bench_device *d, const struct gemm_settings *s
     pb[BK_W4A16_CONVERT_BINDING_PACKED] = bench_sets_address(&w->buf, 0, W_PACKED);
     pb[BK_W4A16_CONVERT_BINDING_PACKED_SCALES] = bench_sets_address(&w->buf, 0, W_SCALES);
     bench_plan_run_once(d, &pack, pb);
-    copy_set_zero(d, &w->buf, W_SCALES + 1);
+    bench_sets_copy_first(d, &w->buf, 0, W_SCALES + 1);
     bench_sets_fill(d, &w->buf, W_DENSE, w->dtype);
     make_reference(d, w, &tmp);
 

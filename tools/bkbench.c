@@ -1,6 +1,7 @@
 /* bkbench: times libbk's ops on one device and rates them against the
  * device-to-device copy bandwidth measured in the same run (memory-bound
- * ops) or the device's peak and cuBLASLt (GEMMs). See bkbench(1). Public
+ * ops) or the device's peak and cuBLASLt (GEMMs), or in TFLOP/s over the
+ * active blocks (block-sparse attention). See bkbench(1). Public
  * API only; GPU timing through CUDA events. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -13,6 +14,7 @@
 
 #include <bk/bk.h>
 
+#include "bench_attention.h"
 #include "bench_case.h"
 #include "bench_device.h"
 #include "bench_gemm.h"
@@ -34,7 +36,10 @@ enum {
     OP_GEMM = 1u << 2,
     OP_SPARSE24 = 1u << 3,
     OP_W4A16 = 1u << 4,
-    OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24 | OP_W4A16,
+    OP_ATTENTION_FWD = 1u << 5,
+    OP_ATTENTION_BWD = 1u << 6,
+    OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24 | OP_W4A16 | OP_ATTENTION_FWD |
+             OP_ATTENTION_BWD,
 };
 
 static const struct {
@@ -43,7 +48,9 @@ static const struct {
 } op_names[] = {
     {"gated-fwd", OP_GATED_FWD}, {"gated-bwd", OP_GATED_BWD},
     {"gated", OP_GATED_FWD | OP_GATED_BWD}, {"gemm", OP_GEMM},
-    {"sparse24", OP_SPARSE24}, {"w4a16", OP_W4A16}, {"all", OP_ALL},
+    {"sparse24", OP_SPARSE24}, {"w4a16", OP_W4A16}, {"attention-fwd", OP_ATTENTION_FWD},
+    {"attention-bwd", OP_ATTENTION_BWD}, {"attention", OP_ATTENTION_FWD | OP_ATTENTION_BWD},
+    {"all", OP_ALL},
 };
 
 struct options {
@@ -54,6 +61,7 @@ struct options {
     int warmup, repeats;              /* -1: the mode's default */
     unsigned ops;                     /* OP_* bits */
     const char *kind, *dtype;         /* filters; NULL = all */
+    const char *patterns;             /* attention patterns, "10%,window"; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
 };
 
@@ -63,9 +71,12 @@ static void usage(FILE *f)
             "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--json]\n"
             "               [--json-file FILE] [--size-mib N] [--repeats N] [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
-            "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 all (default all).\n"
+            "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
+            "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
+            "    attention all (default all).\n"
             "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
-            "GEMMs in TFLOP/s against the device's peak and cuBLASLt.\n");
+            "GEMMs in TFLOP/s against the device's peak and cuBLASLt, or attention in\n"
+            "TFLOP/s over its active blocks.\n");
 }
 
 static void usage_error(const char *fmt, const char *arg)
@@ -124,16 +135,48 @@ static void parse_ops(const char *list, struct options *o)
         usage_error("--op needs ops separated by commas, not '%s'", list);
 }
 
+/* The attention patterns --pattern may name. */
+static const char *const pattern_names[] = {"full", "50%", "25%", "10%", "window"};
+
+/* Whether name is in the comma-separated list. */
+static bool in_list(const char *list, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',')) {
+        p += *p == ',';
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static void parse_patterns(const char *list)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    if (*list == '\0' || strlen(list) >= sizeof buf)
+        usage_error("--pattern needs patterns separated by commas, not '%s'", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+        while (k < sizeof pattern_names / sizeof pattern_names[0] &&
+               strcmp(pattern_names[k], tok) != 0)
+            k++;
+        if (k == sizeof pattern_names / sizeof pattern_names[0])
+            usage_error("unknown attention pattern '%s'", tok);
+    }
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
     *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, 0.0, -1, -1, 0, NULL, NULL,
-                          NULL};
+                          NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
                                                  "--warmup", "--op",       "--kind",
-                                                 "--dtype",  "--json-file"};
+                                                 "--dtype",  "--json-file", "--pattern"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -185,6 +228,9 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->kind = value;
             if (tool_parse_kind(value, &k) != 0)
                 usage_error("unknown kind '%s'", value);
+        } else if (strcmp(name, "--pattern") == 0) {
+            parse_patterns(value);
+            o->patterns = value;
         } else if (strcmp(name, "--dtype") == 0) {
             BkDataType t;
             o->dtype = value;
@@ -245,14 +291,15 @@ static void choose_settings(const struct options *o, const struct bench_device *
 static bool keep_case(const struct bench_case *c, const struct options *o)
 {
     unsigned op = strcmp(c->op, "gated-bwd") == 0 ? OP_GATED_BWD : OP_GATED_FWD;
-    return (o->ops & op) && (!o->kind || strcmp(o->kind, c->variant) == 0) &&
+    return (o->ops & op) && !o->patterns && (!o->kind || strcmp(o->kind, c->variant) == 0) &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
 }
 
-/* GEMM-family cases have no kind: --kind leaves none of them. */
+/* GEMM-family cases have no kind: --kind leaves none of them, nor does
+ * --pattern. */
 static bool keep_gemm(unsigned op, BkDataType dtype, const struct options *o)
 {
-    return (o->ops & op) && !o->kind &&
+    return (o->ops & op) && !o->kind && !o->patterns &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(dtype)) == 0);
 }
 
@@ -303,6 +350,7 @@ struct run_report {
     size_t n;
     const struct launch_result *launch;   /* NULL: not measured */
     const struct gemm_suite *gemm;
+    const struct attention_suite *attention;
 };
 
 static void print_json(const struct run_report *r)
@@ -332,6 +380,9 @@ static void print_json(const struct run_report *r)
     bench_gated_print_json(r->cases, r->res, r->n);
     printf(",\n");
     gemm_suite_print_json(r->gemm);
+    printf(",\n  \"attention\": ");
+    const struct attention_suite *a = r->attention;
+    bench_attention_print_json(a->cases, a->pattern, a->fwd, a->bwd, a->n);
     printf(",\n");
     const struct launch_result *l = r->launch;
     if (!l) {
@@ -373,6 +424,22 @@ static bool gemm_filter(enum gemm_family family, BkDataType dtype, const void *u
     return keep_gemm(op, dtype, user);
 }
 
+/* Attention cases have no kind either; --pattern picks among them. */
+static bool attention_filter(const struct attention_case *c, bool backward, const void *user)
+{
+    const struct options *o = user;
+    return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0) &&
+           (!o->patterns || in_list(o->patterns, c->pattern));
+}
+
+static enum attention_scale attention_scale(const struct options *o, const struct bench_device *d)
+{
+    if (o->quick)
+        return ATTENTION_SCALE_QUICK;
+    return bench_device_is_cuda(d) ? ATTENTION_SCALE_GPU : ATTENTION_SCALE_HOST;
+}
+
 static enum bench_gemm_scale gemm_scale(const struct options *o, const struct bench_device *d)
 {
     if (o->quick)
@@ -409,8 +476,10 @@ int main(int argc, char **argv)
     }
     struct gemm_suite gemm;
     gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), gemm_filter, &o);
-    if (n + gemm_suite_count(&gemm) == 0)
-        tool_die("no case matches --op, --kind and --dtype");
+    struct attention_suite attention;
+    attention_suite_open(&attention, attention_scale(&o, &dev), &p.bench, attention_filter, &o);
+    if (n + gemm_suite_count(&gemm) + attention.n == 0)
+        tool_die("no case matches --op, --kind, --dtype and --pattern");
 
     double copy_gbs = bench_copy_bandwidth(&dev, p.copy_bytes, &p.bench);
     if (!o.json) {
@@ -421,6 +490,7 @@ int main(int argc, char **argv)
     bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results,
                     o.json ? NULL : bench_gated_print_row, NULL);
     gemm_suite_run(&gemm, &dev, copy_gbs, o.json);
+    attention_suite_run(&attention, &dev, o.json);
 
     /* Launch costs go with the gated cases (they time a gated plan). */
     struct launch_result launch;
@@ -428,7 +498,7 @@ int main(int argc, char **argv)
     if (launched)
         bench_launch_costs(&dev, &p.launch, &launch);
     struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n,
-                                launched ? &launch : NULL, &gemm};
+                                launched ? &launch : NULL, &gemm, &attention};
     if (o.json)
         print_json(&report);
     else if (launched)
@@ -447,6 +517,8 @@ int main(int argc, char **argv)
                 results[i].message);
     }
     unsupported += gemm_suite_report_failures(&gemm);
+    unsupported += attention_suite_report_failures(&attention);
+    attention_suite_close(&attention);
     gemm_suite_close(&gemm);
     bench_device_close(&dev);
     free(results);

@@ -9,6 +9,7 @@
 
 #include <bk/bk.h>
 
+#include "attention_op.h"
 #include "cublaslt_direct.h"
 #include "gated_op.h"
 #include "gemm_op.h"
@@ -33,6 +34,10 @@
 #define PROBE_W4A16_N 64
 #define PROBE_W4A16_GROUP 128
 #define PROBE_W4A16_M 16
+#define PROBE_ATTENTION_HEADS 2           /* B = 1, H = Hkv */
+#define PROBE_ATTENTION_L 128             /* Lq = Lk: 2 x 2 blocks */
+#define PROBE_ATTENTION_D 64              /* D = Dv */
+#define PROBE_ATTENTION_BLOCK 64
 
 union op_storage {
     union gated_op_info gated;
@@ -43,6 +48,7 @@ union op_storage {
     BkW4A16ConvertInfo w4a16_convert;
     BkW4A16GptqRepackInfo w4a16_repack;
     BkW4A16GemmInfo w4a16_gemm;
+    union attention_op_info attention;
 };
 
 /* One row of the support matrix: an op and its variant, the columns it
@@ -109,6 +115,23 @@ static const void *build_w4a16_gemm(const struct row_def *r, BkDataType t, union
                             &s->w4a16_gemm);
 }
 
+/* Attention, forward or backward, in each pattern form (the kind). */
+static const void *build_attention(const struct row_def *r, BkDataType t, union op_storage *s)
+{
+    const struct attention_op_desc d = {
+        strcmp(r->op, "attention-bwd") == 0, t, 1, PROBE_ATTENTION_HEADS,
+        PROBE_ATTENTION_HEADS, PROBE_ATTENTION_L, PROBE_ATTENTION_L, PROBE_ATTENTION_D,
+        PROBE_ATTENTION_D, PROBE_ATTENTION_BLOCK, PROBE_ATTENTION_BLOCK,
+        (BkAttentionPatternForm)r->param, false, 1, 1,
+        PROBE_ATTENTION_L / PROBE_ATTENTION_BLOCK};
+    return attention_op_build(&d, &s->attention);
+}
+
+#define ATTENTION_ROWS(op)                                                      \
+    {op, "dense", ALL_COLUMNS, BK_ATTENTION_PATTERN_DENSE, build_attention},    \
+    {op, "mask", ALL_COLUMNS, BK_ATTENTION_PATTERN_MASK, build_attention},      \
+    {op, "list", ALL_COLUMNS, BK_ATTENTION_PATTERN_LIST, build_attention}
+
 #define GATED_ROWS(op)                                                          \
     {op, "glu", ALL_COLUMNS, BK_GATED_ACTIVATION_GLU, build_gated},             \
     {op, "reglu", ALL_COLUMNS, BK_GATED_ACTIVATION_REGLU, build_gated},         \
@@ -131,6 +154,8 @@ static const struct row_def rows[] = {
     {"w4a16-convert", "unpack", HALF_COLUMNS, BK_W4A16_UNPACK, build_w4a16_convert},
     {"w4a16-gptq-repack", NULL, HALF_COLUMNS, 0, build_w4a16_repack},
     {"w4a16-gemm", NULL, HALF_COLUMNS, 0, build_w4a16_gemm},
+    ATTENTION_ROWS("attention-fwd"),
+    ATTENTION_ROWS("attention-bwd"),
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 #define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)

@@ -7,6 +7,7 @@ bin_PROGRAMS += tools/bkinfo tools/bkbench
 
 tools_bkinfo_SOURCES = \
 	tools/bkinfo.c \
+	tools/attention_op.c tools/attention_op.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/gated_op.c tools/gated_op.h \
 	tools/gemm_op.c tools/gemm_op.h \
@@ -15,6 +16,8 @@ tools_bkinfo_LDADD = libbk.la
 
 tools_bkbench_SOURCES = \
 	tools/bkbench.c \
+	tools/attention_op.c tools/attention_op.h \
+	tools/bench_attention.c tools/bench_attention.h tools/bench_attention_report.c \
 	tools/bench_case.h tools/bench_gated.c tools/bench_gated_report.c \
 	tools/bench_device.c tools/bench_device.h \
 	tools/bench_gemm.c tools/bench_gemm.h tools/bench_gemm_report.c \
@@ -44,3 +47,5 @@ dist_man1_MANS += man/bkinfo.1 man/bkbench.1
 
 TESTS += tools/test-bench-random t/bkbench-quick.sh
 EXTRA_DIST += t/bkbench-quick.sh
+# bkbench's attention peers (PyTorch), run by bench/device-run.sh attention.
+EXTRA_DIST += bench/attention-peers.py

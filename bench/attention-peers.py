@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+"""PyTorch peers of libbk's block-sparse attention (bkbench --op attention).
+
+Times, on a CUDA device, forward and backward:
+  sdpa         torch.nn.functional.scaled_dot_product_attention, dense, on the
+               "full" cases, and with is_causal=True beside the "window" cases
+               (a reference: dense causal attention does more work than the
+               window, but it is what a model without block sparsity runs);
+  flex         torch.nn.attention.flex_attention compiled with torch.compile
+               (dynamic=False), its BlockMask the same block pattern as
+               bkbench's with BLOCK_SIZE = (blockQ, blockK): active blocks the
+               causal diagonal cuts are partial blocks (a causal mask_mod runs
+               in them), the others full blocks. The BlockMask is made from the
+               blocks directly (BlockMask.from_kv_blocks): create_block_mask
+               evaluates a mask function on every (head, query, key), a compile
+               per pattern at 32 x 8192^2; where that is small (--quick) it runs
+               too and must give the same blocks ("blockMaskCheck").
+The shapes, patterns and dtypes are bkbench's GPU cases (B = 2, L = 8192,
+H * D = 2048, D = 64 and 128, blocks 64 and 128, f16 and bf16; the patterns
+full, 50%, 25%, 10% and window; bkbench's LIST form of the 10% pattern is the
+same blocks, so it has no rows of its own here). flex runs its own kernel
+tiles first and, where they do not divide the block (they are 128 wide on
+the H100), tiles of the block's size through kernel_options.
+
+The patterns are made exactly as tools/attention_op.c makes them (splitmix64
+seeded with 0xB10C5EED + N, partial Fisher-Yates per block row, the diagonal
+block always kept; the window an eighth of L plus the sink column, causal);
+each result carries the FNV-1a hash of its mask, which bkbench's JSON also
+has ("patternHash"), so a comparison can check that both ran the same blocks.
+
+TFLOP/s count the active blocks only, as bkbench does: forward 4 * blockQ *
+blockK * D per active block (summed over every batch and head), backward 2.5
+times that; with the causal flag a block the diagonal cuts counts as a whole
+one (sdpa causal is counted as the causal blocks of the case's block size).
+
+Each time is the median of --repeats runs after --warmup, each run between
+two CUDA events; the backward times torch.autograd.grad of a retained graph
+(the forward is not in it). A configuration FlexAttention cannot run (an
+error while compiling or running, e.g. a block size its kernels do not
+tile) is reported "n/a" with the reason, never fatal.
+
+  python3 bench/attention-peers.py [--quick] [--json FILE] [--dtype bf16]
+      [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
+      [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+SEED = 0xB10C5EED
+MASK64 = (1 << 64) - 1
+WINDOW_DIVISOR = 8                 # the window is L / 8 tokens, 1024 at L = 8192
+PATTERNS = ["full", "50%", "25%", "10%", "window"]
+
+
+# ---- Patterns, as tools/attention_op.c makes them ----------------------------
+
+def splitmix64(state):
+    """Returns (new state, next value)."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def random_pattern(heads, nbq, nbk, bq, bk, percent):
+    """mask [heads, nbq, nbk] as bytes: each block row keeps max(1, round(
+    percent of nbk)) blocks, its diagonal one and the rest drawn at random."""
+    keep = min(max((percent * nbk + 50) // 100, 1), nbk)
+    mask = bytearray(heads * nbq * nbk)
+    state = SEED + percent
+    for ph in range(heads):
+        for i in range(nbq):
+            row = (ph * nbq + i) * nbk
+            j0 = min(nbk - 1, i * bq // bk)
+            mask[row + j0] = 1
+            cand = [j for j in range(nbk) if j != j0]
+            n = len(cand)
+            for t in range(keep - 1):
+                state, r = splitmix64(state)
+                r = t + r % (n - t)
+                cand[t], cand[r] = cand[r], cand[t]
+                mask[row + cand[t]] = 1
+    return mask
+
+
+def window_pattern(lq, lk, bq, bk, window):
+    """mask [1, nbq, nbk]: the sink column and the blocks holding a query q
+    and a key k with 0 <= q - k < window (q aligned bottom-right)."""
+    nbq, nbk = -(-lq // bq), -(-lk // bk)
+    off = lk - lq
+    mask = bytearray(nbq * nbk)
+    for i in range(nbq):
+        q_lo, q_hi = i * bq + off, min((i + 1) * bq, lq) - 1 + off
+        for j in range(nbk):
+            k_lo, k_hi = j * bk, min((j + 1) * bk, lk) - 1
+            mask[i * nbk + j] = 1 if j == 0 or (q_hi - k_lo >= 0 and q_lo - k_hi < window) else 0
+    return mask
+
+
+def fnv1a(mask):
+    h = 0xCBF29CE484222325
+    for byte in mask:
+        h ^= 1 if byte else 0
+        h = (h * 0x100000001B3) & MASK64
+    return h
+
+
+def active_blocks(case, mask, heads_in_mask):
+    """Active blocks over every batch and head; with causal, a block counts
+    when one of its (query, key) pairs is visible."""
+    nbq, nbk, bq, bk = case["nbq"], case["nbk"], case["block"], case["block"]
+    l, off = case["l"], 0
+    total = 0
+    for ph in range(heads_in_mask):
+        for i in range(nbq):
+            last_q = min((i + 1) * bq, l) - 1
+            for j in range(nbk):
+                if case["causal"] and j * bk > last_q + off:
+                    break
+                if mask is None or mask[(ph * nbq + i) * nbk + j]:
+                    total += 1
+    return total * case["batch"] * (case["heads"] // heads_in_mask)
+
+
+def causal_blocks(case):
+    """The causal pattern's blocks at the case's block size (sdpa causal)."""
+    return active_blocks(dict(case, causal=True), None, 1)
+
+
+# ---- Cases --------------------------------------------------------------------
+
+def make_cases(args):
+    cases = []
+    for dtype in args.dtypes:
+        for d in args.ds:
+            for block in args.blocks:
+                for pattern in args.patterns:
+                    heads = args.width // d
+                    nb = -(-args.seq // block)
+                    case = dict(dtype=dtype, batch=args.batch, heads=heads, l=args.seq, d=d,
+                                block=block, pattern=pattern, causal=pattern == "window",
+                                nbq=nb, nbk=nb, window=None, mask=None, mask_heads=1)
+                    case["shape"] = "%dx%dx%dx%d" % (args.batch, heads, args.seq, d)
+                    cases.append(case)
+    return cases
+
+
+def build_pattern(case):
+    """The case's mask (None for full), its heads, hash and active blocks."""
+    p = case["pattern"]
+    if p == "window":
+        case["window"] = case["l"] // WINDOW_DIVISOR
+        case["mask"] = window_pattern(case["l"], case["l"], case["block"], case["block"],
+                                      case["window"])
+    elif p != "full":
+        case["mask_heads"] = case["heads"]          # one random pattern per head
+        case["mask"] = random_pattern(case["heads"], case["nbq"], case["nbk"], case["block"],
+                                      case["block"], int(p.rstrip("%")))
+    case["hash"] = None if case["mask"] is None else "%016x" % fnv1a(case["mask"])
+    case["active"] = active_blocks(case, case["mask"], case["mask_heads"])
+    case["total"] = case["batch"] * case["heads"] * case["nbq"] * case["nbk"]
+
+
+def flops(case, active, backward):
+    f = 4.0 * case["block"] * case["block"] * case["d"] * active
+    return 2.5 * f if backward else f
+
+
+# ---- Timing -------------------------------------------------------------------
+
+def median_us(torch, fn, warmup, repeats):
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    for s, e in zip(starts, ends):
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
+
+
+def inputs(torch, case, dtype):
+    """q, k, v, dy [B, H, L, D] with bkbench's magnitudes (0.25..2, random signs)."""
+    shape = (case["batch"], case["heads"], case["l"], case["d"])
+
+    def one():
+        x = torch.rand(shape, device="cuda", dtype=torch.float32) * 1.75 + 0.25
+        sign = torch.randint(0, 2, shape, device="cuda", dtype=torch.int8) * 2 - 1
+        return (x * sign).to(dtype)
+    return one(), one(), one(), one()
+
+
+def time_both(torch, forward, tensors, want, warmup, repeats):
+    """{'fwd': us, 'bwd': us} for the directions wanted. forward(q, k, v)
+    returns the output, or (output, lse)."""
+    q, k, v, dy = tensors
+    out = {}
+    if "fwd" in want:
+        with torch.no_grad():
+            out["fwd"] = median_us(torch, lambda: forward(q, k, v), warmup, repeats)
+    if "bwd" in want:
+        qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+        y = forward(qg, kg, vg)
+        y = y[0] if isinstance(y, tuple) else y
+        out["bwd"] = median_us(
+            torch, lambda: torch.autograd.grad(y, (qg, kg, vg), dy, retain_graph=True),
+            warmup, repeats)
+        del y, qg, kg, vg
+    return out
+
+
+def short(err):
+    text = "%s: %s" % (type(err).__name__, str(err).strip().splitlines()[0] if str(err) else "")
+    return text[:300]
+
+
+# ---- FlexAttention --------------------------------------------------------------
+
+# The pattern create_block_mask's mask function reads: a module-level function
+# (create_block_mask takes no bound method) and state, not a closure per case.
+PATTERN = {"mask": None, "bq": 64, "bk": 64}
+
+
+def pattern_mod(b, h, q_idx, kv_idx):
+    return PATTERN["mask"][h, q_idx // PATTERN["bq"], kv_idx // PATTERN["bk"]]
+
+
+def pattern_causal_mod(b, h, q_idx, kv_idx):
+    return pattern_mod(b, h, q_idx, kv_idx) & (kv_idx <= q_idx)
+
+
+def causal_mod(b, h, q_idx, kv_idx):
+    return kv_idx <= q_idx
+
+
+# create_block_mask evaluates the mask function on every (head, query, key);
+# beyond this many it costs a compile per pattern, so the BlockMask is made
+# from the blocks directly and create_block_mask only checks it on small runs.
+CHECK_LIMIT = 1 << 28
+
+
+class Flex:
+    """flex_attention compiled once; BlockMasks of the cases' patterns."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        from torch.nn.attention import flex_attention as fa
+        self.fa = fa
+        # One compiled graph per dtype, shape, block size, mask function and
+        # direction: more than dynamo's default cache allows, and falling back
+        # to eager flex_attention would materialize every score.
+        cfg = torch._dynamo.config
+        cfg.cache_size_limit = max(getattr(cfg, "cache_size_limit", 8), 256)
+        if hasattr(cfg, "accumulated_cache_size_limit"):
+            cfg.accumulated_cache_size_limit = max(cfg.accumulated_cache_size_limit, 4096)
+        self.compiled = torch.compile(fa.flex_attention, dynamic=False)
+        self.options = {}              # (dtype, d, block, direction) -> kernel options that ran
+
+    def block_mask(self, case):
+        """The BlockMask of the case's pattern, every head spelled out so that
+        one compiled kernel serves all patterns of a shape and block size:
+        active blocks the causal diagonal cuts are partial blocks (causal_mod
+        inside), the others full. Returns (BlockMask, its active blocks,
+        'create_block_mask agrees' / 'create_block_mask differs' / '')."""
+        torch, fa = self.torch, self.fa
+        nbq, nbk, hp, b = case["nbq"], case["nbk"], case["mask_heads"], case["block"]
+        l, heads = case["l"], case["heads"]
+        mask = case["mask"] if case["mask"] is not None else bytes([1]) * (nbq * nbk)
+        pat = torch.frombuffer(bytearray(mask), dtype=torch.uint8).to("cuda")
+        pat = pat.view(hp, nbq, nbk).bool()
+        if case["causal"]:
+            i = torch.arange(nbq, device="cuda")[:, None]
+            j = torch.arange(nbk, device="cuda")[None, :]
+            q_lo, q_hi = i * b, torch.clamp((i + 1) * b, max=l) - 1
+            k_lo, k_hi = j * b, torch.clamp((j + 1) * b, max=l) - 1
+            whole = k_hi <= q_lo                     # every pair visible
+            full, partial = pat & whole, pat & (k_lo <= q_hi) & ~whole
+        else:
+            full, partial = pat, torch.zeros_like(pat)
+
+        def as_list(m):
+            m = m.expand(heads, nbq, nbk)[None]
+            counts = m.sum(-1, dtype=torch.int32)
+            order = torch.argsort(m.to(torch.int8), dim=-1, descending=True, stable=True)
+            return counts.contiguous(), order.to(torch.int32).contiguous()
+        kv_num, kv_idx = as_list(partial)
+        full_num, full_idx = as_list(full)
+        bm = fa.BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx, BLOCK_SIZE=(b, b),
+                                         mask_mod=causal_mod if case["causal"] else None)
+        active = int(kv_num.sum().item() + full_num.sum().item()) * case["batch"]
+        check = ""
+        if hp * l * l <= CHECK_LIMIT:
+            PATTERN["mask"], PATTERN["bq"], PATTERN["bk"] = pat, b, b
+            ref = fa.create_block_mask(pattern_causal_mod if case["causal"] else pattern_mod,
+                                       B=None, H=hp, Q_LEN=l, KV_LEN=l, device="cuda",
+                                       BLOCK_SIZE=(b, b))
+            same = (torch.equal(ref.to_dense().expand(1, heads, nbq, nbk),
+                                bm.to_dense()) and
+                    torch.equal(ref.full_kv_num_blocks.expand(1, heads, nbq), full_num))
+            check = "create_block_mask agrees" if same else "CREATE_BLOCK_MASK DIFFERS"
+        return bm, active, check
+
+    def run(self, case, block_mask, scale, tensors, direction, args):
+        """The median time of one direction, trying flex's own kernel tiles
+        first and then tiles of the pattern's block (kernel_options), the one
+        that ran last time first. Returns (us, options) or raises the errors."""
+        b = case["block"]
+        tiles = {"fwd_BLOCK_M": b, "fwd_BLOCK_N": b, "bwd_BLOCK_M1": b // 2,
+                 "bwd_BLOCK_N1": b, "bwd_BLOCK_M2": b, "bwd_BLOCK_N2": b // 2}
+        key = (case["dtype"], case["d"], b, direction)
+        tries = [None, tiles]
+        if self.options.get(key) == tiles:
+            tries.reverse()
+        errors = []
+        for options in tries:
+            def forward(q, k, v):
+                if options:
+                    return self.compiled(q, k, v, block_mask=block_mask, scale=scale,
+                                         kernel_options=options)
+                return self.compiled(q, k, v, block_mask=block_mask, scale=scale)
+            try:
+                us = time_both(self.torch, forward, tensors, [direction], args.warmup,
+                               args.repeats)[direction]
+                self.options[key] = options
+                return us, options
+            except Exception as e:
+                errors.append(("tiles %d: " % b if options else "") + short(e))
+                self.torch._dynamo.reset()
+                self.torch.cuda.empty_cache()
+        raise RuntimeError(" / ".join(errors))
+
+
+# ---- Main ---------------------------------------------------------------------------
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="B = 1, L = 1024: a smoke test of the script (seconds + compiles)")
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--seq", type=int, default=8192, help="Lq = Lk")
+    ap.add_argument("--width", type=int, default=2048, help="H * D")
+    ap.add_argument("--dtype", action="append", choices=["f16", "bf16"])
+    ap.add_argument("--d", action="append", type=int, choices=[64, 128])
+    ap.add_argument("--block", action="append", type=int, choices=[64, 128])
+    ap.add_argument("--pattern", action="append", choices=PATTERNS)
+    ap.add_argument("--direction", choices=["fwd", "bwd", "both"], default="both")
+    ap.add_argument("--no-sdpa", action="store_true")
+    ap.add_argument("--no-flex", action="store_true")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--json", metavar="FILE", help="write the results here too (after each)")
+    args = ap.parse_args()
+    if args.quick:
+        args.batch, args.seq = 1, 1024
+        args.warmup, args.repeats = min(args.warmup, 2), min(args.repeats, 5)
+    args.dtypes = args.dtype or ["f16", "bf16"]
+    args.ds = args.d or [64, 128]
+    args.blocks = args.block or [64, 128]
+    args.patterns = args.pattern or PATTERNS
+    args.want = ["fwd", "bwd"] if args.direction == "both" else [args.direction]
+    return args
+
+
+HEADER = "%-6s %-13s %-5s %-14s %3s %-7s %6s %9s %7s %s" % (
+    "peer", "op", "dtype", "shape(BxHxLxD)", "blk", "pattern", "active", "us", "TF/s", "note")
+
+
+def row_text(r):
+    head = "%-6s %-13s %-5s %-14s %3d %-7s %5.1f%%" % (
+        r["peer"], r["op"], r["dtype"], r["shape"], r["blockQ"], r["pattern"],
+        100.0 * r["density"])
+    if r["status"] != "ok":
+        return "%s %9s %7s %s" % (head, "n/a", "-", r["message"][:120])
+    return "%s %9.1f %7.2f %s" % (head, r["us"], r["tflopPerS"], r.get("note", ""))
+
+
+def main():
+    args = parse_args()
+    try:
+        import torch
+    except ImportError as e:
+        print("attention-peers: no PyTorch: %s" % e)
+        return 1
+    if not torch.cuda.is_available():
+        print("attention-peers: no CUDA device for PyTorch")
+        return 1
+    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16}
+    report = {"tool": "attention-peers", "torch": torch.__version__,
+              "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
+              "settings": {"warmup": args.warmup, "repeats": args.repeats, "batch": args.batch,
+                           "seq": args.seq, "width": args.width,
+                           "flops": "forward 4*blockQ*blockK*D per active block, "
+                                    "backward 2.5x; causal diagonal blocks count whole"},
+              "results": []}
+    print("attention-peers: torch %s (CUDA %s) on %s; median of %d after %d warm-up"
+          % (torch.__version__, torch.version.cuda, report["device"], args.repeats,
+             args.warmup))
+    print("TFLOP/s over the active blocks: forward 4*blk*blk*D each, backward 2.5x")
+    print(HEADER)
+    sys.stdout.flush()
+
+    flex, flex_error = None, None
+    if not args.no_flex:
+        try:
+            flex = Flex(torch)
+        except Exception as e:                       # no flex_attention in this torch
+            flex_error = short(e)
+    sdpa_cache = {}                                  # (dtype, d, causal, dir) -> us
+    t_start = time.time()
+
+    def emit(case, peer, op, status, active, us=None, message="", note="", extra=None):
+        r = {"peer": peer, "op": op, "dtype": case["dtype"], "shape": case["shape"],
+             "batch": case["batch"], "heads": case["heads"], "lq": case["l"], "lk": case["l"],
+             "d": case["d"], "blockQ": case["block"], "blockK": case["block"],
+             "pattern": case["pattern"], "causal": case["causal"], "window": case["window"],
+             "patternHash": case["hash"], "activeBlocks": active, "totalBlocks": case["total"],
+             "density": active / case["total"],
+             "flops": flops(case, active, op.endswith("bwd")), "status": status}
+        if status == "ok":
+            r["us"] = us
+            r["tflopPerS"] = r["flops"] / (us * 1e-6) / 1e12
+            if note:
+                r["note"] = note
+        else:
+            r["message"] = message
+        if extra:
+            r.update(extra)
+        report["results"].append(r)
+        print(row_text(r))
+        sys.stdout.flush()
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+
+    for case in make_cases(args):
+        build_pattern(case)
+        dt = dtypes[case["dtype"]]
+        scale = 1.0 / math.sqrt(case["d"])
+        tensors = inputs(torch, case, dt)
+        ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
+
+        # Dense SDPA: the full cases, and causal beside the window cases.
+        if not args.no_sdpa and case["pattern"] in ("full", "window"):
+            causal = case["pattern"] == "window"
+            peer = "sdpa-c" if causal else "sdpa"
+            active = causal_blocks(case) if causal else case["total"]
+            key = (case["dtype"], case["d"], causal)
+            try:
+                if key not in sdpa_cache:
+                    sdpa_cache[key] = time_both(
+                        torch, lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal, scale=scale),
+                        tensors, args.want, args.warmup, args.repeats)
+                for direction in args.want:
+                    emit(case, peer, ops[direction], "ok", active, sdpa_cache[key][direction],
+                         note="dense causal" if causal else "dense")
+            except Exception as e:
+                for direction in args.want:
+                    emit(case, peer, ops[direction], "n/a", active, message=short(e))
+                torch.cuda.empty_cache()
+
+        if args.no_flex:
+            continue
+        if flex is None:
+            for direction in args.want:
+                emit(case, "flex", ops[direction], "n/a", case["active"],
+                     message="no FlexAttention: " + flex_error)
+            continue
+        t0 = time.time()
+        try:
+            bm, flex_active, check = flex.block_mask(case)
+        except Exception as e:
+            for direction in args.want:
+                emit(case, "flex", ops[direction], "n/a", case["active"],
+                     message="BlockMask: " + short(e))
+            continue
+        extra = {"flexBlocks": flex_active}
+        note = "" if flex_active == case["active"] else \
+            "BLOCK MASK HAS %d BLOCKS, NOT %d" % (flex_active, case["active"])
+        if check:
+            extra["blockMaskCheck"] = check
+            if check != "create_block_mask agrees":
+                note = (note + " " if note else "") + check
+        for direction in args.want:
+            try:
+                us, options = flex.run(case, bm, scale, tensors, direction, args)
+            except Exception as e:
+                emit(case, "flex", ops[direction], "n/a", case["active"], message=str(e),
+                     extra=extra)
+                continue
+            row_note = note
+            if options:
+                row_note = ("tiles %d" % case["block"]) + (" " + note if note else "")
+            emit(case, "flex", ops[direction], "ok", case["active"], us, note=row_note,
+                 extra=dict(extra, kernelOptions=options))
+        print("# %s %s %s block %d %s: flex %.0f s" % (case["dtype"], case["shape"],
+                                                      case["pattern"], case["block"],
+                                                      "causal" if case["causal"] else "",
+                                                      time.time() - t0), file=sys.stderr)
+        del tensors, bm
+        torch.cuda.empty_cache()
+
+    print("attention-peers: %d results in %.0f s" % (len(report["results"]),
+                                                      time.time() - t_start))
+    if args.json:
+        print("attention-peers: JSON in %s" % args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,710 @@
+/* bkbench's block-sparse attention cases. Buffers (q, k, v, dy in one
+ * rotation, y, lse, dq, dk, dv in another, as many sets of each) are
+ * sized from the plans' BkPlanBindingProperties and kept while the next
+ * cases have the same sizes; every set holds the same random inputs at
+ * other addresses, so that one forward run makes the y and lse of all of
+ * them. The pattern is made per case and bound, one copy for every set.
+ * Each result is checked after its timed runs, on set 0, so that no run
+ * is spent on the check alone (the host's reference is slow). */
+#include "bench_attention.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_plan.h"
+#include "bench_random.h"
+#include "bench_sets.h"
+#include "tool_common.h"
+
+static const BkDataType attention_types[] = {BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16};
+#define TYPE_COUNT (sizeof attention_types / sizeof attention_types[0])
+static const int64_t head_dims[] = {64, 128};
+#define HEAD_DIM_COUNT (sizeof head_dims / sizeof head_dims[0])
+#define BLOCK_COUNT 2u
+
+/* The patterns of each shape and block; 10% once more as a LIST. */
+static const struct {
+    const char *name;
+    struct attention_pattern_desc pat;    /* window: set from L */
+    BkAttentionPatternForm form;
+    bool causal;
+} patterns[] = {
+    {"full", {ATTENTION_PATTERN_FULL, 100, 0}, BK_ATTENTION_PATTERN_DENSE, false},
+    {"50%", {ATTENTION_PATTERN_RANDOM, 50, 0}, BK_ATTENTION_PATTERN_MASK, false},
+    {"25%", {ATTENTION_PATTERN_RANDOM, 25, 0}, BK_ATTENTION_PATTERN_MASK, false},
+    {"10%", {ATTENTION_PATTERN_RANDOM, 10, 0}, BK_ATTENTION_PATTERN_MASK, false},
+    {"10%", {ATTENTION_PATTERN_RANDOM, 10, 0}, BK_ATTENTION_PATTERN_LIST, false},
+    {"window", {ATTENTION_PATTERN_WINDOW, 0, 0}, BK_ATTENTION_PATTERN_MASK, true},
+};
+#define PATTERN_COUNT (sizeof patterns / sizeof patterns[0])
+
+/* The sizes of a scale: batch, sequence, H * D and the two blocks. */
+static const struct {
+    int64_t batch, l, width;
+    int32_t blocks[BLOCK_COUNT];
+} scales[] = {
+    [ATTENTION_SCALE_GPU] = {2, 8192, 2048, {64, 128}},
+    [ATTENTION_SCALE_HOST] = {1, 128, 128, {16, 32}},
+    [ATTENTION_SCALE_QUICK] = {1, 64, 128, {16, 32}},
+};
+/* The window is an eighth of the sequence: 1024 tokens at L = 8192. */
+#define WINDOW_DIVISOR 8
+
+/* Slots of the input and output rotations. */
+enum { IN_Q, IN_K, IN_V, IN_DY, IN_COUNT };
+enum { OUT_Y, OUT_LSE, OUT_DQ, OUT_DK, OUT_DV, OUT_COUNT };
+
+struct attention_buffers {
+    BkDataType dtype;
+    uint64_t in_bytes[IN_COUNT], out_bytes[OUT_COUNT];
+    uint32_t sets;
+    struct bench_sets in, out;
+};
+
+size_t bench_attention_case_count(void)
+{
+    return TYPE_COUNT * HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT;
+}
+
+size_t bench_attention_cases(enum attention_scale scale, struct attention_case *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < TYPE_COUNT; t++)
+        for (size_t h = 0; h < HEAD_DIM_COUNT; h++)
+            for (size_t b = 0; b < BLOCK_COUNT; b++)
+                for (size_t p = 0; p < PATTERN_COUNT && n < max; p++) {
+                    struct attention_case *c = &out[n++];
+                    *c = (struct attention_case){
+                        attention_types[t], scales[scale].batch,
+                        scales[scale].width / head_dims[h], scales[scale].l, head_dims[h],
+                        scales[scale].blocks[b], patterns[p].name, patterns[p].pat,
+                        patterns[p].form, patterns[p].causal, ""};
+                    if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
+                        c->pat.window = c->l / WINDOW_DIVISOR;
+                    snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lldx%lld",
+                             (long long)c->batch, (long long)c->heads, (long long)c->l,
+                             (long long)c->d);
+                }
+    return n;
+}
+
+struct attention_op_desc attention_case_desc(const struct attention_case *c, bool backward,
+                                             int64_t capacity)
+{
+    /* Random patterns differ per head (shared by the batch); the window is
+     * one pattern for all. */
+    const bool per_head = c->pat.kind == ATTENTION_PATTERN_RANDOM;
+    return (struct attention_op_desc){backward, c->dtype, c->batch, c->heads, c->heads, c->l,
+                                      c->l, c->d, c->d, c->block, c->block, c->form, c->causal,
+                                      1, per_head ? c->heads : 1, capacity};
+}
+
+static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
+{
+    return p->bindings.bindings[slot].size;
+}
+
+/* ---- Buffers -------------------------------------------------------------- */
+
+void bench_attention_release(struct bench_device *d, struct attention_buffers **buffers)
+{
+    struct attention_buffers *b = *buffers;
+    if (!b)
+        return;
+    bench_sets_free(d, &b->in);
+    bench_sets_free(d, &b->out);
+    free(b);
+    *buffers = NULL;
+}
+
+/* The buffers for the plans (bwd may be NULL): the ones kept when their
+ * sizes fit, else new ones with random inputs, the same in every set. */
+static struct attention_buffers *buffers_for(struct bench_device *d, BkDataType dtype,
+                                             const struct bench_plan *fwd,
+                                             const struct bench_plan *bwd,
+                                             const struct bench_settings *s,
+                                             struct attention_buffers **cache)
+{
+    uint64_t in[IN_COUNT] = {binding_size(fwd, BK_ATTENTION_BINDING_Q),
+                             binding_size(fwd, BK_ATTENTION_BINDING_K),
+                             binding_size(fwd, BK_ATTENTION_BINDING_V), 0};
+    uint64_t out[OUT_COUNT] = {binding_size(fwd, BK_ATTENTION_BINDING_Y),
+                               binding_size(fwd, BK_ATTENTION_BINDING_LSE), 0, 0, 0};
+    if (bwd) {
+        in[IN_DY] = binding_size(bwd, BK_ATTENTION_BACKWARD_BINDING_DY);
+        out[OUT_DQ] = binding_size(bwd, BK_ATTENTION_BACKWARD_BINDING_DQ);
+        out[OUT_DK] = binding_size(bwd, BK_ATTENTION_BACKWARD_BINDING_DK);
+        out[OUT_DV] = binding_size(bwd, BK_ATTENTION_BACKWARD_BINDING_DV);
+    }
+    struct attention_buffers *b = *cache;
+    if (b && b->dtype == dtype && memcmp(b->in_bytes, in, sizeof in) == 0 &&
+        memcmp(b->out_bytes, out, sizeof out) == 0)
+        return b;
+    bench_attention_release(d, cache);
+    b = calloc(1, sizeof *b);
+    if (!b)
+        tool_die("out of host memory");
+    b->dtype = dtype;
+    memcpy(b->in_bytes, in, sizeof in);
+    memcpy(b->out_bytes, out, sizeof out);
+    uint64_t working_set = 0;
+    for (int k = 0; k < IN_COUNT; k++)
+        working_set += in[k];
+    for (int k = 0; k < OUT_COUNT; k++)
+        working_set += out[k];
+    b->sets = bench_sets_for(working_set, s);
+    bench_sets_alloc(d, &b->in, b->sets, in, IN_COUNT);
+    bench_sets_alloc(d, &b->out, b->sets, out, OUT_COUNT);
+    for (uint32_t k = 0; k < IN_COUNT; k++)
+        if (in[k])
+            bench_buffer_fill_random(d, &b->in.buf[k], dtype, 11u + k);
+    bench_sets_copy_first(d, &b->in, 0, IN_COUNT);
+    *cache = b;
+    return b;
+}
+
+/* ---- The pattern ---------------------------------------------------------- */
+
+/* The pattern on the host and, for MASK and LIST, on the device. */
+struct pattern {
+    uint8_t *mask;                        /* NULL for full */
+    struct bench_buffer buf[3];           /* mask, counts, indices (as the slots) */
+};
+
+static void make_pattern(const struct attention_case *c, struct attention_op_desc *fd,
+                         struct attention_op_desc *bd, struct pattern *p,
+                         struct attention_pattern_info *pi)
+{
+    memset(p, 0, sizeof *p);
+    memset(pi, 0, sizeof *pi);
+    pi->total_blocks = c->batch * c->heads * attention_nbq(fd) * attention_nbk(fd);
+    if (c->form != BK_ATTENTION_PATTERN_DENSE) {
+        /* The mask's shape: MASK's, the same for a LIST. */
+        struct attention_op_desc md = *fd;
+        md.form = BK_ATTENTION_PATTERN_MASK;
+        const uint64_t bytes = attention_mask_bytes(&md);
+        p->mask = malloc(bytes);
+        if (!p->mask)
+            tool_die("out of host memory");
+        attention_pattern_mask(&md, &c->pat, p->mask);
+        pi->hash = attention_mask_hash(p->mask, bytes);
+        if (c->form == BK_ATTENTION_PATTERN_LIST)
+            pi->capacity = fd->capacity = bd->capacity = attention_mask_capacity(&md, p->mask);
+    }
+    pi->active_blocks = attention_active_blocks(fd, p->mask);
+}
+
+static void upload(struct bench_device *d, uint64_t size, const void *data,
+                   struct bench_buffer *b)
+{
+    bench_buffer_alloc(d, size, b);
+    tool_check(bkCopyToDevice(d->ctx, b->address, data, size), "bkCopyToDevice (pattern)");
+}
+
+/* The pattern's tensors for the slots the plan gives them. */
+static void upload_pattern(struct bench_device *d, const struct attention_op_desc *fd,
+                           const struct bench_plan *plan, struct pattern *p)
+{
+    if (fd->form == BK_ATTENTION_PATTERN_MASK) {
+        const uint64_t bytes = attention_mask_bytes(fd);
+        if (binding_size(plan, BK_ATTENTION_BINDING_MASK) != bytes)
+            tool_die("attention: the plan binds a mask of %llu bytes, bkbench made %llu",
+                     (unsigned long long)binding_size(plan, BK_ATTENTION_BINDING_MASK),
+                     (unsigned long long)bytes);
+        upload(d, bytes, p->mask, &p->buf[0]);
+    } else if (fd->form == BK_ATTENTION_PATTERN_LIST) {
+        const uint64_t rows = (uint64_t)fd->pattern_batch * (uint64_t)fd->pattern_heads *
+                              (uint64_t)attention_nbq(fd);
+        const uint64_t cb = rows * 4, ib = rows * (uint64_t)fd->capacity * 4;
+        if (binding_size(plan, BK_ATTENTION_BINDING_COUNTS) != cb ||
+            binding_size(plan, BK_ATTENTION_BINDING_INDICES) != ib)
+            tool_die("attention: the plan binds a list of %llu + %llu bytes, bkbench made "
+                     "%llu + %llu",
+                     (unsigned long long)binding_size(plan, BK_ATTENTION_BINDING_COUNTS),
+                     (unsigned long long)binding_size(plan, BK_ATTENTION_BINDING_INDICES),
+                     (unsigned long long)cb, (unsigned long long)ib);
+        int32_t *counts = malloc(cb), *indices = malloc(ib);
+        if (!counts || !indices)
+            tool_die("out of host memory");
+        attention_mask_to_list(fd, p->mask, counts, indices);
+        upload(d, cb, counts, &p->buf[1]);
+        upload(d, ib, indices, &p->buf[2]);
+        free(indices);
+        free(counts);
+    }
+    bench_device_wait(d);
+}
+
+static void free_pattern(struct bench_device *d, struct pattern *p)
+{
+    for (int k = 0; k < 3; k++)
+        if (p->buf[k].size)
+            bench_buffer_free(d, &p->buf[k]);
+    free(p->mask);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- The check -------------------------------------------------------------- */
+
+/* How far a result may be from the reference, over its largest value:
+ * a few roundings of the type (P and dS go through it in the kernels). */
+double bench_attention_check_limit(BkDataType dtype, bool backward)
+{
+    if (dtype == BK_DATA_TYPE_F64)
+        return 1e-9;
+    if (dtype == BK_DATA_TYPE_F32)
+        return 1e-3;
+    return backward ? 5e-2 : 2e-2;
+}
+
+/* One [rows, cols] head of a [B, heads, rows, cols] operand in set 0, as
+ * doubles. */
+static double *download_head(struct bench_device *d, BkDeviceAddress base, BkDataType dtype,
+                             int64_t b, int64_t heads, int64_t h, int64_t rows, int64_t cols)
+{
+    const size_t es = tool_dtype_size(dtype), n = (size_t)rows * (size_t)cols;
+    const uint64_t at = ((uint64_t)b * (uint64_t)heads + (uint64_t)h) * n * es;
+    void *raw = bench_device_download(d, base + at, n * es);
+    double *out = malloc(n * sizeof *out);
+    if (!out)
+        tool_die("out of host memory");
+    for (size_t i = 0; i < n; i++)
+        out[i] = bench_value_at(raw, i, dtype);
+    free(raw);
+    return out;
+}
+
+static double dot(const double *x, const double *y, int64_t n)
+{
+    double s = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        s += x[i] * y[i];
+    return s;
+}
+
+/* What the check reads of one (batch, head): q, y, dy and lse of the
+ * query head, k and v of its kv head. */
+struct head {
+    double *q, *k, *v, *y, *dy, *lse;
+};
+
+static void load_head(struct bench_device *d, const struct attention_op_desc *o,
+                      const struct attention_buffers *bufs, int64_t b, int64_t h, bool backward,
+                      struct head *hd)
+{
+    const int64_t kvh = h / (o->heads / o->kv_heads);
+    const BkDataType lse_type = o->dtype == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64
+                                                             : BK_DATA_TYPE_F32;
+    memset(hd, 0, sizeof *hd);
+    hd->q = download_head(d, bench_sets_address(&bufs->in, 0, IN_Q), o->dtype, b, o->heads, h,
+                          o->lq, o->d);
+    hd->k = download_head(d, bench_sets_address(&bufs->in, 0, IN_K), o->dtype, b, o->kv_heads,
+                          kvh, o->lk, o->d);
+    hd->v = download_head(d, bench_sets_address(&bufs->in, 0, IN_V), o->dtype, b, o->kv_heads,
+                          kvh, o->lk, o->dv);
+    hd->y = download_head(d, bench_sets_address(&bufs->out, 0, OUT_Y), o->dtype, b, o->heads, h,
+                          o->lq, o->dv);
+    hd->lse = download_head(d, bench_sets_address(&bufs->out, 0, OUT_LSE), lse_type, b, o->heads,
+                            h, o->lq, 1);
+    if (backward)
+        hd->dy = download_head(d, bench_sets_address(&bufs->in, 0, IN_DY), o->dtype, b,
+                               o->heads, h, o->lq, o->dv);
+}
+
+static void free_head(struct head *hd)
+{
+    free(hd->q);
+    free(hd->k);
+    free(hd->v);
+    free(hd->y);
+    free(hd->dy);
+    free(hd->lse);
+}
+
+/* Scaled scores of query i against every key, -inf where it sees none;
+ * returns their maximum. */
+static double scores(const struct attention_op_desc *o, const uint8_t *mask, int64_t b,
+                     int64_t h, int64_t i, const struct head *hd, double *s)
+{
+    const double scale = 1.0 / sqrt((double)o->d);
+    double m = -INFINITY;
+    for (int64_t j = 0; j < o->lk; j++) {
+        s[j] = attention_visible(o, mask, b, h, i, j)
+                   ? scale * dot(hd->q + i * o->d, hd->k + j * o->d, o->d)
+                   : -INFINITY;
+        if (s[j] > m)
+            m = s[j];
+    }
+    return m;
+}
+
+/* Running max |got - ref| and max |ref| of one output. */
+struct err {
+    double diff, top;
+};
+
+static void compare(struct err *e, double got, double ref)
+{
+    const double x = fabs(got - ref);
+    if (!(x <= e->diff))                  /* NaN counts as the largest */
+        e->diff = isnan(x) ? INFINITY : x;
+    if (fabs(ref) > e->top)
+        e->top = fabs(ref);
+}
+
+static double relative(const struct err *e)
+{
+    return e->top > 0 ? e->diff / e->top : e->diff;
+}
+
+/* The rows checked: 0, n/2 and n-1. */
+static void check_rows(int64_t n, int64_t rows[ATTENTION_CHECK_ROWS])
+{
+    rows[0] = 0;
+    rows[1] = n / 2;
+    rows[2] = n - 1;
+}
+
+/* y and lse of the checked rows of (B-1, H-1) from q, k and v. */
+static double check_forward(struct bench_device *d, const struct attention_op_desc *o,
+                            const uint8_t *mask, const struct attention_buffers *bufs)
+{
+    const int64_t b = o->batch - 1, h = o->heads - 1;
+    struct head hd;
+    load_head(d, o, bufs, b, h, false, &hd);
+    double *s = malloc((size_t)o->lk * sizeof *s), *y = malloc((size_t)o->dv * sizeof *y);
+    if (!s || !y)
+        tool_die("out of host memory");
+    struct err ey = {0, 0}, el = {0, 0};
+    int64_t rows[ATTENTION_CHECK_ROWS];
+    check_rows(o->lq, rows);
+    for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
+        const int64_t i = rows[r];
+        const double m = scores(o, mask, b, h, i, &hd, s);
+        double l = 0.0;
+        memset(y, 0, (size_t)o->dv * sizeof *y);
+        for (int64_t j = 0; m > -INFINITY && j < o->lk; j++) {
+            const double p = exp(s[j] - m);
+            l += p;
+            for (int64_t c = 0; c < o->dv; c++)
+                y[c] += p * hd.v[j * o->dv + c];
+        }
+        for (int64_t c = 0; c < o->dv; c++)
+            compare(&ey, hd.y[i * o->dv + c], l > 0 ? y[c] / l : 0.0);
+        /* A row that sees no key has lse -inf; only finite ones compare. */
+        const double lse = m > -INFINITY ? m + log(l) : -INFINITY;
+        if (lse > -INFINITY || hd.lse[i] > -INFINITY)
+            compare(&el, hd.lse[i], lse);
+    }
+    free(y);
+    free(s);
+    free_head(&hd);
+    /* lse is a log: measured against at least 1. */
+    if (el.top < 1)
+        el.top = 1;
+    const double ry = relative(&ey), rl = relative(&el);
+    return ry > rl ? ry : rl;
+}
+
+/* dq of the checked query rows and dk, dv of the checked key rows of
+ * (B-1, H-1), from the forward's y and lse that the backward read. */
+static double check_backward(struct bench_device *d, const struct attention_op_desc *o,
+                             const uint8_t *mask, const struct attention_buffers *bufs)
+{
+    const double scale = 1.0 / sqrt((double)o->d);
+    const int64_t b = o->batch - 1, h = o->heads - 1, group = o->heads / o->kv_heads;
+    const int64_t kvh = h / group;
+    const BkDataType t = o->dtype;
+    double *dq = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DQ), t, b, o->heads, h,
+                               o->lq, o->d);
+    double *dk = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DK), t, b, o->kv_heads,
+                               kvh, o->lk, o->d);
+    double *dv = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DV), t, b, o->kv_heads,
+                               kvh, o->lk, o->dv);
+    double *s = malloc((size_t)o->lk * sizeof *s);
+    double *acc = malloc((size_t)(o->d + o->dv) * sizeof *acc);
+    if (!s || !acc)
+        tool_die("out of host memory");
+    struct err eq = {0, 0}, ek = {0, 0}, ev = {0, 0};
+    int64_t qrows[ATTENTION_CHECK_ROWS], krows[ATTENTION_CHECK_ROWS];
+    check_rows(o->lq, qrows);
+    check_rows(o->lk, krows);
+
+    /* dq_i = scale sum_j P_ij (dy_i . v_j - dy_i . y_i) k_j */
+    struct head hd;
+    load_head(d, o, bufs, b, h, true, &hd);
+    for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
+        const int64_t i = qrows[r];
+        scores(o, mask, b, h, i, &hd, s);
+        const double di = dot(hd.dy + i * o->dv, hd.y + i * o->dv, o->dv);
+        memset(acc, 0, (size_t)o->d * sizeof *acc);
+        for (int64_t j = 0; j < o->lk; j++) {
+            if (s[j] == -INFINITY)
+                continue;
+            const double p = exp(s[j] - hd.lse[i]);
+            const double ds = p * (dot(hd.dy + i * o->dv, hd.v + j * o->dv, o->dv) - di);
+            for (int64_t c = 0; c < o->d; c++)
+                acc[c] += scale * ds * hd.k[j * o->d + c];
+        }
+        for (int64_t c = 0; c < o->d; c++)
+            compare(&eq, dq[i * o->d + c], acc[c]);
+    }
+    free_head(&hd);
+
+    /* dv_j = sum_i P_ij dy_i, dk_j = scale sum_i dS_ij q_i over the query
+     * heads of the kv head. */
+    double *dkv = calloc((size_t)ATTENTION_CHECK_ROWS * (size_t)(o->d + o->dv), sizeof *dkv);
+    if (!dkv)
+        tool_die("out of host memory");
+    for (int64_t hh = kvh * group; hh < (kvh + 1) * group; hh++) {
+        load_head(d, o, bufs, b, hh, true, &hd);
+        for (int64_t i = 0; i < o->lq; i++) {
+            const double di = dot(hd.dy + i * o->dv, hd.y + i * o->dv, o->dv);
+            for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
+                const int64_t j = krows[r];
+                if (!attention_visible(o, mask, b, hh, i, j))
+                    continue;
+                const double p =
+                    exp(scale * dot(hd.q + i * o->d, hd.k + j * o->d, o->d) - hd.lse[i]);
+                const double ds = p * (dot(hd.dy + i * o->dv, hd.v + j * o->dv, o->dv) - di);
+                double *row = dkv + (size_t)r * (size_t)(o->d + o->dv);
+                for (int64_t c = 0; c < o->d; c++)
+                    row[c] += scale * ds * hd.q[i * o->d + c];
+                for (int64_t c = 0; c < o->dv; c++)
+                    row[o->d + c] += p * hd.dy[i * o->dv + c];
+            }
+        }
+        free_head(&hd);
+    }
+    for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
+        const int64_t j = krows[r];
+        const double *row = dkv + (size_t)r * (size_t)(o->d + o->dv);
+        for (int64_t c = 0; c < o->d; c++)
+            compare(&ek, dk[j * o->d + c], row[c]);
+        for (int64_t c = 0; c < o->dv; c++)
+            compare(&ev, dv[j * o->dv + c], row[o->d + c]);
+    }
+    free(dkv);
+    free(acc);
+    free(s);
+    free(dv);
+    free(dk);
+    free(dq);
+    double worst = relative(&eq);
+    if (relative(&ek) > worst || isnan(relative(&ek)))
+        worst = relative(&ek);
+    if (relative(&ev) > worst || isnan(relative(&ev)))
+        worst = relative(&ev);
+    return worst;
+}
+
+static void judge(struct attention_result *r, double err, BkDataType dtype, bool backward)
+{
+    r->max_rel_err = err;
+    const double limit = bench_attention_check_limit(dtype, backward);
+    if (err <= limit)
+        return;
+    r->check_failed = true;
+    snprintf(r->message, sizeof r->message,
+             "%s differ%s from the host's reference by %.3g of the largest value (allowed "
+             "%.3g) on %d rows of the last batch and head",
+             backward ? "dq, dk or dv" : "y or lse", backward ? "" : "s", err, limit,
+             ATTENTION_CHECK_ROWS);
+}
+
+/* ---- One case --------------------------------------------------------------- */
+
+/* Bindings of every set: fwd (8 per set) or bwd (12 per set). */
+static BkDeviceAddress *bind_sets(const struct attention_buffers *bufs, const struct pattern *p,
+                                  bool backward)
+{
+    const uint32_t nb = backward ? 12 : 8;
+    BkDeviceAddress *bind = calloc((size_t)bufs->sets * nb, sizeof *bind);
+    if (!bind)
+        tool_die("out of host memory");
+    for (uint32_t set = 0; set < bufs->sets; set++) {
+        BkDeviceAddress *a = bind + (size_t)set * nb;
+        /* The forward's slots 0..7 are the backward's too. */
+        a[BK_ATTENTION_BINDING_Q] = bench_sets_address(&bufs->in, set, IN_Q);
+        a[BK_ATTENTION_BINDING_K] = bench_sets_address(&bufs->in, set, IN_K);
+        a[BK_ATTENTION_BINDING_V] = bench_sets_address(&bufs->in, set, IN_V);
+        a[BK_ATTENTION_BINDING_MASK] = p->buf[0].address;
+        a[BK_ATTENTION_BINDING_COUNTS] = p->buf[1].address;
+        a[BK_ATTENTION_BINDING_INDICES] = p->buf[2].address;
+        a[BK_ATTENTION_BINDING_Y] = bench_sets_address(&bufs->out, set, OUT_Y);
+        a[BK_ATTENTION_BINDING_LSE] = bench_sets_address(&bufs->out, set, OUT_LSE);
+        if (!backward)
+            continue;
+        a[BK_ATTENTION_BACKWARD_BINDING_DY] = bench_sets_address(&bufs->in, set, IN_DY);
+        a[BK_ATTENTION_BACKWARD_BINDING_DQ] = bench_sets_address(&bufs->out, set, OUT_DQ);
+        a[BK_ATTENTION_BACKWARD_BINDING_DK] = bench_sets_address(&bufs->out, set, OUT_DK);
+        a[BK_ATTENTION_BACKWARD_BINDING_DV] = bench_sets_address(&bufs->out, set, OUT_DV);
+    }
+    return bind;
+}
+
+/* The plan, or false with why in r (an error named before its message). */
+static bool make_plan(struct bench_device *d, const void *info, struct bench_plan *p,
+                      struct attention_result *r)
+{
+    char msg[200];
+    const BkResult res = bench_plan_try_create(d, info, p, msg, sizeof msg);
+    if (res == BK_SUCCESS)
+        return true;
+    r->failed = res != BK_ERROR_UNSUPPORTED;
+    if (r->failed)
+        snprintf(r->message, sizeof r->message, "%s: %s", bkResultString(res), msg);
+    else
+        snprintf(r->message, sizeof r->message, "%s", msg);
+    return false;
+}
+
+static void plan_facts(const struct bench_plan *p, uint32_t sets, struct attention_result *r)
+{
+    r->supported = true;
+    snprintf(r->kernel, sizeof r->kernel, "%s", p->props.kernelName);
+    r->workspace = p->props.workspaceSize;
+    r->sets = sets;
+}
+
+void bench_attention_run(struct bench_device *d, const struct attention_case *c,
+                         const struct bench_settings *s, struct attention_buffers **buffers,
+                         struct attention_pattern_info *pi, struct attention_result *fwd,
+                         struct attention_result *bwd)
+{
+    const bool time_fwd = fwd->ran, time_bwd = bwd->ran;
+    memset(fwd, 0, sizeof *fwd);
+    memset(bwd, 0, sizeof *bwd);
+    fwd->ran = time_fwd;
+    bwd->ran = time_bwd;
+    fwd->max_rel_err = bwd->max_rel_err = -1.0;
+
+    struct attention_op_desc fd = attention_case_desc(c, false, 0);
+    struct attention_op_desc bd = attention_case_desc(c, true, 0);
+    struct pattern pat;
+    make_pattern(c, &fd, &bd, &pat, pi);
+    fwd->flops = attention_flops(&fd, pi->active_blocks);
+    bwd->flops = attention_flops(&bd, pi->active_blocks);
+
+    /* The forward plan always: the backward reads its y and lse. */
+    union attention_op_info fi, bi;
+    struct bench_plan fp, bp;
+    if (!make_plan(d, attention_op_build(&fd, &fi), &fp, fwd)) {
+        bwd->failed = fwd->failed;
+        snprintf(bwd->message, sizeof bwd->message, "no forward plan for y and lse: %.200s",
+                 fwd->message);
+        free_pattern(d, &pat);
+        return;
+    }
+    bool backward = time_bwd && make_plan(d, attention_op_build(&bd, &bi), &bp, bwd);
+    if (fp.props.bindingCount != 8 || (backward && bp.props.bindingCount != 12))
+        tool_die("attention: plans with %u and %u bindings, bkbench expects 8 and 12",
+                 fp.props.bindingCount, backward ? bp.props.bindingCount : 12);
+
+    struct attention_buffers *bufs = buffers_for(d, c->dtype, &fp, backward ? &bp : NULL, s,
+                                                 buffers);
+    upload_pattern(d, &fd, &fp, &pat);
+    BkDeviceAddress *fb = bind_sets(bufs, &pat, false);
+    /* Run 0 of a timing uses set 0, the set checked. */
+    if (time_fwd) {
+        plan_facts(&fp, bufs->sets, fwd);
+        fwd->us = bench_plan_time(d, &fp, fb, bufs->sets, BENCH_SUBMIT_REUSABLE, s);
+    } else {
+        bench_plan_run_once(d, &fp, fb);
+    }
+    /* Set 0's y and lse are every set's: the inputs are the same. */
+    bench_sets_copy_first(d, &bufs->out, OUT_Y, 2);
+    if (time_fwd)
+        judge(fwd, check_forward(d, &fd, pat.mask, bufs), c->dtype, false);
+    if (backward) {
+        BkDeviceAddress *bb = bind_sets(bufs, &pat, true);
+        plan_facts(&bp, bufs->sets, bwd);
+        bwd->us = bench_plan_time(d, &bp, bb, bufs->sets, BENCH_SUBMIT_REUSABLE, s);
+        judge(bwd, check_backward(d, &bd, pat.mask, bufs), c->dtype, true);
+        free(bb);
+        bench_plan_destroy(d, &bp);
+    }
+    free(fb);
+    bench_plan_destroy(d, &fp);
+    free_pattern(d, &pat);
+}
+
+/* ---- The suite -------------------------------------------------------------- */
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        tool_die("out of host memory");
+    return p;
+}
+
+void attention_suite_open(struct attention_suite *a, enum attention_scale scale,
+                          const struct bench_settings *s, attention_filter_fn keep,
+                          const void *user)
+{
+    memset(a, 0, sizeof *a);
+    a->s = *s;
+    const size_t total = bench_attention_case_count();
+    a->cases = xcalloc(total, sizeof *a->cases);
+    a->pattern = xcalloc(total, sizeof *a->pattern);
+    a->fwd = xcalloc(total, sizeof *a->fwd);
+    a->bwd = xcalloc(total, sizeof *a->bwd);
+    const size_t made = bench_attention_cases(scale, a->cases, total);
+    for (size_t i = 0; i < made; i++) {
+        const bool f = keep(&a->cases[i], false, user);
+        const bool b = keep(&a->cases[i], true, user);
+        if (!f && !b)
+            continue;
+        a->fwd[a->n].ran = f;
+        a->bwd[a->n].ran = b;
+        a->cases[a->n++] = a->cases[i];
+    }
+}
+
+void attention_suite_run(struct attention_suite *a, struct bench_device *d, bool json)
+{
+    if (a->n && !json)
+        bench_attention_print_header(&a->s);
+    /* Buffers are kept across the cases of one dtype and shape. */
+    struct attention_buffers *buffers = NULL;
+    for (size_t i = 0; i < a->n; i++) {
+        bench_attention_run(d, &a->cases[i], &a->s, &buffers, &a->pattern[i], &a->fwd[i],
+                            &a->bwd[i]);
+        if (!json)
+            bench_attention_print_rows(&a->cases[i], &a->pattern[i], &a->fwd[i], &a->bwd[i]);
+    }
+    bench_attention_release(d, &buffers);
+}
+
+size_t attention_suite_report_failures(const struct attention_suite *a)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (int dir = 0; dir < 2; dir++) {
+            const struct attention_case *c = &a->cases[i];
+            const struct attention_result *r = dir ? &a->bwd[i] : &a->fwd[i];
+            const char *what = r->failed         ? "plan failed"
+                               : !r->supported   ? "unsupported"
+                               : r->check_failed ? "wrong result"
+                                                 : NULL;
+            if (!r->ran || !what)
+                continue;
+            failed++;
+            fprintf(stderr, "bkbench: %s %s %s block %d %s (%s): %s: %s\n",
+                    attention_op_name(dir != 0), tool_dtype_name(c->dtype), c->shape,
+                    (int)c->block, c->pattern, attention_form_name(c->form), what, r->message);
+        }
+    return failed;
+}
+
+void attention_suite_close(struct attention_suite *a)
+{
+    free(a->bwd);
+    free(a->fwd);
+    free(a->pattern);
+    free(a->cases);
+    memset(a, 0, sizeof *a);
+}

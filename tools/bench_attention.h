@@ -1,0 +1,130 @@
+/* bkbench's block-sparse attention cases (bk_attention.h), forward and
+ * backward, at the issue's target shapes: B * L = 16k tokens with
+ * Lq = Lk = L = 8192 (B = 2), H * D = 2048 with D = 64 (H = 32) and
+ * D = 128 (H = 16), Hkv = H, Dv = D; square blocks of 64 and 128; the
+ * patterns full (the DENSE form), 50%, 25% and 10% (random, one pattern
+ * per head; 10% also as a LIST) and window (a causal sliding window of
+ * L / 8 tokens, 1024 at L = 8192, and a sink; attention_op.h); f16 and
+ * bf16. Rated in TFLOP/s over the active blocks (attention_flops): a
+ * block the causal diagonal cuts counts as a whole one. The host runs
+ * B = 1, L = 128 (64 with --quick), H * D = 128 and blocks of 16 and 32:
+ * seconds with its reference in double precision.
+ *
+ * Per case, outside the timing: the pattern is made on the host and
+ * uploaded, the forward plan runs once on every set to make y and lse
+ * (the backward's inputs), and one run of each plan is checked against a
+ * reference made on the host in double precision for a few rows of the
+ * last batch and head. */
+#ifndef BK_TOOL_BENCH_ATTENTION_H
+#define BK_TOOL_BENCH_ATTENTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bk/bk.h>
+
+#include "attention_op.h"
+#include "bench_device.h"
+#include "bench_run.h"
+
+#define ATTENTION_CHECK_ROWS 3            /* rows 0, L/2 and L-1 of the last batch and head */
+
+enum attention_scale {
+    ATTENTION_SCALE_GPU,                  /* the target shapes */
+    ATTENTION_SCALE_HOST,                 /* seconds on a CPU */
+    ATTENTION_SCALE_QUICK,                /* a smoke test */
+};
+
+struct attention_case {
+    BkDataType dtype;
+    int64_t batch, heads, l, d;           /* Lq = Lk = L, Hkv = H, Dv = D */
+    int32_t block;                        /* blockQ = blockK */
+    const char *pattern;                  /* "full", "50%", "25%", "10%", "window" */
+    struct attention_pattern_desc pat;
+    BkAttentionPatternForm form;
+    bool causal;
+    char shape[32];                       /* "2x32x8192x64": B x H x L x D */
+};
+
+/* One direction of a case. */
+struct attention_result {
+    bool ran;                             /* false: filtered out */
+    bool supported;                       /* false: no plan (message) */
+    bool failed;                          /* ... because of an error, not unsupported */
+    bool check_failed;                    /* a result is not the reference's (message) */
+    char message[256];
+    char kernel[BK_MAX_KERNEL_NAME_SIZE];
+    uint64_t workspace;
+    uint32_t sets;
+    double flops;                         /* over the active blocks */
+    double us;                            /* median, reusable submits */
+    double max_rel_err;                   /* the check's; < 0: not run */
+};
+
+/* The pattern of a case, shared by both directions. */
+struct attention_pattern_info {
+    int64_t active_blocks;                /* over every batch and head */
+    int64_t total_blocks;                 /* B * H * nbq * nbk */
+    int64_t capacity;                     /* LIST: the longest row */
+    uint64_t hash;                        /* attention_mask_hash; 0 for full */
+};
+
+size_t bench_attention_case_count(void);
+size_t bench_attention_cases(enum attention_scale scale, struct attention_case *out, size_t max);
+/* The op description of a case in one direction (capacity from the
+ * pattern, 0 before it is known). */
+struct attention_op_desc attention_case_desc(const struct attention_case *c, bool backward,
+                                             int64_t capacity);
+
+/* Buffers kept while consecutive cases have the same dtype and sizes. */
+struct attention_buffers;
+
+/* Measures a case: the forward when fwd->ran, the backward when bwd->ran
+ * (the forward plan runs for it either way). A plan that cannot be made,
+ * whatever the error, is the case's result (the family is young on some
+ * backends); other libbk errors exit. */
+void bench_attention_run(struct bench_device *d, const struct attention_case *c,
+                         const struct bench_settings *s, struct attention_buffers **buffers,
+                         struct attention_pattern_info *pi, struct attention_result *fwd,
+                         struct attention_result *bwd);
+void bench_attention_release(struct bench_device *d, struct attention_buffers **buffers);
+/* The check's limit on max |result - reference| / max |reference|. */
+double bench_attention_check_limit(BkDataType dtype, bool backward);
+
+/* Whether to run a direction of a case. */
+typedef bool (*attention_filter_fn)(const struct attention_case *c, bool backward,
+                                    const void *user);
+
+/* The attention part of a bkbench run: the cases kept and their results. */
+struct attention_suite {
+    struct bench_settings s;
+    struct attention_case *cases;
+    struct attention_pattern_info *pattern;
+    struct attention_result *fwd, *bwd;
+    size_t n;
+};
+
+void attention_suite_open(struct attention_suite *a, enum attention_scale scale,
+                          const struct bench_settings *s, attention_filter_fn keep,
+                          const void *user);
+/* Runs every case; text rows as they finish unless json. */
+void attention_suite_run(struct attention_suite *a, struct bench_device *d, bool json);
+/* Writes each case without a plan and each failed check to stderr;
+ * returns how many there were. */
+size_t attention_suite_report_failures(const struct attention_suite *a);
+void attention_suite_close(struct attention_suite *a);
+
+/* Text and JSON (bench_attention_report.c). */
+void bench_attention_print_header(const struct bench_settings *s);
+void bench_attention_print_rows(const struct attention_case *c,
+                                const struct attention_pattern_info *pi,
+                                const struct attention_result *fwd,
+                                const struct attention_result *bwd);
+/* The JSON array of "attention": one object per direction that ran. */
+void bench_attention_print_json(const struct attention_case *c,
+                                const struct attention_pattern_info *pi,
+                                const struct attention_result *fwd,
+                                const struct attention_result *bwd, size_t n);
+
+#endif /* BK_TOOL_BENCH_ATTENTION_H */
