@@ -8,6 +8,9 @@
 
 #define BK_ATTENTION_CAUSAL 0x1u
 #define BK_ATTENTION_HAS_LSE 0x2u
+/* The wgmma forward: 64 query rows per CTA, its two consumers taking turns
+ * over the key tiles (query blocks of 64 rows). */
+#define BK_ATTENTION_SPLIT_KEYS 0x4u
 
 /* The general kernels: one warp per query row (forward, dq) or key row
  * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */

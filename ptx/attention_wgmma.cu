@@ -54,23 +54,43 @@ template <> struct Pack<__nv_bfloat16> {
     }
 };
 
-// The walk over key tiles, the same in the producer and both consumers.
-template <int BN> struct Walk {
+// The walk over 64-key slots, the same in the producer and both
+// consumers. A tile of the ring is a pair of active slots (one when the
+// row ends): any two, so blocks of 64 keys fill 128-key tiles too.
+constexpr int SLOT = 64;
+struct Pair {
+    int64_t lo, hi; // slots; hi < 0: the upper half is empty
+};
+
+struct Walk {
     int64_t pb, ph, per_block;
     int64_t ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
+    // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
+    // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
+    // else each consumer owns 64 of 128 rows and computes every tile it needs.
+    bool split;
 
     __device__ bool needs(const Args &a, int c, int64_t t) const
     {
-        return t * BN < (c ? end1 : end0) &&
+        return t >= 0 && t * SLOT < (c ? end1 : end0) &&
                block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
     }
-    // The next tile at or after t that either consumer needs, or -1. Called
-    // by whole warps: the lanes test 32 tiles at once (a sparse row would
-    // otherwise cost one dependent mask read per tile).
+    __device__ bool needs(const Args &a, int c, const Pair &p) const
+    {
+        return needs(a, c, p.lo) || needs(a, c, p.hi);
+    }
+    // Whether consumer c computes union tile n (the pair p).
+    __device__ bool takes(const Args &a, int c, int n, const Pair &p) const
+    {
+        return split ? n % 2 == c : needs(a, c, p);
+    }
+    // The next slot at or after t that either consumer needs, or -1. Called
+    // by whole warps: the lanes test 32 slots at once (a sparse row would
+    // otherwise cost one dependent mask read per slot).
     __device__ int64_t next(const Args &a, int64_t t) const
     {
         const int64_t limit = max(end0, end1);
-        for (; t * BN < limit; t += 32) {
+        for (; t * SLOT < limit; t += 32) {
             const int64_t mine = t + threadIdx.x % 32;
             const unsigned hits =
                 __ballot_sync(0xFFFFFFFFu, needs(a, 0, mine) || needs(a, 1, mine));
@@ -78,6 +98,18 @@ template <int BN> struct Walk {
                 return t + __ffs(hits) - 1;
         }
         return -1;
+    }
+    // The pair from slot t on; lo < 0 at the end.
+    __device__ Pair pair_from(const Args &a, int64_t t) const
+    {
+        Pair p;
+        p.lo = t < 0 ? -1 : next(a, t);
+        p.hi = p.lo < 0 ? -1 : next(a, p.lo + 1);
+        return p;
+    }
+    __device__ Pair after(const Args &a, const Pair &p) const
+    {
+        return pair_from(a, p.hi < 0 ? -1 : p.hi + 1);
     }
 };
 
@@ -92,7 +124,11 @@ template <int DH, int BN> struct Layout {
     static constexpr uint32_t Q = 0;
     static constexpr uint32_t K = 2 * Q_BYTES;
     static constexpr uint32_t V = K + STAGES * KV_BYTES;
-    static constexpr uint32_t BARS = V + STAGES * KV_BYTES;
+    // Split mode: consumer 1's O (64 x DH F32), row maxima and sums for
+    // consumer 0 to merge.
+    static constexpr uint32_t XO = V + STAGES * KV_BYTES;
+    static constexpr uint32_t XML = XO + ROWS * DH * 4;
+    static constexpr uint32_t BARS = XML + 4 * 128 * 4;
     // Barriers: q_full, then k_full, v_full and empty per stage; and the
     // slack to align the start to 1024 bytes.
     static constexpr uint32_t BYTES = BARS + 8 * (1 + 3 * STAGES) + 1024;
@@ -119,7 +155,7 @@ struct Stage {
 
 // Run by warp 0: every lane walks the tiles, lane 0 issues the copies.
 template <typename T, int DH, int BN>
-static __device__ void producer(const bk_attention_tma_args &p, const Walk<BN> &w, uint32_t base,
+static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
                                 int64_t r0, int64_t kvh, int64_t h, int64_t b)
 {
     typedef Layout<DH, BN> L;
@@ -127,27 +163,32 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk<BN> &
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
     if (leader) {
-        mbar_expect_tx(q_full, 2 * L::Q_BYTES);
-        for (int c = 0; c < 2; c++)
+        const int q_tiles = w.split ? 1 : 2;
+        mbar_expect_tx(q_full, q_tiles * L::Q_BYTES);
+        for (int c = 0; c < q_tiles; c++)
             for (int cb = 0; cb < L::CB; cb++)
                 tma_load_4d(base + L::Q + c * L::Q_BYTES + cb * L::Q_BLOCK, p.map_q, 64 * cb,
                             (int)(r0 + ROWS * c), (int)h, (int)b, q_full);
     }
     int n = 0;
-    for (int64_t t = w.next(a, 0); t >= 0; t = w.next(a, t + 1), n++) {
+    for (Pair pr = w.pair_from(a, 0); pr.lo >= 0; pr = w.after(a, pr), n++) {
         const Stage st = Stage::of<DH, BN>(base, n);
         if (n >= L::STAGES) // the previous use of the stage, one phase back
             mbar_wait(st.empty, st.parity ^ 1u);
         if (!leader)
             continue;
+        // Each half from its slot; an empty upper half from past Lk (zeros).
+        const int key[2] = { (int)(pr.lo * SLOT), (int)(pr.hi >= 0 ? pr.hi * SLOT : a.lk) };
         mbar_expect_tx(st.k_full, L::KV_BYTES);
-        for (int cb = 0; cb < L::CB; cb++)
-            tma_load_4d(st.k_tile + cb * L::KV_BLOCK, p.map_k, 64 * cb, (int)(t * BN), (int)kvh,
-                        (int)b, st.k_full);
+        for (int half = 0; half < 2; half++)
+            for (int cb = 0; cb < L::CB; cb++)
+                tma_load_4d(st.k_tile + cb * L::KV_BLOCK + half * SLOT * 128, p.map_k, 64 * cb,
+                            key[half], (int)kvh, (int)b, st.k_full);
         mbar_expect_tx(st.v_full, L::KV_BYTES);
-        for (int cb = 0; cb < L::CB; cb++)
-            tma_load_4d(st.v_tile + cb * L::KV_BLOCK, p.map_v, 64 * cb, (int)(t * BN), (int)kvh,
-                        (int)b, st.v_full);
+        for (int half = 0; half < 2; half++)
+            for (int cb = 0; cb < L::CB; cb++)
+                tma_load_4d(st.v_tile + cb * L::KV_BLOCK + half * SLOT * 128, p.map_v, 64 * cb,
+                            key[half], (int)kvh, (int)b, st.v_full);
     }
 }
 
@@ -219,21 +260,33 @@ template <typename T, int DH> struct Rows {
 // Masks the tile's scores past each row's last key, then turns them into
 // P in place, in base 2 against the new row maxima; returns the factors
 // that rescale the rows' running sums and outputs.
+// The keys of a tile's two halves for this consumer: where each starts,
+// and whether the consumer needs it at all.
+struct Halves {
+    int64_t k0, k1;
+    bool use0, use1;
+};
+
 template <typename T, int DH, int BN>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
-                                                 int64_t k0, float sl2)
+                                                 const Halves &hv, float sl2)
 {
-    if (k0 + BN > r.first_end) { // past Lk or the causal limit in this tile
+    // Mask a half this consumer skips, keys past Lk and past the causal limit.
+    if (!hv.use0 || !hv.use1 || max(hv.k0, hv.k1) + SLOT > r.first_end) {
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++)
+        for (int j = 0; j < BN / 8; j++) {
+            const bool upper = j >= SLOT / 8;
+            const bool use = upper ? hv.use1 : hv.use0;
+            const int64_t first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int64_t key = k0 + j * 8 + 2 * r.q4 + e;
-                if (key >= r.end_a)
+                const int64_t key = first + e;
+                if (!use || key >= r.end_a)
                     sc[j][e] = -INFINITY;
-                if (key >= r.end_b)
+                if (!use || key >= r.end_b)
                     sc[j][2 + e] = -INFINITY;
             }
+        }
     }
     float mx_a = r.m_a, mx_b = r.m_b;
 #pragma unroll
@@ -266,20 +319,65 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
     return corr;
 }
 
+// Split mode: consumer 1 leaves its partial rows (O, maxima, sums) in
+// shared memory and returns false; consumer 0 waits for them and folds
+// them into its own. Thread tid of both holds the same rows and columns.
+template <int DH, int BN, typename R>
+static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid)
+{
+    typedef Layout<DH, BN> L;
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    unsigned char *window = smem_bytes + (base - (uint32_t)__cvta_generic_to_shared(smem_bytes));
+    float *xo = (float *)(window + L::XO), *xml = (float *)(window + L::XML);
+    if (c == 1) {
+#pragma unroll
+        for (int j = 0; j < DH / 8; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                xo[(j * 4 + e) * 128 + tid] = r.o[j][e];
+        xml[0 * 128 + tid] = r.m_a;
+        xml[1 * 128 + tid] = r.m_b;
+        xml[2 * 128 + tid] = r.l_a;
+        xml[3 * 128 + tid] = r.l_b;
+        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+        return false;
+    }
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    const float m1a = xml[tid], m1b = xml[128 + tid];
+    const float ma = fmaxf(r.m_a, m1a), mb = fmaxf(r.m_b, m1b);
+    // Scale each side to the joint maximum (a side that saw nothing: 0).
+    const float base_a = ma == -INFINITY ? 0.f : ma, base_b = mb == -INFINITY ? 0.f : mb;
+    const float f0a = exp2f(r.m_a - base_a), f1a = exp2f(m1a - base_a);
+    const float f0b = exp2f(r.m_b - base_b), f1b = exp2f(m1b - base_b);
+#pragma unroll
+    for (int j = 0; j < DH / 8; j++) {
+        r.o[j][0] = r.o[j][0] * f0a + xo[(j * 4 + 0) * 128 + tid] * f1a;
+        r.o[j][1] = r.o[j][1] * f0a + xo[(j * 4 + 1) * 128 + tid] * f1a;
+        r.o[j][2] = r.o[j][2] * f0b + xo[(j * 4 + 2) * 128 + tid] * f1b;
+        r.o[j][3] = r.o[j][3] * f0b + xo[(j * 4 + 3) * 128 + tid] * f1b;
+    }
+    r.l_a = r.l_a * f0a + xml[2 * 128 + tid] * f1a;
+    r.l_b = r.l_b * f0b + xml[3 * 128 + tid] * f1b;
+    r.m_a = ma;
+    r.m_b = mb;
+    return true;
+}
+
 // A consumer warpgroup. The softmax of tile t runs while the tensor cores
 // finish P V of tile t - 1; S of the next tile is issued before P V of
 // this one, so it is ready when the softmax needs it.
 template <typename T, int DH, int BN>
-static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &w, uint32_t base,
+static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
                                 int c, int64_t r0, int64_t h, int64_t b, bool bad)
 {
     typedef Layout<DH, BN> L;
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    const int64_t rows0 = r0 + ROWS * c; // this consumer's first row
+    const int own = w.split ? 0 : c;        // which 64 rows (and Q tile)
+    const int64_t rows0 = r0 + ROWS * own; // this consumer's first row
     const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
-    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
+    const uint32_t q_tile = base + L::Q + own * L::Q_BYTES;
     const float sl2 = (float)a.scale * LOG2E;
 
     Rows<T, DH> r;
@@ -295,20 +393,20 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &
 
     mbar_wait(base + L::BARS, 0); // Q
     // Walks the union of tiles from (n, t) to the next this consumer needs.
-    auto find_mine = [&](int &n, int64_t &t) {
-        while (t >= 0 && (bad || !w.needs(a, c, t))) {
+    auto find_mine = [&](int &n, Pair &t) {
+        while (t.lo >= 0 && (bad || !w.takes(a, c, n, t))) {
             n++;
-            t = w.next(a, t + 1);
+            t = w.after(a, t);
         }
     };
     int n = 0;
-    int64_t t = w.next(a, 0);
+    Pair t = w.pair_from(a, 0);
     find_mine(n, t);
-    for (int m = 0; m < n; m++) // the uses skipped (all of them when t < 0)
+    for (int m = 0; m < n; m++) // the uses skipped (all of them when none is left)
         release_skipped<DH, BN>(base, m);
     float sc[BN / 8][4];
     uint32_t pa[BN / 16][4] = {}; // P as the A fragments of four 16-key steps: read by P V in flight
-    if (t >= 0) {
+    if (t.lo >= 0) {
         const Stage st = Stage::of<DH, BN>(base, n);
         mbar_wait(st.k_full, st.parity);
         issue_scores<T, DH, BN>(sc, q_tile, st);
@@ -316,9 +414,11 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &
         fence_operand(sc);
     }
     int pending = -1; // the union tile whose P V may still run
-    while (t >= 0) {
+    while (t.lo >= 0) {
         const Stage st = Stage::of<DH, BN>(base, n);
-        const float2 corr = softmax<T, DH, BN>(r, sc, t * BN, sl2);
+        const Halves hv = { t.lo * SLOT, t.hi * SLOT, w.needs(a, own, t.lo),
+                            w.needs(a, own, t.hi) };
+        const float2 corr = softmax<T, DH, BN>(r, sc, hv, sl2);
         wgmma_wait<0>(); // P V of the tile before: O and pa are free
         fence_operand(r.o);
         fence_operand(pa);
@@ -337,12 +437,12 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &
             pa[j / 2][(j % 2) * 2 + 1] = Pack<T>::two(sc[j][2], sc[j][3]);
         }
         int n2 = n + 1;
-        int64_t t2 = w.next(a, t + 1);
+        Pair t2 = w.after(a, t);
         find_mine(n2, t2);
         // Waiting for the next K (or freeing skipped uses) while holding
         // this stage is safe only when the producer can get there without
         // this stage back.
-        const bool early = BK_ATTENTION_WGMMA_OVERLAP && t2 >= 0 && n2 - n < L::STAGES;
+        const bool early = BK_ATTENTION_WGMMA_OVERLAP && t2.lo >= 0 && n2 - n < L::STAGES;
         if (early) {
             for (int m = n + 1; m < n2; m++)
                 release_skipped<DH, BN>(base, m);
@@ -364,7 +464,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &
             pending = -1;
             for (int m = n + 1; m < n2; m++)
                 release_skipped<DH, BN>(base, m);
-            if (t2 >= 0) {
+            if (t2.lo >= 0) {
                 const Stage nx = Stage::of<DH, BN>(base, n2);
                 mbar_wait(nx.k_full, nx.parity);
                 issue_scores<T, DH, BN>(sc, q_tile, nx);
@@ -385,6 +485,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk<BN> &
         r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
         r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
     }
+    if (w.split && !merge<DH, BN>(r, base, c, tid))
+        return; // consumer 1 handed its rows to consumer 0
     const float nan = quiet_nan();
 #pragma unroll
     for (int half = 0; half < 2; half++) {
@@ -412,18 +514,20 @@ static __device__ void forward(const bk_attention_tma_args &p)
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
     const Args &a = p.a;
-    const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS, h = blockIdx.y,
-                  b = blockIdx.z;
+    const bool split = (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0;
+    const int64_t r0 = (int64_t)blockIdx.x * (split ? ROWS : BK_ATTENTION_WGMMA_ROWS),
+                  h = blockIdx.y, b = blockIdx.z;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    Walk<BN> w;
+    Walk w;
     w.pb = pattern_b(a, b);
     w.ph = pattern_h(a, h);
-    w.per_block = a.block_k / BN;
+    w.per_block = a.block_k / SLOT;
+    w.split = split;
     const int64_t second = r0 + ROWS;
     w.ib0 = r0 / a.block_q;
-    w.ib1 = second / a.block_q;
+    w.ib1 = split ? w.ib0 : second / a.block_q;
     w.end0 = key_end(a, min(second, a.lq) - 1);
-    w.end1 = second < a.lq ? key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    w.end1 = split ? w.end0 : second < a.lq ? key_end(a, min(second + ROWS, a.lq) - 1) : 0;
     const bool bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = 0; // no tile: the consumers write NaN
@@ -462,19 +566,15 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-#define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH, BN)                                              \
+// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer.
+#define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_forward_wgmma_##NAME##_d##DH##_n##BN(                                       \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
+        bk_attention_forward_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p) \
     {                                                                                            \
-        bk::attention::wg::forward<T, DH, BN>(p);                                                \
+        bk::attention::wg::forward<T, DH, 128>(p);                                               \
     }
 
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64, 64)
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64, 128)
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128, 64)
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128, 128)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64, 64)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64, 128)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128, 64)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128, 128)
+BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64)
+BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128)
+BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128)

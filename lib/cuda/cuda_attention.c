@@ -35,7 +35,6 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
-    unsigned int wgmma_keys;              /* keys per tile of the wgmma kernel: 64 or 128 */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -122,18 +121,18 @@ static bool wgmma_path(BkPlan plan)
 }
 
 /* The tensor maps of a run (false when the driver refuses one). */
-static bool tensor_maps(const struct bk_attention_problem *p, unsigned int keys,
-                        struct bk_attention_tma_args *t)
+/* Boxes of 64 x 64: one 128-byte swizzled column block of 64 rows (the
+ * kernel gathers two key slots into each 128-key tile). */
+static bool tensor_maps(const struct bk_attention_problem *p, struct bk_attention_tma_args *t)
 {
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    const uint32_t cols = 64, rows = 64; /* boxes of 64 columns: one 128-byte swizzle row */
     return bk_cuda_tensor_map((CUtensorMap *)t->map_q, p->type, t->a.q.base, 4, q, p->stride.q,
-                              cols, rows) &&
+                              64, 64) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->a.k.base, 4, kv, p->stride.k,
-                              cols, keys) &&
+                              64, 64) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, kv, p->stride.v,
-                              cols, keys);
+                              64, 64);
 }
 
 /* Whether every tensor the fast kernels read or write is 16-byte aligned. */
@@ -199,14 +198,19 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     if (!p->backward) {
         if (!queries)
             return 0;
+        /* Query blocks of 64 rows: 64 rows per CTA, keys split between its
+         * two consumers. */
+        const bool split = p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q % 128 != 0;
         struct bk_attention_tma_args t;
         if (fast && ap->wgmma) {
             memset(&t, 0, sizeof t);
             t.a = a;
+            t.a.flags |= split ? BK_ATTENTION_SPLIT_KEYS : 0u;
         }
-        if (fast && ap->wgmma && tensor_maps(p, ap->wgmma_keys, &t))
+        if (fast && ap->wgmma && tensor_maps(p, &t))
             bk_cuda_launch_set(&launches[n++], ap->fn[K_WGMMA],
-                               (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS), gh, gb,
+                               (unsigned int)ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS),
+                               gh, gb,
                                BK_ATTENTION_WGMMA_THREADS, ap->fast_shared_bytes[K_WGMMA],
                                ap->name[K_WGMMA], &t, sizeof t);
         else if (fast)
@@ -313,15 +317,15 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         ap->fast_shared_bytes[K_FAST] = 5 * tile;
     }
     if (ap->wgmma) {
-        /* Tiles of 128 keys where no key block is narrower. Shared memory:
-         * two Q tiles of 64 rows, the ring of K and V tiles (two stages
-         * when they are 128 x 128, else three), the barriers, 1 KiB to
-         * align (as ptx/attention_wgmma.cu's Layout). */
-        const unsigned int keys = ap->wgmma_keys;
-        const unsigned int stages = d == 128 && keys == 128 ? 2 : 3;
-        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d_n%u",
-                 ts, d, keys);
+        /* Shared memory: two Q tiles of 64 rows, the ring of K and V tiles
+         * of 128 keys (two stages at D = 128, else three), the exchange of
+         * the split mode (64 x D F32 and 4 x 128 F32), the barriers, 1 KiB
+         * to align (as ptx/attention_wgmma.cu's Layout). */
+        const unsigned int keys = 128, stages = d == 128 ? 2 : 3;
+        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d", ts,
+                 d);
         ap->fast_shared_bytes[K_WGMMA] = 2 * tile + 2 * stages * (keys * (unsigned int)d * 2) +
+                                         64 * (unsigned int)d * 4 + 2048 +
                                          8 * (1 + 3 * stages) + 1024;
         const char *const wname[] = { ap->name[K_WGMMA] };
         CUfunction *const wfn[] = { &ap->fn[K_WGMMA] };
@@ -364,7 +368,6 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->wgmma_keys = p->form == BK_ATTENTION_PATTERN_DENSE || p->block_k % 128 == 0 ? 128 : 64;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
