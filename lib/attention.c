@@ -21,19 +21,6 @@ struct attention_fields {
     const BkTensorDesc *q, *k, *v, *y, *lse, *dy, *dq, *dk, *dv;
 };
 
-/* A validated rank-n operand and its name for messages. */
-static BkResult operand(const char *info, const char *field, const BkTensorDesc *desc,
-                        uint32_t rank, struct bk_tensor *t)
-{
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    BkResult r = bk_tensor_from_desc(desc, name, t);
-    if (r != BK_SUCCESS)
-        return r;
-    if (t->rank != rank)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be %u", name, t->rank, rank);
-    return BK_SUCCESS;
-}
 
 /* extent[dim] of field must equal want (named rule, e.g. "B (q.extent[0])"). */
 static BkResult expect(const char *info, const char *field, const struct bk_tensor *t, int dim,
@@ -67,7 +54,7 @@ static BkResult view4(const struct attention_fields *f, const char *field, const
                       struct bk_tensor *t, int64_t *strides)
 {
     BkResult r;
-    if ((r = operand(f->info, field, desc, 4, t)) != BK_SUCCESS ||
+    if ((r = bk_tensor_field(f->info, field, desc, 4, t)) != BK_SUCCESS ||
         (r = expect_type(f->info, field, t->type, p->type, "q's type")) != BK_SUCCESS ||
         (r = expect(f->info, field, t, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
         (r = expect(f->info, field, t, 1, heads, heads_rule)) != BK_SUCCESS ||
@@ -93,7 +80,7 @@ static BkResult shapes(const struct attention_fields *f, struct bk_attention_pro
 {
     const char *in = f->info;
     BkResult r;
-    if ((r = operand(in, "q", f->q, 4, q)) != BK_SUCCESS)
+    if ((r = bk_tensor_field(in, "q", f->q, 4, q)) != BK_SUCCESS)
         return r;
     p->type = q->type;
     if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16 &&
@@ -110,7 +97,7 @@ static BkResult shapes(const struct attention_fields *f, struct bk_attention_pro
         return r;
     copy_strides(p->stride.q, q, 4);
 
-    if ((r = operand(in, "k", f->k, 4, k)) != BK_SUCCESS ||
+    if ((r = bk_tensor_field(in, "k", f->k, 4, k)) != BK_SUCCESS ||
         (r = expect_type(in, "k", k->type, p->type, "q's type")) != BK_SUCCESS ||
         (r = expect(in, "k", k, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
         (r = expect(in, "k", k, 3, p->d, "D (q.extent[3])")) != BK_SUCCESS)
@@ -128,7 +115,7 @@ static BkResult shapes(const struct attention_fields *f, struct bk_attention_pro
                         (long long)p->kv_heads);
     copy_strides(p->stride.k, k, 4);
 
-    if ((r = operand(in, "v", f->v, 4, v)) != BK_SUCCESS ||
+    if ((r = bk_tensor_field(in, "v", f->v, 4, v)) != BK_SUCCESS ||
         (r = expect_type(in, "v", v->type, p->type, "q's type")) != BK_SUCCESS ||
         (r = expect(in, "v", v, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
         (r = expect(in, "v", v, 1, p->kv_heads, "Hkv (k.extent[1])")) != BK_SUCCESS ||
@@ -147,7 +134,7 @@ static BkResult lse_view(const struct attention_fields *f, struct bk_attention_p
 {
     const char *in = f->info;
     BkResult r;
-    if ((r = operand(in, "lse", f->lse, 3, t)) != BK_SUCCESS ||
+    if ((r = bk_tensor_field(in, "lse", f->lse, 3, t)) != BK_SUCCESS ||
         (r = expect_type(in, "lse", t->type, p->lse_type,
                          p->type == BK_DATA_TYPE_F64 ? "F64 for F64 inputs"
                                                      : "log-sum-exp is kept in F32")) !=
@@ -215,7 +202,7 @@ static BkResult pattern_tensor(const char *info, const char *field, const BkTens
 {
     char name[64];
     snprintf(name, sizeof name, "pattern.%s", field);
-    BkResult r = operand(info, name, desc, rank, t);
+    BkResult r = bk_tensor_field(info, name, desc, rank, t);
     if (r != BK_SUCCESS)
         return r;
     if (t->type != type)

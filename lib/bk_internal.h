@@ -69,6 +69,10 @@ struct bk_tensor {
  * used in messages ("BkGatedActivationInfo.input"). */
 BK_HIDDEN BkResult bk_tensor_from_desc(const BkTensorDesc *desc, const char *name,
                                        struct bk_tensor *out);
+/* bk_tensor_from_desc for the field info.field (the name in messages),
+ * which must have the given rank. */
+BK_HIDDEN BkResult bk_tensor_field(const char *info, const char *field, const BkTensorDesc *desc,
+                                   uint32_t rank, struct bk_tensor *t);
 /* For tensors that are written: no two indices may reach one element. */
 BK_HIDDEN BkResult bk_tensor_check_no_self_overlap(const struct bk_tensor *t, const char *name);
 

@@ -68,13 +68,11 @@ done:
 BkResult bk_matrix_field(const char *info, const char *field, const BkTensorDesc *desc,
                          struct bk_tensor *t, struct bk_matrix *m)
 {
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    BkResult r = bk_tensor_from_desc(desc, name, t);
+    BkResult r = bk_tensor_field(info, field, desc, 2, t);
     if (r != BK_SUCCESS)
         return r;
-    if (t->rank != 2)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be 2", name, t->rank);
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
     return bk_matrix_from_tensor(t, name, false, false, m);
 }
 

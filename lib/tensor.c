@@ -2,6 +2,8 @@
  * no-self-overlap rule for written tensors. */
 #include "bk_internal.h"
 
+#include <stdio.h>
+
 BkResult bk_tensor_from_desc(const BkTensorDesc *desc, const char *name, struct bk_tensor *out)
 {
     size_t elem = bk_data_type_size(desc->dataType);
@@ -101,5 +103,18 @@ BkResult bk_tensor_check_no_self_overlap(const struct bk_tensor *t, const char *
                             name, k, (long long)t->stride[k]);
         reach += t->stride[k] * (t->extent[k] - 1);
     }
+    return BK_SUCCESS;
+}
+
+BkResult bk_tensor_field(const char *info, const char *field, const BkTensorDesc *desc,
+                         uint32_t rank, struct bk_tensor *t)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
+    BkResult r = bk_tensor_from_desc(desc, name, t);
+    if (r != BK_SUCCESS)
+        return r;
+    if (t->rank != rank)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be %u", name, t->rank, rank);
     return BK_SUCCESS;
 }

@@ -107,13 +107,11 @@ static BkResult type_is(const char *info, const char *field, BkDataType got, BkD
 static BkResult contiguous(const char *info, const char *field, const BkTensorDesc *desc,
                            uint32_t rank, struct bk_tensor *t)
 {
-    char name[96];
-    snprintf(name, sizeof name, "%s.%s", info, field);
-    BkResult r = bk_tensor_from_desc(desc, name, t);
+    BkResult r = bk_tensor_field(info, field, desc, rank, t);
     if (r != BK_SUCCESS)
         return r;
-    if (t->rank != rank)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be %u", name, t->rank, rank);
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", info, field);
     int64_t want = 1;
     for (uint32_t i = rank; i-- > 0;) {
         if (t->stride[i] != want)
