@@ -405,7 +405,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     for (int m = 0; m < n; m++) // the uses skipped (all of them when none is left)
         release_skipped<DH, BN>(base, m);
     float sc[BN / 8][4];
-    uint32_t pa[BN / 16][4] = {}; // P as the A fragments of four 16-key steps: read by P V in flight
+    uint32_t pa[BN / 16][4] = {}; // P as the A fragments of 16-key steps, read by P V in flight
     if (t.lo >= 0) {
         const Stage st = Stage::of<DH, BN>(base, n);
         mbar_wait(st.k_full, st.parity);
