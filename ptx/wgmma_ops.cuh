@@ -254,8 +254,9 @@ template <> __device__ __forceinline__ void mma_ss_n128<__half>(float (&d)[16][4
                  : "l"(da), "l"(db), "r"(accumulate));
 }
 
-template <> __device__ __forceinline__ void mma_ss_n128<__nv_bfloat16>(float (&d)[16][4], uint64_t da,
-                                                                   uint64_t db, int accumulate)
+template <>
+__device__ __forceinline__ void mma_ss_n128<__nv_bfloat16>(float (&d)[16][4], uint64_t da,
+                                                           uint64_t db, int accumulate)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "

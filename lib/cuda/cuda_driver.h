@@ -162,7 +162,8 @@ enum {
     X(cuLaunchKernel, (CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,     \
                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem, \
                        CUstream stream, void **params, void **extra))                        \
-    X(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction fn, void **params, void **extra)) \
+    X(cuLaunchKernelEx,                                                                      \
+      (const CUlaunchConfig *config, CUfunction fn, void **params, void **extra))            \
     X(cuTensorMapEncodeTiled,                                                                \
       (CUtensorMap *map, int type, unsigned int rank, void *address, const uint64_t *dims,   \
        const uint64_t *strides, const unsigned int *box, const unsigned int *element_strides, \

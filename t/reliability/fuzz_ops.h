@@ -36,8 +36,9 @@ union fz_op_info {
  * opaque: a prepared weight, whose size only the plan knows
  * (BkPlanBindingProperties). A slot the run does not use (an absent C or
  * bias, lse or pattern tensor, the dense tensor of a validation, every
- * input of an empty problem) has neither: 0 bytes. align is the alignment of a slot without a tensor,
- * or, for a tensor, one beyond its element size that the op documents
+ * input of an empty problem) has neither: 0 bytes. align is the alignment
+ * of a slot without a tensor, or, for a tensor, one beyond its element
+ * size that the op documents
  * (W4A16's packed forms: 16 bytes); 0 otherwise. */
 struct fz_op_view {
     unsigned count;
