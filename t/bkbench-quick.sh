@@ -50,7 +50,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..43"
+echo "1..48"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -188,6 +188,40 @@ pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
      d['launch']['reusableUsPerPlan'] > 0 and d['launch']['reusablePlans'] == 100"
+
+# ---- bkbench, CSV and quiet ---------------------------------------------
+# stderr is a file here, so no progress line may appear: no '\r' anywhere.
+cr=$(printf '\r')
+! grep -q "$cr" "$tmp/bench.err" "$tmp/bench.txt" "$tmp/bench.json"
+ok $? "no progress line (no carriage return) when stderr is not a terminal"
+"$bkbench" --quick --device host --quiet --json-file "$tmp/csv.json" --csv "$tmp/run.csv" \
+    >"$tmp/csv.txt" 2>"$tmp/csv.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/csv.err" ] && grep -Eq '^op +kind +dtype ' "$tmp/csv.txt"
+ok $? "--quiet and --csv are accepted, the table still goes to stdout, stderr stays empty"
+head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
+    head -n 1 "$tmp/run.csv" | grep -q ',cublasLt\.status,' &&
+    ! grep -q "$cr" "$tmp/run.csv"
+ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
+lines=$(wc -l <"$tmp/run.csv")
+pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
+    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention')) ==
+     $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_rows"
+if [ $have_python = no ]; then
+    skip "--csv reads back as CSV: no python3"
+else
+    python3 - "$tmp/run.csv" "$tmp/csv.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention") for r in d[k]]
+good = len(rows) == len(want) and all(
+    c["section"] == k and c["op"] == r["op"] and c["dtype"] == r["dtype"] and
+    c["status"] == r["status"] and c.get("kernel", "") == r.get("kernel", "")
+    for c, (k, r) in zip(rows, want))
+sys.exit(0 if good else 1)
+PY
+    ok $? "--csv reads back as CSV, row by row the JSON's results"
+fi
 
 # ---- bkbench, filters and usage errors ---------------------------------
 "$bkbench" --quick --device host --op gated-bwd --kind swiglu --dtype bf16 \

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench_plan.h"
+#include "bench_progress.h"
 #include "bench_random.h"
 #include "bench_sets.h"
 #include "tool_common.h"
@@ -671,8 +672,14 @@ void attention_suite_run(struct attention_suite *a, struct bench_device *d, bool
     /* Buffers are kept across the cases of one dtype and shape. */
     struct attention_buffers *buffers = NULL;
     for (size_t i = 0; i < a->n; i++) {
-        bench_attention_run(d, &a->cases[i], &a->s, &buffers, &a->pattern[i], &a->fwd[i],
-                            &a->bwd[i]);
+        const struct attention_case *c = &a->cases[i];
+        const bool fwd = a->fwd[i].ran, bwd = a->bwd[i].ran;
+        bench_progress_case((size_t)fwd + bwd, "%s %s %s blk %d %s %s",
+                            fwd && bwd ? "attention" : attention_op_name(bwd),
+                            tool_dtype_name(c->dtype), c->shape, (int)c->block, c->pattern,
+                            attention_form_name(c->form));
+        bench_attention_run(d, c, &a->s, &buffers, &a->pattern[i], &a->fwd[i], &a->bwd[i]);
+        bench_progress_done();
         if (!json)
             bench_attention_print_rows(&a->cases[i], &a->pattern[i], &a->fwd[i], &a->bwd[i]);
     }

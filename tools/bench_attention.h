@@ -121,10 +121,11 @@ void bench_attention_print_rows(const struct attention_case *c,
                                 const struct attention_pattern_info *pi,
                                 const struct attention_result *fwd,
                                 const struct attention_result *bwd);
-/* The JSON array of "attention": one object per direction that ran. */
-void bench_attention_print_json(const struct attention_case *c,
-                                const struct attention_pattern_info *pi,
-                                const struct attention_result *fwd,
-                                const struct attention_result *bwd, size_t n);
+/* The records of "attention": one per direction that ran. */
+struct rec;
+void bench_attention_records(struct rec *w, const struct attention_case *c,
+                             const struct attention_pattern_info *pi,
+                             const struct attention_result *fwd,
+                             const struct attention_result *bwd, size_t n);
 
 #endif /* BK_TOOL_BENCH_ATTENTION_H */

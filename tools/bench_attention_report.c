@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bench_attention.h"
+#include "bench_record.h"
 #include "tool_common.h"
 
 #define TEXT_WIDTH 100                    /* bkbench's text fits in 100 columns */
@@ -65,81 +66,79 @@ void bench_attention_print_rows(const struct attention_case *c,
         print_row(c, pi, true, bwd);
 }
 
-static void json_number(const char *key, double v, bool valid)
+static void record(struct rec *w, const struct attention_case *c,
+                   const struct attention_pattern_info *pi, bool backward,
+                   const struct attention_result *r)
 {
-    if (valid)
-        printf(", \"%s\": %.6g", key, v);
-    else
-        printf(", \"%s\": null", key);
-}
-
-static void json_object(const struct attention_case *c, const struct attention_pattern_info *pi,
-                        bool backward, const struct attention_result *r)
-{
-    printf("\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"shape\": [%lld, %lld, %lld, %lld], "
-           "\"batch\": %lld, \"heads\": %lld, \"kvHeads\": %lld, \"lq\": %lld, \"lk\": %lld, "
-           "\"d\": %lld, \"dv\": %lld, \"blockQ\": %d, \"blockK\": %d",
-           attention_op_name(backward), tool_dtype_name(c->dtype), (long long)c->batch,
-           (long long)c->heads, (long long)c->l, (long long)c->d, (long long)c->batch,
-           (long long)c->heads, (long long)c->heads, (long long)c->l, (long long)c->l,
-           (long long)c->d, (long long)c->d, (int)c->block, (int)c->block);
-    printf(", \"pattern\": \"%s\", \"form\": \"%s\", \"causal\": %s", c->pattern,
-           attention_form_name(c->form), c->causal ? "true" : "false");
+    rec_begin(w);
+    rec_str(w, "op", attention_op_name(backward));
+    rec_str(w, "dtype", tool_dtype_name(c->dtype));
+    rec_ints(w, "shape", (const long long[]){c->batch, c->heads, c->l, c->d}, 4);
+    rec_int(w, "batch", c->batch);
+    rec_int(w, "heads", c->heads);
+    rec_int(w, "kvHeads", c->heads);
+    rec_int(w, "lq", c->l);
+    rec_int(w, "lk", c->l);
+    rec_int(w, "d", c->d);
+    rec_int(w, "dv", c->d);
+    rec_int(w, "blockQ", c->block);
+    rec_int(w, "blockK", c->block);
+    rec_str(w, "pattern", c->pattern);
+    rec_str(w, "form", attention_form_name(c->form));
+    rec_bool(w, "causal", c->causal);
     if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
-        printf(", \"window\": %lld", (long long)c->pat.window);
+        rec_int(w, "window", c->pat.window);
     else
-        printf(", \"window\": null");
-    printf(", \"activeBlocks\": %lld, \"totalBlocks\": %lld", (long long)pi->active_blocks,
-           (long long)pi->total_blocks);
-    json_number("density", density(pi), true);
-    if (pi->hash)
-        printf(", \"patternHash\": \"%016llx\"", (unsigned long long)pi->hash);
-    else
-        printf(", \"patternHash\": null");
-    if (c->form == BK_ATTENTION_PATTERN_LIST)
-        printf(", \"capacity\": %lld", (long long)pi->capacity);
-    printf(", \"flops\": %.0f", r->flops);
-    printf(", \"status\": \"%s\"",
-           r->failed         ? "failed"
-           : !r->supported   ? "unsupported"
-           : r->check_failed ? "mismatch"
-                             : "ok");
-    if (!r->supported || r->check_failed) {
-        printf(", \"message\": ");
-        tool_json_string(stdout, r->message);
+        rec_null(w, "window");
+    rec_int(w, "activeBlocks", pi->active_blocks);
+    rec_int(w, "totalBlocks", pi->total_blocks);
+    rec_num(w, "density", density(pi), true);
+    if (pi->hash) {
+        char hash[24];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)pi->hash);
+        rec_str(w, "patternHash", hash);
+    } else {
+        rec_null(w, "patternHash");
     }
+    if (c->form == BK_ATTENTION_PATTERN_LIST)
+        rec_int(w, "capacity", pi->capacity);
+    rec_whole(w, "flops", r->flops);
+    rec_str(w, "status",
+            r->failed         ? "failed"
+            : !r->supported   ? "unsupported"
+            : r->check_failed ? "mismatch"
+                              : "ok");
+    if (!r->supported || r->check_failed)
+        rec_str(w, "message", r->message);
     if (!r->supported) {
-        printf("}");
+        rec_end(w);
         return;
     }
-    printf(", \"kernel\": ");
-    tool_json_string(stdout, r->kernel);
-    printf(", \"workspaceBytes\": %llu, \"sets\": %u", (unsigned long long)r->workspace,
-           r->sets);
-    json_number("us", r->us, true);
-    json_number("tflopPerS", tflops(r->flops, r->us), true);
-    printf(", \"check\": {\"rows\": %d", ATTENTION_CHECK_ROWS);
-    json_number("maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
-    json_number("limit", bench_attention_check_limit(c->dtype, backward), true);
-    printf("}}");
+    rec_str(w, "kernel", r->kernel);
+    rec_uint(w, "workspaceBytes", r->workspace);
+    rec_uint(w, "sets", r->sets);
+    rec_num(w, "us", r->us, true);
+    rec_num(w, "tflopPerS", tflops(r->flops, r->us), true);
+    rec_object_begin(w, "check");
+    rec_int(w, "rows", ATTENTION_CHECK_ROWS);
+    rec_num(w, "maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
+    rec_num(w, "limit", bench_attention_check_limit(c->dtype, backward), true);
+    rec_object_end(w);
+    rec_end(w);
 }
 
-void bench_attention_print_json(const struct attention_case *c,
-                                const struct attention_pattern_info *pi,
-                                const struct attention_result *fwd,
-                                const struct attention_result *bwd, size_t n)
+void bench_attention_records(struct rec *w, const struct attention_case *c,
+                             const struct attention_pattern_info *pi,
+                             const struct attention_result *fwd,
+                             const struct attention_result *bwd, size_t n)
 {
-    bool first = true;
-    printf("[");
+    rec_list_begin(w, "attention");
     for (size_t i = 0; i < n; i++) {
         for (int dir = 0; dir < 2; dir++) {
             const struct attention_result *r = dir ? &bwd[i] : &fwd[i];
-            if (!r->ran)
-                continue;
-            printf("%s", first ? "" : ",");
-            json_object(&c[i], &pi[i], dir != 0, r);
-            first = false;
+            if (r->ran)
+                record(w, &c[i], &pi[i], dir != 0, r);
         }
     }
-    printf("\n  ]");
+    rec_list_end(w);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "bench_case.h"
+#include "bench_record.h"
 #include "bench_run.h"
 #include "tool_common.h"
 
@@ -31,45 +32,36 @@ void bench_gated_print_row(const struct bench_case *c, const struct bench_result
     fflush(stdout);
 }
 
-static void json_number(const char *key, double v, bool valid)
+void bench_gated_records(struct rec *w, const struct bench_case *cases,
+                         const struct bench_result *res, size_t n)
 {
-    if (valid)
-        printf(", \"%s\": %.6g", key, v);
-    else
-        printf(", \"%s\": null", key);
-}
-
-void bench_gated_print_json(const struct bench_case *cases, const struct bench_result *res,
-                            size_t n)
-{
-    printf("[");
+    rec_list_begin(w, "results");
     for (size_t i = 0; i < n; i++) {
         const struct bench_case *c = &cases[i];
         const struct bench_result *r = &res[i];
-        printf("%s\n    {\"op\": \"%s\", \"kind\": \"%s\", \"dtype\": \"%s\", "
-               "\"shape\": [%lld, %lld], ",
-               i ? "," : "", c->op, c->variant, tool_dtype_name(c->dtype),
-               (long long)c->extent[0], (long long)c->extent[1]);
+        rec_begin(w);
+        rec_str(w, "op", c->op);
+        rec_str(w, "kind", c->variant);
+        rec_str(w, "dtype", tool_dtype_name(c->dtype));
+        rec_ints(w, "shape", (const long long[]){c->extent[0], c->extent[1]}, 2);
         if (c->row_stride)
-            printf("\"inputStrides\": [%lld, 1], ", (long long)c->row_stride);
+            rec_ints(w, "inputStrides", (const long long[]){c->row_stride, 1}, 2);
         else
-            printf("\"inputStrides\": null, ");
-        printf("\"bytes\": %.0f, \"status\": \"%s\"", c->bytes,
-               r->supported ? "ok" : "unsupported");
+            rec_null(w, "inputStrides");
+        rec_whole(w, "bytes", c->bytes);
+        rec_str(w, "status", r->supported ? "ok" : "unsupported");
         if (!r->supported) {
-            printf(", \"message\": ");
-            tool_json_string(stdout, r->message);
-            printf("}");
+            rec_str(w, "message", r->message);
+            rec_end(w);
             continue;
         }
-        printf(", \"sets\": %u", r->sets);
-        json_number("timeUs", r->us, true);
-        json_number("gbPerS", r->gb_per_s, true);
-        json_number("tflopPerS", r->tflop_per_s, r->tflop_per_s > 0);
-        json_number("roofline", r->roofline, r->roofline > 0);
-        printf(", \"kernel\": ");
-        tool_json_string(stdout, r->kernel);
-        printf("}");
+        rec_uint(w, "sets", r->sets);
+        rec_num(w, "timeUs", r->us, true);
+        rec_num(w, "gbPerS", r->gb_per_s, true);
+        rec_num(w, "tflopPerS", r->tflop_per_s, r->tflop_per_s > 0);
+        rec_num(w, "roofline", r->roofline, r->roofline > 0);
+        rec_str(w, "kernel", r->kernel);
+        rec_end(w);
     }
-    printf("\n  ]");
+    rec_list_end(w);
 }

@@ -152,9 +152,11 @@ void bench_sparse24_print_header(const char *slt);
 void bench_sparse24_print_slt(const struct sparse24_case *c, const struct sparse24_result *r,
                               size_t n);
 void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse24_result *r);
-/* JSON arrays, the value of "gemm" and of "sparse24". */
-void bench_gemm_print_json(const struct gemm_case *c, const struct gemm_result *r, size_t n);
-void bench_sparse24_print_json(const struct sparse24_case *c, const struct sparse24_result *r,
-                               size_t n);
+/* The records of "gemm" and of "sparse24" (bench_record.h). */
+struct rec;
+void bench_gemm_records(struct rec *w, const struct gemm_case *c, const struct gemm_result *r,
+                        size_t n);
+void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
+                            const struct sparse24_result *r, size_t n);
 
 #endif /* BK_TOOL_BENCH_GEMM_H */

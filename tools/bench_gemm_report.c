@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench_gemm.h"
+#include "bench_record.h"
 #include "bench_w4a16.h"
 #include "tool_common.h"
 
@@ -226,157 +227,165 @@ void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void json_number(const char *key, double v, bool valid)
+/* A string member that is "" rather than null when there is none. */
+static void str(struct rec *w, const char *key, const char *v)
 {
-    if (valid)
-        printf(", \"%s\": %.6g", key, v);
-    else
-        printf(", \"%s\": null", key);
+    rec_str(w, key, v ? v : "");
 }
 
-static void json_string(const char *key, const char *v)
+void bench_gemm_records(struct rec *w, const struct gemm_case *c, const struct gemm_result *r,
+                        size_t n)
 {
-    printf(", \"%s\": ", key);
-    tool_json_string(stdout, v ? v : "");
-}
-
-void bench_gemm_print_json(const struct gemm_case *c, const struct gemm_result *r, size_t n)
-{
-    printf("[");
+    rec_list_begin(w, "gemm");
     for (size_t i = 0; i < n; i++, c++, r++) {
         double flops = gemm_case_flops(c);
-        printf("%s\n    {\"op\": \"gemm\", \"dtype\": \"%s\", \"tf32\": %s, \"m\": %lld, "
-               "\"n\": %lld, \"k\": %lld, \"transA\": \"N\", \"transB\": \"T\", "
-               "\"flops\": %.0f",
-               i ? "," : "", tool_dtype_name(c->dtype), c->tf32 ? "true" : "false",
-               (long long)c->m, (long long)c->n, (long long)c->k, flops);
-        printf(", \"status\": \"%s\"", r->supported ? "ok" : "unsupported");
+        rec_begin(w);
+        rec_str(w, "op", "gemm");
+        rec_str(w, "dtype", tool_dtype_name(c->dtype));
+        rec_bool(w, "tf32", c->tf32);
+        rec_int(w, "m", c->m);
+        rec_int(w, "n", c->n);
+        rec_int(w, "k", c->k);
+        rec_str(w, "transA", "N");
+        rec_str(w, "transB", "T");
+        rec_whole(w, "flops", flops);
+        rec_str(w, "status", r->supported ? "ok" : "unsupported");
         if (!r->supported) {
-            json_string("message", r->message);
-            printf("}");
+            str(w, "message", r->message);
+            rec_end(w);
             continue;
         }
-        json_string("kernel", r->kernel);
-        printf(", \"workspaceBytes\": %llu, \"sets\": %u", (unsigned long long)r->workspace,
-               r->sets);
-        json_number("oneTimeUs", r->one_time_us, true);
-        json_number("oneTimeTflopPerS", tflops(flops, r->one_time_us), true);
-        json_number("reusableUs", r->reusable_us, true);
-        json_number("reusableTflopPerS", tflops(flops, r->reusable_us), true);
+        str(w, "kernel", r->kernel);
+        rec_uint(w, "workspaceBytes", r->workspace);
+        rec_uint(w, "sets", r->sets);
+        rec_num(w, "oneTimeUs", r->one_time_us, true);
+        rec_num(w, "oneTimeTflopPerS", tflops(flops, r->one_time_us), true);
+        rec_num(w, "reusableUs", r->reusable_us, true);
+        rec_num(w, "reusableTflopPerS", tflops(flops, r->reusable_us), true);
         bool lt = r->lt_us > 0;
-        printf(", \"cublasLt\": {\"status\": \"%s\"", r->lt_status);
-        json_string("message", r->lt_message);
-        json_number("us", r->lt_us, lt);
-        json_number("tflopPerS", tflops(flops, r->lt_us), lt);
-        printf(", \"workspaceBytes\": %llu, \"algo\": %d", (unsigned long long)r->lt_workspace,
-               lt ? r->lt_algo : -1);
-        json_number("maxRelDiff", r->lt_max_rel_diff, r->lt_max_rel_diff >= 0);
-        printf("}");
+        rec_object_begin(w, "cublasLt");
+        str(w, "status", r->lt_status);
+        str(w, "message", r->lt_message);
+        rec_num(w, "us", r->lt_us, lt);
+        rec_num(w, "tflopPerS", tflops(flops, r->lt_us), lt);
+        rec_uint(w, "workspaceBytes", r->lt_workspace);
+        rec_int(w, "algo", lt ? r->lt_algo : -1);
+        rec_num(w, "maxRelDiff", r->lt_max_rel_diff, r->lt_max_rel_diff >= 0);
+        rec_object_end(w);
         /* libbk's speed over cuBLASLt's: time ratio Lt / libbk. */
-        json_number("oneTimeVsCublasLt", r->lt_us / r->one_time_us, lt);
-        json_number("reusableVsCublasLt", r->lt_us / r->reusable_us, lt);
-        json_number("peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
-        json_number("peakFraction", tflops(flops, r->reusable_us) / r->peak_tflops,
-                    r->peak_tflops > 0);
-        printf("}");
+        rec_num(w, "oneTimeVsCublasLt", r->lt_us / r->one_time_us, lt);
+        rec_num(w, "reusableVsCublasLt", r->lt_us / r->reusable_us, lt);
+        rec_num(w, "peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
+        rec_num(w, "peakFraction", tflops(flops, r->reusable_us) / r->peak_tflops,
+                r->peak_tflops > 0);
+        rec_end(w);
     }
-    printf("\n  ]");
+    rec_list_end(w);
 }
 
-void bench_sparse24_print_json(const struct sparse24_case *c, const struct sparse24_result *r,
-                               size_t n)
+void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
+                            const struct sparse24_result *r, size_t n)
 {
-    printf("[");
+    rec_list_begin(w, "sparse24");
     for (size_t i = 0; i < n; i++, c++, r++) {
         double flops = sparse24_case_flops(c);
-        printf("%s\n    {\"op\": \"sparse24-gemm\", \"dtype\": \"%s\", \"layer\": \"%s\", "
-               "\"m\": %lld, \"n\": %lld, \"k\": %lld, \"denseFlops\": %.0f",
-               i ? "," : "", tool_dtype_name(c->dtype), c->layer, (long long)c->m,
-               (long long)c->n, (long long)c->k, flops);
-        printf(", \"status\": \"%s\"", r->supported ? "ok" : "unsupported");
+        rec_begin(w);
+        rec_str(w, "op", "sparse24-gemm");
+        rec_str(w, "dtype", tool_dtype_name(c->dtype));
+        rec_str(w, "layer", c->layer);
+        rec_int(w, "m", c->m);
+        rec_int(w, "n", c->n);
+        rec_int(w, "k", c->k);
+        rec_whole(w, "denseFlops", flops);
+        rec_str(w, "status", r->supported ? "ok" : "unsupported");
         if (!r->supported) {
-            json_string("message", r->message);
-            printf("}");
+            str(w, "message", r->message);
+            rec_end(w);
             continue;
         }
-        json_string("kernel", r->kernel);
-        json_string("denseKernel", r->dense_kernel);
-        printf(", \"preparedBytes\": %llu, \"sets\": %u", (unsigned long long)r->prepared_bytes,
-               r->sets);
-        json_number("sparseUs", r->sparse_us, true);
-        json_number("sparseTflopPerS", tflops(flops, r->sparse_us), true);
-        json_number("denseUs", r->dense_us, true);
-        json_number("denseTflopPerS", tflops(flops, r->dense_us), true);
-        json_number("speedup", r->dense_us / r->sparse_us, true);
+        str(w, "kernel", r->kernel);
+        str(w, "denseKernel", r->dense_kernel);
+        rec_uint(w, "preparedBytes", r->prepared_bytes);
+        rec_uint(w, "sets", r->sets);
+        rec_num(w, "sparseUs", r->sparse_us, true);
+        rec_num(w, "sparseTflopPerS", tflops(flops, r->sparse_us), true);
+        rec_num(w, "denseUs", r->dense_us, true);
+        rec_num(w, "denseTflopPerS", tflops(flops, r->dense_us), true);
+        rec_num(w, "speedup", r->dense_us / r->sparse_us, true);
         bool slt = r->slt_us > 0;
-        printf(", \"cusparseLt\": {\"status\": \"%s\"", r->slt_status ? r->slt_status : "");
-        json_string("message", r->slt_message);
-        json_number("us", r->slt_us, slt);
-        json_number("tflopPerS", tflops(flops, r->slt_us), slt);
-        printf(", \"compressedBytes\": %llu, \"workspaceBytes\": %llu",
-               (unsigned long long)r->slt_compressed_bytes, (unsigned long long)r->slt_workspace);
-        json_number("maxRelDiff", r->slt_max_rel_diff, r->slt_max_rel_diff >= 0);
-        printf("}");
+        rec_object_begin(w, "cusparseLt");
+        str(w, "status", r->slt_status);
+        str(w, "message", r->slt_message);
+        rec_num(w, "us", r->slt_us, slt);
+        rec_num(w, "tflopPerS", tflops(flops, r->slt_us), slt);
+        rec_uint(w, "compressedBytes", r->slt_compressed_bytes);
+        rec_uint(w, "workspaceBytes", r->slt_workspace);
+        rec_num(w, "maxRelDiff", r->slt_max_rel_diff, r->slt_max_rel_diff >= 0);
+        rec_object_end(w);
         /* libbk's sparse speed over cuSPARSELt's: time ratio SLt / libbk. */
-        json_number("sparseVsCusparseLt", r->slt_us / r->sparse_us, slt);
-        json_number("peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
-        json_number("sparsePeakFraction", tflops(flops, r->sparse_us) / r->peak_tflops,
-                    r->peak_tflops > 0);
-        json_number("densePeakFraction", tflops(flops, r->dense_us) / r->peak_tflops,
-                    r->peak_tflops > 0);
-        printf("}");
+        rec_num(w, "sparseVsCusparseLt", r->slt_us / r->sparse_us, slt);
+        rec_num(w, "peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
+        rec_num(w, "sparsePeakFraction", tflops(flops, r->sparse_us) / r->peak_tflops,
+                r->peak_tflops > 0);
+        rec_num(w, "densePeakFraction", tflops(flops, r->dense_us) / r->peak_tflops,
+                r->peak_tflops > 0);
+        rec_end(w);
     }
-    printf("\n  ]");
+    rec_list_end(w);
 }
 
-void bench_w4a16_print_json(const struct w4a16_case *c, const struct w4a16_result *r, size_t n)
+void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
+                         const struct w4a16_result *r, size_t n)
 {
-    printf("[");
+    rec_list_begin(w, "w4a16");
     for (size_t i = 0; i < n; i++, c++, r++) {
         double flops = w4a16_case_flops(c);
-        printf("%s\n    {\"op\": \"w4a16\", \"dtype\": \"%s\", \"model\": ", i ? "," : "",
-               tool_dtype_name(c->dtype));
-        if (c->model)
-            tool_json_string(stdout, c->model);
-        else
-            printf("null");
-        printf(", \"layer\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
-               "\"groupSize\": %d, \"flops\": %.0f, \"weightBytes\": %llu",
-               c->layer, (long long)c->m, (long long)c->n, (long long)c->k, W4A16_GROUP, flops,
-               (unsigned long long)r->weight_bytes);
-        printf(", \"status\": \"%s\"",
-               !r->supported ? "unsupported" : r->check_failed ? "mismatch" : "ok");
+        rec_begin(w);
+        rec_str(w, "op", "w4a16");
+        rec_str(w, "dtype", tool_dtype_name(c->dtype));
+        rec_str(w, "model", c->model);
+        rec_str(w, "layer", c->layer);
+        rec_int(w, "m", c->m);
+        rec_int(w, "n", c->n);
+        rec_int(w, "k", c->k);
+        rec_int(w, "groupSize", W4A16_GROUP);
+        rec_whole(w, "flops", flops);
+        rec_uint(w, "weightBytes", r->weight_bytes);
+        rec_str(w, "status",
+                !r->supported ? "unsupported" : r->check_failed ? "mismatch" : "ok");
         if (!r->supported || r->check_failed)
-            json_string("message", r->message);
+            str(w, "message", r->message);
         if (!r->supported) {
-            printf("}");
+            rec_end(w);
             continue;
         }
-        json_string("kernel", r->kernel);
-        printf(", \"workspaceBytes\": %llu, \"sets\": %u", (unsigned long long)r->workspace,
-               r->sets);
-        json_number("us", r->us, true);
-        json_number("tflopPerS", tflops(flops, r->us), true);
-        json_number("floorUs", r->floor_us, r->floor_us > 0);
-        json_number("ofFloor", r->floor_us / r->us, r->floor_us > 0);
-        printf(", \"check\": {\"rows\": %u, \"columns\": %d", r->check_rows,
-               W4A16_CHECK_COLUMNS);
-        json_number("maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
-        json_number("limit", W4A16_CHECK_LIMIT, true);
-        printf("}");
+        str(w, "kernel", r->kernel);
+        rec_uint(w, "workspaceBytes", r->workspace);
+        rec_uint(w, "sets", r->sets);
+        rec_num(w, "us", r->us, true);
+        rec_num(w, "tflopPerS", tflops(flops, r->us), true);
+        rec_num(w, "floorUs", r->floor_us, r->floor_us > 0);
+        rec_num(w, "ofFloor", r->floor_us / r->us, r->floor_us > 0);
+        rec_object_begin(w, "check");
+        rec_uint(w, "rows", r->check_rows);
+        rec_int(w, "columns", W4A16_CHECK_COLUMNS);
+        rec_num(w, "maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
+        rec_num(w, "limit", W4A16_CHECK_LIMIT, true);
+        rec_object_end(w);
         bool dense = r->dense_us > 0;
-        printf(", \"dense\": {\"by\": \"%s\", \"status\": \"%s\"", r->dense_by,
-               r->dense_status);
-        json_string("message", r->dense_message);
-        json_string("kernel", r->dense_kernel);
-        printf(", \"algo\": %d, \"workspaceBytes\": %llu", r->dense_algo,
-               (unsigned long long)r->dense_workspace);
-        json_number("us", r->dense_us, dense);
-        json_number("tflopPerS", tflops(flops, r->dense_us), dense);
-        printf("}");
+        rec_object_begin(w, "dense");
+        str(w, "by", r->dense_by);
+        str(w, "status", r->dense_status);
+        str(w, "message", r->dense_message);
+        str(w, "kernel", r->dense_kernel);
+        rec_int(w, "algo", r->dense_algo);
+        rec_uint(w, "workspaceBytes", r->dense_workspace);
+        rec_num(w, "us", r->dense_us, dense);
+        rec_num(w, "tflopPerS", tflops(flops, r->dense_us), dense);
+        rec_object_end(w);
         /* The W4A16 GEMM's speed over the dense one's: time ratio. */
-        json_number("denseOverW4a16", r->dense_us / r->us, dense);
-        printf("}");
+        rec_num(w, "denseOverW4a16", r->dense_us / r->us, dense);
+        rec_end(w);
     }
-    printf("\n  ]");
+    rec_list_end(w);
 }

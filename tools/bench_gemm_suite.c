@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_progress.h"
+#include "bench_record.h"
 #include "device_peak.h"
 #include "tool_common.h"
 
@@ -99,6 +101,11 @@ static void w4a16_dense_description(const struct gemm_suite *g, char *out, size_
                  g->lt_message);
 }
 
+static const char *gemm_dtype(const struct gemm_case *c)
+{
+    return c->tf32 ? "tf32" : tool_dtype_name(c->dtype);
+}
+
 void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb_per_s,
                     bool json)
 {
@@ -112,7 +119,9 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
         bench_gemm_print_header(&g->s, g->peak_model, lt);
     }
     for (size_t i = 0; i < g->ngemm; i++) {
+        bench_progress_case(1, "gemm %s %s", gemm_dtype(&g->gemm[i]), g->gemm[i].shape);
         bench_gemm_run(d, &g->gemm[i], &g->s, &g->gemm_res[i]);
+        bench_progress_done();
         if (!json)
             bench_gemm_print_row(&g->gemm[i], &g->gemm_res[i]);
     }
@@ -122,7 +131,11 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
         bench_sparse24_print_header(slt);
     }
     for (size_t i = 0; i < g->nsparse; i++) {
-        bench_sparse24_run(d, &g->sparse[i], &g->s, &g->sparse_res[i]);
+        const struct sparse24_case *c = &g->sparse[i];
+        bench_progress_case(1, "sparse24 %s %s %s", tool_dtype_name(c->dtype), c->layer,
+                            c->shape);
+        bench_sparse24_run(d, c, &g->s, &g->sparse_res[i]);
+        bench_progress_done();
         if (!json)
             bench_sparse24_print_row(&g->sparse[i], &g->sparse_res[i]);
     }
@@ -136,16 +149,14 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
     /* One weight is prepared for the cases of each dtype, K and N. */
     struct w4a16_weight *weight = NULL;
     for (size_t i = 0; i < g->nw4a16; i++) {
-        bench_w4a16_run(d, &g->w4a16[i], &g->s, copy_gb_per_s, &weight, &g->w4a16_res[i]);
+        const struct w4a16_case *c = &g->w4a16[i];
+        bench_progress_case(1, "w4a16 %s %s %s", tool_dtype_name(c->dtype), c->layer, c->shape);
+        bench_w4a16_run(d, c, &g->s, copy_gb_per_s, &weight, &g->w4a16_res[i]);
+        bench_progress_done();
         if (!json)
             bench_w4a16_print_row(&g->w4a16[i], &g->w4a16_res[i]);
     }
     bench_w4a16_release(d, &weight);
-}
-
-static const char *gemm_dtype(const struct gemm_case *c)
-{
-    return c->tf32 ? "tf32" : tool_dtype_name(c->dtype);
 }
 
 size_t gemm_suite_report_failures(const struct gemm_suite *g)
@@ -225,12 +236,20 @@ void gemm_suite_print_json(const struct gemm_suite *g)
         tool_json_string(stdout, g->peak_model);
     else
         printf("null");
+    struct rec w = rec_json(stdout);
     printf(",\n  \"gemm\": ");
-    bench_gemm_print_json(g->gemm, g->gemm_res, g->ngemm);
+    bench_gemm_records(&w, g->gemm, g->gemm_res, g->ngemm);
     printf(",\n  \"sparse24\": ");
-    bench_sparse24_print_json(g->sparse, g->sparse_res, g->nsparse);
+    bench_sparse24_records(&w, g->sparse, g->sparse_res, g->nsparse);
     printf(",\n  \"w4a16\": ");
-    bench_w4a16_print_json(g->w4a16, g->w4a16_res, g->nw4a16);
+    bench_w4a16_records(&w, g->w4a16, g->w4a16_res, g->nw4a16);
+}
+
+void gemm_suite_records(struct rec *w, const struct gemm_suite *g)
+{
+    bench_gemm_records(w, g->gemm, g->gemm_res, g->ngemm);
+    bench_sparse24_records(w, g->sparse, g->sparse_res, g->nsparse);
+    bench_w4a16_records(w, g->w4a16, g->w4a16_res, g->nw4a16);
 }
 
 void gemm_suite_close(struct gemm_suite *g)

@@ -53,6 +53,9 @@ size_t gemm_suite_report_failures(const struct gemm_suite *g);
  * "gemm", "sparse24" and "w4a16", each line indented as a member of the
  * top-level object, without a trailing comma. */
 void gemm_suite_print_json(const struct gemm_suite *g);
+/* The records of "gemm", "sparse24" and "w4a16", in that order. */
+struct rec;
+void gemm_suite_records(struct rec *w, const struct gemm_suite *g);
 void gemm_suite_close(struct gemm_suite *g);
 
 #endif /* BK_TOOL_BENCH_GEMM_SUITE_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench_plan.h"
+#include "bench_progress.h"
 #include "tool_common.h"
 
 uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s)
@@ -160,7 +161,11 @@ void bench_run_cases(struct bench_device *d, const struct bench_case *cases, siz
     struct pool p;
     pool_open(&p, d, cases, count, s);
     for (size_t i = 0; i < count; i++) {
-        run_case(d, &p, &cases[i], s, copy_gb_per_s, &results[i]);
+        const struct bench_case *c = &cases[i];
+        bench_progress_case(1, "%s %s %s %s", c->op, c->variant, tool_dtype_name(c->dtype),
+                            c->shape);
+        run_case(d, &p, c, s, copy_gb_per_s, &results[i]);
+        bench_progress_done();
         if (row)
             row(&cases[i], &results[i], user);
     }

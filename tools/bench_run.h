@@ -45,11 +45,12 @@ void bench_run_cases(struct bench_device *d, const struct bench_case *cases, siz
                      struct bench_result *results, bench_row_fn row, void *user);
 
 /* The gated table (bench_gated_report.c): its header, a row (a
- * bench_row_fn) and the JSON array of "results". */
+ * bench_row_fn) and the records of "results". */
 void bench_gated_print_header(void);
 void bench_gated_print_row(const struct bench_case *c, const struct bench_result *r, void *user);
-void bench_gated_print_json(const struct bench_case *cases, const struct bench_result *res,
-                            size_t n);
+struct rec;
+void bench_gated_records(struct rec *w, const struct bench_case *cases,
+                         const struct bench_result *res, size_t n);
 
 /* The number of sets for a case of this working set. */
 uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s);

@@ -87,6 +87,9 @@ void bench_w4a16_release(struct bench_device *d, struct w4a16_weight **weight);
 void bench_w4a16_print_header(const struct gemm_settings *s, double copy_gb_per_s,
                               const char *dense);
 void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result *r);
-void bench_w4a16_print_json(const struct w4a16_case *c, const struct w4a16_result *r, size_t n);
+/* The records of "w4a16" (bench_record.h). */
+struct rec;
+void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
+                         const struct w4a16_result *r, size_t n);
 
 #endif /* BK_TOOL_BENCH_W4A16_H */

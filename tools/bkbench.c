@@ -20,6 +20,8 @@
 #include "bench_gemm.h"
 #include "bench_gemm_suite.h"
 #include "bench_launch.h"
+#include "bench_progress.h"
+#include "bench_record.h"
 #include "bench_run.h"
 #include "tool_common.h"
 
@@ -56,20 +58,22 @@ static const struct {
 struct options {
     BkDeviceType device_type;
     uint32_t device_index;
-    bool quick, json;
+    bool quick, json, quiet;
     double size_mib;                  /* 0: the mode's default */
     int warmup, repeats;              /* -1: the mode's default */
     unsigned ops;                     /* OP_* bits */
     const char *kind, *dtype;         /* filters; NULL = all */
     const char *patterns;             /* attention patterns, "10%,window"; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
+    const char *csv_file;             /* write the results as CSV here; NULL = no */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--json]\n"
-            "               [--json-file FILE] [--size-mib N] [--repeats N] [--warmup N]\n"
+            "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--quiet] [--json]\n"
+            "               [--json-file FILE] [--csv FILE] [--size-mib N] [--repeats N]\n"
+            "               [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
             "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
             "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
@@ -169,14 +173,15 @@ static void parse_patterns(const char *list)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, 0.0, -1, -1, 0, NULL, NULL,
-                          NULL, NULL};
+    *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, false, 0.0, -1, -1, 0, NULL,
+                          NULL, NULL, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
                                                  "--warmup", "--op",       "--kind",
-                                                 "--dtype",  "--json-file", "--pattern"};
+                                                 "--dtype",  "--json-file", "--pattern",
+                                                 "--csv"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -196,6 +201,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->quick = true;
         } else if (strcmp(a, "--json") == 0) {
             o->json = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(TOOL_EXIT_OK);
@@ -223,6 +230,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             if (*value == '\0')
                 usage_error("%s needs a file name", "--json-file");
             o->json_file = value;
+        } else if (strcmp(name, "--csv") == 0) {
+            if (*value == '\0')
+                usage_error("%s needs a file name", "--csv");
+            o->csv_file = value;
         } else if (strcmp(name, "--kind") == 0) {
             BkGatedActivationKind k;
             o->kind = value;
@@ -376,13 +387,14 @@ static void print_json(const struct run_report *r)
            (unsigned long long)p->bench.rotate_bytes, p->timer);
     printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g},\n",
            (unsigned long long)p->copy_bytes, r->copy_gbs);
+    struct rec w = rec_json(stdout);
     printf("  \"results\": ");
-    bench_gated_print_json(r->cases, r->res, r->n);
+    bench_gated_records(&w, r->cases, r->res, r->n);
     printf(",\n");
     gemm_suite_print_json(r->gemm);
     printf(",\n  \"attention\": ");
     const struct attention_suite *a = r->attention;
-    bench_attention_print_json(a->cases, a->pattern, a->fwd, a->bwd, a->n);
+    bench_attention_records(&w, a->cases, a->pattern, a->fwd, a->bwd, a->n);
     printf(",\n");
     const struct launch_result *l = r->launch;
     if (!l) {
@@ -412,6 +424,29 @@ static void print_json_file(const char *path, const struct run_report *r)
     clearerr(stdout);
     if (failed)
         tool_die("--json-file %s: write failed", path);
+}
+
+/* ---- CSV output ----------------------------------------------------- */
+
+/* Every result record, in the JSON's order: "results" (gated), "gemm",
+ * "sparse24", "w4a16", "attention". */
+static void run_records(struct rec *w, const void *user)
+{
+    const struct run_report *r = user;
+    const struct attention_suite *a = r->attention;
+    bench_gated_records(w, r->cases, r->res, r->n);
+    gemm_suite_records(w, r->gemm);
+    bench_attention_records(w, a->cases, a->pattern, a->fwd, a->bwd, a->n);
+}
+
+static void print_csv_file(const char *path, const struct run_report *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        tool_die("--csv %s: cannot write it", path);
+    bool failed = rec_write_csv(f, run_records, r) != 0;
+    if (fclose(f) != 0 || failed)
+        tool_die("--csv %s: write failed", path);
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -481,6 +516,11 @@ int main(int argc, char **argv)
     if (n + gemm_suite_count(&gemm) + attention.n == 0)
         tool_die("no case matches --op, --kind, --dtype and --pattern");
 
+    size_t steps = n + gemm_suite_count(&gemm);
+    for (size_t i = 0; i < attention.n; i++)
+        steps += (size_t)attention.fwd[i].ran + attention.bwd[i].ran;
+    bench_progress_start(steps, !o.quiet);
+
     double copy_gbs = bench_copy_bandwidth(&dev, p.copy_bytes, &p.bench);
     if (!o.json) {
         print_header(&dev, &p, o.quick, copy_gbs);
@@ -497,6 +537,7 @@ int main(int argc, char **argv)
     bool launched = n > 0;
     if (launched)
         bench_launch_costs(&dev, &p.launch, &launch);
+    bench_progress_finish();
     struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n,
                                 launched ? &launch : NULL, &gemm, &attention};
     if (o.json)
@@ -505,6 +546,8 @@ int main(int argc, char **argv)
         print_launch(&launch, &p.launch);
     if (o.json_file)
         print_json_file(o.json_file, &report);
+    if (o.csv_file)
+        print_csv_file(o.csv_file, &report);
 
     /* Every op is meant to exist on every backend: a gap fails the run. */
     size_t unsupported = 0;

@@ -24,7 +24,9 @@ tools_bkbench_SOURCES = \
 	tools/bench_gemm_suite.c tools/bench_gemm_suite.h \
 	tools/bench_launch.c tools/bench_launch.h \
 	tools/bench_plan.c tools/bench_plan.h \
+	tools/bench_progress.c tools/bench_progress.h \
 	tools/bench_random.c tools/bench_random.h \
+	tools/bench_record.c tools/bench_record.h \
 	tools/bench_run.c tools/bench_run.h \
 	tools/bench_sets.c tools/bench_sets.h \
 	tools/bench_sparse24.c tools/bench_sparse24_slt.c \
@@ -49,3 +51,5 @@ TESTS += tools/test-bench-random t/bkbench-quick.sh
 EXTRA_DIST += t/bkbench-quick.sh
 # bkbench's attention peers (PyTorch), run by bench/device-run.sh attention.
 EXTRA_DIST += bench/attention-peers.py
+# Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
+EXTRA_DIST += bench/roofline-plot.py
