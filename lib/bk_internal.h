@@ -449,6 +449,9 @@ BK_HIDDEN extern const struct bk_backend bk_cuda_backend;
 /* Bytes of the BkMemory holding addr from addr to its end, or 0 when addr
  * lies in no allocation of ctx. */
 BK_HIDDEN uint64_t bk_memory_bytes_after(BkContext ctx, BkDeviceAddress addr);
+/* The same for addr[0..n), into bytes[0..n), under one lock of the registry. */
+BK_HIDDEN void bk_memory_bytes_after_each(BkContext ctx, uint32_t n, const BkDeviceAddress *addr,
+                                          uint64_t *bytes);
 /* BK_ERROR_BUFFER_TOO_SMALL when [addr, addr+size) starts inside a BkMemory
  * of ctx and runs past its end; fn and name make the message. */
 BK_HIDDEN BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,

@@ -104,6 +104,23 @@ uint64_t bk_memory_bytes_after(BkContext ctx, BkDeviceAddress addr)
     return bytes;
 }
 
+void bk_memory_bytes_after_each(BkContext ctx, uint32_t n, const BkDeviceAddress *addr,
+                                uint64_t *bytes)
+{
+    struct registry *reg = ctx->registry;
+    pthread_mutex_lock(&reg->lock);
+    for (uint32_t k = 0; k < n; k++) {
+        bytes[k] = 0;
+        int64_t i = find_floor(reg, addr[k]);
+        if (i >= 0) {
+            BkMemory m = reg->items[i];
+            if (addr[k] - m->address < m->size)
+                bytes[k] = m->size - (addr[k] - m->address);
+        }
+    }
+    pthread_mutex_unlock(&reg->lock);
+}
+
 BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,
                                BkDeviceAddress addr, uint64_t size)
 {

@@ -152,6 +152,10 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
                         run->bindingCount, n, plan->op_name);
     if (n && !run->pBindings)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.pBindings is NULL");
+    /* Room left in the BkMemory under each binding (0: in none), looked up
+     * under one lock of the registry rather than one per binding. */
+    uint64_t rooms[BK_MAX_BINDINGS];
+    bk_memory_bytes_after_each(plan->ctx, n, run->pBindings, rooms);
     for (uint32_t i = 0; i < n; i++) {
         const struct bk_slot *s = &plan->slot[i];
         BkDeviceAddress a = run->pBindings[i];
@@ -175,7 +179,7 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
                             "BkRunInfo.pBindingSizes[%u] (%s) = %llu bytes is smaller than the "
                             "%llu bytes the tensor spans", i, s->name,
                             (unsigned long long)given, (unsigned long long)s->span);
-        uint64_t room = bk_memory_bytes_after(plan->ctx, a);
+        uint64_t room = rooms[i];
         if (room && room < s->span)
             return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
                             "BkRunInfo.pBindings[%u] (%s): the tensor spans %llu bytes but its "

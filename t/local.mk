@@ -31,6 +31,7 @@ BK_C_TESTS = \
 	t/gated_forward \
 	t/gated_backward \
 	t/gated_fd \
+	t/gated_sizes \
 	t/gated_exhaustive \
 	t/gemm \
 	t/sparse24 \
@@ -88,6 +89,8 @@ t_gated_backward_LDADD = $(BK_TEST_LIBS)
 t_gated_backward_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gated_fd_LDADD = $(BK_TEST_LIBS)
 t_gated_fd_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gated_sizes_LDADD = $(BK_TEST_LIBS)
+t_gated_sizes_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_determinism_LDADD = $(BK_TEST_LIBS)
 t_determinism_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_host_pointers_LDADD = $(BK_TEST_LIBS)

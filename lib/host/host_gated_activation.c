@@ -168,22 +168,28 @@ static void row_offsets(const struct bk_gated_problem *p, int64_t row, int64_t *
     }
 }
 
+/* Runs below this many output elements stay on the calling thread: even an
+ * `omp parallel ... if (false)` region costs libgomp a team set-up (about
+ * half a microsecond), more than a small run's work. */
+#define PARALLEL_MIN_ELEMENTS 65536
+
 #define DEFINE_RUN(T, S)                                                             \
-    static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args) \
+    /* Rows [begin, end) of the problem. */                                         \
+    static void rows_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
+                         int64_t begin, int64_t end)                                 \
     {                                                                                \
         const size_t es = types[p->type].size;                                       \
         const char *x = (const char *)(uintptr_t)args->binding[0];                   \
         char *y = (char *)(uintptr_t)args->binding[1];                               \
         char *dx = p->backward ? (char *)(uintptr_t)args->binding[2] : NULL;         \
         const int last = (int)p->rank - 1;                                           \
-        const int64_t inner = p->extent[last], rows = p->count / inner;              \
+        const int64_t inner = p->extent[last];                                       \
         const int64_t xs = p->x_stride[last], ys = p->y_stride[last];                \
         const int64_t dxs = p->dx_stride[last];                                      \
         const math_##S fn = p->backward ? kinds[p->kind].bwd_##S : kinds[p->kind].fwd_##S; \
         void (*const load)(const char *, int64_t, int, T *) = types[p->type].load_##S; \
         void (*const store)(char *, int64_t, int, const T *) = types[p->type].store_##S; \
-        _Pragma("omp parallel for schedule(static) if (p->count >= 65536)")          \
-        for (int64_t row = 0; row < rows; row++) {                                   \
+        for (int64_t row = begin; row < end; row++) {                                \
             T a[CHUNK], b[CHUNK], dy[CHUNK], o1[CHUNK], o2[CHUNK];                    \
             int64_t xo, yo, dxo;                                                     \
             row_offsets(p, row, &xo, &yo, &dxo);                                     \
@@ -204,6 +210,22 @@ static void row_offsets(const struct bk_gated_problem *p, int64_t row, int64_t *
                     store(yp, ys, n, o1);                                            \
                 }                                                                    \
             }                                                                        \
+        }                                                                            \
+    }                                                                                \
+    static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args) \
+    {                                                                                \
+        const int64_t inner = p->extent[p->rank - 1], rows = p->count / inner;       \
+        if (p->count < PARALLEL_MIN_ELEMENTS) {                                      \
+            rows_##S(p, args, 0, rows);                                              \
+            return;                                                                  \
+        }                                                                            \
+        /* Blocks of whole rows, about CHUNK elements each, shared out statically. */ \
+        const int64_t per = inner >= CHUNK ? 1 : CHUNK / inner;                      \
+        const int64_t blocks = (rows + per - 1) / per;                               \
+        _Pragma("omp parallel for schedule(static)")                                 \
+        for (int64_t blk = 0; blk < blocks; blk++) {                                 \
+            const int64_t stop = (blk + 1) * per;                                    \
+            rows_##S(p, args, blk * per, stop < rows ? stop : rows);                 \
         }                                                                            \
     }
 DEFINE_RUN(float, f)
