@@ -27,6 +27,8 @@ libbk_la_SOURCES = \
 	lib/host/host_backend.c \
 	lib/host/host_internal.h \
 	lib/host/host_gated_activation.c \
+	lib/host/host_gated_simd.h \
+	lib/host/host_gated_simd.c \
 	lib/host/host_gemm.c \
 	lib/host/host_gemm_engine.h \
 	lib/host/host_gemm_engine.c \

@@ -2,14 +2,19 @@
  * processed in chunks: load both halves into a compute-type buffer, apply
  * the kind's array function, store. Loads/stores are tables per data type
  * and the math is one table per kind, generated once for float (f32, f16,
- * bf16) and once for double (f64). */
+ * bf16) and once for double (f64). That is the baseline path; where the
+ * inner dimension is contiguous, f32, f16 and bf16 take the vectorised
+ * chunk functions of host_gated_simd.c instead, unless BK_HOST_SIMD=0. */
 #include "host_internal.h"
+#include "host_gated_simd.h"
 #include "../half.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#define CHUNK 256
+#define CHUNK BK_GATED_CHUNK
 
 /* ---- The math, for compute type T with suffix S ----------------------- */
 #define SQRT_2_OVER_PI 0.79788456080286535587989211986876
@@ -168,6 +173,114 @@ static void row_offsets(const struct bk_gated_problem *p, int64_t row, int64_t *
     }
 }
 
+/* ---- The vectorised path ---------------------------------------------- */
+/* 1 where the vectorised path may run, read from BK_HOST_SIMD once (0
+ * forces the baseline, for testing); -1 before the first plan. */
+static atomic_int simd_enabled = -1;
+
+static void read_simd_setting(void)
+{
+    if (atomic_load_explicit(&simd_enabled, memory_order_relaxed) < 0) {
+        const char *v = getenv("BK_HOST_SIMD");
+        bk_gated_simd_init();
+        atomic_store_explicit(&simd_enabled, !(v && strcmp(v, "0") == 0),
+                              memory_order_relaxed);
+    }
+}
+
+static void load_chunk_short(BkDataType type, const char *p, int n, float *out)
+{
+    types[type].load_f(p, 1, n, out);
+    memset(out + n, 0, (size_t)(CHUNK - n) * sizeof *out);
+}
+
+/* The compute-type chunk at p: in place for a full f32 chunk, else
+ * converted into buf (a short chunk padded with zeros). */
+static const float *load_chunk(BkDataType type, const char *p, int n, float *buf)
+{
+    if (n < CHUNK) {
+        load_chunk_short(type, p, n, buf);
+        return buf;
+    }
+    switch (type) {
+    case BK_DATA_TYPE_F16: bk_gated_load_f16((const uint16_t *)(const void *)p, buf); break;
+    case BK_DATA_TYPE_BF16: bk_gated_load_bf16((const uint16_t *)(const void *)p, buf); break;
+    default: return (const float *)(const void *)p;
+    }
+    return buf;
+}
+
+/* Where the chunk's results go: in place for a full f32 chunk, else buf. */
+static float *out_chunk(BkDataType type, char *p, int n, float *buf)
+{
+    return n == CHUNK && type == BK_DATA_TYPE_F32 ? (float *)(void *)p : buf;
+}
+
+/* Stores the results in buf to p, unless out_chunk put them there. */
+static void store_chunk(BkDataType type, char *p, int n, const float *buf)
+{
+    uint16_t tmp[CHUNK];
+    uint16_t *h = n == CHUNK ? (uint16_t *)(void *)p : tmp;
+    switch (type) {
+    case BK_DATA_TYPE_F16: bk_gated_store_f16(h, buf); break;
+    case BK_DATA_TYPE_BF16: bk_gated_store_bf16(h, buf); break;
+    default:
+        if (n < CHUNK)
+            memcpy(p, buf, (size_t)n * sizeof *buf);
+        return;
+    }
+    if (n < CHUNK)
+        memcpy(p, tmp, (size_t)n * sizeof tmp[0]);
+}
+
+/* Rows [begin, end) of a problem of f32, f16 or bf16 whose inner dimension
+ * is contiguous in every operand. */
+static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args *args,
+                      int64_t begin, int64_t end)
+{
+    const int64_t es = (int64_t)types[p->type].size;
+    const BkDataType t = p->type;
+    const char *x = (const char *)(uintptr_t)args->binding[0];
+    char *y = (char *)(uintptr_t)args->binding[1];
+    char *dx = p->backward ? (char *)(uintptr_t)args->binding[2] : NULL;
+    const int64_t inner = p->extent[p->rank - 1];
+    const bk_gated_simd_fn fn = p->backward ? bk_gated_simd_kinds[p->kind].bwd
+                                            : bk_gated_simd_kinds[p->kind].fwd;
+    _Alignas(64) float a[CHUNK], b[CHUNK], dy[CHUNK], o1[CHUNK], o2[CHUNK];
+    for (int64_t row = begin; row < end; row++) {
+        int64_t xo, yo, dxo;
+        row_offsets(p, row, &xo, &yo, &dxo);
+        for (int64_t j = 0; j < inner; j += CHUNK) {
+            int n = (int)(inner - j < CHUNK ? inner - j : CHUNK);
+            const char *xa = x + (xo + j) * es;
+            const float *pa = load_chunk(t, xa, n, a);
+            const float *pb = load_chunk(t, xa + p->x_gate_offset * es, n, b);
+            char *yp = y + (yo + j) * es;
+            if (p->backward) {
+                const float *pdy = load_chunk(t, yp, n, dy);
+                char *da = dx + (dxo + j) * es, *db = da + p->dx_gate_offset * es;
+                float *po1 = out_chunk(t, da, n, o1), *po2 = out_chunk(t, db, n, o2);
+                fn(pa, pb, pdy, po1, po2);
+                store_chunk(t, da, n, po1);
+                store_chunk(t, db, n, po2);
+            } else {
+                float *po1 = out_chunk(t, yp, n, o1);
+                fn(pa, pb, NULL, po1, o2);
+                store_chunk(t, yp, n, po1);
+            }
+        }
+    }
+}
+
+/* Whether p takes the vectorised path. */
+static bool use_simd(const struct bk_gated_problem *p)
+{
+    const int last = (int)p->rank - 1;
+    return p->type != BK_DATA_TYPE_F64 && p->x_stride[last] == 1 && p->y_stride[last] == 1 &&
+           (!p->backward || p->dx_stride[last] == 1) &&
+           atomic_load_explicit(&simd_enabled, memory_order_relaxed) == 1;
+}
+
 /* Runs below this many output elements stay on the calling thread: even an
  * `omp parallel ... if (false)` region costs libgomp a team set-up (about
  * half a microsecond), more than a small run's work. */
@@ -178,6 +291,10 @@ static void row_offsets(const struct bk_gated_problem *p, int64_t row, int64_t *
     static void rows_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
                          int64_t begin, int64_t end)                                 \
     {                                                                                \
+        if (use_simd(p)) {                                                           \
+            rows_simd(p, args, begin, end);                                          \
+            return;                                                                  \
+        }                                                                            \
         const size_t es = types[p->type].size;                                       \
         const char *x = (const char *)(uintptr_t)args->binding[0];                   \
         char *y = (char *)(uintptr_t)args->binding[1];                               \
@@ -248,6 +365,7 @@ BkResult bk_host_gated_select(BkPlan plan)
 {
     const struct bk_gated_problem *p = &plan->problem.gated;
     plan->launch = gated_launch;
+    read_simd_setting();
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_gated_%s_%s_%s",
              kinds[p->kind].name, p->backward ? "bwd" : "fwd", types[p->type].name);
     return BK_SUCCESS;

@@ -1,0 +1,306 @@
+/* Gated activations on the host, vectorised: the f32, f16 and bf16 chunk
+ * functions of host_gated_activation.c's contiguous path. Every function
+ * works on CHUNK elements of contiguous memory with branch-free loops that
+ * GCC and clang turn into SIMD (`omp simd` where OpenMP is on); where
+ * configure found `target_clones`, x86-64 gets AVX-512, AVX2 and baseline
+ * clones picked at load time. The math: exp by Cody-Waite reduction and a
+ * degree-6 polynomial (about 1 ulp), scaled in two steps so that results in
+ * the subnormal range round once; Phi(b) = erfc(|b| / sqrt 2) / 2 (or one
+ * minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
+ * (Numerical Recipes' erfcc, relative error < 1.2e-7), with b^2 / 2 split
+ * exactly so that the large exponent loses nothing. Half types convert by
+ * bit manipulation, bit-identical to half.h. */
+#include "host_gated_simd.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(BK_HAVE_TARGET_CLONES) && defined(__x86_64__)
+#define HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#define HAVE_F16C_PATH 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define HOT
+#define HAVE_F16C_PATH 0
+#endif
+#ifdef _OPENMP
+#define SIMD _Pragma("omp simd")
+#else
+#define SIMD
+#endif
+
+#define N BK_GATED_CHUNK
+#define SQRT_2_OVER_PI 0.79788456080286535587989211986876f
+#define INV_SQRT_2 0.70710678118654752440084436210485f
+#define INV_SQRT_2PI 0.39894228040143267793994605993438f
+#define GELU_TANH_C 0.044715f
+
+static inline uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float ffrom(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* c ? a : b without a branch, so that the loops vectorise without
+ * speculating a floating-point operation. */
+static inline uint32_t sel_u(int c, uint32_t a, uint32_t b)
+{
+    uint32_t m = 0u - (uint32_t)c;
+    return (a & m) | (b & ~m);
+}
+
+static inline float sel_f(int c, float a, float b)
+{
+    return ffrom(sel_u(c, fbits(a), fbits(b)));
+}
+
+/* m exp(x + lo), x + lo <= 88, |lo| small; NaN stays NaN. The product of
+ * two powers of two keeps results in float's subnormal range rounded once. */
+static inline float vexp(float x, float lo, float m)
+{
+    float xs = x + lo;
+    xs = sel_f(xs < -104.0f, -104.0f, xs);
+    x = sel_f(x < -104.0f - lo, -104.0f - lo, x);
+    float k = xs * 1.44269504088896341f + 12582912.0f;     /* round to nearest */
+    float n = k - 12582912.0f;
+    float r = (x - n * 0.693359375f) - n * -2.12194440e-4f + lo;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    uint32_t nu = fbits(k) - 0x4B400000u, n1 = nu >> 1 | (nu & 0x80000000u), n2 = nu - n1;
+    float s1 = ffrom((n1 + 127u) << 23), s2 = ffrom((n2 + 127u) << 23);
+    return (m * p * s1) * s2;
+}
+
+static inline float vsigmoid(float x)
+{
+    float e = vexp(-__builtin_fabsf(x), 0.0f, 1.0f);
+    float r = 1.0f / (1.0f + e);
+    return sel_f(x >= 0.0f, r, e * r);
+}
+
+/* -b^2 / 2 as hi + lo, hi exact. */
+static inline void half_square(float b, float *hi, float *lo)
+{
+    float bh = ffrom(fbits(b) & 0xFFFFF000u), bl = b - bh;
+    *hi = -0.5f * (bh * bh);
+    *lo = -0.5f * (bl * (b + bh));
+}
+
+/* Phi(b), and through pdf the normal density. */
+static inline float vphi(float b, float *pdf)
+{
+    float hi, lo;
+    half_square(b, &hi, &lo);
+    float t = 1.0f / (1.0f + (0.5f * INV_SQRT_2) * __builtin_fabsf(b));
+    float q = 0.17087277f;
+    q = q * t + -0.82215223f;
+    q = q * t + 1.48851587f;
+    q = q * t + -1.13520398f;
+    q = q * t + 0.27886807f;
+    q = q * t + -0.18628806f;
+    q = q * t + 0.09678418f;
+    q = q * t + 0.37409196f;
+    q = q * t + 1.00002368f;
+    q = q * t + -1.26551223f;
+    float h = vexp(hi, lo + q, 0.5f * t);
+    *pdf = vexp(hi, lo, INV_SQRT_2PI);
+    return sel_f(b < 0.0f, h, 1.0f - h);
+}
+
+/* gate(b), and d = gate'(b), per kind. */
+static inline float g_glu(float b, float *d)
+{
+    float s = vsigmoid(b);
+    *d = s * (1.0f - s);
+    return s;
+}
+static inline float g_reglu(float b, float *d)
+{
+    *d = sel_f(b > 0.0f, 1.0f, 0.0f);
+    return sel_f(b > 0.0f, b, 0.0f);
+}
+static inline float g_swiglu(float b, float *d)
+{
+    float s = vsigmoid(b);
+    *d = s * (1.0f + b * (1.0f - s));
+    return b * s;
+}
+static inline float g_geglu(float b, float *d)
+{
+    float pdf, cdf = vphi(b, &pdf);
+    *d = cdf + b * pdf;
+    return b * cdf;
+}
+static inline float g_geglu_tanh(float b, float *d)
+{
+    float u = SQRT_2_OVER_PI * (b + GELU_TANH_C * b * b * b);
+    float s = vsigmoid(2.0f * u);
+    float w = s * (1.0f - s);
+    float du = SQRT_2_OVER_PI * (1.0f + (3.0f * GELU_TANH_C) * b * b);
+    *d = s + sel_f(w == 0.0f, 0.0f, 2.0f * b * w * du);
+    return b * s;
+}
+
+#define DEFINE_KIND(KIND)                                                            \
+    HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
+                               const float *restrict dy, float *restrict y,           \
+                               float *restrict unused)                                \
+    {                                                                                \
+        (void)dy, (void)unused;                                                      \
+        SIMD for (int i = 0; i < N; i++) {                                           \
+            float d;                                                                 \
+            y[i] = a[i] * g_##KIND(b[i], &d);                                        \
+        }                                                                            \
+    }                                                                                \
+    HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
+                               const float *restrict dy, float *restrict da,          \
+                               float *restrict db)                                    \
+    {                                                                                \
+        SIMD for (int i = 0; i < N; i++) {                                           \
+            float d, g = g_##KIND(b[i], &d);                                         \
+            da[i] = dy[i] * g;                                                       \
+            db[i] = dy[i] * a[i] * d;                                                \
+        }                                                                            \
+    }
+DEFINE_KIND(glu)
+DEFINE_KIND(reglu)
+DEFINE_KIND(swiglu)
+DEFINE_KIND(geglu)
+DEFINE_KIND(geglu_tanh)
+
+const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
+    { fwd_glu, bwd_glu },
+    { fwd_reglu, bwd_reglu },
+    { fwd_swiglu, bwd_swiglu },
+    { fwd_geglu, bwd_geglu },
+    { fwd_geglu_tanh, bwd_geglu_tanh },
+};
+
+/* ---- Conversions, bit-identical to half.h ---------------------------- */
+/* f16 converts with F16C's instructions where the CPU has them and AVX2
+ * (set once by bk_gated_simd_init), else by bit manipulation. The two
+ * differ only in that F16C quiets a signaling NaN on load, which the math
+ * (every output is a product) does anyway. */
+static atomic_int have_f16c;
+
+#if HAVE_F16C_PATH
+__attribute__((target("avx2,f16c"))) static void load_f16_f16c(const uint16_t *restrict src,
+                                                                float *restrict out)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+}
+
+__attribute__((target("avx2,f16c"))) static void store_f16_f16c(uint16_t *restrict dst,
+                                                                 const float *restrict in)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), h);
+    }
+}
+#endif
+
+void bk_gated_simd_init(void)
+{
+#if HAVE_F16C_PATH
+    unsigned eax, ebx, ecx, edx;
+    __builtin_cpu_init();
+    int f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+    atomic_store_explicit(&have_f16c, f16c && __builtin_cpu_supports("avx2"),
+                          memory_order_relaxed);
+#endif
+}
+
+HOT static void load_f16_bits(const uint16_t *restrict src, float *restrict out)
+{
+    SIMD for (int i = 0; i < N; i++) {
+        uint32_t sign = (uint32_t)(src[i] & 0x8000u) << 16, em = src[i] & 0x7FFFu;
+        uint32_t r = fbits(ffrom(em << 13) * 0x1p112f);
+        r = sel_u(em >= 0x7C00u, 0x7F800000u | (em << 13), r);
+        out[i] = ffrom(r | sign);
+    }
+}
+
+HOT static void store_f16_bits(uint16_t *restrict dst, const float *restrict in)
+{
+    SIMD for (int i = 0; i < N; i++) {
+        uint32_t u = fbits(in[i]);
+        uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+        uint32_t nan = 0x7E00u | ((a >> 13) & 0x3FFu);
+        uint32_t sub = fbits(ffrom(a) + 0.5f) - 0x3F000000u;
+        uint32_t r = a - 0x38000000u;
+        r = (r + 0xFFFu + ((r >> 13) & 1u)) >> 13;
+        r = sel_u(a < 0x38800000u, sub, r);
+        r = sel_u(a >= 0x477FF000u, 0x7C00u, r);
+        r = sel_u(a > 0x7F800000u, nan, r);
+        dst[i] = (uint16_t)(sign | r);
+    }
+}
+
+void bk_gated_load_f16(const uint16_t *restrict src, float *restrict out)
+{
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        load_f16_f16c(src, out);
+        return;
+    }
+#endif
+    load_f16_bits(src, out);
+}
+
+void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict in)
+{
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        store_f16_f16c(dst, in);
+        return;
+    }
+#endif
+    store_f16_bits(dst, in);
+}
+
+HOT static void load_bf16(const uint16_t *restrict src, float *restrict out)
+{
+    SIMD for (int i = 0; i < N; i++)
+        out[i] = ffrom((uint32_t)src[i] << 16);
+}
+
+HOT static void store_bf16(uint16_t *restrict dst, const float *restrict in)
+{
+    SIMD for (int i = 0; i < N; i++) {
+        uint32_t u = fbits(in[i]);
+        uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+        r = sel_u((u & 0x7FFFFFFFu) > 0x7F800000u, (u >> 16) | 0x0040u, r);
+        dst[i] = (uint16_t)r;
+    }
+}
+
+/* Not target_clones themselves: clang emits a clone's dispatcher only in
+ * the unit that calls it. */
+void bk_gated_load_bf16(const uint16_t *restrict src, float *restrict out)
+{
+    load_bf16(src, out);
+}
+
+void bk_gated_store_bf16(uint16_t *restrict dst, const float *restrict in)
+{
+    store_bf16(dst, in);
+}
