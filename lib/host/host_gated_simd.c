@@ -16,7 +16,17 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(BK_HAVE_TARGET_CLONES) && defined(__x86_64__)
+/* ThreadSanitizer's runtime is not up yet when the loader runs the clones'
+ * ifunc resolvers (the process crashes): no clones under it. */
+#if defined(__SANITIZE_THREAD__)
+#define BK_NO_IFUNC 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BK_NO_IFUNC 1
+#endif
+#endif
+
+#if defined(BK_HAVE_TARGET_CLONES) && defined(__x86_64__) && !defined(BK_NO_IFUNC)
 #define HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #define HAVE_F16C_PATH 1
 #include <cpuid.h>
