@@ -11,6 +11,7 @@
  * exactly so that the large exponent loses nothing. Half types convert by
  * bit manipulation, bit-identical to half.h. */
 #include "host_gated_simd.h"
+#include "../half.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -47,20 +48,6 @@
 #define INV_SQRT_2PI 0.39894228040143267793994605993438f
 #define GELU_TANH_C 0.044715f
 
-static inline uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline float ffrom(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* c ? a : b without a branch, so that the loops vectorise without
  * speculating a floating-point operation. */
 static inline uint32_t sel_u(int c, uint32_t a, uint32_t b)
@@ -71,7 +58,7 @@ static inline uint32_t sel_u(int c, uint32_t a, uint32_t b)
 
 static inline float sel_f(int c, float a, float b)
 {
-    return ffrom(sel_u(c, fbits(a), fbits(b)));
+    return bk_f32_from_bits(sel_u(c, bk_f32_bits(a), bk_f32_bits(b)));
 }
 
 /* m exp(x + lo), x + lo <= 88, |lo| small; NaN stays NaN. The product of
@@ -91,8 +78,8 @@ static inline float vexp(float x, float lo, float m)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * (r * r) + r + 1.0f;
-    uint32_t nu = fbits(k) - 0x4B400000u, n1 = nu >> 1 | (nu & 0x80000000u), n2 = nu - n1;
-    float s1 = ffrom((n1 + 127u) << 23), s2 = ffrom((n2 + 127u) << 23);
+    uint32_t nu = bk_f32_bits(k) - 0x4B400000u, n1 = nu >> 1 | (nu & 0x80000000u), n2 = nu - n1;
+    float s1 = bk_f32_from_bits((n1 + 127u) << 23), s2 = bk_f32_from_bits((n2 + 127u) << 23);
     return (m * p * s1) * s2;
 }
 
@@ -106,7 +93,7 @@ static inline float vsigmoid(float x)
 /* -b^2 / 2 as hi + lo, hi exact. */
 static inline void half_square(float b, float *hi, float *lo)
 {
-    float bh = ffrom(fbits(b) & 0xFFFFF000u), bl = b - bh;
+    float bh = bk_f32_from_bits(bk_f32_bits(b) & 0xFFFFF000u), bl = b - bh;
     *hi = -0.5f * (bh * bh);
     *lo = -0.5f * (bl * (b + bh));
 }
@@ -243,19 +230,19 @@ HOT static void load_f16_bits(const uint16_t *restrict src, float *restrict out)
 {
     SIMD for (int i = 0; i < N; i++) {
         uint32_t sign = (uint32_t)(src[i] & 0x8000u) << 16, em = src[i] & 0x7FFFu;
-        uint32_t r = fbits(ffrom(em << 13) * 0x1p112f);
+        uint32_t r = bk_f32_bits(bk_f32_from_bits(em << 13) * 0x1p112f);
         r = sel_u(em >= 0x7C00u, 0x7F800000u | (em << 13), r);
-        out[i] = ffrom(r | sign);
+        out[i] = bk_f32_from_bits(r | sign);
     }
 }
 
 HOT static void store_f16_bits(uint16_t *restrict dst, const float *restrict in)
 {
     SIMD for (int i = 0; i < N; i++) {
-        uint32_t u = fbits(in[i]);
+        uint32_t u = bk_f32_bits(in[i]);
         uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
         uint32_t nan = 0x7E00u | ((a >> 13) & 0x3FFu);
-        uint32_t sub = fbits(ffrom(a) + 0.5f) - 0x3F000000u;
+        uint32_t sub = bk_f32_bits(bk_f32_from_bits(a) + 0.5f) - 0x3F000000u;
         uint32_t r = a - 0x38000000u;
         r = (r + 0xFFFu + ((r >> 13) & 1u)) >> 13;
         r = sel_u(a < 0x38800000u, sub, r);
@@ -290,13 +277,13 @@ void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict in)
 HOT static void load_bf16(const uint16_t *restrict src, float *restrict out)
 {
     SIMD for (int i = 0; i < N; i++)
-        out[i] = ffrom((uint32_t)src[i] << 16);
+        out[i] = bk_f32_from_bits((uint32_t)src[i] << 16);
 }
 
 HOT static void store_bf16(uint16_t *restrict dst, const float *restrict in)
 {
     SIMD for (int i = 0; i < N; i++) {
-        uint32_t u = fbits(in[i]);
+        uint32_t u = bk_f32_bits(in[i]);
         uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
         r = sel_u((u & 0x7FFFFFFFu) > 0x7F800000u, (u >> 16) | 0x0040u, r);
         dst[i] = (uint16_t)r;
