@@ -147,18 +147,6 @@ static BkResult lse_view(const struct attention_fields *f, struct bk_attention_p
     return BK_SUCCESS;
 }
 
-/* A form's tensor that the form does not use must be absent. */
-static BkResult unused(const char *info, const char *field, const BkTensorDesc *desc,
-                       const char *form)
-{
-    if (bk_desc_absent(desc))
-        return BK_SUCCESS;
-    return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                    "%s.pattern.%s.dataType = %s: the tensor must be left zeroed (dataType "
-                    "UNDEFINED) for %s, which does not use it", info, field,
-                    bk_data_type_name(desc->dataType), form);
-}
-
 static BkResult block_sizes(const char *info, const BkAttentionPattern *pat)
 {
     const int32_t bq = pat->blockQ, bk = pat->blockK;
@@ -253,11 +241,12 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
                         "%s.pattern: nbq x nbk = %lld x %lld blocks overflow 64 bits", in,
                         (long long)p->nbq, (long long)p->nbk);
 
-    if (p->form != BK_ATTENTION_PATTERN_MASK && (r = unused(in, "mask", &pat->mask, form)))
+    if (p->form != BK_ATTENTION_PATTERN_MASK &&
+        (r = bk_check_absent_field(in, "pattern.mask", &pat->mask, form)))
         return r;
     if (p->form != BK_ATTENTION_PATTERN_LIST &&
-        ((r = unused(in, "counts", &pat->counts, form)) ||
-         (r = unused(in, "indices", &pat->indices, form))))
+        ((r = bk_check_absent_field(in, "pattern.counts", &pat->counts, form)) ||
+         (r = bk_check_absent_field(in, "pattern.indices", &pat->indices, form))))
         return r;
 
     if (p->form == BK_ATTENTION_PATTERN_MASK) {

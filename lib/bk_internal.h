@@ -399,6 +399,11 @@ static inline bool bk_desc_absent(const BkTensorDesc *d)
 {
     return d->dataType == BK_DATA_TYPE_UNDEFINED;
 }
+/* A tensor that user (a conversion, a pattern form) does not read must be
+ * absent, so that one meant for another use is caught rather than ignored
+ * (lib/tensor.c); field is the path after info ("pattern.mask"). */
+BK_HIDDEN BkResult bk_check_absent_field(const char *info, const char *field,
+                                         const BkTensorDesc *desc, const char *user);
 
 /* ---- Backends --------------------------------------------------------- */
 struct bk_backend {

@@ -118,3 +118,14 @@ BkResult bk_tensor_field(const char *info, const char *field, const BkTensorDesc
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.rank = %u must be %u", name, t->rank, rank);
     return BK_SUCCESS;
 }
+
+BkResult bk_check_absent_field(const char *info, const char *field, const BkTensorDesc *desc,
+                               const char *user)
+{
+    if (bk_desc_absent(desc))
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                    "%s.%s.dataType = %s: the tensor must be left zeroed (dataType UNDEFINED) "
+                    "for %s, which does not use it", info, field,
+                    bk_data_type_name(desc->dataType), user);
+}

@@ -176,19 +176,6 @@ static BkResult index_vector(const char *info, const char *field, const BkTensor
     return check_i32_rows(info, field, k);
 }
 
-/* A tensor the conversion does not use must be absent, so that a tensor
- * meant for another conversion is caught rather than ignored. */
-static BkResult unused(const char *info, const char *field, const BkTensorDesc *desc,
-                       const char *conversion)
-{
-    if (bk_desc_absent(desc))
-        return BK_SUCCESS;
-    return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                    "%s.%s.dataType = %s: the tensor must be left zeroed (dataType UNDEFINED) "
-                    "for %s, which does not use it", info, field,
-                    bk_data_type_name(desc->dataType), conversion);
-}
-
 /* Conversions and the repack move bits (values keep their exact bits);
  * quantizing computes in F32. */
 static void set_convert_precision(BkPlan plan, BkDataType compute)
@@ -239,7 +226,7 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
                             "%s.weight.dataType = %s is not supported (F32, F16, BF16)", in,
                             bk_data_type_name(weight.type));
     } else {
-        if ((r = unused(in, "weight", &ci->weight, conv)) != BK_SUCCESS)
+        if ((r = bk_check_absent_field(in, "weight", &ci->weight, conv)) != BK_SUCCESS)
             return r;
         p->weight = (struct bk_matrix){ .type = BK_DATA_TYPE_UNDEFINED };
     }
@@ -265,8 +252,9 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
     s->scale_type = scales.type;
 
     if (quantize) {
-        if ((r = unused(in, "packed", &ci->packed, conv)) != BK_SUCCESS ||
-            (r = unused(in, "packedScales", &ci->packedScales, conv)) != BK_SUCCESS)
+        if ((r = bk_check_absent_field(in, "packed", &ci->packed, conv)) != BK_SUCCESS ||
+            (r = bk_check_absent_field(in, "packedScales", &ci->packedScales, conv)) !=
+                BK_SUCCESS)
             return r;
     } else if ((r = packed_pair(in, &ci->packed, &ci->packedScales, s, "scales", &packed,
                                 &packed_scales)) != BK_SUCCESS) {
