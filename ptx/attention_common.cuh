@@ -67,6 +67,30 @@ static __device__ __forceinline__ int64_t query_begin(const Args &a, int64_t j)
     return c > 0 ? c : 0;
 }
 
+constexpr float LOG2E = 1.4426950408889634f; // scores run in base 2
+
+// Two F32 values rounded to T's storage, packed as one 32-bit register (an
+// MMA fragment, or two adjacent output elements).
+template <typename T> static __device__ __forceinline__ uint32_t pack2(float lo, float hi);
+template <> __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi)
+{
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *(uint32_t *)&v;
+}
+template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi)
+{
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *(uint32_t *)&v;
+}
+
+// Zeroes an accumulator of N fragments of 4.
+template <int N> static __device__ __forceinline__ void zero(float (&acc)[N][4])
+{
+#pragma unroll
+    for (int n = 0; n < N; n++)
+        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+}
+
 static __device__ __forceinline__ float quiet_nan()
 {
     return __int_as_float(0x7FC00000);

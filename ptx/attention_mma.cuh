@@ -13,7 +13,6 @@ namespace attention {
 
 constexpr int TILE = BK_ATTENTION_MMA_TILE;
 constexpr int THREADS = BK_ATTENTION_MMA_THREADS;
-constexpr float LOG2E = 1.4426950408889634f;
 
 template <typename T> struct Mma;
 template <> struct Mma<__half> {
@@ -25,11 +24,6 @@ template <> struct Mma<__half> {
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
     }
-    static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-    {
-        __half2 v = __floats2half2_rn(lo, hi);
-        return *(uint32_t *)&v;
-    }
 };
 template <> struct Mma<__nv_bfloat16> {
     static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
@@ -39,11 +33,6 @@ template <> struct Mma<__nv_bfloat16> {
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-    static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-    {
-        __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-        return *(uint32_t *)&v;
     }
 };
 
@@ -142,10 +131,10 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
 #pragma unroll
     for (int kk = 0; kk < NT / 2; kk++) {
         const uint32_t pa[4] = {
-            Mma<T>::pack(p[2 * kk][0], p[2 * kk][1]),
-            Mma<T>::pack(p[2 * kk][2], p[2 * kk][3]),
-            Mma<T>::pack(p[2 * kk + 1][0], p[2 * kk + 1][1]),
-            Mma<T>::pack(p[2 * kk + 1][2], p[2 * kk + 1][3]),
+            pack2<T>(p[2 * kk][0], p[2 * kk][1]),
+            pack2<T>(p[2 * kk][2], p[2 * kk][3]),
+            pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]),
+            pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3]),
         };
 #pragma unroll
         for (int np = 0; np < DH / 16; np++) {
@@ -159,12 +148,6 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
     }
 }
 
-template <int N> static __device__ __forceinline__ void zero(float (&acc)[N][4])
-{
-#pragma unroll
-    for (int n = 0; n < N; n++)
-        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
-}
 
 // Stores rows row0 + lane / 4 (+ 8) of a 16 x DH accumulator times factor
 // into a view with unit column stride (rows at or past `rows` are not
@@ -184,7 +167,7 @@ static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int6
         T *dst = at<T>(v, b, h, row) + 2 * (lane % 4);
 #pragma unroll
         for (int n = 0; n < DH / 8; n++)
-            *(uint32_t *)(dst + n * 8) = Mma<T>::pack(acc[n][2 * half] * f,
+            *(uint32_t *)(dst + n * 8) = pack2<T>(acc[n][2 * half] * f,
                                                       acc[n][2 * half + 1] * f);
     }
 }

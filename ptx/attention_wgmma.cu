@@ -36,23 +36,6 @@ namespace wg {
 using namespace bk::hopper;
 
 constexpr int ROWS = 64;              // query rows per consumer
-constexpr float LOG2E = 1.4426950408889634f;
-
-template <typename T> struct Pack;
-template <> struct Pack<__half> {
-    static __device__ __forceinline__ uint32_t two(float lo, float hi)
-    {
-        __half2 v = __floats2half2_rn(lo, hi);
-        return *(uint32_t *)&v;
-    }
-};
-template <> struct Pack<__nv_bfloat16> {
-    static __device__ __forceinline__ uint32_t two(float lo, float hi)
-    {
-        __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-        return *(uint32_t *)&v;
-    }
-};
 
 // The walk over 64-key slots, the same in the producer and both
 // consumers. A tile of the ring is a pair of active slots (one when the
@@ -381,9 +364,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     const float sl2 = (float)a.scale * LOG2E;
 
     Rows<T, DH> r;
-#pragma unroll
-    for (int n = 0; n < NT_O; n++)
-        r.o[n][0] = r.o[n][1] = r.o[n][2] = r.o[n][3] = 0.f;
+    zero(r.o);
     r.m_a = r.m_b = -INFINITY;
     r.l_a = r.l_b = 0.f;
     r.end_a = key_end(a, row_a);
@@ -433,8 +414,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         }
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
-            pa[j / 2][(j % 2) * 2] = Pack<T>::two(sc[j][0], sc[j][1]);
-            pa[j / 2][(j % 2) * 2 + 1] = Pack<T>::two(sc[j][2], sc[j][3]);
+            pa[j / 2][(j % 2) * 2] = pack2<T>(sc[j][0], sc[j][1]);
+            pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(sc[j][2], sc[j][3]);
         }
         int n2 = n + 1;
         Pair t2 = w.after(a, t);
@@ -499,7 +480,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
 #pragma unroll
         for (int j = 0; j < NT_O; j++)
             *(uint32_t *)(y + j * 8) =
-                Pack<T>::two(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
+                pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
         if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
             *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
                 bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
