@@ -1,7 +1,8 @@
 /* A development probe for the W4A16 GEMM on the GPU (not bkbench): for a
  * few Llama shapes and M, the mean time per run of a reusable command
  * buffer that runs the plan on 8 weight sets (together past the L2),
- * submitted 25 times. Weights are random words (the GEMM's speed does not
+ * submitted 25 times (TYPE [SHAPE [M]] narrows the run to one shape index
+ * and one M, e.g. for a profiler). Weights are random words (the GEMM's speed does not
  * depend on their values). bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/w4a16-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -64,7 +65,11 @@ int main(int argc, char **argv)
     static const int64_t ms[] = { 1, 4, 16, 64, 256 };
     const BkDataType type = argc > 1 && strcmp(argv[1], "bf16") == 0 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16;
     printf("%-8s %6s %6s %5s %10s %10s %8s  %s\n", "type", "K", "N", "M", "us", "GB/s", "TFLOP/s", "kernel");
+    const long only_shape = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
+    const long only_m = argc > 3 ? strtol(argv[3], NULL, 10) : -1;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        if (only_shape >= 0 && (size_t)only_shape != s)
+            continue;
         const int64_t k = shapes[s][0], n = shapes[s][1], g = k / 128;
         const uint64_t wbytes = (uint64_t)k * n / 2, sbytes = (uint64_t)g * n * 2;
         BkDeviceAddress w[SETS], sc[SETS];
@@ -75,6 +80,8 @@ int main(int argc, char **argv)
         const BkDeviceAddress a = alloc(256 * k * 2, 0x3c003c00u), c = alloc(256 * n * 2, 0);
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
             const int64_t m = ms[mi];
+            if (only_m >= 0 && only_m != m)
+                continue;
             BkW4A16GemmInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = 128 };
             info.a = d2(type, m, k);
             info.packed = d2(BK_DATA_TYPE_I32, k / 16, 2 * n);

@@ -31,6 +31,13 @@ template <int N> static __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+static __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t address)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(address));
+}
+
 static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"

@@ -7,39 +7,49 @@
 #include <stdint.h>
 
 /* ---- GEMM (ptx/w4a16_gemm.cu) -------------------------------------------
- * A CTA computes a tile of BK_W4A16_TILE_M(mt) rows and 64 * nb columns
- * over its share of K; the CTAs of a cluster (sm_90, splits of 2, 4 or 8
- * along grid y) split K and add their partial tiles through distributed
- * shared memory in rank order. Grid: x = column tiles, y = splits,
- * z = row tiles. */
+ * A CTA computes a tile of tm rows (8, 16, 32 or 64) and BK_W4A16_TILE_N
+ * columns over its share of K, streaming the weights through a ring of
+ * shared-memory stages (cp.async); the CTAs of a cluster (sm_90, splits
+ * of 2..8 along grid y) split K and add their partial tiles through
+ * distributed shared memory in rank order. Grid: x = column tiles,
+ * y = splits, z = row tiles. */
 #define BK_W4A16_THREADS 256
 #define BK_W4A16_WARPS (BK_W4A16_THREADS / 32)
+#define BK_W4A16_MAX_SPLITS 8
 
 #define BK_W4A16_A_VECTOR 0x1u    /* A's rows are k-contiguous, 16-byte aligned, no perm */
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
 
-/* The tilings: m16 fragments per CTA (mt: 1 or 2; 2 runs one CTA per SM)
- * -> 64-column blocks per CTA (nb)
- * and warps along K (kg = BK_W4A16_WARPS / nb); a chunk is the k-tiles
- * (16 rows of K) the CTA consumes per step, 4 per warp. */
-#define BK_W4A16_NB(mt) ((mt) >= 4 ? 4 : 2)
-#define BK_W4A16_KG(mt) (BK_W4A16_WARPS / BK_W4A16_NB(mt))
-#define BK_W4A16_CHUNK_KT(mt) (4 * BK_W4A16_KG(mt))
-#define BK_W4A16_TILE_M(mt) (16 * (mt))
-#define BK_W4A16_TILE_N(mt) (64 * BK_W4A16_NB(mt))
-/* Shared memory: BK_W4A16_A_STAGES A chunks (A is fetched that many
- * chunks minus one ahead; rows padded by 8 elements against bank
- * conflicts), or later the partial sums of kg - 1 warp groups, or the
- * CTA's partial tile: whichever is largest. */
-#define BK_W4A16_A_STAGES 4
-#define BK_W4A16_A_PITCH(mt) (16 * BK_W4A16_CHUNK_KT(mt) + 8)
-#define BK_W4A16_A_BYTES(mt) \
-    (2u * BK_W4A16_A_STAGES * BK_W4A16_TILE_M(mt) * BK_W4A16_A_PITCH(mt))
-#define BK_W4A16_RED_BYTES(mt) \
-    (4u * (BK_W4A16_KG(mt) - 1u) * BK_W4A16_TILE_M(mt) * BK_W4A16_TILE_N(mt))
+/* Warps: BK_W4A16_NB 64-column blocks x BK_W4A16_KG groups along K, each
+ * group taking 4 of a stage's k-tiles (16 rows of K). A CTA's tile has
+ * tm rows: 8 (M <= 8: the weights are the mma's A operand, the rows of A
+ * its B operand, one mma per 16 x 16 weight tile), or 16, 32, 64 (m16
+ * fragments of A against the weights as the B operand). A stage holds
+ * BK_W4A16_STAGE_KT k-tiles of the weights (16 KiB), up to 4 scale rows
+ * (groups of 32 in 128 rows of K) and the A columns of those k-tiles
+ * (rows padded by 8 elements against bank conflicts). */
+#define BK_W4A16_NB 4
+#define BK_W4A16_KG (BK_W4A16_WARPS / BK_W4A16_NB)
+#define BK_W4A16_STAGE_KT (4 * BK_W4A16_KG)
+#define BK_W4A16_STAGE_K (16 * BK_W4A16_STAGE_KT)
+#define BK_W4A16_TILE_N (64 * BK_W4A16_NB)
+#define BK_W4A16_A_PITCH (BK_W4A16_STAGE_K + 8)
+#define BK_W4A16_W_STAGE_BYTES (8u * BK_W4A16_STAGE_KT * BK_W4A16_TILE_N)
+#define BK_W4A16_S_STAGE_BYTES (2u * (BK_W4A16_STAGE_K / 32) * BK_W4A16_TILE_N)
+#define BK_W4A16_A_STAGE_BYTES(tm) (2u * (tm) * BK_W4A16_A_PITCH)
+#define BK_W4A16_STAGE_BYTES(tm) \
+    (BK_W4A16_W_STAGE_BYTES + BK_W4A16_S_STAGE_BYTES + BK_W4A16_A_STAGE_BYTES(tm))
+/* CTAs per SM and stages in each ring: 8-row tiles run three CTAs per SM
+ * (three stages each), 16 rows two (four), 32 and 64 rows one (six). */
+#define BK_W4A16_CTAS_PER_SM(tm) ((tm) >= 32 ? 1 : (tm) >= 16 ? 2 : 3)
+#define BK_W4A16_STAGES(tm) ((tm) >= 32 ? 6 : (tm) >= 16 ? 4 : 3)
+/* After the ring: the partial sums of KG - 1 warp groups, then the CTA's
+ * partial tile in their place. */
+#define BK_W4A16_RED_BYTES(tm) (4u * (BK_W4A16_KG - 1u) * (tm) * BK_W4A16_TILE_N)
 #define BK_W4A16_MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define BK_W4A16_SMEM(mt) BK_W4A16_MAX2(BK_W4A16_A_BYTES(mt), BK_W4A16_RED_BYTES(mt))
+#define BK_W4A16_SMEM(tm) \
+    BK_W4A16_MAX2(BK_W4A16_STAGES(tm) * BK_W4A16_STAGE_BYTES(tm), BK_W4A16_RED_BYTES(tm))
 
 struct bk_w4a16_gemm_args {
     uint64_t a, packed, scales, perm, c;
@@ -47,7 +57,7 @@ struct bk_w4a16_gemm_args {
     int64_t a_rs, a_cs, c_rs, c_cs;
     int32_t group;                /* rows per scale group (k when per channel) */
     uint32_t flags;
-    uint32_t chunks;              /* ceil(k / 16 / chunk k-tiles) */
+    uint32_t stages;              /* ceil(k / BK_W4A16_STAGE_K) */
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
 };
 

@@ -1,25 +1,27 @@
 // W4A16 GEMM on Marlin-layout weights: C[M, N] = A[M, K] @ dequant(B)[K, N]
 // with mma.sync.m16n8k16 (sm_80 and later), A and C f16 or bf16.
 //
-// Each warp owns one 64-column block of B and, per chunk, four k-tiles
-// (16 rows of K each): for every k-tile a lane loads one 16-byte vector
-// of the packed weight, which in Marlin's layout is exactly that lane's B
-// fragments for the block's four 16 x 16 tiles (lib/w4a16_layout.h). The
-// loads go straight to registers, two chunks ahead, so each warp keeps
-// 4 KiB of weights in flight with no shared memory traffic for B; the
-// weights are streamed once, which is what the small-M case is bound by.
-// A is staged in shared memory per chunk (cp.async where its rows are
-// contiguous, else gathered, perm applied) and read with ldmatrix.
+// Small M is bound by reading the weights once, so the kernel is built
+// around a ring of shared-memory stages that cp.async keeps filled three
+// to five stages ahead (48-80 KiB in flight per CTA, with no registers
+// held for it): each stage is 8 k-tiles (16 rows of K) of the CTA's 256
+// columns, the scale rows that cover them and the matching columns of A.
+// In Marlin's layout a k-tile of a 64-column block is 512 contiguous
+// bytes, and lane l's 16 bytes at 16 l are exactly its B fragments for
+// the block's four 16 x 16 tiles (lib/w4a16_layout.h), so a warp reads
+// its weights from shared memory with one conflict-free 16-byte load per
+// k-tile. Warps: 4 column blocks x 2 groups of 4 k-tiles per stage.
+// A is staged with cp.async where its rows are contiguous, else gathered
+// element by element (perm applied), and read with ldmatrix.
 // Dequantisation is shift-and-or into the exponent of a magic number, as
 // Marlin does: (q | 0x6400) is 1024 + q in f16 and (q | 0x4300) 128 + q in
 // bf16, so one subtraction gives q - 8 exactly; the scale multiply then
 // rounds (q - 8) * s once to A's type, as the host reference does.
 //
-// The warps of a CTA that share columns split the chunk's k-tiles and add
-// their sums through shared memory; the CTAs of a cluster (sm_90) split K
-// and add their partial tiles through distributed shared memory, each
-// rank reducing a slice of the tile in rank order: deterministic, one
-// launch, and no global workspace to clear.
+// The two warp groups of a CTA add their sums through shared memory; the
+// CTAs of a cluster (sm_90) split K and add their partial tiles through
+// distributed shared memory, each rank reducing a slice of the tile in
+// rank order: deterministic, one launch, and no global workspace.
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "w4a16_args.h"
@@ -123,286 +125,393 @@ template <> struct Mma<__nv_bfloat16> {
     }
 };
 
-__device__ __forceinline__ uint4 load_stream(const void *p)
+__device__ __forceinline__ uint4 load_shared16(uint32_t address)
 {
     uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
+                 : "r"(address));
     return v;
 }
 
-__device__ __forceinline__ uint4 load_cached(const void *p)
+// The eight scale pairs of a lane's 8-half scale vector: half q in both
+// halves of pair q.
+__device__ __forceinline__ void scale_pairs(const uint4 &s, uint32_t pair[8])
 {
-    uint4 v;
-    asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
+    const uint32_t w[4] = { s.x, s.y, s.z, s.w };
+#pragma unroll
+    for (int q = 0; q < 8; q++)
+        pair[q] = __byte_perm(w[q / 2], 0, (q & 1) ? 0x3232 : 0x1010);
 }
 
-// Half q (0..7) of an 8-half vector, in both halves of a register.
-__device__ __forceinline__ uint32_t scale_pair(const uint4 &s, int q)
-{
-    const uint32_t w = q < 2 ? s.x : q < 4 ? s.y : q < 6 ? s.z : s.w;
-    return __byte_perm(w, 0, (q & 1) ? 0x3232 : 0x1010);
-}
-
-// Every nibble 8: the weight 0, for k-tiles past K.
-#define ZERO_WORDS make_uint4(0x88888888u, 0x88888888u, 0x88888888u, 0x88888888u)
-
-template <typename T, int MT, int S> struct Gemm {
-    static constexpr int NB = BK_W4A16_NB(MT);
-    static constexpr int KG = BK_W4A16_KG(MT);
-    static constexpr int CH = BK_W4A16_CHUNK_KT(MT);   // k-tiles per chunk
-    static constexpr int TM = BK_W4A16_TILE_M(MT);
-    static constexpr int TN = BK_W4A16_TILE_N(MT);
-    static constexpr int PITCH = BK_W4A16_A_PITCH(MT); // elements per A row in shared memory
-    static constexpr int CK = 16 * CH;                 // k per chunk
+template <typename T, int TM, int S> struct Gemm {
+    static constexpr bool SWAP = TM == 8;              // weights as the mma's A operand
+    static constexpr int MT = SWAP ? 1 : TM / 16;      // m16 fragments of A
+    static constexpr int NT = SWAP ? 4 : 8;            // accumulator tiles per warp and fragment
+    static constexpr int NB = BK_W4A16_NB;
+    static constexpr int KG = BK_W4A16_KG;
+    static constexpr int SKT = BK_W4A16_STAGE_KT;      // k-tiles per stage
+    static constexpr int SK = BK_W4A16_STAGE_K;        // rows of K per stage
+    static constexpr int TN = BK_W4A16_TILE_N;
+    static constexpr int STAGES = BK_W4A16_STAGES(TM);
+    static constexpr int PITCH = BK_W4A16_A_PITCH;     // elements per A row in a stage
+    static constexpr uint32_t W_BYTES = BK_W4A16_W_STAGE_BYTES;
+    static constexpr uint32_t S_BYTES = BK_W4A16_S_STAGE_BYTES;
+    static constexpr uint32_t STAGE_BYTES = BK_W4A16_STAGE_BYTES(TM);
+    static constexpr int THREADS = BK_W4A16_THREADS;
+    static constexpr int KT_PIECES = TN / 2;           // 16-byte pieces per k-tile of the tile
+    static constexpr int W_PIECES = SKT * KT_PIECES / THREADS;   // per thread and stage
+    static constexpr int A_PIECES = SK / 8;            // 16-byte pieces per A row and stage
+    static constexpr int A_THREAD_PIECES = (TM * A_PIECES + THREADS - 1) / THREADS;
+    static constexpr int A_ROW_STEP = THREADS / A_PIECES;  // rows between a thread's A pieces
+    static constexpr uint32_t A_DST_STEP = 2 * A_ROW_STEP * PITCH;
+    static_assert(W_PIECES * THREADS == SKT * KT_PIECES, "whole weight pieces");
+    static_assert(THREADS % KT_PIECES == 0, "a thread keeps its column piece");
+    static_assert(THREADS % A_PIECES == 0, "a thread keeps its A column piece");
 
     const bk_w4a16_gemm_args &p;
-    T *sa;                          // BK_W4A16_A_STAGES A chunks
+    unsigned char *smem;
+    uint32_t smem0;                 // shared address of the ring
     int64_t m0, rows;               // first row of the tile, rows of it within M
-    int64_t kt_total;
+    int64_t n0;                     // first column of the tile
+    int64_t c_begin, c_end;         // the CTA's stages
+    int64_t full_end;               // stages before this one lie wholly within K
 
-    __device__ Gemm(const bk_w4a16_gemm_args &args, unsigned char *smem)
-        : p(args), sa(reinterpret_cast<T *>(smem))
+    // Where this thread's copies of the next stage to load come from and
+    // go; the sources advance one stage per load.
+    const unsigned char *w_src, *s_src, *a_src;
+    uint32_t w_dst, s_dst, a_dst;
+    int64_t w_step, s_step;         // bytes between k-tile pairs; scale bytes per stage
+    int64_t a_step;                 // bytes between the thread's A rows
+    uint32_t w_bytes, s_bytes;      // 16, or 0 past N (zero fill)
+    bool s_have;
+    int a_rows;                     // rows of A left from the thread's first
+    int a_k;                        // first column of K of the thread's A piece in a stage
+    int s_k;                        // first row of K of the thread's scale row in a stage
+
+    __device__ Gemm(const bk_w4a16_gemm_args &args, unsigned char *sm) : p(args), smem(sm)
     {
+        const int t = threadIdx.x;
+        smem0 = bk::shared_address(sm);
         m0 = (int64_t)blockIdx.z * TM;
         rows = p.m - m0 < TM ? p.m - m0 : TM;
-        kt_total = p.k / 16;
+        n0 = (int64_t)blockIdx.x * TN;
+        c_begin = (int64_t)blockIdx.y * p.stages / p.splits;
+        c_end = (int64_t)(blockIdx.y + 1) * p.stages / p.splits;
+        full_end = p.k / SK;
+
+        // Weights: a thread keeps one 16-byte column piece of the tile and
+        // takes W_PIECES k-tiles of it, two apart.
+        const int piece = t % KT_PIECES, kt0 = t / KT_PIECES;
+        const bool w_on = n0 + 64 * (piece / 32) < p.n; // its 64-column block
+        w_bytes = w_on ? 16u : 0u;
+        w_step = w_on ? (int64_t)(THREADS / KT_PIECES) * 2 * p.n * 4 : 0;
+        w_src = reinterpret_cast<const unsigned char *>(p.packed) +
+                (w_on ? 4 * ((c_begin * SKT + kt0) * 2 * p.n + 2 * n0 + 4 * piece) : 0);
+        w_dst = kt0 * (TN * 8) + 16 * piece;
+
+        // Scales: SK / group rows of TN per stage (grouped only).
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        const int srows = grouped ? SK / p.group : 0;
+        const int sr = t / (TN / 8), spiece = t % (TN / 8);
+        const bool s_on = n0 + 8 * spiece < p.n;
+        s_have = sr < srows;
+        s_bytes = s_on ? 16u : 0u;
+        s_step = s_on ? (int64_t)srows * p.n * 2 : 0;
+        s_src = reinterpret_cast<const unsigned char *>(p.scales) +
+                (s_on ? 2 * ((c_begin * srows + sr) * p.n + n0 + 8 * spiece) : 0);
+        s_dst = W_BYTES + sr * (TN * 2) + 16 * spiece;
+        s_k = sr * p.group;
+
+        // A (contiguous rows): A_THREAD_PIECES pieces of a column piece.
+        a_k = 8 * (t % A_PIECES);
+        const int r = t / A_PIECES;
+        a_rows = (int)rows - r;
+        a_step = 2 * (THREADS / A_PIECES) * p.a_rs;
+        a_src = reinterpret_cast<const unsigned char *>(p.a) +
+                (a_rows > 0 ? 2 * ((m0 + r) * p.a_rs + c_begin * SK + a_k) : 0);
+        a_dst = W_BYTES + S_BYTES + 2 * (r * PITCH + a_k);
     }
 
-    // Rows of the A buffers past M are zero for the whole run.
-    __device__ void zero_pad_rows()
+    __device__ T *a_stage(int b) const
     {
-        for (int i = threadIdx.x; i < BK_W4A16_A_STAGES * (TM - rows) * PITCH;
-             i += BK_W4A16_THREADS) {
-            const int b = i / ((TM - rows) * PITCH), rest = i % ((TM - rows) * PITCH);
-            sa[b * TM * PITCH + (rows + rest / PITCH) * PITCH + rest % PITCH] = T();
+        return reinterpret_cast<T *>(smem + b * STAGE_BYTES + W_BYTES + S_BYTES);
+    }
+
+    // Rows of the A stages past M are zero for the whole run.
+    __device__ void zero_pad_rows() const
+    {
+        const int pad = (int)(TM - rows) * PITCH;
+        for (int i = threadIdx.x; i < STAGES * pad; i += THREADS)
+            a_stage(i / pad)[rows * PITCH + i % pad] = T();
+    }
+
+    // A's columns of stage c gathered element by element (strided rows or
+    // a permutation of K).
+    __device__ void gather_a(int64_t c, int b) const
+    {
+        const int64_t k0 = c * SK;
+        const T *a = reinterpret_cast<const T *>(p.a);
+        const int32_t *perm = reinterpret_cast<const int32_t *>(p.perm);
+        const bool has_perm = p.flags & BK_W4A16_HAS_PERM;
+        T *dst = a_stage(b);
+        for (int i = threadIdx.x; i < rows * SK; i += THREADS) {
+            const int r = i / SK, kk = i % SK;
+            const int64_t k = k0 + kk;
+            T v = T();
+            if (k < p.k) {
+                const int64_t src = has_perm ? (int64_t)perm[k] : k;
+                // A perm that is no permutation gives unspecified results,
+                // but never reads out of bounds.
+                if (src >= 0 && src < p.k)
+                    v = a[(m0 + r) * p.a_rs + src * p.a_cs];
+            }
+            dst[r * PITCH + kk] = v;
         }
     }
 
-    // A[m0 .. m0 + rows, chunk c] into buffer b: 16-byte cp.async pieces,
-    // or element by element through perm and strides.
-    __device__ void load_a(int64_t c, int64_t c_end, int b)
+    // Stage c (the next in order) into ring slot b. Past N the weight and
+    // scale copies are zero-filled (their sources then stay at a valid
+    // address: see the constructor); a stage that reaches past K takes the
+    // checked path, zero-filling there too, and a zero A column meets a
+    // zero weight. One cp.async group per stage, empty past the end, so
+    // the wait count is always the same.
+    __device__ void load_stage(int64_t c, int b)
     {
         if (c >= c_end) {
             bk::cp_async_commit();
             return;
         }
-        T *dst = sa + b * TM * PITCH;
-        const int64_t k0 = c * CK;
-        const T *a = reinterpret_cast<const T *>(p.a);
-        if (p.flags & BK_W4A16_A_VECTOR) {
-            constexpr int PIECES = CK / 8;
-            for (int i = threadIdx.x; i < rows * PIECES; i += BK_W4A16_THREADS) {
-                const int r = i / PIECES, piece = i % PIECES;
-                const int64_t k = k0 + 8 * piece;
-                // Past K: zero-filled (no byte read from a).
-                bk::cp_async16(bk::shared_address(dst + r * PITCH + 8 * piece),
-                               k < p.k ? a + (m0 + r) * p.a_rs + k : a, k < p.k ? 16u : 0u);
+        const uint32_t stage = smem0 + b * STAGE_BYTES;
+        const bool vector_a = p.flags & BK_W4A16_A_VECTOR;
+        if (c < full_end) {
+            const unsigned char *w = w_src;
+#pragma unroll
+            for (int i = 0; i < W_PIECES; i++, w += w_step)
+                bk::cp_async16(stage + w_dst + i * 2 * (TN * 8), w, w_bytes);
+            if (s_have)
+                bk::cp_async16(stage + s_dst, s_src, s_bytes);
+            if (vector_a) {
+#pragma unroll
+                for (int j = 0; j < A_THREAD_PIECES; j++)
+                    if (j * A_ROW_STEP < a_rows)
+                        bk::cp_async16(stage + a_dst + j * A_DST_STEP, a_src + j * a_step, 16u);
             }
         } else {
-            const int32_t *perm = reinterpret_cast<const int32_t *>(p.perm);
-            const bool has_perm = p.flags & BK_W4A16_HAS_PERM;
-            for (int i = threadIdx.x; i < rows * CK; i += BK_W4A16_THREADS) {
-                const int r = i / CK, kk = i % CK;
-                const int64_t k = k0 + kk;
-                T v = T();
-                if (k < p.k) {
-                    int64_t src = has_perm ? (int64_t)perm[k] : k;
-                    // A perm that is no permutation gives unspecified
-                    // results, but never reads out of bounds.
-                    if (src >= 0 && src < p.k)
-                        v = a[(m0 + r) * p.a_rs + src * p.a_cs];
-                }
-                dst[r * PITCH + kk] = v;
+            const unsigned char *w = w_src;
+#pragma unroll
+            for (int i = 0; i < W_PIECES; i++, w += w_step) {
+                const bool ok = c * SKT + t_kt(i) < p.k / 16;
+                bk::cp_async16(stage + w_dst + i * 2 * (TN * 8), ok ? w : w_base(),
+                               ok ? w_bytes : 0u);
+            }
+            if (s_have) {
+                const bool ok = c * SK + s_k < p.k;
+                bk::cp_async16(stage + s_dst, ok ? s_src : (const unsigned char *)p.scales,
+                               ok ? s_bytes : 0u);
+            }
+            if (vector_a) {
+                const bool ok = c * SK + a_k < p.k;
+#pragma unroll
+                for (int j = 0; j < A_THREAD_PIECES; j++)
+                    if (j * A_ROW_STEP < a_rows)
+                        bk::cp_async16(stage + a_dst + j * A_DST_STEP,
+                                       ok ? a_src + j * a_step : (const unsigned char *)p.a,
+                                       ok ? 16u : 0u);
             }
         }
+        if (!vector_a)
+            gather_a(c, b);
+        w_src += W_PIECES * w_step;
+        s_src += s_step;
+        a_src += 2 * SK;
         bk::cp_async_commit();
     }
 
-    // The warp's four k-tiles of chunk c: weights, and the scale rows of
-    // its first and last two k-tiles.
-    __device__ void load_b(int64_t c, int64_t c_end, int kg, int64_t nblock, bool col_ok,
-                           uint4 w[4], uint4 s[2]) const
+    // Any valid address, for the zero-filling copies that read nothing.
+    __device__ __forceinline__ const void *w_base() const
     {
-        const int lane = threadIdx.x % 32;
-        const uint32_t *packed = reinterpret_cast<const uint32_t *>(p.packed);
-        const T *scales = reinterpret_cast<const T *>(p.scales);
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int64_t kt = c * CH + kg * 4 + i;
-            if (c < c_end && col_ok && kt < kt_total)
-                w[i] = load_stream(packed + kt * 2 * p.n + 128 * nblock + 4 * lane);
-            else
-                w[i] = ZERO_WORDS;
-        }
-        if (p.flags & BK_W4A16_PER_CHANNEL)
-            return;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int64_t kt = c * CH + kg * 4 + 2 * h;
-            if (c < c_end && col_ok && kt < kt_total)
-                s[h] = load_cached(scales + (kt * 16 / p.group) * p.n + 64 * nblock +
-                                   8 * (lane / 4));
-            else
-                s[h] = make_uint4(0, 0, 0, 0);
-        }
+        return reinterpret_cast<const void *>(p.packed);
+    }
+
+    // The k-tile (within a stage) of this thread's weight piece i.
+    __device__ __forceinline__ int t_kt(int i) const
+    {
+        return (int)threadIdx.x / KT_PIECES + i * (THREADS / KT_PIECES);
     }
 
     // The per-channel scales of the lane's eight columns, in the order of
     // a grouped scale vector.
-    __device__ uint4 channel_scales(int64_t nblock, bool col_ok) const
+    __device__ uint4 channel_scales(int cb) const
     {
         const int lane = threadIdx.x % 32;
         const uint16_t *scales = reinterpret_cast<const uint16_t *>(p.scales);
+        const int64_t block = n0 + 64 * cb;
         uint32_t h[8];
 #pragma unroll
         for (int q = 0; q < 8; q++) {
-            const int64_t n = 64 * nblock + 8 * q + lane / 4;
-            h[q] = col_ok ? scales[bk_w4a16_scale_position(n, 1)] : 0u;
+            const int64_t n = block + 8 * q + lane / 4;
+            h[q] = block < p.n ? scales[bk_w4a16_scale_position(n, 1)] : 0u;
         }
         return make_uint4(h[0] | h[1] << 16, h[2] | h[3] << 16, h[4] | h[5] << 16,
                           h[6] | h[7] << 16);
     }
 
-    __device__ void mma_chunk(int b, int kg, const uint4 w[4], const uint4 s[2],
-                              float acc[MT][8][4]) const
+    // Word j of a lane's weight vector, dequantised and scaled: the B
+    // fragments {b0, b1} of the 16 x 16 tile's first 8 columns in r[0..1],
+    // of its last 8 in r[2..3].
+    static __device__ __forceinline__ void weights(uint32_t word, const uint32_t pair[8], int j,
+                                                   uint32_t r[4])
     {
-        const int lane = threadIdx.x % 32;
-        const T *buf = sa + b * TM * PITCH;
+        Dequant<T>::run(word, r);
+        r[0] = Dequant<T>::mul(r[0], pair[2 * j]);
+        r[1] = Dequant<T>::mul(r[1], pair[2 * j]);
+        r[2] = Dequant<T>::mul(r[2], pair[2 * j + 1]);
+        r[3] = Dequant<T>::mul(r[3], pair[2 * j + 1]);
+    }
+
+    // The warp's four k-tiles of the stage at shared address `stage`:
+    // column block cb, k-tiles 4 kg .. 4 kg + 3. w_at, s_at, a_at: the
+    // warp's offsets of its weights, first scale row and A fragment.
+    __device__ __forceinline__ void mma_stage(uint32_t stage, uint32_t w_at, uint32_t s_at,
+                                              uint32_t a_at, uint32_t pair[8],
+                                              float acc[MT][NT][4]) const
+    {
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        uint4 w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            w[i] = load_shared16(stage + w_at + i * (TN * 8));
+        if (grouped)
+            scale_pairs(load_shared16(stage + s_at), pair);
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            const int ko = (kg * 4 + i) * 16;
-            uint32_t a[MT][4];
-#pragma unroll
-            for (int mi = 0; mi < MT; mi++)
-                bk::ldmatrix_x4(a[mi], bk::shared_address(buf + (mi * 16 + lane % 16) * PITCH +
-                                                          ko + (lane / 16) * 8));
+            // Groups of 32: the warp's last two k-tiles have the next row.
+            if (grouped && i == 2 && p.group == 32)
+                scale_pairs(load_shared16(stage + s_at + TN * 2), pair);
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
-            const uint4 &sv = s[i / 2];
+            if (SWAP) {
+                // B: rows of A as 8 columns, k-tiles i (x2: two 8 x 8 matrices).
+                uint32_t b[2];
+                bk::ldmatrix_x2(b, stage + a_at + 32 * i);
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                uint32_t r[4];
-                Dequant<T>::run(words[j], r);
-                const uint32_t s0 = scale_pair(sv, 2 * j), s1 = scale_pair(sv, 2 * j + 1);
-                r[0] = Dequant<T>::mul(r[0], s0);
-                r[1] = Dequant<T>::mul(r[1], s0);
-                r[2] = Dequant<T>::mul(r[2], s1);
-                r[3] = Dequant<T>::mul(r[3], s1);
+                for (int j = 0; j < 4; j++) {
+                    uint32_t r[4];
+                    weights(words[j], pair, j, r);
+                    const uint32_t a[4] = { r[0], r[2], r[1], r[3] };
+                    Mma<T>::run(acc[0][j], a, b[0], b[1]);
+                }
+            } else {
+                uint32_t a[MT][4];
 #pragma unroll
-                for (int mi = 0; mi < MT; mi++) {
-                    Mma<T>::run(acc[mi][2 * j], a[mi], r[0], r[1]);
-                    Mma<T>::run(acc[mi][2 * j + 1], a[mi], r[2], r[3]);
+                for (int mi = 0; mi < MT; mi++)
+                    bk::ldmatrix_x4(a[mi], stage + a_at + 2 * (16 * mi * PITCH) + 32 * i);
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    uint32_t r[4];
+                    weights(words[j], pair, j, r);
+#pragma unroll
+                    for (int mi = 0; mi < MT; mi++) {
+                        Mma<T>::run(acc[mi][2 * j], a[mi], r[0], r[1]);
+                        Mma<T>::run(acc[mi][2 * j + 1], a[mi], r[2], r[3]);
+                    }
                 }
             }
         }
     }
 
-    __device__ void run(unsigned char *smem)
+    __device__ void run()
     {
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int nbw = warp % NB, kg = warp / NB;
-        const int64_t nblock = (int64_t)blockIdx.x * NB + nbw;
-        const bool col_ok = nblock * 64 < p.n;
-        const int64_t c_begin = (int64_t)blockIdx.y * p.chunks / p.splits;
-        const int64_t c_end = (int64_t)(blockIdx.y + 1) * p.chunks / p.splits;
+        const int cb = warp % NB, kg = warp / NB;
 
-        float acc[MT][8][4];
+        float acc[MT][NT][4];
 #pragma unroll
         for (int mi = 0; mi < MT; mi++)
 #pragma unroll
-            for (int t = 0; t < 8; t++)
+            for (int t = 0; t < NT; t++)
 #pragma unroll
                 for (int e = 0; e < 4; e++)
                     acc[mi][t][e] = 0.f;
 
+        // The warp's offsets within a stage: weights of block cb, k-tiles
+        // 4 kg.., the scale row of k-tile 4 kg, and the lane's A fragment
+        // rows (ldmatrix: x4 of rows lane % 16 at k + 8 (lane / 16), or
+        // for SWAP x2 of rows lane % 8 at k + 8 ((lane / 8) % 2)).
+        const uint32_t w_at = 4 * kg * (TN * 8) + 512 * cb + 16 * lane;
+        const int group_shift = __ffs(p.group) - 1;
+        const uint32_t s_at = W_BYTES + (TN * 2) * ((64 * kg) >> (group_shift < 16 ? group_shift : 16)) +
+                              128 * cb + 16 * (lane / 4);
+        const uint32_t a_at =
+            W_BYTES + S_BYTES +
+            2 * (SWAP ? (lane % 8) * PITCH + 64 * kg + ((lane / 8) % 2) * 8
+                      : (lane % 16) * PITCH + 64 * kg + (lane / 16) * 8);
+
         bk::grid_dependency_wait();
         zero_pad_rows();
-        uint4 w0[4], w1[4], s0[2], s1[2];
-        const bool per_channel = p.flags & BK_W4A16_PER_CHANNEL;
-        if (per_channel) {
-            s0[0] = s0[1] = s1[0] = s1[1] = channel_scales(nblock, col_ok);
-        }
-        // A runs BK_W4A16_A_STAGES - 1 chunks ahead (one cp.async group per
-        // chunk, empty past the end, so the wait count is always the same).
-        for (int i = 0; i < BK_W4A16_A_STAGES - 1; i++)
-            load_a(c_begin + i, c_end, i);
-        load_b(c_begin, c_end, kg, nblock, col_ok, w0, s0);
-        load_b(c_begin + 1, c_end, kg, nblock, col_ok, w1, s1);
-
-        // Chunk c computes from A buffer (c - c_begin) % stages and the
-        // register set of parity (c - c_begin) % 2; two steps per trip keep
-        // the register sets named at compile time.
-        auto step = [&](int64_t c, uint4 w[4], uint4 s[2]) {
-            const int b = (int)((c - c_begin) % BK_W4A16_A_STAGES);
-            const int ahead = BK_W4A16_A_STAGES - 1;
-            load_a(c + ahead, c_end, (b + ahead) % BK_W4A16_A_STAGES);
-            bk::cp_async_wait<BK_W4A16_A_STAGES - 1>();
+        uint32_t pair[8];
+        if (p.flags & BK_W4A16_PER_CHANNEL)
+            scale_pairs(channel_scales(cb), pair);
+        for (int i = 0; i < STAGES - 1; i++)
+            load_stage(c_begin + i, i);
+        int b = 0;
+        for (int64_t c = c_begin; c < c_end; c++) {
+            bk::cp_async_wait<STAGES - 2>();
+            // Stage c has landed for every thread, and every warp is done
+            // with the slot the next load overwrites (stage c - 1's).
             __syncthreads();
-            mma_chunk(b, kg, w, s, acc);
-            load_b(c + 2, c_end, kg, nblock, col_ok, w, s);
-            __syncthreads();
-        };
-        for (int64_t c = c_begin; c < c_end; c += 2) {
-            step(c, w0, s0);
-            if (c + 1 < c_end)
-                step(c + 1, w1, s1);
+            load_stage(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
+            mma_stage(smem0 + b * STAGE_BYTES, w_at, s_at, a_at, pair, acc);
+            b = b == STAGES - 1 ? 0 : b + 1;
         }
-        reduce_and_store(smem, acc, nbw, kg, lane);
+        bk::cp_async_wait<0>();
+        reduce_and_store(acc, cb, kg, lane);
     }
 
     // Element (row, column) of the CTA tile that acc[mi][t][e] holds.
     static __device__ __forceinline__ int acc_row(int mi, int e, int lane)
     {
-        return mi * 16 + lane / 4 + 8 * (e / 2);
+        return SWAP ? 2 * (lane % 4) + e % 2 : mi * 16 + lane / 4 + 8 * (e / 2);
     }
-    static __device__ __forceinline__ int acc_col(int nbw, int t, int e, int lane)
+    static __device__ __forceinline__ int acc_col(int cb, int t, int e, int lane)
     {
-        return nbw * 64 + 8 * t + 2 * (lane % 4) + (e % 2);
+        return SWAP ? cb * 64 + 16 * t + lane / 4 + 8 * (e / 2)
+                    : cb * 64 + 8 * t + 2 * (lane % 4) + (e % 2);
     }
 
-    // The warp's sums into a [TM][TN] float tile in shared memory.
-    static __device__ __forceinline__ void store_tile(float *tile, const float acc[MT][8][4],
-                                                      int nbw, int lane)
-    {
-#pragma unroll
-        for (int mi = 0; mi < MT; mi++)
-#pragma unroll
-            for (int t = 0; t < 8; t++)
-#pragma unroll
-                for (int e = 0; e < 4; e += 2)
-                    *reinterpret_cast<float2 *>(
-                        &tile[acc_row(mi, e, lane) * TN + acc_col(nbw, t, e, lane)]) =
-                        make_float2(acc[mi][t][e], acc[mi][t][e + 1]);
-    }
-
-    __device__ void reduce_and_store(unsigned char *smem, float acc[MT][8][4], int nbw, int kg,
-                                     int lane)
+    __device__ void reduce_and_store(float acc[MT][NT][4], int cb, int kg, int lane)
     {
         float *red = reinterpret_cast<float *>(smem);
-        __syncthreads();
-        if (KG > 1 && kg > 0)
-            store_tile(red + (kg - 1) * TM * TN, acc, nbw, lane);
-        __syncthreads();
-        if (kg == 0) {
+        __syncthreads(); // the ring is free
+        if (kg > 0) {
 #pragma unroll
-            for (int g = 1; g < KG; g++)
+            for (int mi = 0; mi < MT; mi++)
 #pragma unroll
-                for (int mi = 0; mi < MT; mi++)
+                for (int t = 0; t < NT; t++)
 #pragma unroll
-                    for (int t = 0; t < 8; t++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++)
-                            acc[mi][t][e] += red[(g - 1) * TM * TN + acc_row(mi, e, lane) * TN +
-                                                 acc_col(nbw, t, e, lane)];
+                    for (int e = 0; e < 4; e++)
+                        red[(kg - 1) * TM * TN + acc_row(mi, e, lane) * TN +
+                            acc_col(cb, t, e, lane)] = acc[mi][t][e];
         }
         __syncthreads();
-        // The CTA's partial tile, [TM][TN] floats at the start of shared memory.
-        if (kg == 0)
-            store_tile(red, acc, nbw, lane);
+        // Group 0 adds the others in order and leaves the CTA's partial
+        // tile, [TM][TN] floats, at the start of shared memory (each
+        // element read and written by the same thread).
+        if (kg == 0) {
+#pragma unroll
+            for (int mi = 0; mi < MT; mi++)
+#pragma unroll
+                for (int t = 0; t < NT; t++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const int at = acc_row(mi, e, lane) * TN + acc_col(cb, t, e, lane);
+                        float v = acc[mi][t][e];
+#pragma unroll
+                        for (int g = 1; g < KG; g++)
+                            v += red[(g - 1) * TM * TN + at];
+                        red[at] = v;
+                    }
+        }
         const int64_t elements = rows * TN;
         int64_t begin = 0, end = elements;
 #if BK_W4A16_HAS_CLUSTERS
@@ -420,8 +529,7 @@ template <typename T, int MT, int S> struct Gemm {
         __syncthreads();
 #endif
         T *c = reinterpret_cast<T *>(p.c);
-        const int64_t n0 = (int64_t)blockIdx.x * TN;
-        for (int64_t e = begin + threadIdx.x; e < end; e += BK_W4A16_THREADS) {
+        for (int64_t e = begin + threadIdx.x; e < end; e += THREADS) {
             const int64_t r = e / TN, col = e % TN;
             float v = red[e];
 #if BK_W4A16_HAS_CLUSTERS
@@ -444,7 +552,7 @@ template <typename T, int MT, int S> struct Gemm {
 
 } // namespace
 
-// Kernels: bk_w4a16_gemm_<type>_m<mt>_s<splits>. Clusters need sm_90;
+// Kernels: bk_w4a16_gemm_<type>_m<tile rows>_s<splits>. Clusters need sm_90;
 // elsewhere the split kernels are never chosen and trap.
 #if BK_W4A16_HAS_CLUSTERS
 #define BK_W4A16_CLUSTER(S) __cluster_dims__(1, S, 1)
@@ -454,28 +562,33 @@ template <typename T, int MT, int S> struct Gemm {
 #define BK_W4A16_CLUSTER_OK(S) ((S) == 1)
 #endif
 
-#define BK_W4A16_KERNEL(TNAME, T, MT, S, CLUSTER)                                              \
-    extern "C" __global__ void CLUSTER __launch_bounds__(BK_W4A16_THREADS, (MT) >= 2 ? 1 : 2) \
-        bk_w4a16_gemm_##TNAME##_m##MT##_s##S(const bk_w4a16_gemm_args args)                   \
+#define BK_W4A16_KERNEL(TNAME, T, TM, S, CLUSTER)                                              \
+    extern "C" __global__ void CLUSTER                                                         \
+    __launch_bounds__(BK_W4A16_THREADS, BK_W4A16_CTAS_PER_SM(TM))                              \
+        bk_w4a16_gemm_##TNAME##_m##TM##_s##S(const bk_w4a16_gemm_args args)                   \
     {                                                                                          \
         extern __shared__ __align__(16) unsigned char smem[];                                  \
         if (!BK_W4A16_CLUSTER_OK(S)) {                                                         \
             __trap();                                                                          \
         } else {                                                                               \
-            Gemm<T, MT, S> g(args, smem);                                                      \
-            g.run(smem);                                                                       \
+            Gemm<T, TM, S> g(args, smem);                                                      \
+            g.run();                                                                           \
         }                                                                                      \
     }
 
-#define BK_W4A16_KERNELS_MT(TNAME, T, MT)                                                    \
-    BK_W4A16_KERNEL(TNAME, T, MT, 1, )                                                       \
-    BK_W4A16_KERNEL(TNAME, T, MT, 2, BK_W4A16_CLUSTER(2))                                    \
-    BK_W4A16_KERNEL(TNAME, T, MT, 4, BK_W4A16_CLUSTER(4))                                    \
-    BK_W4A16_KERNEL(TNAME, T, MT, 8, BK_W4A16_CLUSTER(8))
+#define BK_W4A16_KERNELS_TM(TNAME, T, TM)                                                    \
+    BK_W4A16_KERNEL(TNAME, T, TM, 1, )                                                       \
+    BK_W4A16_KERNEL(TNAME, T, TM, 2, BK_W4A16_CLUSTER(2))                                    \
+    BK_W4A16_KERNEL(TNAME, T, TM, 3, BK_W4A16_CLUSTER(3))                                    \
+    BK_W4A16_KERNEL(TNAME, T, TM, 4, BK_W4A16_CLUSTER(4))                                    \
+    BK_W4A16_KERNEL(TNAME, T, TM, 6, BK_W4A16_CLUSTER(6))                                    \
+    BK_W4A16_KERNEL(TNAME, T, TM, 8, BK_W4A16_CLUSTER(8))
 
 #define BK_W4A16_KERNELS_TYPE(TNAME, T)                                                      \
-    BK_W4A16_KERNELS_MT(TNAME, T, 1)                                                         \
-    BK_W4A16_KERNELS_MT(TNAME, T, 2)
+    BK_W4A16_KERNELS_TM(TNAME, T, 8)                                                         \
+    BK_W4A16_KERNELS_TM(TNAME, T, 16)                                                        \
+    BK_W4A16_KERNELS_TM(TNAME, T, 32)                                                        \
+    BK_W4A16_KERNELS_TM(TNAME, T, 64)
 
 BK_W4A16_KERNELS_TYPE(f16, __half)
 BK_W4A16_KERNELS_TYPE(bf16, __nv_bfloat16)

@@ -8,8 +8,10 @@
  *   and checkpoints that break each rule: packed, packedScales, perm and
  *   the 32-byte report equal to the host's (only the report when a rule
  *   is broken);
- * - the GEMM for F16 and BF16, every group size, M from 1 to 100, the
- *   K splits 1, 2, 4 and 8 (BK_CUDA_W4A16_SPLITS while the plan is made),
+ * - the GEMM for F16 and BF16, every group size, M from 1 to 130 (each
+ *   tile height and past it), the K splits 1, 2, 3, 4, 6 and 8
+ *   (BK_CUDA_W4A16_SPLITS while the plan is made), K a multiple of the
+ *   kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
@@ -366,18 +368,21 @@ static void test_gemm(const struct gcase *c)
 static void test_gemms(void)
 {
     static const int32_t groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
-    static const int64_t ms[] = { 1, 5, 16, 17, 32, 33, 64, 100 };
-    static const int splits[] = { 0, 1, 2, 4, 8 };
+    /* K past the last whole 128-row stage, for each group size. */
+    static const int64_t k_tails[] = { 864, 832, 1152, 848 };
+    static const int64_t ms[] = { 1, 5, 8, 9, 16, 17, 32, 33, 64, 65, 100, 130 };
+    static const int splits[] = { 0, 1, 2, 3, 4, 6, 8 };
     int i = 0;
     for (int t = 0; t < 2; t++)
         for (int g = 0; g < 4; g++)
-            for (int mi = 0; mi < 8; mi++, i++) {
+            for (int mi = 0; mi < 12; mi++, i++) {
                 struct gcase c = {
                     .type = t ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16, .gs = groups[g],
-                    .m = ms[mi], .k = (i % 3 == 0) ? 1024 : 512 + 128 * (i % 2),
+                    .m = ms[mi],
+                    .k = i % 3 == 0 ? 1024 : i % 3 == 1 ? 512 + 128 * (i % 2) : k_tails[g],
                     .n = (i % 4 == 0) ? 192 : 256 + 64 * (i % 5),
                     .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 7 == 3,
-                    .splits = splits[i % 5], .replays = i % 11 == 5 ? 3 : 1,
+                    .splits = splits[i % 7], .replays = i % 11 == 5 ? 3 : 1,
                 };
                 test_gemm(&c);
             }

@@ -1,11 +1,13 @@
 /* The W4A16 GEMM on CUDA (module w4a16_gemm, ptx/w4a16_gemm.cu): the
  * tiling and the split of K chosen at plan creation, the A loader per run.
  *
- * Tiles are 16 x 128 for M <= 16 (two CTAs per SM) and 32 x 128 above
- * (one CTA per SM). Where the tiles alone would leave SMs idle, and the
- * device has thread block clusters (sm_90), K is split over the CTAs of
- * a cluster of 2, 4 or 8: the largest that still fits on the device at
- * once. BK_CUDA_W4A16_SPLITS=1|2|4|8, read when a plan is made, forces
+ * Tiles are 8, 16, 32 or 64 rows (the smallest that holds M, 64 above)
+ * by 256 columns.
+ * Small M is bound by streaming the weights, which needs every SM busy:
+ * where the tiles alone leave SMs idle and the device has thread block
+ * clusters (sm_90), K is split over the CTAs of a cluster of 2 to 8, the
+ * fewest that give each SM a CTA while all still fit on the device at
+ * once. BK_CUDA_W4A16_SPLITS=1|2|3|4|6|8, read when a plan is made, forces
  * the split (for tuning; an impossible one falls back to 1). */
 #include "cuda_w4a16.h"
 
@@ -32,27 +34,41 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* The cluster sizes the module has kernels for, smallest first. */
+static const int split_choices[] = { 1, 2, 3, 4, 6, 8 };
+#define SPLIT_CHOICES (int)(sizeof split_choices / sizeof split_choices[0])
+
 static int forced_splits(void)
 {
     const char *s = getenv("BK_CUDA_W4A16_SPLITS");
     const long v = s ? strtol(s, NULL, 10) : 0;
-    return v == 1 || v == 2 || v == 4 || v == 8 ? (int)v : 0;
+    for (int i = 0; i < SPLIT_CHOICES; i++)
+        if (v == split_choices[i])
+            return (int)v;
+    return 0;
 }
 
-/* Splits of K per tile: as many as keep every CTA resident at once. */
+/* Splits of K per tile: the fewest that put a CTA on every SM, as long as
+ * every CTA stays resident at once, and never more than there are stages. */
 static int choose_splits(const struct bk_cuda_context *c, bool clusters, int64_t tiles,
-                         int64_t chunks, int per_sm)
+                         int64_t stages, int per_sm)
 {
     if (!clusters)
         return 1;
     const int forced = forced_splits();
     if (forced)
-        return forced <= chunks ? forced : 1;
+        return forced <= stages ? forced : 1;
     const int64_t slots = (int64_t)c->sm_count * per_sm;
-    for (int s = 8; s > 1; s /= 2)
-        if (tiles * s <= slots && s <= chunks)
-            return s;
-    return 1;
+    int best = 1;
+    for (int i = 0; i < SPLIT_CHOICES; i++) {
+        const int s = split_choices[i];
+        if (s > stages || tiles * s > slots)
+            break;
+        best = s;
+        if (tiles * s >= c->sm_count)
+            break;
+    }
+    return best;
 }
 
 static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
@@ -83,16 +99,18 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     if (!g)
         return res;
     const char *type = p->shape.scale_type == BK_DATA_TYPE_BF16 ? "bf16" : "f16";
-    const int mt = p->m <= 16 ? 1 : 2;
-    const int64_t tile_m = BK_W4A16_TILE_M(mt), tile_n = BK_W4A16_TILE_N(mt);
-    const int64_t m_tiles = ceil_div(p->m, tile_m), n_tiles = ceil_div(p->shape.n, tile_n);
-    const int64_t chunks = ceil_div(p->shape.k / 16, BK_W4A16_CHUNK_KT(mt));
+    const int tm = p->m <= 8 ? 8 : p->m <= 16 ? 16 : p->m <= 32 ? 32 : 64;
+    const int64_t tile_m = tm;
+    const int64_t m_tiles = ceil_div(p->m, tile_m);
+    const int64_t n_tiles = ceil_div(p->shape.n, BK_W4A16_TILE_N);
+    const int64_t stages = ceil_div(p->shape.k, BK_W4A16_STAGE_K);
     if (m_tiles > 65535)
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "BkW4A16GemmInfo.a.extent[0] = %lld: the CUDA kernels take M up to %lld",
                         (long long)p->m, (long long)(65535 * tile_m));
     const bool clusters = plan->ctx->props.computeCapabilityMajor >= 9;
-    const int splits = choose_splits(c, clusters, m_tiles * n_tiles, chunks, mt == 1 ? 2 : 1);
+    const int splits = choose_splits(c, clusters, m_tiles * n_tiles, stages,
+                                     BK_W4A16_CTAS_PER_SM(tm));
 
     struct bk_w4a16_gemm_args *a = &g->args;
     memset(a, 0, sizeof *a);
@@ -106,7 +124,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     a->group = (int32_t)p->shape.group;
     a->flags = (p->shape.per_channel ? BK_W4A16_PER_CHANNEL : 0u) |
                (p->has_perm ? BK_W4A16_HAS_PERM : 0u);
-    a->chunks = (uint32_t)chunks;
+    a->stages = (uint32_t)stages;
     a->splits = (uint32_t)splits;
     /* 16-byte pieces of A: unit k stride, whole 16-byte row steps. */
     g->a_vector_fits = !p->has_perm && p->a.col_stride == 1 &&
@@ -115,8 +133,8 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     g->grid[0] = (unsigned int)n_tiles;
     g->grid[1] = (unsigned int)splits;
     g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
-    g->shared_bytes = mt == 1 ? BK_W4A16_SMEM(1) : BK_W4A16_SMEM(2);
-    snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, mt, splits);
+    g->shared_bytes = BK_W4A16_SMEM(tm);
+    snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, tm, splits);
     const char *const names[] = { g->name };
     CUfunction *const fns[] = { &g->fn };
     if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns, 1)) !=
