@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "tensor_map_args.h"
+
 #define BK_ATTENTION_CAUSAL 0x1u
 #define BK_ATTENTION_HAS_LSE 0x2u
 /* The wgmma forward: 64 query rows per CTA, its two consumers taking turns
@@ -52,15 +54,10 @@ struct bk_attention_args {
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
 #define BK_ATTENTION_WGMMA_THREADS 384
 #define BK_ATTENTION_WGMMA_ROWS 128
-#ifdef __cplusplus
-#define BK_ATTENTION_ALIGN64 alignas(64)
-#else
-#define BK_ATTENTION_ALIGN64 _Alignas(64)
-#endif
 struct bk_attention_tma_args {
-    BK_ATTENTION_ALIGN64 unsigned char map_q[128];
-    BK_ATTENTION_ALIGN64 unsigned char map_k[128];
-    BK_ATTENTION_ALIGN64 unsigned char map_v[128];
+    BK_TENSOR_MAP_FIELD(map_q);
+    BK_TENSOR_MAP_FIELD(map_k);
+    BK_TENSOR_MAP_FIELD(map_v);
     struct bk_attention_args a;
 };
 

@@ -10,7 +10,8 @@ BK_PTX_COMMON = \
 	ptx/element_types.cuh \
 	ptx/shared_memory_ops.cuh \
 	ptx/gated_common.cuh \
-	ptx/gated_kernel_args.h
+	ptx/gated_kernel_args.h \
+	ptx/tensor_map_args.h
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
 # The 2:4 sparse modules share their own headers.
 BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h
@@ -86,7 +87,8 @@ ptx/gemm_epilogue.fatbin: $(srcdir)/ptx/gemm_epilogue.cu $(srcdir)/ptx/gemm_epil
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/gemm_epilogue.cu $@ $(BK_PTX_TOOLS)
 
-ptx/w4a16_gemm.fatbin: $(srcdir)/ptx/w4a16_gemm.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS)
+ptx/w4a16_gemm.fatbin: $(srcdir)/ptx/w4a16_gemm.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS) \
+		$(BK_PTX_HOPPER_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_gemm.cu $@ $(BK_PTX_TOOLS)
 

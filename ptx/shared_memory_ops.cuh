@@ -25,6 +25,13 @@ static __device__ __forceinline__ void cp_async_commit()
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
 
+// An arrival on the shared-memory barrier at bar once every copy this
+// thread issued so far has landed; the barrier's count includes it.
+static __device__ __forceinline__ void cp_async_arrive_noinc(uint32_t bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 // Waits until at most N of this thread's copy groups are still in flight.
 template <int N> static __device__ __forceinline__ void cp_async_wait()
 {

@@ -43,6 +43,17 @@ static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
                  : "memory");
 }
 
+// A box of a 2-D tensor map (coordinates innermost first) into shared
+// memory at dst, completing its bytes on bar.
+static __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map, int c0, int c1,
+                                                   uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"((uint64_t)(uintptr_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
 // A box of a 4-D tensor map (coordinates innermost first) into shared
 // memory at dst, completing its bytes on bar.
 static __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void *map, int c0, int c1,

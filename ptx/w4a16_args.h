@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "tensor_map_args.h"
+
 /* ---- GEMM (ptx/w4a16_gemm.cu) -------------------------------------------
  * A CTA computes a tile of tm rows (8, 16, 32 or 64) and BK_W4A16_TILE_N
  * columns over its share of K, streaming the weights through a ring of
@@ -21,17 +23,18 @@
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
 
-/* Warps: BK_W4A16_NB 64-column blocks x BK_W4A16_KG groups along K, each
- * group taking 4 of a stage's k-tiles (16 rows of K). A CTA's tile has
- * tm rows: 8 (M <= 8: the weights are the mma's A operand, the rows of A
- * its B operand, one mma per 16 x 16 weight tile), or 16, 32, 64 (m16
- * fragments of A against the weights as the B operand). A stage holds
- * BK_W4A16_STAGE_KT k-tiles of the weights (16 KiB), up to 4 scale rows
- * (groups of 32 in 128 rows of K) and the A columns of those k-tiles
- * (rows padded by 8 elements against bank conflicts). */
+/* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
+ * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
+ * of K each). A CTA's tile has tm rows: 8 (M <= 8: the weights are the
+ * mma's A operand, the rows of A its B operand, one mma per 16 x 16 weight
+ * tile), or 16, 32, 64 (m16 fragments of A against the weights as the B
+ * operand). A stage holds the k-tiles of the weights (16 KiB), up to 4
+ * scale rows (groups of 32 in 128 rows of K) and the A columns of those
+ * k-tiles (rows padded by 8 elements against bank conflicts). */
 #define BK_W4A16_NB 4
-#define BK_W4A16_KG (BK_W4A16_WARPS / BK_W4A16_NB)
-#define BK_W4A16_STAGE_KT (4 * BK_W4A16_KG)
+#define BK_W4A16_STAGE_KT 8
+#define BK_W4A16_KG(warps) ((warps) / BK_W4A16_NB)
+#define BK_W4A16_KW(warps) (BK_W4A16_STAGE_KT / BK_W4A16_KG(warps))
 #define BK_W4A16_STAGE_K (16 * BK_W4A16_STAGE_KT)
 #define BK_W4A16_TILE_N (64 * BK_W4A16_NB)
 #define BK_W4A16_A_PITCH (BK_W4A16_STAGE_K + 8)
@@ -40,16 +43,23 @@
 #define BK_W4A16_A_STAGE_BYTES(tm) (2u * (tm) * BK_W4A16_A_PITCH)
 #define BK_W4A16_STAGE_BYTES(tm) \
     (BK_W4A16_W_STAGE_BYTES + BK_W4A16_S_STAGE_BYTES + BK_W4A16_A_STAGE_BYTES(tm))
-/* CTAs per SM and stages in each ring: 8-row tiles run three CTAs per SM
- * (three stages each), 16 rows two (four), 32 and 64 rows one (six). */
-#define BK_W4A16_CTAS_PER_SM(tm) ((tm) >= 32 ? 1 : (tm) >= 16 ? 2 : 3)
-#define BK_W4A16_STAGES(tm) ((tm) >= 32 ? 6 : (tm) >= 16 ? 4 : 3)
-/* After the ring: the partial sums of KG - 1 warp groups, then the CTA's
- * partial tile in their place. */
-#define BK_W4A16_RED_BYTES(tm) (4u * (BK_W4A16_KG - 1u) * (tm) * BK_W4A16_TILE_N)
+/* The ring, and after it the partial sums of KG - 1 warp groups, then the
+ * CTA's partial tile in their place: whichever is larger. */
+#define BK_W4A16_RED_BYTES(tm, warps) \
+    (4u * (BK_W4A16_KG(warps) - 1u) * (tm) * BK_W4A16_TILE_N)
 #define BK_W4A16_MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define BK_W4A16_SMEM(tm) \
-    BK_W4A16_MAX2(BK_W4A16_STAGES(tm) * BK_W4A16_STAGE_BYTES(tm), BK_W4A16_RED_BYTES(tm))
+#define BK_W4A16_RING_BYTES(tm, warps, stages) \
+    BK_W4A16_MAX2((stages) * BK_W4A16_STAGE_BYTES(tm), BK_W4A16_RED_BYTES(tm, warps))
+
+/* The cp.async pipeline: BK_W4A16_WARPS warps; CTAs per SM and stages in
+ * each ring by tile height: up to 16 rows two CTAs per SM of four stages,
+ * 32 and 64 rows one of six. Measured on the H100 (bench/RESULTS.md):
+ * a CTA's stages in flight count more than more CTAs per SM (three CTAs of
+ * three stages streamed 20% slower; five stages or one CTA of nine, a few
+ * percent slower). */
+#define BK_W4A16_CTAS_PER_SM(tm) ((tm) >= 32 ? 1 : 2)
+#define BK_W4A16_STAGES(tm) ((tm) >= 32 ? 6 : 4)
+#define BK_W4A16_SMEM(tm) BK_W4A16_RING_BYTES(tm, BK_W4A16_WARPS, BK_W4A16_STAGES(tm))
 
 struct bk_w4a16_gemm_args {
     uint64_t a, packed, scales, perm, c;
@@ -59,6 +69,30 @@ struct bk_w4a16_gemm_args {
     uint32_t flags;
     uint32_t stages;              /* ceil(k / BK_W4A16_STAGE_K) */
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
+};
+
+/* The Hopper GEMM kernels (sm_90), tiles up to 32 rows: consumer warps
+ * as above and a producer warp after them that brings each stage's
+ * weights and scales by the bulk tensor copy engine and A by cp.async.
+ * map_w: packed as U64 [K/16, N] (a k-tile's 16 rows of a column are 8
+ * bytes), boxes of TILE_N x STAGE_KT; map_s: packedScales as U16 [G, N],
+ * boxes of TILE_N x (STAGE_K / group), grouped scales only. Stages
+ * complete on shared-memory barriers, a full and an empty one per stage,
+ * after the ring. */
+/* The same warps, stages and CTAs per SM as the cp.async pipeline (16
+ * consumer warps measured no faster). */
+#define BK_W4A16_TMA_WARPS(tm) BK_W4A16_WARPS
+#define BK_W4A16_TMA_STAGES(tm) BK_W4A16_STAGES(tm)
+#define BK_W4A16_TMA_CTAS_PER_SM(tm) BK_W4A16_CTAS_PER_SM(tm)
+#define BK_W4A16_TMA_THREADS(tm) (32 * BK_W4A16_TMA_WARPS(tm) + 32)
+#define BK_W4A16_TMA_RING_BYTES(tm) \
+    BK_W4A16_RING_BYTES(tm, BK_W4A16_TMA_WARPS(tm), BK_W4A16_TMA_STAGES(tm))
+#define BK_W4A16_TMA_SMEM(tm) (BK_W4A16_TMA_RING_BYTES(tm) + 16u * BK_W4A16_TMA_STAGES(tm))
+
+struct bk_w4a16_tma_args {
+    BK_TENSOR_MAP_FIELD(map_w);
+    BK_TENSOR_MAP_FIELD(map_s);
+    struct bk_w4a16_gemm_args a;
 };
 
 /* ---- Conversions (ptx/w4a16_convert.cu) ---------------------------------- */

@@ -29,6 +29,7 @@
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include <cooperative_groups.h>
+#include "tma_ops.cuh"
 #define BK_W4A16_HAS_CLUSTERS 1
 #else
 #define BK_W4A16_HAS_CLUSTERS 0
@@ -144,21 +145,21 @@ __device__ __forceinline__ void scale_pairs(const uint4 &s, uint32_t pair[8])
         pair[q] = __byte_perm(w[q / 2], 0, (q & 1) ? 0x3232 : 0x1010);
 }
 
-template <typename T, int TM, int S> struct Gemm {
+template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     static constexpr bool SWAP = TM == 8;              // weights as the mma's A operand
     static constexpr int MT = SWAP ? 1 : TM / 16;      // m16 fragments of A
     static constexpr int NT = SWAP ? 4 : 8;            // accumulator tiles per warp and fragment
     static constexpr int NB = BK_W4A16_NB;
-    static constexpr int KG = BK_W4A16_KG;
+    static constexpr int KG = BK_W4A16_KG(WARPS);
+    static constexpr int KW = BK_W4A16_KW(WARPS);      // k-tiles per warp and stage
     static constexpr int SKT = BK_W4A16_STAGE_KT;      // k-tiles per stage
     static constexpr int SK = BK_W4A16_STAGE_K;        // rows of K per stage
     static constexpr int TN = BK_W4A16_TILE_N;
-    static constexpr int STAGES = BK_W4A16_STAGES(TM);
     static constexpr int PITCH = BK_W4A16_A_PITCH;     // elements per A row in a stage
     static constexpr uint32_t W_BYTES = BK_W4A16_W_STAGE_BYTES;
     static constexpr uint32_t S_BYTES = BK_W4A16_S_STAGE_BYTES;
     static constexpr uint32_t STAGE_BYTES = BK_W4A16_STAGE_BYTES(TM);
-    static constexpr int THREADS = BK_W4A16_THREADS;
+    static constexpr int THREADS = 32 * WARPS;         // consumers (and cp.async loaders)
     static constexpr int KT_PIECES = TN / 2;           // 16-byte pieces per k-tile of the tile
     static constexpr int W_PIECES = SKT * KT_PIECES / THREADS;   // per thread and stage
     static constexpr int A_PIECES = SK / 8;            // 16-byte pieces per A row and stage
@@ -242,20 +243,20 @@ template <typename T, int TM, int S> struct Gemm {
     __device__ void zero_pad_rows() const
     {
         const int pad = (int)(TM - rows) * PITCH;
-        for (int i = threadIdx.x; i < STAGES * pad; i += THREADS)
+        for (int i = threadIdx.x; i < STAGES * pad; i += blockDim.x)
             a_stage(i / pad)[rows * PITCH + i % pad] = T();
     }
 
     // A's columns of stage c gathered element by element (strided rows or
     // a permutation of K).
-    __device__ void gather_a(int64_t c, int b) const
+    __device__ void gather_a(int64_t c, int b, int first, int step) const
     {
         const int64_t k0 = c * SK;
         const T *a = reinterpret_cast<const T *>(p.a);
         const int32_t *perm = reinterpret_cast<const int32_t *>(p.perm);
         const bool has_perm = p.flags & BK_W4A16_HAS_PERM;
         T *dst = a_stage(b);
-        for (int i = threadIdx.x; i < rows * SK; i += THREADS) {
+        for (int i = first; i < rows * SK; i += step) {
             const int r = i / SK, kk = i % SK;
             const int64_t k = k0 + kk;
             T v = T();
@@ -321,7 +322,7 @@ template <typename T, int TM, int S> struct Gemm {
             }
         }
         if (!vector_a)
-            gather_a(c, b);
+            gather_a(c, b, threadIdx.x, THREADS);
         w_src += W_PIECES * w_step;
         s_src += s_step;
         a_src += 2 * SK;
@@ -371,24 +372,24 @@ template <typename T, int TM, int S> struct Gemm {
     }
 
     // The warp's four k-tiles of the stage at shared address `stage`:
-    // column block cb, k-tiles 4 kg .. 4 kg + 3. w_at, s_at, a_at: the
+    // column block cb, k-tiles KW kg .. KW kg + KW - 1. w_at, s_at, a_at: the
     // warp's offsets of its weights, first scale row and A fragment.
     __device__ __forceinline__ void mma_stage(uint32_t stage, uint32_t w_at, uint32_t s_at,
                                               uint32_t a_at, uint32_t pair[8],
                                               float acc[MT][NT][4]) const
     {
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
-        uint4 w[4];
+        uint4 w[KW];
 #pragma unroll
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < KW; i++)
             w[i] = load_shared16(stage + w_at + i * (TN * 8));
         if (grouped)
             scale_pairs(load_shared16(stage + s_at), pair);
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            // Groups of 32: the warp's last two k-tiles have the next row.
-            if (grouped && i == 2 && p.group == 32)
-                scale_pairs(load_shared16(stage + s_at + TN * 2), pair);
+        for (int i = 0; i < KW; i++) {
+            // Groups of 32 or 64 shorter than the warp's k-tiles: the next row.
+            if (grouped && i > 0 && (16 * i) % p.group == 0)
+                scale_pairs(load_shared16(stage + s_at + (TN * 2) * (16 * i / p.group)), pair);
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
             if (SWAP) {
                 // B: rows of A as 8 columns, k-tiles i (x2: two 8 x 8 matrices).
@@ -420,12 +421,34 @@ template <typename T, int TM, int S> struct Gemm {
         }
     }
 
-    __device__ void run()
+    // A consumer warp's offsets within a stage: the weights of column
+    // block cb, k-tiles KW kg.., the scale row of k-tile KW kg, and the
+    // lane's A fragment rows (ldmatrix: x4 of rows lane % 16 at
+    // k + 8 (lane / 16), or for SWAP x2 of rows lane % 8 at k + 8 ((lane / 8) % 2)).
+    struct WarpView {
+        int cb, kg, lane;
+        uint32_t w_at, s_at, a_at;
+    };
+    __device__ WarpView warp_view() const
     {
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int cb = warp % NB, kg = warp / NB;
+        WarpView v;
+        const int warp = threadIdx.x / 32;
+        v.lane = threadIdx.x % 32;
+        v.cb = warp % NB;
+        v.kg = warp / NB;
+        v.w_at = KW * v.kg * (TN * 8) + 512 * v.cb + 16 * v.lane;
+        // Groups are 32, 64 or 128 rows (per channel: no scale rows).
+        const int group_shift = __ffs(p.group) - 1;
+        v.s_at = W_BYTES + (TN * 2) * ((16 * KW * v.kg) >> (group_shift < 16 ? group_shift : 16)) +
+                 128 * v.cb + 16 * (v.lane / 4);
+        v.a_at = W_BYTES + S_BYTES +
+                 2 * (SWAP ? (v.lane % 8) * PITCH + 16 * KW * v.kg + ((v.lane / 8) % 2) * 8
+                           : (v.lane % 16) * PITCH + 16 * KW * v.kg + (v.lane / 16) * 8);
+        return v;
+    }
 
-        float acc[MT][NT][4];
+    static __device__ __forceinline__ void zero_acc(float acc[MT][NT][4])
+    {
 #pragma unroll
         for (int mi = 0; mi < MT; mi++)
 #pragma unroll
@@ -433,25 +456,20 @@ template <typename T, int TM, int S> struct Gemm {
 #pragma unroll
                 for (int e = 0; e < 4; e++)
                     acc[mi][t][e] = 0.f;
+    }
 
-        // The warp's offsets within a stage: weights of block cb, k-tiles
-        // 4 kg.., the scale row of k-tile 4 kg, and the lane's A fragment
-        // rows (ldmatrix: x4 of rows lane % 16 at k + 8 (lane / 16), or
-        // for SWAP x2 of rows lane % 8 at k + 8 ((lane / 8) % 2)).
-        const uint32_t w_at = 4 * kg * (TN * 8) + 512 * cb + 16 * lane;
-        const int group_shift = __ffs(p.group) - 1;
-        const uint32_t s_at = W_BYTES + (TN * 2) * ((64 * kg) >> (group_shift < 16 ? group_shift : 16)) +
-                              128 * cb + 16 * (lane / 4);
-        const uint32_t a_at =
-            W_BYTES + S_BYTES +
-            2 * (SWAP ? (lane % 8) * PITCH + 64 * kg + ((lane / 8) % 2) * 8
-                      : (lane % 16) * PITCH + 64 * kg + (lane / 16) * 8);
-
+    // The cp.async pipeline (every GPU): all warps load each stage, and a
+    // CTA barrier per stage hands the slots over.
+    __device__ void run()
+    {
+        const WarpView v = warp_view();
+        float acc[MT][NT][4];
+        zero_acc(acc);
         bk::grid_dependency_wait();
         zero_pad_rows();
         uint32_t pair[8];
         if (p.flags & BK_W4A16_PER_CHANNEL)
-            scale_pairs(channel_scales(cb), pair);
+            scale_pairs(channel_scales(v.cb), pair);
         for (int i = 0; i < STAGES - 1; i++)
             load_stage(c_begin + i, i);
         int b = 0;
@@ -461,12 +479,90 @@ template <typename T, int TM, int S> struct Gemm {
             // with the slot the next load overwrites (stage c - 1's).
             __syncthreads();
             load_stage(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
-            mma_stage(smem0 + b * STAGE_BYTES, w_at, s_at, a_at, pair, acc);
+            mma_stage(smem0 + b * STAGE_BYTES, v.w_at, v.s_at, v.a_at, pair, acc);
             b = b == STAGES - 1 ? 0 : b + 1;
         }
         bk::cp_async_wait<0>();
-        reduce_and_store(acc, cb, kg, lane);
+        reduce_and_store(acc, v, true);
     }
+
+#if BK_W4A16_HAS_CLUSTERS
+    // The Hopper pipeline: a producer warp (the last) fills each slot, the
+    // weights and scales by the bulk tensor copy engine (zeros past K and
+    // N come from the tensor maps) and A by cp.async, and the slot's full
+    // barrier completes when all of it has landed (one arrival with the
+    // byte count, one per producer lane for its A copies); the consumer
+    // warps each release a slot on its empty barrier, so no warp waits for
+    // the others between stages.
+    __device__ void run_tma(const bk_w4a16_tma_args &q)
+    {
+        using namespace bk::hopper;
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const uint32_t bars = smem0 + BK_W4A16_RING_BYTES(TM, WARPS, STAGES);
+        if (threadIdx.x == 0) {
+            for (int b = 0; b < STAGES; b++) {
+                mbar_init(bars + 8 * b, 33);
+                mbar_init(bars + 8 * (STAGES + b), WARPS);
+            }
+            mbar_fence_init();
+        }
+        bk::grid_dependency_wait();
+        zero_pad_rows();
+        __syncthreads();
+        const WarpView v = warp_view();
+        float acc[MT][NT][4];
+        zero_acc(acc);
+        if (warp == WARPS) {
+            produce(q, bars, lane);
+        } else {
+            uint32_t pair[8];
+            if (p.flags & BK_W4A16_PER_CHANNEL)
+                scale_pairs(channel_scales(v.cb), pair);
+            for (int64_t c = c_begin; c < c_end; c++) {
+                const int i = (int)(c - c_begin), b = i % STAGES;
+                mbar_wait(bars + 8 * b, (uint32_t)(i / STAGES) & 1u);
+                mma_stage(smem0 + b * STAGE_BYTES, v.w_at, v.s_at, v.a_at, pair, acc);
+                __syncwarp();
+                if (lane == 0)
+                    mbar_arrive(bars + 8 * (STAGES + b));
+            }
+        }
+        reduce_and_store(acc, v, warp < WARPS);
+    }
+
+    __device__ void produce(const bk_w4a16_tma_args &q, uint32_t bars, int lane) const
+    {
+        using namespace bk::hopper;
+        const int srows = (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
+        const uint32_t tx = W_BYTES + (uint32_t)srows * (TN * 2);
+        const T *a = reinterpret_cast<const T *>(p.a);
+        const bool vector_a = p.flags & BK_W4A16_A_VECTOR;
+        const int col8 = lane % 16; // the lane's 16-byte piece of each A row
+        for (int64_t c = c_begin; c < c_end; c++) {
+            const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
+            if (use > 0)
+                mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
+            const uint32_t stage = smem0 + b * STAGE_BYTES, full = bars + 8 * b;
+            if (lane == 0) {
+                mbar_expect_tx(full, tx);
+                tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
+                if (srows)
+                    tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
+            }
+            if (vector_a) {
+                const int64_t k = c * SK + 8 * col8;
+                const bool ok = k < p.k;
+                for (int r = lane / 16; r < rows; r += 2)
+                    bk::cp_async16(stage + W_BYTES + S_BYTES + 2 * (r * PITCH + 8 * col8),
+                                   ok ? a + (m0 + r) * p.a_rs + k : a, ok ? 16u : 0u);
+                bk::cp_async_arrive_noinc(full);
+            } else {
+                gather_a(c, b, lane, 32);
+                mbar_arrive(full);
+            }
+        }
+    }
+#endif
 
     // Element (row, column) of the CTA tile that acc[mi][t][e] holds.
     static __device__ __forceinline__ int acc_row(int mi, int e, int lane)
@@ -479,8 +575,11 @@ template <typename T, int TM, int S> struct Gemm {
                     : cb * 64 + 8 * t + 2 * (lane % 4) + (e % 2);
     }
 
-    __device__ void reduce_and_store(float acc[MT][NT][4], int cb, int kg, int lane)
+    // has_acc: a consumer warp (the producer warp only joins the barriers
+    // and the stores).
+    __device__ void reduce_and_store(float acc[MT][NT][4], const WarpView &v, bool has_acc)
     {
+        const int cb = v.cb, kg = has_acc ? v.kg : -1, lane = v.lane;
         float *red = reinterpret_cast<float *>(smem);
         __syncthreads(); // the ring is free
         if (kg > 0) {
@@ -529,7 +628,7 @@ template <typename T, int TM, int S> struct Gemm {
         __syncthreads();
 #endif
         T *c = reinterpret_cast<T *>(p.c);
-        for (int64_t e = begin + threadIdx.x; e < end; e += THREADS) {
+        for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
             const int64_t r = e / TN, col = e % TN;
             float v = red[e];
 #if BK_W4A16_HAS_CLUSTERS
@@ -552,7 +651,7 @@ template <typename T, int TM, int S> struct Gemm {
 
 } // namespace
 
-// Kernels: bk_w4a16_gemm_<type>_m<tile rows>_s<splits>. Clusters need sm_90;
+// Kernels: bk_w4a16_gemm[_tma]_<type>_m<tile rows>_s<splits>. Clusters need sm_90;
 // elsewhere the split kernels are never chosen and trap.
 #if BK_W4A16_HAS_CLUSTERS
 #define BK_W4A16_CLUSTER(S) __cluster_dims__(1, S, 1)
@@ -567,28 +666,54 @@ template <typename T, int TM, int S> struct Gemm {
     __launch_bounds__(BK_W4A16_THREADS, BK_W4A16_CTAS_PER_SM(TM))                              \
         bk_w4a16_gemm_##TNAME##_m##TM##_s##S(const bk_w4a16_gemm_args args)                   \
     {                                                                                          \
-        extern __shared__ __align__(16) unsigned char smem[];                                  \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
         if (!BK_W4A16_CLUSTER_OK(S)) {                                                         \
             __trap();                                                                          \
         } else {                                                                               \
-            Gemm<T, TM, S> g(args, smem);                                                      \
+            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM)> g(args, smem);                 \
             g.run();                                                                           \
         }                                                                                      \
     }
 
+#define BK_W4A16_TMA_KERNEL(TNAME, T, TM, S, CLUSTER)                                          \
+    extern "C" __global__ void CLUSTER                                                         \
+    __launch_bounds__(BK_W4A16_TMA_THREADS(TM), BK_W4A16_TMA_CTAS_PER_SM(TM))                  \
+        bk_w4a16_gemm_tma_##TNAME##_m##TM##_s##S(const __grid_constant__ bk_w4a16_tma_args q) \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        BK_W4A16_TMA_BODY(T, TM, S)                                                            \
+    }
+
+// The bulk tensor copy engine needs sm_90: elsewhere the TMA kernels are
+// never chosen and trap.
+#if BK_W4A16_HAS_CLUSTERS
+#define BK_W4A16_TMA_BODY(T, TM, S)                                                           \
+    Gemm<T, TM, S, BK_W4A16_TMA_WARPS(TM), BK_W4A16_TMA_STAGES(TM)> g(q.a, smem);              \
+    g.run_tma(q);
+#else
+#define BK_W4A16_TMA_BODY(T, TM, S) __trap();
+#endif
+
+#define BK_W4A16_SPLIT_KERNELS(KERNEL, TNAME, T, TM)                                         \
+    KERNEL(TNAME, T, TM, 1, )                                                                \
+    KERNEL(TNAME, T, TM, 2, BK_W4A16_CLUSTER(2))                                             \
+    KERNEL(TNAME, T, TM, 3, BK_W4A16_CLUSTER(3))                                             \
+    KERNEL(TNAME, T, TM, 4, BK_W4A16_CLUSTER(4))                                             \
+    KERNEL(TNAME, T, TM, 6, BK_W4A16_CLUSTER(6))                                             \
+    KERNEL(TNAME, T, TM, 8, BK_W4A16_CLUSTER(8))
+
+// Tiles up to 32 rows also have the Hopper pipeline (taller ones are not
+// bound by the weights' stream, and their accumulators leave no registers
+// for a producer warp).
 #define BK_W4A16_KERNELS_TM(TNAME, T, TM)                                                    \
-    BK_W4A16_KERNEL(TNAME, T, TM, 1, )                                                       \
-    BK_W4A16_KERNEL(TNAME, T, TM, 2, BK_W4A16_CLUSTER(2))                                    \
-    BK_W4A16_KERNEL(TNAME, T, TM, 3, BK_W4A16_CLUSTER(3))                                    \
-    BK_W4A16_KERNEL(TNAME, T, TM, 4, BK_W4A16_CLUSTER(4))                                    \
-    BK_W4A16_KERNEL(TNAME, T, TM, 6, BK_W4A16_CLUSTER(6))                                    \
-    BK_W4A16_KERNEL(TNAME, T, TM, 8, BK_W4A16_CLUSTER(8))
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, TM)                                    \
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_TMA_KERNEL, TNAME, T, TM)
 
 #define BK_W4A16_KERNELS_TYPE(TNAME, T)                                                      \
     BK_W4A16_KERNELS_TM(TNAME, T, 8)                                                         \
     BK_W4A16_KERNELS_TM(TNAME, T, 16)                                                        \
     BK_W4A16_KERNELS_TM(TNAME, T, 32)                                                        \
-    BK_W4A16_KERNELS_TM(TNAME, T, 64)
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, 64)
 
 BK_W4A16_KERNELS_TYPE(f16, __half)
 BK_W4A16_KERNELS_TYPE(bf16, __nv_bfloat16)

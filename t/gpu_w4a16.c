@@ -10,8 +10,9 @@
  *   is broken);
  * - the GEMM for F16 and BF16, every group size, M from 1 to 130 (each
  *   tile height and past it), the K splits 1, 2, 3, 4, 6 and 8
- *   (BK_CUDA_W4A16_SPLITS while the plan is made), K a multiple of the
- *   kernel's 128-row stage or not,
+ *   (BK_CUDA_W4A16_SPLITS while the plan is made), both pipelines where
+ *   the GPU has the Hopper one (BK_CUDA_W4A16_PIPELINE=cp.async for the
+ *   other), K a multiple of the kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
@@ -252,6 +253,7 @@ struct gcase {
     bool c_column;
     int splits;            /* 0: the planner's choice */
     uint32_t replays;
+    bool portable;         /* the cp.async pipeline even where TMA runs */
 };
 
 static void test_gemm(const struct gcase *c)
@@ -326,8 +328,11 @@ static void test_gemm(const struct gcase *c)
         };
         if (d == 0 && c->splits)
             setenv("BK_CUDA_W4A16_SPLITS", splits, 1);
+        if (d == 0 && c->portable)
+            setenv("BK_CUDA_W4A16_PIPELINE", "cp.async", 1);
         r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
+        unsetenv("BK_CUDA_W4A16_PIPELINE");
     }
     if (kernel[0])
         kernel_seen(kernel);
@@ -383,17 +388,25 @@ static void test_gemms(void)
                     .n = (i % 4 == 0) ? 192 : 256 + 64 * (i % 5),
                     .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 7 == 3,
                     .splits = splits[i % 7], .replays = i % 11 == 5 ? 3 : 1,
+                    .portable = (i / 2) % 2 == 1,
                 };
                 test_gemm(&c);
             }
-    /* A decode shape the planner splits itself, and K past a chunk tail. */
-    struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1 };
-    test_gemm(&big);
+    /* Decode shapes the planner splits itself (both pipelines, a permuted
+     * A on the Hopper one's producer warp), K past a stage tail, M = 0. */
+    for (int portable = 0; portable < 2; portable++) {
+        struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable };
+        test_gemm(&big);
+        struct gcase perm = {
+            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable
+        };
+        test_gemm(&perm);
+    }
     struct gcase tail = {
-        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1
+        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false
     };
     test_gemm(&tail);
-    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1 };
+    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false };
     test_gemm(&empty);
 }
 

@@ -167,13 +167,19 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
  * (extent[0] slowest, strides in elements) can be described to the bulk
  * tensor copy engine at all, and the map of one at base, copied in boxes
  * of box_cols x box_rows elements (the two innermost dimensions; 1
- * elsewhere), 128-byte swizzled, zeros past the edges. F16 and BF16 only
- * for now; false when the driver refuses. */
+ * elsewhere), zeros past the edges. bk_cuda_tensor_map: F16 or BF16,
+ * 128-byte swizzled (what wgmma reads); bk_cuda_tensor_map_plain: any
+ * 2-, 4- or 8-byte elements copied as bits, rows kept in order (what a
+ * kernel reads with ordinary loads). False when the driver refuses. */
 BK_HIDDEN bool bk_cuda_tensor_map_fits(BkDataType type, uint32_t rank, const int64_t *extent,
                                        const int64_t *stride);
 BK_HIDDEN bool bk_cuda_tensor_map(CUtensorMap *map, BkDataType type, BkDeviceAddress base,
                                   uint32_t rank, const int64_t *extent, const int64_t *stride,
                                   uint32_t box_cols, uint32_t box_rows);
+BK_HIDDEN bool bk_cuda_tensor_map_plain(CUtensorMap *map, uint32_t element_bytes,
+                                        BkDeviceAddress base, uint32_t rank,
+                                        const int64_t *extent, const int64_t *stride,
+                                        uint32_t box_cols, uint32_t box_rows);
 
 /* Allows fn up to bytes of dynamic shared memory (past the 48 KiB default);
  * name is the kernel's, for the message. The context must be current. */

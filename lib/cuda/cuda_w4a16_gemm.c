@@ -7,25 +7,31 @@
  * where the tiles alone leave SMs idle and the device has thread block
  * clusters (sm_90), K is split over the CTAs of a cluster of 2 to 8, the
  * fewest that give each SM a CTA while all still fit on the device at
- * once. BK_CUDA_W4A16_SPLITS=1|2|3|4|6|8, read when a plan is made, forces
- * the split (for tuning; an impossible one falls back to 1). */
+ * once. On sm_90 tiles of up to 32 rows run the Hopper pipeline (a
+ * producer warp, the weights and scales through tensor maps made per run);
+ * a run whose bindings the maps cannot describe takes the cp.async
+ * pipeline instead. Read when a plan is made, for tuning and tests:
+ * BK_CUDA_W4A16_SPLITS=1|2|3|4|6|8 forces the split (an impossible one
+ * falls back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable pipeline. */
 #include "cuda_w4a16.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct bk_w4a16_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES,
-               "the GEMM parameter block fits struct bk_cuda_kernel_launch");
+_Static_assert(sizeof(struct bk_w4a16_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the GEMM parameter blocks fit struct bk_cuda_kernel_launch");
 
 struct gemm_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool empty;
     bool a_vector_fits;                   /* A's layout allows cp.async (address: per run) */
-    CUfunction fn;
+    bool tma;                             /* the Hopper pipeline, where a run's maps encode */
+    int64_t groups, srows;                /* scale rows, and per stage (0: per channel) */
+    CUfunction fn, fn_tma;
     unsigned int grid[3];
-    unsigned int shared_bytes;
-    char name[BK_MAX_KERNEL_NAME_SIZE];
+    unsigned int shared_bytes, shared_bytes_tma, threads_tma;
+    char name[BK_MAX_KERNEL_NAME_SIZE], name_tma[BK_MAX_KERNEL_NAME_SIZE];
     struct bk_w4a16_gemm_args args;
 };
 
@@ -71,12 +77,30 @@ static int choose_splits(const struct bk_cuda_context *c, bool clusters, int64_t
     return best;
 }
 
+/* The run's tensor maps: packed as U64 [K/16, N] in boxes of a stage's
+ * k-tiles of the tile's columns, and grouped scales as U16 [G, N] in boxes
+ * of a stage's scale rows. */
+static bool tensor_maps(const struct gemm_plan *g, struct bk_w4a16_tma_args *t)
+{
+    const struct bk_w4a16_gemm_args *a = &t->a;
+    const int64_t w_extent[2] = { a->k / 16, a->n }, s_extent[2] = { g->groups, a->n };
+    const int64_t stride[2] = { a->n, 1 };
+    if (!bk_cuda_tensor_map_plain((CUtensorMap *)t->map_w, 8, a->packed, 2, w_extent, stride,
+                                  BK_W4A16_TILE_N, BK_W4A16_STAGE_KT))
+        return false;
+    return g->srows == 0 ||
+           bk_cuda_tensor_map_plain((CUtensorMap *)t->map_s, 2, a->scales, 2, s_extent, stride,
+                                    BK_W4A16_TILE_N, (uint32_t)g->srows);
+}
+
 static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
                              struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
     const struct gemm_plan *g = plan->impl;
     if (g->empty)
         return 0;
+    struct bk_w4a16_tma_args t;
+    memset(&t, 0, sizeof t);
     struct bk_w4a16_gemm_args a = g->args;
     a.a = run->binding[BK_W4A16_GEMM_BINDING_A];
     a.packed = run->binding[BK_W4A16_GEMM_BINDING_PACKED];
@@ -85,6 +109,14 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     a.c = run->binding[BK_W4A16_GEMM_BINDING_C];
     if (g->a_vector_fits && (a.a & 15u) == 0)
         a.flags |= BK_W4A16_A_VECTOR;
+    t.a = a;
+    /* A gathered element by element is the producer warp's alone: only
+     * for short tiles. */
+    if (g->tma && ((a.flags & BK_W4A16_A_VECTOR) || a.m <= 16) && tensor_maps(g, &t)) {
+        bk_cuda_launch_set(&launches[0], g->fn_tma, g->grid[0], g->grid[1], g->grid[2],
+                           g->threads_tma, g->shared_bytes_tma, g->name_tma, &t, sizeof t);
+        return 1;
+    }
     bk_cuda_launch_set(&launches[0], g->fn, g->grid[0], g->grid[1], g->grid[2], BK_W4A16_THREADS,
                        g->shared_bytes, g->name, &a, sizeof a);
     return 1;
@@ -109,8 +141,11 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
                         "BkW4A16GemmInfo.a.extent[0] = %lld: the CUDA kernels take M up to %lld",
                         (long long)p->m, (long long)(65535 * tile_m));
     const bool clusters = plan->ctx->props.computeCapabilityMajor >= 9;
+    const char *pipeline = getenv("BK_CUDA_W4A16_PIPELINE");
+    g->tma = clusters && tm <= 32 && !(pipeline && strcmp(pipeline, "cp.async") == 0);
     const int splits = choose_splits(c, clusters, m_tiles * n_tiles, stages,
-                                     BK_W4A16_CTAS_PER_SM(tm));
+                                     g->tma ? BK_W4A16_TMA_CTAS_PER_SM(tm)
+                                            : BK_W4A16_CTAS_PER_SM(tm));
 
     struct bk_w4a16_gemm_args *a = &g->args;
     memset(a, 0, sizeof *a);
@@ -134,19 +169,27 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     g->grid[1] = (unsigned int)splits;
     g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
     g->shared_bytes = BK_W4A16_SMEM(tm);
+    g->shared_bytes_tma = BK_W4A16_TMA_SMEM(tm);
+    g->threads_tma = BK_W4A16_TMA_THREADS(tm);
+    g->groups = p->shape.groups;
+    g->srows = p->shape.per_channel ? 0 : BK_W4A16_STAGE_K / p->shape.group;
     snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, tm, splits);
-    const char *const names[] = { g->name };
-    CUfunction *const fns[] = { &g->fn };
-    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns, 1)) !=
-        BK_SUCCESS)
+    snprintf(g->name_tma, sizeof g->name_tma, "bk_w4a16_gemm_tma_%s_m%d_s%d", type, tm, splits);
+    const char *const names[] = { g->name, g->name_tma };
+    CUfunction *const fns[] = { &g->fn, &g->fn_tma };
+    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns,
+                                      g->tma ? 2 : 1)) != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
     if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
         return res;
     res = bk_cuda_set_shared_bytes(g->fn, g->shared_bytes, g->name);
+    if (res == BK_SUCCESS && g->tma)
+        res = bk_cuda_set_shared_bytes(g->fn_tma, g->shared_bytes_tma, g->name_tma);
     bk_cuda_leave(&scope);
     if (res != BK_SUCCESS)
         return res;
-    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", g->name);
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
+             g->tma ? g->name_tma : g->name);
     return BK_SUCCESS;
 }
