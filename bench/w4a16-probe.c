@@ -1,8 +1,8 @@
 /* A development probe for the W4A16 GEMM on the GPU (not bkbench): for a
  * few Llama shapes and M, the mean time per run of a reusable command
  * buffer that runs the plan on 8 weight sets (together past the L2),
- * submitted 25 times (TYPE [SHAPE [M]] narrows the run to one shape index
- * and one M, e.g. for a profiler). Weights are random words (the GEMM's speed does not
+ * submitted 25 times (TYPE [SHAPE [M]] narrows the run to one shape index,
+ * or a shape KxN of its own, and one M, e.g. for a profiler). Weights are random words (the GEMM's speed does not
  * depend on their values). bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/w4a16-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -59,13 +59,19 @@ int main(int argc, char **argv)
     BkContextCreateInfo ci = { .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
                                .deviceType = BK_DEVICE_TYPE_CUDA };
     CHECK(bkCreateContext(&ci, NULL, &ctx));
-    static const int64_t shapes[][2] = { { 4096, 12288 }, { 4096, 22016 }, { 11008, 4096 },
+    int64_t shapes[][2] = { { 4096, 12288 }, { 4096, 22016 }, { 11008, 4096 },
                                          { 8192, 8192 }, { 8192, 10240 }, { 8192, 57344 },
                                          { 28672, 8192 } };
     static const int64_t ms[] = { 1, 4, 16, 64, 256 };
     const BkDataType type = argc > 1 && strcmp(argv[1], "bf16") == 0 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16;
     printf("%-8s %6s %6s %5s %10s %10s %8s  %s\n", "type", "K", "N", "M", "us", "GB/s", "TFLOP/s", "kernel");
-    const long only_shape = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
+    long only_shape = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
+    long long own_k, own_n;
+    if (argc > 2 && sscanf(argv[2], "%lldx%lld", &own_k, &own_n) == 2) {
+        shapes[0][0] = own_k;
+        shapes[0][1] = own_n;
+        only_shape = 0;
+    }
     const long only_m = argc > 3 ? strtol(argv[3], NULL, 10) : -1;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         if (only_shape >= 0 && (size_t)only_shape != s)

@@ -699,7 +699,9 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     KERNEL(TNAME, T, TM, 2, BK_W4A16_CLUSTER(2))                                             \
     KERNEL(TNAME, T, TM, 3, BK_W4A16_CLUSTER(3))                                             \
     KERNEL(TNAME, T, TM, 4, BK_W4A16_CLUSTER(4))                                             \
+    KERNEL(TNAME, T, TM, 5, BK_W4A16_CLUSTER(5))                                             \
     KERNEL(TNAME, T, TM, 6, BK_W4A16_CLUSTER(6))                                             \
+    KERNEL(TNAME, T, TM, 7, BK_W4A16_CLUSTER(7))                                             \
     KERNEL(TNAME, T, TM, 8, BK_W4A16_CLUSTER(8))
 
 // Tiles up to 32 rows also have the Hopper pipeline (taller ones are not

@@ -164,6 +164,7 @@ enum {
     X(cuFuncSetAttribute, (CUfunction fn, int attrib, int value))                            \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                           \
       (int *blocks, CUfunction fn, int block_size, size_t dynamic_smem))                     \
+    X(cuOccupancyMaxActiveClusters, (int *clusters, CUfunction fn, const CUlaunchConfig *config)) \
     X(cuLaunchKernel, (CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,     \
                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem, \
                        CUstream stream, void **params, void **extra))                        \

@@ -3,15 +3,14 @@
  *
  * Tiles are 8, 16, 32 or 64 rows (the smallest that holds M, 64 above)
  * by 256 columns.
- * Small M is bound by streaming the weights, which needs every SM busy:
- * where the tiles alone leave SMs idle and the device has thread block
- * clusters (sm_90), K is split over the CTAs of a cluster of 2 to 8, the
- * fewest that give each SM a CTA while all still fit on the device at
- * once. On sm_90 tiles of up to 32 rows run the Hopper pipeline (a
- * producer warp, the weights and scales through tensor maps made per run);
- * a run whose bindings the maps cannot describe takes the cp.async
- * pipeline instead. Read when a plan is made, for tuning and tests:
- * BK_CUDA_W4A16_SPLITS=1|2|3|4|6|8 forces the split (an impossible one
+ * Small M is bound by streaming the weights, which wants as many CTAs
+ * streaming at once as the device holds: where it has thread block
+ * clusters (sm_90), K is split over the CTAs of a cluster of up to 8, the
+ * most whose clusters all fit on the device at once. On sm_90 tiles of
+ * up to 32 rows run the Hopper pipeline (a producer warp, the weights and
+ * scales through tensor maps made per run); a run whose bindings the maps
+ * cannot describe takes the cp.async pipeline instead. Read when a plan is made, for tuning and tests:
+ * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one
  * falls back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable pipeline. */
 #include "cuda_w4a16.h"
 
@@ -41,7 +40,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 }
 
 /* The cluster sizes the module has kernels for, smallest first. */
-static const int split_choices[] = { 1, 2, 3, 4, 6, 8 };
+static const int split_choices[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 #define SPLIT_CHOICES (int)(sizeof split_choices / sizeof split_choices[0])
 
 static int forced_splits(void)
@@ -54,27 +53,78 @@ static int forced_splits(void)
     return 0;
 }
 
-/* Splits of K per tile: the fewest that put a CTA on every SM, as long as
- * every CTA stays resident at once, and never more than there are stages. */
-static int choose_splits(const struct bk_cuda_context *c, bool clusters, int64_t tiles,
-                         int64_t stages, int per_sm)
+/* The kernel for splits s, with its shared memory allowed. */
+static BkResult find_kernel(BkPlan plan, struct gemm_plan *g, const char *type, int tm, int s)
 {
-    if (!clusters)
-        return 1;
-    const int forced = forced_splits();
-    if (forced)
-        return forced <= stages ? forced : 1;
-    const int64_t slots = (int64_t)c->sm_count * per_sm;
-    int best = 1;
-    for (int i = 0; i < SPLIT_CHOICES; i++) {
-        const int s = split_choices[i];
-        if (s > stages || tiles * s > slots)
-            break;
-        best = s;
-        if (tiles * s >= c->sm_count)
-            break;
+    snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, tm, s);
+    snprintf(g->name_tma, sizeof g->name_tma, "bk_w4a16_gemm_tma_%s_m%d_s%d", type, tm, s);
+    const char *const names[] = { g->name, g->name_tma };
+    CUfunction *const fns[] = { &g->fn, &g->fn_tma };
+    BkResult res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns,
+                                          g->tma ? 2 : 1);
+    if (res != BK_SUCCESS)
+        return res;
+    struct bk_cuda_scope scope;
+    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
+        return res;
+    res = bk_cuda_set_shared_bytes(g->fn, g->shared_bytes, g->name);
+    if (res == BK_SUCCESS && g->tma)
+        res = bk_cuda_set_shared_bytes(g->fn_tma, g->shared_bytes_tma, g->name_tma);
+    bk_cuda_leave(&scope);
+    return res;
+}
+
+/* Whether every cluster of the grid with the kernel just found is on the
+ * device at once: the driver's count of co-resident clusters (which knows
+ * how clusters pack into GPCs), or where it cannot say, CTA slots. */
+static bool one_wave(BkPlan plan, const struct gemm_plan *g, int64_t clusters, int s,
+                     int per_sm)
+{
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    const CUlaunchConfig config = {
+        .gridDimX = g->grid[0], .gridDimY = (unsigned int)s, .gridDimZ = g->grid[2],
+        .blockDimX = g->tma ? g->threads_tma : BK_W4A16_THREADS, .blockDimY = 1, .blockDimZ = 1,
+        .sharedMemBytes = g->tma ? g->shared_bytes_tma : g->shared_bytes,
+    };
+    int fit = 0;
+    struct bk_cuda_scope scope;
+    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
+        if (bk_cu.cuOccupancyMaxActiveClusters(&fit, g->tma ? g->fn_tma : g->fn, &config) !=
+            BK_CUDA_SUCCESS)
+            fit = 0;
+        bk_cuda_leave(&scope);
     }
-    return best;
+    if (fit > 0)
+        return clusters <= fit;
+    return clusters * s <= (int64_t)c->sm_count * per_sm;
+}
+
+/* Splits of K per tile (a cluster of that many CTAs per tile): the most
+ * whose grid is on the device at once, never more than there are stages.
+ * More CTAs stream the weights faster until a second wave of clusters
+ * waits (measured on the H100, bench/RESULTS.md). Leaves the kernel of
+ * the choice found. */
+static BkResult choose_splits(BkPlan plan, struct gemm_plan *g, const char *type, int tm,
+                              bool clusters, int64_t tiles, int64_t stages, int per_sm)
+{
+    int s = clusters ? forced_splits() : 1;
+    if (s > stages)
+        s = 1;
+    BkResult res;
+    for (int i = SPLIT_CHOICES - 1; i > 0 && !s; i--) {
+        const int cand = split_choices[i];
+        if (cand > stages)
+            continue;
+        if ((res = find_kernel(plan, g, type, tm, cand)) != BK_SUCCESS)
+            return res;
+        if (one_wave(plan, g, tiles, cand, per_sm))
+            s = cand;
+    }
+    if (!s)
+        s = 1;
+    g->args.splits = (uint32_t)s;
+    g->grid[1] = (unsigned int)s;
+    return find_kernel(plan, g, type, tm, s);
 }
 
 /* The run's tensor maps: packed as U64 [K/16, N] in boxes of a stage's
@@ -125,7 +175,6 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
 BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
 {
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
-    const struct bk_cuda_context *c = plan->ctx->impl;
     BkResult res;
     struct gemm_plan *g = bk_cuda_plan_new(plan, sizeof *g, gemm_prepare, NULL, &res);
     if (!g)
@@ -143,9 +192,6 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     const bool clusters = plan->ctx->props.computeCapabilityMajor >= 9;
     const char *pipeline = getenv("BK_CUDA_W4A16_PIPELINE");
     g->tma = clusters && tm <= 32 && !(pipeline && strcmp(pipeline, "cp.async") == 0);
-    const int splits = choose_splits(c, clusters, m_tiles * n_tiles, stages,
-                                     g->tma ? BK_W4A16_TMA_CTAS_PER_SM(tm)
-                                            : BK_W4A16_CTAS_PER_SM(tm));
 
     struct bk_w4a16_gemm_args *a = &g->args;
     memset(a, 0, sizeof *a);
@@ -160,34 +206,20 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     a->flags = (p->shape.per_channel ? BK_W4A16_PER_CHANNEL : 0u) |
                (p->has_perm ? BK_W4A16_HAS_PERM : 0u);
     a->stages = (uint32_t)stages;
-    a->splits = (uint32_t)splits;
     /* 16-byte pieces of A: unit k stride, whole 16-byte row steps. */
     g->a_vector_fits = !p->has_perm && p->a.col_stride == 1 &&
                        (p->m <= 1 || p->a.row_stride % 8 == 0);
     g->empty = p->m == 0;
     g->grid[0] = (unsigned int)n_tiles;
-    g->grid[1] = (unsigned int)splits;
     g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
     g->shared_bytes = BK_W4A16_SMEM(tm);
     g->shared_bytes_tma = BK_W4A16_TMA_SMEM(tm);
     g->threads_tma = BK_W4A16_TMA_THREADS(tm);
     g->groups = p->shape.groups;
     g->srows = p->shape.per_channel ? 0 : BK_W4A16_STAGE_K / p->shape.group;
-    snprintf(g->name, sizeof g->name, "bk_w4a16_gemm_%s_m%d_s%d", type, tm, splits);
-    snprintf(g->name_tma, sizeof g->name_tma, "bk_w4a16_gemm_tma_%s_m%d_s%d", type, tm, splits);
-    const char *const names[] = { g->name, g->name_tma };
-    CUfunction *const fns[] = { &g->fn, &g->fn_tma };
-    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_GEMM, names, fns,
-                                      g->tma ? 2 : 1)) != BK_SUCCESS)
-        return res;
-    struct bk_cuda_scope scope;
-    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
-        return res;
-    res = bk_cuda_set_shared_bytes(g->fn, g->shared_bytes, g->name);
-    if (res == BK_SUCCESS && g->tma)
-        res = bk_cuda_set_shared_bytes(g->fn_tma, g->shared_bytes_tma, g->name_tma);
-    bk_cuda_leave(&scope);
-    if (res != BK_SUCCESS)
+    if ((res = choose_splits(plan, g, type, tm, clusters, m_tiles * n_tiles, stages,
+                             g->tma ? BK_W4A16_TMA_CTAS_PER_SM(tm) : BK_W4A16_CTAS_PER_SM(tm))) !=
+        BK_SUCCESS)
         return res;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
              g->tma ? g->name_tma : g->name);
