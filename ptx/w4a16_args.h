@@ -56,10 +56,20 @@
  * 32 and 64 rows one of six. Measured on the H100 (bench/RESULTS.md):
  * a CTA's stages in flight count more than more CTAs per SM (three CTAs of
  * three stages streamed 20% slower; five stages or one CTA of nine, a few
- * percent slower). */
+ * percent slower). Where a block may have less shared memory (compute
+ * capability cc = 10 major + minor: 8.0 and 8.7 163 KiB, other 8.x 99 KiB,
+ * 9.0 227 KiB), the ring has as many stages as fit. */
 #define BK_W4A16_CTAS_PER_SM(tm) ((tm) >= 32 ? 1 : 2)
-#define BK_W4A16_STAGES(tm) ((tm) >= 32 ? 6 : 4)
-#define BK_W4A16_SMEM(tm) BK_W4A16_RING_BYTES(tm, BK_W4A16_WARPS, BK_W4A16_STAGES(tm))
+#define BK_W4A16_STAGES_WANTED(tm) ((tm) >= 32 ? 6 : 4)
+#define BK_W4A16_BLOCK_SMEM_LIMIT(cc) \
+    ((cc) >= 90 ? 232448u : (cc) == 80 || (cc) == 87 ? 166912u : 101376u)
+#define BK_W4A16_MIN2(a, b) ((a) < (b) ? (a) : (b))
+/* Leaves room for the Hopper pipeline's barriers (16 bytes a stage). */
+#define BK_W4A16_STAGES(tm, cc) \
+    BK_W4A16_MIN2(BK_W4A16_STAGES_WANTED(tm), \
+                  (int)(BK_W4A16_BLOCK_SMEM_LIMIT(cc) / (BK_W4A16_STAGE_BYTES(tm) + 16u)))
+#define BK_W4A16_SMEM(tm, cc) \
+    BK_W4A16_RING_BYTES(tm, BK_W4A16_WARPS, BK_W4A16_STAGES(tm, cc))
 
 struct bk_w4a16_gemm_args {
     uint64_t a, packed, scales, perm, c;
@@ -79,10 +89,10 @@ struct bk_w4a16_gemm_args {
  * boxes of TILE_N x (STAGE_K / group), grouped scales only. Stages
  * complete on shared-memory barriers, a full and an empty one per stage,
  * after the ring. */
-/* The same warps, stages and CTAs per SM as the cp.async pipeline (16
- * consumer warps measured no faster). */
+/* The same warps, stages and CTAs per SM as the cp.async pipeline on
+ * sm_90 (16 consumer warps measured no faster). */
 #define BK_W4A16_TMA_WARPS(tm) BK_W4A16_WARPS
-#define BK_W4A16_TMA_STAGES(tm) BK_W4A16_STAGES(tm)
+#define BK_W4A16_TMA_STAGES(tm) BK_W4A16_STAGES(tm, 90)
 #define BK_W4A16_TMA_CTAS_PER_SM(tm) BK_W4A16_CTAS_PER_SM(tm)
 #define BK_W4A16_TMA_THREADS(tm) (32 * BK_W4A16_TMA_WARPS(tm) + 32)
 #define BK_W4A16_TMA_RING_BYTES(tm) \

@@ -653,6 +653,14 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
 
 // Kernels: bk_w4a16_gemm[_tma]_<type>_m<tile rows>_s<splits>. Clusters need sm_90;
 // elsewhere the split kernels are never chosen and trap.
+// The compute capability this code is compiled for (10 major + minor),
+// which bounds the shared memory of a block (w4a16_args.h).
+#ifdef __CUDA_ARCH__
+#define BK_W4A16_CC (__CUDA_ARCH__ / 10)
+#else
+#define BK_W4A16_CC 90
+#endif
+
 #if BK_W4A16_HAS_CLUSTERS
 #define BK_W4A16_CLUSTER(S) __cluster_dims__(1, S, 1)
 #define BK_W4A16_CLUSTER_OK(S) true
@@ -670,7 +678,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
         if (!BK_W4A16_CLUSTER_OK(S)) {                                                         \
             __trap();                                                                          \
         } else {                                                                               \
-            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM)> g(args, smem);                 \
+            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM, BK_W4A16_CC)> g(args, smem);    \
             g.run();                                                                           \
         }                                                                                      \
     }

@@ -212,7 +212,11 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     g->empty = p->m == 0;
     g->grid[0] = (unsigned int)n_tiles;
     g->grid[2] = (unsigned int)(m_tiles > 0 ? m_tiles : 1);
-    g->shared_bytes = BK_W4A16_SMEM(tm);
+    /* The kernels' rings are sized for the architecture they were built
+     * for; a newer one runs the sm_90 code (from PTX). */
+    const int cc = plan->ctx->props.computeCapabilityMajor * 10 +
+                   plan->ctx->props.computeCapabilityMinor;
+    g->shared_bytes = BK_W4A16_SMEM(tm, cc >= 90 ? 90 : cc);
     g->shared_bytes_tma = BK_W4A16_TMA_SMEM(tm);
     g->threads_tma = BK_W4A16_TMA_THREADS(tm);
     g->groups = p->shape.groups;
