@@ -81,27 +81,33 @@ struct bk_w4a16_gemm_args {
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
 };
 
-/* The Hopper GEMM kernels (sm_90), tiles up to 32 rows: consumer warps
- * as above and a producer warp after them that brings each stage's
- * weights and scales by the bulk tensor copy engine and A by cp.async.
- * map_w: packed as U64 [K/16, N] (a k-tile's 16 rows of a column are 8
- * bytes), boxes of TILE_N x STAGE_KT; map_s: packedScales as U16 [G, N],
- * boxes of TILE_N x (STAGE_K / group), grouped scales only. Stages
- * complete on shared-memory barriers, a full and an empty one per stage,
- * after the ring. */
+/* The Hopper GEMM kernels (sm_90), tiles up to 32 rows of a contiguous
+ * A: consumer warps as above and a producer warp after them that brings
+ * each stage by the bulk tensor copy engine. map_w: packed as U64
+ * [K/16, N] (a k-tile's 16 rows of a column are 8 bytes), boxes of
+ * TILE_N x STAGE_KT; map_s: packedScales as U16 [G, N], boxes of
+ * TILE_N x (STAGE_K / group), grouped scales only; map_a: A [M, K], boxes
+ * of 64 x tm, 128-byte swizzled (two per stage). Stages are whole KiB
+ * (the swizzle's alignment) and complete on shared-memory barriers, a
+ * full and an empty one per stage, after the ring; 1 KiB of slack aligns
+ * the ring. */
 /* The same warps, stages and CTAs per SM as the cp.async pipeline on
  * sm_90 (16 consumer warps measured no faster). */
 #define BK_W4A16_TMA_WARPS(tm) BK_W4A16_WARPS
 #define BK_W4A16_TMA_STAGES(tm) BK_W4A16_STAGES(tm, 90)
 #define BK_W4A16_TMA_CTAS_PER_SM(tm) BK_W4A16_CTAS_PER_SM(tm)
 #define BK_W4A16_TMA_THREADS(tm) (32 * BK_W4A16_TMA_WARPS(tm) + 32)
+#define BK_W4A16_TMA_STAGE_BYTES(tm) ((BK_W4A16_STAGE_BYTES(tm) + 1023u) / 1024u * 1024u)
 #define BK_W4A16_TMA_RING_BYTES(tm) \
-    BK_W4A16_RING_BYTES(tm, BK_W4A16_TMA_WARPS(tm), BK_W4A16_TMA_STAGES(tm))
-#define BK_W4A16_TMA_SMEM(tm) (BK_W4A16_TMA_RING_BYTES(tm) + 16u * BK_W4A16_TMA_STAGES(tm))
+    BK_W4A16_MAX2(BK_W4A16_TMA_STAGES(tm) * BK_W4A16_TMA_STAGE_BYTES(tm), \
+                  BK_W4A16_RED_BYTES(tm, BK_W4A16_TMA_WARPS(tm)))
+#define BK_W4A16_TMA_SMEM(tm) \
+    (1024u + BK_W4A16_TMA_RING_BYTES(tm) + 16u * BK_W4A16_TMA_STAGES(tm))
 
 struct bk_w4a16_tma_args {
     BK_TENSOR_MAP_FIELD(map_w);
     BK_TENSOR_MAP_FIELD(map_s);
+    BK_TENSOR_MAP_FIELD(map_a);
     struct bk_w4a16_gemm_args a;
 };
 

@@ -145,7 +145,9 @@ __device__ __forceinline__ void scale_pairs(const uint4 &s, uint32_t pair[8])
         pair[q] = __byte_perm(w[q / 2], 0, (q & 1) ? 0x3232 : 0x1010);
 }
 
-template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
+// HOPPER: the bulk tensor copy pipeline (run_tma), whose stages are whole
+// KiB and hold A 128-byte swizzled; else the cp.async one (run).
+template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct Gemm {
     static constexpr bool SWAP = TM == 8;              // weights as the mma's A operand
     static constexpr int MT = SWAP ? 1 : TM / 16;      // m16 fragments of A
     static constexpr int NT = SWAP ? 4 : 8;            // accumulator tiles per warp and fragment
@@ -158,17 +160,25 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     static constexpr int PITCH = BK_W4A16_A_PITCH;     // elements per A row in a stage
     static constexpr uint32_t W_BYTES = BK_W4A16_W_STAGE_BYTES;
     static constexpr uint32_t S_BYTES = BK_W4A16_S_STAGE_BYTES;
-    static constexpr uint32_t STAGE_BYTES = BK_W4A16_STAGE_BYTES(TM);
+    static constexpr uint32_t STAGE_BYTES =
+        HOPPER ? BK_W4A16_TMA_STAGE_BYTES(TM) : BK_W4A16_STAGE_BYTES(TM);
+    static constexpr uint32_t A_OFF = W_BYTES + S_BYTES;  // A's place in a stage
     static constexpr int THREADS = 32 * WARPS;         // consumers (and cp.async loaders)
     static constexpr int KT_PIECES = TN / 2;           // 16-byte pieces per k-tile of the tile
     static constexpr int W_PIECES = SKT * KT_PIECES / THREADS;   // per thread and stage
     static constexpr int A_PIECES = SK / 8;            // 16-byte pieces per A row and stage
-    static constexpr int A_THREAD_PIECES = (TM * A_PIECES + THREADS - 1) / THREADS;
-    static constexpr int A_ROW_STEP = THREADS / A_PIECES;  // rows between a thread's A pieces
-    static constexpr uint32_t A_DST_STEP = 2 * A_ROW_STEP * PITCH;
+    // The cp.async pipeline's A pieces: how many a thread copies per
+    // stage, the rows between them and their distance in a stage.
+    struct APieces {
+        static constexpr int PER_THREAD = (TM * A_PIECES + THREADS - 1) / THREADS;
+        static constexpr int ROW_STEP = THREADS / A_PIECES;
+        static constexpr uint32_t DST_STEP = 2 * ROW_STEP * PITCH;
+    };
     static_assert(W_PIECES * THREADS == SKT * KT_PIECES, "whole weight pieces");
     static_assert(THREADS % KT_PIECES == 0, "a thread keeps its column piece");
     static_assert(THREADS % A_PIECES == 0, "a thread keeps its A column piece");
+
+    struct WarpView; // a consumer warp's place in a stage (warp_view)
 
     const bk_w4a16_gemm_args &p;
     unsigned char *smem;
@@ -194,6 +204,11 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     {
         const int t = threadIdx.x;
         smem0 = bk::shared_address(sm);
+        if (HOPPER) { // the ring starts on a KiB (BK_W4A16_TMA_SMEM has the slack)
+            const uint32_t pad = (1024u - smem0 % 1024u) % 1024u;
+            smem += pad;
+            smem0 += pad;
+        }
         m0 = (int64_t)blockIdx.z * TM;
         rows = p.m - m0 < TM ? p.m - m0 : TM;
         n0 = (int64_t)blockIdx.x * TN;
@@ -224,7 +239,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
         s_dst = W_BYTES + sr * (TN * 2) + 16 * spiece;
         s_k = sr * p.group;
 
-        // A (contiguous rows): A_THREAD_PIECES pieces of a column piece.
+        // A (contiguous rows): APieces::PER_THREAD pieces of a column piece.
         a_k = 8 * (t % A_PIECES);
         const int r = t / A_PIECES;
         a_rows = (int)rows - r;
@@ -294,9 +309,10 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
                 bk::cp_async16(stage + s_dst, s_src, s_bytes);
             if (vector_a) {
 #pragma unroll
-                for (int j = 0; j < A_THREAD_PIECES; j++)
-                    if (j * A_ROW_STEP < a_rows)
-                        bk::cp_async16(stage + a_dst + j * A_DST_STEP, a_src + j * a_step, 16u);
+                for (int j = 0; j < APieces::PER_THREAD; j++)
+                    if (j * APieces::ROW_STEP < a_rows)
+                        bk::cp_async16(stage + a_dst + j * APieces::DST_STEP, a_src + j * a_step,
+                                       16u);
             }
         } else {
             const unsigned char *w = w_src;
@@ -314,9 +330,9 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
             if (vector_a) {
                 const bool ok = c * SK + a_k < p.k;
 #pragma unroll
-                for (int j = 0; j < A_THREAD_PIECES; j++)
-                    if (j * A_ROW_STEP < a_rows)
-                        bk::cp_async16(stage + a_dst + j * A_DST_STEP,
+                for (int j = 0; j < APieces::PER_THREAD; j++)
+                    if (j * APieces::ROW_STEP < a_rows)
+                        bk::cp_async16(stage + a_dst + j * APieces::DST_STEP,
                                        ok ? a_src + j * a_step : (const unsigned char *)p.a,
                                        ok ? 16u : 0u);
             }
@@ -371,13 +387,12 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
         r[3] = Dequant<T>::mul(r[3], pair[2 * j + 1]);
     }
 
-    // The warp's four k-tiles of the stage at shared address `stage`:
-    // column block cb, k-tiles KW kg .. KW kg + KW - 1. w_at, s_at, a_at: the
-    // warp's offsets of its weights, first scale row and A fragment.
-    __device__ __forceinline__ void mma_stage(uint32_t stage, uint32_t w_at, uint32_t s_at,
-                                              uint32_t a_at, uint32_t pair[8],
+    // The warp's k-tiles of the stage at shared address `stage`: column
+    // block cb, k-tiles KW kg .. KW kg + KW - 1, at the offsets of v.
+    __device__ __forceinline__ void mma_stage(uint32_t stage, const WarpView &v, uint32_t pair[8],
                                               float acc[MT][NT][4]) const
     {
+        const uint32_t w_at = v.w_at, s_at = v.s_at;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         uint4 w[KW];
 #pragma unroll
@@ -394,7 +409,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
             if (SWAP) {
                 // B: rows of A as 8 columns, k-tiles i (x2: two 8 x 8 matrices).
                 uint32_t b[2];
-                bk::ldmatrix_x2(b, stage + a_at + 32 * i);
+                bk::ldmatrix_x2(b, a_address(stage, v, 0, i));
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     uint32_t r[4];
@@ -406,7 +421,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
                 uint32_t a[MT][4];
 #pragma unroll
                 for (int mi = 0; mi < MT; mi++)
-                    bk::ldmatrix_x4(a[mi], stage + a_at + 2 * (16 * mi * PITCH) + 32 * i);
+                    bk::ldmatrix_x4(a[mi], a_address(stage, v, mi, i));
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     uint32_t r[4];
@@ -423,11 +438,15 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
 
     // A consumer warp's offsets within a stage: the weights of column
     // block cb, k-tiles KW kg.., the scale row of k-tile KW kg, and the
-    // lane's A fragment rows (ldmatrix: x4 of rows lane % 16 at
-    // k + 8 (lane / 16), or for SWAP x2 of rows lane % 8 at k + 8 ((lane / 8) % 2)).
+    // lane's A fragment row (ldmatrix: x4 of rows lane % 16 at
+    // k + 8 (lane / 16), or for SWAP x2 of rows lane % 8 at k + 8 ((lane / 8) % 2)):
+    // in the padded rows of the cp.async pipeline the address of its first
+    // k-tile; in HOPPER's swizzled boxes its row, and its first 16-byte
+    // chunk along K (a_chunk) and the row's swizzle (a_xor) apart.
     struct WarpView {
         int cb, kg, lane;
         uint32_t w_at, s_at, a_at;
+        int a_chunk, a_xor;
     };
     __device__ WarpView warp_view() const
     {
@@ -441,10 +460,24 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
         const int group_shift = __ffs(p.group) - 1;
         v.s_at = W_BYTES + (TN * 2) * ((16 * KW * v.kg) >> (group_shift < 16 ? group_shift : 16)) +
                  128 * v.cb + 16 * (v.lane / 4);
-        v.a_at = W_BYTES + S_BYTES +
-                 2 * (SWAP ? (v.lane % 8) * PITCH + 16 * KW * v.kg + ((v.lane / 8) % 2) * 8
-                           : (v.lane % 16) * PITCH + 16 * KW * v.kg + (v.lane / 16) * 8);
+        const int row = SWAP ? v.lane % 8 : v.lane % 16;
+        const int half = SWAP ? (v.lane / 8) % 2 : v.lane / 16;
+        v.a_chunk = 2 * KW * v.kg + half;
+        v.a_xor = row % 8;
+        v.a_at = HOPPER ? A_OFF + 128 * row : A_OFF + 2 * (row * PITCH + 8 * v.a_chunk);
         return v;
+    }
+
+    // The lane's ldmatrix address for m16 fragment mi of k-tile i of the
+    // warp's k-tiles in the stage at `stage`.
+    static __device__ __forceinline__ uint32_t a_address(uint32_t stage, const WarpView &v,
+                                                         int mi, int i)
+    {
+        if (!HOPPER)
+            return stage + v.a_at + 2 * (16 * mi * PITCH) + 32 * i;
+        const int chunk = v.a_chunk + 2 * i; // 64 rows of K (8 chunks) per box
+        return stage + v.a_at + 128 * (16 * mi) + (chunk / 8) * (128 * TM) +
+               16 * ((chunk % 8) ^ v.a_xor);
     }
 
     static __device__ __forceinline__ void zero_acc(float acc[MT][NT][4])
@@ -479,7 +512,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
             // with the slot the next load overwrites (stage c - 1's).
             __syncthreads();
             load_stage(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
-            mma_stage(smem0 + b * STAGE_BYTES, v.w_at, v.s_at, v.a_at, pair, acc);
+            mma_stage(smem0 + b * STAGE_BYTES, v, pair, acc);
             b = b == STAGES - 1 ? 0 : b + 1;
         }
         bk::cp_async_wait<0>();
@@ -487,27 +520,24 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     }
 
 #if BK_W4A16_HAS_CLUSTERS
-    // The Hopper pipeline: a producer warp (the last) fills each slot, the
-    // weights and scales by the bulk tensor copy engine (zeros past K and
-    // N come from the tensor maps) and A by cp.async, and the slot's full
-    // barrier completes when all of it has landed (one arrival with the
-    // byte count, one per producer lane for its A copies); the consumer
-    // warps each release a slot on its empty barrier, so no warp waits for
-    // the others between stages.
+    // The Hopper pipeline: a producer warp (the last) fills each slot by
+    // the bulk tensor copy engine (the tensor maps give zeros past K, N
+    // and M), and the slot's full barrier completes when all its bytes
+    // have landed; the consumer warps each release a slot on its empty
+    // barrier, so no warp waits for the others between stages.
     __device__ void run_tma(const bk_w4a16_tma_args &q)
     {
         using namespace bk::hopper;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const uint32_t bars = smem0 + BK_W4A16_RING_BYTES(TM, WARPS, STAGES);
+        const uint32_t bars = smem0 + BK_W4A16_TMA_RING_BYTES(TM);
         if (threadIdx.x == 0) {
             for (int b = 0; b < STAGES; b++) {
-                mbar_init(bars + 8 * b, 33);
+                mbar_init(bars + 8 * b, 1);
                 mbar_init(bars + 8 * (STAGES + b), WARPS);
             }
             mbar_fence_init();
         }
         bk::grid_dependency_wait();
-        zero_pad_rows();
         __syncthreads();
         const WarpView v = warp_view();
         float acc[MT][NT][4];
@@ -521,7 +551,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
             for (int64_t c = c_begin; c < c_end; c++) {
                 const int i = (int)(c - c_begin), b = i % STAGES;
                 mbar_wait(bars + 8 * b, (uint32_t)(i / STAGES) & 1u);
-                mma_stage(smem0 + b * STAGE_BYTES, v.w_at, v.s_at, v.a_at, pair, acc);
+                mma_stage(smem0 + b * STAGE_BYTES, v, pair, acc);
                 __syncwarp();
                 if (lane == 0)
                     mbar_arrive(bars + 8 * (STAGES + b));
@@ -534,33 +564,21 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
     {
         using namespace bk::hopper;
         const int srows = (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
-        const uint32_t tx = W_BYTES + (uint32_t)srows * (TN * 2);
-        const T *a = reinterpret_cast<const T *>(p.a);
-        const bool vector_a = p.flags & BK_W4A16_A_VECTOR;
-        const int col8 = lane % 16; // the lane's 16-byte piece of each A row
-        for (int64_t c = c_begin; c < c_end; c++) {
+        const uint32_t tx = W_BYTES + (uint32_t)srows * (TN * 2) + 2u * (128 * TM);
+        for (int64_t c = c_begin; c < c_end && lane == 0; c++) {
             const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
             if (use > 0)
                 mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
             const uint32_t stage = smem0 + b * STAGE_BYTES, full = bars + 8 * b;
-            if (lane == 0) {
-                mbar_expect_tx(full, tx);
-                tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
-                if (srows)
-                    tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
-            }
-            if (vector_a) {
-                const int64_t k = c * SK + 8 * col8;
-                const bool ok = k < p.k;
-                for (int r = lane / 16; r < rows; r += 2)
-                    bk::cp_async16(stage + W_BYTES + S_BYTES + 2 * (r * PITCH + 8 * col8),
-                                   ok ? a + (m0 + r) * p.a_rs + k : a, ok ? 16u : 0u);
-                bk::cp_async_arrive_noinc(full);
-            } else {
-                gather_a(c, b, lane, 32);
-                mbar_arrive(full);
-            }
+            mbar_expect_tx(full, tx);
+            tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
+            if (srows)
+                tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
+            for (int h = 0; h < 2; h++)
+                tma_load_2d(stage + A_OFF + h * (128 * TM), q.map_a, (int)(c * SK + 64 * h),
+                            (int)m0, full);
         }
+        __syncwarp();
     }
 #endif
 
@@ -678,7 +696,8 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
         if (!BK_W4A16_CLUSTER_OK(S)) {                                                         \
             __trap();                                                                          \
         } else {                                                                               \
-            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM, BK_W4A16_CC)> g(args, smem);    \
+            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM, BK_W4A16_CC), false> g(args,    \
+                                                                                     smem);    \
             g.run();                                                                           \
         }                                                                                      \
     }
@@ -696,7 +715,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES> struct Gemm {
 // never chosen and trap.
 #if BK_W4A16_HAS_CLUSTERS
 #define BK_W4A16_TMA_BODY(T, TM, S)                                                           \
-    Gemm<T, TM, S, BK_W4A16_TMA_WARPS(TM), BK_W4A16_TMA_STAGES(TM)> g(q.a, smem);              \
+    Gemm<T, TM, S, BK_W4A16_TMA_WARPS(TM), BK_W4A16_TMA_STAGES(TM), true> g(q.a, smem);        \
     g.run_tma(q);
 #else
 #define BK_W4A16_TMA_BODY(T, TM, S) __trap();

@@ -27,6 +27,8 @@ struct gemm_plan {
     bool a_vector_fits;                   /* A's layout allows cp.async (address: per run) */
     bool tma;                             /* the Hopper pipeline, where a run's maps encode */
     int64_t groups, srows;                /* scale rows, and per stage (0: per channel) */
+    int64_t tile_m;
+    BkDataType type;                      /* of A, C and the scales */
     CUfunction fn, fn_tma;
     unsigned int grid[3];
     unsigned int shared_bytes, shared_bytes_tma, threads_tma;
@@ -128,15 +130,21 @@ static BkResult choose_splits(BkPlan plan, struct gemm_plan *g, const char *type
 }
 
 /* The run's tensor maps: packed as U64 [K/16, N] in boxes of a stage's
- * k-tiles of the tile's columns, and grouped scales as U16 [G, N] in boxes
- * of a stage's scale rows. */
+ * k-tiles of the tile's columns, grouped scales as U16 [G, N] in boxes of
+ * a stage's scale rows, and A [M, K] (contiguous rows) in boxes of 64
+ * columns of the tile's rows, 128-byte swizzled. */
 static bool tensor_maps(const struct gemm_plan *g, struct bk_w4a16_tma_args *t)
 {
     const struct bk_w4a16_gemm_args *a = &t->a;
     const int64_t w_extent[2] = { a->k / 16, a->n }, s_extent[2] = { g->groups, a->n };
     const int64_t stride[2] = { a->n, 1 };
+    /* One row's stride is never followed: any the engine takes. */
+    const int64_t a_extent[2] = { a->m, a->k };
+    const int64_t a_stride[2] = { a->m > 1 ? a->a_rs : (a->k + 7) / 8 * 8, 1 };
     if (!bk_cuda_tensor_map_plain((CUtensorMap *)t->map_w, 8, a->packed, 2, w_extent, stride,
-                                  BK_W4A16_TILE_N, BK_W4A16_STAGE_KT))
+                                  BK_W4A16_TILE_N, BK_W4A16_STAGE_KT) ||
+        !bk_cuda_tensor_map((CUtensorMap *)t->map_a, g->type, a->a, 2, a_extent, a_stride, 64,
+                            (uint32_t)g->tile_m))
         return false;
     return g->srows == 0 ||
            bk_cuda_tensor_map_plain((CUtensorMap *)t->map_s, 2, a->scales, 2, s_extent, stride,
@@ -160,9 +168,9 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     if (g->a_vector_fits && (a.a & 15u) == 0)
         a.flags |= BK_W4A16_A_VECTOR;
     t.a = a;
-    /* A gathered element by element is the producer warp's alone: only
-     * for short tiles. */
-    if (g->tma && ((a.flags & BK_W4A16_A_VECTOR) || a.m <= 16) && tensor_maps(g, &t)) {
+    /* A gathered element by element (strided or permuted) takes the
+     * cp.async pipeline. */
+    if (g->tma && (a.flags & BK_W4A16_A_VECTOR) && tensor_maps(g, &t)) {
         bk_cuda_launch_set(&launches[0], g->fn_tma, g->grid[0], g->grid[1], g->grid[2],
                            g->threads_tma, g->shared_bytes_tma, g->name_tma, &t, sizeof t);
         return 1;
@@ -220,6 +228,8 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     g->shared_bytes_tma = BK_W4A16_TMA_SMEM(tm);
     g->threads_tma = BK_W4A16_TMA_THREADS(tm);
     g->groups = p->shape.groups;
+    g->tile_m = tm;
+    g->type = p->shape.scale_type;
     g->srows = p->shape.per_channel ? 0 : BK_W4A16_STAGE_K / p->shape.group;
     if ((res = choose_splits(plan, g, type, tm, clusters, m_tiles * n_tiles, stages,
                              g->tma ? BK_W4A16_TMA_CTAS_PER_SM(tm) : BK_W4A16_CTAS_PER_SM(tm))) !=
