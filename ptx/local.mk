@@ -21,8 +21,9 @@ EXTRA_DIST += $(BK_PTX_SPARSE24) ptx/sparse24_convert.cu ptx/sparse24_mma.cu \
 EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
 # The W4A16 family: the GEMM, and the weight utilities; both include the
 # layout arithmetic the host backend uses.
-BK_PTX_W4A16 = ptx/w4a16_args.h lib/w4a16_layout.h
-EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_args.h
+BK_PTX_W4A16 = ptx/w4a16_args.h ptx/w4a16_dequant.cuh lib/w4a16_layout.h
+EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_wgmma.cu ptx/w4a16_args.h \
+	ptx/w4a16_dequant.cuh
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = ptx/attention_args.h ptx/attention_common.cuh ptx/attention_mma.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION) ptx/attention_general.cu ptx/attention_mma.cu \
@@ -42,9 +43,9 @@ CLEANFILES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin ptx/sparse24_g
 	ptx/sparse24_general.fatbin.resources
 BK_CUDA_MODULES += ptx/gemm_epilogue.fatbin
 CLEANFILES += ptx/gemm_epilogue.fatbin ptx/gemm_epilogue.fatbin.resources
-BK_CUDA_MODULES += ptx/w4a16_gemm.fatbin ptx/w4a16_convert.fatbin
+BK_CUDA_MODULES += ptx/w4a16_gemm.fatbin ptx/w4a16_convert.fatbin ptx/w4a16_wgmma.fatbin
 CLEANFILES += ptx/w4a16_gemm.fatbin ptx/w4a16_gemm.fatbin.resources ptx/w4a16_convert.fatbin \
-	ptx/w4a16_convert.fatbin.resources
+	ptx/w4a16_convert.fatbin.resources ptx/w4a16_wgmma.fatbin ptx/w4a16_wgmma.fatbin.resources
 BK_CUDA_MODULES += ptx/attention_general.fatbin ptx/attention_mma.fatbin \
 	ptx/attention_mma_backward.fatbin ptx/attention_wgmma.fatbin
 CLEANFILES += ptx/attention_general.fatbin ptx/attention_general.fatbin.resources \
@@ -95,6 +96,11 @@ ptx/w4a16_gemm.fatbin: $(srcdir)/ptx/w4a16_gemm.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16
 ptx/w4a16_convert.fatbin: $(srcdir)/ptx/w4a16_convert.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_convert.cu $@ $(BK_PTX_TOOLS)
+
+ptx/w4a16_wgmma.fatbin: $(srcdir)/ptx/w4a16_wgmma.cu $(BK_PTX_DEPS) $(BK_PTX_W4A16_DEPS) \
+		$(BK_PTX_HOPPER_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/w4a16_wgmma.cu $@ $(BK_PTX_TOOLS_SM90A)
 
 ptx/attention_general.fatbin: $(srcdir)/ptx/attention_general.cu $(BK_PTX_DEPS) \
 		$(BK_PTX_ATTENTION_DEPS)

@@ -13,10 +13,7 @@
 // k-tile. Warps: 4 column blocks x 2 groups of 4 k-tiles per stage.
 // A is staged with cp.async where its rows are contiguous, else gathered
 // element by element (perm applied), and read with ldmatrix.
-// Dequantisation is shift-and-or into the exponent of a magic number, as
-// Marlin does: (q | 0x6400) is 1024 + q in f16 and (q | 0x4300) 128 + q in
-// bf16, so one subtraction gives q - 8 exactly; the scale multiply then
-// rounds (q - 8) * s once to A's type, as the host reference does.
+// Dequantisation: w4a16_dequant.cuh.
 //
 // The two warp groups of a CTA add their sums through shared memory; the
 // CTAs of a cluster (sm_90) split K and add their partial tiles through
@@ -25,6 +22,7 @@
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "w4a16_args.h"
+#include "w4a16_dequant.cuh"
 #include "../lib/w4a16_layout.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -37,72 +35,7 @@
 
 namespace {
 
-__device__ __forceinline__ uint32_t or_mask(uint32_t w, uint32_t mask, uint32_t ex)
-{
-    uint32_t r;
-    // (w & mask) | ex in one LOP3
-    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(r) : "r"(w), "r"(mask), "r"(ex));
-    return r;
-}
-
-template <typename T> struct Dequant;
-
-// f16: nibbles 0 and 4 (bits 0-3, 16-19) are rows 2t, 2t+1 of the first
-// 8 columns; nibbles 1 and 5 rows 2t+8, 2t+9 (taken in place, x 16, so
-// scaled back by 1/16); >> 8 gives the same for the next 8 columns.
-template <> struct Dequant<__half> {
-    static __device__ __forceinline__ uint32_t sub(uint32_t x, uint32_t y)
-    {
-        __half2 r = __hsub2(*reinterpret_cast<__half2 *>(&x), *reinterpret_cast<__half2 *>(&y));
-        return *reinterpret_cast<uint32_t *>(&r);
-    }
-    static __device__ __forceinline__ uint32_t fma(uint32_t x, uint32_t y, uint32_t z)
-    {
-        __half2 r = __hfma2(*reinterpret_cast<__half2 *>(&x), *reinterpret_cast<__half2 *>(&y),
-                            *reinterpret_cast<__half2 *>(&z));
-        return *reinterpret_cast<uint32_t *>(&r);
-    }
-    static __device__ __forceinline__ uint32_t mul(uint32_t x, uint32_t y)
-    {
-        __half2 r = __hmul2(*reinterpret_cast<__half2 *>(&x), *reinterpret_cast<__half2 *>(&y));
-        return *reinterpret_cast<uint32_t *>(&r);
-    }
-    static __device__ __forceinline__ void run(uint32_t w, uint32_t r[4])
-    {
-        const uint32_t ex = 0x64006400u, lo = 0x000f000fu, hi = 0x00f000f0u;
-        const uint32_t k1032 = 0x64086408u, k1_16 = 0x2c002c00u, km72 = 0xd480d480u;
-        const uint32_t w8 = w >> 8;
-        r[0] = sub(or_mask(w, lo, ex), k1032);
-        r[1] = fma(or_mask(w, hi, ex), k1_16, km72);
-        r[2] = sub(or_mask(w8, lo, ex), k1032);
-        r[3] = fma(or_mask(w8, hi, ex), k1_16, km72);
-    }
-};
-
-// bf16 has 7 mantissa bits: 128 + 16 q does not fit, so every nibble
-// pair is shifted down to bits 0-3 / 16-19 first.
-template <> struct Dequant<__nv_bfloat16> {
-    static __device__ __forceinline__ uint32_t sub(uint32_t x, uint32_t y)
-    {
-        __nv_bfloat162 r = __hsub2(*reinterpret_cast<__nv_bfloat162 *>(&x),
-                                   *reinterpret_cast<__nv_bfloat162 *>(&y));
-        return *reinterpret_cast<uint32_t *>(&r);
-    }
-    static __device__ __forceinline__ uint32_t mul(uint32_t x, uint32_t y)
-    {
-        __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162 *>(&x),
-                                   *reinterpret_cast<__nv_bfloat162 *>(&y));
-        return *reinterpret_cast<uint32_t *>(&r);
-    }
-    static __device__ __forceinline__ void run(uint32_t w, uint32_t r[4])
-    {
-        const uint32_t ex = 0x43004300u, lo = 0x000f000fu, k136 = 0x43084308u;
-        r[0] = sub(or_mask(w, lo, ex), k136);
-        r[1] = sub(or_mask(w >> 4, lo, ex), k136);
-        r[2] = sub(or_mask(w >> 8, lo, ex), k136);
-        r[3] = sub(or_mask(w >> 12, lo, ex), k136);
-    }
-};
+using bk::w4a16::Dequant;
 
 template <typename T> struct Mma;
 template <> struct Mma<__half> {

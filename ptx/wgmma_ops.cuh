@@ -75,13 +75,19 @@ __device__ __forceinline__ void mma_ss_n64(float (&d)[8][4], uint64_t da, uint64
 template <typename T>
 __device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint64_t db,
                                             int accumulate);
-// D (64 x N) += A B: A 64 x 16 in registers, B 16 x N MN-major in shared
-// memory (N = 64 or 128).
+// D (64 x N) += A B: A 64 x 16 in registers, B 16 x N in shared memory,
+// MN-major (_t) or K-major (_k) (N = 64 or 128).
 template <typename T>
 __device__ __forceinline__ void mma_rs_n64_t(float (&d)[8][4], const uint32_t (&a)[4],
                                              uint64_t db);
 template <typename T>
 __device__ __forceinline__ void mma_rs_n128_t(float (&d)[16][4], const uint32_t (&a)[4],
+                                              uint64_t db);
+template <typename T>
+__device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&a)[4],
+                                             uint64_t db);
+template <typename T>
+__device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
                                               uint64_t db);
 
 // The wrappers above for one type: T and its PTX name (f16, bf16).
@@ -132,8 +138,12 @@ template <> __device__ __forceinline__ void mma_ss_n128<T>(float (&d)[16][4], ui
                    "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),                 \
                    "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])                  \
                  : "l"(da), "l"(db), "r"(accumulate));                                             \
-}                                                                                                  \
-template <> __device__ __forceinline__ void mma_rs_n64_t<T>(float (&d)[8][4],                      \
+}
+
+// The register-A wrappers for one type, name and B layout (TRANS "1":
+// MN-major, "0": K-major).
+#define BK_WGMMA_RS_N64(T, PTX, NAME, TRANS)                                                      \
+template <> __device__ __forceinline__ void NAME<T>(float (&d)[8][4],                      \
                                                                      const uint32_t (&a)[4],       \
                                                                      uint64_t db)                  \
 {                                                                                                  \
@@ -141,7 +151,7 @@ template <> __device__ __forceinline__ void mma_rs_n64_t<T>(float (&d)[8][4],   
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX "." PTX " "                     \
                  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,"                                         \
                  "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,"                                \
-                 "%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;\n}\n"      \
+                 "%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, " TRANS ";\n}\n"      \
                  : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),                     \
                    "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),                     \
                    "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),                     \
@@ -151,8 +161,10 @@ template <> __device__ __forceinline__ void mma_rs_n64_t<T>(float (&d)[8][4],   
                    "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]),                     \
                    "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])                      \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                           \
-}                                                                                                  \
-template <> __device__ __forceinline__ void mma_rs_n128_t<T>(float (&d)[16][4],                    \
+}
+
+#define BK_WGMMA_RS_N128(T, PTX, NAME, TRANS)                                                     \
+template <> __device__ __forceinline__ void NAME<T>(float (&d)[16][4],                    \
                                                                      const uint32_t (&a)[4],       \
                                                                      uint64_t db)                  \
 {                                                                                                  \
@@ -163,7 +175,7 @@ template <> __device__ __forceinline__ void mma_rs_n128_t<T>(float (&d)[16][4], 
                  "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,"                                \
                  "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"                                \
                  "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,"                                \
-                 "%60,%61,%62,%63}, {%64,%65,%66,%67}, %68, p, 1, 1, 1;\n}\n"                      \
+                 "%60,%61,%62,%63}, {%64,%65,%66,%67}, %68, p, 1, 1, " TRANS ";\n}\n"                      \
                  : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]),                     \
                    "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),                     \
                    "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),                     \
@@ -185,7 +197,17 @@ template <> __device__ __forceinline__ void mma_rs_n128_t<T>(float (&d)[16][4], 
 
 BK_WGMMA_SPECIALISE(__half, "f16")
 BK_WGMMA_SPECIALISE(__nv_bfloat16, "bf16")
+BK_WGMMA_RS_N64(__half, "f16", mma_rs_n64_t, "1")
+BK_WGMMA_RS_N64(__nv_bfloat16, "bf16", mma_rs_n64_t, "1")
+BK_WGMMA_RS_N128(__half, "f16", mma_rs_n128_t, "1")
+BK_WGMMA_RS_N128(__nv_bfloat16, "bf16", mma_rs_n128_t, "1")
+BK_WGMMA_RS_N64(__half, "f16", mma_rs_n64_k, "0")
+BK_WGMMA_RS_N64(__nv_bfloat16, "bf16", mma_rs_n64_k, "0")
+BK_WGMMA_RS_N128(__half, "f16", mma_rs_n128_k, "0")
+BK_WGMMA_RS_N128(__nv_bfloat16, "bf16", mma_rs_n128_k, "0")
 #undef BK_WGMMA_SPECIALISE
+#undef BK_WGMMA_RS_N64
+#undef BK_WGMMA_RS_N128
 
 } // namespace hopper
 } // namespace bk

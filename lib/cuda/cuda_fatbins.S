@@ -24,6 +24,7 @@ bk_cuda_fatbin_\name\()_end:
         bk_embed_fatbin gemm_epilogue
         bk_embed_fatbin w4a16_gemm
         bk_embed_fatbin w4a16_convert
+        bk_embed_fatbin w4a16_wgmma
         bk_embed_fatbin attention_general
         bk_embed_fatbin attention_mma
         bk_embed_fatbin attention_mma_backward

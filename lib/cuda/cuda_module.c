@@ -25,6 +25,8 @@ extern const unsigned char bk_cuda_fatbin_w4a16_gemm[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_gemm_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_convert[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_convert_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_wgmma[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_w4a16_wgmma_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_general[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_general_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_mma[] BK_HIDDEN;
@@ -54,6 +56,8 @@ static const struct {
                                     bk_cuda_fatbin_w4a16_gemm_end },
     [BK_CUDA_MODULE_W4A16_CONVERT] = { "w4a16_convert", bk_cuda_fatbin_w4a16_convert,
                                        bk_cuda_fatbin_w4a16_convert_end },
+    [BK_CUDA_MODULE_W4A16_WGMMA] = { "w4a16_wgmma", bk_cuda_fatbin_w4a16_wgmma,
+                                     bk_cuda_fatbin_w4a16_wgmma_end },
     [BK_CUDA_MODULE_ATTENTION_GENERAL] = { "attention_general", bk_cuda_fatbin_attention_general,
                                            bk_cuda_fatbin_attention_general_end },
     [BK_CUDA_MODULE_ATTENTION_MMA] = { "attention_mma", bk_cuda_fatbin_attention_mma,

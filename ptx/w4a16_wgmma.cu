@@ -1,0 +1,266 @@
+// W4A16 GEMM on Hopper (sm_90a) for tiles of more than 32 rows of A:
+// C^T = W^T A^T on wgmma, so that the weights, dequantised in registers,
+// are the register operand and the rows of A the shared-memory one.
+//
+// wgmma's register operand gives warp w of a warpgroup rows 16 w .. +15
+// in mma.sync's m16n8k16 A-fragment layout, and in Marlin's layout word j
+// of a lane's 16-byte vector holds, for the 16 columns of tile j, the
+// B fragments {b0, b1} of columns 0-7 and 8-15: the same eight values,
+// so warp w of a consumer warpgroup reads word w of each lane's vector
+// (one 32-bit load per k-tile), dequantises it and hands {r0, r2, r1, r3}
+// to one m64nTk16 instruction per k-tile. A comes by the bulk tensor copy
+// engine, 128-byte swizzled, as wgmma reads a K-major operand; the weights
+// and scales as plain rows. A producer warpgroup's first thread fills a
+// ring of stages; each consumer warp releases a stage once its wgmma
+// group has finished reading it.
+//
+// K splits over the CTAs of a cluster, which add their partial tiles
+// through distributed shared memory in rank order (as ptx/w4a16_gemm.cu):
+// deterministic, one launch, no workspace.
+#include <cooperative_groups.h>
+
+#include "element_types.cuh"
+#include "shared_memory_ops.cuh"
+#include "tma_ops.cuh"
+#include "w4a16_args.h"
+#include "w4a16_dequant.cuh"
+#include "wgmma_ops.cuh"
+#include "../lib/w4a16_layout.h"
+
+namespace {
+
+using bk::w4a16::Dequant;
+
+template <typename T, int N> struct Wgmma;
+template <typename T> struct Wgmma<T, 64> {
+    static __device__ __forceinline__ void run(float (&d)[8][4], const uint32_t (&a)[4],
+                                               uint64_t db)
+    {
+        bk::hopper::mma_rs_n64_k<T>(d, a, db);
+    }
+};
+template <typename T> struct Wgmma<T, 128> {
+    static __device__ __forceinline__ void run(float (&d)[16][4], const uint32_t (&a)[4],
+                                               uint64_t db)
+    {
+        bk::hopper::mma_rs_n128_k<T>(d, a, db);
+    }
+};
+
+__device__ __forceinline__ uint32_t load_shared32(uint32_t address)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+    return v;
+}
+
+// The pair (h, h) of the 16-bit value h.
+__device__ __forceinline__ uint32_t splat(uint32_t h)
+{
+    return (h & 0xffffu) * 0x10001u;
+}
+
+template <typename T, int TT, int S> struct WgGemm {
+    static constexpr int STAGES = BK_W4A16_WG_STAGES(TT);
+    static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT);
+    static constexpr uint32_t A_BYTES = BK_W4A16_WG_A_BYTES(TT);
+    static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES;
+    static constexpr int TN = BK_W4A16_WG_TILE_N;
+    static constexpr int KT = BK_W4A16_WG_STAGE_KT;
+    static constexpr int SK = BK_W4A16_WG_STAGE_K;
+    static constexpr int NT = TT / 8; // accumulator tiles of 8 rows of A
+
+    const bk_w4a16_gemm_args &p;
+    unsigned char *smem;
+    uint32_t ring, bars;
+    int64_t n0, m0, c_begin, c_end;
+
+    __device__ WgGemm(const bk_w4a16_gemm_args &args, unsigned char *raw) : p(args)
+    {
+        const uint32_t base = bk::shared_address(raw);
+        const uint32_t pad = (1024u - base % 1024u) % 1024u; // BK_W4A16_WG_SMEM has the slack
+        smem = raw + pad;
+        ring = base + pad;
+        bars = ring + BK_W4A16_WG_RING_BYTES(TT);
+        n0 = (int64_t)blockIdx.x * TN;
+        m0 = (int64_t)blockIdx.z * TT;
+        c_begin = (int64_t)blockIdx.y * p.stages / p.splits;
+        c_end = (int64_t)(blockIdx.y + 1) * p.stages / p.splits;
+    }
+
+    __device__ uint32_t full(int b) const { return bars + 8 * b; }
+    __device__ uint32_t empty(int b) const { return bars + 8 * (STAGES + b); }
+
+    __device__ void produce(const bk_w4a16_tma_args &q) const
+    {
+        using namespace bk::hopper;
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        const int srows = grouped ? BK_W4A16_WG_SROWS(p.group) : 0;
+        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES + (uint32_t)srows * (TN * 2);
+        for (int64_t c = c_begin; c < c_end; c++) {
+            const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
+            if (use > 0)
+                mbar_wait(empty(b), (uint32_t)(use - 1) & 1u);
+            const uint32_t stage = ring + b * STAGE_BYTES;
+            mbar_expect_tx(full(b), tx);
+            tma_load_2d(stage, q.map_a, (int)(c * SK), (int)m0, full(b));
+            tma_load_2d(stage + W_OFF, q.map_w, (int)n0, (int)(c * KT), full(b));
+            if (grouped)
+                tma_load_2d(stage + S_OFF, q.map_s, (int)n0, (int)(c * SK / p.group), full(b));
+        }
+    }
+
+    // Consumer warpgroup wi (0 or 1: weight columns 64 wi ..), warp w of it.
+    __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
+    {
+        using namespace bk::hopper;
+        const int g = lane / 4;
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        // The scales of the lane's two columns 16 w + g and + 8: halves
+        // 8 g + 2 w and + 1 of the 64-column block's permuted scale row.
+        uint32_t s_lo = 0, s_hi = 0;
+        if (!grouped) {
+            const uint16_t *scales = reinterpret_cast<const uint16_t *>(p.scales);
+            const int64_t n = n0 + 64 * wi + 16 * w + g;
+            if (n0 + 64 * wi < p.n) {
+                s_lo = splat(scales[bk_w4a16_scale_position(n, 1)]);
+                s_hi = splat(scales[bk_w4a16_scale_position(n + 8, 1)]);
+            }
+        }
+        const uint32_t w_at = W_OFF + 512 * wi + 16 * lane + 4 * w;
+        const uint32_t s_at = S_OFF + 128 * wi + 2 * (8 * g + 2 * w);
+        for (int64_t c = c_begin; c < c_end; c++) {
+            const int i = (int)(c - c_begin), b = i % STAGES;
+            const uint32_t stage = ring + b * STAGE_BYTES;
+            mbar_wait(full(b), (uint32_t)(i / STAGES) & 1u);
+            uint32_t a[KT][4];
+#pragma unroll
+            for (int kt = 0; kt < KT; kt++) {
+                // Groups of 32 give the stage's last two k-tiles a second row.
+                if (grouped && (kt == 0 || (kt == 2 && p.group == 32))) {
+                    const uint32_t s = load_shared32(stage + s_at + (kt == 0 ? 0 : TN * 2));
+                    s_lo = splat(s);
+                    s_hi = splat(s >> 16);
+                }
+                uint32_t r[4];
+                Dequant<T>::run(load_shared32(stage + w_at + kt * (TN * 8)), r);
+                a[kt][0] = Dequant<T>::mul(r[0], s_lo);
+                a[kt][1] = Dequant<T>::mul(r[2], s_hi);
+                a[kt][2] = Dequant<T>::mul(r[1], s_lo);
+                a[kt][3] = Dequant<T>::mul(r[3], s_hi);
+            }
+            wgmma_fence();
+#pragma unroll
+            for (int kt = 0; kt < KT; kt++)
+                Wgmma<T, TT>::run(acc, a[kt], smem_desc(stage + 32 * kt, 16, 1024));
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_operand(acc);
+            fence_operand(a);
+            __syncwarp();
+            if (lane == 0)
+                mbar_arrive(empty(b));
+        }
+    }
+
+    __device__ void run(const bk_w4a16_tma_args &q)
+    {
+        using namespace bk::hopper;
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+        if (threadIdx.x == 0) {
+            for (int b = 0; b < STAGES; b++) {
+                mbar_init(full(b), 1);
+                mbar_init(empty(b), 8); // the consumer warps
+            }
+            mbar_fence_init();
+        }
+        bk::grid_dependency_wait();
+        __syncthreads();
+        float acc[NT][4];
+#pragma unroll
+        for (int t = 0; t < NT; t++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                acc[t][e] = 0.f;
+        if (wg == 0) {
+            if (threadIdx.x == 0)
+                produce(q);
+            __syncwarp();
+        } else {
+            consume(acc, wg - 1, warp % 4, lane);
+        }
+        reduce_and_store(acc, wg, warp % 4, lane);
+    }
+
+    // The CTA's partial tile, [TT rows of A][TN columns] floats at the
+    // start of shared memory, then its rank's slice of the cluster's sum.
+    __device__ void reduce_and_store(const float (&acc)[NT][4], int wg, int w, int lane)
+    {
+        float *red = reinterpret_cast<float *>(smem);
+        __syncthreads(); // the ring is free
+        if (wg > 0) {
+            const int col = 64 * (wg - 1) + 16 * w + lane / 4;
+#pragma unroll
+            for (int t = 0; t < NT; t++)
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    red[(8 * t + 2 * (lane % 4) + e % 2) * TN + col + 8 * (e / 2)] = acc[t][e];
+        }
+        const int64_t rows = p.m - m0 < TT ? p.m - m0 : TT;
+        const int64_t elements = rows * TN;
+        namespace cg = cooperative_groups;
+        cg::cluster_group cluster = cg::this_cluster();
+        int64_t begin = 0, end = elements;
+        if (S > 1) {
+            cluster.sync();
+            const unsigned rank = cluster.block_rank();
+            begin = elements * rank / S;
+            end = elements * (rank + 1) / S;
+        } else {
+            __syncthreads();
+        }
+        T *c = reinterpret_cast<T *>(p.c);
+        for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
+            const int64_t r = e / TN, col = e % TN;
+            float v = red[e];
+            if (S > 1) {
+                v = 0.f;
+#pragma unroll
+                for (int q = 0; q < S; q++)
+                    v += cluster.map_shared_rank(red, q)[e];
+            }
+            if (n0 + col < p.n)
+                c[(m0 + r) * p.c_rs + (n0 + col) * p.c_cs] = bk::Storage<T>::out(v);
+        }
+        if (S > 1)
+            cluster.sync(); // the other ranks read this CTA's tile until here
+    }
+};
+
+} // namespace
+
+// Kernels: bk_w4a16_wgmma_<type>_t<rows of A per tile>_s<splits>.
+#define BK_W4A16_WG_KERNEL(TNAME, T, TT, S)                                                   \
+    extern "C" __global__ void __cluster_dims__(1, S, 1)                                       \
+    __launch_bounds__(BK_W4A16_WG_THREADS, 1)                                                  \
+        bk_w4a16_wgmma_##TNAME##_t##TT##_s##S(const __grid_constant__ bk_w4a16_tma_args q)    \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        WgGemm<T, TT, S> g(q.a, smem);                                                         \
+        g.run(q);                                                                              \
+    }
+
+#define BK_W4A16_WG_SPLITS(TNAME, T, TT)                                                      \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 1)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 2)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 3)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 4)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 5)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 6)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 7)                                                       \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, 8)
+
+BK_W4A16_WG_SPLITS(f16, __half, 64)
+BK_W4A16_WG_SPLITS(f16, __half, 128)
+BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 64)
+BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 128)
