@@ -6,7 +6,7 @@
 # cubin. Prints each kernel's resource report (registers, stack, spills,
 # shared memory) to the build log, keeps it in OUT.resources, and fails
 # when a kernel spills registers or uses a stack frame (hot kernels must
-# not).
+# not), or when ptxas serialises its wgmma instructions.
 #
 # usage: build-fatbin.sh SRC OUT "NVCC" PTXAS FATBINARY "ARCHS" "PTX_ARCHS" [NVCC flags...]
 #   ARCHS: real architectures, e.g. "80 86 89 90" (90a means sm_90a);
@@ -109,6 +109,15 @@ bad=$(awk '$5 != 0 || $8 != 0 || $12 != 0' "$tmp/$name.resources")
 if [ -n "$bad" ]; then
     echo "$0: error: kernels of $name use a stack frame or spill registers:" >&2
     echo "$bad" >&2
+    exit 1
+fi
+# ptxas serialises wgmma (waits after each) where an input register of one
+# is written while its group may run (C7513): a silent loss of most of
+# the tensor cores' speed, so an error here.
+serial=$(grep -h "C7513" "$tmp"/*.log | sed 's/.*function //' | sort -u)
+if [ -n "$serial" ]; then
+    echo "$0: error: ptxas serialises the wgmma instructions of $name in:" >&2
+    echo "$serial" >&2
     exit 1
 fi
 

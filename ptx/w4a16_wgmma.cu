@@ -11,8 +11,8 @@
 // to one m64nTk16 instruction per k-tile. A comes by the bulk tensor copy
 // engine, 128-byte swizzled, as wgmma reads a K-major operand; the weights
 // and scales as plain rows. A producer warpgroup's first thread fills a
-// ring of stages; each consumer warp releases a stage once its wgmma
-// group has finished reading it.
+// ring of stages; each consumer warp releases a stage once its wgmma group
+// has finished reading it.
 //
 // K splits over the CTAs of a cluster, which add their partial tiles
 // through distributed shared memory in rank order (as ptx/w4a16_gemm.cu):
@@ -129,6 +129,10 @@ template <typename T, int TT, int S> struct WgGemm {
         }
         const uint32_t w_at = W_OFF + 512 * wi + 16 * lane + 4 * w;
         const uint32_t s_at = S_OFF + 128 * wi + 2 * (8 * g + 2 * w);
+        // Stage c's weights dequantised, then its group of wgmmas, waited
+        // for before the stage is released: a group still in flight while
+        // the next stage's registers are written makes ptxas serialise every
+        // wgmma (C7513), and the other consumer warpgroup fills the gap.
         for (int64_t c = c_begin; c < c_end; c++) {
             const int i = (int)(c - c_begin), b = i % STAGES;
             const uint32_t stage = ring + b * STAGE_BYTES;
@@ -149,18 +153,33 @@ template <typename T, int TT, int S> struct WgGemm {
                 a[kt][2] = Dequant<T>::mul(r[1], s_lo);
                 a[kt][3] = Dequant<T>::mul(r[3], s_hi);
             }
+            // Every input register of the group (a, the descriptors)
+            // defined before it starts, else ptxas serialises the wgmmas.
+            uint64_t desc[KT];
+#pragma unroll
+            for (int kt = 0; kt < KT; kt++) {
+                desc[kt] = smem_desc(stage + 32 * kt, 16, 1024);
+                asm volatile("" : "+l"(desc[kt]));
+            }
+            fence_operand(a);
             wgmma_fence();
 #pragma unroll
             for (int kt = 0; kt < KT; kt++)
-                Wgmma<T, TT>::run(acc, a[kt], smem_desc(stage + 32 * kt, 16, 1024));
+                Wgmma<T, TT>::run(acc, a[kt], desc[kt]);
             wgmma_commit();
             wgmma_wait<0>();
             fence_operand(acc);
             fence_operand(a);
-            __syncwarp();
-            if (lane == 0)
-                mbar_arrive(empty(b));
+            release(b, lane);
         }
+    }
+
+    // A consumer warp is done with slot b (its wgmma groups have read it).
+    __device__ void release(int b, int lane) const
+    {
+        __syncwarp();
+        if (lane == 0)
+            bk::hopper::mbar_arrive(empty(b));
     }
 
     __device__ void run(const bk_w4a16_tma_args &q)
