@@ -22,11 +22,11 @@
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "w4a16_args.h"
+#include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
 #include "../lib/w4a16_layout.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#include <cooperative_groups.h>
 #include "tma_ops.cuh"
 #define BK_W4A16_HAS_CLUSTERS 1
 #else
@@ -562,41 +562,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
                         red[at] = v;
                     }
         }
-        const int64_t elements = rows * TN;
-        int64_t begin = 0, end = elements;
-#if BK_W4A16_HAS_CLUSTERS
-        namespace cg = cooperative_groups;
-        cg::cluster_group cluster = cg::this_cluster();
-        if (S > 1) {
-            cluster.sync();
-            const unsigned rank = cluster.block_rank();
-            begin = elements * rank / S;
-            end = elements * (rank + 1) / S;
-        } else {
-            __syncthreads();
-        }
-#else
-        __syncthreads();
-#endif
-        T *c = reinterpret_cast<T *>(p.c);
-        for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
-            const int64_t r = e / TN, col = e % TN;
-            float v = red[e];
-#if BK_W4A16_HAS_CLUSTERS
-            if (S > 1) {
-                v = 0.f;
-#pragma unroll
-                for (int q = 0; q < S; q++)
-                    v += cluster.map_shared_rank(red, q)[e];
-            }
-#endif
-            if (n0 + col < p.n)
-                c[(m0 + r) * p.c_rs + (n0 + col) * p.c_cs] = bk::Storage<T>::out(v);
-        }
-#if BK_W4A16_HAS_CLUSTERS
-        if (S > 1)
-            cluster.sync(); // the other ranks read this CTA's tile until here
-#endif
+        bk::w4a16::store_cluster_sum<T, S, TN>(p, red, rows, m0, n0);
     }
 };
 

@@ -17,12 +17,11 @@
 // K splits over the CTAs of a cluster, which add their partial tiles
 // through distributed shared memory in rank order (as ptx/w4a16_gemm.cu):
 // deterministic, one launch, no workspace.
-#include <cooperative_groups.h>
-
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 #include "w4a16_args.h"
+#include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
 #include "wgmma_ops.cuh"
 #include "../lib/w4a16_layout.h"
@@ -225,34 +224,7 @@ template <typename T, int TT, int S> struct WgGemm {
                 for (int e = 0; e < 4; e++)
                     red[(8 * t + 2 * (lane % 4) + e % 2) * TN + col + 8 * (e / 2)] = acc[t][e];
         }
-        const int64_t rows = p.m - m0 < TT ? p.m - m0 : TT;
-        const int64_t elements = rows * TN;
-        namespace cg = cooperative_groups;
-        cg::cluster_group cluster = cg::this_cluster();
-        int64_t begin = 0, end = elements;
-        if (S > 1) {
-            cluster.sync();
-            const unsigned rank = cluster.block_rank();
-            begin = elements * rank / S;
-            end = elements * (rank + 1) / S;
-        } else {
-            __syncthreads();
-        }
-        T *c = reinterpret_cast<T *>(p.c);
-        for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
-            const int64_t r = e / TN, col = e % TN;
-            float v = red[e];
-            if (S > 1) {
-                v = 0.f;
-#pragma unroll
-                for (int q = 0; q < S; q++)
-                    v += cluster.map_shared_rank(red, q)[e];
-            }
-            if (n0 + col < p.n)
-                c[(m0 + r) * p.c_rs + (n0 + col) * p.c_cs] = bk::Storage<T>::out(v);
-        }
-        if (S > 1)
-            cluster.sync(); // the other ranks read this CTA's tile until here
+        bk::w4a16::store_cluster_sum<T, S, TN>(p, red, p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
     }
 };
 

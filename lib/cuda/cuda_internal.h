@@ -158,6 +158,10 @@ BK_HIDDEN void *bk_cuda_plan_new(BkPlan plan, size_t size, bk_cuda_prepare_fn pr
 BK_HIDDEN BkResult bk_cuda_find_functions(BkPlan plan, enum bk_cuda_module_id id,
                                           const char *const *names, CUfunction *const *fns,
                                           int count);
+/* bk_cuda_find_functions for one kernel, then allows it shared_bytes of
+ * dynamic shared memory (bk_cuda_set_shared_bytes). */
+BK_HIDDEN BkResult bk_cuda_find_kernel(BkPlan plan, enum bk_cuda_module_id id, const char *name,
+                                       CUfunction *fn, unsigned int shared_bytes);
 /* Fills a launch of fn with the parameter block args of size bytes. */
 BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                   unsigned int grid, unsigned int grid_y, unsigned int grid_z,

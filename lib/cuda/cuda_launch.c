@@ -99,6 +99,22 @@ BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, const char 
     return BK_SUCCESS;
 }
 
+BkResult bk_cuda_find_kernel(BkPlan plan, enum bk_cuda_module_id id, const char *name,
+                             CUfunction *fn, unsigned int shared_bytes)
+{
+    const char *const names[] = { name };
+    CUfunction *const fns[] = { fn };
+    BkResult res = bk_cuda_find_functions(plan, id, names, fns, 1);
+    if (res != BK_SUCCESS || shared_bytes <= 48u * 1024u)
+        return res;
+    struct bk_cuda_scope scope;
+    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
+        return res;
+    res = bk_cuda_set_shared_bytes(*fn, shared_bytes, name);
+    bk_cuda_leave(&scope);
+    return res;
+}
+
 BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                CUstream stream, uint32_t cmd_index)
 {

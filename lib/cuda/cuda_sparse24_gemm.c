@@ -162,17 +162,7 @@ static BkResult kernel_init(BkPlan plan, enum bk_cuda_module_id module, const ch
     k->grid_z = (unsigned int)(p->batch < 65535 ? p->batch : 65535);
     k->block = t->threads;
     k->shared_bytes = t->shared_bytes;
-    const char *const names[] = { k->name };
-    CUfunction *const fns[] = { &k->fn };
-    BkResult res = bk_cuda_find_functions(plan, module, names, fns, 1);
-    if (res != BK_SUCCESS || k->shared_bytes <= 48u * 1024u)
-        return res;
-    struct bk_cuda_scope scope;
-    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
-        return res;
-    res = bk_cuda_set_shared_bytes(k->fn, k->shared_bytes, k->name);
-    bk_cuda_leave(&scope);
-    return res;
+    return bk_cuda_find_kernel(plan, module, k->name, &k->fn, k->shared_bytes);
 }
 
 static void launch_of(const struct gemm_kernel *k, const struct bk_run_args *run,

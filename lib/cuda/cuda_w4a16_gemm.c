@@ -75,17 +75,7 @@ static BkResult find_kernel(BkPlan plan, struct kernel *k, const char *type, int
 {
     snprintf(k->name, sizeof k->name, "%s_%s_%c%d_s%d", k->prefix, type, k->tile_tag, k->tile_m,
              s);
-    const char *const names[] = { k->name };
-    CUfunction *const fns[] = { &k->fn };
-    BkResult res = bk_cuda_find_functions(plan, k->module, names, fns, 1);
-    if (res != BK_SUCCESS)
-        return res;
-    struct bk_cuda_scope scope;
-    if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
-        return res;
-    res = bk_cuda_set_shared_bytes(k->fn, k->shared_bytes, k->name);
-    bk_cuda_leave(&scope);
-    return res;
+    return bk_cuda_find_kernel(plan, k->module, k->name, &k->fn, k->shared_bytes);
 }
 
 /* Whether every cluster of k's grid with s splits is on the device at
