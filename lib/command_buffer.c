@@ -144,6 +144,14 @@ BK_API BkResult bkQueueSubmit(BkQueue queue, uint32_t commandBufferCount,
                             cmd->state == BK_CMDBUF_RECORDING
                                 ? "still recording: call bkEndCommandBuffer"
                                 : "not recorded, or a one-time buffer already submitted");
+        /* A one-time buffer runs once per recording, also within one submit. */
+        if (cmd->usage == BK_COMMAND_BUFFER_USAGE_ONE_TIME)
+            for (uint32_t j = 0; j < i; j++)
+                if (pCommandBuffers[j] == cmd)
+                    return bk_error(BK_ERROR_INVALID_STATE,
+                                    "bkQueueSubmit: pCommandBuffers[%u] is the one-time buffer "
+                                    "already at pCommandBuffers[%u]: it runs once per recording",
+                                    i, j);
     }
     for (uint32_t i = 0; i < commandBufferCount; i++) {
         BkCommandBuffer cmd = pCommandBuffers[i];

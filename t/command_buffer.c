@@ -1,5 +1,6 @@
 /* Command buffers: allocation, the state machine (initial, recording,
- * executable), one-time versus reusable replay, begin resetting, and
+ * executable), one-time versus reusable replay (a one-time buffer twice
+ * in one submit is rejected), begin resetting, and
  * submission checks. */
 #include "config.h"
 
@@ -194,6 +195,32 @@ static void test_submit(void)
     BKT_EXPECT(bkQueueSubmit(BK_NULL_HANDLE, 1, both), BK_ERROR_INVALID_ARGUMENT, "queue",
                "queue NULL");
     BKT_EXPECT(bkQueueSubmit(queue, 0, NULL), BK_SUCCESS, NULL, "submitting nothing is fine");
+
+    /* A one-time buffer twice in one submit: rejected before anything
+     * runs (the reusable buffer first in the list does not run either),
+     * and the one-time buffer stays executable. */
+    BkCommandBuffer reusable = new_buffer();
+    begin(reusable, BK_COMMAND_BUFFER_USAGE_REUSABLE);
+    bkCmdFillMemory(reusable, D.address, WORDS * 4, 5u);
+    bkEndCommandBuffer(reusable);
+    set_words(&C, 0);
+    set_words(&D, 0);
+    begin(one, BK_COMMAND_BUFFER_USAGE_ONE_TIME);
+    bkCmdFillMemory(one, C.address, WORDS * 4, 9u);
+    bkEndCommandBuffer(one);
+    BkCommandBuffer twice[3] = { reusable, one, one };
+    BKT_EXPECT(bkQueueSubmit(queue, 3, twice), BK_ERROR_INVALID_STATE, "pCommandBuffers[2]",
+               "a one-time buffer twice in one submit");
+    bkQueueWaitIdle(queue);
+    tap_ok(has_words(&C, 0, 1) && has_words(&D, 0, 1), "... nothing of that submit ran");
+    BkCommandBuffer reused[2] = { reusable, reusable };
+    BKT_EXPECT(bkQueueSubmit(queue, 2, reused), BK_SUCCESS, NULL,
+               "a reusable buffer twice in one submit is fine");
+    BKT_EXPECT(bkQueueSubmit(queue, 1, &one), BK_SUCCESS, NULL,
+               "... and the one-time buffer still runs once");
+    bkQueueWaitIdle(queue);
+    tap_ok(has_words(&C, 9u, 0) && has_words(&D, 5u, 0), "... both ran");
+    bkFreeCommandBuffer(reusable);
 
     /* A buffer of one context cannot go to another's queue. */
     BkContext other = bkt_open_host();
