@@ -53,3 +53,5 @@ EXTRA_DIST += t/bkbench-quick.sh
 EXTRA_DIST += bench/attention-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
+# The README's first command: the build dependencies, as root or with sudo.
+EXTRA_DIST += tools/install-deps.sh
