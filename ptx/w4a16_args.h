@@ -114,7 +114,7 @@ struct bk_w4a16_tma_args {
 /* The Hopper GEMM for tiles of more than 32 rows of a contiguous A
  * (ptx/w4a16_wgmma.cu, sm_90a): C^T = W^T A^T on wgmma, the dequantised
  * weights as its register operand (64 columns of W per consumer
- * warpgroup, two per CTA) and t rows of A (64 or 128) as its shared-memory
+ * warpgroup, two per CTA) and t rows of A (64, 128 or 256) as its shared-memory
  * operand; a producer warpgroup's first thread brings each stage (4
  * k-tiles: 64 rows of K) by the bulk tensor copy engine with the maps of
  * struct bk_w4a16_tma_args: map_w boxes of WG_TILE_N x WG_STAGE_KT, map_s

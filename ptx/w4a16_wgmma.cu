@@ -38,6 +38,13 @@ template <typename T> struct Wgmma<T, 64> {
         bk::hopper::mma_rs_n64_k<T>(d, a, db);
     }
 };
+template <typename T> struct Wgmma<T, 256> {
+    static __device__ __forceinline__ void run(float (&d)[32][4], const uint32_t (&a)[4],
+                                               uint64_t db)
+    {
+        bk::hopper::mma_rs_n256_k<T>(d, a, db);
+    }
+};
 template <typename T> struct Wgmma<T, 128> {
     static __device__ __forceinline__ void run(float (&d)[16][4], const uint32_t (&a)[4],
                                                uint64_t db)
@@ -253,5 +260,7 @@ template <typename T, int TT, int S> struct WgGemm {
 
 BK_W4A16_WG_SPLITS(f16, __half, 64)
 BK_W4A16_WG_SPLITS(f16, __half, 128)
+BK_W4A16_WG_SPLITS(f16, __half, 256)
 BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 64)
 BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 128)
+BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 256)

@@ -1,19 +1,21 @@
-/* The W4A16 GEMM on CUDA (module w4a16_gemm, ptx/w4a16_gemm.cu): the
- * tiling and the split of K chosen at plan creation, the A loader per run.
+/* The W4A16 GEMM on CUDA (modules w4a16_gemm and w4a16_wgmma): the
+ * kernels and the split of K chosen at plan creation, the one a run
+ * takes (and its tensor maps) per run.
  *
- * Tiles are 8, 16, 32 or 64 rows (the smallest that holds M, 64 above)
- * by 256 columns.
+ * Portable kernels: tiles of 8, 16, 32 or 64 rows (the smallest that
+ * holds M, 64 above) by 256 columns, the weights through a cp.async ring.
+ * On sm_90, tiles up to 32 rows run the Hopper pipeline (a producer warp,
+ * weights, scales and A through tensor maps made per run), and taller
+ * ones the wgmma kernel (sm_90a: 64, 128 or 256 rows of A by 128
+ * columns); a run whose bindings the maps cannot describe (A strided,
+ * permuted or misaligned) takes the portable kernel instead.
  * Small M is bound by streaming the weights, which wants as many CTAs
  * streaming at once as the device holds: where it has thread block
  * clusters (sm_90), K is split over the CTAs of a cluster of up to 8, the
- * most whose clusters all fit on the device at once. On sm_90 tiles of
- * up to 32 rows run the Hopper pipeline (a producer warp, the weights and
- * scales through tensor maps made per run), and taller ones the wgmma
- * kernel (module w4a16_wgmma, sm_90a: tiles of 64 or 128 rows of A by 128
- * columns); a run whose bindings the maps cannot describe (A strided,
- * permuted or misaligned) takes the cp.async pipeline instead. Read when a plan is made, for tuning and tests:
- * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one
- * falls back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable pipeline. */
+ * most whose clusters all fit on the device at once.
+ * Read when a plan is made, for tuning and tests:
+ * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one falls
+ * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels. */
 #include "cuda_w4a16.h"
 
 #include <stdio.h>
@@ -271,7 +273,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
         chosen = k;
     }
     if (sm90a && tm > 32 && !portable_only) {
-        const int tt = p->m <= 64 ? 64 : 128;
+        const int tt = p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
         k = &g->k[K_WGMMA];
         kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N, BK_W4A16_WG_STAGE_KT, BK_W4A16_WG_THREADS,
                     BK_W4A16_WG_SMEM(tt), 1);
