@@ -82,6 +82,8 @@ AS_CASE([$with_fmoddir],
   [""|yes|no], [BK_FMODDIR='${libdir}/bk/fortran/'"$bk_fc_id"],
   [BK_FMODDIR=$with_fmoddir])
 AC_SUBST([BK_FMODDIR])
+BK_FC_ID=$bk_fc_id
+AC_SUBST([BK_FC_ID])
 AC_SUBST([BK_WARN_FCFLAGS])
 AC_SUBST([FC_MODINC])
 AC_SUBST([FC_MODOUT])
