@@ -2,9 +2,14 @@
 check_PROGRAMS += examples/swiglu
 examples_swiglu_SOURCES = examples/swiglu.c
 examples_swiglu_LDADD = libbk.la -lm
-# Plain programs, not TAP: the generic test driver judges them by exit status.
-TESTS += examples/run-swiglu.sh
-EXTRA_DIST += examples/run-swiglu.sh
+# One context and thread per device (here, with no GPU, several host
+# contexts at once as well).
+check_PROGRAMS += examples/multi_gpu
+examples_multi_gpu_SOURCES = examples/multi_gpu.c
+examples_multi_gpu_LDADD = libbk.la -lm
+# TAP wrappers that run the examples on the host (and BK_TEST_DEVICE).
+TESTS += examples/run-swiglu.sh examples/run-multi-gpu.sh
+EXTRA_DIST += examples/run-swiglu.sh examples/run-multi-gpu.sh
 
 # make installcheck (and so distcheck): the example built against the
 # installed library through `pkg-config bk`, as its comment says, and run
