@@ -25,3 +25,30 @@ installcheck-pkgconfig:
 	./installcheck-pkgconfig.tmp/swiglu host >/dev/null && \
 	rm -rf installcheck-pkgconfig.tmp
 .PHONY: installcheck-pkgconfig
+
+# The MPI examples (examples/configure.m4): built with the MPI compiler
+# wrappers against the uninstalled libraries through libtool, and run by
+# examples/run-mpi.sh with mpirun -np 2 on the host device (and on the
+# GPUs of BK_TEST_DEVICE=cuda).
+EXTRA_DIST += examples/configure.m4 examples/mpi_swiglu.c examples/mpi_swiglu.f90 \
+	examples/run-mpi.sh
+TESTS += examples/run-mpi.sh
+BK_MPI_EXAMPLES =
+if BK_HAVE_MPI
+BK_MPI_EXAMPLES += examples/mpi_swiglu
+examples/mpi_swiglu: $(srcdir)/examples/mpi_swiglu.c libbk.la
+	@$(MKDIR_P) examples
+	$(AM_V_CCLD)$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=link $(MPICC) $(AM_CPPFLAGS) $(CPPFLAGS) \
+	  $(CFLAGS) $(LDFLAGS) -o $@ $(srcdir)/examples/mpi_swiglu.c libbk.la -lm
+endif
+if BK_HAVE_MPI_FORTRAN
+BK_MPI_EXAMPLES += examples/mpi_swiglu_f
+examples/mpi_swiglu_f: $(srcdir)/examples/mpi_swiglu.f90 bindings/fortran/libbk_fortran.la
+	@$(MKDIR_P) examples
+	$(AM_V_FCLD)$(LIBTOOL) $(AM_V_lt) --tag=FC --mode=link $(MPIFORT) $(FCFLAGS) \
+	  $(FC_MODINC)bindings/fortran $(LDFLAGS) -o $@ $(srcdir)/examples/mpi_swiglu.f90 \
+	  bindings/fortran/libbk_fortran.la libbk.la
+endif
+check_SCRIPTS = $(BK_MPI_EXAMPLES)
+CLEANFILES += examples/mpi_swiglu examples/mpi_swiglu_f
+AM_TESTS_ENVIRONMENT += MPIRUN='$(MPIRUN)'; export MPIRUN;
