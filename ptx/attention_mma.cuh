@@ -1,11 +1,11 @@
 // What the tensor-core attention kernels share (ptx/attention_mma.cu,
-// ptx/attention_mma_backward.cu): the mma.sync wrappers for F16 and BF16,
-// swizzled 64-row tiles in shared memory filled by cp.async, and the walk
+// ptx/attention_mma_backward.cu): the mma.sync wrapper (mma_ops.cuh), swizzled 64-row tiles in shared memory filled by cp.async, and the walk
 // over a query block's active key tiles.
 #ifndef BK_ATTENTION_MMA_CUH
 #define BK_ATTENTION_MMA_CUH
 
 #include "attention_common.cuh"
+#include "mma_ops.cuh"
 #include "shared_memory_ops.cuh"
 
 namespace bk {
@@ -14,27 +14,7 @@ namespace attention {
 constexpr int TILE = BK_ATTENTION_MMA_TILE;
 constexpr int THREADS = BK_ATTENTION_MMA_THREADS;
 
-template <typename T> struct Mma;
-template <> struct Mma<__half> {
-    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
-template <> struct Mma<__nv_bfloat16> {
-    static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
+using bk::Mma;
 
 static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address)
 {

@@ -9,6 +9,7 @@ BK_PTX_COMMON = \
 	ptx/build-fatbin.sh \
 	ptx/element_types.cuh \
 	ptx/shared_memory_ops.cuh \
+	ptx/mma_ops.cuh \
 	ptx/gated_common.cuh \
 	ptx/gated_kernel_args.h \
 	ptx/tensor_map_args.h

@@ -1,6 +1,6 @@
 // The shared-memory primitives of the tensor-core kernels (ptx/sparse24_mma.cu,
-// ptx/w4a16_gemm.cu): asynchronous 16-byte copies from global memory and
-// ldmatrix, each one PTX instruction.
+// the W4A16 and attention kernels): loads, asynchronous 16-byte copies from
+// global memory and ldmatrix, each one PTX instruction.
 #ifndef BK_SHARED_MEMORY_OPS_CUH
 #define BK_SHARED_MEMORY_OPS_CUH
 
@@ -11,6 +11,23 @@ namespace bk {
 static __device__ __forceinline__ uint32_t shared_address(const void *p)
 {
     return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// 4 and 16 bytes from a shared-memory address.
+static __device__ __forceinline__ uint32_t load_shared32(uint32_t address)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+    return v;
+}
+
+static __device__ __forceinline__ uint4 load_shared16(uint32_t address)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(address));
+    return v;
 }
 
 // 16 bytes global -> shared, zero-filled past src_bytes (0 or 16).

@@ -17,7 +17,6 @@
  * y = splits, z = row tiles. */
 #define BK_W4A16_THREADS 256
 #define BK_W4A16_WARPS (BK_W4A16_THREADS / 32)
-#define BK_W4A16_MAX_SPLITS 8
 
 #define BK_W4A16_A_VECTOR 0x1u    /* A's rows are k-contiguous, 16-byte aligned, no perm */
 #define BK_W4A16_PER_CHANNEL 0x2u

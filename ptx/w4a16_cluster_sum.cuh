@@ -11,11 +11,12 @@
 #include "element_types.cuh"
 #include "w4a16_args.h"
 
+// Thread block clusters (and distributed shared memory): sm_90 and later.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #include <cooperative_groups.h>
-#define BK_W4A16_CLUSTER_SUM 1
+#define BK_W4A16_HAS_CLUSTERS 1
 #else
-#define BK_W4A16_CLUSTER_SUM 0
+#define BK_W4A16_HAS_CLUSTERS 0
 #endif
 
 namespace bk {
@@ -28,7 +29,7 @@ static __device__ __forceinline__ void store_cluster_sum(const bk_w4a16_gemm_arg
 {
     const int64_t elements = rows * TN;
     int64_t begin = 0, end = elements;
-#if BK_W4A16_CLUSTER_SUM
+#if BK_W4A16_HAS_CLUSTERS
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
     if (S > 1) {
@@ -46,7 +47,7 @@ static __device__ __forceinline__ void store_cluster_sum(const bk_w4a16_gemm_arg
     for (int64_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
         const int64_t r = e / TN, col = e % TN;
         float v = red[e];
-#if BK_W4A16_CLUSTER_SUM
+#if BK_W4A16_HAS_CLUSTERS
         if (S > 1) {
             v = 0.f;
 #pragma unroll
@@ -57,7 +58,7 @@ static __device__ __forceinline__ void store_cluster_sum(const bk_w4a16_gemm_arg
         if (n0 + col < p.n)
             c[(m0 + r) * p.c_rs + (n0 + col) * p.c_cs] = Storage<T>::out(v);
     }
-#if BK_W4A16_CLUSTER_SUM
+#if BK_W4A16_HAS_CLUSTERS
     if (S > 1)
         cluster.sync(); // the other ranks read this CTA's tile until here
 #endif

@@ -22,51 +22,21 @@
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "w4a16_args.h"
+#include "mma_ops.cuh"
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
 #include "../lib/w4a16_layout.h"
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if BK_W4A16_HAS_CLUSTERS
 #include "tma_ops.cuh"
-#define BK_W4A16_HAS_CLUSTERS 1
-#else
-#define BK_W4A16_HAS_CLUSTERS 0
 #endif
 
 namespace {
 
 using bk::w4a16::Dequant;
 
-template <typename T> struct Mma;
-template <> struct Mma<__half> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
-template <> struct Mma<__nv_bfloat16> {
-    static __device__ __forceinline__ void run(float d[4], const uint32_t a[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
-
-__device__ __forceinline__ uint4 load_shared16(uint32_t address)
-{
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(address));
-    return v;
-}
+using bk::Mma;
+using bk::load_shared16;
 
 // The eight scale pairs of a lane's 8-half scale vector: half q in both
 // halves of pair q.

@@ -53,12 +53,7 @@ template <typename T> struct Wgmma<T, 128> {
     }
 };
 
-__device__ __forceinline__ uint32_t load_shared32(uint32_t address)
-{
-    uint32_t v;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
-    return v;
-}
+using bk::load_shared32;
 
 // The pair (h, h) of the 16-bit value h.
 __device__ __forceinline__ uint32_t splat(uint32_t h)
