@@ -111,10 +111,12 @@ if [ -n "$bad" ]; then
     echo "$bad" >&2
     exit 1
 fi
-# ptxas serialises wgmma (waits after each) where an input register of one
-# is written while its group may run (C7513): a silent loss of most of
-# the tensor cores' speed, so an error here.
-serial=$(grep -h "C7513" "$tmp"/*.log | sed 's/.*function //' | sort -u)
+# ptxas serialises wgmma (waits after each) where it cannot prove that no
+# other instruction touches a group's registers while it may run (C7513:
+# an input written; C7514: an accumulator read; others of the same words):
+# a silent loss of most of the tensor cores' speed, so an error here.
+serial=$(grep -h "wgmma.mma_async instructions are serialized" "$tmp"/*.log |
+    sed 's/.*function //' | sort -u)
 if [ -n "$serial" ]; then
     echo "$0: error: ptxas serialises the wgmma instructions of $name in:" >&2
     echo "$serial" >&2

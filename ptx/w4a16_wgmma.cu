@@ -196,37 +196,44 @@ template <typename T, int TT, int S> struct WgGemm {
         }
         bk::grid_dependency_wait();
         __syncthreads();
-        float acc[NT][4];
-#pragma unroll
-        for (int t = 0; t < NT; t++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[t][e] = 0.f;
+        // Registers move from the producer, one thread of which works, to
+        // the consumers (256 rows of A take 128 accumulators a thread), and
+        // back to an even split for the reduction.
         if (wg == 0) {
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
             if (threadIdx.x == 0)
                 produce(q);
             __syncwarp();
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 168;\n" ::: "memory");
         } else {
-            consume(acc, wg - 1, warp % 4, lane);
-        }
-        reduce_and_store(acc, wg, warp % 4, lane);
-    }
-
-    // The CTA's partial tile, [TT rows of A][TN columns] floats at the
-    // start of shared memory, then its rank's slice of the cluster's sum.
-    __device__ void reduce_and_store(const float (&acc)[NT][4], int wg, int w, int lane)
-    {
-        float *red = reinterpret_cast<float *>(smem);
-        __syncthreads(); // the ring is free
-        if (wg > 0) {
-            const int col = 64 * (wg - 1) + 16 * w + lane / 4;
+            asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+            float acc[NT][4];
 #pragma unroll
             for (int t = 0; t < NT; t++)
 #pragma unroll
                 for (int e = 0; e < 4; e++)
-                    red[(8 * t + 2 * (lane % 4) + e % 2) * TN + col + 8 * (e / 2)] = acc[t][e];
+                    acc[t][e] = 0.f;
+            consume(acc, wg - 1, warp % 4, lane);
+            stash(acc, wg - 1, warp % 4, lane);
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 168;\n" ::: "memory");
         }
-        bk::w4a16::store_cluster_sum<T, S, TN>(p, red, p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
+        bk::w4a16::store_cluster_sum<T, S, TN>(p, reinterpret_cast<float *>(smem),
+                                               p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
+    }
+
+    // The consumers' partial tile, [TT rows of A][TN columns] floats at the
+    // start of shared memory once both are done with the ring (named
+    // barrier 1: the 256 consumer threads); store_cluster_sum adds it up.
+    __device__ void stash(const float (&acc)[NT][4], int wi, int w, int lane) const
+    {
+        float *red = reinterpret_cast<float *>(smem);
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        const int col = 64 * wi + 16 * w + lane / 4;
+#pragma unroll
+        for (int t = 0; t < NT; t++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                red[(8 * t + 2 * (lane % 4) + e % 2) * TN + col + 8 * (e / 2)] = acc[t][e];
     }
 };
 
