@@ -54,6 +54,16 @@ struct bk_attention_args {
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
 #define BK_ATTENTION_WGMMA_THREADS 384
 #define BK_ATTENTION_WGMMA_ROWS 128
+/* Its shared memory, for head size D (64 or 128): two Q tiles of 64 rows,
+ * the ring of K and V tiles of 128 keys (two stages at D = 128, else
+ * three), the exchange of the split mode (64 x D F32 and 4 x 128 F32), the
+ * word per consumer thread (1 KiB), the tile records (16 bytes per stage), the barriers (q_full; k_full, v_full,
+ * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. */
+#define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
+    (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 64 * (d) * 4 +     \
+     4 * 128 * 4 + 1024 + 16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + \
+     1024)
 struct bk_attention_tma_args {
     BK_TENSOR_MAP_FIELD(map_q);
     BK_TENSOR_MAP_FIELD(map_k);

@@ -69,6 +69,61 @@ static __device__ __forceinline__ int64_t query_begin(const Args &a, int64_t j)
 
 constexpr float LOG2E = 1.4426950408889634f; // scores run in base 2
 
+// The tensor-core forward kernels take scores to base 2 as s * sl2. A key a
+// row may not see gets `masked`, which scales to -inf whatever the sign of
+// the scale; a zero scale (or one that rounds to zero in F32) runs as a
+// tiny positive one: the same softmax, every visible score 0 to rounding.
+struct ScoreScale {
+    float sl2, masked;
+    bool negative;
+};
+static __device__ __forceinline__ ScoreScale score_scale(double scale)
+{
+    ScoreScale s;
+    s.sl2 = (float)(scale * 1.4426950408889634);
+    if (s.sl2 == 0.f)
+        s.sl2 = 1e-30f;
+    s.negative = s.sl2 < 0.f;
+    s.masked = s.negative ? INFINITY : -INFINITY;
+    return s;
+}
+
+// The largest scaled score of a fragment's two rows (elements 0-1 and 2-3
+// of each 4), at least `prior`: the raw maximum (minimum for a negative
+// scale) times the scale, one multiply per row instead of one per score.
+template <int N>
+static __device__ __forceinline__ float2 row_max(const float (&s)[N][4], const ScoreScale &ss,
+                                                 float2 prior)
+{
+    float a, b;
+    if (!ss.negative) {
+        a = b = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            a = fmaxf(a, fmaxf(s[n][0], s[n][1]));
+            b = fmaxf(b, fmaxf(s[n][2], s[n][3]));
+        }
+    } else {
+        a = b = INFINITY;
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            a = fminf(a, fminf(s[n][0], s[n][1]));
+            b = fminf(b, fminf(s[n][2], s[n][3]));
+        }
+    }
+    return make_float2(fmaxf(prior.x, a * ss.sl2), fmaxf(prior.y, b * ss.sl2));
+}
+
+// 2^x on the special function unit, a subnormal result flushed to zero (a
+// probability below 2^-126 of the row's largest is nothing beside it);
+// exp2f would add a range test and two multiplies around each.
+static __device__ __forceinline__ float exp2_fast(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
 // Two F32 values rounded to T's storage, packed as one 32-bit register (an
 // MMA fragment, or two adjacent output elements).
 template <typename T> static __device__ __forceinline__ uint32_t pack2(float lo, float hi);

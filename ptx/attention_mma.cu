@@ -49,7 +49,7 @@ template <typename T, int DH> static __device__ void forward_tile(const Args &a)
     }
     cp_async_commit();
     uint32_t qf[KSTEPS][4];
-    const float sl2 = (float)a.scale * LOG2E;
+    const ScoreScale ss = score_scale(a.scale);
     for (int stage = 0, first = 1; t >= 0; stage ^= 1, first = 0) {
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
@@ -85,20 +85,16 @@ template <typename T, int DH> static __device__ void forward_tile(const Args &a)
                 for (int e = 0; e < 2; e++) {
                     const int64_t j = k0 + n * 8 + 2 * q4 + e;
                     if (j >= end_a)
-                        s[n][e] = -INFINITY;
+                        s[n][e] = ss.masked;
                     if (j >= end_b)
-                        s[n][2 + e] = -INFINITY;
+                        s[n][2 + e] = ss.masked;
                 }
             }
         }
 
         // Online softmax in base 2; rows are shared by the 4 lanes of a quad.
-        float mx_a = m_a, mx_b = m_b;
-#pragma unroll
-        for (int n = 0; n < NT_S; n++) {
-            mx_a = fmaxf(mx_a, fmaxf(s[n][0], s[n][1]) * sl2);
-            mx_b = fmaxf(mx_b, fmaxf(s[n][2], s[n][3]) * sl2);
-        }
+        const float2 mx = row_max(s, ss, make_float2(m_a, m_b));
+        float mx_a = mx.x, mx_b = mx.y;
 #pragma unroll
         for (int o2 = 1; o2 <= 2; o2 *= 2) {
             mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
@@ -106,16 +102,16 @@ template <typename T, int DH> static __device__ void forward_tile(const Args &a)
         }
         const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
         const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-        const float corr_a = exp2f(m_a - base_a), corr_b = exp2f(m_b - base_b);
+        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
         m_a = mx_a;
         m_b = mx_b;
         float sum_a = 0.f, sum_b = 0.f;
 #pragma unroll
         for (int n = 0; n < NT_S; n++) {
-            s[n][0] = exp2f(s[n][0] * sl2 - base_a);
-            s[n][1] = exp2f(s[n][1] * sl2 - base_a);
-            s[n][2] = exp2f(s[n][2] * sl2 - base_b);
-            s[n][3] = exp2f(s[n][3] * sl2 - base_b);
+            s[n][0] = exp2_fast(fmaf(s[n][0], ss.sl2, -base_a));
+            s[n][1] = exp2_fast(fmaf(s[n][1], ss.sl2, -base_a));
+            s[n][2] = exp2_fast(fmaf(s[n][2], ss.sl2, -base_b));
+            s[n][3] = exp2_fast(fmaf(s[n][3], ss.sl2, -base_b));
             sum_a += s[n][0] + s[n][1];
             sum_b += s[n][2] + s[n][3];
         }

@@ -5,25 +5,26 @@
 //
 // A CTA owns 128 query rows of one (batch, head): warpgroup 0 is the
 // producer, warpgroups 1 and 2 each own 64 rows. The producer (one warp,
-// one lane issuing the copies) walks the key tiles (BN = 128 keys where
-// the key blocks allow, else 64) that either consumer needs (their query
-// blocks' active key blocks, up to the causal limit) and fills a ring of
-// K and V stages; a consumer
-// waits for K, computes S = Q K^T (wgmma, both operands in shared
-// memory), runs the online softmax in registers, waits for V, adds P V
-// (wgmma, P from registers) and releases the stage. A tile only one
-// consumer needs is skipped by the other (blocks of 64 rows may differ).
+// one lane writing) walks the key tiles (128 keys: two active 64-key
+// slots) that either consumer needs (their query blocks' active key
+// blocks, up to the causal limit), 32 slots per mask read, and fills a
+// ring of stages: each tile's record (its keys, which consumer takes it),
+// K, and V a tile behind. The consumers take turns to issue their GEMMs:
+// in its turn a consumer reads the tile's record, issues S = Q K^T (both
+// operands in shared memory) and P V of its previous tile (P from
+// registers), then runs the online softmax of S while P V runs and the
+// other consumer's turn comes. A tile only one consumer needs is skipped
+// by the other (blocks of 64 rows may differ).
 #include "attention_common.cuh"
+#include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
 
-// Tuning switches (variants of the module, BK_CUDA_MODULE_DIR): the overlap
-// of one tile's softmax with the tensor cores' work on its neighbours (on,
-// it measured 3-4% slower on the H100, 2026-11-23: the two consumers
-// already take turns), and the move of registers from the producer to the
-// consumers.
-#ifndef BK_ATTENTION_WGMMA_OVERLAP
-#define BK_ATTENTION_WGMMA_OVERLAP 0
+// Tuning switches (variants of the module, BK_CUDA_MODULE_DIR): the
+// ping-pong of the two consumers' GEMMs and the move of registers from the
+// producer to the consumers.
+#ifndef BK_ATTENTION_WGMMA_PINGPONG
+#define BK_ATTENTION_WGMMA_PINGPONG 1
 #endif
 #ifndef BK_ATTENTION_WGMMA_SETMAXNREG
 #define BK_ATTENTION_WGMMA_SETMAXNREG 1
@@ -35,15 +36,13 @@ namespace wg {
 
 using namespace bk::hopper;
 
-constexpr int ROWS = 64;              // query rows per consumer
+constexpr int ROWS = 64; // query rows per consumer
 
-// The walk over 64-key slots, the same in the producer and both
-// consumers. A tile of the ring is a pair of active slots (one when the
-// row ends): any two, so blocks of 64 keys fill 128-key tiles too.
+// The walk over 64-key slots, by the producer warp, which tells the
+// consumers what it found through each tile's record. A tile of the ring
+// is a pair of active slots (one when the row ends): any two, so blocks
+// of 64 keys fill 128-key tiles too.
 constexpr int SLOT = 64;
-struct Pair {
-    int64_t lo, hi; // slots; hi < 0: the upper half is empty
-};
 
 struct Walk {
     int64_t pb, ph, per_block;
@@ -55,44 +54,40 @@ struct Walk {
 
     __device__ bool needs(const Args &a, int c, int64_t t) const
     {
-        return t >= 0 && t * SLOT < (c ? end1 : end0) &&
+        return t * SLOT < (c ? end1 : end0) &&
                block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
     }
-    __device__ bool needs(const Args &a, int c, const Pair &p) const
+};
+
+// The slots each consumer needs, 32 at a time: a whole warp reads one mask
+// entry per lane and keeps the answers as two bit words, so that a tile
+// costs no dependent mask read.
+struct SlotScan {
+    int64_t t0 = -1;      // the first slot of the words
+    uint32_t need[2] = {}; // bit i: consumer c needs slot t0 + i
+
+    // The next slot at or after t that either consumer needs (-1: none),
+    // with whether each needs it.
+    __device__ int64_t next(const Args &a, const Walk &w, int64_t t, bool (&needs)[2])
     {
-        return needs(a, c, p.lo) || needs(a, c, p.hi);
-    }
-    // Whether consumer c computes union tile n (the pair p).
-    __device__ bool takes(const Args &a, int c, int n, const Pair &p) const
-    {
-        return split ? n % 2 == c : needs(a, c, p);
-    }
-    // The next slot at or after t that either consumer needs, or -1. Called
-    // by whole warps: the lanes test 32 slots at once (a sparse row would
-    // otherwise cost one dependent mask read per slot).
-    __device__ int64_t next(const Args &a, int64_t t) const
-    {
-        const int64_t limit = max(end0, end1);
-        for (; t * SLOT < limit; t += 32) {
-            const int64_t mine = t + threadIdx.x % 32;
-            const unsigned hits =
-                __ballot_sync(0xFFFFFFFFu, needs(a, 0, mine) || needs(a, 1, mine));
-            if (hits)
-                return t + __ffs(hits) - 1;
+        const int64_t limit = max(w.end0, w.end1);
+        for (; t * SLOT < limit;) {
+            if (t0 < 0 || t >= t0 + 32) {
+                t0 = t;
+                for (int c = 0; c < 2; c++)
+                    need[c] = __ballot_sync(0xFFFFFFFFu, w.needs(a, c, t + threadIdx.x % 32));
+            }
+            const uint32_t ahead = (need[0] | need[1]) >> (t - t0);
+            if (ahead) {
+                const int at = (int)(t - t0) + __ffs(ahead) - 1;
+                needs[0] = (need[0] >> at) & 1u;
+                needs[1] = (need[1] >> at) & 1u;
+                return t0 + at;
+            }
+            t = t0 + 32;
         }
+        needs[0] = needs[1] = false;
         return -1;
-    }
-    // The pair from slot t on; lo < 0 at the end.
-    __device__ Pair pair_from(const Args &a, int64_t t) const
-    {
-        Pair p;
-        p.lo = t < 0 ? -1 : next(a, t);
-        p.hi = p.lo < 0 ? -1 : next(a, p.lo + 1);
-        return p;
-    }
-    __device__ Pair after(const Args &a, const Pair &p) const
-    {
-        return pair_from(a, p.hi < 0 ? -1 : p.hi + 1);
     }
 };
 
@@ -101,7 +96,7 @@ struct Walk {
 // blocks of rows x 128 bytes, each 128-byte swizzled.
 template <int DH, int BN> struct Layout {
     static constexpr int CB = DH / 64;
-    static constexpr int STAGES = DH == 128 && BN == 128 ? 2 : 3;
+    static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;
@@ -111,16 +106,35 @@ template <int DH, int BN> struct Layout {
     // consumer 0 to merge.
     static constexpr uint32_t XO = V + STAGES * KV_BYTES;
     static constexpr uint32_t XML = XO + ROWS * DH * 4;
-    static constexpr uint32_t BARS = XML + 4 * 128 * 4;
-    // Barriers: q_full, then k_full, v_full and empty per stage; and the
-    // slack to align the start to 1024 bytes.
-    static constexpr uint32_t BYTES = BARS + 8 * (1 + 3 * STAGES) + 1024;
+    // A word per consumer thread that the softmax's sums are stored to
+    // (see consumer), the record of each stage's tile, then the barriers.
+    static constexpr uint32_t SINK = XML + 4 * 128 * 4;
+    static constexpr uint32_t RECORDS = SINK + 256 * 4;
+    static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
+    // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
+    // (K is freed once both consumers have their scores, before P V); and
+    // the slack to align the start to 1024 bytes.
+    static constexpr uint32_t BYTES = BARS + 8 * (1 + 4 * STAGES) + 1024;
+    static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_SHARED_BYTES(DH),
+                  "the plan asks for the shared memory this layout takes");
 };
 
-// The stage of union tile n: its K, V and empty barriers and the parity
-// of its current use.
+// What the producer tells the consumers of union tile n, in shared memory
+// beside its K tile and published by k_full: where its two 64-key halves
+// start (the upper one at -64 when empty) and flags: which consumer takes
+// it and needs which half, or the end of the walk. The consumers so skip
+// the walk over the pattern (a mask read per slot, 64-bit index math).
+enum : uint32_t {
+    TILE_END = 1u,
+    TILE_TAKEN = 2u,    // << consumer
+    TILE_USES_LO = 8u,  // << 2 * consumer
+    TILE_USES_HI = 16u, // << 2 * consumer
+};
+
+// The stage of union tile n: its barriers, the parity of its current use,
+// its K and V tiles and its record.
 struct Stage {
-    uint32_t k_full, v_full, empty, parity, k_tile, v_tile;
+    uint32_t k_full, v_full, k_empty, v_empty, parity, k_tile, v_tile, record;
     template <int DH, int BN> static __device__ Stage of(uint32_t base, int n)
     {
         typedef Layout<DH, BN> L;
@@ -128,15 +142,18 @@ struct Stage {
         Stage st;
         st.k_full = base + L::BARS + 8 * (1 + s);
         st.v_full = st.k_full + 8 * L::STAGES;
-        st.empty = st.v_full + 8 * L::STAGES;
+        st.k_empty = st.v_full + 8 * L::STAGES;
+        st.v_empty = st.k_empty + 8 * L::STAGES;
         st.parity = (uint32_t)((n / L::STAGES) & 1);
         st.k_tile = base + L::K + s * L::KV_BYTES;
         st.v_tile = base + L::V + s * L::KV_BYTES;
+        st.record = base + L::RECORDS + 16 * s;
         return st;
     }
 };
 
-// Run by warp 0: every lane walks the tiles, lane 0 issues the copies.
+// Run by warp 0: every lane walks the tiles, lane 0 writes their records
+// and issues the copies; a last record ends the walk.
 template <typename T, int DH, int BN>
 static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
                                 int64_t r0, int64_t kvh, int64_t h, int64_t b)
@@ -145,54 +162,106 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
-    if (leader) {
+    const bool any = w.end0 > 0 || w.end1 > 0;
+    if (leader && any) {
         const int q_tiles = w.split ? 1 : 2;
         mbar_expect_tx(q_full, q_tiles * L::Q_BYTES);
         for (int c = 0; c < q_tiles; c++)
             for (int cb = 0; cb < L::CB; cb++)
                 tma_load_4d(base + L::Q + c * L::Q_BYTES + cb * L::Q_BLOCK, p.map_q, 64 * cb,
                             (int)(r0 + ROWS * c), (int)h, (int)b, q_full);
+    } else if (leader) {
+        mbar_arrive(q_full); // nothing to load: still let the consumers past
     }
-    int n = 0;
-    for (Pair pr = w.pair_from(a, 0); pr.lo >= 0; pr = w.after(a, pr), n++) {
+    // K or V of union tile n, from the slots key[0] and key[1].
+    auto load = [&](int kv, int n, const int (&key)[2]) {
         const Stage st = Stage::of<DH, BN>(base, n);
         if (n >= L::STAGES) // the previous use of the stage, one phase back
-            mbar_wait(st.empty, st.parity ^ 1u);
+            mbar_wait(kv ? st.v_empty : st.k_empty, st.parity ^ 1u);
         if (!leader)
-            continue;
+            return;
+        const uint32_t full = kv ? st.v_full : st.k_full, tile = kv ? st.v_tile : st.k_tile;
+        mbar_expect_tx(full, L::KV_BYTES);
+        for (int half = 0; half < 2; half++)
+            for (int cb = 0; cb < L::CB; cb++)
+                tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
+                            64 * cb, key[half], (int)kvh, (int)b, full);
+    };
+    // The record of union tile n, before its K (k_full publishes it).
+    auto record = [&](int n, uint4 rec) {
+        const Stage st = Stage::of<DH, BN>(base, n);
+        if (n >= L::STAGES)
+            mbar_wait(st.k_empty, st.parity ^ 1u);
+        if (leader)
+            store_shared16(st.record, rec);
+    };
+    // V runs a tile behind K (as the consumers use them: S of tile n with
+    // P V of tile n - 1), so that a V slot the consumers still hold does
+    // not hold up the next K.
+    int n = 0, last[2] = { 0, 0 };
+    SlotScan scan;
+    bool lo_needs[2], hi_needs[2];
+    int64_t lo = any ? scan.next(a, w, 0, lo_needs) : -1;
+    for (; lo >= 0; n++) {
+        const int64_t hi = scan.next(a, w, lo + 1, hi_needs);
+        uint32_t flags = 0;
+        for (int c = 0; c < 2; c++) {
+            const bool takes = w.split ? n % 2 == c : lo_needs[c] || hi_needs[c];
+            flags |= (takes ? TILE_TAKEN << c : 0u) | (lo_needs[c] ? TILE_USES_LO << 2 * c : 0u) |
+                     (hi_needs[c] ? TILE_USES_HI << 2 * c : 0u);
+        }
         // Each half from its slot; an empty upper half from past Lk (zeros).
-        const int key[2] = { (int)(pr.lo * SLOT), (int)(pr.hi >= 0 ? pr.hi * SLOT : a.lk) };
-        mbar_expect_tx(st.k_full, L::KV_BYTES);
-        for (int half = 0; half < 2; half++)
-            for (int cb = 0; cb < L::CB; cb++)
-                tma_load_4d(st.k_tile + cb * L::KV_BLOCK + half * SLOT * 128, p.map_k, 64 * cb,
-                            key[half], (int)kvh, (int)b, st.k_full);
-        mbar_expect_tx(st.v_full, L::KV_BYTES);
-        for (int half = 0; half < 2; half++)
-            for (int cb = 0; cb < L::CB; cb++)
-                tma_load_4d(st.v_tile + cb * L::KV_BLOCK + half * SLOT * 128, p.map_v, 64 * cb,
-                            key[half], (int)kvh, (int)b, st.v_full);
+        const int key[2] = { (int)(lo * SLOT), (int)(hi >= 0 ? hi * SLOT : a.lk) };
+        record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
+        load(0, n, key);
+        if (n > 0)
+            load(1, n - 1, last);
+        last[0] = key[0];
+        last[1] = key[1];
+        lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
     }
+    if (n > 0)
+        load(1, n - 1, last);
+    record(n, make_uint4(0u, 0u, TILE_END, 0u));
+    if (leader)
+        mbar_arrive(Stage::of<DH, BN>(base, n).k_full);
 }
 
-// One arrival per consumer warp frees a stage (8 make it empty).
-static __device__ __forceinline__ void release(const Stage &st)
+// One arrival per consumer warp frees a K or V tile (8 make it empty).
+static __device__ __forceinline__ void release(uint32_t empty)
 {
     __syncwarp();
     if (threadIdx.x % 32 == 0)
-        mbar_arrive(st.empty);
+        mbar_arrive(empty);
 }
 
-// Frees a use this consumer skips. Its arrival must count toward this
-// use's phase of the stage's empty barrier, not the use before (which the
-// other consumer may still be reading): wait for that one first.
+// Frees a tile this consumer skips, once its record has been read (so the
+// producer is past K's previous use). V's arrival must count toward this
+// use's phase of v_empty, not the use before (which the other consumer may
+// still be reading): wait for that one first.
 template <int DH, int BN>
-static __device__ __forceinline__ void release_skipped(uint32_t base, int n)
+static __device__ __forceinline__ void release_skipped(const Stage &st, int n)
 {
-    const Stage st = Stage::of<DH, BN>(base, n);
+    release(st.k_empty);
     if (n >= Layout<DH, BN>::STAGES)
-        mbar_wait(st.empty, st.parity ^ 1u);
-    release(st);
+        mbar_wait(st.v_empty, st.parity ^ 1u);
+    release(st.v_empty);
+}
+
+// The consumers take turns to issue their GEMMs (named barriers 2 and 3,
+// FlashAttention-3's ping-pong): one warpgroup's softmax runs while the
+// tensor cores work on the other's scores and P V. Both consumers take the
+// same number of turns (one per union tile and one to finish).
+constexpr int TURN_BARRIER = 2;
+static __device__ __forceinline__ void wait_turn(int c)
+{
+    if (BK_ATTENTION_WGMMA_PINGPONG)
+        asm volatile("bar.sync %0, 256;\n" ::"r"(TURN_BARRIER + c) : "memory");
+}
+static __device__ __forceinline__ void pass_turn(int c)
+{
+    if (BK_ATTENTION_WGMMA_PINGPONG)
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (c ^ 1)) : "memory");
 }
 
 // S = Q K^T for 64 rows x BN keys (D in steps of 16, 32 bytes), issued.
@@ -201,12 +270,13 @@ static __device__ __forceinline__ void issue_scores(float (&sc)[BN / 8][4], uint
                                                     const Stage &st)
 {
     typedef Layout<DH, BN> L;
+    const uint64_t dq0 = smem_desc(q_tile, 16, 1024), dk0 = smem_desc(st.k_tile, 16, 1024);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < DH / 16; kk++) {
         const uint32_t in_block = (kk % 4) * 32;
-        const uint64_t dq = smem_desc(q_tile + (kk / 4) * L::Q_BLOCK + in_block, 16, 1024);
-        const uint64_t dk = smem_desc(st.k_tile + (kk / 4) * L::KV_BLOCK + in_block, 16, 1024);
+        const uint64_t dq = smem_desc_add(dq0, (kk / 4) * L::Q_BLOCK + in_block);
+        const uint64_t dk = smem_desc_add(dk0, (kk / 4) * L::KV_BLOCK + in_block);
         if constexpr (BN == 128)
             mma_ss_n128<T>(sc, dq, dk, kk > 0);
         else
@@ -220,10 +290,11 @@ template <typename T, int DH, int BN>
 static __device__ __forceinline__ void issue_pv(float (&o)[DH / 8][4],
                                                 const uint32_t (&pa)[BN / 16][4], const Stage &st)
 {
+    const uint64_t dv0 = smem_desc(st.v_tile, Layout<DH, BN>::KV_BLOCK, 1024);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BN / 16; kk++) {
-        const uint64_t dv = smem_desc(st.v_tile + kk * 16 * 128, Layout<DH, BN>::KV_BLOCK, 1024);
+        const uint64_t dv = smem_desc_add(dv0, kk * 16 * 128);
         if constexpr (DH == 128)
             mma_rs_n128_t<T>(o, pa[kk], dv);
         else
@@ -240,9 +311,6 @@ template <typename T, int DH> struct Rows {
     int q4;
 };
 
-// Masks the tile's scores past each row's last key, then turns them into
-// P in place, in base 2 against the new row maxima; returns the factors
-// that rescale the rows' running sums and outputs.
 // The keys of a tile's two halves for this consumer: where each starts,
 // and whether the consumer needs it at all.
 struct Halves {
@@ -250,9 +318,12 @@ struct Halves {
     bool use0, use1;
 };
 
+// Masks the tile's scores past each row's last key, then turns them into
+// P in place, in base 2 against the new row maxima; returns the factors
+// that rescale the rows' running sums and outputs.
 template <typename T, int DH, int BN>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
-                                                 const Halves &hv, float sl2)
+                                                 const Halves &hv, const ScoreScale &ss)
 {
     // Mask a half this consumer skips, keys past Lk and past the causal limit.
     if (!hv.use0 || !hv.use1 || max(hv.k0, hv.k1) + SLOT > r.first_end) {
@@ -265,35 +336,30 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
             for (int e = 0; e < 2; e++) {
                 const int64_t key = first + e;
                 if (!use || key >= r.end_a)
-                    sc[j][e] = -INFINITY;
+                    sc[j][e] = ss.masked;
                 if (!use || key >= r.end_b)
-                    sc[j][2 + e] = -INFINITY;
+                    sc[j][2 + e] = ss.masked;
             }
         }
     }
-    float mx_a = r.m_a, mx_b = r.m_b;
-#pragma unroll
-    for (int j = 0; j < BN / 8; j++) {
-        mx_a = fmaxf(mx_a, fmaxf(sc[j][0], sc[j][1]) * sl2);
-        mx_b = fmaxf(mx_b, fmaxf(sc[j][2], sc[j][3]) * sl2);
-    }
+    float2 mx = row_max(sc, ss, make_float2(r.m_a, r.m_b));
 #pragma unroll
     for (int x = 1; x <= 2; x *= 2) {
-        mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, x));
-        mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, x));
+        mx.x = fmaxf(mx.x, __shfl_xor_sync(0xFFFFFFFFu, mx.x, x));
+        mx.y = fmaxf(mx.y, __shfl_xor_sync(0xFFFFFFFFu, mx.y, x));
     }
-    const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
-    const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-    const float2 corr = make_float2(exp2f(r.m_a - base_a), exp2f(r.m_b - base_b));
-    r.m_a = mx_a;
-    r.m_b = mx_b;
+    const float base_a = mx.x == -INFINITY ? 0.f : mx.x;
+    const float base_b = mx.y == -INFINITY ? 0.f : mx.y;
+    const float2 corr = make_float2(exp2_fast(r.m_a - base_a), exp2_fast(r.m_b - base_b));
+    r.m_a = mx.x;
+    r.m_b = mx.y;
     float sum_a = 0.f, sum_b = 0.f;
 #pragma unroll
     for (int j = 0; j < BN / 8; j++) {
-        sc[j][0] = exp2f(sc[j][0] * sl2 - base_a);
-        sc[j][1] = exp2f(sc[j][1] * sl2 - base_a);
-        sc[j][2] = exp2f(sc[j][2] * sl2 - base_b);
-        sc[j][3] = exp2f(sc[j][3] * sl2 - base_b);
+        sc[j][0] = exp2_fast(fmaf(sc[j][0], ss.sl2, -base_a));
+        sc[j][1] = exp2_fast(fmaf(sc[j][1], ss.sl2, -base_a));
+        sc[j][2] = exp2_fast(fmaf(sc[j][2], ss.sl2, -base_b));
+        sc[j][3] = exp2_fast(fmaf(sc[j][3], ss.sl2, -base_b));
         sum_a += sc[j][0] + sc[j][1];
         sum_b += sc[j][2] + sc[j][3];
     }
@@ -346,9 +412,10 @@ static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid
     return true;
 }
 
-// A consumer warpgroup. The softmax of tile t runs while the tensor cores
-// finish P V of tile t - 1; S of the next tile is issued before P V of
-// this one, so it is ready when the softmax needs it.
+// A consumer warpgroup. In its turn for union tile n it reads the tile's
+// record and issues S = Q K^T of tile n and P V of the last tile it took;
+// the softmax of tile n runs under P V (and under the other consumer's
+// GEMMs). K is freed once S is in registers, V once P V is done.
 template <typename T, int DH, int BN>
 static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
                                 int c, int64_t r0, int64_t h, int64_t b, bool bad)
@@ -361,7 +428,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     const int64_t rows0 = r0 + ROWS * own; // this consumer's first row
     const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
     const uint32_t q_tile = base + L::Q + own * L::Q_BYTES;
-    const float sl2 = (float)a.scale * LOG2E;
+    const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
+    const ScoreScale ss = score_scale(a.scale);
 
     Rows<T, DH> r;
     zero(r.o);
@@ -373,38 +441,13 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     r.q4 = lane % 4;
 
     mbar_wait(base + L::BARS, 0); // Q
-    // Walks the union of tiles from (n, t) to the next this consumer needs.
-    auto find_mine = [&](int &n, Pair &t) {
-        while (t.lo >= 0 && (bad || !w.takes(a, c, n, t))) {
-            n++;
-            t = w.after(a, t);
-        }
-    };
-    int n = 0;
-    Pair t = w.pair_from(a, 0);
-    find_mine(n, t);
-    for (int m = 0; m < n; m++) // the uses skipped (all of them when none is left)
-        release_skipped<DH, BN>(base, m);
     float sc[BN / 8][4];
-    uint32_t pa[BN / 16][4] = {}; // P as the A fragments of 16-key steps, read by P V in flight
-    if (t.lo >= 0) {
-        const Stage st = Stage::of<DH, BN>(base, n);
-        mbar_wait(st.k_full, st.parity);
-        issue_scores<T, DH, BN>(sc, q_tile, st);
-        wgmma_wait<0>();
-        fence_operand(sc);
-    }
-    int pending = -1; // the union tile whose P V may still run
-    while (t.lo >= 0) {
-        const Stage st = Stage::of<DH, BN>(base, n);
-        const Halves hv = { t.lo * SLOT, t.hi * SLOT, w.needs(a, own, t.lo),
-                            w.needs(a, own, t.hi) };
-        const float2 corr = softmax<T, DH, BN>(r, sc, hv, sl2);
-        wgmma_wait<0>(); // P V of the tile before: O and pa are free
-        fence_operand(r.o);
-        fence_operand(pa);
-        if (pending >= 0)
-            release(Stage::of<DH, BN>(base, pending));
+    uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
+    int pending = -1;             // the union tile whose P V is still to issue or finish
+    if (c == 1)
+        pass_turn(1); // consumer 0 goes first
+    // Rescales O to the new row maxima and keeps P as the next P V's A.
+    auto finish_softmax = [&](float2 corr) {
 #pragma unroll
         for (int j = 0; j < NT_O; j++) {
             r.o[j][0] *= corr.x;
@@ -417,49 +460,77 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
             pa[j / 2][(j % 2) * 2] = pack2<T>(sc[j][0], sc[j][1]);
             pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(sc[j][2], sc[j][3]);
         }
-        int n2 = n + 1;
-        Pair t2 = w.after(a, t);
-        find_mine(n2, t2);
-        // Waiting for the next K (or freeing skipped uses) while holding
-        // this stage is safe only when the producer can get there without
-        // this stage back.
-        const bool early = BK_ATTENTION_WGMMA_OVERLAP && t2.lo >= 0 && n2 - n < L::STAGES;
-        if (early) {
-            for (int m = n + 1; m < n2; m++)
-                release_skipped<DH, BN>(base, m);
-            const Stage nx = Stage::of<DH, BN>(base, n2);
-            mbar_wait(nx.k_full, nx.parity);
-            issue_scores<T, DH, BN>(sc, q_tile, nx);
-        }
-        mbar_wait(st.v_full, st.parity);
-        issue_pv<T, DH, BN>(r.o, pa, st);
-        pending = n;
-        if (early) {
+    };
+    auto halves = [&](const uint4 &rec) {
+        return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
+                       (rec.z & TILE_USES_HI << 2 * c) != 0 };
+    };
+    for (int n = 0;; n++) {
+        const Stage st = Stage::of<DH, BN>(base, n);
+        const Stage pv = Stage::of<DH, BN>(base, pending < 0 ? 0 : pending);
+        wait_turn(c);
+        mbar_wait(st.k_full, st.parity); // the record, and K when there is a tile
+        const uint4 rec = load_shared16(st.record);
+        const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
+        // The steady state, in a branch of its own so that ptxas sees both
+        // groups issued before the wait for the first: serialising them
+        // otherwise (C7514).
+        if (mine && pending >= 0) {
+            issue_scores<T, DH, BN>(sc, q_tile, st);
+            mbar_wait(pv.v_full, pv.parity);
+            issue_pv<T, DH, BN>(r.o, pa, pv);
+            const Halves hv = halves(rec);
             wgmma_wait<1>(); // the scores; P V may still run
             fence_operand(sc);
-        } else {
-            wgmma_wait<0>();
+            release(st.k_empty);
+            const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
+            // ptxas would sink the softmax's exponentials below the wait for
+            // P V (they run after it instead of under it) but for a store
+            // that needs their sum, ahead of the barrier and the wait. The
+            // other consumer's turn comes after this softmax: its GEMMs
+            // still queue behind these, which take longer.
+            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b) : "memory");
+            pass_turn(c);
+            wgmma_wait<0>(); // P V: O and pa are free
             fence_operand(r.o);
             fence_operand(pa);
-            release(st);
-            pending = -1;
-            for (int m = n + 1; m < n2; m++)
-                release_skipped<DH, BN>(base, m);
-            if (t2.lo >= 0) {
-                const Stage nx = Stage::of<DH, BN>(base, n2);
-                mbar_wait(nx.k_full, nx.parity);
-                issue_scores<T, DH, BN>(sc, q_tile, nx);
-                wgmma_wait<0>();
-                fence_operand(sc);
-            }
+            release(pv.v_empty);
+            finish_softmax(corr);
+            pending = n;
+            continue;
         }
-        n = n2;
-        t = t2;
+        // The first tile, a skipped one or the end: one GEMM at most, waited
+        // for in its own branch (else ptxas serialises, C7515).
+        if (mine) {
+            issue_scores<T, DH, BN>(sc, q_tile, st);
+            pass_turn(c);
+            wgmma_wait<0>();
+        } else if (pending >= 0) {
+            mbar_wait(pv.v_full, pv.parity);
+            issue_pv<T, DH, BN>(r.o, pa, pv);
+            pass_turn(c);
+            wgmma_wait<0>();
+        } else {
+            pass_turn(c);
+        }
+        fence_operand(sc);
+        fence_operand(r.o);
+        fence_operand(pa);
+        if (pending >= 0)
+            release(pv.v_empty);
+        pending = -1;
+        if (end)
+            break;
+        if (mine) {
+            release(st.k_empty);
+            finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
+            pending = n;
+        } else {
+            release_skipped<DH, BN>(st, n);
+        }
     }
-    wgmma_wait<0>();
-    fence_operand(r.o);
-    if (pending >= 0)
-        release(Stage::of<DH, BN>(base, pending));
+    if (c == 0)
+        wait_turn(0); // consumer 1's last pass: every turn barrier ends complete
 
 #pragma unroll
     for (int x = 1; x <= 2; x *= 2) {
@@ -515,11 +586,10 @@ static __device__ void forward(const bk_attention_tma_args &p)
 
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
-        for (int s = 0; s < L::STAGES; s++) {
-            mbar_init(base + L::BARS + 8 * (1 + s), 1);                 // k_full
-            mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 1);     // v_full
-            mbar_init(base + L::BARS + 8 * (1 + 2 * L::STAGES + s), 8); // empty: 8 consumer warps
-        }
+        // Per stage: k_full and v_full (the producer's copies), k_empty and
+        // v_empty (one arrival per consumer warp, 8).
+        for (int i = 0; i < 4 * L::STAGES; i++)
+            mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
         mbar_fence_init();
     }
     __syncthreads();
@@ -531,10 +601,8 @@ static __device__ void forward(const bk_attention_tma_args &p)
 #if BK_ATTENTION_WGMMA_SETMAXNREG
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
 #endif
-        if (threadIdx.x < 32 && (w.end0 > 0 || w.end1 > 0))
+        if (threadIdx.x < 32)
             producer<T, DH, BN>(p, w, base, r0, kvh, h, b);
-        else if (threadIdx.x == 0) // nothing to load: still let the consumers past q_full
-            mbar_expect_tx(base + L::BARS, 0);
     } else {
 #if BK_ATTENTION_WGMMA_SETMAXNREG
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");

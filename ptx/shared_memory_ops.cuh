@@ -13,7 +13,7 @@ static __device__ __forceinline__ uint32_t shared_address(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// 4 and 16 bytes from a shared-memory address.
+// 4 and 16 bytes from a shared-memory address, and 16 to one.
 static __device__ __forceinline__ uint32_t load_shared32(uint32_t address)
 {
     uint32_t v;
@@ -28,6 +28,13 @@ static __device__ __forceinline__ uint4 load_shared16(uint32_t address)
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "r"(address));
     return v;
+}
+
+static __device__ __forceinline__ void store_shared16(uint32_t address, uint4 v)
+{
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(address), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
 }
 
 // 16 bytes global -> shared, zero-filled past src_bytes (0 or 16).

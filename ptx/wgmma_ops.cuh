@@ -30,6 +30,14 @@ static __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo
            (uint64_t)((sbo >> 4) & 0x3FFFu) << 32 | (uint64_t)1 << 62;
 }
 
+// The descriptor of the operand `bytes` (a multiple of 16) past the one
+// desc describes: one add to the start address field instead of a new
+// descriptor (shared memory ends below 256 KiB, so the field cannot carry).
+static __device__ __forceinline__ uint64_t smem_desc_add(uint64_t desc, uint32_t bytes)
+{
+    return (desc & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
+}
+
 // Orders register writes before wgmma reads them (accumulators, A).
 static __device__ __forceinline__ void wgmma_fence()
 {

@@ -38,6 +38,8 @@ struct acase {
     enum layout layout;
     uint64_t offset;         /* bytes past 256 of q's binding (16-byte misalignment) */
     bool bad_list;
+    bool set_scale;          /* scale below, else 1 / sqrt(D) */
+    double scale;
 };
 
 /* A [B, heads, rows, cols] tensor in the case's layout, and its bytes. */
@@ -237,12 +239,12 @@ static void run_case(const struct acase *c)
 {
     char label[256];
     snprintf(label, sizeof label,
-             "%s %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s %dx%d%s %s%s%s",
+             "%s %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s %dx%d%s %s%s%s scale %g",
              c->backward ? "backward" : "forward", bkt_type_name(c->type), (long long)c->b,
              (long long)c->h, (long long)c->hkv, (long long)c->lq, (long long)c->lk,
              (long long)c->d, (long long)c->dv, form_name(c->form), c->bq, c->bk,
              c->causal ? " causal" : "", layout_names[c->layout], c->offset ? " off16" : "",
-             c->bad_list ? " bad list" : "");
+             c->bad_list ? " bad list" : "", c->set_scale ? c->scale : 1.0 / sqrt((double)c->d));
     const BkDataType lt = c->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
     struct tensor q, k, v, y, lse, dy, dq, dk, dv;
     make_tensor(&q, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
@@ -260,7 +262,7 @@ static void run_case(const struct acase *c)
     struct pattern pat;
     BkAttentionPattern pdesc;
     make_pattern(c, &pat, &pdesc);
-    const double scale = 1.0 / sqrt((double)c->d);
+    const double scale = c->set_scale ? c->scale : 1.0 / sqrt((double)c->d);
     const BkAttentionFlags flags = c->causal ? BK_ATTENTION_CAUSAL_BIT : 0;
     struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
     bind_pattern(gb, hb, c, &pat);
@@ -349,6 +351,14 @@ static void fast_cases(bool backward)
                 c.causal = false, c.lq = 320, c.lk = 130, c.layout = PADDED, c.hkv = 4;
                 c.bq = 128, c.bk = 64;
                 run_case(&c);
+                /* A negative scale and a zero one, causal so that keys are
+                 * masked: the masked scores must still weigh nothing. */
+                if (f == 1) {
+                    c.causal = true, c.set_scale = true, c.scale = -0.2;
+                    run_case(&c);
+                    c.scale = 0;
+                    run_case(&c);
+                }
             }
 }
 

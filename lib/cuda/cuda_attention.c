@@ -322,16 +322,9 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         ap->fast_shared_bytes[K_FAST] = 5 * tile;
     }
     if (ap->wgmma) {
-        /* Shared memory: two Q tiles of 64 rows, the ring of K and V tiles
-         * of 128 keys (two stages at D = 128, else three), the exchange of
-         * the split mode (64 x D F32 and 4 x 128 F32), the barriers, 1 KiB
-         * to align (as ptx/attention_wgmma.cu's Layout). */
-        const unsigned int keys = 128, stages = d == 128 ? 2 : 3;
         snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d", ts,
                  d);
-        ap->fast_shared_bytes[K_WGMMA] = 2 * tile + 2 * stages * (keys * (unsigned int)d * 2) +
-                                         64 * (unsigned int)d * 4 + 2048 +
-                                         8 * (1 + 3 * stages) + 1024;
+        ap->fast_shared_bytes[K_WGMMA] = (unsigned int)BK_ATTENTION_WGMMA_SHARED_BYTES(d);
         const char *const wname[] = { ap->name[K_WGMMA] };
         CUfunction *const wfn[] = { &ap->fn[K_WGMMA] };
         BkResult res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, wname, wfn, 1);
