@@ -3,8 +3,8 @@
  * mean time per run of a reusable command buffer submitted 10 times, and
  * TFLOP/s over the active blocks (forward 4 B H bq bk D per block, the
  * diagonal blocks of a causal pattern counted whole; backward 2.5x).
- * Inputs are filled with a small constant (speed does not depend on the
- * values here). Arguments: f16 or bf16, then fwd to skip the backward.
+ * Inputs are random in [-2, 2) (the softmax's row maxima move as they
+ * would in use). Arguments: f16 or bf16, then fwd to skip the backward.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -40,6 +40,30 @@ static BkDeviceAddress alloc(uint64_t bytes, uint32_t fill)
     CHECK(bkQueueSubmit(queue, 1, &cb));
     CHECK(bkQueueWaitIdle(queue));
     bkFreeCommandBuffer(cb);
+    return a;
+}
+
+/* A buffer of n random F16 or BF16 values in [-2, 2). */
+static BkDeviceAddress alloc_random(uint64_t n, BkDataType type)
+{
+    BkDeviceAddress a = alloc(2 * n, 0);
+    uint16_t *h = malloc(2 * n);
+    uint32_t x = 12345;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        const float f = ((x >> 8) * (1.0f / 16777216.0f)) * 4.0f - 2.0f;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        if (type == BK_DATA_TYPE_BF16) {
+            h[i] = (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+        } else { /* |f| < 2: a normal F16 or zero, rounded toward zero */
+            const uint32_t sign = (bits >> 16) & 0x8000u;
+            const int e = (int)((bits >> 23) & 0xFF) - 127 + 15;
+            h[i] = (uint16_t)(e <= 0 ? sign : sign | (uint32_t)e << 10 | ((bits >> 13) & 0x3FFu));
+        }
+    }
+    CHECK(bkCopyToDevice(ctx, a, h, 2 * n));
+    free(h);
     return a;
 }
 
@@ -94,12 +118,13 @@ int main(int argc, char **argv)
     CHECK(bkCreateContext(&ci, NULL, &ctx));
     CHECK(bkGetQueue(ctx, 0, &queue));
     const int64_t L = 8192, B = 2;
-    const uint32_t one = type == BK_DATA_TYPE_F16 ? 0x2C002C00u : 0x3D803D80u; /* ~0.06 */
     for (int64_t D = 64; D <= 128; D *= 2) {
         const int64_t H = 2048 / D;
         const uint64_t bytes = (uint64_t)(B * H * L * D) * 2;
-        BkDeviceAddress q = alloc(bytes, one), k = alloc(bytes, one), v = alloc(bytes, one),
-                        y = alloc(bytes, 0), dy = alloc(bytes, one), dq = alloc(bytes, 0),
+        const uint64_t elements = bytes / 2;
+        BkDeviceAddress q = alloc_random(elements, type), k = alloc_random(elements, type),
+                        v = alloc_random(elements, type), y = alloc(bytes, 0),
+                        dy = alloc_random(elements, type), dq = alloc(bytes, 0),
                         dk = alloc(bytes, 0), dv = alloc(bytes, 0),
                         lse = alloc((uint64_t)(B * H * L) * 4, 0);
         for (int32_t blk = 64; blk <= 128; blk *= 2) {

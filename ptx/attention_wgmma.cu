@@ -479,18 +479,16 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
             issue_scores<T, DH, BN>(sc, q_tile, st);
             mbar_wait(pv.v_full, pv.parity);
             issue_pv<T, DH, BN>(r.o, pa, pv);
+            pass_turn(c);
             const Halves hv = halves(rec);
             wgmma_wait<1>(); // the scores; P V may still run
             fence_operand(sc);
             release(st.k_empty);
             const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
             // ptxas would sink the softmax's exponentials below the wait for
-            // P V (they run after it instead of under it) but for a store
-            // that needs their sum, ahead of the barrier and the wait. The
-            // other consumer's turn comes after this softmax: its GEMMs
-            // still queue behind these, which take longer.
+            // P V (they would run after it instead of under it) but for a
+            // store that needs their sum, ahead of the wait.
             asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b) : "memory");
-            pass_turn(c);
             wgmma_wait<0>(); // P V: O and pa are free
             fence_operand(r.o);
             fence_operand(pa);
