@@ -248,6 +248,20 @@ static __device__ __forceinline__ void release_skipped(const Stage &st, int n)
     release(st.v_empty);
 }
 
+// A tile's record, read by lane 0 (the lane that frees the tile: so the
+// read is ordered before the producer's next write of the slot for
+// compute-sanitizer's racecheck too) and passed to the warp.
+static __device__ __forceinline__ uint4 read_record(uint32_t record)
+{
+    uint4 rec = make_uint4(0u, 0u, 0u, 0u);
+    if (threadIdx.x % 32 == 0)
+        rec = load_shared16(record);
+    rec.x = __shfl_sync(0xFFFFFFFFu, rec.x, 0);
+    rec.y = __shfl_sync(0xFFFFFFFFu, rec.y, 0);
+    rec.z = __shfl_sync(0xFFFFFFFFu, rec.z, 0);
+    return rec;
+}
+
 // The consumers take turns to issue their GEMMs (named barriers 2 and 3,
 // FlashAttention-3's ping-pong): one warpgroup's softmax runs while the
 // tensor cores work on the other's scores and P V. Both consumers take the
@@ -468,9 +482,11 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     for (int n = 0;; n++) {
         const Stage st = Stage::of<DH, BN>(base, n);
         const Stage pv = Stage::of<DH, BN>(base, pending < 0 ? 0 : pending);
+        // The record (and K when there is a tile), read before the turn so
+        // that its latency does not hold up the other consumer.
+        mbar_wait(st.k_full, st.parity);
+        const uint4 rec = read_record(st.record);
         wait_turn(c);
-        mbar_wait(st.k_full, st.parity); // the record, and K when there is a tile
-        const uint4 rec = load_shared16(st.record);
         const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
         // The steady state, in a branch of its own so that ptxas sees both
         // groups issued before the wait for the first: serialising them

@@ -39,6 +39,7 @@ struct acase {
     uint64_t offset;         /* bytes past 256 of q's binding (16-byte misalignment) */
     bool bad_list;
     bool set_scale;          /* scale below, else 1 / sqrt(D) */
+    int64_t list_capacity;   /* LIST: entries per query block (0: nbk + 2) */
     double scale;
 };
 
@@ -180,13 +181,13 @@ static void make_pattern(const struct acase *c, struct pattern *p, BkAttentionPa
                                     .extent = { c->b, c->h, per } };
         return;
     }
-    p->capacity = p->nbk + 2;
+    p->capacity = c->list_capacity ? c->list_capacity : p->nbk + 2;
     p->counts = calloc((size_t)(heads * p->nbq + 1), 4);
     p->indices = calloc((size_t)(heads * p->nbq * p->capacity + 1), 4);
     for (int64_t r = 0; r < heads * p->nbq; r++) {
         int32_t n = 0, *idx = p->indices + r * p->capacity;
         for (int64_t j = p->nbk; j-- > 0;) /* descending: not sorted */
-            if (p->mask[r * p->nbk + j])
+            if (p->mask[r * p->nbk + j] && n < p->capacity) /* a short list: the first */
                 idx[n++] = (int32_t)j;
         if (n > 0 && n < p->capacity)
             idx[n] = idx[0], n++; /* a repeat changes nothing */
@@ -357,6 +358,16 @@ static void fast_cases(bool backward)
                     c.causal = true, c.set_scale = true, c.scale = -0.2;
                     run_case(&c);
                     c.scale = 0;
+                    run_case(&c);
+                }
+                /* A short list of 64-key blocks (at most 1/8 of them per
+                 * query block): on the H100 the split-keys kernel. */
+                if (f == 2) {
+                    c = (struct acase){
+                        .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1024,
+                        .d = dh, .dv = dh, .form = forms[f], .bq = 64, .bk = 64, .density = 0.2,
+                        .list_capacity = 2, .backward = backward,
+                    };
                     run_case(&c);
                 }
             }

@@ -198,14 +198,19 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     if (!p->backward) {
         if (!queries)
             return 0;
-        /* Query blocks of 64 rows: 64 rows per CTA, keys split between its
-         * two consumers; but causal patterns (windows, the diagonal), whose
-         * neighbouring query blocks see nearly the same key blocks, run 128
-         * rows per CTA on the union of their tiles (H100, 2026-11-23: a
-         * causal window 226 TFLOP/s this way, 188 split; random patterns
-         * 184 this way, 206 split at 50%). */
-        const bool split = p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q % 128 != 0 &&
-                           !p->causal;
+        /* Query blocks of 64 rows: a CTA's two consumers own neighbouring
+         * query blocks and walk the union of their key blocks, each
+         * skipping what it does not need; or (split) both own one block
+         * and take alternate tiles. Which wins depends on how much the
+         * neighbouring blocks' key sets overlap (H100, 2026-11-23, bf16
+         * D128, TFLOP/s over active blocks, union/split: masks shared by
+         * neighbours (attention-probe.c) 638/472 at 100%, 498/431 at 50%,
+         * 389/380 at 25%, 246/282 at 10%; independent random blocks
+         * (bkbench) 393/429 at 50%, 330/370 at 25%, 266/258 at 10%). The
+         * union, far ahead on dense masks, is the default; the split runs
+         * a list whose capacity bounds its density at 1/8. */
+        const bool split = p->form == BK_ATTENTION_PATTERN_LIST && p->block_q % 128 != 0 &&
+                           !p->causal && p->capacity * 8 <= p->nbk;
         struct bk_attention_tma_args t;
         if (fast && ap->wgmma) {
             memset(&t, 0, sizeof t);
