@@ -196,17 +196,22 @@ template <typename T, int TT, int S> struct WgGemm {
         }
         bk::grid_dependency_wait();
         __syncthreads();
-        // Registers move from the producer, one thread of which works, to
-        // the consumers (256 rows of A take 128 accumulators a thread), and
-        // back to an even split for the reduction.
+        // Tiles of 256 rows of A take 128 accumulators a thread: registers
+        // move from the producer, one thread of which works, to the
+        // consumers, and back to an even split for the reduction (else
+        // ptxas serialises the wgmmas for want of registers, C7512).
+        constexpr bool MOVE = TT == 256;
         if (wg == 0) {
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+            if constexpr (MOVE)
+                asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
             if (threadIdx.x == 0)
                 produce(q);
             __syncwarp();
-            asm volatile("setmaxnreg.inc.sync.aligned.u32 168;\n" ::: "memory");
+            if constexpr (MOVE)
+                asm volatile("setmaxnreg.inc.sync.aligned.u32 168;\n" ::: "memory");
         } else {
-            asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+            if constexpr (MOVE)
+                asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
             float acc[NT][4];
 #pragma unroll
             for (int t = 0; t < NT; t++)
@@ -215,7 +220,8 @@ template <typename T, int TT, int S> struct WgGemm {
                     acc[t][e] = 0.f;
             consume(acc, wg - 1, warp % 4, lane);
             stash(acc, wg - 1, warp % 4, lane);
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 168;\n" ::: "memory");
+            if constexpr (MOVE)
+                asm volatile("setmaxnreg.dec.sync.aligned.u32 168;\n" ::: "memory");
         }
         bk::w4a16::store_cluster_sum<T, S, TN>(p, reinterpret_cast<float *>(smem),
                                                p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
