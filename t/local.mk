@@ -50,8 +50,8 @@ BK_C_TESTS = \
 	t/gpu_gated \
 	t/gpu_launch
 check_PROGRAMS += $(BK_C_TESTS)
-TESTS += $(BK_C_TESTS) t/exports.sh t/gated_baseline.sh
-EXTRA_DIST += t/exports.sh t/gated_baseline.sh
+TESTS += $(BK_C_TESTS) t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
+EXTRA_DIST += t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
 
 BK_TEST_LIBS = t/libbktest.la libbk.la
 BK_TEST_LINK_FLAGS = -no-install
