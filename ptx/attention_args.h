@@ -48,8 +48,8 @@ struct bk_attention_args {
     uint32_t reserved;
 };
 
-/* The Hopper forward (ptx/attention_wgmma.cu, sm_90a): tensor maps of q,
- * k and v (CUtensorMap, 128 bytes each, 64-byte aligned in the parameter
+/* The Hopper kernels (ptx/attention_wgmma*.cu, sm_90a): tensor maps of q,
+ * k, v and dy (CUtensorMap, 128 bytes each, 64-byte aligned in the parameter
  * space) for the bulk tensor copy engine, then the usual block. A CTA is
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
 #define BK_ATTENTION_WGMMA_THREADS 384
@@ -64,10 +64,24 @@ struct bk_attention_args {
     (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 64 * (d) * 4 +     \
      4 * 128 * 4 + 1024 + 16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + \
      1024)
+/* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
+ * (128 query rows per CTA) takes Q and dY of both consumers and the
+ * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V
+ * of both consumers and a ring of Q and dY tiles of 64 queries with their
+ * lse and rowsum (512 bytes); each with its records, barriers and 1 KiB
+ * to align the swizzled tiles. */
+#define BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(d)                                                \
+    (4 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 +                   \
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+#define BK_ATTENTION_WGMMA_DKV_STAGES 4
+#define BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(d)                                               \
+    (4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKV_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +       \
+     8 * (1 + 2 * BK_ATTENTION_WGMMA_DKV_STAGES) + 1024)
 struct bk_attention_tma_args {
     BK_TENSOR_MAP_FIELD(map_q);
     BK_TENSOR_MAP_FIELD(map_k);
     BK_TENSOR_MAP_FIELD(map_v);
+    BK_TENSOR_MAP_FIELD(map_dy); /* backward only */
     struct bk_attention_args a;
 };
 

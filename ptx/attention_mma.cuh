@@ -128,30 +128,6 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
     }
 }
 
-
-// Stores rows row0 + lane / 4 (+ 8) of a 16 x DH accumulator times factor
-// into a view with unit column stride (rows at or past `rows` are not
-// written).
-template <typename T, int DH>
-static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int64_t h,
-                                                  int64_t row0, int64_t rows,
-                                                  const float (&acc)[DH / 8][4], float fa,
-                                                  float fb, int lane)
-{
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        const int64_t row = row0 + lane / 4 + 8 * half;
-        if (row >= rows)
-            continue;
-        const float f = half ? fb : fa;
-        T *dst = at<T>(v, b, h, row) + 2 * (lane % 4);
-#pragma unroll
-        for (int n = 0; n < DH / 8; n++)
-            *(uint32_t *)(dst + n * 8) = pack2<T>(acc[n][2 * half] * f,
-                                                      acc[n][2 * half + 1] * f);
-    }
-}
-
 } // namespace attention
 } // namespace bk
 

@@ -15,10 +15,7 @@
 // registers), then runs the online softmax of S while P V runs and the
 // other consumer's turn comes. A tile only one consumer needs is skipped
 // by the other (blocks of 64 rows may differ).
-#include "attention_common.cuh"
-#include "shared_memory_ops.cuh"
-#include "tma_ops.cuh"
-#include "wgmma_ops.cuh"
+#include "attention_wgmma_walk.cuh"
 
 // Tuning switches (variants of the module, BK_CUDA_MODULE_DIR): the
 // ping-pong of the two consumers' GEMMs and the move of registers from the
@@ -34,69 +31,13 @@ namespace bk {
 namespace attention {
 namespace wg {
 
-using namespace bk::hopper;
-
-constexpr int ROWS = 64; // query rows per consumer
-
-// The walk over 64-key slots, by the producer warp, which tells the
-// consumers what it found through each tile's record. A tile of the ring
-// is a pair of active slots (one when the row ends): any two, so blocks
-// of 64 keys fill 128-key tiles too.
-constexpr int SLOT = 64;
-
-struct Walk {
-    int64_t pb, ph, per_block;
-    int64_t ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
-    // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
-    // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
-    // else each consumer owns 64 of 128 rows and computes every tile it needs.
-    bool split;
-
-    __device__ bool needs(const Args &a, int c, int64_t t) const
-    {
-        return t * SLOT < (c ? end1 : end0) &&
-               block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
-    }
-};
-
-// The slots each consumer needs, 32 at a time: a whole warp reads one mask
-// entry per lane and keeps the answers as two bit words, so that a tile
-// costs no dependent mask read.
-struct SlotScan {
-    int64_t t0 = -1;      // the first slot of the words
-    uint32_t need[2] = {}; // bit i: consumer c needs slot t0 + i
-
-    // The next slot at or after t that either consumer needs (-1: none),
-    // with whether each needs it.
-    __device__ int64_t next(const Args &a, const Walk &w, int64_t t, bool (&needs)[2])
-    {
-        const int64_t limit = max(w.end0, w.end1);
-        for (; t * SLOT < limit;) {
-            if (t0 < 0 || t >= t0 + 32) {
-                t0 = t;
-                for (int c = 0; c < 2; c++)
-                    need[c] = __ballot_sync(0xFFFFFFFFu, w.needs(a, c, t + threadIdx.x % 32));
-            }
-            const uint32_t ahead = (need[0] | need[1]) >> (t - t0);
-            if (ahead) {
-                const int at = (int)(t - t0) + __ffs(ahead) - 1;
-                needs[0] = (need[0] >> at) & 1u;
-                needs[1] = (need[1] >> at) & 1u;
-                return t0 + at;
-            }
-            t = t0 + 32;
-        }
-        needs[0] = needs[1] = false;
-        return -1;
-    }
-};
-
 // Shared memory of a CTA: two Q tiles (64 rows each), STAGES K and V
 // tiles (BN rows each), then the barriers. A tile is DH / 64 column
 // blocks of rows x 128 bytes, each 128-byte swizzled.
 template <int DH, int BN> struct Layout {
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
+    static constexpr int ROW_OPERANDS = 1;
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;
@@ -119,149 +60,6 @@ template <int DH, int BN> struct Layout {
                   "the plan asks for the shared memory this layout takes");
 };
 
-// What the producer tells the consumers of union tile n, in shared memory
-// beside its K tile and published by k_full: where its two 64-key halves
-// start (the upper one at -64 when empty) and flags: which consumer takes
-// it and needs which half, or the end of the walk. The consumers so skip
-// the walk over the pattern (a mask read per slot, 64-bit index math).
-enum : uint32_t {
-    TILE_END = 1u,
-    TILE_TAKEN = 2u,    // << consumer
-    TILE_USES_LO = 8u,  // << 2 * consumer
-    TILE_USES_HI = 16u, // << 2 * consumer
-};
-
-// The stage of union tile n: its barriers, the parity of its current use,
-// its K and V tiles and its record.
-struct Stage {
-    uint32_t k_full, v_full, k_empty, v_empty, parity, k_tile, v_tile, record;
-    template <int DH, int BN> static __device__ Stage of(uint32_t base, int n)
-    {
-        typedef Layout<DH, BN> L;
-        const int s = n % L::STAGES;
-        Stage st;
-        st.k_full = base + L::BARS + 8 * (1 + s);
-        st.v_full = st.k_full + 8 * L::STAGES;
-        st.k_empty = st.v_full + 8 * L::STAGES;
-        st.v_empty = st.k_empty + 8 * L::STAGES;
-        st.parity = (uint32_t)((n / L::STAGES) & 1);
-        st.k_tile = base + L::K + s * L::KV_BYTES;
-        st.v_tile = base + L::V + s * L::KV_BYTES;
-        st.record = base + L::RECORDS + 16 * s;
-        return st;
-    }
-};
-
-// Run by warp 0: every lane walks the tiles, lane 0 writes their records
-// and issues the copies; a last record ends the walk.
-template <typename T, int DH, int BN>
-static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                                int64_t r0, int64_t kvh, int64_t h, int64_t b)
-{
-    typedef Layout<DH, BN> L;
-    const Args &a = p.a;
-    const bool leader = threadIdx.x == 0;
-    const uint32_t q_full = base + L::BARS;
-    const bool any = w.end0 > 0 || w.end1 > 0;
-    if (leader && any) {
-        const int q_tiles = w.split ? 1 : 2;
-        mbar_expect_tx(q_full, q_tiles * L::Q_BYTES);
-        for (int c = 0; c < q_tiles; c++)
-            for (int cb = 0; cb < L::CB; cb++)
-                tma_load_4d(base + L::Q + c * L::Q_BYTES + cb * L::Q_BLOCK, p.map_q, 64 * cb,
-                            (int)(r0 + ROWS * c), (int)h, (int)b, q_full);
-    } else if (leader) {
-        mbar_arrive(q_full); // nothing to load: still let the consumers past
-    }
-    // K or V of union tile n, from the slots key[0] and key[1].
-    auto load = [&](int kv, int n, const int (&key)[2]) {
-        const Stage st = Stage::of<DH, BN>(base, n);
-        if (n >= L::STAGES) // the previous use of the stage, one phase back
-            mbar_wait(kv ? st.v_empty : st.k_empty, st.parity ^ 1u);
-        if (!leader)
-            return;
-        const uint32_t full = kv ? st.v_full : st.k_full, tile = kv ? st.v_tile : st.k_tile;
-        mbar_expect_tx(full, L::KV_BYTES);
-        for (int half = 0; half < 2; half++)
-            for (int cb = 0; cb < L::CB; cb++)
-                tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
-                            64 * cb, key[half], (int)kvh, (int)b, full);
-    };
-    // The record of union tile n, before its K (k_full publishes it).
-    auto record = [&](int n, uint4 rec) {
-        const Stage st = Stage::of<DH, BN>(base, n);
-        if (n >= L::STAGES)
-            mbar_wait(st.k_empty, st.parity ^ 1u);
-        if (leader)
-            store_shared16(st.record, rec);
-    };
-    // V runs a tile behind K (as the consumers use them: S of tile n with
-    // P V of tile n - 1), so that a V slot the consumers still hold does
-    // not hold up the next K.
-    int n = 0, last[2] = { 0, 0 };
-    SlotScan scan;
-    bool lo_needs[2], hi_needs[2];
-    int64_t lo = any ? scan.next(a, w, 0, lo_needs) : -1;
-    for (; lo >= 0; n++) {
-        const int64_t hi = scan.next(a, w, lo + 1, hi_needs);
-        uint32_t flags = 0;
-        for (int c = 0; c < 2; c++) {
-            const bool takes = w.split ? n % 2 == c : lo_needs[c] || hi_needs[c];
-            flags |= (takes ? TILE_TAKEN << c : 0u) | (lo_needs[c] ? TILE_USES_LO << 2 * c : 0u) |
-                     (hi_needs[c] ? TILE_USES_HI << 2 * c : 0u);
-        }
-        // Each half from its slot; an empty upper half from past Lk (zeros).
-        const int key[2] = { (int)(lo * SLOT), (int)(hi >= 0 ? hi * SLOT : a.lk) };
-        record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
-        load(0, n, key);
-        if (n > 0)
-            load(1, n - 1, last);
-        last[0] = key[0];
-        last[1] = key[1];
-        lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
-    }
-    if (n > 0)
-        load(1, n - 1, last);
-    record(n, make_uint4(0u, 0u, TILE_END, 0u));
-    if (leader)
-        mbar_arrive(Stage::of<DH, BN>(base, n).k_full);
-}
-
-// One arrival per consumer warp frees a K or V tile (8 make it empty).
-static __device__ __forceinline__ void release(uint32_t empty)
-{
-    __syncwarp();
-    if (threadIdx.x % 32 == 0)
-        mbar_arrive(empty);
-}
-
-// Frees a tile this consumer skips, once its record has been read (so the
-// producer is past K's previous use). V's arrival must count toward this
-// use's phase of v_empty, not the use before (which the other consumer may
-// still be reading): wait for that one first.
-template <int DH, int BN>
-static __device__ __forceinline__ void release_skipped(const Stage &st, int n)
-{
-    release(st.k_empty);
-    if (n >= Layout<DH, BN>::STAGES)
-        mbar_wait(st.v_empty, st.parity ^ 1u);
-    release(st.v_empty);
-}
-
-// A tile's record, read by lane 0 (the lane that frees the tile: so the
-// read is ordered before the producer's next write of the slot for
-// compute-sanitizer's racecheck too) and passed to the warp.
-static __device__ __forceinline__ uint4 read_record(uint32_t record)
-{
-    uint4 rec = make_uint4(0u, 0u, 0u, 0u);
-    if (threadIdx.x % 32 == 0)
-        rec = load_shared16(record);
-    rec.x = __shfl_sync(0xFFFFFFFFu, rec.x, 0);
-    rec.y = __shfl_sync(0xFFFFFFFFu, rec.y, 0);
-    rec.z = __shfl_sync(0xFFFFFFFFu, rec.z, 0);
-    return rec;
-}
-
 // The consumers take turns to issue their GEMMs (named barriers 2 and 3,
 // FlashAttention-3's ping-pong): one warpgroup's softmax runs while the
 // tensor cores work on the other's scores and P V. Both consumers take the
@@ -276,45 +74,6 @@ static __device__ __forceinline__ void pass_turn(int c)
 {
     if (BK_ATTENTION_WGMMA_PINGPONG)
         asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (c ^ 1)) : "memory");
-}
-
-// S = Q K^T for 64 rows x BN keys (D in steps of 16, 32 bytes), issued.
-template <typename T, int DH, int BN>
-static __device__ __forceinline__ void issue_scores(float (&sc)[BN / 8][4], uint32_t q_tile,
-                                                    const Stage &st)
-{
-    typedef Layout<DH, BN> L;
-    const uint64_t dq0 = smem_desc(q_tile, 16, 1024), dk0 = smem_desc(st.k_tile, 16, 1024);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < DH / 16; kk++) {
-        const uint32_t in_block = (kk % 4) * 32;
-        const uint64_t dq = smem_desc_add(dq0, (kk / 4) * L::Q_BLOCK + in_block);
-        const uint64_t dk = smem_desc_add(dk0, (kk / 4) * L::KV_BLOCK + in_block);
-        if constexpr (BN == 128)
-            mma_ss_n128<T>(sc, dq, dk, kk > 0);
-        else
-            mma_ss_n64<T>(sc, dq, dk, kk > 0);
-    }
-    wgmma_commit();
-}
-
-// O += P V, 16 keys per step, V MN-major (d contiguous), issued.
-template <typename T, int DH, int BN>
-static __device__ __forceinline__ void issue_pv(float (&o)[DH / 8][4],
-                                                const uint32_t (&pa)[BN / 16][4], const Stage &st)
-{
-    const uint64_t dv0 = smem_desc(st.v_tile, Layout<DH, BN>::KV_BLOCK, 1024);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; kk++) {
-        const uint64_t dv = smem_desc_add(dv0, kk * 16 * 128);
-        if constexpr (DH == 128)
-            mma_rs_n128_t<T>(o, pa[kk], dv);
-        else
-            mma_rs_n64_t<T>(o, pa[kk], dv);
-    }
-    wgmma_commit();
 }
 
 // A consumer's rows, their softmax state and output accumulators.
@@ -480,8 +239,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
                        (rec.z & TILE_USES_HI << 2 * c) != 0 };
     };
     for (int n = 0;; n++) {
-        const Stage st = Stage::of<DH, BN>(base, n);
-        const Stage pv = Stage::of<DH, BN>(base, pending < 0 ? 0 : pending);
+        const Stage st = Stage::of<L>(base, n);
+        const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
         // The record (and K when there is a tile), read before the turn so
         // that its latency does not hold up the other consumer.
         mbar_wait(st.k_full, st.parity);
@@ -492,9 +251,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         // groups issued before the wait for the first: serialising them
         // otherwise (C7514).
         if (mine && pending >= 0) {
-            issue_scores<T, DH, BN>(sc, q_tile, st);
+            issue_abt<T, L, BN>(sc, q_tile, st.k_tile);
             mbar_wait(pv.v_full, pv.parity);
-            issue_pv<T, DH, BN>(r.o, pa, pv);
+            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
             pass_turn(c);
             const Halves hv = halves(rec);
             wgmma_wait<1>(); // the scores; P V may still run
@@ -516,12 +275,12 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         // The first tile, a skipped one or the end: one GEMM at most, waited
         // for in its own branch (else ptxas serialises, C7515).
         if (mine) {
-            issue_scores<T, DH, BN>(sc, q_tile, st);
+            issue_abt<T, L, BN>(sc, q_tile, st.k_tile);
             pass_turn(c);
             wgmma_wait<0>();
         } else if (pending >= 0) {
             mbar_wait(pv.v_full, pv.parity);
-            issue_pv<T, DH, BN>(r.o, pa, pv);
+            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
             pass_turn(c);
             wgmma_wait<0>();
         } else {
@@ -540,7 +299,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
             finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
             pending = n;
         } else {
-            release_skipped<DH, BN>(st, n);
+            release_skipped<L>(st, n);
         }
     }
     if (c == 0)
@@ -584,30 +343,12 @@ static __device__ void forward(const bk_attention_tma_args &p)
     const int64_t r0 = (int64_t)blockIdx.x * (split ? ROWS : BK_ATTENTION_WGMMA_ROWS),
                   h = blockIdx.y, b = blockIdx.z;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    Walk w;
-    w.pb = pattern_b(a, b);
-    w.ph = pattern_h(a, h);
-    w.per_block = a.block_k / SLOT;
-    w.split = split;
-    const int64_t second = r0 + ROWS;
-    w.ib0 = r0 / a.block_q;
-    w.ib1 = split ? w.ib0 : second / a.block_q;
-    w.end0 = key_end(a, min(second, a.lq) - 1);
-    w.end1 = split ? w.end0 : second < a.lq ? key_end(a, min(second + ROWS, a.lq) - 1) : 0;
-    const bool bad = pattern_bad(a, w.pb, w.ph);
-    if (bad)
-        w.end0 = w.end1 = 0; // no tile: the consumers write NaN
-
-    if (threadIdx.x == 0) {
-        mbar_init(base + L::BARS, 1);
-        // Per stage: k_full and v_full (the producer's copies), k_empty and
-        // v_empty (one arrival per consumer warp, 8).
-        for (int i = 0; i < 4 * L::STAGES; i++)
-            mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
-        mbar_fence_init();
-    }
+    init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
+    // After the wait: a LIST's mask and bad flags come from the kernel before.
+    bool bad;
+    const Walk w = make_walk(a, r0, h, b, split, bad);
 
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
@@ -616,7 +357,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
 #endif
         if (threadIdx.x < 32)
-            producer<T, DH, BN>(p, w, base, r0, kvh, h, b);
+            producer<Layout<DH, BN>>(p, w, base, r0, kvh, h, b);
     } else {
 #if BK_ATTENTION_WGMMA_SETMAXNREG
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");

@@ -1,15 +1,17 @@
 /* Block-sparse attention on CUDA (modules attention_general,
- * attention_mma and attention_mma_backward): the kernels chosen at plan
- * creation, the launches of a run.
+ * attention_mma, attention_mma_backward, and on sm_90 attention_wgmma and
+ * attention_wgmma_backward): the kernels chosen at plan creation, the
+ * launches of a run.
  *
  * A run is up to four launches in one stream, each waiting for the one
  * before: the LIST form scattered into the workspace mask; then the
  * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
  * on tensor cores (ptx/attention_mma*.cu) for F16 and BF16, D = Dv = 64
  * or 128, blocks that are multiples of 64 (or DENSE), unit column strides
- * and row strides of whole 16-byte steps, lengths below 2^31; a run whose
- * tensor addresses are not all 16-byte aligned takes the general
- * kernels, as does every other case. */
+ * and row strides of whole 16-byte steps, lengths below 2^31 (on sm_90 the
+ * wgmma kernels, ptx/attention_wgmma*.cu, when the tensors also make
+ * tensor maps); a run whose tensor addresses are not all 16-byte aligned
+ * takes the general kernels, as does every other case. */
 #include "cuda_internal.h"
 #include "../../ptx/attention_args.h"
 
@@ -24,7 +26,8 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 #define GENERAL_ROWS BK_ATTENTION_GENERAL_WARPS
 
 enum {
-    K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA, K_COUNT
+    K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
+    K_DQ_WGMMA, K_DKV_WGMMA, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -105,19 +108,20 @@ static bool fast_path(const struct bk_attention_problem *p)
            rows_vectorised(p->stride.v) && rows_vectorised(p->stride.y);
 }
 
-/* The Hopper forward: sm_90 exactly (sm_90a code), and q, k and v
+/* The Hopper kernels: sm_90 exactly (sm_90a code), and q, k, v (and dy)
  * describable as tensor maps. */
 static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const BkDeviceProperties *d = &plan->ctx->props;
-    if (p->backward || d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
+    if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
         return false;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
     return bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q) &&
            bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) &&
-           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v);
+           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v) &&
+           (!p->backward || bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.dy));
 }
 
 /* The tensor maps of a run (false when the driver refuses one). */
@@ -132,7 +136,9 @@ static bool tensor_maps(const struct bk_attention_problem *p, struct bk_attentio
            bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->a.k.base, 4, kv, p->stride.k,
                               64, 64) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, kv, p->stride.v,
-                              64, 64);
+                              64, 64) &&
+           (!p->backward || bk_cuda_tensor_map((CUtensorMap *)t->map_dy, p->type, t->a.dy.base,
+                                               4, q, p->stride.dy, 64, 64));
 }
 
 /* Whether every tensor the fast kernels read or write is 16-byte aligned. */
@@ -149,6 +155,15 @@ static void launch(struct bk_cuda_kernel_launch *l, const struct attention_plan 
 {
     bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz, threads, ap->fast_shared_bytes[k], ap->name[k],
                        a, sizeof *a);
+}
+
+/* A Hopper kernel: its tensor maps and the usual block (t). */
+static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap, int k,
+                         unsigned int grid, unsigned int gy, unsigned int gz,
+                         const struct bk_attention_tma_args *t)
+{
+    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz, BK_ATTENTION_WGMMA_THREADS,
+                       ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
 static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
@@ -192,6 +207,11 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     const unsigned int key_tiles = (unsigned int)ceil_div(p->lk, MMA_TILE);
     const unsigned int mt = BK_ATTENTION_MMA_THREADS, gt = BK_ATTENTION_GENERAL_THREADS;
     uint32_t n = 0;
+    /* The Hopper kernels when the driver makes the run's tensor maps. */
+    struct bk_attention_tma_args t;
+    memset(&t, 0, sizeof t);
+    t.a = a;
+    const bool wgmma = fast && ap->wgmma && queries && keys && tensor_maps(p, &t);
     if (ap->list && queries)
         launch(&launches[n++], ap, K_SCATTER, (unsigned int)(p->pattern_batch * p->pattern_heads),
                1, 1, BK_ATTENTION_SCATTER_THREADS, &a);
@@ -211,33 +231,32 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * a list whose capacity bounds its density at 1/8. */
         const bool split = p->form == BK_ATTENTION_PATTERN_LIST && p->block_q % 128 != 0 &&
                            !p->causal && p->capacity * 8 <= p->nbk;
-        struct bk_attention_tma_args t;
-        if (fast && ap->wgmma) {
-            memset(&t, 0, sizeof t);
-            t.a = a;
-            t.a.flags |= split ? BK_ATTENTION_SPLIT_KEYS : 0u;
-        }
-        if (fast && ap->wgmma && tensor_maps(p, &t))
-            bk_cuda_launch_set(&launches[n++], ap->fn[K_WGMMA],
-                               (unsigned int)ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS),
-                               gh, gb,
-                               BK_ATTENTION_WGMMA_THREADS, ap->fast_shared_bytes[K_WGMMA],
-                               ap->name[K_WGMMA], &t, sizeof t);
+        t.a.flags |= split ? BK_ATTENTION_SPLIT_KEYS : 0u;
+        if (wgmma)
+            launch_wgmma(&launches[n++], ap, K_WGMMA,
+                         (unsigned int)ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS), gh,
+                         gb, &t);
         else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
         return n;
     }
+    const unsigned int wgmma_rows = (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
+    const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
     if (queries) {
         launch(&launches[n++], ap, K_ROWSUM, rows, gh, gb, gt, &a);
-        if (fast)
+        if (wgmma)
+            launch_wgmma(&launches[n++], ap, K_DQ_WGMMA, wgmma_rows, gh, gb, &t);
+        else if (fast)
             launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
     }
     /* With no query, dk and dv are still written: zeros. */
-    if (keys && fast)
+    if (wgmma)
+        launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
+    else if (keys && fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb, mt, &a);
     else if (keys)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
@@ -314,7 +333,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     const struct bk_attention_problem *p = &plan->problem.attention;
     const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
     const int d = (int)p->d;
-    int ks[3], count = p->backward ? 2 : 1;
+    int ks[4], count = p->backward ? 2 : 1;
     if (p->backward) {
         ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
         snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
@@ -326,20 +345,41 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         snprintf(ap->name[K_FAST], sizeof ap->name[0], "bk_attention_forward_mma_%s_d%d", ts, d);
         ap->fast_shared_bytes[K_FAST] = 5 * tile;
     }
+    const int mma_count = count;
     if (ap->wgmma) {
-        snprintf(ap->name[K_WGMMA], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_d%d", ts,
-                 d);
-        ap->fast_shared_bytes[K_WGMMA] = (unsigned int)BK_ATTENTION_WGMMA_SHARED_BYTES(d);
-        const char *const wname[] = { ap->name[K_WGMMA] };
-        CUfunction *const wfn[] = { &ap->fn[K_WGMMA] };
-        BkResult res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, wname, wfn, 1);
+        /* The Hopper kernels of the plan: the forward, or dq and dk/dv. */
+        static const int wf[] = { K_WGMMA }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
+        static const char *const wpattern[K_COUNT] = {
+            [K_WGMMA] = "bk_attention_forward_wgmma_%s_d%d",
+            [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
+            [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
+        };
+        static const unsigned int wshared[K_COUNT][2] = {
+            [K_WGMMA] = { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) },
+            [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
+                             BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128) },
+            [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
+                              BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
+        };
+        const int *wk = p->backward ? wb : wf, wcount = p->backward ? 2 : 1;
+        const char *wname[2];
+        CUfunction *wfn[2];
+        for (int i = 0; i < wcount; i++) {
+            const int k = wk[i];
+            snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ts, d);
+            ap->fast_shared_bytes[k] = wshared[k][d == 128];
+            wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
+            ks[count++] = k;
+        }
+        BkResult res = bk_cuda_find_functions(plan, p->backward
+                                                        ? BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD
+                                                        : BK_CUDA_MODULE_ATTENTION_WGMMA,
+                                              wname, wfn, wcount);
         if (res != BK_SUCCESS)
             return res;
-        ks[count++] = K_WGMMA;
     }
     const char *names[2];
     CUfunction *fns[2];
-    const int mma_count = count - (ap->wgmma ? 1 : 0);
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
     BkResult res = bk_cuda_find_functions(plan, p->backward ? BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD
@@ -398,7 +438,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         return res;
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_backward_%s_%s%s", ap->fast ? "mma" : "general", ts,
+                 "bk_attention_backward_%s_%s%s",
+                 ap->wgmma ? "wgmma" : ap->fast ? "mma" : "general", ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",

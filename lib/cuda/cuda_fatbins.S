@@ -29,6 +29,7 @@ bk_cuda_fatbin_\name\()_end:
         bk_embed_fatbin attention_mma
         bk_embed_fatbin attention_mma_backward
         bk_embed_fatbin attention_wgmma
+        bk_embed_fatbin attention_wgmma_backward
 
         /* No executable stack. */
         .section .note.GNU-stack, "", %progbits

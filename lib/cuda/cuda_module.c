@@ -35,6 +35,8 @@ extern const unsigned char bk_cuda_fatbin_attention_mma_backward[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_mma_backward_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_wgmma[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_wgmma_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward_end[] BK_HIDDEN;
 
 static const struct {
     const char *name;
@@ -67,6 +69,9 @@ static const struct {
                                                 bk_cuda_fatbin_attention_mma_backward_end },
     [BK_CUDA_MODULE_ATTENTION_WGMMA] = { "attention_wgmma", bk_cuda_fatbin_attention_wgmma,
                                          bk_cuda_fatbin_attention_wgmma_end },
+    [BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD] = { "attention_wgmma_backward",
+                                                  bk_cuda_fatbin_attention_wgmma_backward,
+                                                  bk_cuda_fatbin_attention_wgmma_backward_end },
 };
 
 static uint64_t little_endian(const unsigned char *p, int bytes)

@@ -1,0 +1,440 @@
+// Block-sparse attention backward on Hopper (sm_90a): wgmma, operands
+// brought by the bulk tensor copy engine, warp-specialised. F16 and BF16,
+// D = Dv = 64 or 128, blocks that are multiples of 64; the row sums
+// rowsum(dY * Y) come from ptx/attention_general.cu's kernel, launched
+// first. As on the mma.sync path (ptx/attention_mma_backward.cu), two
+// kernels, each the only writer of its outputs, so the result is
+// deterministic without atomics:
+// - dq: a CTA owns 128 query rows of one (batch, head), 64 per consumer
+//   warpgroup, and walks the key tiles as the forward does (the same
+//   producer, ptx/attention_wgmma_walk.cuh, with dY beside Q):
+//   S = Q K^T, dP = dY V^T, dS = P (dP - rowsum), dQ += dS K;
+// - dk/dv: a CTA owns 128 keys of one (batch, kv head), 64 per consumer,
+//   and its producer walks the 64-query tiles of every query head of the
+//   group that see either consumer's key block (the pattern read by
+//   column), streaming Q, dY, lse and rowsum through a ring:
+//   S^T = K Q^T, dP^T = V dY^T, dS^T = P^T (dP^T - rowsum),
+//   dV += P^T dY, dK += dS^T Q (P^T and dS^T as register operands).
+// The two consumers of a CTA overlap each other's GEMMs and element-wise
+// work; within one, each tile's GEMMs are waited for before the next.
+#include "attention_wgmma_walk.cuh"
+
+namespace bk {
+namespace attention {
+namespace wg {
+
+// Registers move from the producer warpgroup, which needs few, to the two
+// consumer warpgroups (56 + 2 x 224 per thread of the 3 x 128).
+static __device__ __forceinline__ void give_registers()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+}
+static __device__ __forceinline__ void take_registers()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
+}
+
+// ---------------------------------------------------------------- dq
+
+// Shared memory of the dq kernel: Q and dY of both consumers (64 rows
+// each), the ring of 128-key K and V tiles, records and barriers.
+template <int DH> struct DqLayout {
+    static constexpr int CB = DH / 64;
+    static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
+    static constexpr int ROW_OPERANDS = 2;
+    static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = 128 * 128;
+    static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
+    static constexpr uint32_t Q = 0;
+    static constexpr uint32_t K = 4 * Q_BYTES;
+    static constexpr uint32_t V = K + STAGES * KV_BYTES;
+    static constexpr uint32_t RECORDS = V + STAGES * KV_BYTES;
+    static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
+    static constexpr uint32_t BYTES = BARS + 8 * (1 + 4 * STAGES) + 1024;
+    static_assert(BYTES == BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(DH),
+                  "the plan asks for the shared memory this layout takes");
+};
+
+template <typename T, int DH>
+static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
+                                   int64_t r0, int64_t h, int64_t b, bool bad)
+{
+    typedef DqLayout<DH> L;
+    constexpr int BN = 128;
+    const Args &a = p.a;
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
+    const int64_t rows0 = r0 + ROWS * c;
+    const int64_t row_a = rows0 + warp * 16 + lane / 4;
+    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
+    // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
+    float lse2[2], rsum[2];
+    int64_t end[2];
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const int64_t row = row_a + 8 * half;
+        float l = INFINITY, s = 0.f;
+        if (row < a.lq) {
+            l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]);
+            l = l == -INFINITY ? INFINITY : l * LOG2E;
+            s = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + row);
+        }
+        lse2[half] = l;
+        rsum[half] = s;
+        end[half] = key_end(a, row);
+    }
+    const int64_t first_end = key_end(a, rows0);
+    const float sl2 = (float)a.scale * LOG2E;
+
+    float dq[DH / 8][4];
+    zero(dq);
+    mbar_wait(base + L::BARS, 0); // Q and dY
+    for (int n = 0;; n++) {
+        const Stage st = Stage::of<L>(base, n);
+        mbar_wait(st.k_full, st.parity);
+        const uint4 rec = read_record(st.record);
+        if (rec.z & TILE_END)
+            break;
+        if (!(rec.z & TILE_TAKEN << c)) {
+            release_skipped<L>(st, n);
+            continue;
+        }
+        float s[BN / 8][4], dp[BN / 8][4];
+        issue_abt<T, L, BN>(s, q_tile, st.k_tile);
+        mbar_wait(st.v_full, st.parity);
+        issue_abt<T, L, BN>(dp, dy_tile, st.v_tile);
+        wgmma_wait<0>();
+        fence_operand(s);
+        fence_operand(dp);
+        const int64_t k0 = (int32_t)rec.x, k1 = (int32_t)rec.y;
+        const bool use0 = (rec.z & TILE_USES_LO << 2 * c) != 0;
+        const bool use1 = (rec.z & TILE_USES_HI << 2 * c) != 0;
+        // Keys of a half this consumer skips, past Lk or past the causal limit.
+        const bool edge = !use0 || !use1 || max(k0, k1) + SLOT > first_end;
+        uint32_t da[BN / 16][4];
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const bool upper = j >= SLOT / 8;
+            const int64_t key = (upper ? k1 : k0) + (j % (SLOT / 8)) * 8 + 2 * q4;
+            float ds[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float pr = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
+                if (edge && (!(upper ? use1 : use0) || key + (e & 1) >= end[e / 2]))
+                    pr = 0.f;
+                ds[e] = pr * (dp[j][e] - rsum[e / 2]);
+            }
+            da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
+            da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+        }
+        issue_ab<T, L, BN>(dq, da, st.k_tile);
+        wgmma_wait<0>();
+        fence_operand(dq);
+        fence_operand(da);
+        release(st.k_empty);
+        release(st.v_empty);
+    }
+    const float f = bad ? quiet_nan() : (float)a.scale;
+    store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane);
+}
+
+template <typename T, int DH> static __device__ void dq(const bk_attention_tma_args &p)
+{
+    typedef DqLayout<DH> L;
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+    const Args &a = p.a;
+    const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS, h = blockIdx.y,
+                  b = blockIdx.z;
+    const int64_t kvh = h / (a.heads / a.kv_heads);
+    init_ring<L>(base);
+    __syncthreads();
+    grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
+    bool bad;
+    const Walk w = make_walk(a, r0, h, b, false, bad);
+    if (threadIdx.x < 128) {
+        give_registers();
+        if (threadIdx.x < 32)
+            producer<L>(p, w, base, r0, kvh, h, b);
+    } else {
+        take_registers();
+        dq_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, r0, h, b, bad);
+    }
+}
+
+// ---------------------------------------------------------------- dk/dv
+
+// Shared memory of the dk/dv kernel: K and V of both consumers (64 keys
+// each), then a ring of Q and dY tiles (64 queries) with their lse (base
+// 2) and rowsum (64 F32 each), records and barriers: kv_full, then full
+// and empty per stage. Every tile has 64 rows (the issue steps' A and B
+// column blocks alike).
+template <int DH> struct DkvLayout {
+    static constexpr int CB = DH / 64;
+    static constexpr int STAGES = BK_ATTENTION_WGMMA_DKV_STAGES;
+    static constexpr uint32_t Q_BLOCK = 64 * 128, KV_BLOCK = Q_BLOCK, TILE = CB * Q_BLOCK;
+    static constexpr uint32_t K = 0, V = 2 * TILE, Q = 4 * TILE;
+    static constexpr uint32_t DY = Q + STAGES * TILE;
+    static constexpr uint32_t STATS = DY + STAGES * TILE;
+    static constexpr uint32_t RECORDS = STATS + STAGES * 512;
+    static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
+    static constexpr uint32_t BYTES = BARS + 8 * (1 + 2 * STAGES) + 1024;
+    static_assert(BYTES == BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(DH),
+                  "the plan asks for the shared memory this layout takes");
+};
+
+// Stage s of the dk/dv ring: full (the producer's 32 lanes, one with the
+// copies' bytes) and empty (one arrival per consumer warp, 8).
+struct QueryStage {
+    uint32_t full, empty, parity, q_tile, dy_tile, stats, record;
+    template <typename L> static __device__ QueryStage of(uint32_t base, int n)
+    {
+        const int s = n % L::STAGES;
+        QueryStage st;
+        st.full = base + L::BARS + 8 * (1 + s);
+        st.empty = st.full + 8 * L::STAGES;
+        st.parity = (uint32_t)((n / L::STAGES) & 1);
+        st.q_tile = base + L::Q + s * L::TILE;
+        st.dy_tile = base + L::DY + s * L::TILE;
+        st.stats = base + L::STATS + 512 * s;
+        st.record = base + L::RECORDS + 16 * s;
+        return st;
+    }
+};
+
+static __device__ __forceinline__ void store_shared_f32(uint32_t address, float v)
+{
+    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(address), "f"(v) : "memory");
+}
+static __device__ __forceinline__ float2 load_shared_f32x2(uint32_t address)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0,%1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(address));
+    return v;
+}
+
+// The producer's side of the dk/dv ring: fills stage n with a query tile
+// (or the end record) once the consumers have freed its previous use.
+template <typename L> struct QueryRing {
+    const bk_attention_tma_args &p;
+    uint32_t base;
+    int64_t b;
+    int n;
+
+    __device__ __forceinline__ void emit(int64_t h, int64_t q0, uint32_t flags)
+    {
+        const Args &a = p.a;
+        const int lane = threadIdx.x % 32;
+        const QueryStage st = QueryStage::of<L>(base, n++);
+        if (n > L::STAGES) // the previous use of the stage, one phase back
+            mbar_wait(st.empty, st.parity ^ 1u);
+        const bool end = (flags & TILE_END) != 0;
+        if (!end)
+            for (int i = lane; i < 64; i += 32) {
+                const int64_t q = q0 + i;
+                float l = INFINITY, rs = 0.f;
+                if (q < a.lq) {
+                    l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] +
+                          q * a.lse_s[2]);
+                    l = l == -INFINITY ? INFINITY : l * LOG2E;
+                    rs = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + q);
+                }
+                store_shared_f32(st.stats + 4 * i, l);
+                store_shared_f32(st.stats + 256 + 4 * i, rs);
+            }
+        if (lane != 0) {
+            mbar_arrive(st.full);
+            return;
+        }
+        store_shared16(st.record, make_uint4((uint32_t)h, (uint32_t)q0, flags, 0u));
+        if (end) {
+            mbar_arrive(st.full);
+            return;
+        }
+        mbar_expect_tx(st.full, 2 * L::TILE);
+        for (int cb = 0; cb < L::CB; cb++) {
+            tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, (int)q0, (int)h, (int)b,
+                        st.full);
+            tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, (int)q0, (int)h,
+                        (int)b, st.full);
+        }
+    }
+};
+
+// Run by warp 0: loads both consumers' K and V, then walks (query head of
+// the group, 64-query tile) in order, 32 tiles per mask read, and fills
+// the ring with each tile that either consumer's key block sees: its
+// record (head, first query, which consumers use it), lse and rowsum (by
+// every lane), Q and dY (lane 0). A last record ends the walk.
+template <typename L>
+static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int64_t k0,
+                                    int64_t kvh, int64_t b, bool bad)
+{
+    const Args &a = p.a;
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) {
+        const uint32_t kv_full = base + L::BARS;
+        mbar_expect_tx(kv_full, 4 * L::TILE);
+        for (int c = 0; c < 2; c++)
+            for (int cb = 0; cb < L::CB; cb++) {
+                const uint32_t at = c * L::TILE + cb * L::Q_BLOCK;
+                const int key = (int)(k0 + 64 * c);
+                tma_load_4d(base + L::K + at, p.map_k, 64 * cb, key, (int)kvh, (int)b, kv_full);
+                tma_load_4d(base + L::V + at, p.map_v, 64 * cb, key, (int)kvh, (int)b, kv_full);
+            }
+    }
+    QueryRing<L> ring{ p, base, b, 0 };
+    const int group = (int)(a.heads / a.kv_heads);
+    const int64_t pb = pattern_b(a, b), tiles = (a.lq + 63) / 64, per_block = a.block_q / 64;
+    bool has[2];
+    int64_t first[2], jb[2];
+    for (int c = 0; c < 2; c++) {
+        const int64_t key = k0 + 64 * c;
+        has[c] = !bad && key < a.lk;
+        first[c] = query_begin(a, key); // the first query that sees any of its keys
+        jb[c] = key / a.block_k;
+    }
+    for (int g = 0; g < group && has[0]; g++) {
+        const int64_t h = kvh * group + g, ph = pattern_h(a, h);
+        for (int64_t t0 = first[0] / 64; t0 < tiles; t0 += 32) {
+            const int64_t t = t0 + lane, last = min((t + 1) * 64, a.lq) - 1;
+            uint32_t need[2];
+            for (int c = 0; c < 2; c++)
+                need[c] = __ballot_sync(0xFFFFFFFFu, has[c] && t < tiles && last >= first[c] &&
+                                                         block_active(a, pb, ph, t / per_block,
+                                                                      jb[c]));
+            for (uint32_t bits = need[0] | need[1]; bits; bits &= bits - 1) {
+                const int i = __ffs(bits) - 1;
+                ring.emit(h, (t0 + i) * 64,
+                     ((need[0] >> i) & 1u ? TILE_TAKEN : 0u) |
+                         ((need[1] >> i) & 1u ? TILE_TAKEN << 1 : 0u));
+            }
+        }
+    }
+    ring.emit(0, 0, TILE_END);
+}
+
+template <typename T, int DH>
+static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
+                                    int64_t k0, int64_t kvh, int64_t b, bool bad)
+{
+    typedef DkvLayout<DH> L;
+    constexpr int BQ = 64; // queries per tile
+    const Args &a = p.a;
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
+    // Rows and tiles fit in int: the plan takes this path for Lq, Lk < 2^31.
+    const int keys0 = (int)k0 + 64 * c;
+    const int key_a = keys0 + warp * 16 + lane / 4;
+    // The first query that sees each of this thread's keys, and the first
+    // that sees all of the consumer's (causal).
+    const int begin[2] = { (int)query_begin(a, key_a), (int)query_begin(a, key_a + 8) };
+    const int all_begin = (int)query_begin(a, keys0 + 63);
+    const bool causal = (a.flags & BK_ATTENTION_CAUSAL) != 0;
+    const uint32_t k_tile = base + L::K + c * L::TILE, v_tile = base + L::V + c * L::TILE;
+    const float sl2 = (float)a.scale * LOG2E;
+
+    float dk[DH / 8][4], dv[DH / 8][4];
+    zero(dk);
+    zero(dv);
+    mbar_wait(base + L::BARS, 0); // K and V
+    for (int n = 0;; n++) {
+        const QueryStage st = QueryStage::of<L>(base, n);
+        mbar_wait(st.full, st.parity);
+        const uint4 rec = read_record(st.record);
+        if (rec.z & TILE_END)
+            break;
+        if (rec.z & TILE_TAKEN << c) {
+            float s[BQ / 8][4], dp[BQ / 8][4];
+            issue_abt<T, L, BQ>(s, k_tile, st.q_tile);
+            issue_abt<T, L, BQ>(dp, v_tile, st.dy_tile);
+            wgmma_wait<0>();
+            fence_operand(s);
+            fence_operand(dp);
+            const int q0 = (int)rec.y;
+            const bool diagonal = causal && q0 < all_begin;
+            uint32_t pa[BQ / 16][4], da[BQ / 16][4];
+#pragma unroll
+            for (int j = 0; j < BQ / 8; j++) {
+                const int col = j * 8 + 2 * q4;
+                const float2 l = load_shared_f32x2(st.stats + 4 * col);
+                const float2 rs = load_shared_f32x2(st.stats + 256 + 4 * col);
+                float pr[4], ds[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    pr[e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
+                    if (diagonal && q0 + col + (e & 1) < begin[e / 2])
+                        pr[e] = 0.f;
+                    ds[e] = pr[e] * (dp[j][e] - (e & 1 ? rs.y : rs.x));
+                }
+                pa[j / 2][(j % 2) * 2] = pack2<T>(pr[0], pr[1]);
+                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(pr[2], pr[3]);
+                da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
+                da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+            }
+            issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
+            issue_ab<T, L, BQ>(dk, da, st.q_tile);
+            wgmma_wait<0>();
+            fence_operand(dv);
+            fence_operand(dk);
+            fence_operand(pa);
+            fence_operand(da);
+        }
+        release(st.empty);
+    }
+    const float nan = quiet_nan();
+    const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
+    store_rows<T, DH>(a.dk, b, kvh, keys0 + warp * 16, a.lk, dk, fk, fk, lane);
+    store_rows<T, DH>(a.dv, b, kvh, keys0 + warp * 16, a.lk, dv, fv, fv, lane);
+}
+
+template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
+{
+    typedef DkvLayout<DH> L;
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+    const Args &a = p.a;
+    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    if (threadIdx.x == 0) {
+        mbar_init(base + L::BARS, 1);
+        for (int s = 0; s < L::STAGES; s++) {
+            mbar_init(base + L::BARS + 8 * (1 + s), 32);
+            mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 8);
+        }
+        mbar_fence_init();
+    }
+    __syncthreads();
+    grid_dependency_wait(); // lse, the row sums (and a LIST's mask) come from the kernels before
+    // A bad pattern head anywhere in the group poisons its K and V gradients.
+    const int group = (int)(a.heads / a.kv_heads);
+    const int64_t pb = pattern_b(a, b);
+    bool bad = false;
+    for (int g = 0; g < group; g++)
+        bad = bad || pattern_bad(a, pb, pattern_h(a, kvh * group + g));
+    if (threadIdx.x < 128) {
+        give_registers();
+        if (threadIdx.x < 32)
+            dkv_producer<L>(p, base, k0, kvh, b, bad);
+    } else {
+        take_registers();
+        dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
+    }
+}
+
+} // namespace wg
+} // namespace attention
+} // namespace bk
+
+#define BK_ATTENTION_WGMMA_BACKWARD(NAME, T, DH)                                                 \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dq_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)    \
+    {                                                                                            \
+        bk::attention::wg::dq<T, DH>(p);                                                         \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dkv_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)   \
+    {                                                                                            \
+        bk::attention::wg::dkv<T, DH>(p);                                                        \
+    }
+
+BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 64)
+BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 128)
+BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 128)

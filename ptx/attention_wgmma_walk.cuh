@@ -1,0 +1,308 @@
+// The walk over key tiles shared by the Hopper attention kernels that own
+// query rows (ptx/attention_wgmma.cu's forward, the dq kernel of
+// ptx/attention_wgmma_backward.cu): a producer warp finds the 64-key slots
+// that either of two consumer warpgroups needs and streams them as 128-key
+// tiles through a ring of K and V stages, each with a record saying who
+// takes it; and the GEMM issue steps both kernels run on such tiles.
+//
+// A layout L gives: CB (column blocks of 64 elements per row), STAGES,
+// Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
+// 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), and the offsets Q (the
+// row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
+// RECORDS and BARS (q_full, then k_full, v_full, k_empty and v_empty per
+// stage).
+#ifndef BK_ATTENTION_WGMMA_WALK_CUH
+#define BK_ATTENTION_WGMMA_WALK_CUH
+
+#include "attention_common.cuh"
+#include "shared_memory_ops.cuh"
+#include "tma_ops.cuh"
+#include "wgmma_ops.cuh"
+
+namespace bk {
+namespace attention {
+namespace wg {
+
+using namespace bk::hopper;
+
+constexpr int ROWS = 64; // query rows per consumer
+
+// The walk over 64-key slots, by the producer warp, which tells the
+// consumers what it found through each tile's record. A tile of the ring
+// is a pair of active slots (one when the row ends): any two, so blocks
+// of 64 keys fill 128-key tiles too.
+constexpr int SLOT = 64;
+
+struct Walk {
+    int64_t pb, ph, per_block;
+    int64_t ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
+    // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
+    // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
+    // else each consumer owns 64 of 128 rows and computes every tile it needs.
+    bool split;
+
+    __device__ bool needs(const Args &a, int c, int64_t t) const
+    {
+        return t * SLOT < (c ? end1 : end0) &&
+               block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
+    }
+};
+
+// The walk of the CTA whose first query row is r0 (split: 64 rows both
+// consumers share, else 64 each); a bad pattern head walks nothing, and
+// its consumers write NaN.
+static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
+                                                 bool split, bool &bad)
+{
+    Walk w;
+    w.pb = pattern_b(a, b);
+    w.ph = pattern_h(a, h);
+    w.per_block = a.block_k / SLOT;
+    w.split = split;
+    const int64_t second = r0 + ROWS;
+    w.ib0 = r0 / a.block_q;
+    w.ib1 = split ? w.ib0 : second / a.block_q;
+    w.end0 = key_end(a, min(second, a.lq) - 1);
+    w.end1 = split ? w.end0 : second < a.lq ? key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    bad = pattern_bad(a, w.pb, w.ph);
+    if (bad)
+        w.end0 = w.end1 = 0;
+    return w;
+}
+
+// The slots each consumer needs, 32 at a time: a whole warp reads one mask
+// entry per lane and keeps the answers as two bit words, so that a tile
+// costs no dependent mask read.
+struct SlotScan {
+    int64_t t0 = -1;      // the first slot of the words
+    uint32_t need[2] = {}; // bit i: consumer c needs slot t0 + i
+
+    // The next slot at or after t that either consumer needs (-1: none),
+    // with whether each needs it.
+    __device__ int64_t next(const Args &a, const Walk &w, int64_t t, bool (&needs)[2])
+    {
+        const int64_t limit = max(w.end0, w.end1);
+        for (; t * SLOT < limit;) {
+            if (t0 < 0 || t >= t0 + 32) {
+                t0 = t;
+                for (int c = 0; c < 2; c++)
+                    need[c] = __ballot_sync(0xFFFFFFFFu, w.needs(a, c, t + threadIdx.x % 32));
+            }
+            const uint32_t ahead = (need[0] | need[1]) >> (t - t0);
+            if (ahead) {
+                const int at = (int)(t - t0) + __ffs(ahead) - 1;
+                needs[0] = (need[0] >> at) & 1u;
+                needs[1] = (need[1] >> at) & 1u;
+                return t0 + at;
+            }
+            t = t0 + 32;
+        }
+        needs[0] = needs[1] = false;
+        return -1;
+    }
+};
+
+// What the producer tells the consumers of union tile n, in shared memory
+// beside its K tile and published by k_full: where its two 64-key halves
+// start (the upper one at -64 when empty) and flags: which consumer takes
+// it and needs which half, or the end of the walk. The consumers so skip
+// the walk over the pattern (a mask read per slot, 64-bit index math).
+enum : uint32_t {
+    TILE_END = 1u,
+    TILE_TAKEN = 2u,    // << consumer
+    TILE_USES_LO = 8u,  // << 2 * consumer
+    TILE_USES_HI = 16u, // << 2 * consumer
+};
+
+// The stage of union tile n: its barriers, the parity of its current use,
+// its K and V tiles and its record.
+struct Stage {
+    uint32_t k_full, v_full, k_empty, v_empty, parity, k_tile, v_tile, record;
+    template <typename L> static __device__ Stage of(uint32_t base, int n)
+    {
+        const int s = n % L::STAGES;
+        Stage st;
+        st.k_full = base + L::BARS + 8 * (1 + s);
+        st.v_full = st.k_full + 8 * L::STAGES;
+        st.k_empty = st.v_full + 8 * L::STAGES;
+        st.v_empty = st.k_empty + 8 * L::STAGES;
+        st.parity = (uint32_t)((n / L::STAGES) & 1);
+        st.k_tile = base + L::K + s * L::KV_BYTES;
+        st.v_tile = base + L::V + s * L::KV_BYTES;
+        st.record = base + L::RECORDS + 16 * s;
+        return st;
+    }
+};
+
+// The ring's barriers, by one thread (then __syncthreads): q_full, then per
+// stage k_full and v_full (the producer's copies), k_empty and v_empty
+// (one arrival per consumer warp, 8).
+template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
+{
+    if (threadIdx.x == 0) {
+        mbar_init(base + L::BARS, 1);
+        for (int i = 0; i < 4 * L::STAGES; i++)
+            mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
+        mbar_fence_init();
+    }
+}
+
+// Run by warp 0: every lane walks the tiles, lane 0 writes their records
+// and issues the copies; a last record ends the walk. The row operands
+// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full.
+template <typename L>
+static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
+                                int64_t r0, int64_t kvh, int64_t h, int64_t b)
+{
+    const Args &a = p.a;
+    const bool leader = threadIdx.x == 0;
+    const uint32_t q_full = base + L::BARS;
+    const bool any = w.end0 > 0 || w.end1 > 0;
+    if (leader && any) {
+        const int q_tiles = w.split ? 1 : 2;
+        mbar_expect_tx(q_full, q_tiles * L::ROW_OPERANDS * L::Q_BYTES);
+        for (int op = 0; op < L::ROW_OPERANDS; op++)
+            for (int c = 0; c < q_tiles; c++)
+                for (int cb = 0; cb < L::CB; cb++)
+                    tma_load_4d(base + L::Q + (2 * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
+                                op ? p.map_dy : p.map_q, 64 * cb, (int)(r0 + ROWS * c), (int)h,
+                                (int)b, q_full);
+    } else if (leader) {
+        mbar_arrive(q_full); // nothing to load: still let the consumers past
+    }
+    // K or V of union tile n, from the slots key[0] and key[1].
+    auto load = [&](int kv, int n, const int (&key)[2]) {
+        const Stage st = Stage::of<L>(base, n);
+        if (n >= L::STAGES) // the previous use of the stage, one phase back
+            mbar_wait(kv ? st.v_empty : st.k_empty, st.parity ^ 1u);
+        if (!leader)
+            return;
+        const uint32_t full = kv ? st.v_full : st.k_full, tile = kv ? st.v_tile : st.k_tile;
+        mbar_expect_tx(full, L::KV_BYTES);
+        for (int half = 0; half < 2; half++)
+            for (int cb = 0; cb < L::CB; cb++)
+                tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
+                            64 * cb, key[half], (int)kvh, (int)b, full);
+    };
+    // The record of union tile n, before its K (k_full publishes it).
+    auto record = [&](int n, uint4 rec) {
+        const Stage st = Stage::of<L>(base, n);
+        if (n >= L::STAGES)
+            mbar_wait(st.k_empty, st.parity ^ 1u);
+        if (leader)
+            store_shared16(st.record, rec);
+    };
+    // V runs a tile behind K (as the consumers use them: S of tile n with
+    // P V of tile n - 1), so that a V slot the consumers still hold does
+    // not hold up the next K.
+    int n = 0, last[2] = { 0, 0 };
+    SlotScan scan;
+    bool lo_needs[2], hi_needs[2];
+    int64_t lo = any ? scan.next(a, w, 0, lo_needs) : -1;
+    for (; lo >= 0; n++) {
+        const int64_t hi = scan.next(a, w, lo + 1, hi_needs);
+        uint32_t flags = 0;
+        for (int c = 0; c < 2; c++) {
+            const bool takes = w.split ? n % 2 == c : lo_needs[c] || hi_needs[c];
+            flags |= (takes ? TILE_TAKEN << c : 0u) | (lo_needs[c] ? TILE_USES_LO << 2 * c : 0u) |
+                     (hi_needs[c] ? TILE_USES_HI << 2 * c : 0u);
+        }
+        // Each half from its slot; an empty upper half from past Lk (zeros).
+        const int key[2] = { (int)(lo * SLOT), (int)(hi >= 0 ? hi * SLOT : a.lk) };
+        record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
+        load(0, n, key);
+        if (n > 0)
+            load(1, n - 1, last);
+        last[0] = key[0];
+        last[1] = key[1];
+        lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
+    }
+    if (n > 0)
+        load(1, n - 1, last);
+    record(n, make_uint4(0u, 0u, TILE_END, 0u));
+    if (leader)
+        mbar_arrive(Stage::of<L>(base, n).k_full);
+}
+
+// One arrival per consumer warp frees a K or V tile (8 make it empty).
+static __device__ __forceinline__ void release(uint32_t empty)
+{
+    __syncwarp();
+    if (threadIdx.x % 32 == 0)
+        mbar_arrive(empty);
+}
+
+// Frees a tile this consumer skips, once its record has been read (so the
+// producer is past K's previous use). V's arrival must count toward this
+// use's phase of v_empty, not the use before (which the other consumer may
+// still be reading): wait for that one first.
+template <typename L>
+static __device__ __forceinline__ void release_skipped(const Stage &st, int n)
+{
+    release(st.k_empty);
+    if (n >= L::STAGES)
+        mbar_wait(st.v_empty, st.parity ^ 1u);
+    release(st.v_empty);
+}
+
+// A tile's record, read by lane 0 (the lane that frees the tile: so the
+// read is ordered before the producer's next write of the slot for
+// compute-sanitizer's racecheck too) and passed to the warp.
+static __device__ __forceinline__ uint4 read_record(uint32_t record)
+{
+    uint4 rec = make_uint4(0u, 0u, 0u, 0u);
+    if (threadIdx.x % 32 == 0)
+        rec = load_shared16(record);
+    rec.x = __shfl_sync(0xFFFFFFFFu, rec.x, 0);
+    rec.y = __shfl_sync(0xFFFFFFFFu, rec.y, 0);
+    rec.z = __shfl_sync(0xFFFFFFFFu, rec.z, 0);
+    return rec;
+}
+
+// A = (64 rows x DH) times B^T (B: 128 rows x DH), both K-major 64-row
+// (A) and 128-row (B) tiles of DH / 64 column blocks, D in steps of 16 (32
+// bytes); issued and committed: S = Q K^T, or dP = dY V^T.
+template <typename T, typename L, int BN>
+static __device__ __forceinline__ void issue_abt(float (&d)[BN / 8][4], uint32_t a_tile,
+                                                 uint32_t b_tile)
+{
+    const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const uint32_t in_block = (kk % 4) * 32;
+        const uint64_t da = smem_desc_add(da0, (kk / 4) * L::Q_BLOCK + in_block);
+        const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + in_block);
+        if constexpr (BN == 128)
+            mma_ss_n128<T>(d, da, db, kk > 0);
+        else
+            mma_ss_n64<T>(d, da, db, kk > 0);
+    }
+    wgmma_commit();
+}
+
+// D (64 x DH) += A B, A (64 x BN) in registers as BN / 16 steps of 16 keys,
+// B a tile of BN rows x DH (MN-major: d contiguous); issued and committed:
+// O += P V, or dQ += dS K.
+template <typename T, typename L, int BN>
+static __device__ __forceinline__ void issue_ab(float (&d)[L::CB * 8][4],
+                                                const uint32_t (&pa)[BN / 16][4], uint32_t tile)
+{
+    const uint64_t db0 = smem_desc(tile, L::KV_BLOCK, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; kk++) {
+        const uint64_t db = smem_desc_add(db0, kk * 16 * 128);
+        if constexpr (L::CB == 2)
+            mma_rs_n128_t<T>(d, pa[kk], db);
+        else
+            mma_rs_n64_t<T>(d, pa[kk], db);
+    }
+    wgmma_commit();
+}
+
+} // namespace wg
+} // namespace attention
+} // namespace bk
+
+#endif // BK_ATTENTION_WGMMA_WALK_CUH
