@@ -38,6 +38,7 @@ template <int DH, int BN> struct Layout {
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr int ROW_OPERANDS = 1;
+    static constexpr bool V_LAGS = true; // see producer
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;

@@ -16,7 +16,10 @@
 //   S^T = K Q^T, dP^T = V dY^T, dS^T = P^T (dP^T - rowsum),
 //   dV += P^T dY, dK += dS^T Q (P^T and dS^T as register operands).
 // The two consumers of a CTA overlap each other's GEMMs and element-wise
-// work; within one, each tile's GEMMs are waited for before the next.
+// work (taking turns, as the forward does, measured no faster); within
+// one, P is computed under dP's GEMM. One kernel that also adds each key
+// block's dQ share in order (5 GEMMs instead of 7) was built and measured
+// slower on sparse patterns: see DESIGN-NOTES.
 #include "attention_wgmma_walk.cuh"
 
 namespace bk {
@@ -24,14 +27,14 @@ namespace attention {
 namespace wg {
 
 // Registers move from the producer warpgroup, which needs few, to the two
-// consumer warpgroups (56 + 2 x 224 per thread of the 3 x 128).
+// consumer warpgroups (40 + 2 x 232 per thread of the 3 x 128).
 static __device__ __forceinline__ void give_registers()
 {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
 }
 static __device__ __forceinline__ void take_registers()
 {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
 }
 
 // ---------------------------------------------------------------- dq
@@ -42,6 +45,7 @@ template <int DH> struct DqLayout {
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr int ROW_OPERANDS = 2;
+    static constexpr bool V_LAGS = false; // K and V are used and freed together
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = 128 * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;
@@ -97,31 +101,38 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
             release_skipped<L>(st, n);
             continue;
         }
+        // S and dP issued together, P computed under dP's GEMM.
         float s[BN / 8][4], dp[BN / 8][4];
         issue_abt<T, L, BN>(s, q_tile, st.k_tile);
         mbar_wait(st.v_full, st.parity);
         issue_abt<T, L, BN>(dp, dy_tile, st.v_tile);
-        wgmma_wait<0>();
-        fence_operand(s);
-        fence_operand(dp);
         const int64_t k0 = (int32_t)rec.x, k1 = (int32_t)rec.y;
         const bool use0 = (rec.z & TILE_USES_LO << 2 * c) != 0;
         const bool use1 = (rec.z & TILE_USES_HI << 2 * c) != 0;
         // Keys of a half this consumer skips, past Lk or past the causal limit.
         const bool edge = !use0 || !use1 || max(k0, k1) + SLOT > first_end;
-        uint32_t da[BN / 16][4];
+        wgmma_wait<1>();
+        fence_operand(s);
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
             const bool upper = j >= SLOT / 8;
             const int64_t key = (upper ? k1 : k0) + (j % (SLOT / 8)) * 8 + 2 * q4;
-            float ds[4];
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                float pr = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
+                s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
                 if (edge && (!(upper ? use1 : use0) || key + (e & 1) >= end[e / 2]))
-                    pr = 0.f;
-                ds[e] = pr * (dp[j][e] - rsum[e / 2]);
+                    s[j][e] = 0.f;
             }
+        }
+        wgmma_wait<0>();
+        fence_operand(dp);
+        uint32_t da[BN / 16][4];
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            float ds[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                ds[e] = s[j][e] * (dp[j][e] - rsum[e / 2]);
             da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
             da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
         }
@@ -216,10 +227,11 @@ static __device__ __forceinline__ float2 load_shared_f32x2(uint32_t address)
 template <typename L> struct QueryRing {
     const bk_attention_tma_args &p;
     uint32_t base;
-    int64_t b;
-    int n;
+    int b, n;
 
-    __device__ __forceinline__ void emit(int64_t h, int64_t q0, uint32_t flags)
+    // Query tile q0 of head h (lse and rowsum: that head's rows), or the end.
+    __device__ __forceinline__ void emit(int h, int q0, const float *lse, const float *rowsum,
+                                         uint32_t flags)
     {
         const Args &a = p.a;
         const int lane = threadIdx.x % 32;
@@ -229,13 +241,12 @@ template <typename L> struct QueryRing {
         const bool end = (flags & TILE_END) != 0;
         if (!end)
             for (int i = lane; i < 64; i += 32) {
-                const int64_t q = q0 + i;
+                const int q = q0 + i;
                 float l = INFINITY, rs = 0.f;
                 if (q < a.lq) {
-                    l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] +
-                          q * a.lse_s[2]);
+                    l = lse[q * a.lse_s[2]];
                     l = l == -INFINITY ? INFINITY : l * LOG2E;
-                    rs = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + q);
+                    rs = rowsum[q];
                 }
                 store_shared_f32(st.stats + 4 * i, l);
                 store_shared_f32(st.stats + 256 + 4 * i, rs);
@@ -251,10 +262,8 @@ template <typename L> struct QueryRing {
         }
         mbar_expect_tx(st.full, 2 * L::TILE);
         for (int cb = 0; cb < L::CB; cb++) {
-            tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, (int)q0, (int)h, (int)b,
-                        st.full);
-            tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, (int)q0, (int)h,
-                        (int)b, st.full);
+            tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, q0, h, b, st.full);
+            tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, q0, h, b, st.full);
         }
     }
 };
@@ -263,10 +272,12 @@ template <typename L> struct QueryRing {
 // the group, 64-query tile) in order, 32 tiles per mask read, and fills
 // the ring with each tile that either consumer's key block sees: its
 // record (head, first query, which consumers use it), lse and rowsum (by
-// every lane), Q and dY (lane 0). A last record ends the walk.
+// every lane), Q and dY (lane 0). A last record ends the walk. Rows and
+// tiles fit in int (the plan takes this path for Lq, Lk < 2^31): the
+// producer runs in 40 registers.
 template <typename L>
-static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int64_t k0,
-                                    int64_t kvh, int64_t b, bool bad)
+static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
+                                    int kvh, int b, bool bad)
 {
     const Args &a = p.a;
     const int lane = threadIdx.x % 32;
@@ -276,40 +287,42 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
         for (int c = 0; c < 2; c++)
             for (int cb = 0; cb < L::CB; cb++) {
                 const uint32_t at = c * L::TILE + cb * L::Q_BLOCK;
-                const int key = (int)(k0 + 64 * c);
-                tma_load_4d(base + L::K + at, p.map_k, 64 * cb, key, (int)kvh, (int)b, kv_full);
-                tma_load_4d(base + L::V + at, p.map_v, 64 * cb, key, (int)kvh, (int)b, kv_full);
+                tma_load_4d(base + L::K + at, p.map_k, 64 * cb, k0 + 64 * c, kvh, b, kv_full);
+                tma_load_4d(base + L::V + at, p.map_v, 64 * cb, k0 + 64 * c, kvh, b, kv_full);
             }
     }
     QueryRing<L> ring{ p, base, b, 0 };
-    const int group = (int)(a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b), tiles = (a.lq + 63) / 64, per_block = a.block_q / 64;
-    bool has[2];
-    int64_t first[2], jb[2];
-    for (int c = 0; c < 2; c++) {
-        const int64_t key = k0 + 64 * c;
-        has[c] = !bad && key < a.lk;
-        first[c] = query_begin(a, key); // the first query that sees any of its keys
-        jb[c] = key / a.block_k;
-    }
-    for (int g = 0; g < group && has[0]; g++) {
-        const int64_t h = kvh * group + g, ph = pattern_h(a, h);
-        for (int64_t t0 = first[0] / 64; t0 < tiles; t0 += 32) {
-            const int64_t t = t0 + lane, last = min((t + 1) * 64, a.lq) - 1;
-            uint32_t need[2];
-            for (int c = 0; c < 2; c++)
-                need[c] = __ballot_sync(0xFFFFFFFFu, has[c] && t < tiles && last >= first[c] &&
-                                                         block_active(a, pb, ph, t / per_block,
-                                                                      jb[c]));
-            for (uint32_t bits = need[0] | need[1]; bits; bits &= bits - 1) {
+    const int group = (int)a.heads / (int)a.kv_heads;
+    const int tiles = (int)((a.lq + 63) / 64), per_block = (int)(a.block_q / 64);
+    const int block_k = (int)a.block_k; // 32-bit division: the producer's registers are few
+    const int64_t pb = pattern_b(a, b);
+    // Each consumer's keys: whether it has any, the first query that sees
+    // one (causal), its key block.
+    const bool has0 = !bad && k0 < a.lk, has1 = !bad && k0 + 64 < a.lk;
+    const int first0 = (int)query_begin(a, k0), first1 = (int)query_begin(a, k0 + 64);
+    const int jb0 = k0 / block_k, jb1 = (k0 + 64) / block_k;
+    for (int g = 0; g < group && has0; g++) {
+        const int h = kvh * group + g;
+        const int64_t ph = pattern_h(a, h);
+        const float *lse = (const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1];
+        const float *rowsum = (const float *)a.rowsum + ((int64_t)b * a.heads + h) * a.lq;
+        for (int t0 = first0 / 64; t0 < tiles; t0 += 32) {
+            const int t = t0 + lane, last = min(t * 64 + 63, (int)a.lq - 1);
+            const bool in = t < tiles;
+            const uint32_t need0 = __ballot_sync(
+                0xFFFFFFFFu, in && last >= first0 && block_active(a, pb, ph, t / per_block, jb0));
+            const uint32_t need1 = __ballot_sync(
+                0xFFFFFFFFu,
+                has1 && in && last >= first1 && block_active(a, pb, ph, t / per_block, jb1));
+            for (uint32_t bits = need0 | need1; bits; bits &= bits - 1) {
                 const int i = __ffs(bits) - 1;
-                ring.emit(h, (t0 + i) * 64,
-                     ((need[0] >> i) & 1u ? TILE_TAKEN : 0u) |
-                         ((need[1] >> i) & 1u ? TILE_TAKEN << 1 : 0u));
+                ring.emit(h, (t0 + i) * 64, lse, rowsum,
+                          ((need0 >> i) & 1u ? TILE_TAKEN : 0u) |
+                              ((need1 >> i) & 1u ? TILE_TAKEN << 1 : 0u));
             }
         }
     }
-    ring.emit(0, 0, TILE_END);
+    ring.emit(0, 0, nullptr, nullptr, TILE_END);
 }
 
 template <typename T, int DH>
@@ -342,30 +355,39 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         if (rec.z & TILE_END)
             break;
         if (rec.z & TILE_TAKEN << c) {
+            // S^T and dP^T issued together, P^T computed under dP^T's GEMM
+            // (in F32: dS^T takes it unrounded).
             float s[BQ / 8][4], dp[BQ / 8][4];
             issue_abt<T, L, BQ>(s, k_tile, st.q_tile);
             issue_abt<T, L, BQ>(dp, v_tile, st.dy_tile);
-            wgmma_wait<0>();
-            fence_operand(s);
-            fence_operand(dp);
             const int q0 = (int)rec.y;
             const bool diagonal = causal && q0 < all_begin;
-            uint32_t pa[BQ / 16][4], da[BQ / 16][4];
+            wgmma_wait<1>();
+            fence_operand(s);
 #pragma unroll
             for (int j = 0; j < BQ / 8; j++) {
                 const int col = j * 8 + 2 * q4;
                 const float2 l = load_shared_f32x2(st.stats + 4 * col);
-                const float2 rs = load_shared_f32x2(st.stats + 256 + 4 * col);
-                float pr[4], ds[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
-                    pr[e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
+                    s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
                     if (diagonal && q0 + col + (e & 1) < begin[e / 2])
-                        pr[e] = 0.f;
-                    ds[e] = pr[e] * (dp[j][e] - (e & 1 ? rs.y : rs.x));
+                        s[j][e] = 0.f;
                 }
-                pa[j / 2][(j % 2) * 2] = pack2<T>(pr[0], pr[1]);
-                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(pr[2], pr[3]);
+            }
+            wgmma_wait<0>();
+            fence_operand(dp);
+            uint32_t pa[BQ / 16][4], da[BQ / 16][4];
+#pragma unroll
+            for (int j = 0; j < BQ / 8; j++) {
+                const int col = j * 8 + 2 * q4;
+                const float2 rs = load_shared_f32x2(st.stats + 256 + 4 * col);
+                float ds[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    ds[e] = s[j][e] * (dp[j][e] - (e & 1 ? rs.y : rs.x));
+                pa[j / 2][(j % 2) * 2] = pack2<T>(s[j][0], s[j][1]);
+                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(s[j][2], s[j][3]);
                 da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
                 da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
             }
@@ -411,7 +433,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     if (threadIdx.x < 128) {
         give_registers();
         if (threadIdx.x < 32)
-            dkv_producer<L>(p, base, k0, kvh, b, bad);
+            dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
     } else {
         take_registers();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);

@@ -7,7 +7,9 @@
 //
 // A layout L gives: CB (column blocks of 64 elements per row), STAGES,
 // Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
-// 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), and the offsets Q (the
+// 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
+// loaded after K of the next, for consumers that free K first: the
+// forward), and the offsets Q (the
 // row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
 // RECORDS and BARS (q_full, then k_full, v_full, k_empty and v_empty per
 // stage).
@@ -211,13 +213,15 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
         const int key[2] = { (int)(lo * SLOT), (int)(hi >= 0 ? hi * SLOT : a.lk) };
         record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
         load(0, n, key);
-        if (n > 0)
+        if (!L::V_LAGS)
+            load(1, n, key);
+        else if (n > 0)
             load(1, n - 1, last);
         last[0] = key[0];
         last[1] = key[1];
         lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
     }
-    if (n > 0)
+    if (L::V_LAGS && n > 0)
         load(1, n - 1, last);
     record(n, make_uint4(0u, 0u, TILE_END, 0u));
     if (leader)
