@@ -193,7 +193,10 @@ template <int DH> struct DkvLayout {
 };
 
 // Stage s of the dk/dv ring: full (the producer's 32 lanes, one with the
-// copies' bytes) and empty (one arrival per consumer warp, 8).
+// copies' bytes) and empty (one arrival per consumer thread, 256: every
+// thread reads the stage's lse and rowsum, and compute-sanitizer's
+// racecheck orders only an arriving thread's own reads before the
+// producer's next writes).
 struct QueryStage {
     uint32_t full, empty, parity, q_tile, dy_tile, stats, record;
     template <typename L> static __device__ QueryStage of(uint32_t base, int n)
@@ -399,7 +402,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
             fence_operand(pa);
             fence_operand(da);
         }
-        release(st.empty);
+        mbar_arrive(st.empty);
     }
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
@@ -418,7 +421,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
         mbar_init(base + L::BARS, 1);
         for (int s = 0; s < L::STAGES; s++) {
             mbar_init(base + L::BARS + 8 * (1 + s), 32);
-            mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 8);
+            mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 256);
         }
         mbar_fence_init();
     }
