@@ -170,6 +170,21 @@ static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int6
     }
 }
 
+// The backward's statistics of query row i of (b, h): lse in base 2 (+inf
+// where the row sees nothing or lies past Lq, so that P is 0) and rowsum
+// (0 past Lq).
+static __device__ __forceinline__ float2 backward_row_stats(const Args &a, int64_t b, int64_t h,
+                                                            int64_t i)
+{
+    float2 st = make_float2(INFINITY, 0.f);
+    if (i < a.lq) {
+        const float l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]);
+        st.x = l == -INFINITY ? INFINITY : l * LOG2E;
+        st.y = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + i);
+    }
+    return st;
+}
+
 static __device__ __forceinline__ float quiet_nan()
 {
     return __int_as_float(0x7FC00000);

@@ -188,15 +188,9 @@ template <typename T, int DH> static __device__ void dq_tile(const Args &a)
     float lse2[2], rsum[2];
 #pragma unroll
     for (int half = 0; half < 2; half++) {
-        const int64_t row = half ? row_b : row_a;
-        float l = INFINITY, s = 0.f;
-        if (row < a.lq) {
-            l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]);
-            l = l == -INFINITY ? INFINITY : l * LOG2E;
-            s = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + row);
-        }
-        lse2[half] = l;
-        rsum[half] = s;
+        const float2 st = backward_row_stats(a, b, h, half ? row_b : row_a);
+        lse2[half] = st.x;
+        rsum[half] = st.y;
     }
 
     float dq[NT_O][4];

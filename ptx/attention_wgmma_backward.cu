@@ -75,14 +75,9 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
 #pragma unroll
     for (int half = 0; half < 2; half++) {
         const int64_t row = row_a + 8 * half;
-        float l = INFINITY, s = 0.f;
-        if (row < a.lq) {
-            l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]);
-            l = l == -INFINITY ? INFINITY : l * LOG2E;
-            s = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + row);
-        }
-        lse2[half] = l;
-        rsum[half] = s;
+        const float2 st = backward_row_stats(a, b, h, row);
+        lse2[half] = st.x;
+        rsum[half] = st.y;
         end[half] = key_end(a, row);
     }
     const int64_t first_end = key_end(a, rows0);
@@ -242,6 +237,7 @@ template <typename L> struct QueryRing {
         if (n > L::STAGES) // the previous use of the stage, one phase back
             mbar_wait(st.empty, st.parity ^ 1u);
         const bool end = (flags & TILE_END) != 0;
+        // As backward_row_stats, from the head's rows (fewer registers).
         if (!end)
             for (int i = lane; i < 64; i += 32) {
                 const int q = q0 + i;
