@@ -138,11 +138,11 @@ static inline void half_square(float b, float *hi, float *lo)
 }
 
 /* Phi(b), and through pdf the normal density. */
-static inline float vphi(float b, float *pdf)
+/* The erfc fit's t = 1 / (1 + |b| / (2 sqrt 2)) and P(t). */
+static inline float erfc_fit(float b, float *t_out)
 {
-    float hi, lo;
-    half_square(b, &hi, &lo);
     float t = 1.0f / (1.0f + (0.5f * INV_SQRT_2) * __builtin_fabsf(b));
+    *t_out = t;
     float q = 0.17087277f;
     q = q * t + -0.82215223f;
     q = q * t + 1.48851587f;
@@ -152,8 +152,26 @@ static inline float vphi(float b, float *pdf)
     q = q * t + 0.09678418f;
     q = q * t + 0.37409196f;
     q = q * t + 1.00002368f;
-    q = q * t + -1.26551223f;
-    /* One exponential for both: exp(-b^2 / 2) times the fit's exp(q). */
+    return q * t + -1.26551223f;
+}
+
+/* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t). */
+static inline float vphi_cdf(float b)
+{
+    float hi, lo, t;
+    half_square(b, &hi, &lo);
+    float q = erfc_fit(b, &t);
+    float h = vexp(hi, lo + q, 0.5f * t);
+    return sel_f(b < 0.0f, h, 1.0f - h);
+}
+
+/* Phi(b) and the density (the backward): one exponential for both,
+ * exp(-b^2 / 2) times the fit's exp(P(t)). */
+static inline float vphi(float b, float *pdf)
+{
+    float hi, lo, t;
+    half_square(b, &hi, &lo);
+    float q = erfc_fit(b, &t);
     float ps, s2;
     vexp_parts(hi, lo, &ps, &s2);
     float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
@@ -195,16 +213,31 @@ static inline float g_geglu_tanh(float b, float *d)
     return b * s;
 }
 
+/* The gate alone, for the forward: the compiler drops the unused
+ * derivative, and GeGLU takes Phi by its own cheaper route. */
+#define GATE_ONLY(KIND)                                                              \
+    static inline float f_##KIND(float b)                                            \
+    {                                                                                \
+        float d;                                                                     \
+        return g_##KIND(b, &d);                                                      \
+    }
+GATE_ONLY(glu)
+GATE_ONLY(reglu)
+GATE_ONLY(swiglu)
+GATE_ONLY(geglu_tanh)
+static inline float f_geglu(float b)
+{
+    return b * vphi_cdf(b);
+}
+
 #define DEFINE_KIND(KIND)                                                            \
     HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict y,           \
                                float *restrict unused)                                \
     {                                                                                \
         (void)dy, (void)unused;                                                      \
-        SIMD for (int i = 0; i < N; i++) {                                           \
-            float d;                                                                 \
-            y[i] = a[i] * g_##KIND(b[i], &d);                                        \
-        }                                                                            \
+        SIMD for (int i = 0; i < N; i++)                                             \
+            y[i] = a[i] * f_##KIND(b[i]);                                            \
     }                                                                                \
     HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict da,          \
