@@ -47,6 +47,17 @@ static __device__ __forceinline__ bool pattern_bad(const Args &a, int64_t pb, in
     return a.bad && ((const unsigned char *)a.bad)[pb * a.pattern_heads + ph] != 0;
 }
 
+// Whether any query head of kv head kvh's group has a bad list: the
+// group's K and V gradients are then NaN.
+static __device__ __forceinline__ bool group_bad(const Args &a, int64_t b, int64_t kvh)
+{
+    const int64_t group = a.heads / a.kv_heads, pb = pattern_b(a, b);
+    bool bad = false;
+    for (int64_t g = 0; g < group; g++)
+        bad = bad || pattern_bad(a, pb, pattern_h(a, kvh * group + g));
+    return bad;
+}
+
 // Keys query i may see: j < Lk, and j <= i + (Lk - Lq) when causal.
 static __device__ __forceinline__ int64_t key_end(const Args &a, int64_t i)
 {

@@ -82,9 +82,7 @@ template <typename T, int DH> static __device__ void dkv_tile(const Args &a)
     const int k0 = (int)blockIdx.x * TILE, kvh = blockIdx.y, b = blockIdx.z;
     const int group = (int)(a.heads / a.kv_heads), pb = (int)pattern_b(a, b);
     const int jb = k0 / (int)a.block_k;
-    bool bad = false;
-    for (int g = 0; g < group; g++)
-        bad = bad || pattern_bad(a, pb, pattern_h(a, kvh * group + g));
+    const bool bad = group_bad(a, b, kvh);
     // Queries before `first` see none of the tile's keys (causal).
     const int first = (int)query_begin(a, k0);
     const int krow_a = k0 + warp * 16 + lane / 4, krow_b = krow_a + 8;

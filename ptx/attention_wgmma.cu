@@ -17,14 +17,11 @@
 // by the other (blocks of 64 rows may differ).
 #include "attention_wgmma_walk.cuh"
 
-// Tuning switches (variants of the module, BK_CUDA_MODULE_DIR): the
-// ping-pong of the two consumers' GEMMs and the move of registers from the
-// producer to the consumers.
+// Tuning switch (a variant of the module, BK_CUDA_MODULE_DIR): the
+// ping-pong of the two consumers' GEMMs (BK_ATTENTION_WGMMA_SETMAXNREG,
+// the move of registers, is the walk header's).
 #ifndef BK_ATTENTION_WGMMA_PINGPONG
 #define BK_ATTENTION_WGMMA_PINGPONG 1
-#endif
-#ifndef BK_ATTENTION_WGMMA_SETMAXNREG
-#define BK_ATTENTION_WGMMA_SETMAXNREG 1
 #endif
 
 namespace bk {
@@ -336,9 +333,7 @@ template <typename T, int DH, int BN>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
     typedef Layout<DH, BN> L;
-    // Swizzled tiles need 1024-byte alignment: the plan asks for 1 KiB more.
-    extern __shared__ __align__(128) unsigned char smem_bytes[];
-    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+    const uint32_t base = shared_base_1024();
     const Args &a = p.a;
     const bool split = (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0;
     const int64_t r0 = (int64_t)blockIdx.x * (split ? ROWS : BK_ATTENTION_WGMMA_ROWS),
@@ -354,15 +349,11 @@ static __device__ void forward(const bk_attention_tma_args &p)
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
-#if BK_ATTENTION_WGMMA_SETMAXNREG
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-#endif
+        producer_registers();
         if (threadIdx.x < 32)
             producer<Layout<DH, BN>>(p, w, base, r0, kvh, h, b);
     } else {
-#if BK_ATTENTION_WGMMA_SETMAXNREG
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-#endif
+        consumer_registers();
         consumer<T, DH, BN>(p, w, base, group - 1, r0, h, b, bad);
     }
 }

@@ -26,17 +26,6 @@ namespace bk {
 namespace attention {
 namespace wg {
 
-// Registers move from the producer warpgroup, which needs few, to the two
-// consumer warpgroups (40 + 2 x 232 per thread of the 3 x 128).
-static __device__ __forceinline__ void give_registers()
-{
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-}
-static __device__ __forceinline__ void take_registers()
-{
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-}
-
 // ---------------------------------------------------------------- dq
 
 // Shared memory of the dq kernel: Q and dY of both consumers (64 rows
@@ -145,8 +134,7 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
 template <typename T, int DH> static __device__ void dq(const bk_attention_tma_args &p)
 {
     typedef DqLayout<DH> L;
-    extern __shared__ __align__(128) unsigned char smem_bytes[];
-    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+    const uint32_t base = shared_base_1024();
     const Args &a = p.a;
     const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS, h = blockIdx.y,
                   b = blockIdx.z;
@@ -157,11 +145,11 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
     bool bad;
     const Walk w = make_walk(a, r0, h, b, false, bad);
     if (threadIdx.x < 128) {
-        give_registers();
+        producer_registers();
         if (threadIdx.x < 32)
             producer<L>(p, w, base, r0, kvh, h, b);
     } else {
-        take_registers();
+        consumer_registers();
         dq_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, r0, h, b, bad);
     }
 }
@@ -208,17 +196,6 @@ struct QueryStage {
         return st;
     }
 };
-
-static __device__ __forceinline__ void store_shared_f32(uint32_t address, float v)
-{
-    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(address), "f"(v) : "memory");
-}
-static __device__ __forceinline__ float2 load_shared_f32x2(uint32_t address)
-{
-    float2 v;
-    asm volatile("ld.shared.v2.f32 {%0,%1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(address));
-    return v;
-}
 
 // The producer's side of the dk/dv ring: fills stage n with a query tile
 // (or the end record) once the consumers have freed its previous use.
@@ -409,8 +386,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
 template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
 {
     typedef DkvLayout<DH> L;
-    extern __shared__ __align__(128) unsigned char smem_bytes[];
-    const uint32_t base = ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+    const uint32_t base = shared_base_1024();
     const Args &a = p.a;
     const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
     if (threadIdx.x == 0) {
@@ -423,18 +399,13 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     }
     __syncthreads();
     grid_dependency_wait(); // lse, the row sums (and a LIST's mask) come from the kernels before
-    // A bad pattern head anywhere in the group poisons its K and V gradients.
-    const int group = (int)(a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b);
-    bool bad = false;
-    for (int g = 0; g < group; g++)
-        bad = bad || pattern_bad(a, pb, pattern_h(a, kvh * group + g));
+    const bool bad = group_bad(a, b, kvh);
     if (threadIdx.x < 128) {
-        give_registers();
+        producer_registers();
         if (threadIdx.x < 32)
             dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
     } else {
-        take_registers();
+        consumer_registers();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
     }
 }

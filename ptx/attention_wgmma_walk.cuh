@@ -21,6 +21,12 @@
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
 
+// Tuning switch (variants of the modules, BK_CUDA_MODULE_DIR): the move of
+// registers from the producer warpgroup to the consumers.
+#ifndef BK_ATTENTION_WGMMA_SETMAXNREG
+#define BK_ATTENTION_WGMMA_SETMAXNREG 1
+#endif
+
 namespace bk {
 namespace attention {
 namespace wg {
@@ -49,6 +55,28 @@ struct Walk {
                block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
     }
 };
+
+// The first 1024-byte boundary of the dynamic shared memory: swizzled
+// tiles need it (the plans ask for 1 KiB more than a layout takes).
+static __device__ __forceinline__ uint32_t shared_base_1024()
+{
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    return ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
+}
+
+// Registers move from the producer warpgroup, which needs few, to the two
+// consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
+// CTA was launched with (3 x 128 x 168).
+static __device__ __forceinline__ void producer_registers()
+{
+    if (BK_ATTENTION_WGMMA_SETMAXNREG)
+        registers_shrink_to<40>();
+}
+static __device__ __forceinline__ void consumer_registers()
+{
+    if (BK_ATTENTION_WGMMA_SETMAXNREG)
+        registers_grow_to<232>();
+}
 
 // The walk of the CTA whose first query row is r0 (split: 64 rows both
 // consumers share, else 64 each); a bad pattern head walks nothing, and

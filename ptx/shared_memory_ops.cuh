@@ -13,7 +13,7 @@ static __device__ __forceinline__ uint32_t shared_address(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// 4 and 16 bytes from a shared-memory address, and 16 to one.
+// 4, 8 and 16 bytes from a shared-memory address, and 4 and 16 to one.
 static __device__ __forceinline__ uint32_t load_shared32(uint32_t address)
 {
     uint32_t v;
@@ -28,6 +28,18 @@ static __device__ __forceinline__ uint4 load_shared16(uint32_t address)
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "r"(address));
     return v;
+}
+
+static __device__ __forceinline__ float2 load_shared_f32x2(uint32_t address)
+{
+    float2 v;
+    asm volatile("ld.shared.v2.f32 {%0,%1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(address));
+    return v;
+}
+
+static __device__ __forceinline__ void store_shared_f32(uint32_t address, float v)
+{
+    asm volatile("st.shared.f32 [%0], %1;" ::"r"(address), "f"(v) : "memory");
 }
 
 static __device__ __forceinline__ void store_shared16(uint32_t address, uint4 v)

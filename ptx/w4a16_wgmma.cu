@@ -203,15 +203,15 @@ template <typename T, int TT, int S> struct WgGemm {
         constexpr bool MOVE = TT == 256;
         if (wg == 0) {
             if constexpr (MOVE)
-                asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+                bk::hopper::registers_shrink_to<40>();
             if (threadIdx.x == 0)
                 produce(q);
             __syncwarp();
             if constexpr (MOVE)
-                asm volatile("setmaxnreg.inc.sync.aligned.u32 168;\n" ::: "memory");
+                bk::hopper::registers_grow_to<168>();
         } else {
             if constexpr (MOVE)
-                asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+                bk::hopper::registers_grow_to<232>();
             float acc[NT][4];
 #pragma unroll
             for (int t = 0; t < NT; t++)
@@ -221,7 +221,7 @@ template <typename T, int TT, int S> struct WgGemm {
             consume(acc, wg - 1, warp % 4, lane);
             stash(acc, wg - 1, warp % 4, lane);
             if constexpr (MOVE)
-                asm volatile("setmaxnreg.dec.sync.aligned.u32 168;\n" ::: "memory");
+                bk::hopper::registers_shrink_to<168>();
         }
         bk::w4a16::store_cluster_sum<T, S, TN>(p, reinterpret_cast<float *>(smem),
                                                p.m - m0 < TT ? p.m - m0 : TT, m0, n0);

@@ -38,6 +38,19 @@ static __device__ __forceinline__ uint64_t smem_desc_add(uint64_t desc, uint32_t
     return (desc & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
 }
 
+// Warpgroup register reallocation (setmaxnreg, every thread of the
+// warpgroup): shrink to N registers a thread, giving the rest to the CTA's
+// pool, or grow to N from it. Warp-specialised kernels move registers from
+// a producer that needs few to consumers that hold the accumulators.
+template <int N> static __device__ __forceinline__ void registers_shrink_to()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void registers_grow_to()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N) : "memory");
+}
+
 // Orders register writes before wgmma reads them (accumulators, A).
 static __device__ __forceinline__ void wgmma_fence()
 {

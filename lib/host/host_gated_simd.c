@@ -8,9 +8,10 @@
  * the subnormal range round once; Phi(b) = erfc(|b| / sqrt 2) / 2 (or one
  * minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
  * (Numerical Recipes' erfcc, relative error < 1.2e-7), with b^2 / 2 split
- * exactly so that the large exponent loses nothing; exp(-z^2) is shared
- * with the density, exp(P(t)) a short fit over P's narrow range. Half types convert by
- * bit manipulation, bit-identical to half.h. */
+ * exactly so that the large exponent loses nothing (the backward shares
+ * exp(-z^2) with the density and takes exp(P(t)) from a short fit over
+ * P's narrow range). Half types convert by bit manipulation, bit-identical
+ * to half.h. */
 #include "host_gated_simd.h"
 #include "../half.h"
 
@@ -137,7 +138,6 @@ static inline void half_square(float b, float *hi, float *lo)
     *lo = -0.5f * (bl * (b + bh));
 }
 
-/* Phi(b), and through pdf the normal density. */
 /* The erfc fit's t = 1 / (1 + |b| / (2 sqrt 2)) and P(t). */
 static inline float erfc_fit(float b, float *t_out)
 {
