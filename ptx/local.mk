@@ -17,7 +17,7 @@ EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
 # The 2:4 sparse modules share their own headers.
 BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h
 EXTRA_DIST += $(BK_PTX_SPARSE24) ptx/sparse24_convert.cu ptx/sparse24_mma.cu \
-	ptx/sparse24_general.cu
+	ptx/sparse24_general.cu ptx/sparse24_wgmma.cu
 # The dense GEMM's epilogue kernels (copies of C, bias and activation).
 EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
 # The W4A16 family: the GEMM, and the weight utilities; both include the
@@ -39,10 +39,11 @@ BK_CUDA_MODULES = ptx/gated_forward.fatbin ptx/gated_backward.fatbin
 CLEANFILES += $(BK_CUDA_MODULES) ptx/gated_forward.fatbin.resources \
 	ptx/gated_backward.fatbin.resources
 BK_CUDA_MODULES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin \
-	ptx/sparse24_general.fatbin
+	ptx/sparse24_general.fatbin ptx/sparse24_wgmma.fatbin
 CLEANFILES += ptx/sparse24_convert.fatbin ptx/sparse24_mma.fatbin ptx/sparse24_general.fatbin \
 	ptx/sparse24_convert.fatbin.resources ptx/sparse24_mma.fatbin.resources \
-	ptx/sparse24_general.fatbin.resources
+	ptx/sparse24_general.fatbin.resources ptx/sparse24_wgmma.fatbin \
+	ptx/sparse24_wgmma.fatbin.resources
 BK_CUDA_MODULES += ptx/gemm_epilogue.fatbin
 CLEANFILES += ptx/gemm_epilogue.fatbin ptx/gemm_epilogue.fatbin.resources
 BK_CUDA_MODULES += ptx/w4a16_gemm.fatbin ptx/w4a16_convert.fatbin ptx/w4a16_wgmma.fatbin
@@ -86,6 +87,11 @@ ptx/sparse24_mma.fatbin: $(srcdir)/ptx/sparse24_mma.cu $(BK_PTX_DEPS) $(BK_PTX_S
 ptx/sparse24_general.fatbin: $(srcdir)/ptx/sparse24_general.cu $(BK_PTX_DEPS) $(BK_PTX_SPARSE24_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_general.cu $@ $(BK_PTX_TOOLS)
+
+ptx/sparse24_wgmma.fatbin: $(srcdir)/ptx/sparse24_wgmma.cu $(BK_PTX_DEPS) \
+		$(BK_PTX_SPARSE24_DEPS) $(BK_PTX_HOPPER_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/sparse24_wgmma.cu $@ $(BK_PTX_TOOLS_SM90A)
 
 ptx/gemm_epilogue.fatbin: $(srcdir)/ptx/gemm_epilogue.cu $(srcdir)/ptx/gemm_epilogue_args.h \
 		$(BK_PTX_DEPS)

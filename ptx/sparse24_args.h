@@ -25,6 +25,8 @@
 
 #include <stdint.h>
 
+#include "tensor_map_args.h"
+
 #if defined(__CUDACC__)
 #define BK_SP24_FN static __host__ __device__ __forceinline__
 #else
@@ -149,6 +151,36 @@ struct bk_sp24_gemm_args {
     uint32_t flags;                 /* BK_SP24_READ_C, ... */
     uint32_t activation;            /* BkGemmActivation */
     uint32_t m_tiles, n_tiles;      /* CTA tiles along m and n */
+};
+
+/* The Hopper kernels (sm_90a, module sparse24_wgmma): a CTA computes a
+ * 128 (m) x BN (n) tile of Y with wgmma.sp, X and the prepared W brought
+ * by the bulk tensor copy engine into a STAGES-deep ring of 64-wide k
+ * steps, X[BN][64] 128-byte swizzled, then W's 8 tile rows of 2 value
+ * tiles (1 KiB each), then their metadata (128 bytes each). A producer
+ * warpgroup and two consumer warpgroups (m rows 0-63, 64-127). Tilings
+ * X(BN, STAGES); the shared memory includes 1 KiB of slack to align the
+ * ring and a full and an empty barrier per stage. */
+#define BK_SP24_WG_BM 128
+#define BK_SP24_WG_THREADS 384
+#define BK_SP24_WG_TILINGS(X) \
+    X(256, 5)                 \
+    X(128, 8)
+#define BK_SP24_WG_X_BYTES(BN) ((BN) * 128)
+#define BK_SP24_WG_W_BYTES ((BK_SP24_WG_BM / 16) * 2 * BK_SP24_TILE_BYTES)
+#define BK_SP24_WG_E_BYTES ((BK_SP24_WG_BM / 16) * 2 * BK_SP24_META_BYTES)
+#define BK_SP24_WG_STAGE_BYTES(BN) (BK_SP24_WG_X_BYTES(BN) + BK_SP24_WG_W_BYTES + BK_SP24_WG_E_BYTES)
+#define BK_SP24_WG_SMEM(BN, STAGES) ((STAGES) * BK_SP24_WG_STAGE_BYTES(BN) + 1024 + 16 * (STAGES))
+
+/* Its parameters: the GEMM's, and tensor maps made per run of X (rank 3:
+ * [batch][N][K], boxes of 64 x BN, swizzled), of the prepared values (U64
+ * [mts][kbs * 64], boxes of 128 x 8) and metadata (U64 [mts][kbs * 8],
+ * boxes of 16 x 8). */
+struct bk_sp24_wgmma_args {
+    BK_TENSOR_MAP_FIELD(map_x);
+    BK_TENSOR_MAP_FIELD(map_w);
+    BK_TENSOR_MAP_FIELD(map_e);
+    struct bk_sp24_gemm_args a;
 };
 
 #endif /* BK_SPARSE24_ARGS_H */

@@ -89,6 +89,23 @@ BK_SP24_DEV void store_output(const bk_sp24_gemm_args &p, int64_t b, int64_t n, 
     *y = Elem<O>::out(activate(v, p.activation));
 }
 
+// A BM x BN tile of f32 products in shared memory (out[n * pitch + m],
+// tile-local) to Y, threads consecutive ones along Y's unit-stride
+// dimension (BK_SP24_Y_N_FAST: n, else m) so that a warp's stores are
+// contiguous; thread tid of threads.
+template <typename O, int BM, int BN>
+BK_SP24_DEV void store_tile(const bk_sp24_gemm_args &p, int64_t b, int64_t m0, int64_t n0,
+                            const float *out, int pitch, uint32_t tid, uint32_t threads)
+{
+    const bool n_fast = p.flags & BK_SP24_Y_N_FAST;
+    for (int idx = (int)tid; idx < BM * BN; idx += (int)threads) {
+        const int ml = n_fast ? idx / BN : idx % BM;
+        const int nl = n_fast ? idx % BN : idx / BM;
+        if (m0 + ml < p.m && n0 + nl < p.n)
+            store_output<O>(p, b, n0 + nl, m0 + ml, out[nl * pitch + ml]);
+    }
+}
+
 // Tile t of the grid (t < m_tiles * n_tiles) as (m tile, n tile): groups of
 // 8 m tiles walk n tile by tile, so the CTAs running together share both
 // weight and X tiles in L2.

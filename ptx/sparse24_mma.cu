@@ -221,13 +221,7 @@ BK_SP24_DEV void epilogue(const bk_sp24_gemm_args &p, int64_t b, int64_t m0, int
             out[(nl + 1) * G::OUT_PITCH + ml + 8] = acc[i][j][3];
         }
     cta_barrier();
-    const bool n_fast = p.flags & BK_SP24_Y_N_FAST;
-    for (int idx = (int)tid; idx < G::BM * G::BN; idx += G::THREADS) {
-        const int ml = n_fast ? idx / G::BN : idx % G::BM;
-        const int nl = n_fast ? idx % G::BN : idx / G::BM;
-        if (m0 + ml < p.m && n0 + nl < p.n)
-            store_output<O>(p, b, n0 + nl, m0 + ml, out[nl * G::OUT_PITCH + ml]);
-    }
+    store_tile<O, G::BM, G::BN>(p, b, m0, n0, out, G::OUT_PITCH, tid, G::THREADS);
 }
 
 // One BM x BN tile of Y in batch b: the STAGES-deep pipeline over k (one

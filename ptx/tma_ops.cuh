@@ -54,6 +54,17 @@ static __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map
                  : "memory");
 }
 
+// A box of a 3-D tensor map (coordinates innermost first) into shared
+// memory at dst, completing its bytes on bar.
+static __device__ __forceinline__ void tma_load_3d(uint32_t dst, const void *map, int c0, int c1,
+                                                   int c2, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+                 "l"((uint64_t)(uintptr_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+
 // A box of a 4-D tensor map (coordinates innermost first) into shared
 // memory at dst, completing its bytes on bar.
 static __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void *map, int c0, int c1,

@@ -113,6 +113,16 @@ __device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t 
 template <typename T>
 __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
                                               uint64_t db);
+// D (64 x N) += A B with A 2:4 sparse (wgmma.sp, k32): A's kept values
+// (64 x 16) in registers as mma.sp's m16n8k32 A fragment, e the thread's
+// metadata word (sparsity selector 0: lanes 4 g and 4 g + 1 of each warp
+// supply it), B 32 x N K-major in shared memory (N = 128 or 256).
+template <typename T>
+__device__ __forceinline__ void mma_sp_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
+                                                 uint64_t db, uint32_t e);
+template <typename T>
+__device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
+                                                 uint64_t db, uint32_t e);
 
 // The wrappers above, from one shape of each. An m64nNk16 instruction has
 // N / 2 accumulators per thread, d[N / 8][4], operands %0 .. %(N / 2 - 1);
@@ -155,6 +165,9 @@ __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t 
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
 #define BK_WGMMA_RS_TAIL_128 "{%64,%65,%66,%67}, %68"
 #define BK_WGMMA_RS_TAIL_256 "{%128,%129,%130,%131}, %132"
+/* Sparse: register A, B's descriptor, the metadata word. */
+#define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
+#define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
 #define BK_WGMMA_FIRST(a, b) a
 #define BK_WGMMA_SECOND(a, b) b
 #define BK_WGMMA_CALL(m, args) m args
@@ -189,6 +202,21 @@ __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t 
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                   \
     }
 
+/* D += A B, A 2:4 sparse in registers with its metadata word e (selector
+ * 0), B K-major in shared memory. */
+#define BK_WGMMA_SP(T, PTX, N)                                                                 \
+    template <>                                                                                \
+    __device__ __forceinline__ void mma_sp_rs_n##N##_k<T>(float (&d)[N / 8][4],                 \
+                                                          const uint32_t (&a)[4], uint64_t db,  \
+                                                          uint32_t e)                          \
+    {                                                                                          \
+        asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                                 \
+                     "wgmma.mma_async.sp.sync.aligned.m64n" #N "k32.f32." PTX "." PTX " {"     \
+                     BK_WGMMA_REGS_##N "}, " BK_WGMMA_SP_TAIL_##N ", 0, p, 1, 1, 0;\n}\n"      \
+                     : BK_WGMMA_D_##N                                                          \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(e));           \
+    }
+
 #define BK_WGMMA_TYPE(T, PTX)                                                                  \
     BK_WGMMA_SS(T, PTX, 64)                                                                    \
     BK_WGMMA_SS(T, PTX, 128)                                                                   \
@@ -196,7 +224,9 @@ __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t 
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
-    BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")
+    BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \
+    BK_WGMMA_SP(T, PTX, 128)                                                                   \
+    BK_WGMMA_SP(T, PTX, 256)
 
 BK_WGMMA_TYPE(__half, "f16")
 BK_WGMMA_TYPE(__nv_bfloat16, "bf16")

@@ -16,10 +16,12 @@
  *   batches with a shared C, bias and activations, C == Y in place and a
  *   replayed reusable command buffer.
  * f16/bf16 cases also run with BK_CUDA_SPARSE24_KERNEL=general (CUDA
- * cores) and =strided (X through registers) set while their plan is made:
- * the general plan's kernel name must differ from the tensor-core one,
- * both must agree with the host, and the two X loaders (and a misaligned X
- * with the default plan) must give the same bits. Kernel names are printed.
+ * cores), =mma (the sm_80 tensor-core kernel) and =strided (X through
+ * registers), and with each Hopper tiling forced (BK_CUDA_SPARSE24_TILING=
+ * wg128x256, wg128x128), set while their plan is made: the general plan's
+ * kernel name must differ from the default one, all must agree with the
+ * host, and the sm_80 kernel's two X loaders (and a misaligned X with the
+ * default plan) must give the same bits. Kernel names are printed.
  * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
 #include "config.h"
 
@@ -274,8 +276,21 @@ static void test_conversions(void)
 
 /* ---- Prepare + sparse GEMM ---------------------------------------------------------- */
 
-enum path { PATH_AUTO, PATH_GENERAL, PATH_STRIDED };
-static const char *const path_env[] = { NULL, "general", "strided" };
+/* Kernels a plan is made to take by its environment: the CUDA-core
+ * kernel, the sm_80 tensor-core kernel (cp.async X; what Hopper falls back
+ * to) and its register X loader, and each Hopper tiling (on other GPUs
+ * these take the default kernel). */
+enum path { PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW };
+static const struct {
+    const char *var, *value;
+} path_env[] = {
+    { NULL, NULL },
+    { "BK_CUDA_SPARSE24_KERNEL", "general" },
+    { "BK_CUDA_SPARSE24_KERNEL", "mma" },
+    { "BK_CUDA_SPARSE24_KERNEL", "strided" },
+    { "BK_CUDA_SPARSE24_TILING", "wg128x256" },
+    { "BK_CUDA_SPARSE24_TILING", "wg128x128" },
+};
 
 struct scase {
     BkDataType w, out;
@@ -368,10 +383,11 @@ static struct sresult sgemm_on(BkContext ctx, const struct scase *c, const struc
     BkPlan prep = BK_NULL_HANDLE, plan = BK_NULL_HANDLE;
     if ((res.r = bkt_create_plan(ctx, &pi, &prep)) != BK_SUCCESS)
         return res;
-    if (path_env[path])
-        setenv("BK_CUDA_SPARSE24_KERNEL", path_env[path], 1);
+    if (path_env[path].var)
+        setenv(path_env[path].var, path_env[path].value, 1);
     res.r = bkt_create_plan(ctx, &gi, &plan);
-    unsetenv("BK_CUDA_SPARSE24_KERNEL");
+    if (path_env[path].var)
+        unsetenv(path_env[path].var);
     if (res.r != BK_SUCCESS) {
         bkDestroyPlan(prep);
         return res;
@@ -494,15 +510,20 @@ static void test_sgemm(const struct scase *c)
     const struct bkt_tolerance tol = {
         .rel = 0, .abs = (4.0 * sqrt((double)c->k) + 8.0) * (half ? 0x1p-22 : 0x1p-24), .ulps = 1,
     };
-    /* The paths this case runs: default, the other kernels, misaligned X. */
-    struct run_spec runs[4];
+    /* The paths this case runs: default, the other kernels, misaligned X
+     * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
+     * two X loaders must give the same bits. */
+    struct run_spec runs[7];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
         runs[nruns++] = (struct run_spec){ PATH_GENERAL, c->x_offset, "general (CUDA cores)" };
+        runs[nruns++] = (struct run_spec){ PATH_MMA, c->x_offset, "sm_80 tensor-core kernel" };
         runs[nruns++] = (struct run_spec){ PATH_STRIDED, c->x_offset, "strided X loader" };
         if (c->x_offset == 0)
             runs[nruns++] = (struct run_spec){ PATH_AUTO, 1, "X one element off 16 bytes" };
+        runs[nruns++] = (struct run_spec){ PATH_WG_WIDE, c->x_offset, "Hopper 128x256 tiles" };
+        runs[nruns++] = (struct run_spec){ PATH_WG_NARROW, c->x_offset, "Hopper 128x128 tiles" };
     }
     char default_kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
     for (unsigned i = 0; i < nruns; i++) {
@@ -527,17 +548,18 @@ static void test_sgemm(const struct scase *c)
             if (!names_ok)
                 tap_diag("the general plan's kernel name equals the default's: %s", rg.kernel);
         }
-        if (i == 0) {
+        /* The sm_80 kernel's run (default where there is no other) holds
+         * the bits its other X loader must match. */
+        const bool loader_only = runs[i].path == PATH_STRIDED || runs[i].offset != c->x_offset;
+        if (i == 0 || runs[i].path == PATH_MMA)
             memcpy(yo, yg, yb);
-        } else if (runs[i].path != PATH_GENERAL) {
-            /* Only the X loader differs from the default run: the same sums. */
+        else if (loader_only)
             same_bits = bit_differences(&s.y, yg, yo, runs[i].what);
-        }
         tap_ok(bad == 0 && gaps == 0 && rg.guards == 0 && rh.guards == 0 && names_ok &&
                same_bits == 0,
                "cuda = host: %s, %s%s [%s; prepare %s]", label, runs[i].what,
-               i && runs[i].path != PATH_GENERAL ? " (same bits as the default)" : "",
-               rg.kernel, rg.prepare_kernel);
+               loader_only ? " (same bits as the sm_80 kernel)" : "", rg.kernel,
+               rg.prepare_kernel);
     }
     if (c->replay && rh.r == BK_SUCCESS) {
         struct sresult rr = sgemm_on(gpu, c, &s, PATH_AUTO, c->x_offset, 3, yg);
@@ -598,6 +620,16 @@ static void test_sparse_gemms(void)
           false },
         { f16, f16, 256, 64, 128, 0, R, R, R, true, false, true, false, gelu, 1, 1, 0, false,
           true },
+        /* Hopper's tiles (N > 64) and their edges: M, N, K off the tiles,
+         * K past the ring's depth, batches (rank-3 X), column-major Y. */
+        { f16, f16, 200, 300, 1000, 0, R, R, R, true, false, true, false, gelu, 1, 0.5, 0, true,
+          false },
+        { bf16, bf16, 130, 520, 576, 3, R, R, C, true, true, true, false, relu, 1, 1, 0, true,
+          false },
+        { bf16, f32, 64, 65, 64, 0, R, R, R, false, false, false, false, 0, 1, 0, 0, true,
+          false },
+        { f16, f32, 384, 257, 2048, 2, RP, R, R, true, false, true, false, 0, 0.5, -1, 0, true,
+          true },
         /* F32: exact f32 arithmetic on CUDA cores. */
         { f32, f32, 65, 33, 64, 0, R, R, R, true, false, true, false, relu, 1, 1, 0, false,
           false },
@@ -617,6 +649,7 @@ int main(void)
     host = bkt_open_host();
     rng = bkt_rng_new(2424);
     unsetenv("BK_CUDA_SPARSE24_KERNEL");
+    unsetenv("BK_CUDA_SPARSE24_TILING");
     test_conversions();
     test_sparse_gemms();
     kernels_report("2:4 on CUDA (plans' kernel names; a misaligned x runs the _strided variant)");

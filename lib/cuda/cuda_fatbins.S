@@ -21,6 +21,7 @@ bk_cuda_fatbin_\name\()_end:
         bk_embed_fatbin sparse24_convert
         bk_embed_fatbin sparse24_mma
         bk_embed_fatbin sparse24_general
+        bk_embed_fatbin sparse24_wgmma
         bk_embed_fatbin gemm_epilogue
         bk_embed_fatbin w4a16_gemm
         bk_embed_fatbin w4a16_convert

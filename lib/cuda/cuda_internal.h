@@ -19,6 +19,7 @@ enum bk_cuda_module_id {
     BK_CUDA_MODULE_GEMM_EPILOGUE,      /* dense GEMM: C -> D copies, bias and activation */
     BK_CUDA_MODULE_W4A16_GEMM,         /* int4 x f16/bf16 GEMM on Marlin-layout weights */
     BK_CUDA_MODULE_W4A16_CONVERT,      /* quantize, pack, unpack, GPTQ repack */
+    BK_CUDA_MODULE_SPARSE24_WGMMA,     /* the 2:4 sparse GEMM on Hopper: sm_90a only */
     BK_CUDA_MODULE_W4A16_WGMMA,        /* the int4 GEMM's taller tiles on Hopper: sm_90a only */
     BK_CUDA_MODULE_ATTENTION_GENERAL,  /* attention on CUDA cores, list scatter, row sums */
     BK_CUDA_MODULE_ATTENTION_MMA,      /* attention forward on tensor cores */

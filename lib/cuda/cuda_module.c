@@ -19,6 +19,8 @@ extern const unsigned char bk_cuda_fatbin_sparse24_mma[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_sparse24_mma_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_sparse24_general[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_sparse24_general_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_wgmma[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_sparse24_wgmma_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gemm_epilogue[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_gemm_epilogue_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_w4a16_gemm[] BK_HIDDEN;
@@ -52,6 +54,8 @@ static const struct {
                                       bk_cuda_fatbin_sparse24_mma_end },
     [BK_CUDA_MODULE_SPARSE24_GENERAL] = { "sparse24_general", bk_cuda_fatbin_sparse24_general,
                                           bk_cuda_fatbin_sparse24_general_end },
+    [BK_CUDA_MODULE_SPARSE24_WGMMA] = { "sparse24_wgmma", bk_cuda_fatbin_sparse24_wgmma,
+                                        bk_cuda_fatbin_sparse24_wgmma_end },
     [BK_CUDA_MODULE_GEMM_EPILOGUE] = { "gemm_epilogue", bk_cuda_fatbin_gemm_epilogue,
                                        bk_cuda_fatbin_gemm_epilogue_end },
     [BK_CUDA_MODULE_W4A16_GEMM] = { "w4a16_gemm", bk_cuda_fatbin_w4a16_gemm,

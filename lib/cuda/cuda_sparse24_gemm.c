@@ -2,7 +2,12 @@
  * choosing the kernel, tiling and grid at plan creation, and the X loader
  * per run.
  *
- * F16/BF16 run on sparse tensor cores (module sparse24_mma) in one of the
+ * F16/BF16 run on sparse tensor cores. On compute capability 9.0 and N
+ * above 64, the Hopper kernels (module sparse24_wgmma: wgmma.sp, X and W
+ * by tensor maps made per run) in tiles of 128 x 256, or 128 x 128 where
+ * those would not fill the GPU once; a run whose X or W the maps cannot
+ * describe (X strided or misaligned) takes the sm_80 kernel below.
+ * Elsewhere (module sparse24_mma) one of the
  * tilings of BK_SP24_MMA_TILINGS: 64 x 16 or 32 x 16 for N <= 16, 64 x 32
  * where N <= 64 or the 128 x 128 tiles would not fill the GPU once,
  * 128 x 128 otherwise. X is
@@ -13,15 +18,17 @@
  * backend's order of operations. For tests that compare the paths, and
  * for tuning, read when a plan is made: BK_CUDA_SPARSE24_KERNEL=general
  * puts F16/BF16 on the CUDA-core kernels too, =strided forces the register
- * loader; BK_CUDA_SPARSE24_TILING=128x128 (64x32, 64x16, 32x16) forces a
- * tiling. */
+ * loader, =mma the sm_80 kernels on Hopper; BK_CUDA_SPARSE24_TILING=128x128
+ * (64x32, 64x16, 32x16; wg128x256, wg128x128 for the Hopper kernels)
+ * forces a tiling. */
 #include "cuda_sparse24.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct bk_sp24_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES,
+_Static_assert(sizeof(struct bk_sp24_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES &&
+                   sizeof(struct bk_sp24_wgmma_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the GEMM parameter block fits struct bk_cuda_kernel_launch");
 _Static_assert(BK_GEMM_ACTIVATION_RELU == 1 && BK_GEMM_ACTIVATION_GELU_TANH == 2,
                "the kernels' activation codes (ptx/sparse24_common.cuh)");
@@ -43,6 +50,15 @@ static const struct tiling mma_tilings[] = {
 #define SMALL_N 64  /* N up to this takes the small tiling */
 #define DECODE_N 16 /* N up to this, the decode tilings */
 
+static const struct tiling wgmma_tilings[] = {
+#define BK_SP24_WG_TILING_ROW(BN, STAGES) \
+    { BK_SP24_WG_BM, BN, BK_SP24_WG_THREADS, BK_SP24_WG_SMEM(BN, STAGES) },
+    BK_SP24_WG_TILINGS(BK_SP24_WG_TILING_ROW)
+#undef BK_SP24_WG_TILING_ROW
+};
+#define WG_WIDE 0   /* 128 x 256 */
+#define WG_NARROW 1 /* 128 x 128 */
+
 static const struct tiling general_tiling = {
     BK_SP24_GENERAL_BM, BK_SP24_GENERAL_BN, BK_SP24_GENERAL_THREADS, 0
 };
@@ -52,6 +68,7 @@ static const struct tiling general_tiling = {
 struct gemm_kernel {
     CUfunction fn;
     unsigned int grid, grid_z, block, shared_bytes;
+    unsigned int block_n;                 /* the tile's n */
     char name[BK_MAX_KERNEL_NAME_SIZE];
     struct bk_sp24_gemm_args args;
 };
@@ -59,11 +76,13 @@ struct gemm_kernel {
 struct gemm_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool empty;                           /* nothing to compute */
+    bool has_wgmma;                       /* Hopper kernel where the run's maps can be made */
     bool has_async;                       /* async may be used where X's address allows */
-    struct gemm_kernel async, fallback;   /* fallback: _strided or general */
+    struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
+    int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
 };
 
-enum path { PATH_AUTO, PATH_STRIDED, PATH_GENERAL };
+enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
 
 static enum path forced_path(void)
 {
@@ -72,6 +91,8 @@ static enum path forced_path(void)
         return PATH_GENERAL;
     if (s && strcmp(s, "strided") == 0)
         return PATH_STRIDED;
+    if (s && strcmp(s, "mma") == 0)
+        return PATH_MMA;
     return PATH_AUTO;
 }
 
@@ -106,6 +127,32 @@ static const struct tiling *choose_tiling(const struct bk_sparse24_gemm_problem 
     if (p->n <= SMALL_N || large < (uint64_t)sm_count)
         return &mma_tilings[TILING_SMALL];
     return &mma_tilings[TILING_LARGE];
+}
+
+/* The Hopper tiling for the problem, NULL for none: N above SMALL_N on
+ * compute capability 9.0 (sm_90a code), 128 x 256 tiles where they fill
+ * the GPU at least once, else 128 x 128; BK_CUDA_SPARSE24_TILING names
+ * one (wg128x256, wg128x128) or an sm_80 tiling (then none). */
+static const struct tiling *choose_wgmma_tiling(const struct bk_sparse24_gemm_problem *p,
+                                                const BkDeviceProperties *dev)
+{
+    if (dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0)
+        return NULL;
+    const char *forced = getenv("BK_CUDA_SPARSE24_TILING");
+    if (forced) {
+        for (size_t i = 0; i < sizeof wgmma_tilings / sizeof wgmma_tilings[0]; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "wg%ux%u", wgmma_tilings[i].bm, wgmma_tilings[i].bn);
+            if (strcmp(forced, name) == 0)
+                return &wgmma_tilings[i];
+        }
+        return NULL;
+    }
+    if (p->n <= SMALL_N)
+        return NULL;
+    const uint64_t wide = ceil_div((uint64_t)p->m, BK_SP24_WG_BM) *
+                          ceil_div((uint64_t)p->n, wgmma_tilings[WG_WIDE].bn) * (uint64_t)p->batch;
+    return &wgmma_tilings[wide >= dev->multiprocessorCount ? WG_WIDE : WG_NARROW];
 }
 
 /* X can be copied in 16-byte pieces: unit k stride, row and batch strides
@@ -161,21 +208,53 @@ static BkResult kernel_init(BkPlan plan, enum bk_cuda_module_id module, const ch
     k->grid = (unsigned int)(tiles < INT32_MAX ? tiles : INT32_MAX);
     k->grid_z = (unsigned int)(p->batch < 65535 ? p->batch : 65535);
     k->block = t->threads;
+    k->block_n = t->bn;
     k->shared_bytes = t->shared_bytes;
     return bk_cuda_find_kernel(plan, module, k->name, &k->fn, k->shared_bytes);
+}
+
+/* k's parameters with the run's addresses. */
+static void run_args(const struct gemm_kernel *k, const struct bk_run_args *run,
+                     struct bk_sp24_gemm_args *a)
+{
+    *a = k->args;
+    a->w = run->binding[BK_SPARSE24_GEMM_BINDING_WEIGHT];
+    a->x = run->binding[BK_SPARSE24_GEMM_BINDING_X];
+    a->c = run->binding[BK_SPARSE24_GEMM_BINDING_C];
+    a->y = run->binding[BK_SPARSE24_GEMM_BINDING_Y];
+    a->bias = run->binding[BK_SPARSE24_GEMM_BINDING_BIAS];
 }
 
 static void launch_of(const struct gemm_kernel *k, const struct bk_run_args *run,
                       struct bk_cuda_kernel_launch *launch)
 {
-    struct bk_sp24_gemm_args a = k->args;
-    a.w = run->binding[BK_SPARSE24_GEMM_BINDING_WEIGHT];
-    a.x = run->binding[BK_SPARSE24_GEMM_BINDING_X];
-    a.c = run->binding[BK_SPARSE24_GEMM_BINDING_C];
-    a.y = run->binding[BK_SPARSE24_GEMM_BINDING_Y];
-    a.bias = run->binding[BK_SPARSE24_GEMM_BINDING_BIAS];
+    struct bk_sp24_gemm_args a;
+    run_args(k, run, &a);
     bk_cuda_launch_set(launch, k->fn, k->grid, 1, k->grid_z, k->block, k->shared_bytes, k->name, &a,
                         sizeof a);
+}
+
+/* The run's tensor maps for the Hopper kernel: X [batch][N][K] in boxes
+ * of 64 x BN, 128-byte swizzled; the prepared values and metadata as U64
+ * rows, one per 16-row tile row, in boxes of a k step by 8 tile rows.
+ * Strides that are never followed (one row, one batch) take any value the
+ * engine accepts. false when X or W is misaligned. */
+static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_problem *p,
+                       struct bk_sp24_wgmma_args *t)
+{
+    const struct bk_sp24_gemm_args *a = &t->a;
+    const int64_t rs = p->n > 1 ? p->x.row_stride : (p->k + 7) / 8 * 8;
+    const int64_t bs = p->batch > 1 ? p->x.batch_stride : rs * p->n;
+    const int64_t x_extent[3] = { p->batch, p->n, p->k }, x_stride[3] = { bs, rs, 1 };
+    const int64_t w_extent[2] = { g->mts, g->kbs * 64 }, w_stride[2] = { g->kbs * 64, 1 };
+    const int64_t e_extent[2] = { g->mts, g->kbs * 8 }, e_stride[2] = { g->kbs * 8, 1 };
+    return bk_cuda_tensor_map((CUtensorMap *)t->map_x, p->type, a->x, 3, x_extent, x_stride, 64,
+                              g->wgmma.block_n) &&
+           bk_cuda_tensor_map_plain((CUtensorMap *)t->map_w, 8, a->w, 2, w_extent, w_stride,
+                                    2 * BK_SP24_TILE_BYTES / 8, BK_SP24_WG_BM / 16) &&
+           bk_cuda_tensor_map_plain((CUtensorMap *)t->map_e, 8, a->w + a->meta_offset, 2,
+                                    e_extent, e_stride, 2 * BK_SP24_META_BYTES / 8,
+                                    BK_SP24_WG_BM / 16);
 }
 
 static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
@@ -184,6 +263,17 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     const struct gemm_plan *g = plan->impl;
     if (g->empty)
         return 0;
+    if (g->has_wgmma) {
+        struct bk_sp24_wgmma_args t;
+        memset(&t, 0, sizeof t);
+        const struct gemm_kernel *k = &g->wgmma;
+        run_args(k, run, &t.a);
+        if (wgmma_maps(g, &plan->problem.sparse24_gemm, &t)) {
+            bk_cuda_launch_set(&launches[0], k->fn, k->grid, 1, k->grid_z, k->block,
+                               k->shared_bytes, k->name, &t, sizeof t);
+            return 1;
+        }
+    }
     const bool aligned = (run->binding[BK_SPARSE24_GEMM_BINDING_X] & 15u) == 0;
     launch_of(g->has_async && aligned ? &g->async : &g->fallback, run, &launches[0]);
     return 1;
@@ -213,6 +303,22 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
                         plan->op_name, (long long)p->m, (long long)p->n);
 
     char name[BK_MAX_KERNEL_NAME_SIZE];
+    /* The Hopper kernel: one CTA per tile and batch (no grid-stride loop),
+     * X with unit k stride and 16-byte rows; the sm_80 kernel stays the
+     * fallback for runs whose addresses the maps cannot take. */
+    const struct tiling *wt = tensor_cores && forced == PATH_AUTO && x_async_fits(p)
+                                  ? choose_wgmma_tiling(p, &plan->ctx->props)
+                                  : NULL;
+    if (wt && p->batch <= 65535 &&
+        ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) <= INT32_MAX) {
+        snprintf(name, sizeof name, "bk_sp24_wgmma_%s_%s_%ux%u", type, out, wt->bm, wt->bn);
+        if ((res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, name, wt, &l, &g->wgmma)) !=
+            BK_SUCCESS)
+            return res;
+        g->has_wgmma = true;
+        g->mts = l.mts;
+        g->kbs = l.kbs;
+    }
     if (tensor_cores) {
         snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u_strided", type, out, t->bm, t->bn);
         res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_MMA, name, t, &l, &g->fallback);
@@ -228,6 +334,6 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
     if (res != BK_SUCCESS)
         return res;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
-             g->has_async ? g->async.name : g->fallback.name);
+             g->has_wgmma ? g->wgmma.name : g->has_async ? g->async.name : g->fallback.name);
     return BK_SUCCESS;
 }

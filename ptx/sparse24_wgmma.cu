@@ -1,0 +1,212 @@
+// Module sparse24_wgmma: the 2:4 sparse GEMM on Hopper's sparse tensor
+// cores (sm_90a), Y[b, n, m] = act(alpha X[b, n, :] . W[m, :] + beta C +
+// bias), F16 and BF16 with f32 sums.
+//
+// wgmma.sp takes the sparse operand as A, so the weight is A (m: output
+// features, 64 rows a warpgroup) and X is B (n: rows of X, K-major, as the
+// bulk tensor copy engine lays it out with the 128-byte swizzle). The
+// prepared weight is already in mma.sp's m16n8k32 fragment order
+// (sparse24_args.h), which is also wgmma's register A operand for warp w
+// of a warpgroup (rows 16 w .. + 15) and its metadata word for sparsity
+// selector 0: each consumer lane reads its A fragment with one 16-byte and
+// its metadata with one 4-byte shared load per k32 block. The copy engine
+// brings the weight's tiles as plain rows (8 tile rows of 1 KiB, 8 of 128
+// bytes of metadata per 64-wide k step).
+//
+// Warp-specialised: the first thread of warpgroup 0 fills the ring, two
+// consumer warpgroups (m rows 0-63 and 64-127) each run one m64nBNk32 per
+// k32 block and release a stage once their wgmma group has read it (each
+// waits for its own group before writing the next stage's A registers: a
+// group still in flight then would make ptxas serialise every wgmma; the
+// other warpgroup keeps the tensor cores busy meanwhile). The epilogue goes
+// through shared memory (sparse24_common.cuh's store_tile). The sums run
+// in a fixed order: the same bits on every run.
+#include "shared_memory_ops.cuh"
+#include "sparse24_common.cuh"
+#include "tma_ops.cuh"
+#include "wgmma_ops.cuh"
+
+namespace {
+
+using namespace bk::hopper;
+
+template <typename T, int BN> struct SparseWgmma;
+template <typename T> struct SparseWgmma<T, 128> {
+    static __device__ __forceinline__ void run(float (&d)[16][4], const uint32_t (&a)[4],
+                                               uint64_t db, uint32_t e)
+    {
+        mma_sp_rs_n128_k<T>(d, a, db, e);
+    }
+};
+template <typename T> struct SparseWgmma<T, 256> {
+    static __device__ __forceinline__ void run(float (&d)[32][4], const uint32_t (&a)[4],
+                                               uint64_t db, uint32_t e)
+    {
+        mma_sp_rs_n256_k<T>(d, a, db, e);
+    }
+};
+
+template <typename T, typename O, int BN, int STAGES> struct SpGemm {
+    static constexpr int BM = BK_SP24_WG_BM;
+    static constexpr uint32_t X_BYTES = BK_SP24_WG_X_BYTES(BN);
+    static constexpr uint32_t W_OFF = X_BYTES, E_OFF = X_BYTES + BK_SP24_WG_W_BYTES;
+    static constexpr uint32_t STAGE_BYTES = BK_SP24_WG_STAGE_BYTES(BN);
+    static constexpr uint32_t TX = STAGE_BYTES;  // every box is whole (zeros past the edges)
+    static constexpr int NT = BN / 8;            // accumulator tiles of 8 columns (n)
+    static constexpr int OUT_PITCH = BM + 4;     // floats: conflict-free fragment stores
+    static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
+    static_assert(BN * OUT_PITCH * 4 <= STAGES * STAGE_BYTES, "the epilogue fits the ring");
+    static_assert(BK_SP24_WG_SMEM(BN, STAGES) <= 227 * 1024, "fits the H100's shared memory");
+    static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
+                  "the prepared weight has whole tiles and k steps");
+
+    const bk_sp24_gemm_args &p;
+    unsigned char *smem;
+    uint32_t ring, bars;
+    int64_t b, m0, n0, ksteps;
+
+    __device__ SpGemm(const bk_sp24_gemm_args &args, unsigned char *raw) : p(args)
+    {
+        const uint32_t base = bk::shared_address(raw);
+        const uint32_t pad = (1024u - base % 1024u) % 1024u;  // BK_SP24_WG_SMEM has the slack
+        smem = raw + pad;
+        ring = base + pad;
+        bars = ring + STAGES * STAGE_BYTES;
+        uint32_t mt, nt;
+        bk_sp24::tile_coords(p, blockIdx.x, mt, nt);
+        m0 = (int64_t)mt * BM;
+        n0 = (int64_t)nt * BN;
+        b = blockIdx.z;
+        ksteps = p.kbs / 2;
+    }
+
+    __device__ uint32_t full(int s) const { return bars + 8 * s; }
+    __device__ uint32_t empty(int s) const { return bars + 8 * (STAGES + s); }
+
+    __device__ void produce(const bk_sp24_wgmma_args &q) const
+    {
+        const int tile_row = (int)(m0 / 16);
+        for (int64_t ks = 0; ks < ksteps; ks++) {
+            const int s = (int)(ks % STAGES), use = (int)(ks / STAGES);
+            if (use > 0)
+                mbar_wait(empty(s), (uint32_t)(use - 1) & 1u);
+            const uint32_t stage = ring + s * STAGE_BYTES;
+            mbar_expect_tx(full(s), TX);
+            tma_load_3d(stage, q.map_x, (int)(ks * 64), (int)n0, (int)b, full(s));
+            tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, full(s));
+            tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, full(s));
+        }
+    }
+
+    // Consumer warpgroup wi (m rows 64 wi ..), warp w of it (tile row
+    // 4 wi + w of the CTA's eight).
+    __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
+    {
+        const uint32_t tile_row = 4 * wi + w;
+        const uint32_t a_at = W_OFF + tile_row * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
+        const uint32_t e_at =
+            E_OFF + tile_row * (2 * BK_SP24_META_BYTES) + 4 * bk_sp24_meta_lane_word(lane);
+        for (int64_t ks = 0; ks < ksteps; ks++) {
+            const int s = (int)(ks % STAGES);
+            const uint32_t stage = ring + s * STAGE_BYTES;
+            mbar_wait(full(s), (uint32_t)(ks / STAGES) & 1u);
+            uint32_t a[2][4], e[2];
+            uint64_t desc[2];
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++) {
+                const uint4 v = bk::load_shared16(stage + a_at + kk * BK_SP24_TILE_BYTES);
+                a[kk][0] = v.x;
+                a[kk][1] = v.y;
+                a[kk][2] = v.z;
+                a[kk][3] = v.w;
+                e[kk] = bk::load_shared32(stage + e_at + kk * BK_SP24_META_BYTES);
+                // k32 block kk: 64 bytes into each 128-byte row of X.
+                desc[kk] = smem_desc(stage + 64 * kk, 16, 1024);
+                asm volatile("" : "+l"(desc[kk]));
+            }
+            fence_operand(a);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++)
+                SparseWgmma<T, BN>::run(acc, a[kk], desc[kk], e[kk]);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_operand(acc);
+            fence_operand(a);
+            __syncwarp();
+            if (lane == 0)
+                mbar_arrive(empty(s));
+        }
+    }
+
+    // The consumers' products to shared memory as [BN][OUT_PITCH] floats
+    // once both are done with the ring (named barrier 1: the 256 consumer
+    // threads), then to Y.
+    __device__ void epilogue(const float (&acc)[NT][4], int wi, int w, int lane) const
+    {
+        float *out = reinterpret_cast<float *>(smem);
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        const int ml = 64 * wi + 16 * w + lane / 4;
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int nl = 8 * j + 2 * (lane % 4);
+            out[nl * OUT_PITCH + ml] = acc[j][0];
+            out[(nl + 1) * OUT_PITCH + ml] = acc[j][1];
+            out[nl * OUT_PITCH + ml + 8] = acc[j][2];
+            out[(nl + 1) * OUT_PITCH + ml + 8] = acc[j][3];
+        }
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        bk_sp24::store_tile<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128, 256);
+    }
+
+    __device__ void run(const bk_sp24_wgmma_args &q)
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < STAGES; s++) {
+                mbar_init(full(s), 1);
+                mbar_init(empty(s), 8);  // the consumer warps
+            }
+            mbar_fence_init();
+        }
+        bk::grid_dependency_wait();
+        __syncthreads();
+        if (wg == 0) {
+            registers_shrink_to<40>();
+            if (threadIdx.x == 0)
+                produce(q);
+        } else {
+            registers_grow_to<232>();
+            float acc[NT][4];
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    acc[j][r] = 0.f;
+            consume(acc, wg - 1, warp % 4, lane);
+            epilogue(acc, wg - 1, warp % 4, lane);
+        }
+    }
+};
+
+}  // namespace
+
+// Kernels: bk_sp24_wgmma_<type>_<out>_128x<BN>, the tilings of
+// BK_SP24_WG_TILINGS (sparse24_args.h); the grid is the m x n tiles (x)
+// by the batches (z).
+#define BK_SP24_WG_KERNEL(TNAME, T, ONAME, O, BN, STAGES)                                     \
+    extern "C" __global__ void __launch_bounds__(BK_SP24_WG_THREADS, 1)                        \
+        bk_sp24_wgmma_##TNAME##_##ONAME##_128x##BN(const __grid_constant__ bk_sp24_wgmma_args q) \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        SpGemm<T, O, BN, STAGES> g(q.a, smem);                                                 \
+        g.run(q);                                                                              \
+    }
+
+#define BK_SP24_WG_TYPES(BN, STAGES)                                            \
+    BK_SP24_WG_KERNEL(f16, __half, f16, __half, BN, STAGES)                     \
+    BK_SP24_WG_KERNEL(f16, __half, f32, float, BN, STAGES)                      \
+    BK_SP24_WG_KERNEL(bf16, __nv_bfloat16, bf16, __nv_bfloat16, BN, STAGES)     \
+    BK_SP24_WG_KERNEL(bf16, __nv_bfloat16, f32, float, BN, STAGES)
+
+BK_SP24_WG_TILINGS(BK_SP24_WG_TYPES)
