@@ -73,10 +73,10 @@ BK_SP24_DEV float activate(float x, uint32_t activation)
     return x;
 }
 
-// Y[b, n, m] from the product acc of (n, m).
+// The value of Y[b, n, m] from the product acc of (n, m).
 template <typename O>
-BK_SP24_DEV void store_output(const bk_sp24_gemm_args &p, int64_t b, int64_t n, int64_t m,
-                              float acc)
+BK_SP24_DEV float output_value(const bk_sp24_gemm_args &p, int64_t b, int64_t n, int64_t m,
+                               float acc)
 {
     float v = mul_rn(p.alpha, acc);
     if (p.flags & BK_SP24_READ_C) {
@@ -85,8 +85,33 @@ BK_SP24_DEV void store_output(const bk_sp24_gemm_args &p, int64_t b, int64_t n, 
     }
     if (p.flags & BK_SP24_BIAS)
         v = add_rn(v, Elem<O>::in(reinterpret_cast<const O *>(p.bias)[m]));
+    return activate(v, p.activation);
+}
+
+template <typename O>
+BK_SP24_DEV void store_output(const bk_sp24_gemm_args &p, int64_t b, int64_t n, int64_t m,
+                              float acc)
+{
     O *y = reinterpret_cast<O *>(p.y) + b * p.y_bs + n * p.y_rs + m * p.y_cs;
-    *y = Elem<O>::out(activate(v, p.activation));
+    *y = Elem<O>::out(output_value<O>(p, b, n, m, acc));
+}
+
+// Eight outputs as 16 bytes (2-byte types) or 32 (f32) at y, 16-byte aligned.
+BK_SP24_DEV void store8(float *y, const float (&v)[8])
+{
+    reinterpret_cast<float4 *>(y)[0] = make_float4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<float4 *>(y)[1] = make_float4(v[4], v[5], v[6], v[7]);
+}
+template <typename O> BK_SP24_DEV void store8(O *y, const float (&v)[8])
+{
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const O lo = Elem<O>::out(v[2 * i]), hi = Elem<O>::out(v[2 * i + 1]);
+        w[i] = (uint32_t)*reinterpret_cast<const uint16_t *>(&lo) |
+               (uint32_t)*reinterpret_cast<const uint16_t *>(&hi) << 16;
+    }
+    *reinterpret_cast<uint4 *>(y) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // A BM x BN tile of f32 products in shared memory (out[n * pitch + m],
@@ -106,18 +131,52 @@ BK_SP24_DEV void store_tile(const bk_sp24_gemm_args &p, int64_t b, int64_t m0, i
     }
 }
 
+// store_tile where Y's m stride is 1 (the usual [N, M] row-major Y): each
+// thread finishes runs of 8 consecutive m and stores a run with one or two
+// 16-byte stores where it is whole and aligned. BM % 8 == 0; pitch % 4 == 0.
+template <typename O, int BM, int BN>
+BK_SP24_DEV void store_tile_runs(const bk_sp24_gemm_args &p, int64_t b, int64_t m0, int64_t n0,
+                                 const float *out, int pitch, uint32_t tid, uint32_t threads)
+{
+    constexpr int RUNS = BM / 8;  // per n
+    for (int idx = (int)tid; idx < BN * RUNS; idx += (int)threads) {
+        const int nl = idx / RUNS, ml = idx % RUNS * 8;
+        const int64_t n = n0 + nl, m = m0 + ml;
+        if (n >= p.n || m >= p.m)
+            continue;
+        const float4 lo = *reinterpret_cast<const float4 *>(out + nl * pitch + ml);
+        const float4 hi = *reinterpret_cast<const float4 *>(out + nl * pitch + ml + 4);
+        float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+        O *y = reinterpret_cast<O *>(p.y) + b * p.y_bs + n * p.y_rs + m;
+        if (m + 8 <= p.m && (reinterpret_cast<uintptr_t>(y) & 15) == 0) {
+#pragma unroll
+            for (int e = 0; e < 8; e++)
+                v[e] = output_value<O>(p, b, n, m + e, v[e]);
+            store8(y, v);
+        } else {
+            for (int e = 0; e < 8 && m + e < p.m; e++)
+                y[e] = Elem<O>::out(output_value<O>(p, b, n, m + e, v[e]));
+        }
+    }
+}
+
 // Tile t of the grid (t < m_tiles * n_tiles) as (m tile, n tile): groups of
 // 8 m tiles walk n tile by tile, so the CTAs running together share both
 // weight and X tiles in L2.
-BK_SP24_DEV void tile_coords(const bk_sp24_gemm_args &p, uint32_t t, uint32_t &mt, uint32_t &nt)
+BK_SP24_DEV void tile_coords(uint32_t m_tiles, uint32_t n_tiles, uint32_t t, uint32_t &mt,
+                             uint32_t &nt)
 {
     const uint32_t group = 8;
-    const uint32_t per_group = group * p.n_tiles;
+    const uint32_t per_group = group * n_tiles;
     const uint32_t first = t / per_group * group;
-    const uint32_t size = p.m_tiles - first < group ? p.m_tiles - first : group;
+    const uint32_t size = m_tiles - first < group ? m_tiles - first : group;
     const uint32_t r = t % per_group;
     mt = first + r % size;
     nt = r / size;
+}
+BK_SP24_DEV void tile_coords(const bk_sp24_gemm_args &p, uint32_t t, uint32_t &mt, uint32_t &nt)
+{
+    tile_coords(p.m_tiles, p.n_tiles, t, mt, nt);
 }
 
 }  // namespace bk_sp24

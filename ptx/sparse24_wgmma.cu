@@ -46,9 +46,10 @@ template <typename T> struct SparseWgmma<T, 256> {
     }
 };
 
-template <typename T, typename O, int BN, int STAGES> struct SpGemm {
+template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static constexpr int BM = BK_SP24_WG_BM;
     static constexpr uint32_t X_BYTES = BK_SP24_WG_X_BYTES(BN);
+    static constexpr uint32_t X_PART = X_BYTES / CL;  // the rows of X each CTA of a cluster loads
     static constexpr uint32_t W_OFF = X_BYTES, E_OFF = X_BYTES + BK_SP24_WG_W_BYTES;
     static constexpr uint32_t STAGE_BYTES = BK_SP24_WG_STAGE_BYTES(BN);
     static constexpr uint32_t TX = STAGE_BYTES;  // every box is whole (zeros past the edges)
@@ -57,12 +58,14 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
     static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
     static_assert(BN * OUT_PITCH * 4 <= STAGES * STAGE_BYTES, "the epilogue fits the ring");
     static_assert(BK_SP24_WG_SMEM(BN, STAGES) <= 227 * 1024, "fits the H100's shared memory");
+    static_assert(X_PART % 1024 == 0, "each CTA's part of X keeps the swizzle atoms aligned");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 
     const bk_sp24_gemm_args &p;
     unsigned char *smem;
     uint32_t ring, bars;
+    uint32_t rank;                               // in the cluster
     int64_t b, m0, n0, ksteps;
 
     __device__ SpGemm(const bk_sp24_gemm_args &args, unsigned char *raw) : p(args)
@@ -72,8 +75,11 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
         smem = raw + pad;
         ring = base + pad;
         bars = ring + STAGES * STAGE_BYTES;
+        // A cluster's CTAs take consecutive m tiles of one n tile.
         uint32_t mt, nt;
-        bk_sp24::tile_coords(p, blockIdx.x, mt, nt);
+        rank = CL > 1 ? cluster_rank() : 0;
+        bk_sp24::tile_coords(p.m_tiles / CL, p.n_tiles, blockIdx.x / CL, mt, nt);
+        mt = mt * CL + rank;
         m0 = (int64_t)mt * BM;
         n0 = (int64_t)nt * BN;
         b = blockIdx.z;
@@ -92,7 +98,14 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
                 mbar_wait(empty(s), (uint32_t)(use - 1) & 1u);
             const uint32_t stage = ring + s * STAGE_BYTES;
             mbar_expect_tx(full(s), TX);
-            tma_load_3d(stage, q.map_x, (int)(ks * 64), (int)n0, (int)b, full(s));
+            // X's rows are shared by the cluster: each CTA loads its part
+            // into every CTA (the stage is free in all: see release).
+            const int x_row = (int)n0 + (int)rank * (BN / CL);
+            if (CL > 1)
+                tma_load_3d_multicast(stage + rank * X_PART, q.map_x, (int)(ks * 64), x_row,
+                                      (int)b, full(s), (uint16_t)((1u << CL) - 1));
+            else
+                tma_load_3d(stage, q.map_x, (int)(ks * 64), x_row, (int)b, full(s));
             tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, full(s));
             tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, full(s));
         }
@@ -133,9 +146,23 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
             wgmma_wait<0>();
             fence_operand(acc);
             fence_operand(a);
-            __syncwarp();
-            if (lane == 0)
+            release(s, lane);
+        }
+    }
+
+    // A consumer warp is done with stage s: it tells every CTA of the
+    // cluster, whose producers refill their part of X in all of them.
+    __device__ void release(int s, int lane) const
+    {
+        __syncwarp();
+        if (lane == 0) {
+            if (CL > 1) {
+#pragma unroll
+                for (int r = 0; r < CL; r++)
+                    mbar_arrive_cluster(empty(s), (uint32_t)r);
+            } else {
                 mbar_arrive(empty(s));
+            }
         }
     }
 
@@ -156,7 +183,11 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
             out[(nl + 1) * OUT_PITCH + ml + 8] = acc[j][3];
         }
         asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        bk_sp24::store_tile<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128, 256);
+        if (p.y_cs == 1)
+            bk_sp24::store_tile_runs<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128,
+                                                256);
+        else
+            bk_sp24::store_tile<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128, 256);
     }
 
     __device__ void run(const bk_sp24_wgmma_args &q)
@@ -165,12 +196,17 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
         if (threadIdx.x == 0) {
             for (int s = 0; s < STAGES; s++) {
                 mbar_init(full(s), 1);
-                mbar_init(empty(s), 8);  // the consumer warps
+                mbar_init(empty(s), 8 * CL);  // the consumer warps of the cluster
             }
             mbar_fence_init();
         }
         bk::grid_dependency_wait();
-        __syncthreads();
+        // Every CTA's barriers are ready before any copy or arrival from
+        // another reaches them.
+        if (CL > 1)
+            cluster_sync();
+        else
+            __syncthreads();
         if (wg == 0) {
             registers_shrink_to<40>();
             if (threadIdx.x == 0)
@@ -186,6 +222,9 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
             consume(acc, wg - 1, warp % 4, lane);
             epilogue(acc, wg - 1, warp % 4, lane);
         }
+        // The other CTAs' arrivals on this one's barriers are done.
+        if (CL > 1)
+            cluster_sync();
     }
 };
 
@@ -194,14 +233,19 @@ template <typename T, typename O, int BN, int STAGES> struct SpGemm {
 // Kernels: bk_sp24_wgmma_<type>_<out>_128x<BN>, the tilings of
 // BK_SP24_WG_TILINGS (sparse24_args.h); the grid is the m x n tiles (x)
 // by the batches (z).
-#define BK_SP24_WG_KERNEL(TNAME, T, ONAME, O, BN, STAGES)                                     \
-    extern "C" __global__ void __launch_bounds__(BK_SP24_WG_THREADS, 1)                        \
-        bk_sp24_wgmma_##TNAME##_##ONAME##_128x##BN(const __grid_constant__ bk_sp24_wgmma_args q) \
+#define BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, CL)                                \
+    extern "C" __global__ void __cluster_dims__(CL, 1, 1)                                      \
+    __launch_bounds__(BK_SP24_WG_THREADS, 1)                                                   \
+        bk_sp24_wgmma_##TNAME##_##ONAME##_128x##BN##_c##CL(                                    \
+            const __grid_constant__ bk_sp24_wgmma_args q)                                      \
     {                                                                                          \
         extern __shared__ __align__(128) unsigned char smem[];                                 \
-        SpGemm<T, O, BN, STAGES> g(q.a, smem);                                                 \
+        SpGemm<T, O, BN, STAGES, CL> g(q.a, smem);                                             \
         g.run(q);                                                                              \
     }
+#define BK_SP24_WG_KERNEL(TNAME, T, ONAME, O, BN, STAGES)   \
+    BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, 1)   \
+    BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, 2)
 
 #define BK_SP24_WG_TYPES(BN, STAGES)                                            \
     BK_SP24_WG_KERNEL(f16, __half, f16, __half, BN, STAGES)                     \

@@ -65,6 +65,45 @@ static __device__ __forceinline__ void tma_load_3d(uint32_t dst, const void *map
                  : "memory");
 }
 
+// The same box multicast to the CTAs of the cluster in cta_mask (bit r:
+// rank r), at dst in each and completing on the barrier at bar in each.
+static __device__ __forceinline__ void tma_load_3d_multicast(uint32_t dst, const void *map,
+                                                             int c0, int c1, int c2, uint32_t bar,
+                                                             uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+                 "l"((uint64_t)(uintptr_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar),
+                 "h"(cta_mask)
+                 : "memory");
+}
+
+// Thread block clusters: this CTA's rank, a barrier of every thread of
+// the cluster (release/acquire: shared-memory writes before it are seen
+// after it), and an arrival on the barrier at bar in CTA rank's shared
+// memory (this CTA's own included).
+static __device__ __forceinline__ uint32_t cluster_rank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+static __device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
 // A box of a 4-D tensor map (coordinates innermost first) into shared
 // memory at dst, completing its bytes on bar.
 static __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void *map, int c0, int c1,

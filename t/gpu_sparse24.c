@@ -18,7 +18,8 @@
  * f16/bf16 cases also run with BK_CUDA_SPARSE24_KERNEL=general (CUDA
  * cores), =mma (the sm_80 tensor-core kernel) and =strided (X through
  * registers), and with each Hopper tiling forced (BK_CUDA_SPARSE24_TILING=
- * wg128x256, wg128x128), set while their plan is made: the general plan's
+ * wg128x256, wg128x128) and without clusters (BK_CUDA_SPARSE24_CLUSTER=1),
+ * set while their plan is made: the general plan's
  * kernel name must differ from the default one, all must agree with the
  * host, and the sm_80 kernel's two X loaders (and a misaligned X with the
  * default plan) must give the same bits. Kernel names are printed.
@@ -280,7 +281,9 @@ static void test_conversions(void)
  * kernel, the sm_80 tensor-core kernel (cp.async X; what Hopper falls back
  * to) and its register X loader, and each Hopper tiling (on other GPUs
  * these take the default kernel). */
-enum path { PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW };
+enum path {
+    PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE
+};
 static const struct {
     const char *var, *value;
 } path_env[] = {
@@ -290,6 +293,7 @@ static const struct {
     { "BK_CUDA_SPARSE24_KERNEL", "strided" },
     { "BK_CUDA_SPARSE24_TILING", "wg128x256" },
     { "BK_CUDA_SPARSE24_TILING", "wg128x128" },
+    { "BK_CUDA_SPARSE24_CLUSTER", "1" },
 };
 
 struct scase {
@@ -513,7 +517,7 @@ static void test_sgemm(const struct scase *c)
     /* The paths this case runs: default, the other kernels, misaligned X
      * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
      * two X loaders must give the same bits. */
-    struct run_spec runs[7];
+    struct run_spec runs[8];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
@@ -524,6 +528,7 @@ static void test_sgemm(const struct scase *c)
             runs[nruns++] = (struct run_spec){ PATH_AUTO, 1, "X one element off 16 bytes" };
         runs[nruns++] = (struct run_spec){ PATH_WG_WIDE, c->x_offset, "Hopper 128x256 tiles" };
         runs[nruns++] = (struct run_spec){ PATH_WG_NARROW, c->x_offset, "Hopper 128x128 tiles" };
+        runs[nruns++] = (struct run_spec){ PATH_WG_SINGLE, c->x_offset, "Hopper, no clusters" };
     }
     char default_kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
     for (unsigned i = 0; i < nruns; i++) {
@@ -628,7 +633,7 @@ static void test_sparse_gemms(void)
           false },
         { bf16, f32, 64, 65, 64, 0, R, R, R, false, false, false, false, 0, 1, 0, 0, true,
           false },
-        { f16, f32, 384, 257, 2048, 2, RP, R, R, true, false, true, false, 0, 0.5, -1, 0, true,
+        { f16, f32, 384, 257, 2048, 2, RP, R, RP, true, false, true, false, 0, 0.5, -1, 0, true,
           true },
         /* F32: exact f32 arithmetic on CUDA cores. */
         { f32, f32, 65, 33, 64, 0, R, R, R, true, false, true, false, relu, 1, 1, 0, false,
@@ -650,6 +655,7 @@ int main(void)
     rng = bkt_rng_new(2424);
     unsetenv("BK_CUDA_SPARSE24_KERNEL");
     unsetenv("BK_CUDA_SPARSE24_TILING");
+    unsetenv("BK_CUDA_SPARSE24_CLUSTER");
     test_conversions();
     test_sparse_gemms();
     kernels_report("2:4 on CUDA (plans' kernel names; a misaligned x runs the _strided variant)");

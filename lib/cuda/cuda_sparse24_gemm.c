@@ -80,6 +80,7 @@ struct gemm_plan {
     bool has_async;                       /* async may be used where X's address allows */
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
+    unsigned int cluster;                 /* wgmma: CTAs along m sharing X's tiles */
 };
 
 enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
@@ -249,7 +250,7 @@ static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_
     const int64_t w_extent[2] = { g->mts, g->kbs * 64 }, w_stride[2] = { g->kbs * 64, 1 };
     const int64_t e_extent[2] = { g->mts, g->kbs * 8 }, e_stride[2] = { g->kbs * 8, 1 };
     return bk_cuda_tensor_map((CUtensorMap *)t->map_x, p->type, a->x, 3, x_extent, x_stride, 64,
-                              g->wgmma.block_n) &&
+                              g->wgmma.block_n / g->cluster) &&
            bk_cuda_tensor_map_plain((CUtensorMap *)t->map_w, 8, a->w, 2, w_extent, w_stride,
                                     2 * BK_SP24_TILE_BYTES / 8, BK_SP24_WG_BM / 16) &&
            bk_cuda_tensor_map_plain((CUtensorMap *)t->map_e, 8, a->w + a->meta_offset, 2,
@@ -311,7 +312,13 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
                                   : NULL;
     if (wt && p->batch <= 65535 &&
         ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) <= INT32_MAX) {
-        snprintf(name, sizeof name, "bk_sp24_wgmma_%s_%s_%ux%u", type, out, wt->bm, wt->bn);
+        /* Pairs of CTAs along m share X's tiles (one load multicast to
+         * both) where the m tiles pair up. */
+        const char *single = getenv("BK_CUDA_SPARSE24_CLUSTER");
+        const unsigned int m_tiles = (unsigned int)ceil_div((uint64_t)p->m, wt->bm);
+        g->cluster = m_tiles % 2 == 0 && !(single && strcmp(single, "1") == 0) ? 2 : 1;
+        snprintf(name, sizeof name, "bk_sp24_wgmma_%s_%s_%ux%u_c%u", type, out, wt->bm, wt->bn,
+                 g->cluster);
         if ((res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, name, wt, &l, &g->wgmma)) !=
             BK_SUCCESS)
             return res;
