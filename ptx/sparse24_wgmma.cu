@@ -15,12 +15,21 @@
 //
 // Warp-specialised: the first thread of warpgroup 0 fills the ring, two
 // consumer warpgroups (m rows 0-63 and 64-127) each run one m64nBNk32 per
-// k32 block and release a stage once their wgmma group has read it (each
-// waits for its own group before writing the next stage's A registers: a
-// group still in flight then would make ptxas serialise every wgmma; the
-// other warpgroup keeps the tensor cores busy meanwhile). The epilogue goes
-// through shared memory (sparse24_common.cuh's store_tile). The sums run
-// in a fixed order: the same bits on every run.
+// k32 block. A consumer keeps one k step's group in flight: its A
+// registers come in two sets (the loop unrolled by two), and it waits for
+// step ks - 1's group, releases that stage and loads step ks + 1's operand
+// while step ks's runs.
+//
+// Clusters of two CTAs along m (CL = 2) share X: each CTA loads half of
+// X's rows and multicasts them to both, so a stage is free again only when
+// the consumers of both CTAs have released it (they arrive on the empty
+// barriers of every CTA of the cluster). That halves X's traffic from L2,
+// which at 128 x 256 tiles is three quarters of the total.
+//
+// The epilogue goes through shared memory: runs of 8 consecutive m per
+// thread with 16-byte stores where Y's m stride is 1 (store_tile_runs),
+// else element by element (store_tile). The sums run in a fixed order:
+// the same bits on every run.
 #include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
 #include "tma_ops.cuh"
@@ -44,6 +53,12 @@ template <typename T> struct SparseWgmma<T, 256> {
     {
         mma_sp_rs_n256_k<T>(d, a, db, e);
     }
+};
+
+// A warp's sparse operand for one 64-wide k step: the A fragments and
+// metadata words of its two k32 blocks.
+struct AFrag {
+    uint32_t a[2][4], e[2];
 };
 
 template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
@@ -113,41 +128,62 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 
     // Consumer warpgroup wi (m rows 64 wi ..), warp w of it (tile row
     // 4 wi + w of the CTA's eight).
+    // The A fragments and metadata words of k step ks (stage s) for the
+    // warp at a_at and e_at of the stage.
+    __device__ void load_a(AFrag &f, uint32_t stage, uint32_t a_at, uint32_t e_at) const
+    {
+#pragma unroll
+        for (int kk = 0; kk < 2; kk++) {
+            const uint4 v = bk::load_shared16(stage + a_at + kk * BK_SP24_TILE_BYTES);
+            f.a[kk][0] = v.x;
+            f.a[kk][1] = v.y;
+            f.a[kk][2] = v.z;
+            f.a[kk][3] = v.w;
+            f.e[kk] = bk::load_shared32(stage + e_at + kk * BK_SP24_META_BYTES);
+        }
+    }
+
+    // K step ks with operand cur (loaded); then, its group left in flight,
+    // step ks - 1's group waited for (its stage released, the registers of
+    // nxt free) and step ks + 1's operand loaded into nxt.
+    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int64_t ks, uint32_t a_at,
+                         uint32_t e_at, int lane) const
+    {
+        if (ks >= ksteps)
+            return;
+        const uint32_t stage = ring + (uint32_t)(ks % STAGES) * STAGE_BYTES;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 2; kk++)
+            SparseWgmma<T, BN>::run(acc, cur.a[kk], smem_desc(stage + 64 * kk, 16, 1024),
+                                    cur.e[kk]);
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (ks > 0)
+            release((int)((ks - 1) % STAGES), lane);
+        if (ks + 1 < ksteps) {
+            const int s = (int)((ks + 1) % STAGES);
+            mbar_wait(full(s), (uint32_t)((ks + 1) / STAGES) & 1u);
+            load_a(nxt, ring + s * STAGE_BYTES, a_at, e_at);
+        }
+    }
+
     __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
     {
         const uint32_t tile_row = 4 * wi + w;
         const uint32_t a_at = W_OFF + tile_row * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
         const uint32_t e_at =
             E_OFF + tile_row * (2 * BK_SP24_META_BYTES) + 4 * bk_sp24_meta_lane_word(lane);
-        for (int64_t ks = 0; ks < ksteps; ks++) {
-            const int s = (int)(ks % STAGES);
-            const uint32_t stage = ring + s * STAGE_BYTES;
-            mbar_wait(full(s), (uint32_t)(ks / STAGES) & 1u);
-            uint32_t a[2][4], e[2];
-            uint64_t desc[2];
-#pragma unroll
-            for (int kk = 0; kk < 2; kk++) {
-                const uint4 v = bk::load_shared16(stage + a_at + kk * BK_SP24_TILE_BYTES);
-                a[kk][0] = v.x;
-                a[kk][1] = v.y;
-                a[kk][2] = v.z;
-                a[kk][3] = v.w;
-                e[kk] = bk::load_shared32(stage + e_at + kk * BK_SP24_META_BYTES);
-                // k32 block kk: 64 bytes into each 128-byte row of X.
-                desc[kk] = smem_desc(stage + 64 * kk, 16, 1024);
-                asm volatile("" : "+l"(desc[kk]));
-            }
-            fence_operand(a);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < 2; kk++)
-                SparseWgmma<T, BN>::run(acc, a[kk], desc[kk], e[kk]);
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_operand(acc);
-            fence_operand(a);
-            release(s, lane);
+        AFrag f0, f1;
+        mbar_wait(full(0), 0);
+        load_a(f0, ring, a_at, e_at);
+        for (int64_t ks = 0; ks < ksteps; ks += 2) {
+            step(acc, f0, f1, ks, a_at, e_at, lane);
+            step(acc, f1, f0, ks + 1, a_at, e_at, lane);
         }
+        wgmma_wait<0>();
+        fence_operand(acc);
+        release((int)((ksteps - 1) % STAGES), lane);
     }
 
     // A consumer warp is done with stage s: it tells every CTA of the
@@ -243,8 +279,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         SpGemm<T, O, BN, STAGES, CL> g(q.a, smem);                                             \
         g.run(q);                                                                              \
     }
-#define BK_SP24_WG_KERNEL(TNAME, T, ONAME, O, BN, STAGES)   \
-    BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, 1)   \
+#define BK_SP24_WG_KERNEL(TNAME, T, ONAME, O, BN, STAGES) \
+    BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, 1) \
     BK_SP24_WG_KERNEL1(TNAME, T, ONAME, O, BN, STAGES, 2)
 
 #define BK_SP24_WG_TYPES(BN, STAGES)                                            \

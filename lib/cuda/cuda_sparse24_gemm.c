@@ -6,7 +6,8 @@
  * above 64, the Hopper kernels (module sparse24_wgmma: wgmma.sp, X and W
  * by tensor maps made per run) in tiles of 128 x 256, or 128 x 128 where
  * those would not fill the GPU once; a run whose X or W the maps cannot
- * describe (X strided or misaligned) takes the sm_80 kernel below.
+ * describe (X strided or misaligned) takes the sm_80 kernel below. Where
+ * the m tiles pair up, clusters of two CTAs along m share X's tiles.
  * Elsewhere (module sparse24_mma) one of the
  * tilings of BK_SP24_MMA_TILINGS: 64 x 16 or 32 x 16 for N <= 16, 64 x 32
  * where N <= 64 or the 128 x 128 tiles would not fill the GPU once,
@@ -20,7 +21,8 @@
  * puts F16/BF16 on the CUDA-core kernels too, =strided forces the register
  * loader, =mma the sm_80 kernels on Hopper; BK_CUDA_SPARSE24_TILING=128x128
  * (64x32, 64x16, 32x16; wg128x256, wg128x128 for the Hopper kernels)
- * forces a tiling. */
+ * forces a tiling; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
+ * CTAs from pairing up in clusters. */
 #include "cuda_sparse24.h"
 
 #include <stdio.h>
