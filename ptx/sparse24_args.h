@@ -153,8 +153,8 @@ struct bk_sp24_gemm_args {
     uint32_t m_tiles, n_tiles;      /* CTA tiles along m and n */
 };
 
-/* The Hopper kernels (sm_90a, module sparse24_wgmma): a CTA computes a
- * 128 (m) x BN (n) tile of Y with wgmma.sp, X and the prepared W brought
+/* The Hopper kernels (sm_90a, module sparse24_wgmma): a persistent CTA
+ * computes 128 (m) x BN (n) tiles of Y with wgmma.sp, X and the prepared W brought
  * by the bulk tensor copy engine into a STAGES-deep ring of 64-wide k
  * steps, X[BN][64] 128-byte swizzled, then W's 8 tile rows of 2 value
  * tiles (1 KiB each), then their metadata (128 bytes each). A producer
@@ -164,13 +164,19 @@ struct bk_sp24_gemm_args {
 #define BK_SP24_WG_BM 128
 #define BK_SP24_WG_THREADS 384
 #define BK_SP24_WG_TILINGS(X) \
-    X(256, 5)                 \
-    X(128, 8)
+    X(256, 4)                 \
+    X(128, 7)
 #define BK_SP24_WG_X_BYTES(BN) ((BN) * 128)
 #define BK_SP24_WG_W_BYTES ((BK_SP24_WG_BM / 16) * 2 * BK_SP24_TILE_BYTES)
 #define BK_SP24_WG_E_BYTES ((BK_SP24_WG_BM / 16) * 2 * BK_SP24_META_BYTES)
 #define BK_SP24_WG_STAGE_BYTES(BN) (BK_SP24_WG_X_BYTES(BN) + BK_SP24_WG_W_BYTES + BK_SP24_WG_E_BYTES)
-#define BK_SP24_WG_SMEM(BN, STAGES) ((STAGES) * BK_SP24_WG_STAGE_BYTES(BN) + 1024 + 16 * (STAGES))
+/* The epilogue's own staging buffer (the producer fills the ring for the
+ * next tile meanwhile): PASS_N rows of n by the tile's m, f32, padded. */
+#define BK_SP24_WG_PASS_N 64
+#define BK_SP24_WG_OUT_PITCH (BK_SP24_WG_BM + 4)
+#define BK_SP24_WG_STAGING_BYTES (BK_SP24_WG_PASS_N * BK_SP24_WG_OUT_PITCH * 4)
+#define BK_SP24_WG_SMEM(BN, STAGES) \
+    ((STAGES) * BK_SP24_WG_STAGE_BYTES(BN) + BK_SP24_WG_STAGING_BYTES + 1024 + 16 * (STAGES))
 
 /* Its parameters: the GEMM's, and tensor maps made per run of X (rank 3:
  * [batch][N][K], boxes of 64 x BN, swizzled), of the prepared values (U64

@@ -61,6 +61,23 @@ struct AFrag {
     uint32_t a[2][4], e[2];
 };
 
+// A place in the ring: the stage and the parity of its barriers' phase
+// for the current pass over the ring.
+struct RingPos {
+    uint32_t s = 0, phase = 0;
+    __device__ void advance(int stages)
+    {
+        if (++s == (uint32_t)stages) {
+            s = 0;
+            phase ^= 1u;
+        }
+    }
+};
+
+// Persistent: each cluster of CL CTAs walks the tiles t = its index, + the
+// number of clusters, ... (every batch's m-tile pairs by n tiles, in
+// tile_coords' order), the producer running on into the next tile while
+// the consumers finish this one through a staging buffer of their own.
 template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static constexpr int BM = BK_SP24_WG_BM;
     static constexpr uint32_t X_BYTES = BK_SP24_WG_X_BYTES(BN);
@@ -69,69 +86,87 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static constexpr uint32_t STAGE_BYTES = BK_SP24_WG_STAGE_BYTES(BN);
     static constexpr uint32_t TX = STAGE_BYTES;  // every box is whole (zeros past the edges)
     static constexpr int NT = BN / 8;            // accumulator tiles of 8 columns (n)
-    static constexpr int OUT_PITCH = BM + 4;     // floats: conflict-free fragment stores
+    static constexpr int OUT_PITCH = BK_SP24_WG_OUT_PITCH;  // floats: conflict-free stores
+    static constexpr int PASS_N = BK_SP24_WG_PASS_N;        // n rows per epilogue pass
     static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
-    static_assert(BN * OUT_PITCH * 4 <= STAGES * STAGE_BYTES, "the epilogue fits the ring");
     static_assert(BK_SP24_WG_SMEM(BN, STAGES) <= 227 * 1024, "fits the H100's shared memory");
     static_assert(X_PART % 1024 == 0, "each CTA's part of X keeps the swizzle atoms aligned");
+    static_assert(BN % PASS_N == 0 && PASS_N % 8 == 0, "whole accumulator tiles per pass");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 
     const bk_sp24_gemm_args &p;
-    unsigned char *smem;
+    float *staging;                              // [PASS_N][OUT_PITCH] floats
     uint32_t ring, bars;
-    uint32_t rank;                               // in the cluster
-    int64_t b, m0, n0, ksteps;
+    uint32_t rank, cluster, clusters;            // this CTA in its cluster; the clusters
+    uint32_t pair_tiles, tiles;                  // per batch, and in all
+    int64_t ksteps;
+
+    // Set per tile.
+    int64_t b, m0, n0;
 
     __device__ SpGemm(const bk_sp24_gemm_args &args, unsigned char *raw) : p(args)
     {
         const uint32_t base = bk::shared_address(raw);
         const uint32_t pad = (1024u - base % 1024u) % 1024u;  // BK_SP24_WG_SMEM has the slack
-        smem = raw + pad;
         ring = base + pad;
-        bars = ring + STAGES * STAGE_BYTES;
-        // A cluster's CTAs take consecutive m tiles of one n tile.
-        uint32_t mt, nt;
+        staging = reinterpret_cast<float *>(raw + pad + STAGES * STAGE_BYTES);
+        bars = ring + STAGES * STAGE_BYTES + BK_SP24_WG_STAGING_BYTES;
         rank = CL > 1 ? cluster_rank() : 0;
-        bk_sp24::tile_coords(p.m_tiles / CL, p.n_tiles, blockIdx.x / CL, mt, nt);
-        mt = mt * CL + rank;
-        m0 = (int64_t)mt * BM;
-        n0 = (int64_t)nt * BN;
-        b = blockIdx.z;
+        cluster = blockIdx.x / CL;
+        clusters = gridDim.x / CL;
+        pair_tiles = p.m_tiles / CL * p.n_tiles;
+        tiles = pair_tiles * (uint32_t)p.batch;
         ksteps = p.kbs / 2;
     }
 
-    __device__ uint32_t full(int s) const { return bars + 8 * s; }
-    __device__ uint32_t empty(int s) const { return bars + 8 * (STAGES + s); }
-
-    __device__ void produce(const bk_sp24_wgmma_args &q) const
+    // Tile t's batch and corner: a cluster's CTAs take consecutive m tiles
+    // of one n tile.
+    __device__ void set_tile(uint32_t t)
     {
-        const int tile_row = (int)(m0 / 16);
-        for (int64_t ks = 0; ks < ksteps; ks++) {
-            const int s = (int)(ks % STAGES), use = (int)(ks / STAGES);
-            if (use > 0)
-                mbar_wait(empty(s), (uint32_t)(use - 1) & 1u);
-            const uint32_t stage = ring + s * STAGE_BYTES;
-            mbar_expect_tx(full(s), TX);
-            // X's rows are shared by the cluster: each CTA loads its part
-            // into every CTA (the stage is free in all: see release).
+        uint32_t mt, nt;
+        bk_sp24::tile_coords(p.m_tiles / CL, p.n_tiles, t % pair_tiles, mt, nt);
+        b = t / pair_tiles;
+        m0 = (int64_t)(mt * CL + rank) * BM;
+        n0 = (int64_t)nt * BN;
+    }
+
+    __device__ uint32_t full(uint32_t s) const { return bars + 8 * s; }
+    __device__ uint32_t empty(uint32_t s) const { return bars + 8 * (STAGES + s); }
+
+    // A stage is refilled once every consumer warp of the cluster has
+    // released it (the first pass over the ring waits for nothing: parity 1
+    // of a fresh barrier counts as complete).
+    __device__ void produce(const bk_sp24_wgmma_args &q)
+    {
+        RingPos pos;
+        for (uint32_t t = cluster; t < tiles; t += clusters) {
+            set_tile(t);
+            const int tile_row = (int)(m0 / 16);
             const int x_row = (int)n0 + (int)rank * (BN / CL);
-            if (CL > 1)
-                tma_load_3d_multicast(stage + rank * X_PART, q.map_x, (int)(ks * 64), x_row,
-                                      (int)b, full(s), (uint16_t)((1u << CL) - 1));
-            else
-                tma_load_3d(stage, q.map_x, (int)(ks * 64), x_row, (int)b, full(s));
-            tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, full(s));
-            tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, full(s));
+            for (int64_t ks = 0; ks < ksteps; ks++, pos.advance(STAGES)) {
+                mbar_wait(empty(pos.s), pos.phase ^ 1u);
+                const uint32_t stage = ring + pos.s * STAGE_BYTES, bar = full(pos.s);
+                mbar_expect_tx(bar, TX);
+                // X's rows are shared by the cluster: each CTA loads its
+                // part into every CTA (the stage is free in all: release).
+                if (CL > 1)
+                    tma_load_3d_multicast(stage + rank * X_PART, q.map_x, (int)(ks * 64), x_row,
+                                          (int)b, bar, (uint16_t)((1u << CL) - 1));
+                else
+                    tma_load_3d(stage, q.map_x, (int)(ks * 64), x_row, (int)b, bar);
+                tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, bar);
+                tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, bar);
+            }
         }
     }
 
-    // Consumer warpgroup wi (m rows 64 wi ..), warp w of it (tile row
-    // 4 wi + w of the CTA's eight).
-    // The A fragments and metadata words of k step ks (stage s) for the
-    // warp at a_at and e_at of the stage.
-    __device__ void load_a(AFrag &f, uint32_t stage, uint32_t a_at, uint32_t e_at) const
+    // The A fragments and metadata words of the warp (at a_at and e_at of
+    // a stage) for the k step in the stage at pos, once it has landed.
+    __device__ void load_a(AFrag &f, const RingPos &pos, uint32_t a_at, uint32_t e_at) const
     {
+        mbar_wait(full(pos.s), pos.phase);
+        const uint32_t stage = ring + pos.s * STAGE_BYTES;
 #pragma unroll
         for (int kk = 0; kk < 2; kk++) {
             const uint4 v = bk::load_shared16(stage + a_at + kk * BK_SP24_TILE_BYTES);
@@ -143,15 +178,16 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         }
     }
 
-    // K step ks with operand cur (loaded); then, its group left in flight,
-    // step ks - 1's group waited for (its stage released, the registers of
-    // nxt free) and step ks + 1's operand loaded into nxt.
-    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int64_t ks, uint32_t a_at,
-                         uint32_t e_at, int lane) const
+    // K step ks (stage at pos) with operand cur (loaded); then, its group
+    // left in flight, step ks - 1's group waited for (its stage, prev,
+    // released and the registers of nxt free) and step ks + 1's operand
+    // loaded into nxt. pos and prev advance by one step.
+    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int64_t ks, RingPos &pos,
+                         RingPos &prev, uint32_t a_at, uint32_t e_at, int lane) const
     {
         if (ks >= ksteps)
             return;
-        const uint32_t stage = ring + (uint32_t)(ks % STAGES) * STAGE_BYTES;
+        const uint32_t stage = ring + pos.s * STAGE_BYTES;
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 2; kk++)
@@ -159,36 +195,37 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                                     cur.e[kk]);
         wgmma_commit();
         wgmma_wait<1>();
-        if (ks > 0)
-            release((int)((ks - 1) % STAGES), lane);
-        if (ks + 1 < ksteps) {
-            const int s = (int)((ks + 1) % STAGES);
-            mbar_wait(full(s), (uint32_t)((ks + 1) / STAGES) & 1u);
-            load_a(nxt, ring + s * STAGE_BYTES, a_at, e_at);
+        if (ks > 0) {
+            release(prev.s, lane);
+            prev.advance(STAGES);
         }
+        pos.advance(STAGES);
+        if (ks + 1 < ksteps)
+            load_a(nxt, pos, a_at, e_at);
     }
 
-    __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
+    // One tile's k steps from the ring at pos (left past them).
+    __device__ void consume(float (&acc)[NT][4], RingPos &pos, int wi, int w, int lane) const
     {
         const uint32_t tile_row = 4 * wi + w;
         const uint32_t a_at = W_OFF + tile_row * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
         const uint32_t e_at =
             E_OFF + tile_row * (2 * BK_SP24_META_BYTES) + 4 * bk_sp24_meta_lane_word(lane);
+        RingPos prev = pos;
         AFrag f0, f1;
-        mbar_wait(full(0), 0);
-        load_a(f0, ring, a_at, e_at);
+        load_a(f0, pos, a_at, e_at);
         for (int64_t ks = 0; ks < ksteps; ks += 2) {
-            step(acc, f0, f1, ks, a_at, e_at, lane);
-            step(acc, f1, f0, ks + 1, a_at, e_at, lane);
+            step(acc, f0, f1, ks, pos, prev, a_at, e_at, lane);
+            step(acc, f1, f0, ks + 1, pos, prev, a_at, e_at, lane);
         }
         wgmma_wait<0>();
         fence_operand(acc);
-        release((int)((ksteps - 1) % STAGES), lane);
+        release(prev.s, lane);
     }
 
     // A consumer warp is done with stage s: it tells every CTA of the
     // cluster, whose producers refill their part of X in all of them.
-    __device__ void release(int s, int lane) const
+    __device__ void release(uint32_t s, int lane) const
     {
         __syncwarp();
         if (lane == 0) {
@@ -202,28 +239,35 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         }
     }
 
-    // The consumers' products to shared memory as [BN][OUT_PITCH] floats
-    // once both are done with the ring (named barrier 1: the 256 consumer
-    // threads), then to Y.
+    // The consumers' products to Y through the staging buffer, PASS_N rows
+    // of n at a time: both write theirs as [PASS_N][OUT_PITCH] floats, then
+    // store them (named barrier 1: the 256 consumer threads; the first
+    // also keeps this tile from overwriting the last one's staging before
+    // it is stored).
     __device__ void epilogue(const float (&acc)[NT][4], int wi, int w, int lane) const
     {
-        float *out = reinterpret_cast<float *>(smem);
-        asm volatile("bar.sync 1, 256;\n" ::: "memory");
         const int ml = 64 * wi + 16 * w + lane / 4;
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            const int nl = 8 * j + 2 * (lane % 4);
-            out[nl * OUT_PITCH + ml] = acc[j][0];
-            out[(nl + 1) * OUT_PITCH + ml] = acc[j][1];
-            out[nl * OUT_PITCH + ml + 8] = acc[j][2];
-            out[(nl + 1) * OUT_PITCH + ml + 8] = acc[j][3];
+        for (int pass = 0; pass < BN / PASS_N; pass++) {
+            asm volatile("bar.sync 1, 256;\n" ::: "memory");
+#pragma unroll
+            for (int jj = 0; jj < PASS_N / 8; jj++) {
+                const int j = pass * (PASS_N / 8) + jj;
+                const int nl = 8 * jj + 2 * (lane % 4);
+                staging[nl * OUT_PITCH + ml] = acc[j][0];
+                staging[(nl + 1) * OUT_PITCH + ml] = acc[j][1];
+                staging[nl * OUT_PITCH + ml + 8] = acc[j][2];
+                staging[(nl + 1) * OUT_PITCH + ml + 8] = acc[j][3];
+            }
+            asm volatile("bar.sync 1, 256;\n" ::: "memory");
+            const int64_t n_pass = n0 + pass * PASS_N;
+            if (p.y_cs == 1)
+                bk_sp24::store_tile_runs<O, BM, PASS_N>(p, b, m0, n_pass, staging, OUT_PITCH,
+                                                        threadIdx.x - 128, 256);
+            else
+                bk_sp24::store_tile<O, BM, PASS_N>(p, b, m0, n_pass, staging, OUT_PITCH,
+                                                   threadIdx.x - 128, 256);
         }
-        asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        if (p.y_cs == 1)
-            bk_sp24::store_tile_runs<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128,
-                                                256);
-        else
-            bk_sp24::store_tile<O, BM, BN>(p, b, m0, n0, out, OUT_PITCH, threadIdx.x - 128, 256);
     }
 
     __device__ void run(const bk_sp24_wgmma_args &q)
@@ -249,16 +293,20 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                 produce(q);
         } else {
             registers_grow_to<232>();
-            float acc[NT][4];
+            RingPos pos;
+            for (uint32_t t = cluster; t < tiles; t += clusters) {
+                set_tile(t);
+                float acc[NT][4];
 #pragma unroll
-            for (int j = 0; j < NT; j++)
+                for (int j = 0; j < NT; j++)
 #pragma unroll
-                for (int r = 0; r < 4; r++)
-                    acc[j][r] = 0.f;
-            consume(acc, wg - 1, warp % 4, lane);
-            epilogue(acc, wg - 1, warp % 4, lane);
+                    for (int r = 0; r < 4; r++)
+                        acc[j][r] = 0.f;
+                consume(acc, pos, wg - 1, warp % 4, lane);
+                epilogue(acc, wg - 1, warp % 4, lane);
+            }
         }
-        // The other CTAs' arrivals on this one's barriers are done.
+        // The other CTAs' copies into and arrivals on this one are done.
         if (CL > 1)
             cluster_sync();
     }

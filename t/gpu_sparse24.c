@@ -635,6 +635,10 @@ static void test_sparse_gemms(void)
           false },
         { f16, f32, 384, 257, 2048, 2, RP, R, RP, true, false, true, false, 0, 0.5, -1, 0, true,
           true },
+        /* More tiles than the persistent Hopper grid holds, K steps not a
+         * multiple of the ring's depth (the ring runs on across tiles). */
+        { f16, f16, 2048, 2304, 328, 0, R, R, R, false, false, true, false, relu, 1, 0, 0, true,
+          false },
         /* F32: exact f32 arithmetic on CUDA cores. */
         { f32, f32, 65, 33, 64, 0, R, R, R, true, false, true, false, relu, 1, 1, 0, false,
           false },

@@ -158,6 +158,36 @@ static const struct tiling *choose_wgmma_tiling(const struct bk_sparse24_gemm_pr
     return &wgmma_tilings[wide >= dev->multiprocessorCount ? WG_WIDE : WG_NARROW];
 }
 
+/* The Hopper kernels are persistent: as many clusters of `cluster` CTAs as
+ * the device holds at once (the driver's count, which knows how clusters
+ * pack into GPCs; where it cannot say, the SMs), never more than there
+ * are tiles, all in x. */
+static void persistent_grid(BkPlan plan, struct gemm_kernel *k, unsigned int cluster)
+{
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    const uint64_t tiles = (uint64_t)k->args.m_tiles / cluster * k->args.n_tiles *
+                           (uint64_t)k->args.batch;
+    const CUlaunchConfig config = {
+        .gridDimX = (unsigned int)(tiles < 65536 ? tiles : 65536) * cluster, .gridDimY = 1,
+        .gridDimZ = 1, .blockDimX = k->block, .blockDimY = 1, .blockDimZ = 1,
+        .sharedMemBytes = k->shared_bytes,
+    };
+    int fit = 0;
+    struct bk_cuda_scope scope;
+    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
+        if (bk_cu.cuOccupancyMaxActiveClusters(&fit, k->fn, &config) != BK_CUDA_SUCCESS)
+            fit = 0;
+        bk_cuda_leave(&scope);
+    }
+    uint64_t clusters = fit > 0 ? (uint64_t)fit : (uint64_t)c->sm_count / cluster;
+    if (clusters < 1)
+        clusters = 1;
+    if (clusters > tiles)
+        clusters = tiles;
+    k->grid = (unsigned int)(clusters * cluster);
+    k->grid_z = 1;
+}
+
 /* X can be copied in 16-byte pieces: unit k stride, row and batch strides
  * of whole 16 bytes (where more than one row or batch is read). */
 static bool x_async_fits(const struct bk_sparse24_gemm_problem *p)
@@ -312,8 +342,8 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
     const struct tiling *wt = tensor_cores && forced == PATH_AUTO && x_async_fits(p)
                                   ? choose_wgmma_tiling(p, &plan->ctx->props)
                                   : NULL;
-    if (wt && p->batch <= 65535 &&
-        ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) <= INT32_MAX) {
+    if (wt && ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) *
+                      (uint64_t)p->batch <= INT32_MAX) {
         /* Pairs of CTAs along m share X's tiles (one load multicast to
          * both) where the m tiles pair up. */
         const char *single = getenv("BK_CUDA_SPARSE24_CLUSTER");
@@ -324,6 +354,7 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         if ((res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, name, wt, &l, &g->wgmma)) !=
             BK_SUCCESS)
             return res;
+        persistent_grid(plan, &g->wgmma, g->cluster);
         g->has_wgmma = true;
         g->mts = l.mts;
         g->kbs = l.kbs;
