@@ -40,11 +40,14 @@ static BkTensorDesc matrix(BkDataType type, int64_t rows, int64_t cols)
     return d;
 }
 
-/* Runs the op on x = (a | b) rows (a = 1) and returns the n results g(b):
- * y forward, dx(a) backward with dy = 1. */
+/* Runs the op on x = (a | b) (a = 1) and returns the n results g(b): y
+ * forward, dx(a) backward with dy = 1. x is n rows of (a, b), or with
+ * one_row a single row (a_0 .. a_n-1 | b_0 .. b_n-1): the layout of a long
+ * contiguous run, which the host takes by table for the half types. */
 static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool backward,
-                const uint16_t *x, uint32_t n, uint16_t *g)
+                const uint16_t *x, uint32_t n, uint16_t *g, bool one_row)
 {
+    const int64_t rows = one_row ? 1 : n, cols = one_row ? n : 1;
     const uint64_t xbytes = (uint64_t)n * 4, ybytes = (uint64_t)n * 2;
     struct bkt_buffer bx = bkt_alloc(ctx, xbytes), by = bkt_alloc(ctx, ybytes);
     struct bkt_buffer bdx = bkt_alloc(ctx, backward ? xbytes : 4);
@@ -60,15 +63,16 @@ static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool
         bkt_upload(ctx, by.address, ones, ybytes);
         free(ones);
         BkGatedActivationBackwardInfo info = { BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO,
-                                               NULL, kind, 1, matrix(type, n, 2),
-                                               matrix(type, n, 1), matrix(type, n, 2) };
+                                               NULL, kind, 1, matrix(type, rows, 2 * cols),
+                                               matrix(type, rows, cols),
+                                               matrix(type, rows, 2 * cols) };
         r = bkt_create_plan(ctx, &info, &plan);
         BkDeviceAddress bind[3] = { bx.address, by.address, bdx.address };
         if (r == BK_SUCCESS && bkt_fill(ctx, bdx.address, bdx.size, BKT_POISON) == BK_SUCCESS)
             r = bkt_run(ctx, plan, 3, bind);
     } else {
         BkGatedActivationInfo info = { BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, NULL, kind, 1,
-                                       matrix(type, n, 2), matrix(type, n, 1) };
+                                       matrix(type, rows, 2 * cols), matrix(type, rows, cols) };
         r = bkt_create_plan(ctx, &info, &plan);
         BkDeviceAddress bind[2] = { bx.address, by.address };
         if (r == BK_SUCCESS && bkt_fill(ctx, by.address, by.size, BKT_POISON) == BK_SUCCESS)
@@ -81,7 +85,7 @@ static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool
                 tap_bail("out of host memory");
             bkt_download(ctx, dx, bdx.address, xbytes);
             for (uint32_t i = 0; i < n; i++)
-                g[i] = dx[2 * i];
+                g[i] = dx[one_row ? i : 2 * i];
             free(dx);
         } else {
             bkt_download(ctx, g, by.address, ybytes);
@@ -97,18 +101,18 @@ static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool
 }
 
 static void check(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool backward,
-                  const uint16_t *b, uint32_t n)
+                  const uint16_t *b, uint32_t n, bool one_row)
 {
     uint16_t *x = malloc((size_t)n * 4), *g = malloc((size_t)n * 2);
     if (!x || !g)
         tap_bail("out of host memory");
     const uint16_t one = one_bits(type);
     for (uint32_t i = 0; i < n; i++) {
-        x[2 * i] = one;
-        x[2 * i + 1] = b[i];
+        x[one_row ? i : 2 * i] = one;
+        x[one_row ? n + i : 2 * i + 1] = b[i];
     }
     long bad = 0;
-    if (run(ctx, kind, type, backward, x, n, g)) {
+    if (run(ctx, kind, type, backward, x, n, g, one_row)) {
         const struct bkt_tolerance one_ulp = { 0, 0x1p-126, 1 };
         for (uint32_t i = 0; i < n; i++) {
             double bv = bkt_load(b, type, i);
@@ -120,9 +124,9 @@ static void check(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bo
     } else {
         bad = 1;
     }
-    tap_ok(bad == 0, "%s %s %s, all %u finite b: within 1 ulp of g(b) (%ld off)",
+    tap_ok(bad == 0, "%s %s %s, all %u finite b%s: within 1 ulp of g(b) (%ld off)",
            gated_kind_name(kind), bkt_type_name(type), backward ? "backward dx(a)" : "forward",
-           n, bad);
+           n, one_row ? " (twice over, one row)" : "", bad);
     free(g);
     free(x);
 }
@@ -130,13 +134,17 @@ static void check(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bo
 int main(void)
 {
     BkContext ctx = bkt_open_device();
-    static uint16_t b[PATTERNS];
+    static uint16_t b[2 * PATTERNS];
     const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         uint32_t n = finite_patterns(types[t], b);
+        /* The one-row run twice over: more than the host's table threshold. */
+        memcpy(b + n, b, (size_t)n * sizeof b[0]);
         for (unsigned k = 0; k < GATED_KIND_COUNT; k++)
-            for (int backward = 0; backward < 2; backward++)
-                check(ctx, gated_kinds[k], types[t], backward, b, n);
+            for (int backward = 0; backward < 2; backward++) {
+                check(ctx, gated_kinds[k], types[t], backward, b, n, false);
+                check(ctx, gated_kinds[k], types[t], backward, b, 2 * n, true);
+            }
     }
     bkDestroyContext(ctx);
     return tap_done();

@@ -162,9 +162,12 @@ static BkResult host_plan_select(BkPlan plan)
     return host_select[plan->op](plan);
 }
 
+/* A host plan's own state, if any (the gated tables), is one block from
+ * the plan's allocator. */
 static void host_plan_destroy(BkPlan plan)
 {
-    (void)plan;
+    bk_free(&plan->alloc, plan->impl);
+    plan->impl = NULL;
 }
 
 const struct bk_backend bk_host_backend = {

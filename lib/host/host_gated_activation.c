@@ -233,10 +233,35 @@ static void store_chunk(BkDataType type, char *p, int n, const float *buf)
         memcpy(p, tmp, (size_t)n * sizeof tmp[0]);
 }
 
+/* A plan's table for the half types (host_gated_simd.h): the gate of
+ * every 16-bit input and, for the backward, its derivative beside it;
+ * plan->impl. */
+struct gated_tables {
+    float table[2 * BK_GATED_TABLE_SIZE];   /* the first half for the forward */
+};
+
+/* A full chunk of a half type by table lookup; false where there is none. */
+static bool table_chunk(const struct bk_gated_problem *p, const struct gated_tables *tab,
+                        const char *xa, char *yp, char *da, int n)
+{
+    if (!tab || n != CHUNK)
+        return false;
+    const int64_t es = 2;
+    const uint16_t *a = (const uint16_t *)(const void *)xa;
+    const uint16_t *b = (const uint16_t *)(const void *)(xa + p->x_gate_offset * es);
+    const bk_gated_table_fn fn = bk_gated_table_fns[p->type == BK_DATA_TYPE_BF16][p->backward];
+    if (p->backward)
+        fn(a, b, (const uint16_t *)(const void *)yp, (uint16_t *)(void *)da,
+           (uint16_t *)(void *)(da + p->dx_gate_offset * es), tab->table, NULL);
+    else
+        fn(a, b, NULL, (uint16_t *)(void *)yp, NULL, tab->table, NULL);
+    return true;
+}
+
 /* Rows [begin, end) of a problem of f32, f16 or bf16 whose inner dimension
  * is contiguous in every operand. */
 static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args *args,
-                      int64_t begin, int64_t end)
+                      const struct gated_tables *tab, int64_t begin, int64_t end)
 {
     const int64_t es = (int64_t)types[p->type].size;
     const BkDataType t = p->type;
@@ -253,9 +278,11 @@ static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args
         for (int64_t j = 0; j < inner; j += CHUNK) {
             int n = (int)(inner - j < CHUNK ? inner - j : CHUNK);
             const char *xa = x + (xo + j) * es;
+            char *yp = y + (yo + j) * es;
+            if (table_chunk(p, tab, xa, yp, p->backward ? dx + (dxo + j) * es : NULL, n))
+                continue;
             const float *pa = load_chunk(t, xa, n, a);
             const float *pb = load_chunk(t, xa + p->x_gate_offset * es, n, b);
-            char *yp = y + (yo + j) * es;
             if (p->backward) {
                 const float *pdy = load_chunk(t, yp, n, dy);
                 char *da = dx + (dxo + j) * es, *db = da + p->dx_gate_offset * es;
@@ -289,10 +316,10 @@ static bool use_simd(const struct bk_gated_problem *p)
 #define DEFINE_RUN(T, S)                                                             \
     /* Rows [begin, end) of the problem. */                                         \
     static void rows_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
-                         int64_t begin, int64_t end)                                 \
+                         const struct gated_tables *tab, int64_t begin, int64_t end) \
     {                                                                                \
         if (use_simd(p)) {                                                           \
-            rows_simd(p, args, begin, end);                                          \
+            rows_simd(p, args, tab, begin, end);                                     \
             return;                                                                  \
         }                                                                            \
         const size_t es = types[p->type].size;                                       \
@@ -329,11 +356,12 @@ static bool use_simd(const struct bk_gated_problem *p)
             }                                                                        \
         }                                                                            \
     }                                                                                \
-    static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args) \
+    static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
+                        const struct gated_tables *tab)                              \
     {                                                                                \
         const int64_t inner = p->extent[p->rank - 1], rows = p->count / inner;       \
         if (p->count < PARALLEL_MIN_ELEMENTS) {                                      \
-            rows_##S(p, args, 0, rows);                                              \
+            rows_##S(p, args, tab, 0, rows);                                         \
             return;                                                                  \
         }                                                                            \
         /* Blocks of whole rows, about CHUNK elements each, shared out statically. */ \
@@ -342,7 +370,7 @@ static bool use_simd(const struct bk_gated_problem *p)
         _Pragma("omp parallel for schedule(static)")                                 \
         for (int64_t blk = 0; blk < blocks; blk++) {                                 \
             const int64_t stop = (blk + 1) * per;                                    \
-            rows_##S(p, args, blk * per, stop < rows ? stop : rows);                 \
+            rows_##S(p, args, tab, blk * per, stop < rows ? stop : rows);            \
         }                                                                            \
     }
 DEFINE_RUN(float, f)
@@ -355,10 +383,28 @@ static BkResult gated_launch(BkQueue queue, BkPlan plan, const struct bk_run_arg
     if (p->count == 0)
         return BK_SUCCESS;
     if (p->type == BK_DATA_TYPE_F64)
-        run_d(p, args);
+        run_d(p, args, NULL);
     else
-        run_f(p, args);
+        run_f(p, args, plan->impl);
     return BK_SUCCESS;
+}
+
+/* Half types with a transcendental gate, vectorised, and enough elements
+ * that the table (65536 chunk-function evaluations, 256 or 512 KiB) pays:
+ * it replaces the polynomials by one gather per output. Without memory for
+ * it the plan computes instead (the same bits). */
+static void make_tables(BkPlan plan)
+{
+    const struct bk_gated_problem *p = &plan->problem.gated;
+    if ((p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16) || !use_simd(p) ||
+        p->kind == BK_GATED_ACTIVATION_REGLU || p->count < PARALLEL_MIN_ELEMENTS)
+        return;
+    const size_t size = (p->backward ? 2 : 1) * BK_GATED_TABLE_SIZE * sizeof(float);
+    struct gated_tables *tab = bk_alloc(&plan->alloc, size);
+    if (!tab)
+        return;
+    bk_gated_table_fill((int)p->kind, p->backward, p->type, tab->table);
+    plan->impl = tab;
 }
 
 BkResult bk_host_gated_select(BkPlan plan)
@@ -366,6 +412,7 @@ BkResult bk_host_gated_select(BkPlan plan)
     const struct bk_gated_problem *p = &plan->problem.gated;
     plan->launch = gated_launch;
     read_simd_setting();
+    make_tables(plan);
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_gated_%s_%s_%s",
              kinds[p->kind].name, p->backward ? "bwd" : "fwd", types[p->type].name);
     return BK_SUCCESS;

@@ -11,7 +11,9 @@
  * exactly so that the large exponent loses nothing (the backward shares
  * exp(-z^2) with the density and takes exp(P(t)) from a short fit over
  * P's narrow range). Half types convert by bit manipulation, bit-identical
- * to half.h. */
+ * to half.h. For large runs of the half types the plan keeps a table of
+ * the gate of every 16-bit input, filled by these same functions: a
+ * lookup (a vector gather) instead of the polynomials. */
 #include "host_gated_simd.h"
 #include "../half.h"
 
@@ -155,10 +157,18 @@ static inline float erfc_fit(float b, float *t_out)
     return q * t + -1.26551223f;
 }
 
+/* b for Phi's arithmetic: beyond |b| = 64 Phi is exactly 0 or 1 in f32,
+ * and b^2 would overflow (to inf, then NaN in half_square's low part). */
+static inline float phi_arg(float b)
+{
+    return sel_f(b > 64.0f, 64.0f, sel_f(b < -64.0f, -64.0f, b));
+}
+
 /* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t). */
 static inline float vphi_cdf(float b)
 {
     float hi, lo, t;
+    b = phi_arg(b);
     half_square(b, &hi, &lo);
     float q = erfc_fit(b, &t);
     float h = vexp(hi, lo + q, 0.5f * t);
@@ -170,6 +180,7 @@ static inline float vphi_cdf(float b)
 static inline float vphi(float b, float *pdf)
 {
     float hi, lo, t;
+    b = phi_arg(b);
     half_square(b, &hi, &lo);
     float q = erfc_fit(b, &t);
     float ps, s2;
@@ -349,20 +360,29 @@ void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict in)
     store_f16_bits(dst, in);
 }
 
+static inline float bf16_in(uint16_t h)
+{
+    return bk_f32_from_bits((uint32_t)h << 16);
+}
+
+static inline uint16_t bf16_out(float f)
+{
+    uint32_t u = bk_f32_bits(f);
+    uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+    r = sel_u((u & 0x7FFFFFFFu) > 0x7F800000u, (u >> 16) | 0x0040u, r);
+    return (uint16_t)r;
+}
+
 HOT static void load_bf16(const uint16_t *restrict src, float *restrict out)
 {
     SIMD for (int i = 0; i < N; i++)
-        out[i] = bk_f32_from_bits((uint32_t)src[i] << 16);
+        out[i] = bf16_in(src[i]);
 }
 
 HOT static void store_bf16(uint16_t *restrict dst, const float *restrict in)
 {
-    SIMD for (int i = 0; i < N; i++) {
-        uint32_t u = bk_f32_bits(in[i]);
-        uint32_t r = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-        r = sel_u((u & 0x7FFFFFFFu) > 0x7F800000u, (u >> 16) | 0x0040u, r);
-        dst[i] = (uint16_t)r;
-    }
+    SIMD for (int i = 0; i < N; i++)
+        dst[i] = bf16_out(in[i]);
 }
 
 /* Not target_clones themselves: clang emits a clone's dispatcher only in
@@ -375,4 +395,211 @@ void bk_gated_load_bf16(const uint16_t *restrict src, float *restrict out)
 void bk_gated_store_bf16(uint16_t *restrict dst, const float *restrict in)
 {
     store_bf16(dst, in);
+}
+
+/* ---- Tables for the half types ----------------------------------------- */
+/* The same products as the chunk functions' (y = a * g; da = dy * g,
+ * db = (dy * a) * d, each rounded once to f32, then to the type). */
+static void fwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restrict b,
+                               uint16_t *restrict y, const float *restrict g)
+{
+    for (int i = 0; i < N; i++)
+        y[i] = bf16_out(bf16_in(a[i]) * g[b[i]]);
+}
+
+static void bwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restrict b,
+                               const uint16_t *restrict dy, uint16_t *restrict da,
+                               uint16_t *restrict db, const float *restrict gd)
+{
+    for (int i = 0; i < N; i++) {
+        const float y = bf16_in(dy[i]);
+        da[i] = bf16_out(y * gd[2 * b[i]]);
+        db[i] = bf16_out(y * bf16_in(a[i]) * gd[2 * b[i] + 1]);
+    }
+}
+
+#if HAVE_F16C_PATH
+__attribute__((target("avx2,f16c"))) static void fwd_table_f16c(
+    const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,
+    const float *restrict g)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m256 av = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(a + i)));
+        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
+        __m256 r = _mm256_mul_ps(av, _mm256_i32gather_ps(g, bi, 4));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT));
+    }
+}
+
+__attribute__((target("avx2,f16c"))) static void bwd_table_f16c(
+    const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy,
+    uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m256 av = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(a + i)));
+        __m256 yv = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(dy + i)));
+        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
+        /* gate and derivative side by side: the second gather hits the
+         * first one's lines */
+        __m256 ga = _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8));
+        __m256 gb = _mm256_mul_ps(_mm256_mul_ps(yv, av), _mm256_i32gather_ps(gd + 1, bi, 8));
+        _mm_storeu_si128((__m128i *)(void *)(da + i), _mm256_cvtps_ph(ga, _MM_FROUND_TO_NEAREST_INT));
+        _mm_storeu_si128((__m128i *)(void *)(db + i), _mm256_cvtps_ph(gb, _MM_FROUND_TO_NEAREST_INT));
+    }
+}
+#endif
+
+#if HAVE_F16C_PATH
+/* bf16 in 8-wide vectors, rounding as bf16_out: nearest even, NaN quieted. */
+__attribute__((target("avx2"))) static inline __m256 bf16x8_in(const uint16_t *p)
+{
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+__attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m256 f)
+{
+    const __m256i u = _mm256_castps_si256(f);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)),
+                                                   odd), 16);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)),
+                                           _mm256_set1_epi32(0x7F800000));
+    const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x0040));
+    r = _mm256_blendv_epi8(r, quiet, nan);
+    /* 8 x 32-bit (each < 2^16) to 8 x 16-bit */
+    const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+    _mm_storeu_si128((__m128i *)(void *)p, _mm_packus_epi32(lo, hi));
+}
+
+__attribute__((target("avx2"))) static void fwd_table_bf16_avx2(
+    const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,
+    const float *restrict g)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
+        bf16x8_out(y + i, _mm256_mul_ps(bf16x8_in(a + i), _mm256_i32gather_ps(g, bi, 4)));
+    }
+}
+
+__attribute__((target("avx2"))) static void bwd_table_bf16_avx2(
+    const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy,
+    uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)
+{
+    for (int i = 0; i < N; i += 8) {
+        __m256 yv = bf16x8_in(dy + i);
+        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
+        bf16x8_out(da + i, _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8)));
+        bf16x8_out(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, bf16x8_in(a + i)),
+                                         _mm256_i32gather_ps(gd + 1, bi, 8)));
+    }
+}
+#endif
+
+/* Without F16C: convert through chunk buffers with the portable helpers. */
+static void fwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b,
+                          const uint16_t *restrict dy, uint16_t *restrict y,
+                          uint16_t *restrict unused, const float *restrict g,
+                          const float *restrict d)
+{
+    (void)dy, (void)unused, (void)d;
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        fwd_table_f16c(a, b, y, g);
+        return;
+    }
+#endif
+    _Alignas(64) float fa[N];
+    bk_gated_load_f16(a, fa);
+    for (int i = 0; i < N; i++)
+        fa[i] *= g[b[i]];
+    bk_gated_store_f16(y, fa);
+}
+
+static void bwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b,
+                          const uint16_t *restrict dy, uint16_t *restrict da,
+                          uint16_t *restrict db, const float *restrict gd,
+                          const float *restrict unused)
+{
+    (void)unused;
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        bwd_table_f16c(a, b, dy, da, db, gd);
+        return;
+    }
+#endif
+    _Alignas(64) float fa[N], fy[N], o[N];
+    bk_gated_load_f16(a, fa);
+    bk_gated_load_f16(dy, fy);
+    for (int i = 0; i < N; i++)
+        o[i] = fy[i] * gd[2 * b[i]];
+    bk_gated_store_f16(da, o);
+    for (int i = 0; i < N; i++)
+        o[i] = fy[i] * fa[i] * gd[2 * b[i] + 1];
+    bk_gated_store_f16(db, o);
+}
+
+/* bf16: AVX2 where the CPU has it (have_f16c implies it), else portable. */
+static void fwd_table_bf16(const uint16_t *restrict a, const uint16_t *restrict b,
+                           const uint16_t *restrict dy, uint16_t *restrict y,
+                           uint16_t *restrict unused, const float *restrict g,
+                           const float *restrict d)
+{
+    (void)dy, (void)unused, (void)d;
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        fwd_table_bf16_avx2(a, b, y, g);
+        return;
+    }
+#endif
+    fwd_table_bf16_any(a, b, y, g);
+}
+
+static void bwd_table_bf16(const uint16_t *restrict a, const uint16_t *restrict b,
+                           const uint16_t *restrict dy, uint16_t *restrict da,
+                           uint16_t *restrict db, const float *restrict gd,
+                           const float *restrict unused)
+{
+    (void)unused;
+#if HAVE_F16C_PATH
+    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+        bwd_table_bf16_avx2(a, b, dy, da, db, gd);
+        return;
+    }
+#endif
+    bwd_table_bf16_any(a, b, dy, da, db, gd);
+}
+
+const bk_gated_table_fn bk_gated_table_fns[2][2] = {
+    { fwd_table_f16, bwd_table_f16 },
+    { fwd_table_bf16, bwd_table_bf16 },
+};
+
+/* Every 16-bit pattern through the kind's chunk function with a = dy = 1
+ * (exact: 1 * x = x), so the table holds what the chunk path computes. */
+void bk_gated_table_fill(int kind, bool backward, BkDataType type, float *table)
+{
+    _Alignas(64) float one[N], b[N], o1[N], o2[N];
+    uint16_t bits[N];
+    for (int i = 0; i < N; i++)
+        one[i] = 1.0f;
+    const struct bk_gated_simd_kind *k = &bk_gated_simd_kinds[kind];
+    for (int base = 0; base < BK_GATED_TABLE_SIZE; base += N) {
+        for (int i = 0; i < N; i++)
+            bits[i] = (uint16_t)(base + i);
+        if (type == BK_DATA_TYPE_F16)
+            bk_gated_load_f16(bits, b);
+        else
+            bk_gated_load_bf16(bits, b);
+        if (backward) {
+            k->bwd(one, b, one, o1, o2);
+            for (int i = 0; i < N; i++) {
+                table[2 * (base + i)] = o1[i];
+                table[2 * (base + i) + 1] = o2[i];
+            }
+        } else {
+            k->fwd(one, b, NULL, o1, NULL);
+            memcpy(table + base, o1, sizeof o1);
+        }
+    }
 }

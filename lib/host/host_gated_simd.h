@@ -25,4 +25,22 @@ BK_HIDDEN void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict 
 BK_HIDDEN void bk_gated_load_bf16(const uint16_t *restrict src, float *restrict out);
 BK_HIDDEN void bk_gated_store_bf16(uint16_t *restrict dst, const float *restrict in);
 
+/* F16 and BF16 by table: the gate of every 16-bit input (and, for the
+ * backward, its derivative) as the chunk functions above compute it, so
+ * that looking it up gives the same bits. Forward: table[b] = gate(b);
+ * backward: table[2 b] = gate(b), table[2 b + 1] = gate'(b) (one cache
+ * line holds both). A table chunk function reads and writes the 16-bit
+ * operands in place: forward y = a * gate(b); backward da = dy * gate(b),
+ * db = dy * a * gate'(b). */
+#define BK_GATED_TABLE_SIZE 65536
+typedef void (*bk_gated_table_fn)(const uint16_t *restrict a, const uint16_t *restrict b,
+                                  const uint16_t *restrict dy, uint16_t *restrict o1,
+                                  uint16_t *restrict o2, const float *restrict table,
+                                  const float *restrict unused);
+/* [0: f16, 1: bf16][0: forward, 1: backward] */
+BK_HIDDEN extern const bk_gated_table_fn bk_gated_table_fns[2][2];
+/* Fills table (BK_GATED_TABLE_SIZE floats, twice that for the backward)
+ * for kind and a 16-bit type. */
+BK_HIDDEN void bk_gated_table_fill(int kind, bool backward, BkDataType type, float *table);
+
 #endif /* BK_HOST_GATED_SIMD_H */
