@@ -164,6 +164,13 @@ BK_HIDDEN BkResult bk_cuda_find_functions(BkPlan plan, enum bk_cuda_module_id id
  * dynamic shared memory (bk_cuda_set_shared_bytes). */
 BK_HIDDEN BkResult bk_cuda_find_kernel(BkPlan plan, enum bk_cuda_module_id id, const char *name,
                                        CUfunction *fn, unsigned int shared_bytes);
+/* How many clusters of fn's (compile-time) cluster shape the device holds
+ * at once for a grid of the given shape, block threads and dynamic shared
+ * memory: the driver's count, which knows how clusters pack into GPCs;
+ * 0 where it cannot say. */
+BK_HIDDEN int bk_cuda_max_active_clusters(BkPlan plan, CUfunction fn, unsigned int grid,
+                                          unsigned int grid_y, unsigned int grid_z,
+                                          unsigned int block, unsigned int shared_bytes);
 /* Fills a launch of fn with the parameter block args of size bytes. */
 BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                   unsigned int grid, unsigned int grid_y, unsigned int grid_z,

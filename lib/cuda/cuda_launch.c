@@ -115,6 +115,25 @@ BkResult bk_cuda_find_kernel(BkPlan plan, enum bk_cuda_module_id id, const char 
     return res;
 }
 
+int bk_cuda_max_active_clusters(BkPlan plan, CUfunction fn, unsigned int grid,
+                                unsigned int grid_y, unsigned int grid_z, unsigned int block,
+                                unsigned int shared_bytes)
+{
+    const CUlaunchConfig config = {
+        .gridDimX = grid, .gridDimY = grid_y, .gridDimZ = grid_z,
+        .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
+        .sharedMemBytes = shared_bytes,
+    };
+    int fit = 0;
+    struct bk_cuda_scope scope;
+    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
+        if (bk_cu.cuOccupancyMaxActiveClusters(&fit, fn, &config) != BK_CUDA_SUCCESS)
+            fit = 0;
+        bk_cuda_leave(&scope);
+    }
+    return fit > 0 ? fit : 0;
+}
+
 BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                CUstream stream, uint32_t cmd_index)
 {

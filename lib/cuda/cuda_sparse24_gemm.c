@@ -167,18 +167,9 @@ static void persistent_grid(BkPlan plan, struct gemm_kernel *k, unsigned int clu
     const struct bk_cuda_context *c = plan->ctx->impl;
     const uint64_t tiles = (uint64_t)k->args.m_tiles / cluster * k->args.n_tiles *
                            (uint64_t)k->args.batch;
-    const CUlaunchConfig config = {
-        .gridDimX = (unsigned int)(tiles < 65536 ? tiles : 65536) * cluster, .gridDimY = 1,
-        .gridDimZ = 1, .blockDimX = k->block, .blockDimY = 1, .blockDimZ = 1,
-        .sharedMemBytes = k->shared_bytes,
-    };
-    int fit = 0;
-    struct bk_cuda_scope scope;
-    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
-        if (bk_cu.cuOccupancyMaxActiveClusters(&fit, k->fn, &config) != BK_CUDA_SUCCESS)
-            fit = 0;
-        bk_cuda_leave(&scope);
-    }
+    const int fit = bk_cuda_max_active_clusters(
+        plan, k->fn, (unsigned int)(tiles < 65536 ? tiles : 65536) * cluster, 1, 1, k->block,
+        k->shared_bytes);
     uint64_t clusters = fit > 0 ? (uint64_t)fit : (uint64_t)c->sm_count / cluster;
     if (clusters < 1)
         clusters = 1;

@@ -87,18 +87,8 @@ static bool one_wave(BkPlan plan, const struct kernel *k, int s)
 {
     const struct bk_cuda_context *c = plan->ctx->impl;
     const int64_t clusters = (int64_t)k->grid[0] * k->grid[2];
-    const CUlaunchConfig config = {
-        .gridDimX = k->grid[0], .gridDimY = (unsigned int)s, .gridDimZ = k->grid[2],
-        .blockDimX = k->threads, .blockDimY = 1, .blockDimZ = 1,
-        .sharedMemBytes = k->shared_bytes,
-    };
-    int fit = 0;
-    struct bk_cuda_scope scope;
-    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
-        if (bk_cu.cuOccupancyMaxActiveClusters(&fit, k->fn, &config) != BK_CUDA_SUCCESS)
-            fit = 0;
-        bk_cuda_leave(&scope);
-    }
+    const int fit = bk_cuda_max_active_clusters(plan, k->fn, k->grid[0], (unsigned int)s,
+                                                k->grid[2], k->threads, k->shared_bytes);
     if (fit > 0)
         return clusters <= fit;
     return clusters * s <= (int64_t)c->sm_count * k->per_sm;

@@ -496,19 +496,11 @@ __attribute__((target("avx2"))) static void bwd_table_bf16_avx2(
 }
 #endif
 
-/* Without F16C: convert through chunk buffers with the portable helpers. */
-static void fwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b,
-                          const uint16_t *restrict dy, uint16_t *restrict y,
-                          uint16_t *restrict unused, const float *restrict g,
-                          const float *restrict d)
+/* Without AVX2 and F16C: f16 through chunk buffers with the portable
+ * conversions, bf16 element by element. */
+static void fwd_table_f16_any(const uint16_t *restrict a, const uint16_t *restrict b,
+                              uint16_t *restrict y, const float *restrict g)
 {
-    (void)dy, (void)unused, (void)d;
-#if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
-        fwd_table_f16c(a, b, y, g);
-        return;
-    }
-#endif
     _Alignas(64) float fa[N];
     bk_gated_load_f16(a, fa);
     for (int i = 0; i < N; i++)
@@ -516,18 +508,10 @@ static void fwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b
     bk_gated_store_f16(y, fa);
 }
 
-static void bwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b,
-                          const uint16_t *restrict dy, uint16_t *restrict da,
-                          uint16_t *restrict db, const float *restrict gd,
-                          const float *restrict unused)
+static void bwd_table_f16_any(const uint16_t *restrict a, const uint16_t *restrict b,
+                              const uint16_t *restrict dy, uint16_t *restrict da,
+                              uint16_t *restrict db, const float *restrict gd)
 {
-    (void)unused;
-#if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
-        bwd_table_f16c(a, b, dy, da, db, gd);
-        return;
-    }
-#endif
     _Alignas(64) float fa[N], fy[N], o[N];
     bk_gated_load_f16(a, fa);
     bk_gated_load_f16(dy, fy);
@@ -539,36 +523,49 @@ static void bwd_table_f16(const uint16_t *restrict a, const uint16_t *restrict b
     bk_gated_store_f16(db, o);
 }
 
-/* bf16: AVX2 where the CPU has it (have_f16c implies it), else portable. */
-static void fwd_table_bf16(const uint16_t *restrict a, const uint16_t *restrict b,
-                           const uint16_t *restrict dy, uint16_t *restrict y,
-                           uint16_t *restrict unused, const float *restrict g,
-                           const float *restrict d)
-{
-    (void)dy, (void)unused, (void)d;
 #if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
-        fwd_table_bf16_avx2(a, b, y, g);
-        return;
-    }
-#endif
-    fwd_table_bf16_any(a, b, y, g);
+static inline int have_avx2_f16c(void)
+{
+    return atomic_load_explicit(&have_f16c, memory_order_relaxed);
 }
+#else
+static inline int have_avx2_f16c(void)
+{
+    return 0;
+}
+#define fwd_table_f16c fwd_table_f16_any
+#define bwd_table_f16c bwd_table_f16_any
+#define fwd_table_bf16_avx2 fwd_table_bf16_any
+#define bwd_table_bf16_avx2 bwd_table_bf16_any
+#endif
 
-static void bwd_table_bf16(const uint16_t *restrict a, const uint16_t *restrict b,
-                           const uint16_t *restrict dy, uint16_t *restrict da,
-                           uint16_t *restrict db, const float *restrict gd,
-                           const float *restrict unused)
-{
-    (void)unused;
-#if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
-        bwd_table_bf16_avx2(a, b, dy, da, db, gd);
-        return;
+/* The table chunk functions of type T: the AVX2 ones (FAST) where the CPU
+ * has AVX2 and F16C, else the portable ones. */
+#define TABLE_FNS(T, FAST)                                                              \
+    static void fwd_table_##T(const uint16_t *restrict a, const uint16_t *restrict b,    \
+                              const uint16_t *restrict dy, uint16_t *restrict y,         \
+                              uint16_t *restrict unused, const float *restrict g,        \
+                              const float *restrict d)                                   \
+    {                                                                                   \
+        (void)dy, (void)unused, (void)d;                                                \
+        if (have_avx2_f16c())                                                           \
+            fwd_table_##FAST(a, b, y, g);                                               \
+        else                                                                            \
+            fwd_table_##T##_any(a, b, y, g);                                            \
+    }                                                                                   \
+    static void bwd_table_##T(const uint16_t *restrict a, const uint16_t *restrict b,    \
+                              const uint16_t *restrict dy, uint16_t *restrict da,        \
+                              uint16_t *restrict db, const float *restrict gd,           \
+                              const float *restrict unused)                              \
+    {                                                                                   \
+        (void)unused;                                                                   \
+        if (have_avx2_f16c())                                                           \
+            bwd_table_##FAST(a, b, dy, da, db, gd);                                     \
+        else                                                                            \
+            bwd_table_##T##_any(a, b, dy, da, db, gd);                                  \
     }
-#endif
-    bwd_table_bf16_any(a, b, dy, da, db, gd);
-}
+TABLE_FNS(f16, f16c)
+TABLE_FNS(bf16, bf16_avx2)
 
 const bk_gated_table_fn bk_gated_table_fns[2][2] = {
     { fwd_table_f16, bwd_table_f16 },
