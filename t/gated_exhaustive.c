@@ -103,7 +103,7 @@ static bool run(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool
 static void check(BkContext ctx, BkGatedActivationKind kind, BkDataType type, bool backward,
                   const uint16_t *b, uint32_t n, bool one_row)
 {
-    uint16_t *x = malloc((size_t)n * 4), *g = malloc((size_t)n * 2);
+    uint16_t *x = calloc((size_t)n, 4), *g = calloc((size_t)n, 2);
     if (!x || !g)
         tap_bail("out of host memory");
     const uint16_t one = one_bits(type);
