@@ -327,9 +327,9 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
                         plan->op_name, (long long)p->m, (long long)p->n);
 
     char name[BK_MAX_KERNEL_NAME_SIZE];
-    /* The Hopper kernel: one CTA per tile and batch (no grid-stride loop),
-     * X with unit k stride and 16-byte rows; the sm_80 kernel stays the
-     * fallback for runs whose addresses the maps cannot take. */
+    /* The Hopper kernel (persistent: persistent_grid), X with unit k
+     * stride and 16-byte rows; the sm_80 kernel stays the fallback for
+     * runs whose addresses the maps cannot take. */
     const struct tiling *wt = tensor_cores && forced == PATH_AUTO && x_async_fits(p)
                                   ? choose_wgmma_tiling(p, &plan->ctx->props)
                                   : NULL;

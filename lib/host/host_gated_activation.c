@@ -233,18 +233,12 @@ static void store_chunk(BkDataType type, char *p, int n, const float *buf)
         memcpy(p, tmp, (size_t)n * sizeof tmp[0]);
 }
 
-/* A plan's table for the half types (host_gated_simd.h): the gate of
- * every 16-bit input and, for the backward, its derivative beside it;
- * plan->impl. */
-struct gated_tables {
-    float table[2 * BK_GATED_TABLE_SIZE];   /* the first half for the forward */
-};
-
-/* A full chunk of a half type by table lookup; false where there is none. */
-static bool table_chunk(const struct bk_gated_problem *p, const struct gated_tables *tab,
-                        const char *xa, char *yp, char *da, int n)
+/* A full chunk of a half type by the plan's table (plan->impl, see
+ * make_tables); false where there is none. */
+static bool table_chunk(const struct bk_gated_problem *p, const float *table, const char *xa,
+                        char *yp, char *da, int n)
 {
-    if (!tab || n != CHUNK)
+    if (!table || n != CHUNK)
         return false;
     const int64_t es = 2;
     const uint16_t *a = (const uint16_t *)(const void *)xa;
@@ -252,16 +246,16 @@ static bool table_chunk(const struct bk_gated_problem *p, const struct gated_tab
     const bk_gated_table_fn fn = bk_gated_table_fns[p->type == BK_DATA_TYPE_BF16][p->backward];
     if (p->backward)
         fn(a, b, (const uint16_t *)(const void *)yp, (uint16_t *)(void *)da,
-           (uint16_t *)(void *)(da + p->dx_gate_offset * es), tab->table, NULL);
+           (uint16_t *)(void *)(da + p->dx_gate_offset * es), table, NULL);
     else
-        fn(a, b, NULL, (uint16_t *)(void *)yp, NULL, tab->table, NULL);
+        fn(a, b, NULL, (uint16_t *)(void *)yp, NULL, table, NULL);
     return true;
 }
 
 /* Rows [begin, end) of a problem of f32, f16 or bf16 whose inner dimension
  * is contiguous in every operand. */
 static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args *args,
-                      const struct gated_tables *tab, int64_t begin, int64_t end)
+                      const float *table, int64_t begin, int64_t end)
 {
     const int64_t es = (int64_t)types[p->type].size;
     const BkDataType t = p->type;
@@ -279,7 +273,7 @@ static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args
             int n = (int)(inner - j < CHUNK ? inner - j : CHUNK);
             const char *xa = x + (xo + j) * es;
             char *yp = y + (yo + j) * es;
-            if (table_chunk(p, tab, xa, yp, p->backward ? dx + (dxo + j) * es : NULL, n))
+            if (table_chunk(p, table, xa, yp, p->backward ? dx + (dxo + j) * es : NULL, n))
                 continue;
             const float *pa = load_chunk(t, xa, n, a);
             const float *pb = load_chunk(t, xa + p->x_gate_offset * es, n, b);
@@ -316,10 +310,10 @@ static bool use_simd(const struct bk_gated_problem *p)
 #define DEFINE_RUN(T, S)                                                             \
     /* Rows [begin, end) of the problem. */                                         \
     static void rows_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
-                         const struct gated_tables *tab, int64_t begin, int64_t end) \
+                         const float *table, int64_t begin, int64_t end)             \
     {                                                                                \
         if (use_simd(p)) {                                                           \
-            rows_simd(p, args, tab, begin, end);                                     \
+            rows_simd(p, args, table, begin, end);                                   \
             return;                                                                  \
         }                                                                            \
         const size_t es = types[p->type].size;                                       \
@@ -357,11 +351,11 @@ static bool use_simd(const struct bk_gated_problem *p)
         }                                                                            \
     }                                                                                \
     static void run_##S(const struct bk_gated_problem *p, const struct bk_run_args *args, \
-                        const struct gated_tables *tab)                              \
+                        const float *table)                                          \
     {                                                                                \
         const int64_t inner = p->extent[p->rank - 1], rows = p->count / inner;       \
         if (p->count < PARALLEL_MIN_ELEMENTS) {                                      \
-            rows_##S(p, args, tab, 0, rows);                                         \
+            rows_##S(p, args, table, 0, rows);                                       \
             return;                                                                  \
         }                                                                            \
         /* Blocks of whole rows, about CHUNK elements each, shared out statically. */ \
@@ -370,7 +364,7 @@ static bool use_simd(const struct bk_gated_problem *p)
         _Pragma("omp parallel for schedule(static)")                                 \
         for (int64_t blk = 0; blk < blocks; blk++) {                                 \
             const int64_t stop = (blk + 1) * per;                                    \
-            rows_##S(p, args, tab, blk * per, stop < rows ? stop : rows);            \
+            rows_##S(p, args, table, blk * per, stop < rows ? stop : rows);          \
         }                                                                            \
     }
 DEFINE_RUN(float, f)
@@ -399,12 +393,13 @@ static void make_tables(BkPlan plan)
     if ((p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16) || !use_simd(p) ||
         p->kind == BK_GATED_ACTIVATION_REGLU || p->count < PARALLEL_MIN_ELEMENTS)
         return;
+    /* forward: gate(b); backward: gate(b) and gate'(b) side by side */
     const size_t size = (p->backward ? 2 : 1) * BK_GATED_TABLE_SIZE * sizeof(float);
-    struct gated_tables *tab = bk_alloc(&plan->alloc, size);
-    if (!tab)
+    float *table = bk_alloc(&plan->alloc, size);
+    if (!table)
         return;
-    bk_gated_table_fill((int)p->kind, p->backward, p->type, tab->table);
-    plan->impl = tab;
+    bk_gated_table_fill((int)p->kind, p->backward, p->type, table);
+    plan->impl = table;
 }
 
 BkResult bk_host_gated_select(BkPlan plan)

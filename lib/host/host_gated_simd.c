@@ -360,11 +360,6 @@ void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict in)
     store_f16_bits(dst, in);
 }
 
-static inline float bf16_in(uint16_t h)
-{
-    return bk_f32_from_bits((uint32_t)h << 16);
-}
-
 static inline uint16_t bf16_out(float f)
 {
     uint32_t u = bk_f32_bits(f);
@@ -376,7 +371,7 @@ static inline uint16_t bf16_out(float f)
 HOT static void load_bf16(const uint16_t *restrict src, float *restrict out)
 {
     SIMD for (int i = 0; i < N; i++)
-        out[i] = bf16_in(src[i]);
+        out[i] = bk_bf16_to_f32(src[i]);
 }
 
 HOT static void store_bf16(uint16_t *restrict dst, const float *restrict in)
@@ -404,7 +399,7 @@ static void fwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restr
                                uint16_t *restrict y, const float *restrict g)
 {
     for (int i = 0; i < N; i++)
-        y[i] = bf16_out(bf16_in(a[i]) * g[b[i]]);
+        y[i] = bf16_out(bk_bf16_to_f32(a[i]) * g[b[i]]);
 }
 
 static void bwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restrict b,
@@ -412,9 +407,9 @@ static void bwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restr
                                uint16_t *restrict db, const float *restrict gd)
 {
     for (int i = 0; i < N; i++) {
-        const float y = bf16_in(dy[i]);
+        const float y = bk_bf16_to_f32(dy[i]);
         da[i] = bf16_out(y * gd[2 * b[i]]);
-        db[i] = bf16_out(y * bf16_in(a[i]) * gd[2 * b[i] + 1]);
+        db[i] = bf16_out(y * bk_bf16_to_f32(a[i]) * gd[2 * b[i] + 1]);
     }
 }
 
