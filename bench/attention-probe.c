@@ -4,7 +4,7 @@
  * TFLOP/s over the active blocks (forward 4 B H bq bk D per block, the
  * diagonal blocks of a causal pattern counted whole; backward 2.5x).
  * Inputs are random in [-2, 2) (the softmax's row maxima move as they
- * would in use). Arguments: f16 or bf16, then fwd to skip the backward.
+ * would in use). Arguments: f16 or bf16, then fwd to skip the backward (or any other word), then a D to run that D only.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -118,7 +118,10 @@ int main(int argc, char **argv)
     CHECK(bkCreateContext(&ci, NULL, &ctx));
     CHECK(bkGetQueue(ctx, 0, &queue));
     const int64_t L = 8192, B = 2;
+    const int64_t only_d = argc > 3 ? atoll(argv[3]) : 0; /* 64 or 128: that D only */
     for (int64_t D = 64; D <= 128; D *= 2) {
+        if (only_d && D != only_d)
+            continue;
         const int64_t H = 2048 / D;
         const uint64_t bytes = (uint64_t)(B * H * L * D) * 2;
         const uint64_t elements = bytes / 2;

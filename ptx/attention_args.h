@@ -19,6 +19,8 @@
 #define BK_ATTENTION_GENERAL_WARPS 4
 #define BK_ATTENTION_GENERAL_THREADS (32 * BK_ATTENTION_GENERAL_WARPS)
 #define BK_ATTENTION_SCATTER_THREADS 256
+/* The backward's row sums: rows per warp of the general kernels' CTAs. */
+#define BK_ATTENTION_ROWSUM_ROWS 8
 
 /* The tensor-core kernels: 64 query rows (forward, dq) or key rows (dk,
  * dv) per CTA, 16 per warp, against tiles of 64 keys (or queries). */

@@ -160,22 +160,60 @@ template <typename T> static __device__ void forward_row(const Args &a)
 
 // ---- Backward -----------------------------------------------------------------
 
-// rowsum[b, h, i] = sum over c of dy[i, c] * y[i, c].
-template <typename T> static __device__ void rowsum_row(const Args &a)
+// rowsum[b, h, i] = sum over c of dy[i, c] * y[i, c], for
+// BK_ATTENTION_ROWSUM_ROWS consecutive rows a warp, their loads all issued
+// before the first sum (a CTA of one row a warp spent more time being
+// launched than reading; rows one after another, waiting on each load).
+template <typename T> static __device__ void rowsum_rows(const Args &a)
 {
     typedef typename Storage<T>::C C;
+    constexpr int R = BK_ATTENTION_ROWSUM_ROWS;
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
-    if (i >= a.lq)
-        return;
-    const T *dy = at<T>(a.dy, b, h, i), *y = at<T>(a.y, b, h, i);
-    C sum = 0;
-    for (int64_t c = lane; c < a.dv_cols; c += 32)
-        sum += Storage<T>::in(dy[c * a.dy.s[3]]) * Storage<T>::in(y[c * a.y.s[3]]);
-    sum = warp_sum(sum);
-    if (lane == 0)
-        *rowsum_at<C>(a, b, h, i) = sum;
+    const int64_t i0 = ((int64_t)blockIdx.x * WARPS + warp) * R, h = blockIdx.y, b = blockIdx.z;
+    const T *dy = at<T>(a.dy, b, h, i0), *y = at<T>(a.y, b, h, i0);
+    C sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        sum[r] = 0;
+    // Contiguous 8-byte aligned rows of a half type (the common case, and
+    // the Hopper backward's): four elements a load.
+    const bool packed = sizeof(T) == 2 && a.dy.s[3] == 1 && a.y.s[3] == 1 &&
+                        a.dv_cols % 4 == 0 && a.dy.s[2] % 4 == 0 && a.y.s[2] % 4 == 0 &&
+                        (((uintptr_t)dy | (uintptr_t)y) & 7u) == 0;
+    if (packed) {
+        for (int64_t c = 4 * lane; c < a.dv_cols; c += 128) {
+            uint2 du[R], yu[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                du[r] = yu[r] = make_uint2(0u, 0u);
+                if (i0 + r < a.lq) {
+                    du[r] = *(const uint2 *)(dy + r * a.dy.s[2] + c);
+                    yu[r] = *(const uint2 *)(y + r * a.y.s[2] + c);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                T dv[4], yv[4];
+                memcpy(dv, &du[r], sizeof du[r]);
+                memcpy(yv, &yu[r], sizeof yu[r]);
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    sum[r] += Storage<T>::in(dv[e]) * Storage<T>::in(yv[e]);
+            }
+        }
+    } else {
+        for (int r = 0; r < R && i0 + r < a.lq; r++)
+            for (int64_t c = lane; c < a.dv_cols; c += 32)
+                sum[r] += Storage<T>::in(dy[r * a.dy.s[2] + c * a.dy.s[3]]) *
+                          Storage<T>::in(y[r * a.y.s[2] + c * a.y.s[3]]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const C total = warp_sum(sum[r]);
+        if (lane == 0 && i0 + r < a.lq)
+            *rowsum_at<C>(a, b, h, i0 + r) = total;
+    }
 }
 
 // P and dS of one (query, key) pair; 0 for a pair that is not visible.
@@ -347,7 +385,7 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
         bk_attention_rowsum_##NAME(const Args a)                                                 \
     {                                                                                            \
-        rowsum_row<T>(a);                                                                        \
+        rowsum_rows<T>(a);                                                                        \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
         bk_attention_dq_general_##NAME(const Args a)                                             \

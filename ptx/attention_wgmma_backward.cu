@@ -398,7 +398,12 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
         mbar_fence_init();
     }
     __syncthreads();
-    grid_dependency_wait(); // lse, the row sums (and a LIST's mask) come from the kernels before
+    // What this kernel reads (lse, the row sums, a LIST's mask) comes from
+    // the kernels before dq, and dq lets this grid launch only once each of
+    // its CTAs has waited for those: so the dk/dv CTAs start at once, on
+    // the SMs dq's last wave leaves idle, and wait for dq only at the end,
+    // so that the kernels after them still find dq finished.
+    grid_dependents_launch();
     const bool bad = group_bad(a, b, kvh);
     if (threadIdx.x < 128) {
         producer_registers();
@@ -407,6 +412,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     } else {
         consumer_registers();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
+        grid_dependency_wait_only(); // the CTA ends after dq
     }
 }
 

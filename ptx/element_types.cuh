@@ -49,13 +49,25 @@ template <> struct Storage<__nv_bfloat16> {
 // and later), a grid may start while the one before it in the stream still
 // runs: wait until that grid has finished and its writes are visible before
 // touching memory, then let the next grid begin its launch. Elsewhere both
-// are no-ops.
-static __device__ __forceinline__ void grid_dependency_wait()
+// are no-ops. The halves apart are for a grid that knows its inputs are
+// ready before the grid ahead of it ends (the Hopper attention backward's
+// dk/dv kernel).
+static __device__ __forceinline__ void grid_dependency_wait_only()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void grid_dependents_launch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+static __device__ __forceinline__ void grid_dependency_wait()
+{
+    grid_dependency_wait_only();
+    grid_dependents_launch();
 }
 
 } // namespace bk

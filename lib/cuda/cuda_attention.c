@@ -245,7 +245,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     const unsigned int wgmma_rows = (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
     const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
     if (queries) {
-        launch(&launches[n++], ap, K_ROWSUM, rows, gh, gb, gt, &a);
+        launch(&launches[n++], ap, K_ROWSUM,
+               (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh, gb, gt,
+               &a);
         if (wgmma)
             launch_wgmma(&launches[n++], ap, K_DQ_WGMMA, wgmma_rows, gh, gb, &t);
         else if (fast)
@@ -253,7 +255,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         else
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
     }
-    /* With no query, dk and dv are still written: zeros. */
+    /* With no query, dk and dv are still written: zeros. The Hopper dk/dv
+     * kernel must come right after dq (wgmma implies queries): it starts
+     * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
     else if (keys && fast)
