@@ -47,12 +47,42 @@ template <int DH> struct DqLayout {
                   "the plan asks for the shared memory this layout takes");
 };
 
+// The consumer's 64 rows of a row operand (Q or dY, DH columns in the
+// swizzled layout) as wgmma register A fragments, one per 16 columns: the
+// dq kernel's S and dP then read only K and V from shared memory.
+template <typename L>
+static __device__ __forceinline__ void load_row_fragments(uint32_t (&f)[L::CB * 4][4],
+                                                          uint32_t tile, int warp, int lane)
+{
+    const int r = warp * 16 + lane % 16;
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const int chunk = 2 * (kk % 4) + lane / 16;
+        ldmatrix_x4(f[kk], tile + (kk / 4) * L::Q_BLOCK + r * 128 + ((chunk ^ (r % 8)) * 16));
+    }
+}
+
+// D (64 x 64 keys) = A B^T with A the row fragments and B one 64-key half
+// of a K or V tile; issued and committed: S or dP of a half.
+template <typename T, typename L>
+static __device__ __forceinline__ void issue_half(float (&d)[SLOT / 8][4],
+                                                  const uint32_t (&f)[L::CB * 4][4],
+                                                  uint32_t b_tile)
+{
+    const uint64_t db0 = smem_desc(b_tile, 16, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++)
+        mma_rs_n64_k<T>(d, f[kk], smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32),
+                        kk > 0);
+    wgmma_commit();
+}
+
 template <typename T, int DH>
 static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
                                    int64_t r0, int64_t h, int64_t b, bool bad)
 {
     typedef DqLayout<DH> L;
-    constexpr int BN = 128;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
     const int64_t rows0 = r0 + ROWS * c;
@@ -74,7 +104,10 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
 
     float dq[DH / 8][4];
     zero(dq);
+    uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
     mbar_wait(base + L::BARS, 0); // Q and dY
+    load_row_fragments<L>(qf, q_tile, warp, lane);
+    load_row_fragments<L>(yf, dy_tile, warp, lane);
     for (int n = 0;; n++) {
         const Stage st = Stage::of<L>(base, n);
         mbar_wait(st.k_full, st.parity);
@@ -85,45 +118,52 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
             release_skipped<L>(st, n);
             continue;
         }
-        // S and dP issued together, P computed under dP's GEMM.
-        float s[BN / 8][4], dp[BN / 8][4];
-        issue_abt<T, L, BN>(s, q_tile, st.k_tile);
-        mbar_wait(st.v_full, st.parity);
-        issue_abt<T, L, BN>(dp, dy_tile, st.v_tile);
-        const int64_t k0 = (int32_t)rec.x, k1 = (int32_t)rec.y;
-        const bool use0 = (rec.z & TILE_USES_LO << 2 * c) != 0;
-        const bool use1 = (rec.z & TILE_USES_HI << 2 * c) != 0;
-        // Keys of a half this consumer skips, past Lk or past the causal limit.
-        const bool edge = !use0 || !use1 || max(k0, k1) + SLOT > first_end;
-        wgmma_wait<1>();
-        fence_operand(s);
+        // The tile's two 64-key halves one after the other (a half this
+        // consumer does not need costs nothing): S and dP issued together,
+        // P computed under dP's GEMM, then dQ += dS K of the half. Unrolled:
+        // as a loop, ptxas (CUDA 13.0) gave dS the registers of Q's
+        // fragments at D = 64, which the next half still reads.
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            const bool upper = j >= SLOT / 8;
-            const int64_t key = (upper ? k1 : k0) + (j % (SLOT / 8)) * 8 + 2 * q4;
+        for (int hh = 0; hh < 2; hh++) {
+            if (!(rec.z & (hh ? TILE_USES_HI : TILE_USES_LO) << 2 * c))
+                continue;
+            const int64_t kh = (int32_t)(hh ? rec.y : rec.x);
+            const uint32_t off = hh * SLOT * 128;
+            float s[SLOT / 8][4], dp[SLOT / 8][4];
+            issue_half<T, L>(s, qf, st.k_tile + off);
+            mbar_wait(st.v_full, st.parity);
+            issue_half<T, L>(dp, yf, st.v_tile + off);
+            // Keys past Lk or past the causal limit.
+            const bool edge = kh + SLOT > first_end;
+            wgmma_wait<1>();
+            fence_operand(s);
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
-                if (edge && (!(upper ? use1 : use0) || key + (e & 1) >= end[e / 2]))
-                    s[j][e] = 0.f;
+            for (int j = 0; j < SLOT / 8; j++) {
+                const int64_t key = kh + j * 8 + 2 * q4;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
+                    if (edge && key + (e & 1) >= end[e / 2])
+                        s[j][e] = 0.f;
+                }
             }
-        }
-        wgmma_wait<0>();
-        fence_operand(dp);
-        uint32_t da[BN / 16][4];
+            wgmma_wait<0>();
+            fence_operand(dp);
+            uint32_t da[SLOT / 16][4];
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            float ds[4];
+            for (int j = 0; j < SLOT / 8; j++) {
+                float ds[4];
 #pragma unroll
-            for (int e = 0; e < 4; e++)
-                ds[e] = s[j][e] * (dp[j][e] - rsum[e / 2]);
-            da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
-            da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+                for (int e = 0; e < 4; e++)
+                    ds[e] = s[j][e] * (dp[j][e] - rsum[e / 2]);
+                da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
+                da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+            }
+            issue_ab<T, L, SLOT>(dq, da, st.k_tile + off);
+            wgmma_wait<0>();
+            fence_operand(dq);
+            fence_operand(da);
         }
-        issue_ab<T, L, BN>(dq, da, st.k_tile);
-        wgmma_wait<0>();
-        fence_operand(dq);
-        fence_operand(da);
         release(st.k_empty);
         release(st.v_empty);
     }

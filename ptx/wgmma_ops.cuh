@@ -110,6 +110,11 @@ __device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&
 template <typename T>
 __device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
                                               uint64_t db);
+// D (64 x 64) = A B (+ D when accumulate), B K-major: the first k step of
+// a product that starts from zero.
+template <typename T>
+__device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&a)[4],
+                                             uint64_t db, int accumulate);
 template <typename T>
 __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
                                               uint64_t db);
@@ -165,6 +170,8 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
 #define BK_WGMMA_RS_TAIL_128 "{%64,%65,%66,%67}, %68"
 #define BK_WGMMA_RS_TAIL_256 "{%128,%129,%130,%131}, %132"
+/* Register A, B's descriptor, the accumulate flag. */
+#define BK_WGMMA_RS_FLAG_64 "%37"
 /* Sparse: register A, B's descriptor, the metadata word. */
 #define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
 #define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
@@ -202,6 +209,19 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                   \
     }
 
+/* D = A B (+ D when accumulate), A in registers, B in shared memory. */
+#define BK_WGMMA_RS_FLAG(T, PTX, NAME, N, TRANS)                                               \
+    template <>                                                                                \
+    __device__ __forceinline__ void NAME<T>(float (&d)[N / 8][4], const uint32_t (&a)[4],       \
+                                            uint64_t db, int accumulate)                       \
+    {                                                                                          \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " BK_WGMMA_RS_FLAG_##N ", 0;\n"         \
+                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX "." PTX " {"        \
+                     BK_WGMMA_REGS_##N "}, " BK_WGMMA_RS_TAIL_##N ", p, 1, 1, " TRANS ";\n}\n" \
+                     : BK_WGMMA_D_##N                                                          \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate)); \
+    }
+
 /* D += A B, A 2:4 sparse in registers with its metadata word e (selector
  * 0), B K-major in shared memory. */
 #define BK_WGMMA_SP(T, PTX, N)                                                                 \
@@ -223,6 +243,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \
+    BK_WGMMA_RS_FLAG(T, PTX, mma_rs_n64_k, 64, "0")                                            \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \
     BK_WGMMA_SP(T, PTX, 128)                                                                   \
