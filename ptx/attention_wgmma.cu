@@ -212,6 +212,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     r.q4 = lane % 4;
 
     mbar_wait(base + L::BARS, 0); // Q
+    uint32_t qf[L::CB * 4][4];
+    load_row_fragments<L>(qf, q_tile, warp, lane);
     float sc[BN / 8][4];
     uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
     int pending = -1;             // the union tile whose P V is still to issue or finish
@@ -249,7 +251,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         // groups issued before the wait for the first: serialising them
         // otherwise (C7514).
         if (mine && pending >= 0) {
-            issue_abt<T, L, BN>(sc, q_tile, st.k_tile);
+            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
             mbar_wait(pv.v_full, pv.parity);
             issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
             pass_turn(c);
@@ -273,7 +275,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         // The first tile, a skipped one or the end: one GEMM at most, waited
         // for in its own branch (else ptxas serialises, C7515).
         if (mine) {
-            issue_abt<T, L, BN>(sc, q_tile, st.k_tile);
+            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
             pass_turn(c);
             wgmma_wait<0>();
         } else if (pending >= 0) {

@@ -47,37 +47,6 @@ template <int DH> struct DqLayout {
                   "the plan asks for the shared memory this layout takes");
 };
 
-// The consumer's 64 rows of a row operand (Q or dY, DH columns in the
-// swizzled layout) as wgmma register A fragments, one per 16 columns: the
-// dq kernel's S and dP then read only K and V from shared memory.
-template <typename L>
-static __device__ __forceinline__ void load_row_fragments(uint32_t (&f)[L::CB * 4][4],
-                                                          uint32_t tile, int warp, int lane)
-{
-    const int r = warp * 16 + lane % 16;
-#pragma unroll
-    for (int kk = 0; kk < L::CB * 4; kk++) {
-        const int chunk = 2 * (kk % 4) + lane / 16;
-        ldmatrix_x4(f[kk], tile + (kk / 4) * L::Q_BLOCK + r * 128 + ((chunk ^ (r % 8)) * 16));
-    }
-}
-
-// D (64 x 64 keys) = A B^T with A the row fragments and B one 64-key half
-// of a K or V tile; issued and committed: S or dP of a half.
-template <typename T, typename L>
-static __device__ __forceinline__ void issue_half(float (&d)[SLOT / 8][4],
-                                                  const uint32_t (&f)[L::CB * 4][4],
-                                                  uint32_t b_tile)
-{
-    const uint64_t db0 = smem_desc(b_tile, 16, 1024);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < L::CB * 4; kk++)
-        mma_rs_n64_k<T>(d, f[kk], smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32),
-                        kk > 0);
-    wgmma_commit();
-}
-
 template <typename T, int DH>
 static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
                                    int64_t r0, int64_t h, int64_t b, bool bad)
@@ -130,9 +99,9 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base
             const int64_t kh = (int32_t)(hh ? rec.y : rec.x);
             const uint32_t off = hh * SLOT * 128;
             float s[SLOT / 8][4], dp[SLOT / 8][4];
-            issue_half<T, L>(s, qf, st.k_tile + off);
+            issue_fragments_bt<T, L, SLOT>(s, qf, st.k_tile + off);
             mbar_wait(st.v_full, st.parity);
-            issue_half<T, L>(dp, yf, st.v_tile + off);
+            issue_fragments_bt<T, L, SLOT>(dp, yf, st.v_tile + off);
             // Keys past Lk or past the causal limit.
             const bool edge = kh + SLOT > first_end;
             wgmma_wait<1>();

@@ -291,6 +291,42 @@ static __device__ __forceinline__ uint4 read_record(uint32_t record)
     return rec;
 }
 
+// A consumer's 64 rows of a row operand (Q or dY, DH columns in the
+// swizzled layout) as wgmma register A fragments, one per 16 columns,
+// loaded once: the GEMMs against K and V then read only those from shared
+// memory (which bounds these kernels more than the tensor cores do).
+template <typename L>
+static __device__ __forceinline__ void load_row_fragments(uint32_t (&f)[L::CB * 4][4],
+                                                          uint32_t tile, int warp, int lane)
+{
+    const int r = warp * 16 + lane % 16;
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const int chunk = 2 * (kk % 4) + lane / 16;
+        ldmatrix_x4(f[kk], tile + (kk / 4) * L::Q_BLOCK + r * 128 + ((chunk ^ (r % 8)) * 16));
+    }
+}
+
+// D (64 x BN) = A B^T with A the row fragments and B BN rows of a K or V
+// tile (K-major); issued and committed: S = Q K^T, or dP = dY V^T.
+template <typename T, typename L, int BN>
+static __device__ __forceinline__ void issue_fragments_bt(float (&d)[BN / 8][4],
+                                                          const uint32_t (&f)[L::CB * 4][4],
+                                                          uint32_t b_tile)
+{
+    const uint64_t db0 = smem_desc(b_tile, 16, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32);
+        if constexpr (BN == 128)
+            mma_rs_n128_k<T>(d, f[kk], db, kk > 0);
+        else
+            mma_rs_n64_k<T>(d, f[kk], db, kk > 0);
+    }
+    wgmma_commit();
+}
+
 // A = (64 rows x DH) times B^T (B: 128 rows x DH), both K-major 64-row
 // (A) and 128-row (B) tiles of DH / 64 column blocks, D in steps of 16 (32
 // bytes); issued and committed: S = Q K^T, or dP = dY V^T.

@@ -110,11 +110,14 @@ __device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&
 template <typename T>
 __device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
                                               uint64_t db);
-// D (64 x 64) = A B (+ D when accumulate), B K-major: the first k step of
+// D (64 x N) = A B (+ D when accumulate), B K-major: the first k step of
 // a product that starts from zero.
 template <typename T>
 __device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&a)[4],
                                              uint64_t db, int accumulate);
+template <typename T>
+__device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
+                                              uint64_t db, int accumulate);
 template <typename T>
 __device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
                                               uint64_t db);
@@ -172,6 +175,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_RS_TAIL_256 "{%128,%129,%130,%131}, %132"
 /* Register A, B's descriptor, the accumulate flag. */
 #define BK_WGMMA_RS_FLAG_64 "%37"
+#define BK_WGMMA_RS_FLAG_128 "%69"
 /* Sparse: register A, B's descriptor, the metadata word. */
 #define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
 #define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
@@ -244,6 +248,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \
     BK_WGMMA_RS_FLAG(T, PTX, mma_rs_n64_k, 64, "0")                                            \
+    BK_WGMMA_RS_FLAG(T, PTX, mma_rs_n128_k, 128, "0")                                          \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \
     BK_WGMMA_SP(T, PTX, 128)                                                                   \
