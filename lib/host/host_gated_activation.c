@@ -234,15 +234,23 @@ static void store_chunk(BkDataType type, char *p, int n, const float *buf)
 }
 
 /* A full chunk of a half type by the plan's table (plan->impl, see
- * make_tables); false where there is none. */
+ * make_tables), or ReGLU's in one pass; false where neither runs. */
 static bool table_chunk(const struct bk_gated_problem *p, const float *table, const char *xa,
                         char *yp, char *da, int n)
 {
-    if (!table || n != CHUNK)
-        return false;
     const int64_t es = 2;
     const uint16_t *a = (const uint16_t *)(const void *)xa;
     const uint16_t *b = (const uint16_t *)(const void *)(xa + p->x_gate_offset * es);
+    /* ReGLU needs no table: one pass where the CPU has AVX2 and F16C. */
+    const bool half = p->type == BK_DATA_TYPE_F16 || p->type == BK_DATA_TYPE_BF16;
+    if (p->kind == BK_GATED_ACTIVATION_REGLU && half && n == CHUNK)
+        return bk_gated_reglu_half(p->type, p->backward, a, b,
+                                   (const uint16_t *)(const void *)yp,
+                                   (uint16_t *)(void *)(p->backward ? da : yp),
+                                   p->backward ? (uint16_t *)(void *)(da + p->dx_gate_offset * es)
+                                               : NULL);
+    if (!table || n != CHUNK)
+        return false;
     const bk_gated_table_fn fn = bk_gated_table_fns[p->type == BK_DATA_TYPE_BF16][p->backward];
     if (p->backward)
         fn(a, b, (const uint16_t *)(const void *)yp, (uint16_t *)(void *)da,

@@ -491,6 +491,72 @@ __attribute__((target("avx2"))) static void bwd_table_bf16_avx2(
 }
 #endif
 
+/* ReGLU on the half types in one pass (no table: max(b, 0) costs less
+ * than a gather), the chunk path's operations in its order, so the same
+ * bits: forward y = a * g, backward da = dy * g, db = (dy * a) * d, with
+ * g = b and d = 1 where b > 0, else +0 and 0 (NaN included). */
+#if HAVE_F16C_PATH
+__attribute__((target("avx2"))) static inline void reglu_gate(__m256 b, __m256 *g, __m256 *d)
+{
+    const __m256 pos = _mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_GT_OQ);
+    *g = _mm256_and_ps(b, pos);
+    *d = _mm256_and_ps(_mm256_set1_ps(1.0f), pos);
+}
+
+#define REGLU_FNS(T, ATTR, IN, OUT)                                                        \
+    __attribute__((target(ATTR))) static void fwd_reglu_##T(                               \
+        const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y)      \
+    {                                                                                      \
+        for (int i = 0; i < N; i += 8) {                                                   \
+            __m256 g, d;                                                                   \
+            reglu_gate(IN(b + i), &g, &d);                                                 \
+            OUT(y + i, _mm256_mul_ps(IN(a + i), g));                                       \
+        }                                                                                  \
+    }                                                                                      \
+    __attribute__((target(ATTR))) static void bwd_reglu_##T(                               \
+        const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy, \
+        uint16_t *restrict da, uint16_t *restrict db)                                      \
+    {                                                                                      \
+        for (int i = 0; i < N; i += 8) {                                                   \
+            __m256 g, d;                                                                   \
+            const __m256 yv = IN(dy + i);                                                  \
+            reglu_gate(IN(b + i), &g, &d);                                                 \
+            OUT(da + i, _mm256_mul_ps(yv, g));                                             \
+            OUT(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, IN(a + i)), d));                   \
+        }                                                                                  \
+    }
+
+__attribute__((target("avx2,f16c"))) static inline __m256 f16x8_in(const uint16_t *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+__attribute__((target("avx2,f16c"))) static inline void f16x8_out(uint16_t *p, __m256 f)
+{
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+}
+REGLU_FNS(f16, "avx2,f16c", f16x8_in, f16x8_out)
+REGLU_FNS(bf16, "avx2", bf16x8_in, bf16x8_out)
+#endif
+
+bool bk_gated_reglu_half(BkDataType type, bool backward, const uint16_t *restrict a,
+                         const uint16_t *restrict b, const uint16_t *restrict dy,
+                         uint16_t *restrict o1, uint16_t *restrict o2)
+{
+#if HAVE_F16C_PATH
+    if (!atomic_load_explicit(&have_f16c, memory_order_relaxed))
+        return false;
+    const bool bf16 = type == BK_DATA_TYPE_BF16;
+    if (backward)
+        (bf16 ? bwd_reglu_bf16 : bwd_reglu_f16)(a, b, dy, o1, o2);
+    else
+        (bf16 ? fwd_reglu_bf16 : fwd_reglu_f16)(a, b, o1);
+    return true;
+#else
+    (void)type, (void)backward, (void)a, (void)b, (void)dy, (void)o1, (void)o2;
+    return false;
+#endif
+}
+
 /* Without AVX2 and F16C: f16 through chunk buffers with the portable
  * conversions, bf16 element by element. */
 static void fwd_table_f16_any(const uint16_t *restrict a, const uint16_t *restrict b,

@@ -39,6 +39,12 @@ typedef void (*bk_gated_table_fn)(const uint16_t *restrict a, const uint16_t *re
                                   const float *restrict unused);
 /* [0: f16, 1: bf16][0: forward, 1: backward] */
 BK_HIDDEN extern const bk_gated_table_fn bk_gated_table_fns[2][2];
+/* ReGLU on a chunk of f16 or bf16 in one pass (forward o1 = y; backward
+ * o1 = da, o2 = db), the same bits as the chunk path; false (nothing done)
+ * where the CPU lacks AVX2 and F16C. */
+BK_HIDDEN bool bk_gated_reglu_half(BkDataType type, bool backward, const uint16_t *restrict a,
+                                   const uint16_t *restrict b, const uint16_t *restrict dy,
+                                   uint16_t *restrict o1, uint16_t *restrict o2);
 /* Fills table (BK_GATED_TABLE_SIZE floats, twice that for the backward)
  * for kind and a 16-bit type. */
 BK_HIDDEN void bk_gated_table_fill(int kind, bool backward, BkDataType type, float *table);
