@@ -96,31 +96,21 @@ __device__ __forceinline__ void mma_ss_n64(float (&d)[8][4], uint64_t da, uint64
 template <typename T>
 __device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint64_t db,
                                             int accumulate);
-// D (64 x N) += A B: A 64 x 16 in registers, B 16 x N in shared memory,
-// MN-major (_t) or K-major (_k) (N = 64 or 128; 256 K-major).
-template <typename T>
-__device__ __forceinline__ void mma_rs_n64_t(float (&d)[8][4], const uint32_t (&a)[4],
-                                             uint64_t db);
-template <typename T>
-__device__ __forceinline__ void mma_rs_n128_t(float (&d)[16][4], const uint32_t (&a)[4],
-                                              uint64_t db);
-template <typename T>
-__device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&a)[4],
-                                             uint64_t db);
-template <typename T>
-__device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
-                                              uint64_t db);
-// D (64 x N) = A B (+ D when accumulate), B K-major: the first k step of
-// a product that starts from zero.
-template <typename T>
-__device__ __forceinline__ void mma_rs_n64_k(float (&d)[8][4], const uint32_t (&a)[4],
-                                             uint64_t db, int accumulate);
-template <typename T>
-__device__ __forceinline__ void mma_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
-                                              uint64_t db, int accumulate);
-template <typename T>
-__device__ __forceinline__ void mma_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
-                                              uint64_t db);
+// D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
+// 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
+// K-major (_k) (N = 64 or 128; 256 K-major).
+#define BK_WGMMA_RS_DECLARE(NAME, N)                                                           \
+    template <typename T>                                                                      \
+    __device__ __forceinline__ void NAME(float (&d)[N / 8][4], const uint32_t (&a)[4],          \
+                                         uint64_t db, int accumulate);                         \
+    template <typename T>                                                                      \
+    __device__ __forceinline__ void NAME(float (&d)[N / 8][4], const uint32_t (&a)[4],          \
+                                         uint64_t db);
+BK_WGMMA_RS_DECLARE(mma_rs_n64_t, 64)
+BK_WGMMA_RS_DECLARE(mma_rs_n128_t, 128)
+BK_WGMMA_RS_DECLARE(mma_rs_n64_k, 64)
+BK_WGMMA_RS_DECLARE(mma_rs_n128_k, 128)
+BK_WGMMA_RS_DECLARE(mma_rs_n256_k, 256)
 // D (64 x N) += A B with A 2:4 sparse (wgmma.sp, k32): A's kept values
 // (64 x 16) in registers as mma.sp's m16n8k32 A fragment, e the thread's
 // metadata word (sparsity selector 0: lanes 4 g and 4 g + 1 of each warp
@@ -169,13 +159,14 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 /* Shared A and B: da, db, then the accumulate flag. */
 #define BK_WGMMA_SS_TAIL_64 "%32, %33", "%34"
 #define BK_WGMMA_SS_TAIL_128 "%64, %65", "%66"
-/* Register A (four registers), then B's descriptor. */
+/* Register A (four registers), then B's descriptor; then the accumulate
+ * flag. */
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
 #define BK_WGMMA_RS_TAIL_128 "{%64,%65,%66,%67}, %68"
 #define BK_WGMMA_RS_TAIL_256 "{%128,%129,%130,%131}, %132"
-/* Register A, B's descriptor, the accumulate flag. */
 #define BK_WGMMA_RS_FLAG_64 "%37"
 #define BK_WGMMA_RS_FLAG_128 "%69"
+#define BK_WGMMA_RS_FLAG_256 "%133"
 /* Sparse: register A, B's descriptor, the metadata word. */
 #define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
 #define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
@@ -199,22 +190,9 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
                      : "l"(da), "l"(db), "r"(accumulate));                                     \
     }
 
-/* D += A B, A in registers, B in shared memory (TRANS "1": MN-major, "0":
- * K-major). */
+/* D = A B (+ D when accumulate), A in registers, B in shared memory (TRANS
+ * "1": MN-major, "0": K-major); the overload without the flag accumulates. */
 #define BK_WGMMA_RS(T, PTX, NAME, N, TRANS)                                                    \
-    template <>                                                                                \
-    __device__ __forceinline__ void NAME<T>(float (&d)[N / 8][4], const uint32_t (&a)[4],       \
-                                            uint64_t db)                                       \
-    {                                                                                          \
-        asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                                 \
-                     "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX "." PTX " {"        \
-                     BK_WGMMA_REGS_##N "}, " BK_WGMMA_RS_TAIL_##N ", p, 1, 1, " TRANS ";\n}\n" \
-                     : BK_WGMMA_D_##N                                                          \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                   \
-    }
-
-/* D = A B (+ D when accumulate), A in registers, B in shared memory. */
-#define BK_WGMMA_RS_FLAG(T, PTX, NAME, N, TRANS)                                               \
     template <>                                                                                \
     __device__ __forceinline__ void NAME<T>(float (&d)[N / 8][4], const uint32_t (&a)[4],       \
                                             uint64_t db, int accumulate)                       \
@@ -224,6 +202,12 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
                      BK_WGMMA_REGS_##N "}, " BK_WGMMA_RS_TAIL_##N ", p, 1, 1, " TRANS ";\n}\n" \
                      : BK_WGMMA_D_##N                                                          \
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate)); \
+    }                                                                                          \
+    template <>                                                                                \
+    __device__ __forceinline__ void NAME<T>(float (&d)[N / 8][4], const uint32_t (&a)[4],       \
+                                            uint64_t db)                                       \
+    {                                                                                          \
+        NAME<T>(d, a, db, 1);                                                                  \
     }
 
 /* D += A B, A 2:4 sparse in registers with its metadata word e (selector
@@ -247,8 +231,6 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \
-    BK_WGMMA_RS_FLAG(T, PTX, mma_rs_n64_k, 64, "0")                                            \
-    BK_WGMMA_RS_FLAG(T, PTX, mma_rs_n128_k, 128, "0")                                          \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \
     BK_WGMMA_SP(T, PTX, 128)                                                                   \
