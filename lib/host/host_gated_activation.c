@@ -235,7 +235,7 @@ static void store_chunk(BkDataType type, char *p, int n, const float *buf)
 
 /* A full chunk of a half type by the plan's table (plan->impl, see
  * make_tables), or ReGLU's in one pass; false where neither runs. */
-static bool table_chunk(const struct bk_gated_problem *p, const float *table, const char *xa,
+static bool half_chunk_fast(const struct bk_gated_problem *p, const float *table, const char *xa,
                         char *yp, char *da, int n)
 {
     const int64_t es = 2;
@@ -281,7 +281,7 @@ static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args
             int n = (int)(inner - j < CHUNK ? inner - j : CHUNK);
             const char *xa = x + (xo + j) * es;
             char *yp = y + (yo + j) * es;
-            if (table_chunk(p, table, xa, yp, p->backward ? dx + (dxo + j) * es : NULL, n))
+            if (half_chunk_fast(p, table, xa, yp, p->backward ? dx + (dxo + j) * es : NULL, n))
                 continue;
             const float *pa = load_chunk(t, xa, n, a);
             const float *pb = load_chunk(t, xa + p->x_gate_offset * es, n, b);

@@ -279,25 +279,41 @@ const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
  * (set once by bk_gated_simd_init), else by bit manipulation. The two
  * differ only in that F16C quiets a signaling NaN on load, which the math
  * (every output is a product) does anyway. */
+#if HAVE_F16C_PATH
 static atomic_int have_f16c;
 
-#if HAVE_F16C_PATH
+static inline int have_avx2_f16c(void)
+{
+    return atomic_load_explicit(&have_f16c, memory_order_relaxed);
+}
+
+/* 8 f16 in, 8 f16 out (rounding to nearest even). */
+__attribute__((target("avx2,f16c"))) static inline __m256 f16x8_in(const uint16_t *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+__attribute__((target("avx2,f16c"))) static inline void f16x8_out(uint16_t *p, __m256 f)
+{
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+}
+
 __attribute__((target("avx2,f16c"))) static void load_f16_f16c(const uint16_t *restrict src,
                                                                 float *restrict out)
 {
-    for (int i = 0; i < N; i += 8) {
-        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
-        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
-    }
+    for (int i = 0; i < N; i += 8)
+        _mm256_storeu_ps(out + i, f16x8_in(src + i));
 }
 
 __attribute__((target("avx2,f16c"))) static void store_f16_f16c(uint16_t *restrict dst,
                                                                  const float *restrict in)
 {
-    for (int i = 0; i < N; i += 8) {
-        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), h);
-    }
+    for (int i = 0; i < N; i += 8)
+        f16x8_out(dst + i, _mm256_loadu_ps(in + i));
+}
+#else
+static inline int have_avx2_f16c(void)
+{
+    return 0;
 }
 #endif
 
@@ -341,7 +357,7 @@ HOT static void store_f16_bits(uint16_t *restrict dst, const float *restrict in)
 void bk_gated_load_f16(const uint16_t *restrict src, float *restrict out)
 {
 #if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+    if (have_avx2_f16c()) {
         load_f16_f16c(src, out);
         return;
     }
@@ -352,7 +368,7 @@ void bk_gated_load_f16(const uint16_t *restrict src, float *restrict out)
 void bk_gated_store_f16(uint16_t *restrict dst, const float *restrict in)
 {
 #if HAVE_F16C_PATH
-    if (atomic_load_explicit(&have_f16c, memory_order_relaxed)) {
+    if (have_avx2_f16c()) {
         store_f16_f16c(dst, in);
         return;
     }
@@ -419,10 +435,8 @@ __attribute__((target("avx2,f16c"))) static void fwd_table_f16c(
     const float *restrict g)
 {
     for (int i = 0; i < N; i += 8) {
-        __m256 av = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(a + i)));
         __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
-        __m256 r = _mm256_mul_ps(av, _mm256_i32gather_ps(g, bi, 4));
-        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT));
+        f16x8_out(y + i, _mm256_mul_ps(f16x8_in(a + i), _mm256_i32gather_ps(g, bi, 4)));
     }
 }
 
@@ -431,15 +445,15 @@ __attribute__((target("avx2,f16c"))) static void bwd_table_f16c(
     uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)
 {
     for (int i = 0; i < N; i += 8) {
-        __m256 av = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(a + i)));
-        __m256 yv = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(dy + i)));
+        __m256 av = f16x8_in(a + i);
+        __m256 yv = f16x8_in(dy + i);
         __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
         /* gate and derivative side by side: the second gather hits the
          * first one's lines */
         __m256 ga = _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8));
         __m256 gb = _mm256_mul_ps(_mm256_mul_ps(yv, av), _mm256_i32gather_ps(gd + 1, bi, 8));
-        _mm_storeu_si128((__m128i *)(void *)(da + i), _mm256_cvtps_ph(ga, _MM_FROUND_TO_NEAREST_INT));
-        _mm_storeu_si128((__m128i *)(void *)(db + i), _mm256_cvtps_ph(gb, _MM_FROUND_TO_NEAREST_INT));
+        f16x8_out(da + i, ga);
+        f16x8_out(db + i, gb);
     }
 }
 #endif
@@ -526,14 +540,6 @@ __attribute__((target("avx2"))) static inline void reglu_gate(__m256 b, __m256 *
         }                                                                                  \
     }
 
-__attribute__((target("avx2,f16c"))) static inline __m256 f16x8_in(const uint16_t *p)
-{
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
-}
-__attribute__((target("avx2,f16c"))) static inline void f16x8_out(uint16_t *p, __m256 f)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
-}
 REGLU_FNS(f16, "avx2,f16c", f16x8_in, f16x8_out)
 REGLU_FNS(bf16, "avx2", bf16x8_in, bf16x8_out)
 #endif
@@ -543,7 +549,7 @@ bool bk_gated_reglu_half(BkDataType type, bool backward, const uint16_t *restric
                          uint16_t *restrict o1, uint16_t *restrict o2)
 {
 #if HAVE_F16C_PATH
-    if (!atomic_load_explicit(&have_f16c, memory_order_relaxed))
+    if (!have_avx2_f16c())
         return false;
     const bool bf16 = type == BK_DATA_TYPE_BF16;
     if (backward)
@@ -584,16 +590,7 @@ static void bwd_table_f16_any(const uint16_t *restrict a, const uint16_t *restri
     bk_gated_store_f16(db, o);
 }
 
-#if HAVE_F16C_PATH
-static inline int have_avx2_f16c(void)
-{
-    return atomic_load_explicit(&have_f16c, memory_order_relaxed);
-}
-#else
-static inline int have_avx2_f16c(void)
-{
-    return 0;
-}
+#if !HAVE_F16C_PATH
 #define fwd_table_f16c fwd_table_f16_any
 #define bwd_table_f16c bwd_table_f16_any
 #define fwd_table_bf16_avx2 fwd_table_bf16_any
