@@ -4,7 +4,8 @@
  * TFLOP/s over the active blocks (forward 4 B H bq bk D per block, the
  * diagonal blocks of a causal pattern counted whole; backward 2.5x).
  * Inputs are random in [-2, 2) (the softmax's row maxima move as they
- * would in use). Arguments: f16 or bf16, then fwd to skip the backward (or any other word), then a D to run that D only.
+ * would in use). Arguments: f16 or bf16; then fwd to skip the backward
+ * (any other word runs both); then 64 or 128 to run that D only.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L

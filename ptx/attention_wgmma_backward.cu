@@ -310,6 +310,23 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     ring.emit(0, 0, nullptr, nullptr, TILE_END);
 }
 
+// D (64 x 64) = A B^T, A and B tiles of 64 rows x DH in shared memory
+// (K-major, DH / 64 column blocks), D in steps of 16; issued and
+// committed: S^T = K Q^T, or dP^T = V dY^T.
+template <typename T, typename L>
+static __device__ __forceinline__ void issue_abt(float (&d)[8][4], uint32_t a_tile,
+                                                 uint32_t b_tile)
+{
+    const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const uint32_t at = (kk / 4) * L::Q_BLOCK + (kk % 4) * 32;
+        mma_ss_n64<T>(d, smem_desc_add(da0, at), smem_desc_add(db0, at), kk > 0);
+    }
+    wgmma_commit();
+}
+
 template <typename T, int DH>
 static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
                                     int64_t k0, int64_t kvh, int64_t b, bool bad)
@@ -343,8 +360,8 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
             // S^T and dP^T issued together, P^T computed under dP^T's GEMM
             // (in F32: dS^T takes it unrounded).
             float s[BQ / 8][4], dp[BQ / 8][4];
-            issue_abt<T, L, BQ>(s, k_tile, st.q_tile);
-            issue_abt<T, L, BQ>(dp, v_tile, st.dy_tile);
+            issue_abt<T, L>(s, k_tile, st.q_tile);
+            issue_abt<T, L>(dp, v_tile, st.dy_tile);
             const int q0 = (int)rec.y;
             const bool diagonal = causal && q0 < all_begin;
             wgmma_wait<1>();

@@ -327,28 +327,6 @@ static __device__ __forceinline__ void issue_fragments_bt(float (&d)[BN / 8][4],
     wgmma_commit();
 }
 
-// A = (64 rows x DH) times B^T (B: 128 rows x DH), both K-major 64-row
-// (A) and 128-row (B) tiles of DH / 64 column blocks, D in steps of 16 (32
-// bytes); issued and committed: S = Q K^T, or dP = dY V^T.
-template <typename T, typename L, int BN>
-static __device__ __forceinline__ void issue_abt(float (&d)[BN / 8][4], uint32_t a_tile,
-                                                 uint32_t b_tile)
-{
-    const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < L::CB * 4; kk++) {
-        const uint32_t in_block = (kk % 4) * 32;
-        const uint64_t da = smem_desc_add(da0, (kk / 4) * L::Q_BLOCK + in_block);
-        const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + in_block);
-        if constexpr (BN == 128)
-            mma_ss_n128<T>(d, da, db, kk > 0);
-        else
-            mma_ss_n64<T>(d, da, db, kk > 0);
-    }
-    wgmma_commit();
-}
-
 // D (64 x DH) += A B, A (64 x BN) in registers as BN / 16 steps of 16 keys,
 // B a tile of BN rows x DH (MN-major: d contiguous); issued and committed:
 // O += P V, or dQ += dS K.
