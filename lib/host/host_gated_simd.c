@@ -430,35 +430,6 @@ static void bwd_table_bf16_any(const uint16_t *restrict a, const uint16_t *restr
 }
 
 #if HAVE_F16C_PATH
-__attribute__((target("avx2,f16c"))) static void fwd_table_f16c(
-    const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,
-    const float *restrict g)
-{
-    for (int i = 0; i < N; i += 8) {
-        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
-        f16x8_out(y + i, _mm256_mul_ps(f16x8_in(a + i), _mm256_i32gather_ps(g, bi, 4)));
-    }
-}
-
-__attribute__((target("avx2,f16c"))) static void bwd_table_f16c(
-    const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy,
-    uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)
-{
-    for (int i = 0; i < N; i += 8) {
-        __m256 av = f16x8_in(a + i);
-        __m256 yv = f16x8_in(dy + i);
-        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
-        /* gate and derivative side by side: the second gather hits the
-         * first one's lines */
-        __m256 ga = _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8));
-        __m256 gb = _mm256_mul_ps(_mm256_mul_ps(yv, av), _mm256_i32gather_ps(gd + 1, bi, 8));
-        f16x8_out(da + i, ga);
-        f16x8_out(db + i, gb);
-    }
-}
-#endif
-
-#if HAVE_F16C_PATH
 /* bf16 in 8-wide vectors, rounding as bf16_out: nearest even, NaN quieted. */
 __attribute__((target("avx2"))) static inline __m256 bf16x8_in(const uint16_t *p)
 {
@@ -481,28 +452,35 @@ __attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m25
     _mm_storeu_si128((__m128i *)(void *)p, _mm_packus_epi32(lo, hi));
 }
 
-__attribute__((target("avx2"))) static void fwd_table_bf16_avx2(
-    const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,
-    const float *restrict g)
-{
-    for (int i = 0; i < N; i += 8) {
-        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
-        bf16x8_out(y + i, _mm256_mul_ps(bf16x8_in(a + i), _mm256_i32gather_ps(g, bi, 4)));
+/* The table chunk functions on 8-wide vectors (FAST: f16c, bf16_avx2),
+ * the portable ones' operations in their order. */
+#define TABLE_AVX2_FNS(FAST, ATTR, IN, OUT)                                                 \
+    __attribute__((target(ATTR))) static void fwd_table_##FAST(                             \
+        const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,       \
+        const float *restrict g)                                                            \
+    {                                                                                       \
+        for (int i = 0; i < N; i += 8) {                                                    \
+            __m256i bi =                                                                    \
+                _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i))); \
+            OUT(y + i, _mm256_mul_ps(IN(a + i), _mm256_i32gather_ps(g, bi, 4)));            \
+        }                                                                                   \
+    }                                                                                       \
+    /* gate and derivative side by side: the second gather hits the first's lines */      \
+    __attribute__((target(ATTR))) static void bwd_table_##FAST(                             \
+        const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy, \
+        uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)             \
+    {                                                                                       \
+        for (int i = 0; i < N; i += 8) {                                                    \
+            __m256 yv = IN(dy + i);                                                         \
+            __m256i bi =                                                                    \
+                _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i))); \
+            OUT(da + i, _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8)));                 \
+            OUT(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, IN(a + i)),                         \
+                                      _mm256_i32gather_ps(gd + 1, bi, 8)));                 \
+        }                                                                                   \
     }
-}
-
-__attribute__((target("avx2"))) static void bwd_table_bf16_avx2(
-    const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy,
-    uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)
-{
-    for (int i = 0; i < N; i += 8) {
-        __m256 yv = bf16x8_in(dy + i);
-        __m256i bi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i)));
-        bf16x8_out(da + i, _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8)));
-        bf16x8_out(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, bf16x8_in(a + i)),
-                                         _mm256_i32gather_ps(gd + 1, bi, 8)));
-    }
-}
+TABLE_AVX2_FNS(f16c, "avx2,f16c", f16x8_in, f16x8_out)
+TABLE_AVX2_FNS(bf16_avx2, "avx2", bf16x8_in, bf16x8_out)
 #endif
 
 /* ReGLU on the half types in one pass (no table: max(b, 0) costs less
