@@ -12,7 +12,9 @@
 // forward), and the offsets Q (the
 // row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
 // RECORDS and BARS (q_full, then k_full, v_full, k_empty and v_empty per
-// stage).
+// stage), and Q_EMPTY: 0, or for a persistent kernel (several items per
+// CTA) the barrier the consumers free the row operands on, once in
+// registers.
 #ifndef BK_ATTENTION_WGMMA_WALK_CUH
 #define BK_ATTENTION_WGMMA_WALK_CUH
 
@@ -42,8 +44,10 @@ constexpr int ROWS = 64; // query rows per consumer
 constexpr int SLOT = 64;
 
 struct Walk {
-    int64_t pb, ph, per_block;
-    int64_t ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
+    // 32 bits suffice (the fast kernels take lengths below 2^31, B and H
+    // below 2^16) and leave the producer, in 40 registers, room.
+    int pb, ph, per_block;
+    int ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
     // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
     // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
     // else each consumer owns 64 of 128 rows and computes every tile it needs.
@@ -65,17 +69,19 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
 }
 
 // Registers move from the producer warpgroup, which needs few, to the two
-// consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
-// CTA was launched with (3 x 128 x 168).
-static __device__ __forceinline__ void producer_registers()
+// consumer warpgroups: PRODUCER + 2 x (504 - PRODUCER) / 2 per thread of
+// the 3 x 128, what the CTA was launched with (3 x 128 x 168); 40 for a
+// producer of one item, 56 for a persistent one (its loop over items).
+template <int PRODUCER> static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_shrink_to<40>();
+        registers_shrink_to<PRODUCER>();
 }
-static __device__ __forceinline__ void consumer_registers()
+template <int PRODUCER> static __device__ __forceinline__ void consumer_registers()
 {
+    static_assert(PRODUCER % 8 == 0, "setmaxnreg takes multiples of 8");
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<232>();
+        registers_grow_to<(3 * 168 - PRODUCER) / 2>();
 }
 
 // The walk of the CTA whose first query row is r0 (split: 64 rows both
@@ -85,15 +91,15 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
                                                  bool split, bool &bad)
 {
     Walk w;
-    w.pb = pattern_b(a, b);
-    w.ph = pattern_h(a, h);
-    w.per_block = a.block_k / SLOT;
+    w.pb = (int)pattern_b(a, b);
+    w.ph = (int)pattern_h(a, h);
+    w.per_block = (int)(a.block_k / SLOT);
     w.split = split;
     const int64_t second = r0 + ROWS;
-    w.ib0 = r0 / a.block_q;
-    w.ib1 = split ? w.ib0 : second / a.block_q;
-    w.end0 = key_end(a, min(second, a.lq) - 1);
-    w.end1 = split ? w.end0 : second < a.lq ? key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    w.ib0 = (int)(r0 / a.block_q);
+    w.ib1 = split ? w.ib0 : (int)(second / a.block_q);
+    w.end0 = (int)key_end(a, min(second, a.lq) - 1);
+    w.end1 = split ? w.end0 : second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = 0;
@@ -104,15 +110,15 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
 // entry per lane and keeps the answers as two bit words, so that a tile
 // costs no dependent mask read.
 struct SlotScan {
-    int64_t t0 = -1;      // the first slot of the words
+    int t0 = -1;           // the first slot of the words
     uint32_t need[2] = {}; // bit i: consumer c needs slot t0 + i
 
     // The next slot at or after t that either consumer needs (-1: none),
-    // with whether each needs it.
-    __device__ int64_t next(const Args &a, const Walk &w, int64_t t, bool (&needs)[2])
+    // with bit c of `needs` set where consumer c needs it.
+    __device__ int next(const Args &a, const Walk &w, int t, uint32_t &needs)
     {
         const int64_t limit = max(w.end0, w.end1);
-        for (; t * SLOT < limit;) {
+        for (; (int64_t)t * SLOT < limit;) {
             if (t0 < 0 || t >= t0 + 32) {
                 t0 = t;
                 for (int c = 0; c < 2; c++)
@@ -120,14 +126,13 @@ struct SlotScan {
             }
             const uint32_t ahead = (need[0] | need[1]) >> (t - t0);
             if (ahead) {
-                const int at = (int)(t - t0) + __ffs(ahead) - 1;
-                needs[0] = (need[0] >> at) & 1u;
-                needs[1] = (need[1] >> at) & 1u;
+                const int at = t - t0 + __ffs(ahead) - 1;
+                needs = ((need[0] >> at) & 1u) | ((need[1] >> at) & 1u) << 1;
                 return t0 + at;
             }
             t = t0 + 32;
         }
-        needs[0] = needs[1] = false;
+        needs = 0;
         return -1;
     }
 };
@@ -166,28 +171,41 @@ struct Stage {
 
 // The ring's barriers, by one thread (then __syncthreads): q_full, then per
 // stage k_full and v_full (the producer's copies), k_empty and v_empty
-// (one arrival per consumer warp, 8).
+// (one arrival per consumer warp, 8); and Q_EMPTY's (8) where there is one.
 template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
 {
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
         for (int i = 0; i < 4 * L::STAGES; i++)
             mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
+        if (L::Q_EMPTY)
+            mbar_init(base + L::Q_EMPTY, 8);
         mbar_fence_init();
     }
 }
 
-// Run by warp 0: every lane walks the tiles, lane 0 writes their records
-// and issues the copies; a last record ends the walk. The row operands
-// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full.
-template <typename L>
-static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                                int64_t r0, int64_t kvh, int64_t h, int64_t b)
+// No further item for the CTA (the END record of its last one says so).
+constexpr uint64_t NO_ITEM = ~0ull;
+
+// Run by warp 0: every lane walks the tiles of one item (a CTA's query
+// rows of one head), lane 0 writes their records and issues the copies,
+// starting at union tile n of the ring; a last record ends the item and
+// carries next_item()'s answer, the CTA's next item (NO_ITEM: none).
+// Returns the ring position after that record. The row operands
+// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on
+// q_full; for an item after the first (item > 0, layouts with a Q_EMPTY
+// barrier) once the consumers have the previous ones in registers.
+template <typename L, typename NextItem>
+static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
+                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n, int item,
+                               NextItem next_item)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
     const bool any = w.end0 > 0 || w.end1 > 0;
+    if (L::Q_EMPTY && item > 0)
+        mbar_wait(base + L::Q_EMPTY, (uint32_t)((item - 1) & 1));
     if (leader && any) {
         const int q_tiles = w.split ? 1 : 2;
         mbar_expect_tx(q_full, q_tiles * L::ROW_OPERANDS * L::Q_BYTES);
@@ -225,35 +243,62 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     // V runs a tile behind K (as the consumers use them: S of tile n with
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
-    int n = 0, last[2] = { 0, 0 };
+    int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
     SlotScan scan;
-    bool lo_needs[2], hi_needs[2];
-    int64_t lo = any ? scan.next(a, w, 0, lo_needs) : -1;
+    uint32_t lo_needs, hi_needs; // bit c: consumer c needs the slot
+    int lo = any ? scan.next(a, w, 0, lo_needs) : -1;
     for (; lo >= 0; n++) {
-        const int64_t hi = scan.next(a, w, lo + 1, hi_needs);
-        uint32_t flags = 0;
-        for (int c = 0; c < 2; c++) {
-            const bool takes = w.split ? n % 2 == c : lo_needs[c] || hi_needs[c];
-            flags |= (takes ? TILE_TAKEN << c : 0u) | (lo_needs[c] ? TILE_USES_LO << 2 * c : 0u) |
-                     (hi_needs[c] ? TILE_USES_HI << 2 * c : 0u);
-        }
+        const int hi = scan.next(a, w, lo + 1, hi_needs);
+        // Who takes the tile (split: the consumers alternate), who needs
+        // which half: bit c of each mask to its consumer's flag.
+        const uint32_t takes = w.split ? 1u << (n & 1) : lo_needs | hi_needs;
+        const uint32_t flags = takes * TILE_TAKEN | (lo_needs & 1u) * TILE_USES_LO |
+                               (lo_needs >> 1) * (TILE_USES_LO << 2) |
+                               (hi_needs & 1u) * TILE_USES_HI | (hi_needs >> 1) * (TILE_USES_HI << 2);
         // Each half from its slot; an empty upper half from past Lk (zeros).
-        const int key[2] = { (int)(lo * SLOT), (int)(hi >= 0 ? hi * SLOT : a.lk) };
+        const int key[2] = { lo * SLOT, hi >= 0 ? hi * SLOT : (int)a.lk };
         record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
         load(0, n, key);
         if (!L::V_LAGS)
             load(1, n, key);
-        else if (n > 0)
+        else if (last[0] >= 0)
             load(1, n - 1, last);
         last[0] = key[0];
         last[1] = key[1];
         lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
     }
-    if (L::V_LAGS && n > 0)
+    if (L::V_LAGS && last[0] >= 0)
         load(1, n - 1, last);
-    record(n, make_uint4(0u, 0u, TILE_END, 0u));
+    const uint64_t next = next_item();
+    record(n, make_uint4((uint32_t)next, (uint32_t)(next >> 32), TILE_END, 0u));
+    const Stage end = Stage::of<L>(base, n);
     if (leader)
-        mbar_arrive(Stage::of<L>(base, n).k_full);
+        mbar_arrive(end.k_full);
+    if (L::Q_EMPTY) {
+        // A ring that outlives the item: v_full's phases keep step with
+        // k_full's (the consumers free both stages of the record).
+        if (n >= L::STAGES)
+            mbar_wait(end.v_empty, end.parity ^ 1u);
+        if (leader)
+            mbar_arrive(end.v_full);
+    }
+    return n + 1;
+}
+
+// The next item of a CTA whose items are handed out in turn: the first is
+// blockIdx.x, each next one gridDim.x plus a ticket from the counter at
+// a.ticket (zeroed before the launch); NO_ITEM past the last of `items`
+// (a function of the arguments: the producer has few registers to keep it).
+// Called by a whole warp; lane 0 takes the ticket.
+template <typename Items>
+static __device__ __forceinline__ uint64_t claim_item(const Args &a, Items items)
+{
+    unsigned long long t = 0;
+    if (threadIdx.x % 32 == 0)
+        t = atomicAdd((unsigned long long *)a.ticket, 1ull);
+    t = __shfl_sync(0xFFFFFFFFu, t, 0);
+    const uint64_t item = (uint64_t)gridDim.x + t;
+    return item < items() ? item : NO_ITEM;
 }
 
 // One arrival per consumer warp frees a K or V tile (8 make it empty).
