@@ -273,7 +273,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, uint32_t base, i
     for (uint64_t item = blockIdx.x; item != NO_ITEM; count++) {
         const Item it = item_of(a, item, split);
         bool bad;
-        const Walk w = make_walk(a, it.r0, it.h, it.b, split, bad);
+        make_walk(a, it.r0, it.h, it.b, split, bad); // for bad
         const int rows0 = it.r0 + ROWS * own; // this consumer's first row
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
@@ -362,7 +362,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, uint32_t base, i
             r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
             r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
         }
-        if (w.split && !merge<DH, BN>(r, base, c, tid, count))
+        if (split && !merge<DH, BN>(r, base, c, tid, count))
             continue; // consumer 1 handed its rows to consumer 0
 #pragma unroll
         for (int half = 0; half < 2; half++) {

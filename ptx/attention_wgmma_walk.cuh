@@ -45,18 +45,20 @@ constexpr int SLOT = 64;
 
 struct Walk {
     // 32 bits suffice (the fast kernels take lengths below 2^31, B and H
-    // below 2^16) and leave the producer, in 40 registers, room.
-    int pb, ph, per_block;
+    // below 2^16), and what the arguments give is not kept: the producer
+    // has few registers.
+    int pb, ph;
     int ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
+
     // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
     // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
     // else each consumer owns 64 of 128 rows and computes every tile it needs.
-    bool split;
+    static __device__ bool split(const Args &a) { return (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0; }
 
     __device__ bool needs(const Args &a, int c, int64_t t) const
     {
         return t * SLOT < (c ? end1 : end0) &&
-               block_active(a, pb, ph, c ? ib1 : ib0, t / per_block);
+               block_active(a, pb, ph, c ? ib1 : ib0, t / (int)(a.block_k / SLOT));
     }
 };
 
@@ -93,8 +95,6 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     Walk w;
     w.pb = (int)pattern_b(a, b);
     w.ph = (int)pattern_h(a, h);
-    w.per_block = (int)(a.block_k / SLOT);
-    w.split = split;
     const int64_t second = r0 + ROWS;
     w.ib0 = (int)(r0 / a.block_q);
     w.ib1 = split ? w.ib0 : (int)(second / a.block_q);
@@ -207,7 +207,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     if (L::Q_EMPTY && item > 0)
         mbar_wait(base + L::Q_EMPTY, (uint32_t)((item - 1) & 1));
     if (leader && any) {
-        const int q_tiles = w.split ? 1 : 2;
+        const int q_tiles = Walk::split(a) ? 1 : 2;
         mbar_expect_tx(q_full, q_tiles * L::ROW_OPERANDS * L::Q_BYTES);
         for (int op = 0; op < L::ROW_OPERANDS; op++)
             for (int c = 0; c < q_tiles; c++)
@@ -244,17 +244,57 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
     int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
+    // A tile pairs two slots that the same consumers need (the slot's
+    // class: bit c for consumer c), so that a consumer computes only keys it
+    // needs (blocks of 64 rows whose patterns differ) while every slot still
+    // loads once: a slot waits in held<class> for the next of its class;
+    // those left over at the end pair up whatever their classes (one tile
+    // fewer to turn over), the last alone (the upper half empty). Tiles so
+    // leave out of key order, which the online softmax and dQ's sums do not
+    // mind. (Three variables, not an array: no local memory.)
+    int held1 = -1, held2 = -1, held3 = -1;
     SlotScan scan;
-    uint32_t lo_needs, hi_needs; // bit c: consumer c needs the slot
-    int lo = any ? scan.next(a, w, 0, lo_needs) : -1;
-    for (; lo >= 0; n++) {
-        const int hi = scan.next(a, w, lo + 1, hi_needs);
+    uint32_t needs; // bit c: consumer c needs the slot
+    int t = any ? scan.next(a, w, 0, needs) : -1;
+    // Takes the held slot of the first class in 3, 1, 2 that has one
+    // (class 0 and -1: none).
+    auto take_held = [&](uint32_t &cls) {
+        cls = held3 >= 0 ? 3u : held1 >= 0 ? 1u : held2 >= 0 ? 2u : 0u;
+        const int slot = cls == 3 ? held3 : cls == 1 ? held1 : cls == 2 ? held2 : -1;
+        held1 = cls == 1 ? -1 : held1;
+        held2 = cls == 2 ? -1 : held2;
+        held3 = cls == 3 ? -1 : held3;
+        return slot;
+    };
+    for (;; n++) {
+        int lo, hi;
+        uint32_t lo_cls, hi_cls;
+        if (t >= 0) {
+            lo_cls = hi_cls = needs;
+            const int slot = t, waiting = needs == 1 ? held1 : needs == 2 ? held2 : held3;
+            const int keep = waiting < 0 ? slot : -1;
+            held1 = needs == 1 ? keep : held1;
+            held2 = needs == 2 ? keep : held2;
+            held3 = needs == 3 ? keep : held3;
+            t = scan.next(a, w, t + 1, needs);
+            if (waiting < 0) {
+                n--; // no tile this time
+                continue;
+            }
+            lo = waiting;
+            hi = slot;
+        } else {
+            lo = take_held(lo_cls);
+            if (lo < 0)
+                break;
+            hi = take_held(hi_cls);
+        }
         // Who takes the tile (split: the consumers alternate), who needs
-        // which half: bit c of each mask to its consumer's flag.
-        const uint32_t takes = w.split ? 1u << (n & 1) : lo_needs | hi_needs;
-        const uint32_t flags = takes * TILE_TAKEN | (lo_needs & 1u) * TILE_USES_LO |
-                               (lo_needs >> 1) * (TILE_USES_LO << 2) |
-                               (hi_needs & 1u) * TILE_USES_HI | (hi_needs >> 1) * (TILE_USES_HI << 2);
+        // which half: bit c of each half's class to consumer c's flags.
+        const uint32_t takes = Walk::split(a) ? 1u << (n & 1) : lo_cls | hi_cls;
+        const uint32_t flags = takes * TILE_TAKEN | (lo_cls & 1u) * TILE_USES_LO |
+                               (lo_cls >> 1) * (TILE_USES_LO << 2) | (hi_cls & 1u) * TILE_USES_HI |
+                               (hi_cls >> 1) * (TILE_USES_HI << 2);
         // Each half from its slot; an empty upper half from past Lk (zeros).
         const int key[2] = { lo * SLOT, hi >= 0 ? hi * SLOT : (int)a.lk };
         record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
@@ -265,7 +305,6 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             load(1, n - 1, last);
         last[0] = key[0];
         last[1] = key[1];
-        lo = hi < 0 ? -1 : scan.next(a, w, hi + 1, lo_needs);
     }
     if (L::V_LAGS && last[0] >= 0)
         load(1, n - 1, last);
