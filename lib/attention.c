@@ -281,7 +281,7 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
 }
 
 /* Workspace: the list scattered to a mask, its bad flags, backward's row
- * sums, forward's item counter (see struct bk_attention_problem). */
+ * sums (see struct bk_attention_problem). */
 static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
 {
     uint64_t at = 0, bytes;
@@ -306,10 +306,6 @@ static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
             __builtin_mul_overflow(bytes, (uint64_t)bk_data_type_size(p->lse_type), &bytes) ||
             __builtin_add_overflow(at, bytes, &at))
             goto too_big;
-    } else {
-        at = (at + 255) & ~(uint64_t)255;
-        p->ws_ticket = at;
-        at += 256;
     }
     if (at > (uint64_t)INT64_MAX)
         goto too_big;

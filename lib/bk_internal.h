@@ -281,9 +281,6 @@ struct bk_w4a16_gemm_problem {
  *   [ws_bad, +Bp*Hp)           LIST only: U8, nonzero where the (b, h)
  *                              list broke a rule (outputs become NaN);
  *   [ws_rowsum, +B*H*Lq)       backward only: rowsum(dy * y), lse_type.
- *   [ws_ticket, +256)          forward only: a U64 counter from which a
- *                              persistent kernel's CTAs take their items
- *                              (the rest kept for schedules to come).
  * After the list is scattered, a backend reads the mask through
  * mask_stride (the user's mask, or the workspace's). */
 struct bk_attention_problem {
@@ -300,7 +297,7 @@ struct bk_attention_problem {
     struct {                               /* element strides of each operand */
         int64_t q[4], k[4], v[4], y[4], dy[4], dq[4], dk[4], dv[4], lse[3];
     } stride;
-    uint64_t ws_mask, ws_bad, ws_rowsum, ws_ticket, ws_size;
+    uint64_t ws_mask, ws_bad, ws_rowsum, ws_size;
 };
 
 /* What the generic run-time checks need to know of each binding slot. */

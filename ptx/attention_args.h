@@ -42,7 +42,6 @@ struct bk_attention_args {
     int64_t lse_s[3];
     uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
     uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
-    uint64_t ticket;                      /* the Hopper forward's item counter (U64) */
     int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
     int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */
     int64_t pattern_batch, pattern_heads, capacity;
@@ -61,15 +60,12 @@ struct bk_attention_args {
  * the ring of K and V tiles of 128 keys (two stages at D = 128, else
  * three), the exchange of the split mode (64 x D F32 and 4 x 128 F32), the
  * word per consumer thread (1 KiB), the tile records (16 bytes per stage), the barriers (q_full; k_full, v_full,
- * k_empty, v_empty per stage; q_empty) and 1 KiB to align the swizzled tiles.
- * The CTAs are persistent: min(items, SMs) of them, each taking items
- * (its query rows of one head) in turn from the counter at `ticket`, which
- * the launch before zeroes. */
+ * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
     (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 64 * (d) * 4 +     \
-     4 * 128 * 4 + 1024 + 16 * BK_ATTENTION_WGMMA_STAGES(d) +                              \
-     8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+     4 * 128 * 4 + 1024 + 16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + \
+     1024)
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V

@@ -99,48 +99,30 @@ static __device__ __forceinline__ ScoreScale score_scale(double scale)
     return s;
 }
 
-// One level of reduce_rows' tree: the first W of a and b take in the
-// next W, then the level below.
-template <int W, int N, typename Op>
-static __device__ __forceinline__ void fold_rows(float (&a)[N], float (&b)[N], Op op)
-{
-    if constexpr (W > 0) {
-#pragma unroll
-        for (int n = 0; n < W; n++) {
-            a[n] = op(a[n], a[n + W]);
-            b[n] = op(b[n], b[n + W]);
-        }
-        fold_rows<W / 2>(a, b, op);
-    }
-}
-
-// A reduction of the N pairs of each of a fragment's two rows (elements
-// 0-1 and 2-3 of each 4) by op, as a tree: a chain of N dependent steps
-// would make the softmax wait on each one's latency.
-template <int N, typename Op>
-static __device__ __forceinline__ float2 reduce_rows(const float (&s)[N][4], Op op)
-{
-    static_assert((N & (N - 1)) == 0, "a power of two");
-    float a[N], b[N];
-#pragma unroll
-    for (int n = 0; n < N; n++) {
-        a[n] = op(s[n][0], s[n][1]);
-        b[n] = op(s[n][2], s[n][3]);
-    }
-    fold_rows<N / 2>(a, b, op);
-    return make_float2(a[0], b[0]);
-}
-
-// The largest scaled score of a fragment's two rows, at least `prior`: the
-// raw maximum (minimum for a negative scale) times the scale, one
-// multiply per row instead of one per score.
+// The largest scaled score of a fragment's two rows (elements 0-1 and 2-3
+// of each 4), at least `prior`: the raw maximum (minimum for a negative
+// scale) times the scale, one multiply per row instead of one per score.
 template <int N>
 static __device__ __forceinline__ float2 row_max(const float (&s)[N][4], const ScoreScale &ss,
                                                  float2 prior)
 {
-    const float2 m = ss.negative ? reduce_rows(s, [](float x, float y) { return fminf(x, y); })
-                                 : reduce_rows(s, [](float x, float y) { return fmaxf(x, y); });
-    return make_float2(fmaxf(prior.x, m.x * ss.sl2), fmaxf(prior.y, m.y * ss.sl2));
+    float a, b;
+    if (!ss.negative) {
+        a = b = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            a = fmaxf(a, fmaxf(s[n][0], s[n][1]));
+            b = fmaxf(b, fmaxf(s[n][2], s[n][3]));
+        }
+    } else {
+        a = b = INFINITY;
+#pragma unroll
+        for (int n = 0; n < N; n++) {
+            a = fminf(a, fminf(s[n][0], s[n][1]));
+            b = fminf(b, fminf(s[n][2], s[n][3]));
+        }
+    }
+    return make_float2(fmaxf(prior.x, a * ss.sl2), fmaxf(prior.y, b * ss.sl2));
 }
 
 // 2^x on the special function unit, a subnormal result flushed to zero (a

@@ -51,11 +51,9 @@ template <int DH, int BN> struct Layout {
     static constexpr uint32_t RECORDS = SINK + 256 * 4;
     static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
-    // (K is freed once both consumers have their scores, before P V), and
-    // q_empty (the consumers have Q in registers: the next item's may
-    // load); and the slack to align the start to 1024 bytes.
-    static constexpr uint32_t Q_EMPTY = BARS + 8 * (1 + 4 * STAGES);
-    static constexpr uint32_t BYTES = Q_EMPTY + 8 + 1024;
+    // (K is freed once both consumers have their scores, before P V); and
+    // the slack to align the start to 1024 bytes.
+    static constexpr uint32_t BYTES = BARS + 8 * (1 + 4 * STAGES) + 1024;
     static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_SHARED_BYTES(DH),
                   "the plan asks for the shared memory this layout takes");
 };
@@ -80,14 +78,14 @@ static __device__ __forceinline__ void pass_turn(int c)
 template <typename T, int DH> struct Rows {
     float o[DH / 8][4];
     float m_a, m_b, l_a, l_b;
-    int end_a, end_b, first_end; // lengths below 2^31
+    int64_t end_a, end_b, first_end;
     int q4;
 };
 
 // The keys of a tile's two halves for this consumer: where each starts,
 // and whether the consumer needs it at all.
 struct Halves {
-    int k0, k1;
+    int64_t k0, k1;
     bool use0, use1;
 };
 
@@ -104,10 +102,10 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
         for (int j = 0; j < BN / 8; j++) {
             const bool upper = j >= SLOT / 8;
             const bool use = upper ? hv.use1 : hv.use0;
-            const int first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
+            const int64_t first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int key = first + e;
+                const int64_t key = first + e;
                 if (!use || key >= r.end_a)
                     sc[j][e] = ss.masked;
                 if (!use || key >= r.end_b)
@@ -126,36 +124,32 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
     const float2 corr = make_float2(exp2_fast(r.m_a - base_a), exp2_fast(r.m_b - base_b));
     r.m_a = mx.x;
     r.m_b = mx.y;
+    float sum_a = 0.f, sum_b = 0.f;
 #pragma unroll
     for (int j = 0; j < BN / 8; j++) {
         sc[j][0] = exp2_fast(fmaf(sc[j][0], ss.sl2, -base_a));
         sc[j][1] = exp2_fast(fmaf(sc[j][1], ss.sl2, -base_a));
         sc[j][2] = exp2_fast(fmaf(sc[j][2], ss.sl2, -base_b));
         sc[j][3] = exp2_fast(fmaf(sc[j][3], ss.sl2, -base_b));
+        sum_a += sc[j][0] + sc[j][1];
+        sum_b += sc[j][2] + sc[j][3];
     }
-    const float2 sum = reduce_rows(sc, [](float x, float y) { return x + y; });
-    r.l_a = r.l_a * corr.x + sum.x;
-    r.l_b = r.l_b * corr.y + sum.y;
+    r.l_a = r.l_a * corr.x + sum_a;
+    r.l_b = r.l_b * corr.y + sum_b;
     return corr;
 }
 
 // Split mode: consumer 1 leaves its partial rows (O, maxima, sums) in
 // shared memory and returns false; consumer 0 waits for them and folds
-// them into its own, then frees the exchange (named barrier 4; consumer 1
-// waits for that before its next item's rows, after `merged` items, and
-// once more at the end: see merge_end). Thread tid of both holds the same
-// rows and columns.
-constexpr int EXCHANGE_FREE = 4;
+// them into its own. Thread tid of both holds the same rows and columns.
 template <int DH, int BN, typename R>
-static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid, int merged)
+static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid)
 {
     typedef Layout<DH, BN> L;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     unsigned char *window = smem_bytes + (base - (uint32_t)__cvta_generic_to_shared(smem_bytes));
     float *xo = (float *)(window + L::XO), *xml = (float *)(window + L::XML);
     if (c == 1) {
-        if (merged > 0)
-            asm volatile("bar.sync %0, 256;\n" ::"n"(EXCHANGE_FREE) : "memory");
 #pragma unroll
         for (int j = 0; j < DH / 8; j++)
 #pragma unroll
@@ -186,68 +180,45 @@ static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid
     r.l_b = r.l_b * f0b + xml[3 * 128 + tid] * f1b;
     r.m_a = ma;
     r.m_b = mb;
-    asm volatile("bar.arrive %0, 256;\n" ::"n"(EXCHANGE_FREE) : "memory");
     return true;
-}
-
-// Consumer 1's wait for consumer 0's last free of the exchange: every
-// named barrier ends complete.
-static __device__ __forceinline__ void merge_end(int c, int items)
-{
-    if (c == 1 && items > 0)
-        asm volatile("bar.sync %0, 256;\n" ::"n"(EXCHANGE_FREE) : "memory");
-}
-
-// An item: the rows r0.. of head h, batch b (split: 64 rows, else 128).
-// Items run batch by batch, head by head, the last rows first (the
-// heaviest under a causal mask).
-struct Item {
-    int r0, h, b; // lengths below 2^31, B and H below 2^16
-};
-static __device__ __forceinline__ int64_t item_rows(bool split)
-{
-    return split ? ROWS : BK_ATTENTION_WGMMA_ROWS;
-}
-static __device__ __forceinline__ uint64_t item_count(const Args &a, bool split)
-{
-    const int64_t rows = item_rows(split);
-    return (uint64_t)((a.lq + rows - 1) / rows) * (uint64_t)a.heads * (uint64_t)a.batch;
-}
-static __device__ __forceinline__ Item item_of(const Args &a, uint64_t i, bool split)
-{
-    const int64_t rows = item_rows(split), per_head = (a.lq + rows - 1) / rows;
-    const int64_t rest = (int64_t)(i % (uint64_t)(per_head * a.heads));
-    Item it;
-    it.b = (int)(i / (uint64_t)(per_head * a.heads));
-    it.h = (int)(rest / per_head);
-    it.r0 = (int)((per_head - 1 - rest % per_head) * rows);
-    return it;
 }
 
 // A consumer warpgroup. In its turn for union tile n it reads the tile's
 // record and issues S = Q K^T of tile n and P V of the last tile it took;
 // the softmax of tile n runs under P V (and under the other consumer's
-// GEMMs). K is freed once S is in registers, V once P V is done. The ring
-// (n) and the turns run on across the CTA's items; an item's END record
-// names the next one.
+// GEMMs). K is freed once S is in registers, V once P V is done.
 template <typename T, int DH, int BN>
-static __device__ void consumer(const bk_attention_tma_args &p, uint32_t base, int c, bool split)
+static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
+                                int c, int64_t r0, int64_t h, int64_t b, bool bad)
 {
     typedef Layout<DH, BN> L;
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    const int own = split ? 0 : c; // which 64 rows (and Q tile)
+    const int own = Walk::split(a) ? 0 : c; // which 64 rows (and Q tile)
+    const int64_t rows0 = r0 + ROWS * own; // this consumer's first row
+    const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
     const uint32_t q_tile = base + L::Q + own * L::Q_BYTES;
     const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
     const ScoreScale ss = score_scale(a.scale);
-    const float nan = quiet_nan();
 
+    Rows<T, DH> r;
+    zero(r.o);
+    r.m_a = r.m_b = -INFINITY;
+    r.l_a = r.l_b = 0.f;
+    r.end_a = key_end(a, row_a);
+    r.end_b = key_end(a, row_b);
+    r.first_end = key_end(a, rows0);
+    r.q4 = lane % 4;
+
+    mbar_wait(base + L::BARS, 0); // Q
     uint32_t qf[L::CB * 4][4];
+    load_row_fragments<L>(qf, q_tile, warp, lane);
     float sc[BN / 8][4];
     uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
-    Rows<T, DH> r;
-    r.q4 = lane % 4;
+    int pending = -1;             // the union tile whose P V is still to issue or finish
+    if (c == 1)
+        pass_turn(1); // consumer 0 goes first
     // Rescales O to the new row maxima and keeps P as the next P V's A.
     auto finish_softmax = [&](float2 corr) {
 #pragma unroll
@@ -267,162 +238,125 @@ static __device__ void consumer(const bk_attention_tma_args &p, uint32_t base, i
         return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
                        (rec.z & TILE_USES_HI << 2 * c) != 0 };
     };
-    if (c == 1)
-        pass_turn(1); // consumer 0 goes first
-    int n = 0, count = 0; // union tiles, items so far
-    for (uint64_t item = blockIdx.x; item != NO_ITEM; count++) {
-        const Item it = item_of(a, item, split);
-        bool bad;
-        make_walk(a, it.r0, it.h, it.b, split, bad); // for bad
-        const int rows0 = it.r0 + ROWS * own; // this consumer's first row
-        zero(r.o);
-        r.m_a = r.m_b = -INFINITY;
-        r.l_a = r.l_b = 0.f;
-        r.end_a = (int)key_end(a, rows0 + warp * 16 + lane / 4);
-        r.end_b = (int)key_end(a, rows0 + warp * 16 + lane / 4 + 8);
-        r.first_end = (int)key_end(a, rows0);
-
-        mbar_wait(base + L::BARS, (uint32_t)(count & 1)); // Q
-        load_row_fragments<L>(qf, q_tile, warp, lane);
-        release(base + L::Q_EMPTY);
-        int pending = -1; // the union tile whose P V is still to issue or finish
-        for (;; n++) {
-            const Stage st = Stage::of<L>(base, n);
-            const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
-            // The record (and K when there is a tile), read before the turn so
-            // that its latency does not hold up the other consumer.
-            mbar_wait(st.k_full, st.parity);
-            const uint4 rec = read_record(st.record);
-            wait_turn(c);
-            const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
-            // The steady state, in a branch of its own so that ptxas sees both
-            // groups issued before the wait for the first: serialising them
-            // otherwise (C7514).
-            if (mine && pending >= 0) {
-                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
-                mbar_wait(pv.v_full, pv.parity);
-                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-                pass_turn(c);
-                const Halves hv = halves(rec);
-                wgmma_wait<1>(); // the scores; P V may still run
-                fence_operand(sc);
-                release(st.k_empty);
-                const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
-                // ptxas would sink the softmax's exponentials below the wait for
-                // P V (they would run after it instead of under it) but for a
-                // store that needs their sum, ahead of the wait.
-                asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b)
-                             : "memory");
-                wgmma_wait<0>(); // P V: O and pa are free
-                fence_operand(r.o);
-                fence_operand(pa);
-                release(pv.v_empty);
-                finish_softmax(corr);
-                pending = n;
-                continue;
-            }
-            // The first tile, a skipped one or the end: one GEMM at most, waited
-            // for in its own branch (else ptxas serialises, C7515).
-            if (mine) {
-                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
-                pass_turn(c);
-                wgmma_wait<0>();
-            } else if (pending >= 0) {
-                mbar_wait(pv.v_full, pv.parity);
-                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-                pass_turn(c);
-                wgmma_wait<0>();
-            } else {
-                pass_turn(c);
-            }
+    for (int n = 0;; n++) {
+        const Stage st = Stage::of<L>(base, n);
+        const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
+        // The record (and K when there is a tile), read before the turn so
+        // that its latency does not hold up the other consumer.
+        mbar_wait(st.k_full, st.parity);
+        const uint4 rec = read_record(st.record);
+        wait_turn(c);
+        const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
+        // The steady state, in a branch of its own so that ptxas sees both
+        // groups issued before the wait for the first: serialising them
+        // otherwise (C7514).
+        if (mine && pending >= 0) {
+            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+            mbar_wait(pv.v_full, pv.parity);
+            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+            pass_turn(c);
+            const Halves hv = halves(rec);
+            wgmma_wait<1>(); // the scores; P V may still run
             fence_operand(sc);
+            release(st.k_empty);
+            const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
+            // ptxas would sink the softmax's exponentials below the wait for
+            // P V (they would run after it instead of under it) but for a
+            // store that needs their sum, ahead of the wait.
+            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b) : "memory");
+            wgmma_wait<0>(); // P V: O and pa are free
             fence_operand(r.o);
             fence_operand(pa);
-            if (pending >= 0)
-                release(pv.v_empty);
-            pending = -1;
-            if (end) {
-                // The END record's stage goes back to the producer like a
-                // skipped tile's; it names the next item.
-                release_skipped<L>(st, n++);
-                item = (uint64_t)rec.x | (uint64_t)rec.y << 32;
-                break;
-            }
-            if (mine) {
-                release(st.k_empty);
-                finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
-                pending = n;
-            } else {
-                release_skipped<L>(st, n);
-            }
+            release(pv.v_empty);
+            finish_softmax(corr);
+            pending = n;
+            continue;
         }
-
-#pragma unroll
-        for (int x = 1; x <= 2; x *= 2) {
-            r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
-            r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
+        // The first tile, a skipped one or the end: one GEMM at most, waited
+        // for in its own branch (else ptxas serialises, C7515).
+        if (mine) {
+            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+            pass_turn(c);
+            wgmma_wait<0>();
+        } else if (pending >= 0) {
+            mbar_wait(pv.v_full, pv.parity);
+            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+            pass_turn(c);
+            wgmma_wait<0>();
+        } else {
+            pass_turn(c);
         }
-        if (split && !merge<DH, BN>(r, base, c, tid, count))
-            continue; // consumer 1 handed its rows to consumer 0
-#pragma unroll
-        for (int half = 0; half < 2; half++) {
-            const int64_t row = (int64_t)rows0 + warp * 16 + lane / 4 + 8 * half;
-            if (row >= a.lq)
-                continue;
-            const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
-            const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
-            T *y = at<T>(a.y, it.b, it.h, row) + 2 * r.q4;
-#pragma unroll
-            for (int j = 0; j < NT_O; j++)
-                *(uint32_t *)(y + j * 8) =
-                    pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
-            if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
-                *((float *)a.lse + it.b * a.lse_s[0] + it.h * a.lse_s[1] + row * a.lse_s[2]) =
-                    bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
+        fence_operand(sc);
+        fence_operand(r.o);
+        fence_operand(pa);
+        if (pending >= 0)
+            release(pv.v_empty);
+        pending = -1;
+        if (end)
+            break;
+        if (mine) {
+            release(st.k_empty);
+            finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
+            pending = n;
+        } else {
+            release_skipped<L>(st, n);
         }
     }
-    if (split)
-        merge_end(c, count);
     if (c == 0)
         wait_turn(0); // consumer 1's last pass: every turn barrier ends complete
-}
 
-// The producer warp: the CTA's items one after another through one ring.
-template <typename L>
-static __device__ void producer_items(const bk_attention_tma_args &p, uint32_t base, bool split)
-{
-    const Args &a = p.a;
-    int n = 0, count = 0;
-    for (uint64_t item = blockIdx.x; item != NO_ITEM; count++) {
-        const Item it = item_of(a, item, split);
-        bool bad;
-        const Walk w = make_walk(a, it.r0, it.h, it.b, split, bad);
-        const int kvh = it.h / (int)(a.heads / a.kv_heads);
-        n = producer<L>(p, w, base, it.r0, kvh, it.h, it.b, n, count,
-                        [&] { return item = claim_item(a, [&] { return item_count(a, split); }); });
-    }}
+#pragma unroll
+    for (int x = 1; x <= 2; x *= 2) {
+        r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
+        r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
+    }
+    if (Walk::split(a) && !merge<DH, BN>(r, base, c, tid))
+        return; // consumer 1 handed its rows to consumer 0
+    const float nan = quiet_nan();
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const int64_t row = half ? row_b : row_a;
+        if (row >= a.lq)
+            continue;
+        const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
+        const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
+        T *y = at<T>(a.y, b, h, row) + 2 * r.q4;
+#pragma unroll
+        for (int j = 0; j < NT_O; j++)
+            *(uint32_t *)(y + j * 8) =
+                pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
+        if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
+            *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
+                bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
+    }
+}
 
 template <typename T, int DH, int BN>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
     typedef Layout<DH, BN> L;
     const uint32_t base = shared_base_1024();
-    const bool split = (p.a.flags & BK_ATTENTION_SPLIT_KEYS) != 0;
+    const Args &a = p.a;
+    const bool split = (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0;
+    const int64_t r0 = (int64_t)blockIdx.x * (split ? ROWS : BK_ATTENTION_WGMMA_ROWS),
+                  h = blockIdx.y, b = blockIdx.z;
+    const int64_t kvh = h / (a.heads / a.kv_heads);
     init_ring<L>(base);
     __syncthreads();
-    // After the wait: the ticket (and a LIST's mask and bad flags) come from
-    // the kernels before.
     grid_dependency_wait();
+    // After the wait: a LIST's mask and bad flags come from the kernel before.
+    bool bad;
+    const Walk w = make_walk(a, r0, h, b, split, bad);
 
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
-        producer_registers<56>();
+        producer_registers();
         if (threadIdx.x < 32)
-            producer_items<L>(p, base, split);
+            producer<Layout<DH, BN>>(p, w, base, r0, kvh, h, b);
     } else {
-        consumer_registers<56>();
-        consumer<T, DH, BN>(p, base, group - 1, split);
+        consumer_registers();
+        consumer<T, DH, BN>(p, w, base, group - 1, r0, h, b, bad);
     }
 }
 
@@ -431,15 +365,6 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace bk
 
 // Tiles of 128 keys (two 64-key slots) against 64 rows per consumer.
-// Zeroes the forward's item counter (a.ticket) for the launch after it.
-extern "C" __global__ void __launch_bounds__(32, 1)
-    bk_attention_ticket_reset(const __grid_constant__ bk_attention_args a)
-{
-    bk::grid_dependency_wait(); // the run before may still be taking tickets
-    if (threadIdx.x == 0)
-        *(unsigned long long *)a.ticket = 0ull;
-}
-
 #define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_forward_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p) \

@@ -35,7 +35,6 @@ template <int DH> struct DqLayout {
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr int ROW_OPERANDS = 2;
     static constexpr bool V_LAGS = false; // K and V are used and freed together
-    static constexpr uint32_t Q_EMPTY = 0;   // one item per CTA
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = 128 * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;
@@ -155,11 +154,11 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
     bool bad;
     const Walk w = make_walk(a, r0, h, b, false, bad);
     if (threadIdx.x < 128) {
-        producer_registers<40>();
+        producer_registers();
         if (threadIdx.x < 32)
-            producer<L>(p, w, base, r0, kvh, h, b, 0, 0, [] { return NO_ITEM; });
+            producer<L>(p, w, base, r0, kvh, h, b);
     } else {
-        consumer_registers<40>();
+        consumer_registers();
         dq_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, r0, h, b, bad);
     }
 }
@@ -433,11 +432,11 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     grid_dependents_launch();
     const bool bad = group_bad(a, b, kvh);
     if (threadIdx.x < 128) {
-        producer_registers<40>();
+        producer_registers();
         if (threadIdx.x < 32)
             dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
     } else {
-        consumer_registers<40>();
+        consumer_registers();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
         grid_dependency_wait_only(); // the CTA ends after dq
     }

@@ -12,9 +12,7 @@
 // forward), and the offsets Q (the
 // row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
 // RECORDS and BARS (q_full, then k_full, v_full, k_empty and v_empty per
-// stage), and Q_EMPTY: 0, or for a persistent kernel (several items per
-// CTA) the barrier the consumers free the row operands on, once in
-// registers.
+// stage).
 #ifndef BK_ATTENTION_WGMMA_WALK_CUH
 #define BK_ATTENTION_WGMMA_WALK_CUH
 
@@ -71,19 +69,17 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
 }
 
 // Registers move from the producer warpgroup, which needs few, to the two
-// consumer warpgroups: PRODUCER + 2 x (504 - PRODUCER) / 2 per thread of
-// the 3 x 128, what the CTA was launched with (3 x 128 x 168); 40 for a
-// producer of one item, 56 for a persistent one (its loop over items).
-template <int PRODUCER> static __device__ __forceinline__ void producer_registers()
+// consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
+// CTA was launched with (3 x 128 x 168).
+static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_shrink_to<PRODUCER>();
+        registers_shrink_to<40>();
 }
-template <int PRODUCER> static __device__ __forceinline__ void consumer_registers()
+static __device__ __forceinline__ void consumer_registers()
 {
-    static_assert(PRODUCER % 8 == 0, "setmaxnreg takes multiples of 8");
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<(3 * 168 - PRODUCER) / 2>();
+        registers_grow_to<232>();
 }
 
 // The walk of the CTA whose first query row is r0 (split: 64 rows both
@@ -171,41 +167,28 @@ struct Stage {
 
 // The ring's barriers, by one thread (then __syncthreads): q_full, then per
 // stage k_full and v_full (the producer's copies), k_empty and v_empty
-// (one arrival per consumer warp, 8); and Q_EMPTY's (8) where there is one.
+// (one arrival per consumer warp, 8).
 template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
 {
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
         for (int i = 0; i < 4 * L::STAGES; i++)
             mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
-        if (L::Q_EMPTY)
-            mbar_init(base + L::Q_EMPTY, 8);
         mbar_fence_init();
     }
 }
 
-// No further item for the CTA (the END record of its last one says so).
-constexpr uint64_t NO_ITEM = ~0ull;
-
-// Run by warp 0: every lane walks the tiles of one item (a CTA's query
-// rows of one head), lane 0 writes their records and issues the copies,
-// starting at union tile n of the ring; a last record ends the item and
-// carries next_item()'s answer, the CTA's next item (NO_ITEM: none).
-// Returns the ring position after that record. The row operands
-// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on
-// q_full; for an item after the first (item > 0, layouts with a Q_EMPTY
-// barrier) once the consumers have the previous ones in registers.
-template <typename L, typename NextItem>
-static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n, int item,
-                               NextItem next_item)
+// Run by warp 0: every lane walks the tiles, lane 0 writes their records
+// and issues the copies; a last record ends the walk. The row operands
+// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full.
+template <typename L>
+static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
+                                int64_t r0, int64_t kvh, int64_t h, int64_t b)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
     const bool any = w.end0 > 0 || w.end1 > 0;
-    if (L::Q_EMPTY && item > 0)
-        mbar_wait(base + L::Q_EMPTY, (uint32_t)((item - 1) & 1));
     if (leader && any) {
         const int q_tiles = Walk::split(a) ? 1 : 2;
         mbar_expect_tx(q_full, q_tiles * L::ROW_OPERANDS * L::Q_BYTES);
@@ -243,52 +226,10 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // V runs a tile behind K (as the consumers use them: S of tile n with
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
-    int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
-    // A tile pairs two slots that the same consumers need (the slot's
-    // class: bit c for consumer c), so that a consumer computes only keys it
-    // needs (blocks of 64 rows whose patterns differ) while every slot still
-    // loads once: a slot waits in held<class> for the next of its class;
-    // those left over at the end pair up whatever their classes (one tile
-    // fewer to turn over), the last alone (the upper half empty). Tiles so
-    // leave out of key order, which the online softmax and dQ's sums do not
-    // mind. (Three variables, not an array: no local memory.)
-    int held1 = -1, held2 = -1, held3 = -1;
-    SlotScan scan;
-    uint32_t needs; // bit c: consumer c needs the slot
-    int t = any ? scan.next(a, w, 0, needs) : -1;
-    // Takes the held slot of the first class in 3, 1, 2 that has one
-    // (class 0 and -1: none).
-    auto take_held = [&](uint32_t &cls) {
-        cls = held3 >= 0 ? 3u : held1 >= 0 ? 1u : held2 >= 0 ? 2u : 0u;
-        const int slot = cls == 3 ? held3 : cls == 1 ? held1 : cls == 2 ? held2 : -1;
-        held1 = cls == 1 ? -1 : held1;
-        held2 = cls == 2 ? -1 : held2;
-        held3 = cls == 3 ? -1 : held3;
-        return slot;
-    };
-    for (;; n++) {
-        int lo, hi;
-        uint32_t lo_cls, hi_cls;
-        if (t >= 0) {
-            lo_cls = hi_cls = needs;
-            const int slot = t, waiting = needs == 1 ? held1 : needs == 2 ? held2 : held3;
-            const int keep = waiting < 0 ? slot : -1;
-            held1 = needs == 1 ? keep : held1;
-            held2 = needs == 2 ? keep : held2;
-            held3 = needs == 3 ? keep : held3;
-            t = scan.next(a, w, t + 1, needs);
-            if (waiting < 0) {
-                n--; // no tile this time
-                continue;
-            }
-            lo = waiting;
-            hi = slot;
-        } else {
-            lo = take_held(lo_cls);
-            if (lo < 0)
-                break;
-            hi = take_held(hi_cls);
-        }
+    int n = 0, last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
+    // Tile n from slots lo and hi (-1: the upper half empty) and the
+    // consumers that need each (bit c for consumer c).
+    auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
         // Who takes the tile (split: the consumers alternate), who needs
         // which half: bit c of each half's class to consumer c's flags.
         const uint32_t takes = Walk::split(a) ? 1u << (n & 1) : lo_cls | hi_cls;
@@ -305,39 +246,63 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             load(1, n - 1, last);
         last[0] = key[0];
         last[1] = key[1];
+        n++;
+    };
+    SlotScan scan;
+    uint32_t needs, hi_needs; // bit c: consumer c needs the slot
+    int t = any ? scan.next(a, w, 0, needs) : -1;
+    if (w.ib0 == w.ib1) {
+        // One query block (and pattern row) for both consumers: they differ
+        // at most by their key limits; the slots pair in order.
+        for (; t >= 0;) {
+            const int hi = scan.next(a, w, t + 1, hi_needs);
+            emit(t, hi, needs, hi_needs);
+            t = hi < 0 ? -1 : scan.next(a, w, hi + 1, needs);
+        }
+    } else {
+        // Blocks of 64 rows whose patterns differ: a tile pairs two slots
+        // that the same consumers need (the slot's class), so that a
+        // consumer computes only keys it needs while every slot still loads
+        // once. A slot waits in held<class> for the next of its class;
+        // those left over at the end pair up whatever their classes, the
+        // last alone. Tiles so leave out of key order, which the online
+        // softmax and dQ's sums do not mind. (Three variables, not an
+        // array: no local memory. In order when the consumers share a
+        // block: this walk cost ~4% there on the H100.)
+        int held1 = -1, held2 = -1, held3 = -1;
+        // Takes the held slot of the first class in 3, 1, 2 that has one
+        // (class 0 and -1: none).
+        auto take_held = [&](uint32_t &cls) {
+            cls = held3 >= 0 ? 3u : held1 >= 0 ? 1u : held2 >= 0 ? 2u : 0u;
+            const int slot = cls == 3 ? held3 : cls == 1 ? held1 : cls == 2 ? held2 : -1;
+            held1 = cls == 1 ? -1 : held1;
+            held2 = cls == 2 ? -1 : held2;
+            held3 = cls == 3 ? -1 : held3;
+            return slot;
+        };
+        for (; t >= 0; t = scan.next(a, w, t + 1, needs)) {
+            const int waiting = needs == 1 ? held1 : needs == 2 ? held2 : held3;
+            const int keep = waiting < 0 ? t : -1;
+            held1 = needs == 1 ? keep : held1;
+            held2 = needs == 2 ? keep : held2;
+            held3 = needs == 3 ? keep : held3;
+            if (waiting >= 0)
+                emit(waiting, t, needs, needs);
+        }
+        for (;;) {
+            uint32_t lo_cls, hi_cls;
+            const int lo = take_held(lo_cls);
+            if (lo < 0)
+                break;
+            const int hi = take_held(hi_cls);
+            emit(lo, hi, lo_cls, hi_cls);
+        }
     }
     if (L::V_LAGS && last[0] >= 0)
         load(1, n - 1, last);
-    const uint64_t next = next_item();
-    record(n, make_uint4((uint32_t)next, (uint32_t)(next >> 32), TILE_END, 0u));
-    const Stage end = Stage::of<L>(base, n);
+    record(n, make_uint4(0u, 0u, TILE_END, 0u));
     if (leader)
-        mbar_arrive(end.k_full);
-    if (L::Q_EMPTY) {
-        // A ring that outlives the item: v_full's phases keep step with
-        // k_full's (the consumers free both stages of the record).
-        if (n >= L::STAGES)
-            mbar_wait(end.v_empty, end.parity ^ 1u);
-        if (leader)
-            mbar_arrive(end.v_full);
-    }
-    return n + 1;
-}
-
-// The next item of a CTA whose items are handed out in turn: the first is
-// blockIdx.x, each next one gridDim.x plus a ticket from the counter at
-// a.ticket (zeroed before the launch); NO_ITEM past the last of `items`
-// (a function of the arguments: the producer has few registers to keep it).
-// Called by a whole warp; lane 0 takes the ticket.
-template <typename Items>
-static __device__ __forceinline__ uint64_t claim_item(const Args &a, Items items)
-{
-    unsigned long long t = 0;
-    if (threadIdx.x % 32 == 0)
-        t = atomicAdd((unsigned long long *)a.ticket, 1ull);
-    t = __shfl_sync(0xFFFFFFFFu, t, 0);
-    const uint64_t item = (uint64_t)gridDim.x + t;
-    return item < items() ? item : NO_ITEM;
+        mbar_arrive(Stage::of<L>(base, n).k_full);
 }
 
 // One arrival per consumer warp frees a K or V tile (8 make it empty).

@@ -27,7 +27,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
-    K_DQ_WGMMA, K_DKV_WGMMA, K_TICKET, K_COUNT
+    K_DQ_WGMMA, K_DKV_WGMMA, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -38,7 +38,6 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
-    unsigned int sm_count;                /* the Hopper forward's CTAs at most */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -233,17 +232,11 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         const bool split = p->form == BK_ATTENTION_PATTERN_LIST && p->block_q % 128 != 0 &&
                            !p->causal && p->capacity * 8 <= p->nbk;
         t.a.flags |= split ? BK_ATTENTION_SPLIT_KEYS : 0u;
-        if (wgmma) {
-            /* Persistent: a CTA per SM at most, taking items (query rows of
-             * one head) from a counter that the launch before zeroes, so
-             * that rows of unequal work balance. */
-            t.a.ticket = run->workspace + p->ws_ticket;
-            const int64_t items =
-                ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS) * p->heads * p->batch;
-            launch(&launches[n++], ap, K_TICKET, 1, 1, 1, 32, &t.a);
+        if (wgmma)
             launch_wgmma(&launches[n++], ap, K_WGMMA,
-                         (unsigned int)(items < ap->sm_count ? items : ap->sm_count), 1, 1, &t);
-        } else if (fast)
+                         (unsigned int)ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS), gh,
+                         gb, &t);
+        else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
@@ -359,12 +352,11 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     const int mma_count = count;
     if (ap->wgmma) {
         /* The Hopper kernels of the plan: the forward, or dq and dk/dv. */
-        static const int wf[] = { K_WGMMA, K_TICKET }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
+        static const int wf[] = { K_WGMMA }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
         static const char *const wpattern[K_COUNT] = {
             [K_WGMMA] = "bk_attention_forward_wgmma_%s_d%d",
             [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
             [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
-            [K_TICKET] = "bk_attention_ticket_reset",
         };
         static const unsigned int wshared[K_COUNT][2] = {
             [K_WGMMA] = { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) },
@@ -372,9 +364,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
                              BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128) },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
-            [K_TICKET] = { 0, 0 },
         };
-        const int *wk = p->backward ? wb : wf, wcount = 2;
+        const int *wk = p->backward ? wb : wf, wcount = p->backward ? 2 : 1;
         const char *wname[2];
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
@@ -424,8 +415,6 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    const struct bk_cuda_context *c = plan->ctx->impl;
-    ap->sm_count = c->sm_count > 0 ? (unsigned int)c->sm_count : 1u;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };

@@ -1104,7 +1104,7 @@ static void attention_binding_sizes(int cases)
             tap_bail("bkGetPlanProperties: %s", bkGetLastErrorMessage());
         const uint64_t need = props.workspaceSize;
         const uint64_t align = props.workspaceAlignment ? props.workspaceAlignment : 1;
-        if (need == 0 || need + align > AT_ARENA)
+        if ((need != 0) != (kind != 0) || need + align > AT_ARENA)
             tap_bail("attention case %d: a workspace of %llu bytes", c, (unsigned long long)need);
         const BkDeviceAddress wsa = (BkDeviceAddress)(uintptr_t)ws;
         /* Inputs: zeros (finite), an all-active mask, lists of block 0. */
