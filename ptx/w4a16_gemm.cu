@@ -305,9 +305,12 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
             scale_pairs(load_shared16(stage + s_at), pair);
 #pragma unroll
         for (int i = 0; i < KW; i++) {
-            // Groups of 32 or 64 shorter than the warp's k-tiles: the next row.
-            if (grouped && i > 0 && (16 * i) % p.group == 0)
-                scale_pairs(load_shared16(stage + s_at + (TN * 2) * (16 * i / p.group)), pair);
+            // Groups of 32 or 64 shorter than the warp's k-tiles: the next
+            // row (groups are powers of two: masks and shifts, no division
+            // in the loop).
+            if (grouped && i > 0 && ((16 * i) & (p.group - 1)) == 0)
+                scale_pairs(load_shared16(stage + s_at + (TN * 2) * ((16 * i) >> v.group_shift)),
+                            pair);
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
             if (SWAP) {
                 // B: rows of A as 8 columns, k-tiles i (x2: two 8 x 8 matrices).
@@ -347,7 +350,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
     // k-tile; in HOPPER's swizzled boxes its row, and its first 16-byte
     // chunk along K (a_chunk) and the row's swizzle (a_xor) apart.
     struct WarpView {
-        int cb, kg, lane;
+        int cb, kg, lane, group_shift;
         uint32_t w_at, s_at, a_at;
         int a_chunk, a_xor;
     };
@@ -361,7 +364,8 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
         v.w_at = KW * v.kg * (TN * 8) + 512 * v.cb + 16 * v.lane;
         // Groups are 32, 64 or 128 rows (per channel: no scale rows).
         const int group_shift = __ffs(p.group) - 1;
-        v.s_at = W_BYTES + (TN * 2) * ((16 * KW * v.kg) >> (group_shift < 16 ? group_shift : 16)) +
+        v.group_shift = group_shift < 16 ? group_shift : 16;
+        v.s_at = W_BYTES + (TN * 2) * ((16 * KW * v.kg) >> v.group_shift) +
                  128 * v.cb + 16 * (v.lane / 4);
         const int row = SWAP ? v.lane % 8 : v.lane % 16;
         const int half = SWAP ? (v.lane / 8) % 2 : v.lane / 16;
@@ -451,13 +455,25 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
             uint32_t pair[8];
             if (p.flags & BK_W4A16_PER_CHANNEL)
                 scale_pairs(channel_scales(v.cb), pair);
-            for (int64_t c = c_begin; c < c_end; c++) {
-                const int i = (int)(c - c_begin), b = i % STAGES;
-                mbar_wait(bars + 8 * b, (uint32_t)(i / STAGES) & 1u);
-                mma_stage(smem0 + b * STAGE_BYTES, v, pair, acc);
+            // Slot b's barriers and stage, and the phase its full barrier
+            // completes next, stepped (no division in the loop).
+            const int n = (int)(c_end - c_begin);
+            uint32_t full = bars, stage = smem0, phase = 0;
+            for (int i = 0, b = 0; i < n; i++) {
+                mbar_wait(full, phase);
+                mma_stage(stage, v, pair, acc);
                 __syncwarp();
                 if (lane == 0)
-                    mbar_arrive(bars + 8 * (STAGES + b));
+                    mbar_arrive(full + 8 * STAGES);
+                if (++b == STAGES) {
+                    b = 0;
+                    full = bars;
+                    stage = smem0;
+                    phase ^= 1u;
+                } else {
+                    full += 8;
+                    stage += STAGE_BYTES;
+                }
             }
         }
         reduce_and_store(acc, v, warp < WARPS);
