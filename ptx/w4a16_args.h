@@ -114,24 +114,29 @@ struct bk_w4a16_tma_args {
  * (ptx/w4a16_wgmma.cu, sm_90a): C^T = W^T A^T on wgmma, the dequantised
  * weights as its register operand (64 columns of W per consumer
  * warpgroup, two per CTA) and t rows of A (64, 128 or 256) as its shared-memory
- * operand; a producer warpgroup's first thread brings each stage (4
- * k-tiles: 64 rows of K) by the bulk tensor copy engine with the maps of
- * struct bk_w4a16_tma_args: map_w boxes of WG_TILE_N x WG_STAGE_KT, map_s
- * boxes of WG_TILE_N x 1 (per stage: groups of 32 take two rows, so the
- * box has BK_W4A16_WG_SROWS(group) rows), map_a boxes of 64 x t,
- * 128-byte swizzled. A stage is A, then the weights, then the scale rows,
- * in whole KiB; the ring starts on a KiB and its barriers follow it; K is
- * split over clusters as above. */
+ * operand; a producer warpgroup's first thread brings each stage
+ * (WG_STAGE_KT(t) k-tiles: 128 rows of K for tiles of 64 and 128 rows,
+ * whose consumers would otherwise spend much of a stage on its fixed
+ * costs, 64 for tiles of 256 rows, whose A boxes fill shared memory) by the bulk
+ * tensor copy engine with the maps of struct bk_w4a16_tma_args: map_w
+ * boxes of WG_TILE_N x WG_STAGE_KT(t), map_s boxes of WG_TILE_N x
+ * WG_SROWS(group, t) (the stage's scale rows, one when a group spans
+ * stages), map_a boxes of 64 x t, 128-byte swizzled, one per 64 rows of
+ * K. A stage is A, then the weights, then the scale rows, in whole KiB;
+ * the ring starts on a KiB and its barriers follow it; K is split over
+ * clusters as above. */
 #define BK_W4A16_WG_THREADS 384
 #define BK_W4A16_WG_TILE_N 128
-#define BK_W4A16_WG_STAGE_KT 4
-#define BK_W4A16_WG_STAGE_K (16 * BK_W4A16_WG_STAGE_KT)
-#define BK_W4A16_WG_SROWS(group) ((group) < BK_W4A16_WG_STAGE_K ? BK_W4A16_WG_STAGE_K / (group) : 1)
-#define BK_W4A16_WG_A_BYTES(t) (128u * (t))
-#define BK_W4A16_WG_W_BYTES (8u * BK_W4A16_WG_STAGE_KT * BK_W4A16_WG_TILE_N)
-#define BK_W4A16_WG_S_BYTES (2u * 2u * BK_W4A16_WG_TILE_N)
+#define BK_W4A16_WG_STAGE_KT(t) ((t) <= 128 ? 8 : 4)
+#define BK_W4A16_WG_STAGE_K(t) (16 * BK_W4A16_WG_STAGE_KT(t))
+#define BK_W4A16_WG_SROWS(group, t) \
+    ((group) < BK_W4A16_WG_STAGE_K(t) ? BK_W4A16_WG_STAGE_K(t) / (group) : 1)
+#define BK_W4A16_WG_A_BYTES(t) (2u * (t) * BK_W4A16_WG_STAGE_K(t))
+#define BK_W4A16_WG_W_BYTES(t) (8u * BK_W4A16_WG_STAGE_KT(t) * BK_W4A16_WG_TILE_N)
+#define BK_W4A16_WG_S_BYTES(t) (2u * (BK_W4A16_WG_STAGE_K(t) / 32u) * BK_W4A16_WG_TILE_N)
 #define BK_W4A16_WG_STAGE_BYTES(t) \
-    ((BK_W4A16_WG_A_BYTES(t) + BK_W4A16_WG_W_BYTES + BK_W4A16_WG_S_BYTES + 1023u) / 1024u * 1024u)
+    ((BK_W4A16_WG_A_BYTES(t) + BK_W4A16_WG_W_BYTES(t) + BK_W4A16_WG_S_BYTES(t) + 1023u) / \
+     1024u * 1024u)
 #define BK_W4A16_WG_STAGES(t) BK_W4A16_MIN2(8, (int)(204800u / BK_W4A16_WG_STAGE_BYTES(t)))
 #define BK_W4A16_WG_RED_BYTES(t) (4u * (t) * BK_W4A16_WG_TILE_N)
 #define BK_W4A16_WG_RING_BYTES(t) \

@@ -65,10 +65,11 @@ template <typename T, int TT, int S> struct WgGemm {
     static constexpr int STAGES = BK_W4A16_WG_STAGES(TT);
     static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT);
     static constexpr uint32_t A_BYTES = BK_W4A16_WG_A_BYTES(TT);
-    static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES;
+    static constexpr uint32_t A_BOX_BYTES = 128u * TT; // 64 columns of K, swizzled
+    static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES(TT);
     static constexpr int TN = BK_W4A16_WG_TILE_N;
-    static constexpr int KT = BK_W4A16_WG_STAGE_KT;
-    static constexpr int SK = BK_W4A16_WG_STAGE_K;
+    static constexpr int KT = BK_W4A16_WG_STAGE_KT(TT);
+    static constexpr int SK = BK_W4A16_WG_STAGE_K(TT);
     static constexpr int NT = TT / 8; // accumulator tiles of 8 rows of A
 
     const bk_w4a16_gemm_args &p;
@@ -96,31 +97,35 @@ template <typename T, int TT, int S> struct WgGemm {
     {
         using namespace bk::hopper;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
-        const int srows = grouped ? BK_W4A16_WG_SROWS(p.group) : 0;
-        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES + (uint32_t)srows * (TN * 2);
+        const int srows = grouped ? BK_W4A16_WG_SROWS(p.group, TT) : 0;
+        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT) + (uint32_t)srows * (TN * 2);
         for (int64_t c = c_begin; c < c_end; c++) {
             const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
             if (use > 0)
                 mbar_wait(empty(b), (uint32_t)(use - 1) & 1u);
             const uint32_t stage = ring + b * STAGE_BYTES;
             mbar_expect_tx(full(b), tx);
-            tma_load_2d(stage, q.map_a, (int)(c * SK), (int)m0, full(b));
+#pragma unroll
+            for (int h = 0; h < SK / 64; h++)
+                tma_load_2d(stage + h * A_BOX_BYTES, q.map_a, (int)(c * SK + 64 * h), (int)m0,
+                            full(b));
             tma_load_2d(stage + W_OFF, q.map_w, (int)n0, (int)(c * KT), full(b));
             if (grouped)
                 tma_load_2d(stage + S_OFF, q.map_s, (int)n0, (int)(c * SK / p.group), full(b));
         }
     }
 
-    // Consumer warpgroup wi (0 or 1: weight columns 64 wi ..), warp w of it.
+    // Consumer warpgroup wi (0 or 1: weight columns 64 wi ..), warp w of it;
+    // GROUPED: scale rows in the stages (else one scale per column).
+    template <bool GROUPED>
     __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
     {
         using namespace bk::hopper;
         const int g = lane / 4;
-        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         // The scales of the lane's two columns 16 w + g and + 8: halves
         // 8 g + 2 w and + 1 of the 64-column block's permuted scale row.
         uint32_t s_lo = 0, s_hi = 0;
-        if (!grouped) {
+        if (!GROUPED) {
             const uint16_t *scales = reinterpret_cast<const uint16_t *>(p.scales);
             const int64_t n = n0 + 64 * wi + 16 * w + g;
             if (n0 + 64 * wi < p.n) {
@@ -129,7 +134,15 @@ template <typename T, int TT, int S> struct WgGemm {
             }
         }
         const uint32_t w_at = W_OFF + 512 * wi + 16 * lane + 4 * w;
-        const uint32_t s_at = S_OFF + 128 * wi + 2 * (8 * g + 2 * w);
+        // Every second k-tile (groups are 32, 64 or 128 rows) reads the
+        // scales of the group its first row is in, the stage's row
+        // 16 kt / group: branch-free, whatever the group (a branch per
+        // k-tile cost ~4%, measured).
+        uint32_t s_at[KT / 2];
+        const int group_shift = __ffs(p.group) - 1;
+#pragma unroll
+        for (int j = 0; j < KT / 2; j++)
+            s_at[j] = S_OFF + 128 * wi + 2 * (8 * g + 2 * w) + ((32u * j) >> group_shift) * (TN * 2);
         // Stage c's weights dequantised, then its group of wgmmas, waited
         // for before the stage is released: a group still in flight while
         // the next stage's registers are written makes ptxas serialise every
@@ -141,9 +154,8 @@ template <typename T, int TT, int S> struct WgGemm {
             uint32_t a[KT][4];
 #pragma unroll
             for (int kt = 0; kt < KT; kt++) {
-                // Groups of 32 give the stage's last two k-tiles a second row.
-                if (grouped && (kt == 0 || (kt == 2 && p.group == 32))) {
-                    const uint32_t s = load_shared32(stage + s_at + (kt == 0 ? 0 : TN * 2));
+                if (GROUPED && kt % 2 == 0) {
+                    const uint32_t s = load_shared32(stage + s_at[kt / 2]);
                     s_lo = splat(s);
                     s_hi = splat(s >> 16);
                 }
@@ -156,10 +168,13 @@ template <typename T, int TT, int S> struct WgGemm {
             }
             // Every input register of the group (a, the descriptors)
             // defined before it starts, else ptxas serialises the wgmmas.
+            // k-tile kt's 16 columns of A: 32 bytes into the rows of its
+            // 64-column box.
             uint64_t desc[KT];
+            const uint64_t desc0 = smem_desc(stage, 16, 1024);
 #pragma unroll
             for (int kt = 0; kt < KT; kt++) {
-                desc[kt] = smem_desc(stage + 32 * kt, 16, 1024);
+                desc[kt] = smem_desc_add(desc0, (kt / 4) * A_BOX_BYTES + 32 * (kt % 4));
                 asm volatile("" : "+l"(desc[kt]));
             }
             fence_operand(a);
@@ -218,7 +233,10 @@ template <typename T, int TT, int S> struct WgGemm {
 #pragma unroll
                 for (int e = 0; e < 4; e++)
                     acc[t][e] = 0.f;
-            consume(acc, wg - 1, warp % 4, lane);
+            if (p.flags & BK_W4A16_PER_CHANNEL)
+                consume<false>(acc, wg - 1, warp % 4, lane);
+            else
+                consume<true>(acc, wg - 1, warp % 4, lane);
             stash(acc, wg - 1, warp % 4, lane);
             if constexpr (MOVE)
                 bk::hopper::registers_shrink_to<168>();

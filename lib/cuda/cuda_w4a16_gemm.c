@@ -265,13 +265,14 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     if (sm90a && tm > 32 && !portable_only) {
         const int tt = p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
         k = &g->k[K_WGMMA];
-        kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N, BK_W4A16_WG_STAGE_KT, BK_W4A16_WG_THREADS,
+        kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N, BK_W4A16_WG_STAGE_KT(tt), BK_W4A16_WG_THREADS,
                     BK_W4A16_WG_SMEM(tt), 1);
         k->maps = true;
         k->module = BK_CUDA_MODULE_W4A16_WGMMA;
         k->prefix = "bk_w4a16_wgmma";
         k->tile_tag = 't';
-        k->box_srows = p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group);
+        k->box_srows =
+            p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group, (uint32_t)tt);
         if ((res = choose_splits(plan, k, type, clusters)) != BK_SUCCESS)
             return res;
         chosen = k;
