@@ -5,7 +5,9 @@
  * diagonal blocks of a causal pattern counted whole; backward 2.5x).
  * Inputs are random in [-2, 2) (the softmax's row maxima move as they
  * would in use). Arguments: f16 or bf16; then fwd to skip the backward
- * (any other word runs both); then 64 or 128 to run that D only.
+ * (any other word runs both); then 64 or 128 to run that D only (0: both);
+ * then list to give the pattern as a LIST (counts and key-block indices
+ * per query block) instead of a MASK.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
     CHECK(bkGetQueue(ctx, 0, &queue));
     const int64_t L = 8192, B = 2;
     const int64_t only_d = argc > 3 ? atoll(argv[3]) : 0; /* 64 or 128: that D only */
+    const bool as_list = argc > 4 && !strcmp(argv[4], "list");
     for (int64_t D = 64; D <= 128; D *= 2) {
         if (only_d && D != only_d)
             continue;
@@ -148,12 +151,42 @@ int main(int argc, char **argv)
                         mask[i * nb + j] = on;
                         active += on;
                     }
-                BkDeviceAddress m = alloc((uint64_t)(nb * nb), 0);
+                BkDeviceAddress m = alloc((uint64_t)(nb * nb), 0), cnt = 0, idx = 0;
                 CHECK(bkCopyToDevice(ctx, m, mask, (uint64_t)(nb * nb)));
                 BkAttentionPattern pat = { .form = BK_ATTENTION_PATTERN_MASK, .blockQ = blk,
                                            .blockK = blk };
                 pat.mask = (BkTensorDesc){ .dataType = BK_DATA_TYPE_U8, .rank = 3,
                                            .extent = { 1, 1, nb * nb } };
+                if (as_list) {
+                    /* The same blocks as counts and indices, capacity the longest row. */
+                    int32_t *counts = calloc((size_t)nb, sizeof *counts);
+                    int32_t *indices = calloc((size_t)(nb * nb), sizeof *indices);
+                    int64_t capacity = 1;
+                    for (int64_t i = 0; i < nb; i++) {
+                        for (int64_t j = 0; j < nb; j++)
+                            if (mask[i * nb + j])
+                                indices[i * nb + counts[i]++] = (int32_t)j;
+                        capacity = counts[i] > capacity ? counts[i] : capacity;
+                    }
+                    int32_t *packed = calloc((size_t)(nb * capacity), sizeof *packed);
+                    for (int64_t i = 0; i < nb; i++)
+                        memcpy(packed + i * capacity, indices + i * nb,
+                               (size_t)counts[i] * sizeof *packed);
+                    cnt = alloc((uint64_t)nb * 4, 0);
+                    idx = alloc((uint64_t)(nb * capacity) * 4, 0);
+                    CHECK(bkCopyToDevice(ctx, cnt, counts, (uint64_t)nb * 4));
+                    CHECK(bkCopyToDevice(ctx, idx, packed, (uint64_t)(nb * capacity) * 4));
+                    pat.form = BK_ATTENTION_PATTERN_LIST;
+                    pat.mask = (BkTensorDesc){ 0 };
+                    pat.counts = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 3,
+                                                 .extent = { 1, 1, nb } };
+                    pat.indices = (BkTensorDesc){ .dataType = BK_DATA_TYPE_I32, .rank = 4,
+                                                  .extent = { 1, 1, nb, capacity } };
+                    free(counts);
+                    free(indices);
+                    free(packed);
+                    m = 0;
+                }
                 BkAttentionInfo fi = {
                     .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .scale = 0.125,
                     .flags = window ? BK_ATTENTION_CAUSAL_BIT : 0, .pattern = pat,
@@ -172,8 +205,8 @@ int main(int argc, char **argv)
                 CHECK(bkCreatePlan(ctx, &pc, NULL, &fp));
                 pc.pOperation = &bi;
                 CHECK(bkCreatePlan(ctx, &pc, NULL, &bp));
-                const BkDeviceAddress fb[8] = { q, k, v, m, 0, 0, y, lse };
-                const BkDeviceAddress bb[12] = { q, k, v, m, 0, 0, y, lse, dy, dq, dk, dv };
+                const BkDeviceAddress fb[8] = { q, k, v, m, cnt, idx, y, lse };
+                const BkDeviceAddress bb[12] = { q, k, v, m, cnt, idx, y, lse, dy, dq, dk, dv };
                 const double tf = time_plan(fp, 8, fb);
                 const double tb = forward_only ? 1e9 : time_plan(bp, 12, bb);
                 const double flops = 4.0 * B * H * blk * blk * D * (double)active;

@@ -10,9 +10,6 @@
 
 #define BK_ATTENTION_CAUSAL 0x1u
 #define BK_ATTENTION_HAS_LSE 0x2u
-/* The wgmma forward: 64 query rows per CTA, its two consumers taking turns
- * over the key tiles (query blocks of 64 rows). */
-#define BK_ATTENTION_SPLIT_KEYS 0x4u
 
 /* The general kernels: one warp per query row (forward, dq) or key row
  * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */
@@ -58,14 +55,13 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_ROWS 128
 /* Its shared memory, for head size D (64 or 128): two Q tiles of 64 rows,
  * the ring of K and V tiles of 128 keys (two stages at D = 128, else
- * three), the exchange of the split mode (64 x D F32 and 4 x 128 F32), the
- * word per consumer thread (1 KiB), the tile records (16 bytes per stage), the barriers (q_full; k_full, v_full,
- * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. */
+ * three), the word per consumer thread (1 KiB), the tile records (16 bytes
+ * per stage), the barriers (q_full; k_full, v_full, k_empty, v_empty per
+ * stage) and 1 KiB to align the swizzled tiles. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
-    (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 64 * (d) * 4 +     \
-     4 * 128 * 4 + 1024 + 16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + \
-     1024)
+    (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 1024 +            \
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V

@@ -41,13 +41,9 @@ template <int DH, int BN> struct Layout {
     static constexpr uint32_t Q = 0;
     static constexpr uint32_t K = 2 * Q_BYTES;
     static constexpr uint32_t V = K + STAGES * KV_BYTES;
-    // Split mode: consumer 1's O (64 x DH F32), row maxima and sums for
-    // consumer 0 to merge.
-    static constexpr uint32_t XO = V + STAGES * KV_BYTES;
-    static constexpr uint32_t XML = XO + ROWS * DH * 4;
     // A word per consumer thread that the softmax's sums are stored to
     // (see consumer), the record of each stage's tile, then the barriers.
-    static constexpr uint32_t SINK = XML + 4 * 128 * 4;
+    static constexpr uint32_t SINK = V + STAGES * KV_BYTES;
     static constexpr uint32_t RECORDS = SINK + 256 * 4;
     static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
@@ -139,50 +135,6 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
     return corr;
 }
 
-// Split mode: consumer 1 leaves its partial rows (O, maxima, sums) in
-// shared memory and returns false; consumer 0 waits for them and folds
-// them into its own. Thread tid of both holds the same rows and columns.
-template <int DH, int BN, typename R>
-static __device__ __forceinline__ bool merge(R &r, uint32_t base, int c, int tid)
-{
-    typedef Layout<DH, BN> L;
-    extern __shared__ __align__(128) unsigned char smem_bytes[];
-    unsigned char *window = smem_bytes + (base - (uint32_t)__cvta_generic_to_shared(smem_bytes));
-    float *xo = (float *)(window + L::XO), *xml = (float *)(window + L::XML);
-    if (c == 1) {
-#pragma unroll
-        for (int j = 0; j < DH / 8; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                xo[(j * 4 + e) * 128 + tid] = r.o[j][e];
-        xml[0 * 128 + tid] = r.m_a;
-        xml[1 * 128 + tid] = r.m_b;
-        xml[2 * 128 + tid] = r.l_a;
-        xml[3 * 128 + tid] = r.l_b;
-        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-        return false;
-    }
-    asm volatile("bar.sync 1, 256;\n" ::: "memory");
-    const float m1a = xml[tid], m1b = xml[128 + tid];
-    const float ma = fmaxf(r.m_a, m1a), mb = fmaxf(r.m_b, m1b);
-    // Scale each side to the joint maximum (a side that saw nothing: 0).
-    const float base_a = ma == -INFINITY ? 0.f : ma, base_b = mb == -INFINITY ? 0.f : mb;
-    const float f0a = exp2f(r.m_a - base_a), f1a = exp2f(m1a - base_a);
-    const float f0b = exp2f(r.m_b - base_b), f1b = exp2f(m1b - base_b);
-#pragma unroll
-    for (int j = 0; j < DH / 8; j++) {
-        r.o[j][0] = r.o[j][0] * f0a + xo[(j * 4 + 0) * 128 + tid] * f1a;
-        r.o[j][1] = r.o[j][1] * f0a + xo[(j * 4 + 1) * 128 + tid] * f1a;
-        r.o[j][2] = r.o[j][2] * f0b + xo[(j * 4 + 2) * 128 + tid] * f1b;
-        r.o[j][3] = r.o[j][3] * f0b + xo[(j * 4 + 3) * 128 + tid] * f1b;
-    }
-    r.l_a = r.l_a * f0a + xml[2 * 128 + tid] * f1a;
-    r.l_b = r.l_b * f0b + xml[3 * 128 + tid] * f1b;
-    r.m_a = ma;
-    r.m_b = mb;
-    return true;
-}
-
 // A consumer warpgroup. In its turn for union tile n it reads the tile's
 // record and issues S = Q K^T of tile n and P V of the last tile it took;
 // the softmax of tile n runs under P V (and under the other consumer's
@@ -195,10 +147,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    const int own = Walk::split(a) ? 0 : c; // which 64 rows (and Q tile)
-    const int64_t rows0 = r0 + ROWS * own; // this consumer's first row
+    const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
     const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
-    const uint32_t q_tile = base + L::Q + own * L::Q_BYTES;
+    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
     const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
     const ScoreScale ss = score_scale(a.scale);
 
@@ -310,8 +261,6 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, u
         r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
         r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
     }
-    if (Walk::split(a) && !merge<DH, BN>(r, base, c, tid))
-        return; // consumer 1 handed its rows to consumer 0
     const float nan = quiet_nan();
 #pragma unroll
     for (int half = 0; half < 2; half++) {
@@ -337,8 +286,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     typedef Layout<DH, BN> L;
     const uint32_t base = shared_base_1024();
     const Args &a = p.a;
-    const bool split = (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0;
-    const int64_t r0 = (int64_t)blockIdx.x * (split ? ROWS : BK_ATTENTION_WGMMA_ROWS),
+    const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS,
                   h = blockIdx.y, b = blockIdx.z;
     const int64_t kvh = h / (a.heads / a.kv_heads);
     init_ring<L>(base);
@@ -346,7 +294,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     grid_dependency_wait();
     // After the wait: a LIST's mask and bad flags come from the kernel before.
     bool bad;
-    const Walk w = make_walk(a, r0, h, b, split, bad);
+    const Walk w = make_walk(a, r0, h, b, bad);
 
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.

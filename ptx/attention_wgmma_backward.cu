@@ -152,7 +152,7 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
     bool bad;
-    const Walk w = make_walk(a, r0, h, b, false, bad);
+    const Walk w = make_walk(a, r0, h, b, bad);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)

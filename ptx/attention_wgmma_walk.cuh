@@ -48,11 +48,6 @@ struct Walk {
     int pb, ph;
     int ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
 
-    // Query blocks of 64 rows: both consumers own the CTA's 64 rows and take
-    // turns over the tiles (consumer n % 2 takes tile n), merged at the end;
-    // else each consumer owns 64 of 128 rows and computes every tile it needs.
-    static __device__ bool split(const Args &a) { return (a.flags & BK_ATTENTION_SPLIT_KEYS) != 0; }
-
     __device__ bool needs(const Args &a, int c, int64_t t) const
     {
         return t * SLOT < (c ? end1 : end0) &&
@@ -82,20 +77,19 @@ static __device__ __forceinline__ void consumer_registers()
         registers_grow_to<232>();
 }
 
-// The walk of the CTA whose first query row is r0 (split: 64 rows both
-// consumers share, else 64 each); a bad pattern head walks nothing, and
-// its consumers write NaN.
+// The walk of the CTA whose first query row is r0 (64 rows each
+// consumer); a bad pattern head walks nothing, and its consumers write NaN.
 static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
-                                                 bool split, bool &bad)
+                                                 bool &bad)
 {
     Walk w;
     w.pb = (int)pattern_b(a, b);
     w.ph = (int)pattern_h(a, h);
     const int64_t second = r0 + ROWS;
     w.ib0 = (int)(r0 / a.block_q);
-    w.ib1 = split ? w.ib0 : (int)(second / a.block_q);
+    w.ib1 = (int)(second / a.block_q);
     w.end0 = (int)key_end(a, min(second, a.lq) - 1);
-    w.end1 = split ? w.end0 : second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    w.end1 = second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = 0;
@@ -190,10 +184,9 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     const uint32_t q_full = base + L::BARS;
     const bool any = w.end0 > 0 || w.end1 > 0;
     if (leader && any) {
-        const int q_tiles = Walk::split(a) ? 1 : 2;
-        mbar_expect_tx(q_full, q_tiles * L::ROW_OPERANDS * L::Q_BYTES);
+        mbar_expect_tx(q_full, 2 * L::ROW_OPERANDS * L::Q_BYTES);
         for (int op = 0; op < L::ROW_OPERANDS; op++)
-            for (int c = 0; c < q_tiles; c++)
+            for (int c = 0; c < 2; c++)
                 for (int cb = 0; cb < L::CB; cb++)
                     tma_load_4d(base + L::Q + (2 * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
                                 op ? p.map_dy : p.map_q, 64 * cb, (int)(r0 + ROWS * c), (int)h,
@@ -230,9 +223,9 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     // Tile n from slots lo and hi (-1: the upper half empty) and the
     // consumers that need each (bit c for consumer c).
     auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
-        // Who takes the tile (split: the consumers alternate), who needs
-        // which half: bit c of each half's class to consumer c's flags.
-        const uint32_t takes = Walk::split(a) ? 1u << (n & 1) : lo_cls | hi_cls;
+        // Who takes the tile, who needs which half: bit c of each half's
+        // class to consumer c's flags.
+        const uint32_t takes = lo_cls | hi_cls;
         const uint32_t flags = takes * TILE_TAKEN | (lo_cls & 1u) * TILE_USES_LO |
                                (lo_cls >> 1) * (TILE_USES_LO << 2) | (hi_cls & 1u) * TILE_USES_HI |
                                (hi_cls >> 1) * (TILE_USES_HI << 2);

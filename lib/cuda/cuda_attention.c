@@ -220,25 +220,16 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             return 0;
         /* Query blocks of 64 rows: a CTA's two consumers own neighbouring
          * query blocks and walk the union of their key blocks, each
-         * skipping what it does not need; or (split) both own one block
-         * and take alternate tiles. Which wins depends on how much the
-         * neighbouring blocks' key sets overlap (H100, 2026-11-23, bf16
-         * D128, TFLOP/s over active blocks, union/split: masks shared by
-         * neighbours (attention-probe.c) 638/472 at 100%, 498/431 at 50%,
-         * 389/380 at 25%, 246/282 at 10%; independent random blocks
-         * (bkbench) 393/429 at 50%, 330/370 at 25%, 266/258 at 10%). The
-         * union, far ahead on dense masks, is the default; the split runs
-         * a list whose capacity bounds its density at 1/8. Since the walk
-         * pairs slots by the consumers that need them (2026-11-24) the
-         * union of independent random blocks runs 489-506 at 50%, 425 at
-         * 25%, 303-309 at 10%, against the split's 259 at 10% on a list of
-         * the same pattern: this choice wants measuring again. */
-        const bool split = p->form == BK_ATTENTION_PATTERN_LIST && p->block_q % 128 != 0 &&
-                           !p->causal && p->capacity * 8 <= p->nbk;
-        t.a.flags |= split ? BK_ATTENTION_SPLIT_KEYS : 0u;
+         * computing only the slots it needs (the walk pairs slots by the
+         * consumers that need them). A split mode, both consumers on one
+         * block taking alternate tiles and merging at the end, lost to it
+         * everywhere once the walk paired slots (H100, 2026-11-24, bf16,
+         * TFLOP/s over active blocks at 10%, split/union: independent
+         * random blocks D64 163/196, D128 255/304; blocks shared by
+         * neighbours D64 176/217, D128 269/317-331) and was removed. */
         if (wgmma)
             launch_wgmma(&launches[n++], ap, K_WGMMA,
-                         (unsigned int)ceil_div(p->lq, split ? 64 : BK_ATTENTION_WGMMA_ROWS), gh,
+                         (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS), gh,
                          gb, &t);
         else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
