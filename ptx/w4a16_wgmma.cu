@@ -142,7 +142,8 @@ template <typename T, int TT, int S> struct WgGemm {
         const int group_shift = __ffs(p.group) - 1;
 #pragma unroll
         for (int j = 0; j < KT / 2; j++)
-            s_at[j] = S_OFF + 128 * wi + 2 * (8 * g + 2 * w) + ((32u * j) >> group_shift) * (TN * 2);
+            s_at[j] = S_OFF + 128 * wi + 2 * (8 * g + 2 * w) +
+                      ((32u * j) >> group_shift) * (TN * 2);
         // Stage c's weights dequantised, then its group of wgmmas, waited
         // for before the stage is released: a group still in flight while
         // the next stage's registers are written makes ptxas serialise every

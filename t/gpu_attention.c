@@ -387,8 +387,8 @@ static void fast_cases(bool backward)
                     run_case(&c);
                 }
                 /* A short list of 64-key blocks (at most 1/8 of them per
-                 * query block; the H100 once ran these on a kernel of their
-                 * own). */
+                 * query block) over 64-row query blocks: neighbouring
+                 * blocks with few, different key blocks. */
                 if (f == 2) {
                     c = (struct acase){
                         .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1024,

@@ -360,7 +360,9 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
         };
-        const int *wk = p->backward ? wb : wf, wcount = p->backward ? 2 : 1;
+        const int *wk = p->backward ? wb : wf;
+        const int wcount = p->backward ? (int)(sizeof wb / sizeof wb[0])
+                                       : (int)(sizeof wf / sizeof wf[0]);
         const char *wname[2];
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
