@@ -113,35 +113,44 @@ struct bk_w4a16_tma_args {
 /* The Hopper GEMM for tiles of more than 32 rows of a contiguous A
  * (ptx/w4a16_wgmma.cu, sm_90a): C^T = W^T A^T on wgmma, the dequantised
  * weights as its register operand (64 columns of W per consumer
- * warpgroup, two per CTA) and t rows of A (64, 128 or 256) as its shared-memory
- * operand; a producer warpgroup's first thread brings each stage
+ * warpgroup, cw of them, below) and t rows of A (64, 128 or 256) as its
+ * shared-memory operand; a producer warpgroup's first thread brings each stage
  * (WG_STAGE_KT(t) k-tiles: 128 rows of K for tiles of 64 and 128 rows,
  * whose consumers would otherwise spend much of a stage on its fixed
  * costs, 64 for tiles of 256 rows, whose A boxes fill shared memory) by the bulk
  * tensor copy engine with the maps of struct bk_w4a16_tma_args: map_w
- * boxes of WG_TILE_N x WG_STAGE_KT(t), map_s boxes of WG_TILE_N x
+ * boxes of WG_TILE_N(cw) x WG_STAGE_KT(t), map_s boxes of WG_TILE_N(cw) x
  * WG_SROWS(group, t) (the stage's scale rows, one when a group spans
  * stages), map_a boxes of 64 x t, 128-byte swizzled, one per 64 rows of
  * K. A stage is A, then the weights, then the scale rows, in whole KiB;
  * the ring starts on a KiB and its barriers follow it; K is split over
  * clusters as above. */
-#define BK_W4A16_WG_THREADS 384
-#define BK_W4A16_WG_TILE_N 128
+/* Consumer warpgroups (64 columns each), cw: 2 (tiles of 128 columns), or
+ * for tiles of 64 rows also 4 (256 columns: A shared by twice the
+ * columns, more warps to hide the consumers' latency), which the plan
+ * takes where N has enough such tiles to fill half the device without a
+ * split of K (where it needs splits, the narrow tiles win: bench/RESULTS.md). */
+#define BK_W4A16_WG_WIDE_CONSUMERS 4
+#define BK_W4A16_WG_THREADS(cw) (128 * (1 + (cw)))
+#define BK_W4A16_WG_TILE_N(cw) (64 * (cw))
 #define BK_W4A16_WG_STAGE_KT(t) ((t) <= 128 ? 8 : 4)
 #define BK_W4A16_WG_STAGE_K(t) (16 * BK_W4A16_WG_STAGE_KT(t))
 #define BK_W4A16_WG_SROWS(group, t) \
     ((group) < BK_W4A16_WG_STAGE_K(t) ? BK_W4A16_WG_STAGE_K(t) / (group) : 1)
 #define BK_W4A16_WG_A_BYTES(t) (2u * (t) * BK_W4A16_WG_STAGE_K(t))
-#define BK_W4A16_WG_W_BYTES(t) (8u * BK_W4A16_WG_STAGE_KT(t) * BK_W4A16_WG_TILE_N)
-#define BK_W4A16_WG_S_BYTES(t) (2u * (BK_W4A16_WG_STAGE_K(t) / 32u) * BK_W4A16_WG_TILE_N)
-#define BK_W4A16_WG_STAGE_BYTES(t) \
-    ((BK_W4A16_WG_A_BYTES(t) + BK_W4A16_WG_W_BYTES(t) + BK_W4A16_WG_S_BYTES(t) + 1023u) / \
-     1024u * 1024u)
-#define BK_W4A16_WG_STAGES(t) BK_W4A16_MIN2(8, (int)(204800u / BK_W4A16_WG_STAGE_BYTES(t)))
-#define BK_W4A16_WG_RED_BYTES(t) (4u * (t) * BK_W4A16_WG_TILE_N)
-#define BK_W4A16_WG_RING_BYTES(t) \
-    BK_W4A16_MAX2(BK_W4A16_WG_STAGES(t) * BK_W4A16_WG_STAGE_BYTES(t), BK_W4A16_WG_RED_BYTES(t))
-#define BK_W4A16_WG_SMEM(t) (1024u + BK_W4A16_WG_RING_BYTES(t) + 16u * BK_W4A16_WG_STAGES(t))
+#define BK_W4A16_WG_W_BYTES(t, cw) (8u * BK_W4A16_WG_STAGE_KT(t) * BK_W4A16_WG_TILE_N(cw))
+#define BK_W4A16_WG_S_BYTES(t, cw) (2u * (BK_W4A16_WG_STAGE_K(t) / 32u) * BK_W4A16_WG_TILE_N(cw))
+#define BK_W4A16_WG_STAGE_BYTES(t, cw) \
+    ((BK_W4A16_WG_A_BYTES(t) + BK_W4A16_WG_W_BYTES(t, cw) + BK_W4A16_WG_S_BYTES(t, cw) + \
+      1023u) / 1024u * 1024u)
+#define BK_W4A16_WG_STAGES(t, cw) \
+    BK_W4A16_MIN2(8, (int)(204800u / BK_W4A16_WG_STAGE_BYTES(t, cw)))
+#define BK_W4A16_WG_RED_BYTES(t, cw) (4u * (t) * BK_W4A16_WG_TILE_N(cw))
+#define BK_W4A16_WG_RING_BYTES(t, cw) \
+    BK_W4A16_MAX2(BK_W4A16_WG_STAGES(t, cw) * BK_W4A16_WG_STAGE_BYTES(t, cw), \
+                  BK_W4A16_WG_RED_BYTES(t, cw))
+#define BK_W4A16_WG_SMEM(t, cw) \
+    (1024u + BK_W4A16_WG_RING_BYTES(t, cw) + 16u * BK_W4A16_WG_STAGES(t, cw))
 
 /* ---- Conversions (ptx/w4a16_convert.cu) ---------------------------------- */
 #define BK_W4A16_CONVERT_THREADS 256

@@ -61,13 +61,13 @@ __device__ __forceinline__ uint32_t splat(uint32_t h)
     return (h & 0xffffu) * 0x10001u;
 }
 
-template <typename T, int TT, int S> struct WgGemm {
-    static constexpr int STAGES = BK_W4A16_WG_STAGES(TT);
-    static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT);
+template <typename T, int TT, int CW, int S> struct WgGemm {
+    static constexpr int STAGES = BK_W4A16_WG_STAGES(TT, CW);
+    static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT, CW);
     static constexpr uint32_t A_BYTES = BK_W4A16_WG_A_BYTES(TT);
     static constexpr uint32_t A_BOX_BYTES = 128u * TT; // 64 columns of K, swizzled
-    static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES(TT);
-    static constexpr int TN = BK_W4A16_WG_TILE_N;
+    static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW);
+    static constexpr int TN = BK_W4A16_WG_TILE_N(CW);
     static constexpr int KT = BK_W4A16_WG_STAGE_KT(TT);
     static constexpr int SK = BK_W4A16_WG_STAGE_K(TT);
     static constexpr int NT = TT / 8; // accumulator tiles of 8 rows of A
@@ -83,7 +83,7 @@ template <typename T, int TT, int S> struct WgGemm {
         const uint32_t pad = (1024u - base % 1024u) % 1024u; // BK_W4A16_WG_SMEM has the slack
         smem = raw + pad;
         ring = base + pad;
-        bars = ring + BK_W4A16_WG_RING_BYTES(TT);
+        bars = ring + BK_W4A16_WG_RING_BYTES(TT, CW);
         n0 = (int64_t)blockIdx.x * TN;
         m0 = (int64_t)blockIdx.z * TT;
         c_begin = (int64_t)blockIdx.y * p.stages / p.splits;
@@ -98,7 +98,7 @@ template <typename T, int TT, int S> struct WgGemm {
         using namespace bk::hopper;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         const int srows = grouped ? BK_W4A16_WG_SROWS(p.group, TT) : 0;
-        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT) + (uint32_t)srows * (TN * 2);
+        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW) + (uint32_t)srows * (TN * 2);
         for (int64_t c = c_begin; c < c_end; c++) {
             const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
             if (use > 0)
@@ -115,7 +115,7 @@ template <typename T, int TT, int S> struct WgGemm {
         }
     }
 
-    // Consumer warpgroup wi (0 or 1: weight columns 64 wi ..), warp w of it;
+    // Consumer warpgroup wi (0 .. CW - 1: weight columns 64 wi ..), warp w of it;
     // GROUPED: scale rows in the stages (else one scale per column).
     template <bool GROUPED>
     __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
@@ -206,7 +206,7 @@ template <typename T, int TT, int S> struct WgGemm {
         if (threadIdx.x == 0) {
             for (int b = 0; b < STAGES; b++) {
                 mbar_init(full(b), 1);
-                mbar_init(empty(b), 8); // the consumer warps
+                mbar_init(empty(b), 4 * CW); // the consumer warps
             }
             mbar_fence_init();
         }
@@ -247,12 +247,12 @@ template <typename T, int TT, int S> struct WgGemm {
     }
 
     // The consumers' partial tile, [TT rows of A][TN columns] floats at the
-    // start of shared memory once both are done with the ring (named
-    // barrier 1: the 256 consumer threads); store_cluster_sum adds it up.
+    // start of shared memory once all are done with the ring (named
+    // barrier 1: the consumer threads); store_cluster_sum adds it up.
     __device__ void stash(const float (&acc)[NT][4], int wi, int w, int lane) const
     {
         float *red = reinterpret_cast<float *>(smem);
-        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        asm volatile("bar.sync 1, %0;\n" ::"n"(128 * CW) : "memory");
         const int col = 64 * wi + 16 * w + lane / 4;
 #pragma unroll
         for (int t = 0; t < NT; t++)
@@ -264,30 +264,33 @@ template <typename T, int TT, int S> struct WgGemm {
 
 } // namespace
 
-// Kernels: bk_w4a16_wgmma_<type>_t<rows of A per tile>_s<splits>.
-#define BK_W4A16_WG_KERNEL(TNAME, T, TT, S)                                                   \
+// Kernels: bk_w4a16_wgmma_<type>_t<rows of A>x<columns>_s<splits>.
+#define BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, S)                                               \
     extern "C" __global__ void __cluster_dims__(1, S, 1)                                       \
-    __launch_bounds__(BK_W4A16_WG_THREADS, 1)                                                  \
-        bk_w4a16_wgmma_##TNAME##_t##TT##_s##S(const __grid_constant__ bk_w4a16_tma_args q)    \
+    __launch_bounds__(BK_W4A16_WG_THREADS((TN) / 64), 1)                                       \
+        bk_w4a16_wgmma_##TNAME##_t##TT##x##TN##_s##S(const __grid_constant__ bk_w4a16_tma_args q) \
     {                                                                                          \
         extern __shared__ __align__(128) unsigned char smem[];                                 \
-        WgGemm<T, TT, S> g(q.a, smem);                                                         \
+        WgGemm<T, TT, (TN) / 64, S> g(q.a, smem);                                              \
         g.run(q);                                                                              \
     }
 
-#define BK_W4A16_WG_SPLITS(TNAME, T, TT)                                                      \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 1)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 2)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 3)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 4)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 5)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 6)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 7)                                                       \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, 8)
+#define BK_W4A16_WG_SPLITS(TNAME, T, TT, TN)                                                  \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 1)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 2)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 3)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 4)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 5)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 6)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 7)                                                   \
+    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 8)
 
-BK_W4A16_WG_SPLITS(f16, __half, 64)
-BK_W4A16_WG_SPLITS(f16, __half, 128)
-BK_W4A16_WG_SPLITS(f16, __half, 256)
-BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 64)
-BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 128)
-BK_W4A16_WG_SPLITS(bf16, __nv_bfloat16, 256)
+// The tilings: rows of A x columns (64 x 4 consumer warpgroups, or x 2).
+#define BK_W4A16_WG_TILINGS(TNAME, T)          \
+    BK_W4A16_WG_SPLITS(TNAME, T, 64, 256)      \
+    BK_W4A16_WG_SPLITS(TNAME, T, 64, 128)      \
+    BK_W4A16_WG_SPLITS(TNAME, T, 128, 128)     \
+    BK_W4A16_WG_SPLITS(TNAME, T, 256, 128)
+
+BK_W4A16_WG_TILINGS(f16, __half)
+BK_W4A16_WG_TILINGS(bf16, __nv_bfloat16)

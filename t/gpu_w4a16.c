@@ -12,7 +12,9 @@
  *   tile height and past it), the K splits 1 to 8
  *   (BK_CUDA_W4A16_SPLITS while the plan is made), both pipelines where
  *   the GPU has the Hopper one (BK_CUDA_W4A16_PIPELINE=cp.async for the
- *   other), K a multiple of the kernel's 128-row stage or not,
+ *   other), both widths of the wgmma kernel's 64-row tiles
+ *   (BK_CUDA_W4A16_COLUMNS=256 for the wide one, and an N the planner
+ *   takes it for), K a multiple of the kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
@@ -254,6 +256,7 @@ struct gcase {
     int splits;            /* 0: the planner's choice */
     uint32_t replays;
     bool portable;         /* the cp.async pipeline even where TMA runs */
+    bool wide;             /* tiles of 64 rows 256 columns wide (BK_CUDA_W4A16_COLUMNS) */
 };
 
 static void test_gemm(const struct gcase *c)
@@ -330,9 +333,12 @@ static void test_gemm(const struct gcase *c)
             setenv("BK_CUDA_W4A16_SPLITS", splits, 1);
         if (d == 0 && c->portable)
             setenv("BK_CUDA_W4A16_PIPELINE", "cp.async", 1);
+        if (d == 0 && c->wide)
+            setenv("BK_CUDA_W4A16_COLUMNS", "256", 1);
         r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
         unsetenv("BK_CUDA_W4A16_PIPELINE");
+        unsetenv("BK_CUDA_W4A16_COLUMNS");
     }
     if (kernel[0])
         kernel_seen(kernel);
@@ -388,26 +394,30 @@ static void test_gemms(void)
                     .n = (i % 4 == 0) ? 192 : 256 + 64 * (i % 5),
                     .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 7 == 3,
                     .splits = splits[i % 9], .replays = i % 11 == 5 ? 3 : 1,
-                    .portable = (i / 2) % 2 == 1,
+                    .portable = (i / 2) % 2 == 1, .wide = (i / 3) % 2 == 1,
                 };
                 test_gemm(&c);
             }
     /* Decode shapes the planner splits itself (both pipelines, a permuted
      * A on the Hopper one's producer warp), K past a stage tail, M = 0. */
     for (int portable = 0; portable < 2; portable++) {
-        struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable };
+        struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false };
         test_gemm(&big);
         struct gcase perm = {
-            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable
+            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false
         };
         test_gemm(&perm);
     }
     struct gcase tail = {
-        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false
+        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false, false
     };
     test_gemm(&tail);
-    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false };
+    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false };
     test_gemm(&empty);
+    /* N wide enough that the planner itself takes tiles of 64 x 256 on
+     * the H100 (66 of them), the last one partly past N. */
+    struct gcase wide = { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false };
+    test_gemm(&wide);
 }
 
 int main(void)

@@ -7,7 +7,7 @@
  * On sm_90, tiles up to 32 rows run the Hopper pipeline (a producer warp,
  * weights, scales and A through tensor maps made per run), and taller
  * ones the wgmma kernel (sm_90a: 64, 128 or 256 rows of A by 128
- * columns); a run whose bindings the maps cannot describe (A strided,
+ * columns, or 64 by 256 where N is wide); a run whose bindings the maps cannot describe (A strided,
  * permuted or misaligned) takes the portable kernel instead.
  * Small M is bound by streaming the weights, which wants as many CTAs
  * streaming at once as the device holds: where it has thread block
@@ -15,7 +15,9 @@
  * most whose clusters all fit on the device at once.
  * Read when a plan is made, for tuning and tests:
  * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one falls
- * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels. */
+ * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels,
+ * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
+ * of 64 rows. */
 #include "cuda_w4a16.h"
 
 #include <stdio.h>
@@ -72,11 +74,16 @@ static int forced_splits(void)
     return 0;
 }
 
-/* k's function for splits s, with its shared memory allowed. */
+/* k's function for splits s, with its shared memory allowed (the wgmma
+ * tilings, 't', name their columns too). */
 static BkResult find_kernel(BkPlan plan, struct kernel *k, const char *type, int s)
 {
-    snprintf(k->name, sizeof k->name, "%s_%s_%c%d_s%d", k->prefix, type, k->tile_tag, k->tile_m,
-             s);
+    if (k->tile_tag == 't')
+        snprintf(k->name, sizeof k->name, "%s_%s_t%dx%d_s%d", k->prefix, type, k->tile_m,
+                 k->tile_n, s);
+    else
+        snprintf(k->name, sizeof k->name, "%s_%s_%c%d_s%d", k->prefix, type, k->tile_tag,
+                 k->tile_m, s);
     return bk_cuda_find_kernel(plan, k->module, k->name, &k->fn, k->shared_bytes);
 }
 
@@ -180,6 +187,22 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     return 0; /* unreachable: the portable kernel is always on */
 }
 
+/* Consumer warpgroups of the wgmma kernel for tiles of tt rows: the wide
+ * tiles (rows of 64 only) where N has enough of them to fill half the
+ * device unsplit; BK_CUDA_W4A16_COLUMNS=128 or 256 forces the width. */
+static int wgmma_consumers(const struct bk_w4a16_gemm_problem *p, int tt,
+                           const struct bk_cuda_context *c)
+{
+    const int wide = BK_W4A16_WG_WIDE_CONSUMERS;
+    if (tt != 64)
+        return 2;
+    const char *s = getenv("BK_CUDA_W4A16_COLUMNS");
+    const long forced = s ? strtol(s, NULL, 10) : 0;
+    if (forced == BK_W4A16_WG_TILE_N(2) || forced == BK_W4A16_WG_TILE_N(wide))
+        return (int)forced / 64;
+    return 2 * ceil_div(p->shape.n, BK_W4A16_WG_TILE_N(wide)) >= c->sm_count ? wide : 2;
+}
+
 /* k's tile and launch for the problem, its splits left to choose_splits. */
 static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
                         const struct bk_w4a16_gemm_args *args, int tile_m, int tile_n,
@@ -264,9 +287,10 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     }
     if (sm90a && tm > 32 && !portable_only) {
         const int tt = p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
+        const int cw = wgmma_consumers(p, tt, plan->ctx->impl);
         k = &g->k[K_WGMMA];
-        kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N, BK_W4A16_WG_STAGE_KT(tt), BK_W4A16_WG_THREADS,
-                    BK_W4A16_WG_SMEM(tt), 1);
+        kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
+                    BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw), 1);
         k->maps = true;
         k->module = BK_CUDA_MODULE_W4A16_WGMMA;
         k->prefix = "bk_w4a16_wgmma";
