@@ -5,16 +5,20 @@
  * deterministic: a difference is a race), and sampled rows of the first
  * checked against a double-precision sum on the host over the pruned W
  * (relative to the row's sum of |x w|). Prints the plan's kernel and the
- * verdict; exits 1 on any difference. Arguments: f16 or bf16, N, M, K,
- * runs (defaults: f16 2048 8192 8192 20).
+ * verdict; exits 1 on any difference. Then times the plan: the best of 5
+ * submits of a reusable buffer of 10 runs (wall clock over the submit,
+ * so a little above bkbench's event-timed median). Arguments: f16 or
+ * bf16, N, M, K, runs (defaults: f16 2048 8192 8192 20).
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/sparse24-probe.c -L BUILD/.libs -lbk -lm */
+#define _POSIX_C_SOURCE 199309L
 #include <bk/bk.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK(x) do { BkResult r_ = (x); if (r_ != BK_SUCCESS) { \
     fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
@@ -93,6 +97,40 @@ static BkPlan make_plan(const void *info)
     BkPlan p;
     CHECK(bkCreatePlan(ctx, &pc, NULL, &p));
     return p;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* The best time of one run of plan, in microseconds. */
+static double time_plan(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
+{
+    enum { RUNS = 10 };
+    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind };
+    BkCommandBuffer cb;
+    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
+    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .usage = BK_COMMAND_BUFFER_USAGE_REUSABLE };
+    CHECK(bkBeginCommandBuffer(cb, &bi));
+    for (int i = 0; i < RUNS; i++)
+        CHECK(bkCmdRun(cb, plan, &ri));
+    CHECK(bkEndCommandBuffer(cb));
+    CHECK(bkQueueSubmit(queue, 1, &cb));
+    CHECK(bkQueueWaitIdle(queue));
+    double best = 1e30;
+    for (int trial = 0; trial < 5; trial++) {
+        const double t0 = now();
+        CHECK(bkQueueSubmit(queue, 1, &cb));
+        CHECK(bkQueueWaitIdle(queue));
+        const double us = (now() - t0) * 1e6 / RUNS;
+        best = us < best ? us : best;
+    }
+    bkFreeCommandBuffer(cb);
+    return best;
 }
 
 static BkTensorDesc d2(BkDataType t, int64_t r, int64_t c)
@@ -185,5 +223,9 @@ int main(int argc, char **argv)
            "worst |y - ref| / sum |x w| = %.3g (allowed %.3g)\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
            gp.kernelName, differing, runs - 1, worst, allowed);
+    const double us = time_plan(gemm, 5, gb);
+    printf("%s N %lld M %lld K %lld [%s]: %.1f us, %.1f dense-equivalent TFLOP/s\n",
+           type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
+           gp.kernelName, us, 2.0 * n * m * k / us * 1e-6);
     return differing || !(worst <= allowed);
 }
