@@ -88,6 +88,19 @@ static __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t ad
                  : "r"(address));
 }
 
+// Four 8 x 8 matrices of 16-bit pairs (r[i]: matrix i, a thread's row
+// lane / 4, columns 2 (lane % 4) and + 1), each stored transposed: lane
+// 8 i + j gives the address of matrix i's row j (16 bytes), which gets
+// the matrix's column j.
+static __device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, uint32_t r0, uint32_t r1,
+                                                         uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                     address),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
 } // namespace bk
 
 #endif // BK_SHARED_MEMORY_OPS_CUH

@@ -139,6 +139,7 @@ struct bk_sp24_prepare_args {
 #define BK_SP24_READ_C 1u           /* C is read (there is one and beta != 0) */
 #define BK_SP24_BIAS 2u
 #define BK_SP24_Y_N_FAST 4u         /* Y's n stride is 1: store along n */
+#define BK_SP24_Y_MAP 8u            /* Hopper: Y through map_y (no C, bias or activation) */
 struct bk_sp24_gemm_args {
     uint64_t w, x, c, y, bias;
     uint64_t meta_offset;           /* bytes from w to its metadata */
@@ -181,11 +182,16 @@ struct bk_sp24_gemm_args {
 /* Its parameters: the GEMM's, and tensor maps made per run of X (rank 3:
  * [batch][N][K], boxes of 64 x BN, swizzled), of the prepared values (U64
  * [mts][kbs * 64], boxes of 128 x 8) and metadata (U64 [mts][kbs * 8],
- * boxes of 16 x 8). */
+ * boxes of 16 x 8), and where the run allows (BK_SP24_Y_MAP: Y F16 or BF16
+ * with unit m stride, only alpha to apply) of Y ([batch][N][M], boxes of
+ * 64 x BK_SP24_WG_Y_BOX_N, swizzled), which the epilogue then stores from
+ * shared memory by the copy engine. */
+#define BK_SP24_WG_Y_BOX_N 64
 struct bk_sp24_wgmma_args {
     BK_TENSOR_MAP_FIELD(map_x);
     BK_TENSOR_MAP_FIELD(map_w);
     BK_TENSOR_MAP_FIELD(map_e);
+    BK_TENSOR_MAP_FIELD(map_y);
     struct bk_sp24_gemm_args a;
 };
 

@@ -26,10 +26,12 @@
 // barriers of every CTA of the cluster). That halves X's traffic from L2,
 // which at 128 x 256 tiles is three quarters of the total.
 //
-// The epilogue goes through shared memory: runs of 8 consecutive m per
-// thread with 16-byte stores where Y's m stride is 1 (store_tile_runs),
-// else element by element (store_tile). The sums run in a fixed order:
-// the same bits on every run.
+// The epilogue goes through shared memory: where the run has a map of Y
+// (F16/BF16, unit m stride, only alpha to apply) each consumer warpgroup
+// stores its part by the copy engine (epilogue_by_copy); else runs of 8
+// consecutive m per thread with 16-byte stores where Y's m stride is 1
+// (store_tile_runs), else element by element (store_tile). The sums run in
+// a fixed order: the same bits on every run.
 #include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
 #include "tma_ops.cuh"
@@ -270,6 +272,58 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         }
     }
 
+    // Y by the copy engine (BK_SP24_Y_MAP): consumer warpgroup wi turns its
+    // 64 m x Y_BOX_N n of a pass into O, writes them transposed with
+    // stmatrix into a 128-byte-swizzled box of its own (two, alternating),
+    // and its first thread stores the box. A box is written again once the
+    // engine has read it; the warpgroups need not wait for each other, nor
+    // for the stores to land.
+    static constexpr int YN = BK_SP24_WG_Y_BOX_N;
+    static constexpr uint32_t Y_BOX_BYTES = YN * 128;  // 64 m of 2 bytes a row
+    static_assert(4 * Y_BOX_BYTES <= BK_SP24_WG_STAGING_BYTES, "two boxes a consumer");
+    static_assert(BN % YN == 0 && YN % 16 == 0, "whole pairs of accumulator tiles per box");
+
+    __device__ uint32_t pack(float lo, float hi) const
+    {
+        const O l = bk_sp24::Elem<O>::out(bk_sp24::mul_rn(p.alpha, lo));
+        const O h = bk_sp24::Elem<O>::out(bk_sp24::mul_rn(p.alpha, hi));
+        return (uint32_t)*reinterpret_cast<const uint16_t *>(&l) |
+               (uint32_t)*reinterpret_cast<const uint16_t *>(&h) << 16;
+    }
+
+    __device__ void epilogue_by_copy(const float (&acc)[NT][4], const bk_sp24_wgmma_args &q,
+                                     int wi, int w, int lane) const
+    {
+        const uint32_t boxes = bk::shared_address(staging) + (uint32_t)wi * 2 * Y_BOX_BYTES;
+        const bool issuer = threadIdx.x % 128 == 0;
+        // Lane 8 i + r names row r of matrix i: n tile jj + i / 2, m rows
+        // 16 w + 8 (i % 2) .. + 7 (16-byte chunk 2 w + i % 2 of a box row).
+        const uint32_t i = (uint32_t)lane / 8, r = (uint32_t)lane % 8;
+        const uint32_t chunk = 2u * (uint32_t)w + i % 2;
+#pragma unroll
+        for (int pass = 0; pass < BN / YN; pass++) {
+            const uint32_t box = boxes + (uint32_t)(pass % 2) * Y_BOX_BYTES;
+            if (issuer)
+                wait_stores_read<1>();
+            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + wi) : "memory");
+#pragma unroll
+            for (int jj = 0; jj < YN / 8; jj += 2) {
+                const int j = pass * (YN / 8) + jj;
+                const uint32_t nl = 8u * ((uint32_t)jj + i / 2) + r;
+                bk::stmatrix_x4_trans(box + nl * 128u + ((chunk ^ (nl % 8u)) * 16u),
+                                      pack(acc[j][0], acc[j][1]), pack(acc[j][2], acc[j][3]),
+                                      pack(acc[j + 1][0], acc[j + 1][1]),
+                                      pack(acc[j + 1][2], acc[j + 1][3]));
+            }
+            fence_proxy_async_shared();
+            asm volatile("bar.sync %0, 128;\n" ::"r"(2 + wi) : "memory");
+            if (issuer) {
+                tma_store_3d(q.map_y, box, (int)m0 + 64 * wi, (int)n0 + pass * YN, (int)b);
+                commit_stores();
+            }
+        }
+    }
+
     __device__ void run(const bk_sp24_wgmma_args &q)
     {
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
@@ -303,8 +357,17 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                     for (int r = 0; r < 4; r++)
                         acc[j][r] = 0.f;
                 consume(acc, pos, wg - 1, warp % 4, lane);
+                if constexpr (sizeof(O) == 2) {  // the host maps only 16-bit Y
+                    if (p.flags & BK_SP24_Y_MAP) {
+                        epilogue_by_copy(acc, q, wg - 1, warp % 4, lane);
+                        continue;
+                    }
+                }
                 epilogue(acc, wg - 1, warp % 4, lane);
             }
+            // The shared memory the stores read stays until they are done.
+            if ((p.flags & BK_SP24_Y_MAP) && threadIdx.x % 128 == 0)
+                wait_stores_done();
         }
         // The other CTAs' copies into and arrivals on this one are done.
         if (CL > 1)

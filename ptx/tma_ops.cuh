@@ -115,6 +115,38 @@ static __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void *map
                  : "memory");
 }
 
+// Shared-memory writes of this thread made visible to the copy engine
+// (before a barrier and the store that reads them).
+static __device__ __forceinline__ void fence_proxy_async_shared()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// The box at src (shared memory) to a 3-D tensor map's box at (c0, c1,
+// c2), innermost first; the engine clips what lies past the tensor. One
+// bulk group per commit_stores.
+static __device__ __forceinline__ void tma_store_3d(const void *map, uint32_t src, int c0, int c1,
+                                                    int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 ::"l"((uint64_t)(uintptr_t)map), "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+static __device__ __forceinline__ void commit_stores()
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// This thread's store groups but the newest N have read their shared memory.
+template <int N> static __device__ __forceinline__ void wait_stores_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Every store group of this thread is done.
+static __device__ __forceinline__ void wait_stores_done()
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 } // namespace hopper
 } // namespace bk
 

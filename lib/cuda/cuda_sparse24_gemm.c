@@ -281,6 +281,22 @@ static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_
                                     BK_SP24_WG_BM / 16);
 }
 
+/* The run's map of Y for the Hopper epilogue's stores by the copy engine,
+ * where it can take them: F16/BF16 Y with unit m stride and nothing but
+ * alpha to apply, [batch][N][M] in boxes of 64 x BK_SP24_WG_Y_BOX_N,
+ * 128-byte swizzled; false leaves the epilogue's own stores. */
+static bool y_map(const struct bk_sparse24_gemm_problem *p, struct bk_sp24_wgmma_args *t)
+{
+    const struct bk_sp24_gemm_args *a = &t->a;
+    if ((a->flags & (BK_SP24_READ_C | BK_SP24_BIAS)) || a->activation != 0 || p->y.col_stride != 1)
+        return false;
+    const int64_t rs = p->n > 1 ? p->y.row_stride : (p->m + 7) / 8 * 8;
+    const int64_t bs = p->batch > 1 ? p->y.batch_stride : rs * p->n;
+    const int64_t extent[3] = { p->batch, p->n, p->m }, stride[3] = { bs, rs, 1 };
+    return bk_cuda_tensor_map((CUtensorMap *)t->map_y, p->out_type, a->y, 3, extent, stride, 64,
+                              BK_SP24_WG_Y_BOX_N);
+}
+
 static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
                              struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
@@ -293,6 +309,8 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         const struct gemm_kernel *k = &g->wgmma;
         run_args(k, run, &t.a);
         if (wgmma_maps(g, &plan->problem.sparse24_gemm, &t)) {
+            if (y_map(&plan->problem.sparse24_gemm, &t))
+                t.a.flags |= BK_SP24_Y_MAP;
             bk_cuda_launch_set(&launches[0], k->fn, k->grid, 1, k->grid_z, k->block,
                                k->shared_bytes, k->name, &t, sizeof t);
             return 1;
