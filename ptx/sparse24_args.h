@@ -115,17 +115,21 @@ struct bk_sp24_prepare_args {
     uint64_t meta_offset;           /* bytes from prepared to its metadata */
 };
 
-/* The tensor-core kernels' CTA tilings, X(BM, BN, WM, WN, STAGES): a BM (m)
- * x BN (n) tile of Y, WM x WN warps, STAGES-deep pipeline of 64-wide k
- * steps; its dynamic shared memory in bytes (X tile, W value tiles, W
- * metadata tiles per stage). 128 x 128: 75 KiB, within the 99 KiB of
- * sm_86/sm_89. 64 x 32: for small N, more CTAs along m; 64 x 16 and
- * 32 x 16: for N <= 16 (decode), where the weight is read once. */
+/* The tensor-core kernels' CTA tilings, X(BM, BN, WM, WN, STAGES, TAG): a
+ * BM (m) x BN (n) tile of Y, WM x WN warps, STAGES-deep pipeline of 64-wide
+ * k steps, TAG ending the name of a second depth of one tile; its dynamic
+ * shared memory in bytes (X tile, W value tiles, W metadata tiles per
+ * stage). 128 x 128: 75 KiB, within the 99 KiB of sm_86/sm_89. 64 x 32:
+ * for small N, more CTAs along m; 64 x 16 and 32 x 16: for N <= 16
+ * (decode), where the weight is read once; 32 x 16 _deep (52 KiB) for
+ * decode where an SM holds about two CTAs, which then need more of the
+ * weight in flight each. */
 #define BK_SP24_MMA_TILINGS(X) \
-    X(128, 128, 2, 4, 3)       \
-    X(64, 32, 4, 1, 4)         \
-    X(64, 16, 4, 1, 6)         \
-    X(32, 16, 2, 1, 6)
+    X(128, 128, 2, 4, 3, )     \
+    X(64, 32, 4, 1, 4, )       \
+    X(64, 16, 4, 1, 6, )       \
+    X(32, 16, 2, 1, 6, )       \
+    X(32, 16, 2, 1, 12, _deep)
 #define BK_SP24_MMA_SMEM(BM, BN, STAGES) \
     ((STAGES) * ((BN) * 128 + ((BM) / 16) * 2 * (BK_SP24_TILE_BYTES + BK_SP24_META_BYTES)))
 

@@ -292,26 +292,26 @@ static __device__ __forceinline__ void mma_gemm(const bk_sp24_gemm_args &p)
 }  // namespace bk_sp24
 
 // ---- Entry points -------------------------------------------------------------------
-// bk_sp24_mma_<type>_<out>_<BM>x<BN>[_strided]: the names the launcher
+// bk_sp24_mma_<type>_<out>_<BM>x<BN><TAG>[_strided]: the names the launcher
 // (lib/cuda/cuda_sparse24_gemm.c) builds, for the tilings of
 // BK_SP24_MMA_TILINGS (sparse24_args.h).
-#define BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, suffix, ASYNC)               \
+#define BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, TAG, suffix, ASYNC)          \
     extern "C" __global__ void __launch_bounds__(WM * WN * 32, 512 / (WM * WN * 32))               \
-        bk_sp24_mma_##tname##_##oname##_##BM##x##BN##suffix(                                       \
+        bk_sp24_mma_##tname##_##oname##_##BM##x##BN##TAG##suffix(                                  \
             const __grid_constant__ bk_sp24_gemm_args p)                                           \
     {                                                                                              \
         bk_sp24::mma_gemm<T, O, bk_sp24::Tiling<BM, BN, WM, WN, STAGES>, ASYNC>(p);                \
     }
 
-#define BK_SP24_MMA_LOADERS(tname, T, oname, O, BM, BN, WM, WN, STAGES)   \
-    BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, , true) \
-    BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, _strided, false)
+#define BK_SP24_MMA_LOADERS(tname, T, oname, O, BM, BN, WM, WN, STAGES, TAG)   \
+    BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, TAG, , true) \
+    BK_SP24_MMA_ENTRY(tname, T, oname, O, BM, BN, WM, WN, STAGES, TAG, _strided, false)
 
-#define BK_SP24_MMA_TYPES(BM, BN, WM, WN, STAGES)                                            \
-    BK_SP24_MMA_LOADERS(f16, __half, f16, __half, BM, BN, WM, WN, STAGES)                    \
-    BK_SP24_MMA_LOADERS(f16, __half, f32, float, BM, BN, WM, WN, STAGES)                     \
-    BK_SP24_MMA_LOADERS(bf16, __nv_bfloat16, bf16, __nv_bfloat16, BM, BN, WM, WN, STAGES)    \
-    BK_SP24_MMA_LOADERS(bf16, __nv_bfloat16, f32, float, BM, BN, WM, WN, STAGES)
+#define BK_SP24_MMA_TYPES(BM, BN, WM, WN, STAGES, TAG)                                            \
+    BK_SP24_MMA_LOADERS(f16, __half, f16, __half, BM, BN, WM, WN, STAGES, TAG)                    \
+    BK_SP24_MMA_LOADERS(f16, __half, f32, float, BM, BN, WM, WN, STAGES, TAG)                     \
+    BK_SP24_MMA_LOADERS(bf16, __nv_bfloat16, bf16, __nv_bfloat16, BM, BN, WM, WN, STAGES, TAG)    \
+    BK_SP24_MMA_LOADERS(bf16, __nv_bfloat16, f32, float, BM, BN, WM, WN, STAGES, TAG)
 
 #ifndef BK_SP24_EMULATION
 BK_SP24_MMA_TILINGS(BK_SP24_MMA_TYPES)

@@ -19,6 +19,7 @@
  * cores), =mma (the sm_80 tensor-core kernel) and =strided (X through
  * registers), and with each Hopper tiling forced (BK_CUDA_SPARSE24_TILING=
  * wg128x256, wg128x128) and without clusters (BK_CUDA_SPARSE24_CLUSTER=1),
+ * both depths of the 32-row decode tiles for N <= 16 (32x16, 32x16_deep),
  * set while their plan is made: the general plan's
  * kernel name must differ from the default one, all must agree with the
  * host, and the sm_80 kernel's two X loaders (and a misaligned X with the
@@ -282,7 +283,8 @@ static void test_conversions(void)
  * to) and its register X loader, and each Hopper tiling (on other GPUs
  * these take the default kernel). */
 enum path {
-    PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE
+    PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE,
+    PATH_DECODE, PATH_DECODE_DEEP
 };
 static const struct {
     const char *var, *value;
@@ -294,6 +296,8 @@ static const struct {
     { "BK_CUDA_SPARSE24_TILING", "wg128x256" },
     { "BK_CUDA_SPARSE24_TILING", "wg128x128" },
     { "BK_CUDA_SPARSE24_CLUSTER", "1" },
+    { "BK_CUDA_SPARSE24_TILING", "32x16" },
+    { "BK_CUDA_SPARSE24_TILING", "32x16_deep" },
 };
 
 struct scase {
@@ -517,7 +521,7 @@ static void test_sgemm(const struct scase *c)
     /* The paths this case runs: default, the other kernels, misaligned X
      * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
      * two X loaders must give the same bits. */
-    struct run_spec runs[8];
+    struct run_spec runs[10];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
@@ -529,6 +533,10 @@ static void test_sgemm(const struct scase *c)
         runs[nruns++] = (struct run_spec){ PATH_WG_WIDE, c->x_offset, "Hopper 128x256 tiles" };
         runs[nruns++] = (struct run_spec){ PATH_WG_NARROW, c->x_offset, "Hopper 128x128 tiles" };
         runs[nruns++] = (struct run_spec){ PATH_WG_SINGLE, c->x_offset, "Hopper, no clusters" };
+        if (c->n <= 16) { /* both depths of the 32-row decode tiles */
+            runs[nruns++] = (struct run_spec){ PATH_DECODE, c->x_offset, "32x16 tiles" };
+            runs[nruns++] = (struct run_spec){ PATH_DECODE_DEEP, c->x_offset, "32x16_deep tiles" };
+        }
     }
     char default_kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
     for (unsigned i = 0; i < nruns; i++) {
@@ -635,6 +643,17 @@ static void test_sparse_gemms(void)
           false },
         { f16, f32, 384, 257, 2048, 2, RP, R, RP, true, false, true, false, 0, 0.5, -1, 0, true,
           true },
+        /* Only alpha to apply: Hopper stores a 16-byte aligned Y by the
+         * copy engine (M, N off the tiles; batches; more tiles than the
+         * grid), and a misaligned one itself. */
+        { f16, f16, 200, 300, 1000, 0, R, R, R, false, false, false, false, 0, 0.5, 0, 0, true,
+          false },
+        { bf16, bf16, 136, 520, 576, 3, R, R, R, false, false, false, false, 0, 1, 0, 0, true,
+          false },
+        { f16, f16, 1536, 2304, 200, 0, R, R, R, false, false, false, false, 0, 2, 0, 0, false,
+          true },
+        { f16, f16, 201, 300, 64, 0, R, R, R, false, false, false, false, 0, 1, 0, 0, true,
+          false },
         /* More tiles than the persistent Hopper grid holds, K steps not a
          * multiple of the ring's depth (the ring runs on across tiles). */
         { f16, f16, 2048, 2304, 328, 0, R, R, R, false, false, true, false, relu, 1, 0, 0, true,

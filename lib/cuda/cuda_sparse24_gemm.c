@@ -20,7 +20,7 @@
  * for tuning, read when a plan is made: BK_CUDA_SPARSE24_KERNEL=general
  * puts F16/BF16 on the CUDA-core kernels too, =strided forces the register
  * loader, =mma the sm_80 kernels on Hopper; BK_CUDA_SPARSE24_TILING=128x128
- * (64x32, 64x16, 32x16; wg128x256, wg128x128 for the Hopper kernels)
+ * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels)
  * forces a tiling; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
  * CTAs from pairing up in clusters. */
 #include "cuda_sparse24.h"
@@ -37,11 +37,12 @@ _Static_assert(BK_GEMM_ACTIVATION_RELU == 1 && BK_GEMM_ACTIVATION_GELU_TANH == 2
 
 struct tiling {
     unsigned int bm, bn, threads, shared_bytes;
+    const char *tag;                      /* ends the kernel's name ("" or "_deep") */
 };
 
 static const struct tiling mma_tilings[] = {
-#define BK_SP24_TILING_ROW(BM, BN, WM, WN, STAGES) \
-    { BM, BN, (WM) * (WN) * 32, BK_SP24_MMA_SMEM(BM, BN, STAGES) },
+#define BK_SP24_TILING_ROW(BM, BN, WM, WN, STAGES, TAG) \
+    { BM, BN, (WM) * (WN) * 32, BK_SP24_MMA_SMEM(BM, BN, STAGES), #TAG },
     BK_SP24_MMA_TILINGS(BK_SP24_TILING_ROW)
 #undef BK_SP24_TILING_ROW
 };
@@ -49,12 +50,13 @@ static const struct tiling mma_tilings[] = {
 #define TILING_SMALL 1
 #define TILING_DECODE 2        /* 64 x 16 */
 #define TILING_DECODE_NARROW 3 /* 32 x 16 */
+#define TILING_DECODE_DEEP 4   /* 32 x 16, 12 stages */
 #define SMALL_N 64  /* N up to this takes the small tiling */
 #define DECODE_N 16 /* N up to this, the decode tilings */
 
 static const struct tiling wgmma_tilings[] = {
 #define BK_SP24_WG_TILING_ROW(BN, STAGES) \
-    { BK_SP24_WG_BM, BN, BK_SP24_WG_THREADS, BK_SP24_WG_SMEM(BN, STAGES) },
+    { BK_SP24_WG_BM, BN, BK_SP24_WG_THREADS, BK_SP24_WG_SMEM(BN, STAGES), "" },
     BK_SP24_WG_TILINGS(BK_SP24_WG_TILING_ROW)
 #undef BK_SP24_WG_TILING_ROW
 };
@@ -62,7 +64,7 @@ static const struct tiling wgmma_tilings[] = {
 #define WG_NARROW 1 /* 128 x 128 */
 
 static const struct tiling general_tiling = {
-    BK_SP24_GENERAL_BM, BK_SP24_GENERAL_BN, BK_SP24_GENERAL_THREADS, 0
+    BK_SP24_GENERAL_BM, BK_SP24_GENERAL_BN, BK_SP24_GENERAL_THREADS, 0, ""
 };
 
 /* One kernel of a plan with its launch shape and parameters (addresses are
@@ -106,12 +108,14 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 
 /* The small tiling for decode-like N, and where the large one leaves SMs
  * idle; BK_CUDA_SPARSE24_TILING names one to use instead. */
-static const struct tiling *choose_tiling(const struct bk_sparse24_gemm_problem *p, int sm_count)
+static const struct tiling *choose_tiling(const struct bk_sparse24_gemm_problem *p, int sm_count,
+                                          bool hopper)
 {
     const char *forced = getenv("BK_CUDA_SPARSE24_TILING");
     for (size_t i = 0; forced && i < sizeof mma_tilings / sizeof mma_tilings[0]; i++) {
         char name[32];
-        snprintf(name, sizeof name, "%ux%u", mma_tilings[i].bm, mma_tilings[i].bn);
+        snprintf(name, sizeof name, "%ux%u%s", mma_tilings[i].bm, mma_tilings[i].bn,
+                 mma_tilings[i].tag);
         if (strcmp(forced, name) == 0)
             return &mma_tilings[i];
     }
@@ -121,11 +125,19 @@ static const struct tiling *choose_tiling(const struct bk_sparse24_gemm_problem 
     /* N <= 16 reads the weight once per CTA column: 16-wide tiles waste no
      * MMA work, and 32-row ones where 64-row ones would leave fewer than 4
      * CTAs per SM (H100, 2026-11-22: 16-21% faster than 64 x 32 on the
-     * Llama-70B shapes at N = 16; bench/RESULTS.md). */
+     * Llama-70B shapes at N = 16; bench/RESULTS.md); those with the deeper
+     * ring where each SM holds at most two of them, which then stream too
+     * little of the weight at once (H100, 2026-11-24: 7-9% faster at
+     * M = 8192, 8% slower at 2.4 CTAs an SM; measured on Hopper only). */
     if (p->n <= DECODE_N) {
         const uint64_t ctas = ceil_div((uint64_t)p->m, mma_tilings[TILING_DECODE].bm) *
                               (uint64_t)p->batch;
-        return &mma_tilings[ctas < 4 * (uint64_t)sm_count ? TILING_DECODE_NARROW : TILING_DECODE];
+        if (ctas >= 4 * (uint64_t)sm_count)
+            return &mma_tilings[TILING_DECODE];
+        const uint64_t narrow = ceil_div((uint64_t)p->m, mma_tilings[TILING_DECODE_NARROW].bm) *
+                                (uint64_t)p->batch;
+        return &mma_tilings[hopper && narrow <= 2 * (uint64_t)sm_count ? TILING_DECODE_DEEP
+                                                                        : TILING_DECODE_NARROW];
     }
     if (p->n <= SMALL_N || large < (uint64_t)sm_count)
         return &mma_tilings[TILING_SMALL];
@@ -339,7 +351,9 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
     g->empty = p->m == 0 || p->n == 0 || p->batch == 0;
     const enum path forced = forced_path();
     const bool tensor_cores = p->type != BK_DATA_TYPE_F32 && forced != PATH_GENERAL;
-    const struct tiling *t = tensor_cores ? choose_tiling(p, c->sm_count) : &general_tiling;
+    const BkDeviceProperties *dev = &plan->ctx->props;
+    const bool hopper = dev->computeCapabilityMajor == 9;
+    const struct tiling *t = tensor_cores ? choose_tiling(p, c->sm_count, hopper) : &general_tiling;
     if (ceil_div((uint64_t)p->m, t->bm) * ceil_div((uint64_t)p->n, t->bn) > UINT32_MAX)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: M = %lld and N = %lld make too many tiles",
                         plan->op_name, (long long)p->m, (long long)p->n);
@@ -369,7 +383,8 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         g->kbs = l.kbs;
     }
     if (tensor_cores) {
-        snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u_strided", type, out, t->bm, t->bn);
+        snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u%s_strided", type, out, t->bm, t->bn,
+                 t->tag);
         res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_MMA, name, t, &l, &g->fallback);
         g->has_async = res == BK_SUCCESS && forced == PATH_AUTO && x_async_fits(p);
         if (g->has_async) {
