@@ -76,16 +76,25 @@ static uint16_t *random_halves(uint64_t n, BkDataType type, uint32_t seed)
     return h;
 }
 
-static void run_once(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
+/* A command buffer of `runs` runs of plan with bindings bind. */
+static BkCommandBuffer record(BkPlan plan, uint32_t n, const BkDeviceAddress *bind,
+                              BkCommandBufferUsage usage, int runs)
 {
     BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind };
     BkCommandBuffer cb;
     CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
     BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                    .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+                                    .usage = usage };
     CHECK(bkBeginCommandBuffer(cb, &bi));
-    CHECK(bkCmdRun(cb, plan, &ri));
+    for (int i = 0; i < runs; i++)
+        CHECK(bkCmdRun(cb, plan, &ri));
     CHECK(bkEndCommandBuffer(cb));
+    return cb;
+}
+
+static void run_once(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
+{
+    BkCommandBuffer cb = record(plan, n, bind, BK_COMMAND_BUFFER_USAGE_ONE_TIME, 1);
     CHECK(bkQueueSubmit(queue, 1, &cb));
     CHECK(bkQueueWaitIdle(queue));
     bkFreeCommandBuffer(cb);
@@ -110,15 +119,7 @@ static double now(void)
 static double time_plan(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
 {
     enum { RUNS = 10 };
-    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind };
-    BkCommandBuffer cb;
-    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
-    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                    .usage = BK_COMMAND_BUFFER_USAGE_REUSABLE };
-    CHECK(bkBeginCommandBuffer(cb, &bi));
-    for (int i = 0; i < RUNS; i++)
-        CHECK(bkCmdRun(cb, plan, &ri));
-    CHECK(bkEndCommandBuffer(cb));
+    BkCommandBuffer cb = record(plan, n, bind, BK_COMMAND_BUFFER_USAGE_REUSABLE, RUNS);
     CHECK(bkQueueSubmit(queue, 1, &cb));
     CHECK(bkQueueWaitIdle(queue));
     double best = 1e30;
