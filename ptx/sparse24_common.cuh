@@ -124,16 +124,17 @@ BK_SP24_DEV void store8(float *y, const float (&v)[8])
     store16(y, float_bits(v[0]), float_bits(v[1]), float_bits(v[2]), float_bits(v[3]));
     store16(y + 4, float_bits(v[4]), float_bits(v[5]), float_bits(v[6]), float_bits(v[7]));
 }
+// Two values rounded to the 16-bit O in one word, lo in the low half.
+template <typename O> BK_SP24_DEV uint32_t pack2(float lo, float hi)
+{
+    const O l = Elem<O>::out(lo), h = Elem<O>::out(hi);
+    return (uint32_t)*reinterpret_cast<const uint16_t *>(&l) |
+           (uint32_t)*reinterpret_cast<const uint16_t *>(&h) << 16;
+}
 template <typename O> BK_SP24_DEV void store8(O *y, const float (&v)[8])
 {
-    uint32_t w[4];
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const O lo = Elem<O>::out(v[2 * i]), hi = Elem<O>::out(v[2 * i + 1]);
-        w[i] = (uint32_t)*reinterpret_cast<const uint16_t *>(&lo) |
-               (uint32_t)*reinterpret_cast<const uint16_t *>(&hi) << 16;
-    }
-    store16(y, w[0], w[1], w[2], w[3]);
+    store16(y, pack2<O>(v[0], v[1]), pack2<O>(v[2], v[3]), pack2<O>(v[4], v[5]),
+            pack2<O>(v[6], v[7]));
 }
 
 // A BM x BN tile of f32 products in shared memory (out[n * pitch + m],

@@ -283,12 +283,10 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static_assert(4 * Y_BOX_BYTES <= BK_SP24_WG_STAGING_BYTES, "two boxes a consumer");
     static_assert(BN % YN == 0 && YN % 16 == 0, "whole pairs of accumulator tiles per box");
 
+    // alpha lo and alpha hi as two O in one word.
     __device__ uint32_t pack(float lo, float hi) const
     {
-        const O l = bk_sp24::Elem<O>::out(bk_sp24::mul_rn(p.alpha, lo));
-        const O h = bk_sp24::Elem<O>::out(bk_sp24::mul_rn(p.alpha, hi));
-        return (uint32_t)*reinterpret_cast<const uint16_t *>(&l) |
-               (uint32_t)*reinterpret_cast<const uint16_t *>(&h) << 16;
+        return bk_sp24::pack2<O>(bk_sp24::mul_rn(p.alpha, lo), bk_sp24::mul_rn(p.alpha, hi));
     }
 
     __device__ void epilogue_by_copy(const float (&acc)[NT][4], const bk_sp24_wgmma_args &q,

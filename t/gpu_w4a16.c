@@ -401,7 +401,9 @@ static void test_gemms(void)
     /* Decode shapes the planner splits itself (both pipelines, a permuted
      * A on the Hopper one's producer warp), K past a stage tail, M = 0. */
     for (int portable = 0; portable < 2; portable++) {
-        struct gcase big = { BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false };
+        struct gcase big = {
+            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false
+        };
         test_gemm(&big);
         struct gcase perm = {
             BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false
@@ -416,7 +418,9 @@ static void test_gemms(void)
     test_gemm(&empty);
     /* N wide enough that the planner itself takes tiles of 64 x 256 on
      * the H100 (66 of them), the last one partly past N. */
-    struct gcase wide = { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false };
+    struct gcase wide = {
+        BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false
+    };
     test_gemm(&wide);
 }
 

@@ -270,18 +270,28 @@ static void launch_of(const struct gemm_kernel *k, const struct bk_run_args *run
                         sizeof a);
 }
 
+/* The strides of a [batch][N][cols] map (unit innermost) of an operand with
+ * row and batch strides rs and bs: those never followed (one row, one
+ * batch) take a value the engine accepts. */
+static void map_strides(const struct bk_sparse24_gemm_problem *p, int64_t cols, int64_t rs,
+                        int64_t bs, int64_t stride[3])
+{
+    stride[1] = p->n > 1 ? rs : (cols + 7) / 8 * 8;
+    stride[0] = p->batch > 1 ? bs : stride[1] * p->n;
+    stride[2] = 1;
+}
+
 /* The run's tensor maps for the Hopper kernel: X [batch][N][K] in boxes
  * of 64 x BN, 128-byte swizzled; the prepared values and metadata as U64
  * rows, one per 16-row tile row, in boxes of a k step by 8 tile rows.
- * Strides that are never followed (one row, one batch) take any value the
- * engine accepts. false when X or W is misaligned. */
+ * false when X or W is misaligned. */
 static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_problem *p,
                        struct bk_sp24_wgmma_args *t)
 {
     const struct bk_sp24_gemm_args *a = &t->a;
-    const int64_t rs = p->n > 1 ? p->x.row_stride : (p->k + 7) / 8 * 8;
-    const int64_t bs = p->batch > 1 ? p->x.batch_stride : rs * p->n;
-    const int64_t x_extent[3] = { p->batch, p->n, p->k }, x_stride[3] = { bs, rs, 1 };
+    const int64_t x_extent[3] = { p->batch, p->n, p->k };
+    int64_t x_stride[3];
+    map_strides(p, p->k, p->x.row_stride, p->x.batch_stride, x_stride);
     const int64_t w_extent[2] = { g->mts, g->kbs * 64 }, w_stride[2] = { g->kbs * 64, 1 };
     const int64_t e_extent[2] = { g->mts, g->kbs * 8 }, e_stride[2] = { g->kbs * 8, 1 };
     return bk_cuda_tensor_map((CUtensorMap *)t->map_x, p->type, a->x, 3, x_extent, x_stride, 64,
@@ -302,9 +312,9 @@ static bool y_map(const struct bk_sparse24_gemm_problem *p, struct bk_sp24_wgmma
     const struct bk_sp24_gemm_args *a = &t->a;
     if ((a->flags & (BK_SP24_READ_C | BK_SP24_BIAS)) || a->activation != 0 || p->y.col_stride != 1)
         return false;
-    const int64_t rs = p->n > 1 ? p->y.row_stride : (p->m + 7) / 8 * 8;
-    const int64_t bs = p->batch > 1 ? p->y.batch_stride : rs * p->n;
-    const int64_t extent[3] = { p->batch, p->n, p->m }, stride[3] = { bs, rs, 1 };
+    const int64_t extent[3] = { p->batch, p->n, p->m };
+    int64_t stride[3];
+    map_strides(p, p->m, p->y.row_stride, p->y.batch_stride, stride);
     return bk_cuda_tensor_map((CUtensorMap *)t->map_y, p->out_type, a->y, 3, extent, stride, 64,
                               BK_SP24_WG_Y_BOX_N);
 }
