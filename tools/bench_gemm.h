@@ -130,10 +130,17 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
 /* The cuSPARSELt part of a sparse24 case (bench_sparse24_slt.c), run with
  * s->slt: the slots of sets hold X, Y and the dense W already pruned to
  * libbk's 2:4 pattern; ref_y is libbk's sparse Y of set 0 on the host.
- * Fills r's slt_ members; never exits for cuSPARSELt's errors. */
+ * Fills r's slt_ members, and times libbk's sparse plan (with its
+ * bindings per set) again in rounds alternating with cuSPARSELt's, so that
+ * both see the GPU in the same state (clocks fall as it warms): then
+ * r->sparse_us is the median of those rounds. Never exits for
+ * cuSPARSELt's errors. */
+struct bench_plan;
 void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,
                                const struct gemm_settings *s, const struct bench_sets *sets,
                                const uint32_t slots[3], const void *ref_y,
+                               const struct bench_plan *sparse,
+                               const BkDeviceAddress *sparse_bindings,
                                struct sparse24_result *r);
 /* How far two GEMMs' outputs may differ, over max |D|: a few roundings of
  * dtype. */

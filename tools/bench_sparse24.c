@@ -160,8 +160,9 @@ static void prune_dense_weight(struct bench_device *d, const struct sparse_plans
     tool_check(bkCheckSparse24Report(&report), "decompressing the pruned weight");
 }
 
-/* The cuSPARSELt comparison (after libbk's timings: it overwrites W and
- * Y), or why there is none. */
+/* The cuSPARSELt comparison (after libbk's first timings: it overwrites W
+ * and Y; libbk's sparse plan is timed again beside it), or why there is
+ * none. */
 static void compare_cusparselt(struct bench_device *d, const struct sparse24_case *c,
                                const struct gemm_settings *s, const struct sparse_plans *p,
                                const struct bench_sets *sets, const struct bench_sets *tmp,
@@ -193,7 +194,7 @@ static void compare_cusparselt(struct bench_device *d, const struct sparse24_cas
     tool_check(bkCopyFromDevice(d->ctx, ref, bench_sets_address(sets, 0, SLOT_Y), bytes),
                "bkCopyFromDevice (Y)");
     const uint32_t slots[3] = {SLOT_X, SLOT_Y, SLOT_W};
-    bench_sparse24_cusparselt(d, c, s, sets, slots, ref, r);
+    bench_sparse24_cusparselt(d, c, s, sets, slots, ref, &p->sparse, sparse_bindings, r);
     free(ref);
 }
 

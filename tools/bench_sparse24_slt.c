@@ -3,18 +3,23 @@
  * (a no-op on a 2:4 W) and compressed by cuSPARSELt once, outside the
  * timing; its algorithm is chosen by cusparseLtMatmulSearch once; then
  * its matmul runs round robin over the sets on bkbench's stream, timed
- * with CUDA events, and its Y of set 0 is compared with libbk's. */
+ * with CUDA events, in rounds alternating with libbk's sparse plan, and
+ * its Y of set 0 is compared with libbk's. */
 #include "bench_gemm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_plan.h"
 #include "bench_random.h"
 #include "gemm_op.h"
 #include "tool_common.h"
 
 enum { IN_X, IN_Y, IN_W };                /* the order of the slots argument */
+
+/* Rounds of libbk's timing and cuSPARSELt's, alternated (medians of each). */
+#define SLT_ROUNDS 3u
 
 /* The least workspace offered to the search, which may pick an algorithm
  * (split-K) that wants more than the default one. */
@@ -108,6 +113,8 @@ static void slt_check(struct bench_device *d, const struct sparse24_case *c,
 void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,
                                const struct gemm_settings *s, const struct bench_sets *sets,
                                const uint32_t slots[3], const void *ref_y,
+                               const struct bench_plan *sparse,
+                               const BkDeviceAddress *sparse_bindings,
                                struct sparse24_result *r)
 {
     struct slt_rotation rot;
@@ -126,10 +133,19 @@ void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_cas
     slt_check(d, c, &rot, ref_y, r);
     if (!rot.failed) {
         double *us = calloc(s->bench.repeats, sizeof *us);
+        double mine[SLT_ROUNDS], theirs[SLT_ROUNDS];
         if (!us)
             tool_die("out of host memory");
-        bench_device_time_fn(d, slt_run, &rot, s->bench.warmup, s->bench.repeats, us);
-        r->slt_us = tool_median(us, s->bench.repeats);
+        for (uint32_t round = 0; round < SLT_ROUNDS && !rot.failed; round++) {
+            mine[round] = bench_plan_time(d, sparse, sparse_bindings, sets->sets,
+                                          BENCH_SUBMIT_REUSABLE, &s->bench);
+            bench_device_time_fn(d, slt_run, &rot, s->bench.warmup, s->bench.repeats, us);
+            theirs[round] = tool_median(us, s->bench.repeats);
+        }
+        if (!rot.failed) {
+            r->sparse_us = tool_median(mine, SLT_ROUNDS);
+            r->slt_us = tool_median(theirs, SLT_ROUNDS);
+        }
         free(us);
     }
     if (rot.failed) {
