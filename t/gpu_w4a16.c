@@ -14,7 +14,9 @@
  *   the GPU has the Hopper one (BK_CUDA_W4A16_PIPELINE=cp.async for the
  *   other), both widths of the wgmma kernel's 64-row tiles
  *   (BK_CUDA_W4A16_COLUMNS=256 for the wide one, and an N the planner
- *   takes it for), K a multiple of the kernel's 128-row stage or not,
+ *   takes it for), the wgmma tiles' heights (BK_CUDA_W4A16_ROWS=64, 128,
+ *   256, and an M and N the planner takes 128-row tiles for), K a
+ *   multiple of the kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
@@ -257,6 +259,7 @@ struct gcase {
     uint32_t replays;
     bool portable;         /* the cp.async pipeline even where TMA runs */
     bool wide;             /* tiles of 64 rows 256 columns wide (BK_CUDA_W4A16_COLUMNS) */
+    int rows;              /* the wgmma tiles' rows (BK_CUDA_W4A16_ROWS); 0: the planner's */
 };
 
 static void test_gemm(const struct gcase *c)
@@ -320,8 +323,9 @@ static void test_gemm(const struct gcase *c)
     void *out[2];
     BkResult r[2];
     char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
-    char splits[8];
+    char splits[8], rows[8];
     snprintf(splits, sizeof splits, "%d", c->splits);
+    snprintf(rows, sizeof rows, "%d", c->rows);
     for (int d = 0; d < 2; d++) {
         out[d] = malloc(c_bytes);
         poison(out[d], c_bytes);
@@ -335,10 +339,13 @@ static void test_gemm(const struct gcase *c)
             setenv("BK_CUDA_W4A16_PIPELINE", "cp.async", 1);
         if (d == 0 && c->wide)
             setenv("BK_CUDA_W4A16_COLUMNS", "256", 1);
+        if (d == 0 && c->rows)
+            setenv("BK_CUDA_W4A16_ROWS", rows, 1);
         r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
         unsetenv("BK_CUDA_W4A16_PIPELINE");
         unsetenv("BK_CUDA_W4A16_COLUMNS");
+        unsetenv("BK_CUDA_W4A16_ROWS");
     }
     if (kernel[0])
         kernel_seen(kernel);
@@ -402,26 +409,41 @@ static void test_gemms(void)
      * A on the Hopper one's producer warp), K past a stage tail, M = 0. */
     for (int portable = 0; portable < 2; portable++) {
         struct gcase big = {
-            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false
+            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0
         };
         test_gemm(&big);
         struct gcase perm = {
-            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false
+            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false, 0
         };
         test_gemm(&perm);
     }
     struct gcase tail = {
-        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false, false
+        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false, false, 0
     };
     test_gemm(&tail);
-    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false };
+    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0 };
     test_gemm(&empty);
     /* N wide enough that the planner itself takes tiles of 64 x 256 on
      * the H100 (66 of them), the last one partly past N. */
     struct gcase wide = {
-        BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false
+        BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0
     };
     test_gemm(&wide);
+    /* M past one tile of each height: 256 rows in tiles of 128 (which the
+     * planner itself takes here, where tiles of 256 fill few SMs), 300 in
+     * tiles of 64 (the last one partly past M), 200 in one of 256. */
+    struct gcase tall = {
+        BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0
+    };
+    test_gemm(&tall);
+    struct gcase tall64 = {
+        BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64
+    };
+    test_gemm(&tall64);
+    struct gcase tall256 = {
+        BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256
+    };
+    test_gemm(&tall256);
 }
 
 int main(void)

@@ -7,8 +7,10 @@
  * On sm_90, tiles up to 32 rows run the Hopper pipeline (a producer warp,
  * weights, scales and A through tensor maps made per run), and taller
  * ones the wgmma kernel (sm_90a: 64, 128 or 256 rows of A by 128
- * columns, or 64 by 256 where N is wide); a run whose bindings the maps cannot describe (A strided,
- * permuted or misaligned) takes the portable kernel instead.
+ * columns, or 64 by 256 where N is wide; 128 rows instead of 256 where
+ * that fills the device's waves better); a run whose bindings the maps
+ * cannot describe (A strided, permuted or misaligned) takes the portable
+ * kernel instead.
  * Small M is bound by streaming the weights, which wants as many CTAs
  * streaming at once as the device holds: where it has thread block
  * clusters (sm_90), K is split over the CTAs of a cluster of up to 8, the
@@ -17,7 +19,7 @@
  * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one falls
  * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels,
  * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
- * of 64 rows. */
+ * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height. */
 #include "cuda_w4a16.h"
 
 #include <stdio.h>
@@ -187,6 +189,28 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
     return 0; /* unreachable: the portable kernel is always on */
 }
 
+/* Rows of A a wgmma tile takes: the fewest of 64, 128 and 256 that hold
+ * M, else 256 (wgmma_select may then take 128); 0 where
+ * BK_CUDA_W4A16_ROWS=64, 128 or 256 forces them (in *forced). */
+static int wgmma_rows(const struct bk_w4a16_gemm_problem *p, int *forced)
+{
+    const char *s = getenv("BK_CUDA_W4A16_ROWS");
+    const long v = s ? strtol(s, NULL, 10) : 0;
+    *forced = v == 64 || v == 128 || v == 256 ? (int)v : 0;
+    if (*forced)
+        return *forced;
+    return p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
+}
+
+/* The share of the CTA slots of all the waves k's grid needs that its
+ * CTAs fill. */
+static double wave_fill(const struct kernel *k, const struct bk_cuda_context *c)
+{
+    const int64_t ctas = (int64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    const int64_t slots = (int64_t)c->sm_count * k->per_sm;
+    return (double)ctas / (double)(ceil_div(ctas, slots) * slots);
+}
+
 /* Consumer warpgroups of the wgmma kernel for tiles of tt rows: the wide
  * tiles (rows of 64 only) where N has enough of them to fill half the
  * device unsplit; BK_CUDA_W4A16_COLUMNS=128 or 256 forces the width. */
@@ -219,6 +243,24 @@ static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
     k->args.stages = (uint32_t)ceil_div(p->shape.k, 16 * stage_kt);
     k->grid[0] = (unsigned int)ceil_div(p->shape.n, tile_n);
     k->grid[2] = (unsigned int)(p->m > 0 ? ceil_div(p->m, tile_m) : 1);
+}
+
+/* k as the wgmma kernel for tiles of tt rows, its splits chosen. */
+static BkResult wgmma_init(BkPlan plan, struct kernel *k, const struct bk_w4a16_gemm_problem *p,
+                           const struct bk_w4a16_gemm_args *a, int tt, const char *type,
+                           bool clusters)
+{
+    const int cw = wgmma_consumers(p, tt, plan->ctx->impl);
+    memset(k, 0, sizeof *k);
+    kernel_init(k, p, a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
+                BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw), 1);
+    k->maps = true;
+    k->module = BK_CUDA_MODULE_W4A16_WGMMA;
+    k->prefix = "bk_w4a16_wgmma";
+    k->tile_tag = 't';
+    k->box_srows =
+        p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group, (uint32_t)tt);
+    return choose_splits(plan, k, type, clusters);
 }
 
 BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
@@ -286,19 +328,23 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
         chosen = k;
     }
     if (sm90a && tm > 32 && !portable_only) {
-        const int tt = p->m <= 64 ? 64 : p->m <= 128 ? 128 : 256;
-        const int cw = wgmma_consumers(p, tt, plan->ctx->impl);
+        int forced;
+        const int tt = wgmma_rows(p, &forced);
         k = &g->k[K_WGMMA];
-        kernel_init(k, p, &a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
-                    BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw), 1);
-        k->maps = true;
-        k->module = BK_CUDA_MODULE_W4A16_WGMMA;
-        k->prefix = "bk_w4a16_wgmma";
-        k->tile_tag = 't';
-        k->box_srows =
-            p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group, (uint32_t)tt);
-        if ((res = choose_splits(plan, k, type, clusters)) != BK_SUCCESS)
+        if ((res = wgmma_init(plan, k, p, &a, tt, type, clusters)) != BK_SUCCESS)
             return res;
+        /* Tiles of 256 rows leave SMs idle where N has few column tiles:
+         * 128-row tiles (twice the CTAs, each reading its weights again,
+         * ~10% slower where both fill the device alike) where they fill
+         * its waves at least 1.2 times as well (bench/RESULTS.md). */
+        if (!forced && tt == 256) {
+            struct kernel half;
+            if ((res = wgmma_init(plan, &half, p, &a, 128, type, clusters)) != BK_SUCCESS)
+                return res;
+            const struct bk_cuda_context *c = plan->ctx->impl;
+            if (wave_fill(&half, c) >= 1.2 * wave_fill(k, c))
+                *k = half;
+        }
         chosen = k;
     }
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", chosen->name);
