@@ -26,6 +26,12 @@
 #include "wgmma_ops.cuh"
 #include "../lib/w4a16_layout.h"
 
+// Tuning switch (a variant of the module): the least tile height whose
+// consumers overlap dequantisation with the last stage's group.
+#ifndef BK_W4A16_WG_OVERLAP_ROWS
+#define BK_W4A16_WG_OVERLAP_ROWS 256
+#endif
+
 namespace {
 
 using bk::w4a16::Dequant;
@@ -71,6 +77,9 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
     static constexpr int KT = BK_W4A16_WG_STAGE_KT(TT);
     static constexpr int SK = BK_W4A16_WG_STAGE_K(TT);
     static constexpr int NT = TT / 8; // accumulator tiles of 8 rows of A
+    // Consumers keep a wgmma group in flight while they dequantise the
+    // next stage (two sets of A registers) where the registers allow.
+    static constexpr bool OVERLAP = TT >= BK_W4A16_WG_OVERLAP_ROWS && CW == 2;
 
     const bk_w4a16_gemm_args &p;
     unsigned char *smem;
@@ -144,15 +153,13 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         for (int j = 0; j < KT / 2; j++)
             s_at[j] = S_OFF + 128 * wi + 2 * (8 * g + 2 * w) +
                       ((32u * j) >> group_shift) * (TN * 2);
-        // Stage c's weights dequantised, then its group of wgmmas, waited
-        // for before the stage is released: a group still in flight while
-        // the next stage's registers are written makes ptxas serialise every
-        // wgmma (C7513), and the other consumer warpgroup fills the gap.
-        for (int64_t c = c_begin; c < c_end; c++) {
-            const int i = (int)(c - c_begin), b = i % STAGES;
-            const uint32_t stage = ring + b * STAGE_BYTES;
-            mbar_wait(full(b), (uint32_t)(i / STAGES) & 1u);
-            uint32_t a[KT][4];
+        // Stage c's weights dequantised into a (its scales first where
+        // they change), and the slot and parity of its ring stage.
+        auto slot = [&](int64_t c) { return (int)((c - c_begin) % STAGES); };
+        auto dequantise = [&](uint32_t(&a)[KT][4], int64_t c) {
+            const int i = (int)(c - c_begin);
+            const uint32_t stage = ring + slot(c) * STAGE_BYTES;
+            mbar_wait(full(slot(c)), (uint32_t)(i / STAGES) & 1u);
 #pragma unroll
             for (int kt = 0; kt < KT; kt++) {
                 if (GROUPED && kt % 2 == 0) {
@@ -167,10 +174,13 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                 a[kt][2] = Dequant<T>::mul(r[1], s_lo);
                 a[kt][3] = Dequant<T>::mul(r[3], s_hi);
             }
-            // Every input register of the group (a, the descriptors)
-            // defined before it starts, else ptxas serialises the wgmmas.
-            // k-tile kt's 16 columns of A: 32 bytes into the rows of its
-            // 64-column box.
+        };
+        // Stage c's group of wgmmas on a, committed. Every input register
+        // of the group (a, the descriptors) defined before it starts, else
+        // ptxas serialises the wgmmas. k-tile kt's 16 columns of A: 32
+        // bytes into the rows of its 64-column box.
+        auto issue = [&](uint32_t(&a)[KT][4], int64_t c) {
+            const uint32_t stage = ring + slot(c) * STAGE_BYTES;
             uint64_t desc[KT];
             const uint64_t desc0 = smem_desc(stage, 16, 1024);
 #pragma unroll
@@ -184,11 +194,50 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
             for (int kt = 0; kt < KT; kt++)
                 Wgmma<T, TT>::run(acc, a[kt], desc[kt]);
             wgmma_commit();
-            wgmma_wait<0>();
-            fence_operand(acc);
-            fence_operand(a);
-            release(b, lane);
+        };
+        if (!OVERLAP) {
+            // Each group waited for before the stage is released and the
+            // next one's registers are written (a group in flight meanwhile
+            // would make ptxas serialise every wgmma, C7513); the other
+            // consumer warpgroup fills the gap.
+            for (int64_t c = c_begin; c < c_end; c++) {
+                uint32_t a[KT][4];
+                dequantise(a, c);
+                issue(a, c);
+                wgmma_wait<0>();
+                fence_operand(acc);
+                fence_operand(a);
+                release(slot(c), lane);
+            }
+            return;
         }
+        // OVERLAP: two sets of registers, stage c + 1 dequantised into the
+        // other while stage c's group runs (that set's last group, c - 1,
+        // waited for first).
+        uint32_t a0[KT][4], a1[KT][4];
+        if (c_begin < c_end)
+            dequantise(a0, c_begin);
+        for (int64_t c = c_begin; c < c_end; c += 2) {
+            issue(a0, c);
+            if (c > c_begin) {
+                wgmma_wait<1>();
+                fence_operand(a1);
+                release(slot(c - 1), lane);
+            }
+            if (c + 1 >= c_end)
+                break;
+            dequantise(a1, c + 1);
+            issue(a1, c + 1);
+            wgmma_wait<1>();
+            fence_operand(a0);
+            release(slot(c), lane);
+            if (c + 2 < c_end)
+                dequantise(a0, c + 2);
+        }
+        wgmma_wait<0>();
+        fence_operand(acc);
+        if (c_begin < c_end)
+            release(slot(c_end - 1), lane);
     }
 
     // A consumer warp is done with slot b (its wgmma groups have read it).
