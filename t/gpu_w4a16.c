@@ -406,7 +406,7 @@ static void test_gemms(void)
                 test_gemm(&c);
             }
     /* Decode shapes the planner splits itself (both pipelines, a permuted
-     * A on the Hopper one's producer warp), K past a stage tail, M = 0. */
+     * A on the Hopper one's producer warp). */
     for (int portable = 0; portable < 2; portable++) {
         struct gcase big = {
             BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0
@@ -417,33 +417,26 @@ static void test_gemms(void)
         };
         test_gemm(&perm);
     }
-    struct gcase tail = {
-        BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false, false, 0
+    /* Shapes the planner treats specially. */
+    static const struct gcase planned[] = {
+        /* K past a stage tail, split in two. */
+        { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false,
+          false, 0 },
+        /* M = 0. */
+        { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0 },
+        /* N wide enough that the planner itself takes tiles of 64 x 256 on
+         * the H100 (66 of them), the last one partly past N. */
+        { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0 },
+        /* M past one tile of each height: 256 rows in tiles of 128 (which
+         * the planner itself takes here, where tiles of 256 fill few SMs),
+         * 300 in tiles of 64 (the last one partly past M), 200 in one of
+         * 256. */
+        { BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0 },
+        { BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64 },
+        { BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256 },
     };
-    test_gemm(&tail);
-    struct gcase empty = { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0 };
-    test_gemm(&empty);
-    /* N wide enough that the planner itself takes tiles of 64 x 256 on
-     * the H100 (66 of them), the last one partly past N. */
-    struct gcase wide = {
-        BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0
-    };
-    test_gemm(&wide);
-    /* M past one tile of each height: 256 rows in tiles of 128 (which the
-     * planner itself takes here, where tiles of 256 fill few SMs), 300 in
-     * tiles of 64 (the last one partly past M), 200 in one of 256. */
-    struct gcase tall = {
-        BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0
-    };
-    test_gemm(&tall);
-    struct gcase tall64 = {
-        BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64
-    };
-    test_gemm(&tall64);
-    struct gcase tall256 = {
-        BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256
-    };
-    test_gemm(&tall256);
+    for (size_t j = 0; j < sizeof planned / sizeof planned[0]; j++)
+        test_gemm(&planned[j]);
 }
 
 int main(void)
