@@ -131,9 +131,9 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
  * s->slt: the slots of sets hold X, Y and the dense W already pruned to
  * libbk's 2:4 pattern; ref_y is libbk's sparse Y of set 0 on the host.
  * Fills r's slt_ members, and times libbk's sparse plan (with its
- * bindings per set) again in rounds alternating with cuSPARSELt's, so that
- * both see the GPU in the same state (clocks fall as it warms): then
- * r->sparse_us is the median of those rounds. Never exits for
+ * bindings per set) in rounds alternating with cuSPARSELt's, so that both
+ * see the GPU in the same state (clocks fall as it warms): r->sparse_us is
+ * the median of those rounds where r->slt_us is set. Never exits for
  * cuSPARSELt's errors. */
 struct bench_plan;
 void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,

@@ -190,8 +190,9 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
 }
 
 /* Rows of A a wgmma tile takes: the fewest of 64, 128 and 256 that hold
- * M, else 256 (wgmma_select may then take 128); 0 where
- * BK_CUDA_W4A16_ROWS=64, 128 or 256 forces them (in *forced). */
+ * M, else 256 (the planner may then take 128), or the height that
+ * BK_CUDA_W4A16_ROWS=64, 128 or 256 forces, which also goes to *forced
+ * (else 0). */
 static int wgmma_rows(const struct bk_w4a16_gemm_problem *p, int *forced)
 {
     const char *s = getenv("BK_CUDA_W4A16_ROWS");
