@@ -98,6 +98,8 @@ int main(int argc, char **argv)
             CHECK(bkCreatePlan(ctx, &pci, NULL, &plan));
             BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
             CHECK(bkGetPlanProperties(plan, &props));
+            /* One workspace for the runs in order (stream-K's, where taken). */
+            const BkDeviceAddress ws = props.workspaceSize ? alloc(props.workspaceSize, 0) : 0;
             BkCommandBuffer cb;
             CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
             BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -105,7 +107,8 @@ int main(int argc, char **argv)
             CHECK(bkBeginCommandBuffer(cb, &bi));
             for (int i = 0; i < SETS; i++) {
                 BkDeviceAddress b[5] = { a, w[i], sc[i], 0, c };
-                BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 5, .pBindings = b };
+                BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 5, .pBindings = b,
+                                 .workspace = ws, .workspaceSize = props.workspaceSize };
                 CHECK(bkCmdRun(cb, plan, &ri));
             }
             CHECK(bkEndCommandBuffer(cb));

@@ -23,9 +23,10 @@ EXTRA_DIST += ptx/gemm_epilogue.cu ptx/gemm_epilogue_args.h
 # The W4A16 family: the GEMM, and the weight utilities; both include the
 # layout arithmetic the host backend uses.
 BK_PTX_W4A16 = ptx/w4a16_args.h ptx/w4a16_dequant.cuh ptx/w4a16_cluster_sum.cuh \
+	ptx/w4a16_stream_k.cuh \
 	lib/w4a16_layout.h
 EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_wgmma.cu ptx/w4a16_args.h \
-	ptx/w4a16_dequant.cuh ptx/w4a16_cluster_sum.cuh
+	ptx/w4a16_dequant.cuh ptx/w4a16_cluster_sum.cuh ptx/w4a16_stream_k.cuh
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = ptx/attention_args.h ptx/attention_common.cuh ptx/attention_mma.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION) ptx/attention_general.cu ptx/attention_mma.cu \

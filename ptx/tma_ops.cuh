@@ -54,6 +54,24 @@ static __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map
                  : "memory");
 }
 
+// bytes (a multiple of 16, both addresses 16-byte aligned) of global
+// memory at src into shared memory at dst, completing on bar.
+static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes,
+                                                 uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"((uint64_t)(uintptr_t)src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+// This thread's global-memory writes made visible to the copy engine's
+// reads (before a barrier and the copy that reads them).
+static __device__ __forceinline__ void fence_proxy_async_global()
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 // A box of a 3-D tensor map (coordinates innermost first) into shared
 // memory at dst, completing its bytes on bar.
 static __device__ __forceinline__ void tma_load_3d(uint32_t dst, const void *map, int c0, int c1,

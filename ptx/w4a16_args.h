@@ -21,6 +21,7 @@
 #define BK_W4A16_A_VECTOR 0x1u    /* A's rows are k-contiguous, 16-byte aligned, no perm */
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
+#define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 8-byte aligned */
 
 /* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
  * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
@@ -78,6 +79,9 @@ struct bk_w4a16_gemm_args {
     uint32_t flags;
     uint32_t stages;              /* ceil(k / BK_W4A16_STAGE_K) */
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
+    uint32_t tiles_m;             /* stream-K: row tiles (grid z of the tiled kernels) */
+    uint32_t units;               /* stream-K: tiles x stages */
+    uint64_t workspace;           /* stream-K: counters and partial tiles (below) */
 };
 
 /* The Hopper GEMM kernels (sm_90), tiles up to 32 rows of a contiguous
@@ -151,6 +155,36 @@ struct bk_w4a16_tma_args {
                   BK_W4A16_WG_RED_BYTES(t, cw))
 #define BK_W4A16_WG_SMEM(t, cw) \
     (1024u + BK_W4A16_WG_RING_BYTES(t, cw) + 16u * BK_W4A16_WG_STAGES(t, cw))
+
+/* Stream-K (the wgmma kernels ..._sk, grid x = one CTA an SM, P of
+ * them): the units of work are a tile's stages, tiles in order of rows
+ * first (CTAs at work together share weight columns); CTA x takes units
+ * [x U / P, (x + 1) U / P) of the U, so every SM streams the same share
+ * of the weights whatever the count of tiles. A tile split between CTAs
+ * is summed, in the order of the CTAs (deterministic), by the last of its
+ * warps to finish its share: per (tile, consumer warp) two counters, the
+ * warps that arrived and those whose partial tile is written, cleared by a
+ * kernel before each run (the workspace is scratch of any content); then
+ * two slots a CTA for its partial tiles (its share's first and last
+ * tile), each warp's accumulators in the order of its registers. C is
+ * written from the registers through 256 bytes a consumer warp after the
+ * ring's barriers, each followed by the warp's barrier for the copies of
+ * other CTAs' partials into the ring (once the CTA's share is done and
+ * the ring idle). */
+#define BK_W4A16_SK_COUNTERS(tiles, cw) ((uint64_t)(tiles) * 4u * (cw) * 2u)
+#define BK_W4A16_SK_COUNTER_BYTES(tiles, cw) \
+    ((4u * BK_W4A16_SK_COUNTERS(tiles, cw) + 255u) / 256u * 256u)
+#define BK_W4A16_SK_SLOT_BYTES(t, cw) (4u * (uint64_t)(t) * BK_W4A16_WG_TILE_N(cw))
+#define BK_W4A16_SK_WORKSPACE(tiles, ctas, t, cw) \
+    (BK_W4A16_SK_COUNTER_BYTES(tiles, cw) + 2u * (uint64_t)(ctas) * BK_W4A16_SK_SLOT_BYTES(t, cw))
+#define BK_W4A16_SK_STAGING_BYTES(cw) (272u * 4u * (cw))
+#define BK_W4A16_WG_SK_SMEM(t, cw) (BK_W4A16_WG_SMEM(t, cw) + BK_W4A16_SK_STAGING_BYTES(cw))
+#define BK_W4A16_SK_CLEAR_THREADS 256
+
+struct bk_w4a16_sk_clear_args {
+    uint64_t counters;
+    uint64_t words;               /* 32-bit counters to zero */
+};
 
 /* ---- Conversions (ptx/w4a16_convert.cu) ---------------------------------- */
 #define BK_W4A16_CONVERT_THREADS 256

@@ -14,15 +14,19 @@
 // ring of stages; each consumer warp releases a stage once its wgmma group
 // has finished reading it.
 //
-// K splits over the CTAs of a cluster, which add their partial tiles
-// through distributed shared memory in rank order (as ptx/w4a16_gemm.cu):
-// deterministic, one launch, no workspace.
+// Either K splits over the CTAs of a cluster, which add their partial
+// tiles through distributed shared memory in rank order (as
+// ptx/w4a16_gemm.cu): deterministic, one launch, no workspace; or, where
+// the tiles would leave SMs idle, stream-K (w4a16_stream_k.cuh): one CTA
+// an SM, equal shares of all tiles' stages, split tiles summed through a
+// workspace in a fixed order.
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 #include "w4a16_args.h"
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
+#include "w4a16_stream_k.cuh"
 #include "wgmma_ops.cuh"
 #include "../lib/w4a16_layout.h"
 
@@ -67,6 +71,7 @@ __device__ __forceinline__ uint32_t splat(uint32_t h)
     return (h & 0xffffu) * 0x10001u;
 }
 
+// S: CTAs of a cluster splitting K, or 0: stream-K.
 template <typename T, int TT, int CW, int S> struct WgGemm {
     static constexpr int STAGES = BK_W4A16_WG_STAGES(TT, CW);
     static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT, CW);
@@ -81,10 +86,12 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
     // next stage (two sets of A registers) where the registers allow.
     static constexpr bool OVERLAP = TT >= BK_W4A16_WG_OVERLAP_ROWS && CW == 2;
 
+    static constexpr bool STREAM_K = S == 0;
+
     const bk_w4a16_gemm_args &p;
     unsigned char *smem;
     uint32_t ring, bars;
-    int64_t n0, m0, c_begin, c_end;
+    int n0, m0, c_begin, c_end; // the tiled kernels' one tile and share of it
 
     __device__ WgGemm(const bk_w4a16_gemm_args &args, unsigned char *raw) : p(args)
     {
@@ -93,41 +100,46 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         smem = raw + pad;
         ring = base + pad;
         bars = ring + BK_W4A16_WG_RING_BYTES(TT, CW);
-        n0 = (int64_t)blockIdx.x * TN;
-        m0 = (int64_t)blockIdx.z * TT;
-        c_begin = (int64_t)blockIdx.y * p.stages / p.splits;
-        c_end = (int64_t)(blockIdx.y + 1) * p.stages / p.splits;
+        n0 = (int)blockIdx.x * TN;
+        m0 = (int)blockIdx.z * TT;
+        c_begin = (int)((int64_t)blockIdx.y * p.stages / p.splits);
+        c_end = (int)((int64_t)(blockIdx.y + 1) * p.stages / p.splits);
     }
 
     __device__ uint32_t full(int b) const { return bars + 8 * b; }
     __device__ uint32_t empty(int b) const { return bars + 8 * (STAGES + b); }
 
-    __device__ void produce(const bk_w4a16_tma_args &q) const
+    // Stages c_begin .. c_end - 1 of the tile at (m0, n0) into the ring,
+    // the first at its position i0 (stages the CTA brought before).
+    __device__ void produce(const bk_w4a16_tma_args &q, int c_begin, int c_end, int i0, int m0,
+                            int n0) const
     {
         using namespace bk::hopper;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         const int srows = grouped ? BK_W4A16_WG_SROWS(p.group, TT) : 0;
         const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW) + (uint32_t)srows * (TN * 2);
-        for (int64_t c = c_begin; c < c_end; c++) {
-            const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
+        for (int c = c_begin; c < c_end; c++) {
+            const int i = i0 + (c - c_begin), b = i % STAGES, use = i / STAGES;
             if (use > 0)
                 mbar_wait(empty(b), (uint32_t)(use - 1) & 1u);
             const uint32_t stage = ring + b * STAGE_BYTES;
             mbar_expect_tx(full(b), tx);
 #pragma unroll
             for (int h = 0; h < SK / 64; h++)
-                tma_load_2d(stage + h * A_BOX_BYTES, q.map_a, (int)(c * SK + 64 * h), (int)m0,
-                            full(b));
-            tma_load_2d(stage + W_OFF, q.map_w, (int)n0, (int)(c * KT), full(b));
+                tma_load_2d(stage + h * A_BOX_BYTES, q.map_a, c * SK + 64 * h, m0, full(b));
+            tma_load_2d(stage + W_OFF, q.map_w, n0, c * KT, full(b));
             if (grouped)
-                tma_load_2d(stage + S_OFF, q.map_s, (int)n0, (int)(c * SK / p.group), full(b));
+                tma_load_2d(stage + S_OFF, q.map_s, n0, c * SK / p.group, full(b));
         }
     }
 
-    // Consumer warpgroup wi (0 .. CW - 1: weight columns 64 wi ..), warp w of it;
-    // GROUPED: scale rows in the stages (else one scale per column).
+    // Consumer warpgroup wi (0 .. CW - 1: weight columns 64 wi ..), warp w of it,
+    // adds stages c_begin .. c_end - 1 (ring positions from i0) of the tile
+    // of columns n0 to acc; GROUPED: scale rows in the stages (else one
+    // scale per column).
     template <bool GROUPED>
-    __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane) const
+    __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane, int c_begin, int c_end,
+                            int i0, int64_t n0) const
     {
         using namespace bk::hopper;
         const int g = lane / 4;
@@ -155,9 +167,9 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                       ((32u * j) >> group_shift) * (TN * 2);
         // Stage c's weights dequantised into a (its scales first where
         // they change), and the slot and parity of its ring stage.
-        auto slot = [&](int64_t c) { return (int)((c - c_begin) % STAGES); };
-        auto dequantise = [&](uint32_t(&a)[KT][4], int64_t c) {
-            const int i = (int)(c - c_begin);
+        auto slot = [&](int c) { return (i0 + c - c_begin) % STAGES; };
+        auto dequantise = [&](uint32_t(&a)[KT][4], int c) {
+            const int i = i0 + (c - c_begin);
             const uint32_t stage = ring + slot(c) * STAGE_BYTES;
             mbar_wait(full(slot(c)), (uint32_t)(i / STAGES) & 1u);
 #pragma unroll
@@ -179,7 +191,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         // of the group (a, the descriptors) defined before it starts, else
         // ptxas serialises the wgmmas. k-tile kt's 16 columns of A: 32
         // bytes into the rows of its 64-column box.
-        auto issue = [&](uint32_t(&a)[KT][4], int64_t c) {
+        auto issue = [&](uint32_t(&a)[KT][4], int c) {
             const uint32_t stage = ring + slot(c) * STAGE_BYTES;
             uint64_t desc[KT];
             const uint64_t desc0 = smem_desc(stage, 16, 1024);
@@ -200,7 +212,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
             // next one's registers are written (a group in flight meanwhile
             // would make ptxas serialise every wgmma, C7513); the other
             // consumer warpgroup fills the gap.
-            for (int64_t c = c_begin; c < c_end; c++) {
+            for (int c = c_begin; c < c_end; c++) {
                 uint32_t a[KT][4];
                 dequantise(a, c);
                 issue(a, c);
@@ -217,7 +229,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         uint32_t a0[KT][4], a1[KT][4];
         if (c_begin < c_end)
             dequantise(a0, c_begin);
-        for (int64_t c = c_begin; c < c_end; c += 2) {
+        for (int c = c_begin; c < c_end; c += 2) {
             issue(a0, c);
             if (c > c_begin) {
                 wgmma_wait<1>();
@@ -266,33 +278,83 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         // consumers, and back to an even split for the reduction (else
         // ptxas serialises the wgmmas for want of registers, C7512).
         constexpr bool MOVE = TT == 256;
+        const bk::w4a16::StreamK<TT, TN> sk(p);
         if (wg == 0) {
             if constexpr (MOVE)
-                bk::hopper::registers_shrink_to<40>();
-            if (threadIdx.x == 0)
-                produce(q);
+                bk::hopper::registers_shrink_to<STREAM_K ? 24 : 40>();
+            if (threadIdx.x == 0) {
+                if constexpr (STREAM_K)
+                    sk.for_each_share([&](int, const auto &s) {
+                        produce(q, s.c0, s.c1, s.ring, sk.m0(s.tile), sk.n0(s.tile));
+                    });
+                else
+                    produce(q, c_begin, c_end, 0, m0, n0);
+            }
             __syncwarp();
+            if constexpr (STREAM_K)
+                return;
             if constexpr (MOVE)
                 bk::hopper::registers_grow_to<168>();
         } else {
             if constexpr (MOVE)
-                bk::hopper::registers_grow_to<232>();
+                bk::hopper::registers_grow_to<STREAM_K ? 240 : 232>();
+            const int wi = wg - 1, w = warp % 4;
             float acc[NT][4];
+            auto consume_share = [&](int c0, int c1, int i0, int tile_n0) {
 #pragma unroll
-            for (int t = 0; t < NT; t++)
+                for (int t = 0; t < NT; t++)
 #pragma unroll
-                for (int e = 0; e < 4; e++)
-                    acc[t][e] = 0.f;
-            if (p.flags & BK_W4A16_PER_CHANNEL)
-                consume<false>(acc, wg - 1, warp % 4, lane);
-            else
-                consume<true>(acc, wg - 1, warp % 4, lane);
-            stash(acc, wg - 1, warp % 4, lane);
+                    for (int e = 0; e < 4; e++)
+                        acc[t][e] = 0.f;
+                if (p.flags & BK_W4A16_PER_CHANNEL)
+                    consume<false>(acc, wi, w, lane, c0, c1, i0, tile_n0);
+                else
+                    consume<true>(acc, wi, w, lane, c0, c1, i0, tile_n0);
+            };
+            if constexpr (STREAM_K) {
+                const int cw = 4 * wi + w;
+                const uint32_t staging = bars + 16u * STAGES + 272u * cw;
+                sk.for_each_share([&](int u, const auto &first_look) {
+                    consume_share(first_look.c0, first_look.c1, first_look.ring,
+                                  sk.n0(first_look.tile));
+                    const auto s = sk.share_again(u);
+                    const int tile = s.tile, c0 = s.c0, c1 = s.c1;
+                    const bool last = s.last;
+                    const int tm0 = sk.m0(tile), tn0 = sk.n0(tile);
+                    const bool whole = sk.whole(c0, c1);
+                    // The share's last tile, split: every consumer warp done
+                    // with the ring before partials are copied into it.
+                    if (last && !whole) {
+                        bk::hopper::fence_proxy_async_shared();
+                        asm volatile("bar.sync 1, %0;\n" ::"n"(128 * CW) : "memory");
+                    }
+                    if (tn0 + 64 * wi >= p.n) // the warpgroup's columns lie past N
+                        return;
+                    const int64_t n = tn0 + 64 * wi + 16 * w;
+                    auto emit = [&](int t, float4 v) {
+                        bk::w4a16::store_block<T>(p, v, staging, tm0 + 8 * t, n, lane);
+                    };
+                    if (whole) {
+#pragma unroll
+                        for (int t = 0; t < NT; t++)
+                            emit(t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
+                    } else {
+                        sk.sum_split_tile<NT, CW>(acc, tile, c0, cw, lane, last,
+                                                  ring + (uint32_t)cw * NT * 512u, staging + 256u,
+                                                  emit);
+                    }
+                });
+                return;
+            } else {
+                consume_share(c_begin, c_end, 0, n0);
+                stash(acc, wi, w, lane);
+            }
             if constexpr (MOVE)
                 bk::hopper::registers_shrink_to<168>();
         }
-        bk::w4a16::store_cluster_sum<T, S, TN>(p, reinterpret_cast<float *>(smem),
-                                               p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
+        if constexpr (!STREAM_K)
+            bk::w4a16::store_cluster_sum<T, S, TN>(p, reinterpret_cast<float *>(smem),
+                                                   p.m - m0 < TT ? p.m - m0 : TT, m0, n0);
     }
 
     // The consumers' partial tile, [TT rows of A][TN columns] floats at the
@@ -324,6 +386,16 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         g.run(q);                                                                              \
     }
 
+// Stream-K: bk_w4a16_wgmma_<type>_t<rows of A>x<columns>_sk.
+#define BK_W4A16_WG_SK_KERNEL(TNAME, T, TT, TN)                                               \
+    extern "C" __global__ void __launch_bounds__(BK_W4A16_WG_THREADS((TN) / 64), 1)           \
+        bk_w4a16_wgmma_##TNAME##_t##TT##x##TN##_sk(const __grid_constant__ bk_w4a16_tma_args q) \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        WgGemm<T, TT, (TN) / 64, 0> g(q.a, smem);                                              \
+        g.run(q);                                                                              \
+    }
+
 #define BK_W4A16_WG_SPLITS(TNAME, T, TT, TN)                                                  \
     BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 1)                                                   \
     BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 2)                                                   \
@@ -334,12 +406,31 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
     BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 7)                                                   \
     BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 8)
 
-// The tilings: rows of A x columns (64 x 4 consumer warpgroups, or x 2).
+// The tilings: rows of A x columns (64 x 4 consumer warpgroups, or x 2),
+// the narrow ones in stream-K too (the wide ones only pay where they fill
+// the device, and their consumers' 96 registers cannot hold the sums).
 #define BK_W4A16_WG_TILINGS(TNAME, T)          \
     BK_W4A16_WG_SPLITS(TNAME, T, 64, 256)      \
     BK_W4A16_WG_SPLITS(TNAME, T, 64, 128)      \
     BK_W4A16_WG_SPLITS(TNAME, T, 128, 128)     \
-    BK_W4A16_WG_SPLITS(TNAME, T, 256, 128)
+    BK_W4A16_WG_SPLITS(TNAME, T, 256, 128)     \
+    BK_W4A16_WG_SK_KERNEL(TNAME, T, 64, 128)   \
+    BK_W4A16_WG_SK_KERNEL(TNAME, T, 128, 128)  \
+    BK_W4A16_WG_SK_KERNEL(TNAME, T, 256, 128)
 
 BK_W4A16_WG_TILINGS(f16, __half)
 BK_W4A16_WG_TILINGS(bf16, __nv_bfloat16)
+
+// Zeroes the stream-K counters before a run, once the grid before it
+// (which may use a workspace at the same place) is done. The GEMM after
+// it may launch at once: it waits for this grid before it starts.
+extern "C" __global__ void __launch_bounds__(BK_W4A16_SK_CLEAR_THREADS)
+    bk_w4a16_sk_clear(const __grid_constant__ bk_w4a16_sk_clear_args a)
+{
+    bk::grid_dependents_launch();
+    bk::grid_dependency_wait_only();
+    uint32_t *counters = reinterpret_cast<uint32_t *>(a.counters);
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.words;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        counters[i] = 0;
+}

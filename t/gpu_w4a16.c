@@ -15,7 +15,9 @@
  *   other), both widths of the wgmma kernel's 64-row tiles
  *   (BK_CUDA_W4A16_COLUMNS=256 for the wide one, and an N the planner
  *   takes it for), the wgmma tiles' heights (BK_CUDA_W4A16_ROWS=64, 128,
- *   256, and an M and N the planner takes 128-row tiles for), K a
+ *   256, and an M and N the planner takes 128-row tiles for), the
+ *   stream-K schedule (BK_CUDA_W4A16_SCHEDULE=stream-k, each height, and
+ *   a shape the planner takes it for), K a
  *   multiple of the kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
@@ -260,6 +262,7 @@ struct gcase {
     bool portable;         /* the cp.async pipeline even where TMA runs */
     bool wide;             /* tiles of 64 rows 256 columns wide (BK_CUDA_W4A16_COLUMNS) */
     int rows;              /* the wgmma tiles' rows (BK_CUDA_W4A16_ROWS); 0: the planner's */
+    bool stream_k;         /* the wgmma kernel in stream-K (BK_CUDA_W4A16_SCHEDULE) */
 };
 
 static void test_gemm(const struct gcase *c)
@@ -341,11 +344,14 @@ static void test_gemm(const struct gcase *c)
             setenv("BK_CUDA_W4A16_COLUMNS", "256", 1);
         if (d == 0 && c->rows)
             setenv("BK_CUDA_W4A16_ROWS", rows, 1);
+        if (d == 0 && c->stream_k)
+            setenv("BK_CUDA_W4A16_SCHEDULE", "stream-k", 1);
         r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
         unsetenv("BK_CUDA_W4A16_PIPELINE");
         unsetenv("BK_CUDA_W4A16_COLUMNS");
         unsetenv("BK_CUDA_W4A16_ROWS");
+        unsetenv("BK_CUDA_W4A16_SCHEDULE");
     }
     if (kernel[0])
         kernel_seen(kernel);
@@ -409,11 +415,11 @@ static void test_gemms(void)
      * A on the Hopper one's producer warp). */
     for (int portable = 0; portable < 2; portable++) {
         struct gcase big = {
-            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0
+            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0, false
         };
         test_gemm(&big);
         struct gcase perm = {
-            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false, 0
+            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false, 0, false
         };
         test_gemm(&perm);
     }
@@ -421,19 +427,32 @@ static void test_gemms(void)
     static const struct gcase planned[] = {
         /* K past a stage tail, split in two. */
         { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false,
-          false, 0 },
+          false, 0, false },
         /* M = 0. */
-        { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0 },
+        { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0, false },
         /* N wide enough that the planner itself takes tiles of 64 x 256 on
          * the H100 (66 of them), the last one partly past N. */
-        { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0 },
+        { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0, false },
         /* M past one tile of each height: 256 rows in tiles of 128 (which
          * the planner itself takes here, where tiles of 256 fill few SMs),
          * 300 in tiles of 64 (the last one partly past M), 200 in one of
          * 256. */
-        { BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0 },
-        { BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64 },
-        { BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256 },
+        { BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0, false },
+        { BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64, false },
+        { BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256, false },
+        /* Stream-K (a unit per SM at least, else the plan keeps its
+         * tiles): each height; tiles shared by up to ~14 CTAs (64 rows,
+         * 160 units of 16 stages), C through the vector stores (padded
+         * rows) and element by element (column-major), M partly past a
+         * tile, replays of one workspace, and a shape the planner itself
+         * takes stream-K for on the H100 (140 tiles of 64 x 128, 1.06
+         * waves). */
+        { BK_DATA_TYPE_F16, 128, 64, 2048, 1280, A_ROW, false, 0, 1, false, false, 0, true },
+        { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 1024, 2560, A_PADDED, true, 0, 3,
+          false, false, 0, true },
+        { BK_DATA_TYPE_F16, 32, 256, 768, 1536, A_PADDED, false, 0, 3, false, false, 0, true },
+        { BK_DATA_TYPE_BF16, 64, 300, 512, 1152, A_ROW, false, 0, 1, false, false, 256, true },
+        { BK_DATA_TYPE_F16, 128, 33, 4096, 17920, A_ROW, false, 0, 3, false, false, 0, false },
     };
     for (size_t j = 0; j < sizeof planned / sizeof planned[0]; j++)
         test_gemm(&planned[j]);
@@ -445,6 +464,7 @@ int main(void)
     host = bkt_open_host();
     rng = bkt_rng_new(4164);
     unsetenv("BK_CUDA_W4A16_SPLITS");
+    unsetenv("BK_CUDA_W4A16_SCHEDULE");
     test_conversions();
     test_repacks();
     test_gemms();

@@ -10,7 +10,9 @@
  * columns, or 64 by 256 where N is wide; 128 rows instead of 256 where
  * that fills the device's waves better); a run whose bindings the maps
  * cannot describe (A strided, permuted or misaligned) takes the portable
- * kernel instead.
+ * kernel instead. Where the wgmma tiles would leave SMs idle, stream-K:
+ * one CTA an SM taking an equal share of all the tiles' stages (a kernel
+ * that clears its counters in the workspace first; w4a16_args.h).
  * Small M is bound by streaming the weights, which wants as many CTAs
  * streaming at once as the device holds: where it has thread block
  * clusters (sm_90), K is split over the CTAs of a cluster of up to 8, the
@@ -19,9 +21,11 @@
  * BK_CUDA_W4A16_SPLITS=1..8 forces the split (an impossible one falls
  * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels,
  * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
- * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height. */
+ * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height,
+ * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule. */
 #include "cuda_w4a16.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +39,7 @@ _Static_assert(sizeof(struct bk_w4a16_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 struct kernel {
     bool on;
     bool maps;                            /* tensor maps of W, the scales and A */
+    bool stream_k;                        /* the wgmma kernel's stream-K schedule */
     enum bk_cuda_module_id module;
     const char *prefix;                   /* of its name: ..._<type>_<tile>_s<splits> */
     char tile_tag;                        /* 'm' or 't' */
@@ -55,6 +60,8 @@ struct gemm_plan {
     int64_t groups;
     BkDataType type;                      /* of A, C and the scales */
     struct kernel k[K_COUNT];
+    CUfunction clear;                     /* stream-K: zeroes the counters */
+    uint64_t counter_words;
 };
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -80,7 +87,10 @@ static int forced_splits(void)
  * tilings, 't', name their columns too). */
 static BkResult find_kernel(BkPlan plan, struct kernel *k, const char *type, int s)
 {
-    if (k->tile_tag == 't')
+    if (k->stream_k)
+        snprintf(k->name, sizeof k->name, "%s_%s_t%dx%d_sk", k->prefix, type, k->tile_m,
+                 k->tile_n);
+    else if (k->tile_tag == 't')
         snprintf(k->name, sizeof k->name, "%s_%s_t%dx%d_s%d", k->prefix, type, k->tile_m,
                  k->tile_n, s);
     else
@@ -179,12 +189,23 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         a->c = run->binding[BK_W4A16_GEMM_BINDING_C];
         if (vector)
             a->flags |= BK_W4A16_A_VECTOR;
+        if (a->c_cs == 1 && (a->m <= 1 || a->c_rs % 4 == 0) && a->c % 8 == 0)
+            a->flags |= BK_W4A16_C_VECTOR;
         if (k->maps && !tensor_maps(g, k, &t))
             continue;
+        uint32_t n = 0;
+        if (k->stream_k) {
+            a->workspace = run->workspace;
+            const struct bk_w4a16_sk_clear_args clear = { run->workspace, g->counter_words };
+            const uint64_t blocks = ceil_div((int64_t)g->counter_words, BK_W4A16_SK_CLEAR_THREADS);
+            bk_cuda_launch_set(&launches[n++], g->clear, (unsigned int)(blocks < 264 ? blocks : 264),
+                               1, 1, BK_W4A16_SK_CLEAR_THREADS, 0, "bk_w4a16_sk_clear", &clear,
+                               sizeof clear);
+        }
         const void *params = k->maps ? (const void *)&t : (const void *)a;
-        bk_cuda_launch_set(&launches[0], k->fn, k->grid[0], k->grid[1], k->grid[2], k->threads,
+        bk_cuda_launch_set(&launches[n++], k->fn, k->grid[0], k->grid[1], k->grid[2], k->threads,
                            k->shared_bytes, k->name, params, k->maps ? sizeof t : sizeof *a);
-        return 1;
+        return n;
     }
     return 0; /* unreachable: the portable kernel is always on */
 }
@@ -228,6 +249,42 @@ static int wgmma_consumers(const struct bk_w4a16_gemm_problem *p, int tt,
     return 2 * ceil_div(p->shape.n, BK_W4A16_WG_TILE_N(wide)) >= c->sm_count ? wide : 2;
 }
 
+/* The weight columns x rows of A x rows of K the busiest SM takes on
+ * (its CTAs' products in order; wgmma tiles of one height cost alike per
+ * product, bench/RESULTS.md): the tiled grid of k in waves, or the same
+ * tiles in stream-K (one CTA an SM, equal shares of the stages). */
+static double tiled_work(const struct kernel *k, const struct bk_cuda_context *c)
+{
+    const int64_t ctas = (int64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    const int64_t slots = (int64_t)c->sm_count * k->per_sm;
+    const int64_t stages = ceil_div(k->args.stages, k->args.splits);
+    return (double)ceil_div(ctas, slots) * (double)stages * k->stage_kt * k->tile_m * k->tile_n;
+}
+/* Stream-K's units of k (made by wgmma_init for stream-K): every tile's stages. */
+static int64_t stream_k_units(const struct kernel *k)
+{
+    return ceil_div(k->args.n, k->tile_n) * k->args.tiles_m * k->args.stages;
+}
+/* Stream-K's fixed costs (the counters' clearing kernel, the partial tiles
+ * written, copied and added) as stages of its tiles: about 10 us for tiles
+ * of 64 and 128 rows and 18 us for 256 on the H100 (bench/RESULTS.md). */
+static int stream_k_fixed_stages(const struct kernel *k)
+{
+    return k->tile_m >= 256 ? 24 : 16;
+}
+static double stream_k_work(const struct kernel *k, const struct bk_cuda_context *c)
+{
+    const int64_t stages = ceil_div(stream_k_units(k), c->sm_count) + stream_k_fixed_stages(k);
+    return (double)stages * k->stage_kt * k->tile_m * k->tile_n;
+}
+
+/* BK_CUDA_W4A16_SCHEDULE: 1 stream-k, -1 tiles, 0 the planner's choice. */
+static int forced_schedule(void)
+{
+    const char *s = getenv("BK_CUDA_W4A16_SCHEDULE");
+    return !s ? 0 : strcmp(s, "stream-k") == 0 ? 1 : strcmp(s, "tiles") == 0 ? -1 : 0;
+}
+
 /* k's tile and launch for the problem, its splits left to choose_splits. */
 static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
                         const struct bk_w4a16_gemm_args *args, int tile_m, int tile_n,
@@ -246,12 +303,14 @@ static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
     k->grid[2] = (unsigned int)(p->m > 0 ? ceil_div(p->m, tile_m) : 1);
 }
 
-/* k as the wgmma kernel for tiles of tt rows, its splits chosen. */
+/* k as the wgmma kernel for tiles of tt rows, its splits chosen; or in
+ * stream-K (narrow tiles, a CTA an SM). */
 static BkResult wgmma_init(BkPlan plan, struct kernel *k, const struct bk_w4a16_gemm_problem *p,
                            const struct bk_w4a16_gemm_args *a, int tt, const char *type,
-                           bool clusters)
+                           bool clusters, bool stream_k)
 {
-    const int cw = wgmma_consumers(p, tt, plan->ctx->impl);
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    const int cw = stream_k ? 2 : wgmma_consumers(p, tt, c);
     memset(k, 0, sizeof *k);
     kernel_init(k, p, a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
                 BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw), 1);
@@ -261,7 +320,68 @@ static BkResult wgmma_init(BkPlan plan, struct kernel *k, const struct bk_w4a16_
     k->tile_tag = 't';
     k->box_srows =
         p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group, (uint32_t)tt);
-    return choose_splits(plan, k, type, clusters);
+    if (!stream_k)
+        return choose_splits(plan, k, type, clusters);
+    k->stream_k = true;
+    k->shared_bytes = BK_W4A16_WG_SK_SMEM(tt, cw);
+    k->args.tiles_m = k->grid[2];
+    k->args.splits = 1;
+    k->grid[0] = (unsigned int)c->sm_count;
+    k->grid[1] = k->grid[2] = 1;
+    return find_kernel(plan, k, type, 0);
+}
+
+/* Whether stream-K can take k's tiles: its units times the CTAs and the
+ * rows of A in 32-bit integers (the kernel's arithmetic), at least a unit
+ * per SM. */
+static bool stream_k_fits(const struct kernel *k, const struct bk_cuda_context *c)
+{
+    const int64_t units = stream_k_units(k);
+    return units * c->sm_count < INT32_MAX && units >= c->sm_count && k->args.m < INT32_MAX / 2;
+}
+
+/* Whether each CTA's share is at least half a tile, so that at most three
+ * CTAs share one: more make more partial tiles than the balance pays for
+ * (11008 x 4096 at M = 256, bench/RESULTS.md). */
+static bool stream_k_shares_few(const struct kernel *k, const struct bk_cuda_context *c)
+{
+    return 2 * ceil_div(stream_k_units(k), c->sm_count) >= k->args.stages;
+}
+
+/* Stream-K in place of the tiled wgmma kernel k where its busiest SM,
+ * fixed costs included, works less than the tiled grid's, or where
+ * BK_CUDA_W4A16_SCHEDULE asks; the plan's workspace then holds its
+ * counters and partial tiles. */
+static BkResult consider_stream_k(BkPlan plan, struct gemm_plan *g, struct kernel *k,
+                                  const struct bk_w4a16_gemm_problem *p,
+                                  const struct bk_w4a16_gemm_args *a, const char *type,
+                                  bool clusters)
+{
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    const int forced = forced_schedule();
+    int forced_rows;
+    struct kernel sk;
+    BkResult res;
+    if (forced < 0 ||
+        (res = wgmma_init(plan, &sk, p, a, wgmma_rows(p, &forced_rows), type, clusters,
+                          true)) != BK_SUCCESS)
+        return forced < 0 ? BK_SUCCESS : res;
+    if (!stream_k_fits(&sk, c) ||
+        (forced == 0 && (!stream_k_shares_few(&sk, c) ||
+                         stream_k_work(&sk, c) >= tiled_work(k, c))))
+        return BK_SUCCESS;
+    sk.args.units = (uint32_t)stream_k_units(&sk);
+    const char *const names[] = { "bk_w4a16_sk_clear" };
+    CUfunction *const fns[] = { &g->clear };
+    if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_WGMMA, names, fns, 1)) !=
+        BK_SUCCESS)
+        return res;
+    const int64_t tiles = (int64_t)ceil_div(p->shape.n, sk.tile_n) * sk.args.tiles_m;
+    g->counter_words = BK_W4A16_SK_COUNTERS(tiles, sk.tile_n / 64);
+    plan->props.workspaceSize =
+        BK_W4A16_SK_WORKSPACE(tiles, sk.grid[0], sk.tile_m, sk.tile_n / 64);
+    *k = sk;
+    return BK_SUCCESS;
 }
 
 BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
@@ -332,7 +452,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
         int forced;
         const int tt = wgmma_rows(p, &forced);
         k = &g->k[K_WGMMA];
-        if ((res = wgmma_init(plan, k, p, &a, tt, type, clusters)) != BK_SUCCESS)
+        if ((res = wgmma_init(plan, k, p, &a, tt, type, clusters, false)) != BK_SUCCESS)
             return res;
         /* Tiles of 256 rows leave SMs idle where N has few column tiles:
          * 128-row tiles (twice the CTAs, each reading its weights again,
@@ -340,12 +460,14 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
          * its waves at least 1.2 times as well (bench/RESULTS.md). */
         if (!forced && tt == 256) {
             struct kernel half;
-            if ((res = wgmma_init(plan, &half, p, &a, 128, type, clusters)) != BK_SUCCESS)
+            if ((res = wgmma_init(plan, &half, p, &a, 128, type, clusters, false)) != BK_SUCCESS)
                 return res;
             const struct bk_cuda_context *c = plan->ctx->impl;
             if (wave_fill(&half, c) >= 1.2 * wave_fill(k, c))
                 *k = half;
         }
+        if ((res = consider_stream_k(plan, g, k, p, &a, type, clusters)) != BK_SUCCESS)
+            return res;
         chosen = k;
     }
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", chosen->name);
