@@ -21,7 +21,7 @@
 #define BK_W4A16_A_VECTOR 0x1u    /* A's rows are k-contiguous, 16-byte aligned, no perm */
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
-#define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 8-byte aligned */
+#define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 16-byte aligned */
 
 /* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
  * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
@@ -167,7 +167,7 @@ struct bk_w4a16_tma_args {
  * kernel before each run (the workspace is scratch of any content); then
  * two slots a CTA for its partial tiles (its share's first and last
  * tile), each warp's accumulators in the order of its registers. C is
- * written from the registers through 256 bytes a consumer warp after the
+ * written from the registers through 512 bytes a consumer warp after the
  * ring's barriers, each followed by the warp's barrier for the copies of
  * other CTAs' partials into the ring (once the CTA's share is done and
  * the ring idle). */
@@ -177,7 +177,7 @@ struct bk_w4a16_tma_args {
 #define BK_W4A16_SK_SLOT_BYTES(t, cw) (4u * (uint64_t)(t) * BK_W4A16_WG_TILE_N(cw))
 #define BK_W4A16_SK_WORKSPACE(tiles, ctas, t, cw) \
     (BK_W4A16_SK_COUNTER_BYTES(tiles, cw) + 2u * (uint64_t)(ctas) * BK_W4A16_SK_SLOT_BYTES(t, cw))
-#define BK_W4A16_SK_STAGING_BYTES(cw) (272u * 4u * (cw))
+#define BK_W4A16_SK_STAGING_BYTES(cw) (528u * 4u * (cw))
 #define BK_W4A16_WG_SK_SMEM(t, cw) (BK_W4A16_WG_SMEM(t, cw) + BK_W4A16_SK_STAGING_BYTES(cw))
 #define BK_W4A16_SK_CLEAR_THREADS 256
 

@@ -77,7 +77,7 @@ template <int TT, int TN> struct StreamK {
     // c0, of a tile other CTAs share too. Its partial goes to the
     // workspace unless this warp is the last of the tile's to arrive; the
     // last adds every share, in the order of the CTAs, and hands the sums
-    // to emit(t, float4 of acc[t]'s elements). Where the CTA is done with
+    // to emit(t, acc[t], acc[t + 1] as float4s) for even t. Where the CTA is done with
     // its ring (idle: buffer, this warp's NT x 512 bytes of it, and bar, its
     // barrier), the other partials come in whole by the copy engine, one
     // after another; else (rare: the share's first tile, the ring busy
@@ -130,12 +130,13 @@ template <int TT, int TN> struct StreamK {
             sum_copied<NT>(acc, shares, me, lane, buffer, bar, mine, warp_slot(first, 1),
                            BK_W4A16_SK_SLOT_BYTES(TT, CW) / 16);
 #pragma unroll
-            for (int t = 0; t < NT; t++)
-                emit(t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
+            for (int t = 0; t < NT; t += 2)
+                emit(t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]),
+                     make_float4(acc[t + 1][0], acc[t + 1][1], acc[t + 1][2], acc[t + 1][3]));
             return;
         }
         // Chunks of the accumulators, each summed over the shares in order.
-        constexpr int CH = NT < 4 ? NT : 4;
+        constexpr int CH = 4; // NT is 8, 16 or 32
 #pragma unroll
         for (int t0 = 0; t0 < NT; t0 += CH) {
             float4 sum[CH];
@@ -165,20 +166,21 @@ template <int TT, int TN> struct StreamK {
                 }
             }
 #pragma unroll
-            for (int q = 0; q < CH; q++)
-                emit(t0 + q, sum[q]);
+            for (int q = 0; q < CH; q += 2)
+                emit(t0 + q, sum[q], sum[q + 1]);
         }
     }
 
-    // A warp's partial acc to its slot at mine (this lane's first float4),
-    // visible device-wide.
+    // A warp's partial acc to its slot at mine (this lane's first float4).
+    // Made visible device-wide by the warp's release of the counter after
+    // it (__syncwarp orders the lanes' stores before it, as CUTLASS's
+    // barriers do with __syncthreads), not by a __threadfence per lane.
     template <int NT>
     static __device__ __forceinline__ void write_partial(const float (&acc)[NT][4], float4 *mine)
     {
 #pragma unroll
         for (int t = 0; t < NT; t++)
             __stcg(mine + 32 * t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
-        __threadfence();
     }
 
     // acc = the shares' partials summed in order, each copied whole into
@@ -198,10 +200,13 @@ template <int TT, int TN> struct StreamK {
             mbar_init(bar, 1);
             mbar_fence_init();
         }
-        if (me != 0) {
+        if (me != 0) { // read back by the copy engine below
             write_partial<NT>(acc, mine);
-            fence_proxy_async_global();
+            __threadfence();
         }
+        // The partials, acquired through the generic proxy, are read by the
+        // copy engine's.
+        fence_proxy_async_global();
         __syncwarp();
         uint32_t parity = 0;
         // Unrolled: acc written in a loop of unknown count costs ptxas copies.
@@ -245,46 +250,44 @@ static __device__ __forceinline__ uint16_t bits_of(__nv_bfloat16 h)
     return __bfloat16_as_ushort(h);
 }
 
-// Block t of a consumer warp's accumulators, v (wgmma's D = C^T: columns
-// n .. n + 15 of C by rows m0 + 8 t ..; lane 4 g + r holds rows 2 r, 2 r + 1
-// of columns g and g + 8 in v.x, v.y and v.z, v.w) to C, rows past M left.
-// Where C allows, the block goes through the warp's 256 bytes of shared
-// memory at staging so that each lane stores 8 bytes of one row.
+// Blocks t and t + 1 of a consumer warp's accumulators, v0 and v1 (wgmma's
+// D = C^T: columns n .. n + 15 of C by rows m0 .. m0 + 15; lane 4 g + r
+// holds of each block rows 2 r, 2 r + 1 of columns g and g + 8 in x, y and
+// z, w) to C, rows past M left. Where C allows, they go through the warp's
+// 512 bytes of shared memory at staging so that each lane stores 16 bytes
+// of one row.
 template <typename T>
-static __device__ __forceinline__ void store_block(const bk_w4a16_gemm_args &p, float4 v,
-                                                   uint32_t staging, int64_t m0, int64_t n,
-                                                   int lane)
+static __device__ __forceinline__ void store_pair(const bk_w4a16_gemm_args &p, float4 v0,
+                                                  float4 v1, uint32_t staging, int64_t m0,
+                                                  int64_t n, int lane)
 {
     T *c = reinterpret_cast<T *>(p.c);
     const int g = lane / 4, r = lane % 4;
-    const float e[4] = { v.x, v.y, v.z, v.w };
+    const float e[8] = { v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w };
     if (m0 >= p.m)
         return;
     if (!(p.flags & BK_W4A16_C_VECTOR)) {
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int64_t m = m0 + 2 * r + i % 2;
+        for (int i = 0; i < 8; i++) {
+            const int64_t m = m0 + 8 * (i / 4) + 2 * r + i % 2;
             if (m < p.m)
-                c[m * p.c_rs + (n + g + 8 * (i / 2)) * p.c_cs] = Storage<T>::out(e[i]);
+                c[m * p.c_rs + (n + g + 8 * (i % 4 / 2)) * p.c_cs] = Storage<T>::out(e[i]);
         }
         return;
     }
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-        asm volatile("st.shared.u16 [%0], %1;" ::"r"(staging + 32u * (2 * r + i % 2) +
-                                                    2u * (g + 8 * (i / 2))),
+    for (int i = 0; i < 8; i++)
+        asm volatile("st.shared.u16 [%0], %1;" ::"r"(staging + 32u * (8 * (i / 4) + 2 * r + i % 2) +
+                                                    2u * (g + 8 * (i % 4 / 2))),
                      "h"(bits_of(Storage<T>::out(e[i])))
                      : "memory");
     __syncwarp();
-    uint32_t lo, hi;
-    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
-                 : "=r"(lo), "=r"(hi)
-                 : "r"(staging + 32u * g + 8u * r)
-                 : "memory");
-    const int64_t m = m0 + g;
+    const uint4 row = load_shared16(staging + 16u * lane);
+    const int64_t m = m0 + lane / 2;
     if (m < p.m)
-        asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(c + m * p.c_rs + n + 4 * r),
-                     "r"(lo), "r"(hi)
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(c + m * p.c_rs + n +
+                                                                      8 * (lane % 2)),
+                     "r"(row.x), "r"(row.y), "r"(row.z), "r"(row.w)
                      : "memory");
     __syncwarp();
 }

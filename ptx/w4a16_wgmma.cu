@@ -313,10 +313,28 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
             };
             if constexpr (STREAM_K) {
                 const int cw = 4 * wi + w;
-                const uint32_t staging = bars + 16u * STAGES + 272u * cw;
+                const uint32_t staging = bars + 16u * STAGES + 528u * cw;
+#ifdef BK_W4A16_SK_TRACE
+                uint64_t *trace = reinterpret_cast<uint64_t *>(
+                                      p.workspace + BK_W4A16_SK_COUNTER_BYTES(p.units / p.stages, CW) +
+                                      2ull * gridDim.x * BK_W4A16_SK_SLOT_BYTES(TT, CW)) +
+                                  blockIdx.x * 32;
+                const bool tr = cw == 0 && lane == 0;
+                int seg = 0;
+                if (tr) {
+                    uint64_t g;
+                    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+                    trace[0] = g;
+                    trace[1] = clock64();
+                }
+#endif
                 sk.for_each_share([&](int u, const auto &first_look) {
                     consume_share(first_look.c0, first_look.c1, first_look.ring,
                                   sk.n0(first_look.tile));
+#ifdef BK_W4A16_SK_TRACE
+                    if (tr && seg < 7)
+                        trace[2 + 4 * seg] = clock64();
+#endif
                     const auto s = sk.share_again(u);
                     const int tile = s.tile, c0 = s.c0, c1 = s.c1;
                     const bool last = s.last;
@@ -331,19 +349,38 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                     if (tn0 + 64 * wi >= p.n) // the warpgroup's columns lie past N
                         return;
                     const int64_t n = tn0 + 64 * wi + 16 * w;
-                    auto emit = [&](int t, float4 v) {
-                        bk::w4a16::store_block<T>(p, v, staging, tm0 + 8 * t, n, lane);
+                    auto emit = [&](int t, float4 v0, float4 v1) {
+                        bk::w4a16::store_pair<T>(p, v0, v1, staging, tm0 + 8 * t, n, lane);
                     };
                     if (whole) {
 #pragma unroll
-                        for (int t = 0; t < NT; t++)
-                            emit(t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
+                        for (int t = 0; t < NT; t += 2)
+                            emit(t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]),
+                                 make_float4(acc[t + 1][0], acc[t + 1][1], acc[t + 1][2],
+                                             acc[t + 1][3]));
                     } else {
                         sk.sum_split_tile<NT, CW>(acc, tile, c0, cw, lane, last,
-                                                  ring + (uint32_t)cw * NT * 512u, staging + 256u,
+                                                  ring + (uint32_t)cw * NT * 512u, staging + 512u,
                                                   emit);
                     }
+#ifdef BK_W4A16_SK_TRACE
+                    if (tr && seg < 7) {
+                        trace[3 + 4 * seg] = clock64();
+                        trace[4 + 4 * seg] = (uint64_t)(c1 - c0) << 32 | (uint64_t)c0 << 8 |
+                                             (whole ? 2 : 0) | (last ? 1 : 0);
+                        trace[5 + 4 * seg] = tile;
+                    }
+                    seg++;
+#endif
                 });
+#ifdef BK_W4A16_SK_TRACE
+                if (tr) {
+                    uint64_t g;
+                    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+                    trace[31] = g;
+                    trace[30] = seg;
+                }
+#endif
                 return;
             } else {
                 consume_share(c_begin, c_end, 0, n0);

@@ -189,7 +189,7 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         a->c = run->binding[BK_W4A16_GEMM_BINDING_C];
         if (vector)
             a->flags |= BK_W4A16_A_VECTOR;
-        if (a->c_cs == 1 && (a->m <= 1 || a->c_rs % 4 == 0) && a->c % 8 == 0)
+        if (a->c_cs == 1 && (a->m <= 1 || a->c_rs % 8 == 0) && a->c % 16 == 0)
             a->flags |= BK_W4A16_C_VECTOR;
         if (k->maps && !tensor_maps(g, k, &t))
             continue;
@@ -265,12 +265,14 @@ static int64_t stream_k_units(const struct kernel *k)
 {
     return ceil_div(k->args.n, k->tile_n) * k->args.tiles_m * k->args.stages;
 }
-/* Stream-K's fixed costs (the counters' clearing kernel, the partial tiles
- * written, copied and added) as stages of its tiles: about 10 us for tiles
- * of 64 and 128 rows and 18 us for 256 on the H100 (bench/RESULTS.md). */
+/* Stream-K's fixed costs beyond the tiled grid's (the counters' clearing
+ * kernel, the partial tiles written, copied and added) as stages of its
+ * tiles, fitted on the H100 (bench/RESULTS.md): ~3.5 us for tiles of 128
+ * rows, ~5 us for 64 (slower stages count fewer), more for 256 (whose
+ * partial tiles are twice as large). */
 static int stream_k_fixed_stages(const struct kernel *k)
 {
-    return k->tile_m >= 256 ? 24 : 16;
+    return k->tile_m >= 256 ? 12 : k->tile_m >= 128 ? 5 : 7;
 }
 static double stream_k_work(const struct kernel *k, const struct bk_cuda_context *c)
 {
@@ -360,15 +362,27 @@ static BkResult consider_stream_k(BkPlan plan, struct gemm_plan *g, struct kerne
     const struct bk_cuda_context *c = plan->ctx->impl;
     const int forced = forced_schedule();
     int forced_rows;
-    struct kernel sk;
+    const int rows = wgmma_rows(p, &forced_rows);
+    struct kernel sk, half;
     BkResult res;
-    if (forced < 0 ||
-        (res = wgmma_init(plan, &sk, p, a, wgmma_rows(p, &forced_rows), type, clusters,
-                          true)) != BK_SUCCESS)
+    if (forced < 0 || (res = wgmma_init(plan, &sk, p, a, rows, type, clusters, true)) != BK_SUCCESS)
         return forced < 0 ? BK_SUCCESS : res;
+    double work = stream_k_work(&sk, c);
+    /* Above 128 rows, tiles of 128 rows too (each reads its weights again,
+     * ~5% a stage, but their partial tiles are half the size and fewer CTAs
+     * share a tile: 4096 x 22016 at M = 256, bench/RESULTS.md). */
+    if (rows == 256 && !forced_rows) {
+        if ((res = wgmma_init(plan, &half, p, a, 128, type, clusters, true)) != BK_SUCCESS)
+            return res;
+        const double half_work = 1.05 * stream_k_work(&half, c);
+        if (stream_k_fits(&half, c) && stream_k_shares_few(&half, c) &&
+            (half_work < work || !stream_k_shares_few(&sk, c))) {
+            sk = half;
+            work = half_work;
+        }
+    }
     if (!stream_k_fits(&sk, c) ||
-        (forced == 0 && (!stream_k_shares_few(&sk, c) ||
-                         stream_k_work(&sk, c) >= tiled_work(k, c))))
+        (forced == 0 && (!stream_k_shares_few(&sk, c) || work >= tiled_work(k, c))))
         return BK_SUCCESS;
     sk.args.units = (uint32_t)stream_k_units(&sk);
     const char *const names[] = { "bk_w4a16_sk_clear" };
