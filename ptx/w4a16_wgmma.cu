@@ -315,6 +315,8 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                 const int cw = 4 * wi + w;
                 const uint32_t staging = bars + 16u * STAGES + 528u * cw;
 #ifdef BK_W4A16_SK_TRACE
+                // A development variant: each CTA's timings, 32 words after
+                // the plan's workspace (bench/w4a16-sk-trace.c reads them).
                 uint64_t *trace = reinterpret_cast<uint64_t *>(
                                       p.workspace + BK_W4A16_SK_COUNTER_BYTES(p.units / p.stages, CW) +
                                       2ull * gridDim.x * BK_W4A16_SK_SLOT_BYTES(TT, CW)) +
