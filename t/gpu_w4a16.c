@@ -17,7 +17,8 @@
  *   takes it for), the wgmma tiles' heights (BK_CUDA_W4A16_ROWS=64, 128,
  *   256, and an M and N the planner takes 128-row tiles for), the
  *   stream-K schedule (BK_CUDA_W4A16_SCHEDULE=stream-k, each height, and
- *   a shape the planner takes it for), K a
+ *   a shape the planner takes it for; its workspace reported, and a run
+ *   with one byte less or none refused), K a
  *   multiple of the kernel's 128-row stage or not,
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
@@ -458,6 +459,74 @@ static void test_gemms(void)
         test_gemm(&planned[j]);
 }
 
+/* A plan the device runs in stream-K reports its workspace (counters and
+ * two partial tiles of F32 an SM), and a run given less of it, or none, is
+ * refused with a message that names the field. */
+static void test_stream_k_workspace(void)
+{
+    const int64_t m = 64, k = 2048, n = 1280, groups = k / 128;
+    const BkDataType t = BK_DATA_TYPE_F16;
+    BkW4A16GemmInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .groupSize = 128 };
+    info.a = w4a16_mat_strided(t, m, k, 0, 0);
+    info.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = w4a16_mat_strided(t, groups, n, 0, 0);
+    info.c = w4a16_mat_strided(t, m, n, 0, 0);
+    setenv("BK_CUDA_W4A16_SCHEDULE", "stream-k", 1);
+    BkPlan plan;
+    const BkResult made = bkt_create_plan(gpu, &info, &plan);
+    unsetenv("BK_CUDA_W4A16_SCHEDULE");
+    if (made != BK_SUCCESS) {
+        tap_ok(false, "stream-K plan: %s", bkGetLastErrorMessage());
+        return;
+    }
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    bkGetPlanProperties(plan, &props);
+    bkGetContextProperties(gpu, &dev);
+    if (!strstr(props.kernelName, "_sk")) { /* a GPU without the wgmma kernels */
+        tap_ok(props.workspaceSize == 0, "%s (not stream-K) needs no workspace: %llu bytes",
+               props.kernelName, (unsigned long long)props.workspaceSize);
+        bkDestroyPlan(plan);
+        return;
+    }
+    const uint64_t ws = props.workspaceSize, partials = 2ull * dev.multiprocessorCount * 64 * 128 * 4;
+    tap_ok(ws >= partials && ws < partials + (1u << 20),
+           "%s reports %llu workspace bytes: its %u SMs' partial tiles (%llu) and counters",
+           props.kernelName, (unsigned long long)ws, dev.multiprocessorCount,
+           (unsigned long long)partials);
+    const uint64_t bytes[5] = { (uint64_t)(m * k * 2), (uint64_t)(k / 16 * 2 * n * 4),
+                                (uint64_t)(groups * n * 2), 0, (uint64_t)(m * n * 2) };
+    struct bkt_buffer buf[5], wbuf = bkt_alloc(gpu, ws);
+    BkDeviceAddress addr[5] = { 0 };
+    for (int i = 0; i < 5; i++)
+        if (bytes[i]) {
+            buf[i] = bkt_alloc(gpu, bytes[i]);
+            addr[i] = buf[i].address;
+        }
+    BkCommandBuffer cmd;
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+    if (bkAllocateCommandBuffer(gpu, NULL, &cmd) != BK_SUCCESS ||
+        bkBeginCommandBuffer(cmd, &begin) != BK_SUCCESS)
+        tap_bail("a command buffer: %s", bkGetLastErrorMessage());
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 5, .pBindings = addr,
+                      .workspace = wbuf.address, .workspaceSize = ws - 1 };
+    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_WORKSPACE_TOO_SMALL, "BkRunInfo.workspaceSize",
+               "stream-K: a workspace one byte short");
+    run.workspaceSize = ws;
+    run.workspace = 0;
+    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.workspace is 0",
+               "stream-K: no workspace address");
+    run.workspace = wbuf.address;
+    tap_ok(bkCmdRun(cmd, plan, &run) == BK_SUCCESS, "stream-K: the plan's workspace is enough");
+    bkFreeCommandBuffer(cmd);
+    for (int i = 0; i < 5; i++)
+        if (bytes[i])
+            bkt_free(gpu, &buf[i]);
+    bkt_free(gpu, &wbuf);
+    bkDestroyPlan(plan);
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -468,6 +537,7 @@ int main(void)
     test_conversions();
     test_repacks();
     test_gemms();
+    test_stream_k_workspace();
     kernels_report("W4A16 GEMM on CUDA (plans' kernel names)");
     bkDestroyContext(host);
     bkDestroyContext(gpu);
