@@ -447,13 +447,18 @@ static void test_gemms(void)
          * rows) and element by element (column-major), M partly past a
          * tile, replays of one workspace, and a shape the planner itself
          * takes stream-K for on the H100 (140 tiles of 64 x 128, 1.06
-         * waves). */
+         * waves, a tile or more a CTA). */
         { BK_DATA_TYPE_F16, 128, 64, 2048, 1280, A_ROW, false, 0, 1, false, false, 0, true },
         { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 1024, 2560, A_PADDED, true, 0, 3,
           false, false, 0, true },
         { BK_DATA_TYPE_F16, 32, 256, 768, 1536, A_PADDED, false, 0, 3, false, false, 0, true },
         { BK_DATA_TYPE_BF16, 64, 300, 512, 1152, A_ROW, false, 0, 1, false, false, 256, true },
         { BK_DATA_TYPE_F16, 128, 33, 4096, 17920, A_ROW, false, 0, 3, false, false, 0, false },
+        /* At least a tile a CTA (133 tiles, 128 rows): whole tiles stored
+         * between split ones, each split in two; C both ways. */
+        { BK_DATA_TYPE_F16, 64, 130, 512, 17024, A_ROW, false, 0, 3, false, false, 0, true },
+        { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 512, 17024, A_ROW, true, 0, 1,
+          false, false, 0, true },
     };
     for (size_t j = 0; j < sizeof planned / sizeof planned[0]; j++)
         test_gemm(&planned[j]);
