@@ -197,6 +197,7 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         if (k->stream_k) {
             a->workspace = run->workspace;
             const struct bk_w4a16_sk_clear_args clear = { run->workspace, g->counter_words };
+            /* A grid-stride loop: a few blocks clear any count (16 words a tile). */
             const uint64_t blocks = ceil_div((int64_t)g->counter_words, BK_W4A16_SK_CLEAR_THREADS);
             bk_cuda_launch_set(&launches[n++], g->clear, (unsigned int)(blocks < 264 ? blocks : 264),
                                1, 1, BK_W4A16_SK_CLEAR_THREADS, 0, "bk_w4a16_sk_clear", &clear,
@@ -390,7 +391,7 @@ static BkResult consider_stream_k(BkPlan plan, struct gemm_plan *g, struct kerne
     if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_W4A16_WGMMA, names, fns, 1)) !=
         BK_SUCCESS)
         return res;
-    const int64_t tiles = (int64_t)ceil_div(p->shape.n, sk.tile_n) * sk.args.tiles_m;
+    const int64_t tiles = stream_k_units(&sk) / sk.args.stages;
     g->counter_words = BK_W4A16_SK_COUNTERS(tiles, sk.tile_n / 64);
     plan->props.workspaceSize =
         BK_W4A16_SK_WORKSPACE(tiles, sk.grid[0], sk.tile_m, sk.tile_n / 64);
