@@ -163,8 +163,9 @@ struct bk_w4a16_tma_args {
  * of the weights whatever the count of tiles. A tile split between CTAs
  * is summed, in the order of the CTAs (deterministic), by the last of its
  * warps to finish its share: per (tile, consumer warp) two counters, the
- * warps that arrived and those whose partial tile is written, cleared by a
- * kernel before each run (the workspace is scratch of any content); then
+ * warps that arrived and those whose partial tile is written, cleared
+ * before each run by bk_w4a16_sk_clear (workspace_clear.h: the workspace
+ * is scratch of any content); then
  * two slots a CTA for its partial tiles (its share's first and last
  * tile), each warp's accumulators in the order of its registers. C is
  * written from the registers through 512 bytes a consumer warp after the
@@ -179,13 +180,6 @@ struct bk_w4a16_tma_args {
     (BK_W4A16_SK_COUNTER_BYTES(tiles, cw) + 2u * (uint64_t)(ctas) * BK_W4A16_SK_SLOT_BYTES(t, cw))
 #define BK_W4A16_SK_STAGING_BYTES(cw) (528u * 4u * (cw))
 #define BK_W4A16_WG_SK_SMEM(t, cw) (BK_W4A16_WG_SMEM(t, cw) + BK_W4A16_SK_STAGING_BYTES(cw))
-#define BK_W4A16_SK_CLEAR_THREADS 256
-
-struct bk_w4a16_sk_clear_args {
-    uint64_t counters;
-    uint64_t words;               /* 32-bit counters to zero */
-};
-
 /* ---- Conversions (ptx/w4a16_convert.cu) ---------------------------------- */
 #define BK_W4A16_CONVERT_THREADS 256
 

@@ -28,6 +28,7 @@
 #include "w4a16_dequant.cuh"
 #include "w4a16_stream_k.cuh"
 #include "wgmma_ops.cuh"
+#include "workspace_clear.h"
 #include "../lib/w4a16_layout.h"
 
 // Tuning switch (a variant of the module): the least tile height whose
@@ -460,16 +461,5 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
 BK_W4A16_WG_TILINGS(f16, __half)
 BK_W4A16_WG_TILINGS(bf16, __nv_bfloat16)
 
-// Zeroes the stream-K counters before a run, once the grid before it
-// (which may use a workspace at the same place) is done. The GEMM after
-// it may launch at once: it waits for this grid before it starts.
-extern "C" __global__ void __launch_bounds__(BK_W4A16_SK_CLEAR_THREADS)
-    bk_w4a16_sk_clear(const __grid_constant__ bk_w4a16_sk_clear_args a)
-{
-    bk::grid_dependents_launch();
-    bk::grid_dependency_wait_only();
-    uint32_t *counters = reinterpret_cast<uint32_t *>(a.counters);
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.words;
-         i += (uint64_t)gridDim.x * blockDim.x)
-        counters[i] = 0;
-}
+// Zeroes the stream-K counters before a run (ptx/workspace_clear.h).
+BK_WORKSPACE_CLEAR_KERNEL(bk_w4a16_sk_clear)

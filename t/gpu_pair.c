@@ -184,3 +184,39 @@ void poison(void *p, uint64_t bytes)
     for (uint64_t i = 0; i + 4 <= bytes; i += 4)
         memcpy((char *)p + i, &v, 4);
 }
+
+void workspace_refusals(BkContext ctx, BkPlan plan, uint32_t count, const uint64_t *bytes,
+                        const char *what)
+{
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    bkGetPlanProperties(plan, &props);
+    const uint64_t ws = props.workspaceSize;
+    struct bkt_buffer buf[GPU_PAIR_SLOTS], wbuf = bkt_alloc(ctx, ws);
+    BkDeviceAddress addr[GPU_PAIR_SLOTS] = { 0 };
+    for (uint32_t i = 0; i < count; i++)
+        if (bytes[i]) {
+            buf[i] = bkt_alloc(ctx, bytes[i]);
+            addr[i] = buf[i].address;
+        }
+    BkCommandBuffer cmd;
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+    if (bkAllocateCommandBuffer(ctx, NULL, &cmd) != BK_SUCCESS ||
+        bkBeginCommandBuffer(cmd, &begin) != BK_SUCCESS)
+        tap_bail("a command buffer: %s", bkGetLastErrorMessage());
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = count,
+                      .pBindings = addr, .workspace = wbuf.address, .workspaceSize = ws - 1 };
+    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_WORKSPACE_TOO_SMALL, "BkRunInfo.workspaceSize",
+               "%s: a workspace one byte short", what);
+    run.workspaceSize = ws;
+    run.workspace = 0;
+    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.workspace is 0",
+               "%s: no workspace address", what);
+    run.workspace = wbuf.address;
+    tap_ok(bkCmdRun(cmd, plan, &run) == BK_SUCCESS, "%s: the plan's workspace is enough", what);
+    bkFreeCommandBuffer(cmd);
+    for (uint32_t i = 0; i < count; i++)
+        if (bytes[i])
+            bkt_free(ctx, &buf[i]);
+    bkt_free(ctx, &wbuf);
+}

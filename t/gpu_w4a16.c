@@ -501,34 +501,7 @@ static void test_stream_k_workspace(void)
            (unsigned long long)partials);
     const uint64_t bytes[5] = { (uint64_t)(m * k * 2), (uint64_t)(k / 16 * 2 * n * 4),
                                 (uint64_t)(groups * n * 2), 0, (uint64_t)(m * n * 2) };
-    struct bkt_buffer buf[5], wbuf = bkt_alloc(gpu, ws);
-    BkDeviceAddress addr[5] = { 0 };
-    for (int i = 0; i < 5; i++)
-        if (bytes[i]) {
-            buf[i] = bkt_alloc(gpu, bytes[i]);
-            addr[i] = buf[i].address;
-        }
-    BkCommandBuffer cmd;
-    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
-    if (bkAllocateCommandBuffer(gpu, NULL, &cmd) != BK_SUCCESS ||
-        bkBeginCommandBuffer(cmd, &begin) != BK_SUCCESS)
-        tap_bail("a command buffer: %s", bkGetLastErrorMessage());
-    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 5, .pBindings = addr,
-                      .workspace = wbuf.address, .workspaceSize = ws - 1 };
-    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_WORKSPACE_TOO_SMALL, "BkRunInfo.workspaceSize",
-               "stream-K: a workspace one byte short");
-    run.workspaceSize = ws;
-    run.workspace = 0;
-    BKT_EXPECT(bkCmdRun(cmd, plan, &run), BK_ERROR_INVALID_ARGUMENT, "BkRunInfo.workspace is 0",
-               "stream-K: no workspace address");
-    run.workspace = wbuf.address;
-    tap_ok(bkCmdRun(cmd, plan, &run) == BK_SUCCESS, "stream-K: the plan's workspace is enough");
-    bkFreeCommandBuffer(cmd);
-    for (int i = 0; i < 5; i++)
-        if (bytes[i])
-            bkt_free(gpu, &buf[i]);
-    bkt_free(gpu, &wbuf);
+    workspace_refusals(gpu, plan, 5, bytes, "stream-K");
     bkDestroyPlan(plan);
 }
 

@@ -176,6 +176,10 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
                                   unsigned int grid, unsigned int grid_y, unsigned int grid_z,
                                   unsigned int block, unsigned int shared_bytes, const char *name,
                                   const void *args, size_t size);
+/* Fills a launch of a module's workspace-clearing kernel fn (name, see
+ * ptx/workspace_clear.h) that zeroes words 32-bit words at words_at. */
+BK_HIDDEN void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn,
+                                    const char *name, uint64_t words_at, uint64_t words);
 
 /* Tensor maps (cuda_tensor_map.c): whether a tensor of rank dimensions
  * (extent[0] slowest, strides in elements) can be described to the bulk

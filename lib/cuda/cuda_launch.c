@@ -8,6 +8,8 @@
  * graph per stream: a plan used on several queues does not serialize them. */
 #include "cuda_internal.h"
 
+#include "../../ptx/workspace_clear.h"
+
 #include <string.h>
 
 BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare,
@@ -61,6 +63,19 @@ void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn, unsigned
     l->name = name;
     l->param_size = size;
     memcpy(l->params, args, size);
+}
+
+void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn, const char *name,
+                          uint64_t words_at, uint64_t words)
+{
+    const struct bk_workspace_clear_args a = { words_at, words };
+    const uint64_t blocks = (words + BK_WORKSPACE_CLEAR_THREADS - 1) / BK_WORKSPACE_CLEAR_THREADS;
+    bk_cuda_launch_set(l, fn,
+                       (unsigned int)(blocks == 0 ? 1
+                                      : blocks < BK_WORKSPACE_CLEAR_MAX_BLOCKS
+                                          ? blocks
+                                          : BK_WORKSPACE_CLEAR_MAX_BLOCKS),
+                       1, 1, BK_WORKSPACE_CLEAR_THREADS, 0, name, &a, sizeof a);
 }
 
 void bk_cuda_plan_release(struct bk_cuda_plan *base)

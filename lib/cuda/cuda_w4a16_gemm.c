@@ -196,12 +196,8 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         uint32_t n = 0;
         if (k->stream_k) {
             a->workspace = run->workspace;
-            const struct bk_w4a16_sk_clear_args clear = { run->workspace, g->counter_words };
-            /* A grid-stride loop: a few blocks clear any count (16 words a tile). */
-            const uint64_t blocks = ceil_div((int64_t)g->counter_words, BK_W4A16_SK_CLEAR_THREADS);
-            bk_cuda_launch_set(&launches[n++], g->clear, (unsigned int)(blocks < 264 ? blocks : 264),
-                               1, 1, BK_W4A16_SK_CLEAR_THREADS, 0, "bk_w4a16_sk_clear", &clear,
-                               sizeof clear);
+            bk_cuda_launch_clear(&launches[n++], g->clear, "bk_w4a16_sk_clear", run->workspace,
+                                 g->counter_words);
         }
         const void *params = k->maps ? (const void *)&t : (const void *)a;
         bk_cuda_launch_set(&launches[n++], k->fn, k->grid[0], k->grid[1], k->grid[2], k->threads,

@@ -29,7 +29,8 @@ libbk_la_SOURCES += \
 	ptx/gemm_epilogue_args.h \
 	ptx/w4a16_args.h \
 	ptx/attention_args.h \
-	ptx/tensor_map_args.h
+	ptx/tensor_map_args.h \
+	ptx/workspace_clear.h
 # cuda_fatbins.S .incbin's ptx/NAME.fatbin from the build tree. The object
 # is named through a variable so that automake keeps its own rule for it.
 libbk_la_CCASFLAGS = -Wa,-I$(top_builddir)/ptx
