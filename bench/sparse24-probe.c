@@ -80,7 +80,17 @@ static uint16_t *random_halves(uint64_t n, BkDataType type, uint32_t seed)
 static BkCommandBuffer record(BkPlan plan, uint32_t n, const BkDeviceAddress *bind,
                               BkCommandBufferUsage usage, int runs)
 {
-    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind };
+    /* One workspace, as large as the largest plan's (stream-K needs one). */
+    static BkDeviceAddress workspace;
+    static uint64_t workspace_size;
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    CHECK(bkGetPlanProperties(plan, &props));
+    if (props.workspaceSize > workspace_size) {
+        workspace = alloc(props.workspaceSize);
+        workspace_size = props.workspaceSize;
+    }
+    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = n, .pBindings = bind,
+                     .workspace = workspace, .workspaceSize = workspace_size };
     BkCommandBuffer cb;
     CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
     BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -225,8 +235,9 @@ int main(int argc, char **argv)
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
            gp.kernelName, differing, runs - 1, worst, allowed);
     const double us = time_plan(gemm, 5, gb);
-    printf("%s N %lld M %lld K %lld [%s]: %.1f us, %.1f dense-equivalent TFLOP/s\n",
+    printf("%s N %lld M %lld K %lld [%s, workspace %llu B]: %.1f us, %.1f dense-equivalent "
+           "TFLOP/s\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
-           gp.kernelName, us, 2.0 * n * m * k / us * 1e-6);
+           gp.kernelName, (unsigned long long)gp.workspaceSize, us, 2.0 * n * m * k / us * 1e-6);
     return differing || !(worst <= allowed);
 }

@@ -156,6 +156,10 @@ struct bk_sp24_gemm_args {
     uint32_t flags;                 /* BK_SP24_READ_C, ... */
     uint32_t activation;            /* BkGemmActivation */
     uint32_t m_tiles, n_tiles;      /* CTA tiles along m and n */
+    /* The Hopper kernels' schedule (below): cluster tiles taken whole, and
+     * the pieces each of the rest is split into (0: none). */
+    uint32_t dp_tiles, sk_split;
+    uint64_t workspace;             /* stream-K: flags, then partial tiles */
 };
 
 /* The Hopper kernels (sm_90a, module sparse24_wgmma): a persistent CTA
@@ -191,6 +195,34 @@ struct bk_sp24_gemm_args {
  * 64 x BK_SP24_WG_Y_BOX_N, swizzled), which the epilogue then stores from
  * shared memory by the copy engine. */
 #define BK_SP24_WG_Y_BOX_N 64
+
+/* The Hopper kernels' schedule. A cluster tile is CL CTA tiles along m
+ * (t in tile_coords' order); the C clusters take the first dp_tiles of the
+ * T tiles whole, in turns (t = c, c + C, ...). Where few tiles are left
+ * for the last round (r = T mod C, at most C / 2), it would leave most
+ * clusters idle: then dp_tiles is T - r and each of the r tiles is split
+ * along K into sk_split = s equal pieces (stream-K), piece j of tile i
+ * cluster i s + j's, so that the last round takes 1 / s of a tile's time.
+ * The pieces start at the same s k steps in every tile, so that clusters
+ * at work together read the same slices of X and W, as in the whole rounds
+ * (shares of a tile's k steps that drift from cluster to cluster ran
+ * 14-30% slower on the H100's Llama shapes: DRAM-bound). Each consumer warp
+ * of a piece other than a tile's first (its head) writes its accumulators
+ * (in the order of its registers) to its CTA's slot in the workspace and
+ * raises its flag; the same warp of the head's CTA waits for each flag in
+ * the order of the pieces, adds the partials to its sums in that order
+ * (the same bits on every run) and stores Y. Only a head waits, on pieces
+ * that wait on nothing, and every cluster is resident (the grid is what
+ * the device holds at once). Workspace: a flag per consumer warp of each
+ * CTA, zeroed before each run by bk_sp24_sk_clear (workspace_clear.h: the
+ * workspace is scratch of any content), then a slot of BM x BN floats per
+ * CTA. */
+#define BK_SP24_SK_WARPS 8          /* consumer warps of a CTA */
+#define BK_SP24_SK_FLAG_WORDS(ctas) ((uint64_t)(ctas) * BK_SP24_SK_WARPS)
+#define BK_SP24_SK_FLAG_BYTES(ctas) ((4u * BK_SP24_SK_FLAG_WORDS(ctas) + 255u) / 256u * 256u)
+#define BK_SP24_SK_SLOT_BYTES(bn) (4u * (uint64_t)BK_SP24_WG_BM * (bn))
+#define BK_SP24_SK_WORKSPACE(ctas, bn) \
+    (BK_SP24_SK_FLAG_BYTES(ctas) + (uint64_t)(ctas) * BK_SP24_SK_SLOT_BYTES(bn))
 struct bk_sp24_wgmma_args {
     BK_TENSOR_MAP_FIELD(map_x);
     BK_TENSOR_MAP_FIELD(map_w);

@@ -36,6 +36,7 @@
 #include "sparse24_common.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
+#include "workspace_clear.h"
 
 namespace {
 
@@ -78,8 +79,10 @@ struct RingPos {
 
 // Persistent: each cluster of CL CTAs walks the tiles t = its index, + the
 // number of clusters, ... (every batch's m-tile pairs by n tiles, in
-// tile_coords' order), the producer running on into the next tile while
-// the consumers finish this one through a staging buffer of their own.
+// tile_coords' order), then, where the last round's tiles are split along
+// K, its piece of one (stream-K: the schedule in sparse24_args.h), the producer running on into the next
+// tile while the consumers finish this one through a staging buffer of
+// their own.
 template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static constexpr int BM = BK_SP24_WG_BM;
     static constexpr uint32_t X_BYTES = BK_SP24_WG_X_BYTES(BN);
@@ -101,7 +104,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     float *staging;                              // [PASS_N][OUT_PITCH] floats
     uint32_t ring, bars;
     uint32_t rank, cluster, clusters;            // this CTA in its cluster; the clusters
-    uint32_t pair_tiles, tiles;                  // per batch, and in all
+    uint32_t pair_tiles;                         // per batch
     int64_t ksteps;
 
     // Set per tile.
@@ -118,8 +121,20 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         cluster = blockIdx.x / CL;
         clusters = gridDim.x / CL;
         pair_tiles = p.m_tiles / CL * p.n_tiles;
-        tiles = pair_tiles * (uint32_t)p.batch;
         ksteps = p.kbs / 2;
+    }
+
+    // f(t, k0, k1, last) for each piece of this cluster's work in order:
+    // k steps k0 .. k1 - 1 of tile t, whose last piece is cluster last's.
+    template <typename F> __device__ void for_each_piece(F f) const
+    {
+        const uint32_t steps = (uint32_t)ksteps, split = p.sk_split;
+        for (uint32_t t = cluster; t < p.dp_tiles; t += clusters)
+            f(t, 0u, steps, cluster);
+        if (split != 0 && cluster < (pair_tiles * (uint32_t)p.batch - p.dp_tiles) * split) {
+            const uint32_t i = cluster / split, j = cluster % split;
+            f(p.dp_tiles + i, j * steps / split, (j + 1) * steps / split, i * split + split - 1);
+        }
     }
 
     // Tile t's batch and corner: a cluster's CTAs take consecutive m tiles
@@ -142,11 +157,11 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     __device__ void produce(const bk_sp24_wgmma_args &q)
     {
         RingPos pos;
-        for (uint32_t t = cluster; t < tiles; t += clusters) {
+        for_each_piece([&](uint32_t t, uint32_t k0, uint32_t k1, uint32_t) {
             set_tile(t);
             const int tile_row = (int)(m0 / 16);
             const int x_row = (int)n0 + (int)rank * (BN / CL);
-            for (int64_t ks = 0; ks < ksteps; ks++, pos.advance(STAGES)) {
+            for (int ks = (int)k0; ks < (int)k1; ks++, pos.advance(STAGES)) {
                 mbar_wait(empty(pos.s), pos.phase ^ 1u);
                 const uint32_t stage = ring + pos.s * STAGE_BYTES, bar = full(pos.s);
                 mbar_expect_tx(bar, TX);
@@ -160,7 +175,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                 tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, bar);
                 tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, bar);
             }
-        }
+        });
     }
 
     // The A fragments and metadata words of the warp (at a_at and e_at of
@@ -180,14 +195,14 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         }
     }
 
-    // K step ks (stage at pos) with operand cur (loaded); then, its group
-    // left in flight, step ks - 1's group waited for (its stage, prev,
+    // K step ks (of n; stage at pos) with operand cur (loaded); then, its
+    // group left in flight, step ks - 1's group waited for (its stage, prev,
     // released and the registers of nxt free) and step ks + 1's operand
     // loaded into nxt. pos and prev advance by one step.
-    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int64_t ks, RingPos &pos,
+    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int ks, int n, RingPos &pos,
                          RingPos &prev, uint32_t a_at, uint32_t e_at, int lane) const
     {
-        if (ks >= ksteps)
+        if (ks >= n)
             return;
         const uint32_t stage = ring + pos.s * STAGE_BYTES;
         wgmma_fence();
@@ -202,12 +217,13 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
             prev.advance(STAGES);
         }
         pos.advance(STAGES);
-        if (ks + 1 < ksteps)
+        if (ks + 1 < n)
             load_a(nxt, pos, a_at, e_at);
     }
 
-    // One tile's k steps from the ring at pos (left past them).
-    __device__ void consume(float (&acc)[NT][4], RingPos &pos, int wi, int w, int lane) const
+    // A piece's n k steps from the ring at pos (left past them).
+    __device__ void consume(float (&acc)[NT][4], RingPos &pos, int n, int wi, int w,
+                            int lane) const
     {
         const uint32_t tile_row = 4 * wi + w;
         const uint32_t a_at = W_OFF + tile_row * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
@@ -216,9 +232,9 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         RingPos prev = pos;
         AFrag f0, f1;
         load_a(f0, pos, a_at, e_at);
-        for (int64_t ks = 0; ks < ksteps; ks += 2) {
-            step(acc, f0, f1, ks, pos, prev, a_at, e_at, lane);
-            step(acc, f1, f0, ks + 1, pos, prev, a_at, e_at, lane);
+        for (int ks = 0; ks < n; ks += 2) {
+            step(acc, f0, f1, ks, n, pos, prev, a_at, e_at, lane);
+            step(acc, f1, f0, ks + 1, n, pos, prev, a_at, e_at, lane);
         }
         wgmma_wait<0>();
         fence_operand(acc);
@@ -237,6 +253,65 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                     mbar_arrive_cluster(empty(s), (uint32_t)r);
             } else {
                 mbar_arrive(empty(s));
+            }
+        }
+    }
+
+    // Stream-K: consumer warp cw's flag and its lane's first float4 of the
+    // slot of CTA cta.
+    __device__ uint32_t *flag(uint32_t cta, int cw) const
+    {
+        return reinterpret_cast<uint32_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + cw;
+    }
+    __device__ float4 *slot(uint32_t cta, int cw, int lane) const
+    {
+        return reinterpret_cast<float4 *>(p.workspace + BK_SP24_SK_FLAG_BYTES(gridDim.x) +
+                                          cta * BK_SP24_SK_SLOT_BYTES(BN)) +
+               cw * NT * 32 + lane;
+    }
+
+    // A piece's sums (one that does not start the tile) to this CTA's
+    // slot, then the warp's flag raised (the warp's barrier orders its
+    // lanes' stores before the release, as CUTLASS's barriers do with
+    // __syncthreads; no fence per lane).
+    __device__ void write_partial(const float (&acc)[NT][4], int cw, int lane) const
+    {
+        float4 *mine = slot(blockIdx.x, cw, lane);
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            __stcg(mine + 32 * j, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+        __syncwarp();
+        if (lane == 0)
+            asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(flag(blockIdx.x, cw))
+                         : "memory");
+    }
+
+    // The head of a split tile: its sums plus the other pieces', in the
+    // order of the clusters after this one up to last, each once written.
+    __device__ void add_partials(float (&acc)[NT][4], uint32_t last, int cw, int lane) const
+    {
+        for (uint32_t from = blockIdx.x + CL; from <= last * CL + rank; from += CL) {
+            if (lane == 0) {
+                uint32_t raised;
+                for (;;) {
+                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                                 : "=r"(raised)
+                                 : "l"(flag(from, cw))
+                                 : "memory");
+                    if (raised != 0)
+                        break;
+                    __nanosleep(64);
+                }
+            }
+            __syncwarp();
+            const float4 *theirs = slot(from, cw, lane);
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                const float4 v = __ldcg(theirs + 32 * j);
+                acc[j][0] += v.x;
+                acc[j][1] += v.y;
+                acc[j][2] += v.z;
+                acc[j][3] += v.w;
             }
         }
     }
@@ -346,7 +421,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         } else {
             registers_grow_to<232>();
             RingPos pos;
-            for (uint32_t t = cluster; t < tiles; t += clusters) {
+            const int cw = warp - 4;  // consumer warp 0 .. 7
+            for_each_piece([&](uint32_t t, uint32_t k0, uint32_t k1, uint32_t last) {
                 set_tile(t);
                 float acc[NT][4];
 #pragma unroll
@@ -354,15 +430,21 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 #pragma unroll
                     for (int r = 0; r < 4; r++)
                         acc[j][r] = 0.f;
-                consume(acc, pos, wg - 1, warp % 4, lane);
+                consume(acc, pos, (int)(k1 - k0), wg - 1, warp % 4, lane);
+                if (k0 > 0) {
+                    write_partial(acc, cw, lane);
+                    return;
+                }
+                if (k1 < (uint32_t)ksteps)
+                    add_partials(acc, last, cw, lane);
                 if constexpr (sizeof(O) == 2) {  // the host maps only 16-bit Y
                     if (p.flags & BK_SP24_Y_MAP) {
                         epilogue_by_copy(acc, q, wg - 1, warp % 4, lane);
-                        continue;
+                        return;
                     }
                 }
                 epilogue(acc, wg - 1, warp % 4, lane);
-            }
+            });
             // The shared memory the stores read stays until they are done.
             if ((p.flags & BK_SP24_Y_MAP) && threadIdx.x % 128 == 0)
                 wait_stores_done();
@@ -399,3 +481,6 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     BK_SP24_WG_KERNEL(bf16, __nv_bfloat16, f32, float, BN, STAGES)
 
 BK_SP24_WG_TILINGS(BK_SP24_WG_TYPES)
+
+// Zeroes the stream-K flags before a run (sparse24_args.h).
+BK_WORKSPACE_CLEAR_KERNEL(bk_sp24_sk_clear)

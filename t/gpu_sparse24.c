@@ -18,7 +18,9 @@
  * f16/bf16 cases also run with BK_CUDA_SPARSE24_KERNEL=general (CUDA
  * cores), =mma (the sm_80 tensor-core kernel) and =strided (X through
  * registers), and with each Hopper tiling forced (BK_CUDA_SPARSE24_TILING=
- * wg128x256, wg128x128) and without clusters (BK_CUDA_SPARSE24_CLUSTER=1),
+ * wg128x256, wg128x128), without clusters (BK_CUDA_SPARSE24_CLUSTER=1),
+ * with the last round's tiles split along K and with whole tiles only
+ * (BK_CUDA_SPARSE24_SCHEDULE=stream-k, tiles),
  * both depths of the 32-row decode tiles for N <= 16 (32x16, 32x16_deep),
  * set while their plan is made: the general plan's
  * kernel name must differ from the default one, all must agree with the
@@ -284,7 +286,7 @@ static void test_conversions(void)
  * these take the default kernel). */
 enum path {
     PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE,
-    PATH_DECODE, PATH_DECODE_DEEP
+    PATH_DECODE, PATH_DECODE_DEEP, PATH_WG_STREAM_K, PATH_WG_TILES
 };
 static const struct {
     const char *var, *value;
@@ -298,6 +300,8 @@ static const struct {
     { "BK_CUDA_SPARSE24_CLUSTER", "1" },
     { "BK_CUDA_SPARSE24_TILING", "32x16" },
     { "BK_CUDA_SPARSE24_TILING", "32x16_deep" },
+    { "BK_CUDA_SPARSE24_SCHEDULE", "stream-k" },
+    { "BK_CUDA_SPARSE24_SCHEDULE", "tiles" },
 };
 
 struct scase {
@@ -509,8 +513,8 @@ static void test_sgemm(const struct scase *c)
     const uint64_t yb = s.y.bytes;
     char label[256];
     describe(c, label, sizeof label);
-    unsigned char *yh = malloc(yb), *yg = malloc(yb), *yo = malloc(yb);
-    if (!yh || !yg || !yo)
+    unsigned char *yh = malloc(yb), *yg = malloc(yb), *yo = malloc(yb), *yd = malloc(yb);
+    if (!yh || !yg || !yo || !yd)
         tap_bail("out of memory");
     struct sresult rh = sgemm_on(host, c, &s, PATH_AUTO, 0, 1, yh);
     double *scale = sgemm_scales(c, &s);
@@ -521,7 +525,7 @@ static void test_sgemm(const struct scase *c)
     /* The paths this case runs: default, the other kernels, misaligned X
      * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
      * two X loaders must give the same bits. */
-    struct run_spec runs[10];
+    struct run_spec runs[12];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
@@ -533,6 +537,9 @@ static void test_sgemm(const struct scase *c)
         runs[nruns++] = (struct run_spec){ PATH_WG_WIDE, c->x_offset, "Hopper 128x256 tiles" };
         runs[nruns++] = (struct run_spec){ PATH_WG_NARROW, c->x_offset, "Hopper 128x128 tiles" };
         runs[nruns++] = (struct run_spec){ PATH_WG_SINGLE, c->x_offset, "Hopper, no clusters" };
+        runs[nruns++] = (struct run_spec){ PATH_WG_STREAM_K, c->x_offset,
+                                           "Hopper, last round's tiles split (stream-K)" };
+        runs[nruns++] = (struct run_spec){ PATH_WG_TILES, c->x_offset, "Hopper, whole tiles" };
         if (c->n <= 16) { /* both depths of the 32-row decode tiles */
             runs[nruns++] = (struct run_spec){ PATH_DECODE, c->x_offset, "32x16 tiles" };
             runs[nruns++] = (struct run_spec){ PATH_DECODE_DEEP, c->x_offset, "32x16_deep tiles" };
@@ -545,8 +552,10 @@ static void test_sgemm(const struct scase *c)
             kernel_seen(rg.prepare_kernel);
             kernel_seen(rg.kernel);
         }
-        if (i == 0)
+        if (i == 0) {
             snprintf(default_kernel, sizeof default_kernel, "%s", rg.kernel);
+            memcpy(yd, yg, yb);
+        }
         if (rh.r != BK_SUCCESS || rg.r != BK_SUCCESS) {
             tap_ok(false, "cuda = host: %s, %s (cuda %s, host %s)", label, runs[i].what,
                    bkResultString(rg.r), bkResultString(rh.r));
@@ -576,13 +585,13 @@ static void test_sgemm(const struct scase *c)
     }
     if (c->replay && rh.r == BK_SUCCESS) {
         struct sresult rr = sgemm_on(gpu, c, &s, PATH_AUTO, c->x_offset, 3, yg);
-        tap_ok(rr.r == BK_SUCCESS && bit_differences(&s.y, yg, yo, "replay") == 0 &&
+        tap_ok(rr.r == BK_SUCCESS && bit_differences(&s.y, yg, yd, "replay") == 0 &&
                gap_changes(&s.y, yg, s.y.host) == 0 && rr.guards == 0,
                "%s: 3 replays of a reusable buffer give the one-time bits [%s]", label,
                rr.kernel);
     }
     free(scale);
-    free(yh), free(yg), free(yo);
+    free(yh), free(yg), free(yo), free(yd);
     sdata_free(&s);
 }
 
@@ -658,6 +667,20 @@ static void test_sparse_gemms(void)
          * multiple of the ring's depth (the ring runs on across tiles). */
         { f16, f16, 2048, 2304, 328, 0, R, R, R, false, false, true, false, relu, 1, 0, 0, true,
           false },
+        /* The last round's tiles split along K (stream-K, forced in the
+         * paths: as many pieces as the clusters allow; sparse24_args.h) on
+         * the H100's 132 SMs: T tiles on C clusters with T mod C at most
+         * C / 2. Single CTAs (13 m tiles), 143 tiles, 11 left, 12 pieces
+         * of 16 k steps, Y by the copy engine, replayed; pairs, 72 tiles,
+         * 6 left, 11 pieces, with C, bias and an activation (the staged
+         * epilogue), f32 out; batches of 20 pair tiles, 14 left, 4 pieces
+         * of 9 k steps. */
+        { bf16, bf16, 1664, 2816, 1000, 0, R, R, R, false, false, false, false, 0, 1, 0, 0,
+          true, true },
+        { f16, f32, 2048, 2200, 1000, 0, R, R, R, true, false, true, false, gelu, 1, 0.5, 0, true,
+          false },
+        { bf16, f32, 1000, 1100, 520, 4, R, R, R, true, true, false, false, relu, 1, 1, 0, true,
+          false },
         /* F32: exact f32 arithmetic on CUDA cores. */
         { f32, f32, 65, 33, 64, 0, R, R, R, true, false, true, false, relu, 1, 1, 0, false,
           false },
@@ -671,6 +694,77 @@ static void test_sparse_gemms(void)
         test_sgemm(&cases[i]);
 }
 
+/* A Hopper plan that splits its last round's tiles reports its workspace
+ * (a partial 128 x 256 tile of F32 and 8 flags a CTA), and a run given
+ * less, or none, is refused naming the field; the same plan with whole
+ * tiles only needs none; and the planner splits them by itself where the
+ * last round leaves most SMs idle for long (Llama-70B's gate and up
+ * projection at 2048 tokens: 1792 tiles on 66 clusters, K = 8192). */
+static void test_stream_k_workspace(void)
+{
+    const int64_t m = 2048, n = 2304, k = 1024;
+    const BkDataType t = BK_DATA_TYPE_F16;
+    BkSparse24GemmInfo gi = { .sType = BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, .weightType = t,
+                              .m = m, .k = k, .alpha = 1 };
+    gi.x = (BkTensorDesc){ .dataType = t, .rank = 2, .extent = { n, k } };
+    gi.y = (BkTensorDesc){ .dataType = t, .rank = 2, .extent = { n, m } };
+    uint64_t ws[2] = { 0, 0 };
+    BkPlan plans[2] = { BK_NULL_HANDLE, BK_NULL_HANDLE };
+    for (int i = 0; i < 2; i++) {
+        setenv("BK_CUDA_SPARSE24_SCHEDULE", i == 0 ? "stream-k" : "tiles", 1);
+        const BkResult made = bkt_create_plan(gpu, &gi, &plans[i]);
+        unsetenv("BK_CUDA_SPARSE24_SCHEDULE");
+        if (made != BK_SUCCESS) {
+            tap_ok(false, "sparse plan: %s", bkGetLastErrorMessage());
+            return;
+        }
+        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+        bkGetPlanProperties(plans[i], &props);
+        ws[i] = props.workspaceSize;
+    }
+    BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    bkGetContextProperties(gpu, &dev);
+    const bool hopper = dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
+    BkSparse24GemmInfo big = gi;
+    big.m = 57344;
+    big.k = 8192;
+    big.x.extent[0] = big.y.extent[0] = 2048;
+    big.x.extent[1] = 8192;
+    big.y.extent[1] = 57344;
+    BkPlan chosen;
+    if (bkt_create_plan(gpu, &big, &chosen) == BK_SUCCESS) {
+        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+        bkGetPlanProperties(chosen, &props);
+        tap_ok(hopper == (props.workspaceSize > 0),
+               "N 2048 M 57344 K 8192: the planner %s the last round (workspace %llu bytes) [%s]",
+               props.workspaceSize ? "splits" : "does not split",
+               (unsigned long long)props.workspaceSize, props.kernelName);
+        bkDestroyPlan(chosen);
+    } else {
+        tap_ok(false, "sparse plan N 2048 M 57344 K 8192: %s", bkGetLastErrorMessage());
+    }
+    const uint64_t slot = 128 * 256 * 4, ctas = ws[0] / slot;
+    const uint64_t flags = (ctas * 8 * 4 + 255) / 256 * 256;
+    if (!hopper) {
+        tap_ok(ws[0] == 0 && ws[1] == 0, "no Hopper kernels, no workspace: %llu, %llu bytes",
+               (unsigned long long)ws[0], (unsigned long long)ws[1]);
+    } else {
+        tap_ok(ctas >= 1 && ctas <= dev.multiprocessorCount && ws[0] == ctas * slot + flags &&
+                   ws[1] == 0,
+               "stream-K reports %llu workspace bytes (%llu CTAs' partial tiles and flags), whole "
+               "tiles %llu", (unsigned long long)ws[0], (unsigned long long)ctas,
+               (unsigned long long)ws[1]);
+        BkPlanBindingProperties pb = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
+        BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &pb };
+        bkGetPlanProperties(plans[0], &pp);
+        const uint64_t bytes[5] = { pb.bindings[BK_SPARSE24_GEMM_BINDING_WEIGHT].size,
+                                    (uint64_t)(n * k * 2), 0, (uint64_t)(n * m * 2), 0 };
+        workspace_refusals(gpu, plans[0], 5, bytes, "sparse stream-K");
+    }
+    bkDestroyPlan(plans[0]);
+    bkDestroyPlan(plans[1]);
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -679,8 +773,10 @@ int main(void)
     unsetenv("BK_CUDA_SPARSE24_KERNEL");
     unsetenv("BK_CUDA_SPARSE24_TILING");
     unsetenv("BK_CUDA_SPARSE24_CLUSTER");
+    unsetenv("BK_CUDA_SPARSE24_SCHEDULE");
     test_conversions();
     test_sparse_gemms();
+    test_stream_k_workspace();
     kernels_report("2:4 on CUDA (plans' kernel names; a misaligned x runs the _strided variant)");
     bkDestroyContext(host);
     bkDestroyContext(gpu);

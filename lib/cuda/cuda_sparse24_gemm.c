@@ -22,7 +22,9 @@
  * loader, =mma the sm_80 kernels on Hopper; BK_CUDA_SPARSE24_TILING=128x128
  * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels)
  * forces a tiling; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
- * CTAs from pairing up in clusters. */
+ * CTAs from pairing up in clusters; BK_CUDA_SPARSE24_SCHEDULE=tiles keeps
+ * them from splitting the last round's tiles along K (stream-K),
+ * =stream-k has them split wherever the tiles allow. */
 #include "cuda_sparse24.h"
 
 #include <stdio.h>
@@ -85,6 +87,9 @@ struct gemm_plan {
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
     unsigned int cluster;                 /* wgmma: CTAs along m sharing X's tiles */
+    bool stream_k;                        /* wgmma: the last tiles shared (flags to clear) */
+    CUfunction clear;                     /* stream-K: zeroes the flags */
+    uint64_t flag_words;
 };
 
 enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
@@ -189,6 +194,50 @@ static void persistent_grid(BkPlan plan, struct gemm_kernel *k, unsigned int clu
         clusters = tiles;
     k->grid = (unsigned int)(clusters * cluster);
     k->grid_z = 1;
+}
+
+/* Stream-K's costs in k steps of a 128 x 256 tile (~0.5 us each on the
+ * H100): a partial tile through the L2 (128 KiB a CTA, ~1.2 us) that a
+ * head reads per piece, and a margin for the clearing kernel. */
+#define SK_PARTIAL_STEPS 3
+#define SK_MARGIN_STEPS 4
+
+/* Whether the Hopper kernel splits the last round's tiles into pieces
+ * along K (the schedule in sparse24_args.h), and if so its dp_tiles and
+ * sk_split: the count of pieces s (2 or more, at most C / r, at most the k
+ * steps) for which the last round's k steps plus the partial tiles that a
+ * head reads, ceil(steps / s) + SK_PARTIAL_STEPS s, are fewest, where that
+ * beats the whole tiles' steps by SK_MARGIN_STEPS; forced, the most pieces
+ * (the tests' hardest case). */
+static bool stream_k_schedule(const struct gemm_kernel *k, unsigned int cluster, int64_t ksteps,
+                              struct bk_sp24_gemm_args *a)
+{
+    const uint64_t tiles = (uint64_t)k->args.m_tiles / cluster * k->args.n_tiles *
+                           (uint64_t)k->args.batch;
+    const uint64_t clusters = k->grid / cluster, steps = (uint64_t)ksteps;
+    const uint64_t left = tiles % clusters;
+    a->dp_tiles = (uint32_t)tiles;
+    a->sk_split = 0;
+    const char *forced = getenv("BK_CUDA_SPARSE24_SCHEDULE");
+    if ((forced && strcmp(forced, "tiles") == 0) || left == 0 || 2 * left > clusters ||
+        steps < 2)
+        return false;
+    const uint64_t most = clusters / left < steps ? clusters / left : steps;
+    uint64_t best = most, best_cost = 0;
+    if (!(forced && strcmp(forced, "stream-k") == 0)) {
+        for (uint64_t s = 2; s <= most; s++) {
+            const uint64_t cost = ceil_div(steps, s) + SK_PARTIAL_STEPS * s;
+            if (s == 2 || cost < best_cost) {
+                best = s;
+                best_cost = cost;
+            }
+        }
+        if (best_cost + SK_MARGIN_STEPS > steps)
+            return false;
+    }
+    a->dp_tiles = (uint32_t)(tiles - left);
+    a->sk_split = (uint32_t)best;
+    return true;
 }
 
 /* X can be copied in 16-byte pieces: unit k stride, row and batch strides
@@ -333,9 +382,15 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         if (wgmma_maps(g, &plan->problem.sparse24_gemm, &t)) {
             if (y_map(&plan->problem.sparse24_gemm, &t))
                 t.a.flags |= BK_SP24_Y_MAP;
-            bk_cuda_launch_set(&launches[0], k->fn, k->grid, 1, k->grid_z, k->block,
+            uint32_t n = 0;
+            if (g->stream_k) {
+                t.a.workspace = run->workspace;
+                bk_cuda_launch_clear(&launches[n++], g->clear, "bk_sp24_sk_clear", run->workspace,
+                                     g->flag_words);
+            }
+            bk_cuda_launch_set(&launches[n++], k->fn, k->grid, 1, k->grid_z, k->block,
                                k->shared_bytes, k->name, &t, sizeof t);
-            return 1;
+            return n;
         }
     }
     const bool aligned = (run->binding[BK_SPARSE24_GEMM_BINDING_X] & 15u) == 0;
@@ -391,6 +446,16 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         g->has_wgmma = true;
         g->mts = l.mts;
         g->kbs = l.kbs;
+        if (stream_k_schedule(&g->wgmma, g->cluster, l.kbs / 2, &g->wgmma.args)) {
+            const char *const names[] = { "bk_sp24_sk_clear" };
+            CUfunction *const fns[] = { &g->clear };
+            if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, names, fns,
+                                              1)) != BK_SUCCESS)
+                return res;
+            g->stream_k = true;
+            g->flag_words = BK_SP24_SK_FLAG_WORDS(g->wgmma.grid);
+            plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, wt->bn);
+        }
     }
     if (tensor_cores) {
         snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u%s_strided", type, out, t->bm, t->bn,
