@@ -185,17 +185,18 @@ void poison(void *p, uint64_t bytes)
         memcpy((char *)p + i, &v, 4);
 }
 
-void workspace_refusals(BkContext ctx, BkPlan plan, uint32_t count, const uint64_t *bytes,
-                        const char *what)
+void workspace_refusals(BkContext ctx, BkPlan plan, const char *what)
 {
-    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    BkPlanBindingProperties pb = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
+    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &pb };
     bkGetPlanProperties(plan, &props);
     const uint64_t ws = props.workspaceSize;
+    const uint32_t count = props.bindingCount;
     struct bkt_buffer buf[GPU_PAIR_SLOTS], wbuf = bkt_alloc(ctx, ws);
     BkDeviceAddress addr[GPU_PAIR_SLOTS] = { 0 };
     for (uint32_t i = 0; i < count; i++)
-        if (bytes[i]) {
-            buf[i] = bkt_alloc(ctx, bytes[i]);
+        if (pb.bindings[i].size) {
+            buf[i] = bkt_alloc(ctx, pb.bindings[i].size);
             addr[i] = buf[i].address;
         }
     BkCommandBuffer cmd;
@@ -216,7 +217,7 @@ void workspace_refusals(BkContext ctx, BkPlan plan, uint32_t count, const uint64
     tap_ok(bkCmdRun(cmd, plan, &run) == BK_SUCCESS, "%s: the plan's workspace is enough", what);
     bkFreeCommandBuffer(cmd);
     for (uint32_t i = 0; i < count; i++)
-        if (bytes[i])
+        if (pb.bindings[i].size)
             bkt_free(ctx, &buf[i]);
     bkt_free(ctx, &wbuf);
 }

@@ -56,12 +56,12 @@ BkResult run_images(BkContext ctx, const void *info, struct binding *b, uint32_t
 /* Fills bytes with BKT_POISON (NaN in every float type). */
 void poison(void *p, uint64_t bytes);
 
-/* Records plan in a command buffer with buffers of the given sizes bound
- * (0: none) and a workspace of the plan's size: one byte short, and no
- * address, must be refused naming BkRunInfo.workspaceSize and .workspace,
- * the whole of it accepted. what names the plan in the TAP lines. */
-void workspace_refusals(BkContext ctx, BkPlan plan, uint32_t count, const uint64_t *bytes,
-                        const char *what);
+/* Records plan in a command buffer with a buffer of each binding slot's
+ * size (none for a slot of 0 bytes) and a workspace of the plan's size:
+ * one byte short, and no address, must be refused naming
+ * BkRunInfo.workspaceSize and .workspace, the whole of it accepted. what
+ * names the plan in the TAP lines. */
+void workspace_refusals(BkContext ctx, BkPlan plan, const char *what);
 
 /* Counts a plan's kernel name; kernels_report prints each with its count
  * as TAP comments. */

@@ -87,9 +87,7 @@ struct gemm_plan {
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
     unsigned int cluster;                 /* wgmma: CTAs along m sharing X's tiles */
-    bool stream_k;                        /* wgmma: the last tiles shared (flags to clear) */
-    CUfunction clear;                     /* stream-K: zeroes the flags */
-    uint64_t flag_words;
+    CUfunction clear;                     /* wgmma.args.sk_split: zeroes the flags */
 };
 
 enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
@@ -383,10 +381,10 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
             if (y_map(&plan->problem.sparse24_gemm, &t))
                 t.a.flags |= BK_SP24_Y_MAP;
             uint32_t n = 0;
-            if (g->stream_k) {
+            if (k->args.sk_split) {
                 t.a.workspace = run->workspace;
                 bk_cuda_launch_clear(&launches[n++], g->clear, "bk_sp24_sk_clear", run->workspace,
-                                     g->flag_words);
+                                     BK_SP24_SK_FLAG_WORDS(k->grid));
             }
             bk_cuda_launch_set(&launches[n++], k->fn, k->grid, 1, k->grid_z, k->block,
                                k->shared_bytes, k->name, &t, sizeof t);
@@ -452,8 +450,6 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
             if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, names, fns,
                                               1)) != BK_SUCCESS)
                 return res;
-            g->stream_k = true;
-            g->flag_words = BK_SP24_SK_FLAG_WORDS(g->wgmma.grid);
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, wt->bn);
         }
     }
