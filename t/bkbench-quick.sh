@@ -133,8 +133,10 @@ ok $? "every row has a time, GB/s and a roofline fraction (got $timed)"
 ok $? "the strided case runs for every op, kind and dtype"
 grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
     grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
-    grep -Eq '^  reusable buffer of 100 plans, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt"
-ok $? "bkbench prints the launch costs"
+    grep -Eq '^  reusable buffer of 100 plans, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
+    [ "$(grep -c '^launch cost (gated-fwd f32 ' "$tmp/bench.txt")" -eq 2 ] &&
+    grep -q "^launch cost (gated-fwd f32 1x32, libbk's own work" "$tmp/bench.txt"
+ok $? "bkbench prints the launch costs, for a tiny and a minimal plan"
 # shape, sets, 1x and re TFLOP/s, then no cuBLASLt and no peak on the host
 row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
 rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
@@ -187,7 +189,10 @@ pycheck "$tmp/bench.json" "bkbench --json: $attention_rows attention results, ch
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
-     d['launch']['reusableUsPerPlan'] > 0 and d['launch']['reusablePlans'] == 100"
+     d['launch']['reusableUsPerPlan'] > 0 and d['launch']['reusablePlans'] == 100 and
+     d['launch']['minimal']['shape'] == [1, 32] and
+     d['launch']['minimal']['oneTimeUsPerPlan'] > 0 and
+     d['launch']['minimal']['reusableUsPerPlan'] > 0"
 
 # ---- bkbench, CSV and quiet ---------------------------------------------
 # stderr is a file here, so no progress line may appear: no '\r' anywhere.

@@ -8,8 +8,8 @@
 #include "gated_op.h"
 #include "tool_common.h"
 
-#define TINY_TOKENS 4
-#define TINY_HIDDEN 128
+/* [tokens, hidden] of LAUNCH_TINY and LAUNCH_MINIMAL */
+static const int64_t launch_shapes[LAUNCH_SHAPES][2] = { { 4, 128 }, { 1, 16 } };
 #define SYNC_EVERY 64u     /* keep the device queue from filling up */
 
 static void *xcalloc(size_t n, size_t size)
@@ -20,9 +20,9 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-static BkPlan tiny_plan(struct bench_device *d, BkGatedActivationKind kind)
+static BkPlan tiny_plan(struct bench_device *d, BkGatedActivationKind kind, const int64_t shape[2])
 {
-    struct gated_op_desc desc = {false, kind, BK_DATA_TYPE_F32, TINY_TOKENS, TINY_HIDDEN, 0};
+    struct gated_op_desc desc = {false, kind, BK_DATA_TYPE_F32, shape[0], shape[1], 0};
     union gated_op_info info;
     BkPlanCreateInfo ci = {BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, NULL,
                            gated_op_build(&desc, &info), 0};
@@ -107,10 +107,11 @@ static double replay_cost(struct bench_device *d, const struct launch_settings *
     return median;
 }
 
-void bench_launch_costs(struct bench_device *d, const struct launch_settings *s,
-                        struct launch_result *r)
+/* The costs of plans of one shape into *r. */
+static void shape_costs(struct bench_device *d, const struct launch_settings *s,
+                        const int64_t shape[2], struct launch_shape_costs *r)
 {
-    uint64_t in_bytes = (uint64_t)TINY_TOKENS * 2 * TINY_HIDDEN * sizeof(float);
+    uint64_t in_bytes = (uint64_t)shape[0] * 2 * shape[1] * sizeof(float);
     uint64_t out_bytes = in_bytes / 2;
     struct bench_buffer in, out;
     bench_buffer_alloc(d, in_bytes, &in);
@@ -120,12 +121,11 @@ void bench_launch_costs(struct bench_device *d, const struct launch_settings *s,
     /* Distinct plan objects, cycling through the kinds. */
     BkPlan plans[BENCH_LAUNCH_PLANS];
     for (uint32_t i = 0; i < BENCH_LAUNCH_PLANS; i++)
-        plans[i] = tiny_plan(d, gated_kinds[i % GATED_KIND_COUNT]);
+        plans[i] = tiny_plan(d, gated_kinds[i % GATED_KIND_COUNT], shape);
 
     memset(r, 0, sizeof *r);
-    r->extent[0] = TINY_TOKENS;
-    r->extent[1] = 2 * TINY_HIDDEN;
-    r->dtype = BK_DATA_TYPE_F32;
+    r->extent[0] = shape[0];
+    r->extent[1] = 2 * shape[1];
     r->one_time_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out, out_bytes,
                                    false);
     r->one_time_same_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out,
@@ -136,4 +136,13 @@ void bench_launch_costs(struct bench_device *d, const struct launch_settings *s,
         bkDestroyPlan(plans[i]);
     bench_buffer_free(d, &out);
     bench_buffer_free(d, &in);
+}
+
+void bench_launch_costs(struct bench_device *d, const struct launch_settings *s,
+                        struct launch_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->dtype = BK_DATA_TYPE_F32;
+    for (int i = 0; i < LAUNCH_SHAPES; i++)
+        shape_costs(d, s, launch_shapes[i], &r->shape[i]);
 }

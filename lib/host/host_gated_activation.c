@@ -188,47 +188,66 @@ static void read_simd_setting(void)
     }
 }
 
-static void load_chunk_short(BkDataType type, const char *p, int n, float *out)
+/* Elements the chunk functions compute for a chunk of n: whole steps. */
+static int chunk_steps(int n)
 {
-    types[type].load_f(p, 1, n, out);
-    memset(out + n, 0, (size_t)(CHUNK - n) * sizeof *out);
+    return (n + BK_GATED_STEP - 1) / BK_GATED_STEP * BK_GATED_STEP;
 }
 
-/* The compute-type chunk at p: in place for a full f32 chunk, else
- * converted into buf (a short chunk padded with zeros). */
+/* The compute-type chunk of n elements at p: in place for f32 where n is
+ * whole steps, else in buf, padded with zeros to whole steps (a half type
+ * converted a whole chunk at a time: a short one through a zero-padded
+ * copy). */
 static const float *load_chunk(BkDataType type, const char *p, int n, float *buf)
 {
-    if (n < CHUNK) {
-        load_chunk_short(type, p, n, buf);
+    const int steps = chunk_steps(n);
+    if (type == BK_DATA_TYPE_F32) {
+        if (n == steps)
+            return (const float *)(const void *)p;
+        memcpy(buf, p, (size_t)n * sizeof *buf);
+        memset(buf + n, 0, (size_t)(steps - n) * sizeof *buf);
         return buf;
     }
-    switch (type) {
-    case BK_DATA_TYPE_F16: bk_gated_load_f16((const uint16_t *)(const void *)p, buf); break;
-    case BK_DATA_TYPE_BF16: bk_gated_load_bf16((const uint16_t *)(const void *)p, buf); break;
-    default: return (const float *)(const void *)p;
+    uint16_t tmp[CHUNK];
+    const uint16_t *h = (const uint16_t *)(const void *)p;
+    if (n < CHUNK) {
+        memcpy(tmp, p, (size_t)n * sizeof tmp[0]);
+        memset(tmp + n, 0, (size_t)(CHUNK - n) * sizeof tmp[0]);
+        h = tmp;
     }
+    if (type == BK_DATA_TYPE_F16)
+        bk_gated_load_f16(h, buf);
+    else
+        bk_gated_load_bf16(h, buf);
     return buf;
 }
 
-/* Where the chunk's results go: in place for a full f32 chunk, else buf. */
+/* Where the chunk's results go: in place where load_chunk reads f32 in
+ * place, else buf. */
 static float *out_chunk(BkDataType type, char *p, int n, float *buf)
 {
-    return n == CHUNK && type == BK_DATA_TYPE_F32 ? (float *)(void *)p : buf;
+    return type == BK_DATA_TYPE_F32 && n == chunk_steps(n) ? (float *)(void *)p : buf;
 }
 
-/* Stores the results in buf to p, unless out_chunk put them there. */
-static void store_chunk(BkDataType type, char *p, int n, const float *buf)
+/* Stores the results in buf to p, unless out_chunk put them there. A
+ * short chunk of a half type converts the whole buffer (the conversions
+ * work on whole chunks), its tail past the computed steps zeroed first. */
+static void store_chunk(BkDataType type, char *p, int n, float *buf)
 {
-    uint16_t tmp[CHUNK];
-    uint16_t *h = n == CHUNK ? (uint16_t *)(void *)p : tmp;
-    switch (type) {
-    case BK_DATA_TYPE_F16: bk_gated_store_f16(h, buf); break;
-    case BK_DATA_TYPE_BF16: bk_gated_store_bf16(h, buf); break;
-    default:
-        if (n < CHUNK)
-            memcpy(p, buf, (size_t)n * sizeof *buf);
+    if ((char *)buf == p)
+        return;
+    if (type == BK_DATA_TYPE_F32) {
+        memcpy(p, buf, (size_t)n * sizeof *buf);
         return;
     }
+    uint16_t tmp[CHUNK];
+    uint16_t *h = n == CHUNK ? (uint16_t *)(void *)p : tmp;
+    if (n < CHUNK)
+        memset(buf + chunk_steps(n), 0, (size_t)(CHUNK - chunk_steps(n)) * sizeof *buf);
+    if (type == BK_DATA_TYPE_F16)
+        bk_gated_store_f16(h, buf);
+    else
+        bk_gated_store_bf16(h, buf);
     if (n < CHUNK)
         memcpy(p, tmp, (size_t)n * sizeof tmp[0]);
 }
@@ -289,12 +308,12 @@ static void rows_simd(const struct bk_gated_problem *p, const struct bk_run_args
                 const float *pdy = load_chunk(t, yp, n, dy);
                 char *da = dx + (dxo + j) * es, *db = da + p->dx_gate_offset * es;
                 float *po1 = out_chunk(t, da, n, o1), *po2 = out_chunk(t, db, n, o2);
-                fn(pa, pb, pdy, po1, po2);
+                fn(pa, pb, pdy, po1, po2, chunk_steps(n));
                 store_chunk(t, da, n, po1);
                 store_chunk(t, db, n, po2);
             } else {
                 float *po1 = out_chunk(t, yp, n, o1);
-                fn(pa, pb, NULL, po1, o2);
+                fn(pa, pb, NULL, po1, o2, chunk_steps(n));
                 store_chunk(t, yp, n, po1);
             }
         }

@@ -244,17 +244,17 @@ static inline float f_geglu(float b)
 #define DEFINE_KIND(KIND)                                                            \
     HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict y,           \
-                               float *restrict unused)                                \
+                               float *restrict unused, int n)                         \
     {                                                                                \
         (void)dy, (void)unused;                                                      \
-        SIMD for (int i = 0; i < N; i++)                                             \
+        SIMD for (int i = 0; i < n; i++)                                             \
             y[i] = a[i] * f_##KIND(b[i]);                                            \
     }                                                                                \
     HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict da,          \
-                               float *restrict db)                                    \
+                               float *restrict db, int n)                             \
     {                                                                                \
-        SIMD for (int i = 0; i < N; i++) {                                           \
+        SIMD for (int i = 0; i < n; i++) {                                           \
             float d, g = g_##KIND(b[i], &d);                                         \
             da[i] = dy[i] * g;                                                       \
             db[i] = dy[i] * a[i] * d;                                                \
@@ -625,13 +625,13 @@ void bk_gated_table_fill(int kind, bool backward, BkDataType type, float *table)
         else
             bk_gated_load_bf16(bits, b);
         if (backward) {
-            k->bwd(one, b, one, o1, o2);
+            k->bwd(one, b, one, o1, o2, N);
             for (int i = 0; i < N; i++) {
                 table[2 * (base + i)] = o1[i];
                 table[2 * (base + i) + 1] = o2[i];
             }
         } else {
-            k->fwd(one, b, NULL, o1, NULL);
+            k->fwd(one, b, NULL, o1, NULL, N);
             memcpy(table + base, o1, sizeof o1);
         }
     }

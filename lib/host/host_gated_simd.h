@@ -1,18 +1,21 @@
 /* The vectorised chunk functions of the host's gated activations
- * (host_gated_simd.c). Each works on BK_GATED_CHUNK contiguous elements,
- * read and written in place (the caller pads short chunks); the operands
- * are aligned to their element size, and outputs do not overlap inputs. */
+ * (host_gated_simd.c). Each works on n contiguous elements, n a multiple
+ * of BK_GATED_STEP up to BK_GATED_CHUNK (the caller pads a short chunk to
+ * the next step, so a small run computes no more than it needs), read and
+ * written in place; the operands are aligned to their element size, and
+ * outputs do not overlap inputs. */
 #ifndef BK_HOST_GATED_SIMD_H
 #define BK_HOST_GATED_SIMD_H
 
 #include "../bk_internal.h"
 
 #define BK_GATED_CHUNK 256
+#define BK_GATED_STEP 16        /* an AVX-512 vector of floats */
 #define BK_GATED_SIMD_KINDS 5   /* GLU, ReGLU, SwiGLU, GeGLU, GeGLU-tanh, in enum order */
 
 typedef void (*bk_gated_simd_fn)(const float *restrict a, const float *restrict b,
                                  const float *restrict dy, float *restrict o1,
-                                 float *restrict o2);
+                                 float *restrict o2, int n);
 struct bk_gated_simd_kind {
     bk_gated_simd_fn fwd, bwd;
 };
