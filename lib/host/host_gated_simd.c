@@ -5,7 +5,10 @@
  * configure found `target_clones`, x86-64 gets AVX-512, AVX2 and baseline
  * clones picked at load time. The math: exp by Cody-Waite reduction and a
  * degree-6 polynomial (about 1 ulp), scaled in two steps so that results in
- * the subnormal range round once; Phi(b) = erfc(|b| / sqrt 2) / 2 (or one
+ * the subnormal range round once (in one step, unclamped, for a chunk whose
+ * gates keep every exponential normal: the same bits); the polynomials by
+ * Estrin's scheme, as the chain of dependent operations, not their count,
+ * bounds the loops on a core with a small scheduler (Zen 1); Phi(b) = erfc(|b| / sqrt 2) / 2 (or one
  * minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
  * (Numerical Recipes' erfcc, relative error < 1.2e-7), with b^2 / 2 split
  * exactly so that the large exponent loses nothing (the backward shares
@@ -56,8 +59,18 @@
 
 #ifdef _OPENMP
 #define SIMD _Pragma("omp simd")
+#define SIMD_MAX(m) _Pragma("omp simd reduction(max : m)")
 #else
 #define SIMD
+#define SIMD_MAX(m)
+#endif
+
+/* The math below inlined into the chunk loops, whatever its size (a call
+ * in a loop body stops it vectorising). */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
 #endif
 
 #define N BK_GATED_CHUNK
@@ -68,72 +81,86 @@
 
 /* c ? a : b without a branch, so that the loops vectorise without
  * speculating a floating-point operation. */
-static inline uint32_t sel_u(int c, uint32_t a, uint32_t b)
+INLINE uint32_t sel_u(int c, uint32_t a, uint32_t b)
 {
     uint32_t m = 0u - (uint32_t)c;
     return (a & m) | (b & ~m);
 }
 
-static inline float sel_f(int c, float a, float b)
+INLINE float sel_f(int c, float a, float b)
 {
     return bk_f32_from_bits(sel_u(c, bk_f32_bits(a), bk_f32_bits(b)));
 }
 
 /* exp(x + lo) as the product of three factors, m exp(x + lo) = (m * ps) *
- * s2, x + lo <= 88, |lo| small; NaN stays NaN. ps carries the polynomial
+ * s2, x + lo <= 88, |lo| small (has_lo false: lo is 0, and no additions
+ * of it); NaN stays NaN. ps carries the polynomial
  * and one power of two (exactly: it stays normal), s2 the other, so that
- * results in float's subnormal range round once. */
-static inline void vexp_parts(float x, float lo, float *ps, float *s2)
+ * results in float's subnormal range round once. normal (a constant at
+ * each call): the caller knows that x + lo >= -80, where m exp(x + lo)
+ * stays normal for the m it takes: no clamps, and all the power of two in
+ * ps (s2 = 1), which gives the same bits, as scaling by powers of two is
+ * exact away from the subnormals. */
+INLINE void vexp_parts(float x, bool has_lo, float lo, bool normal, float *ps, float *s2)
 {
-    float xs = x + lo;
-    xs = sel_f(xs < -104.0f, -104.0f, xs);
-    x = sel_f(x < -104.0f - lo, -104.0f - lo, x);
+    float xs = has_lo ? x + lo : x;
+    if (!normal) {
+        xs = sel_f(xs < -104.0f, -104.0f, xs);
+        x = sel_f(x < -104.0f - lo, -104.0f - lo, x);
+    }
     float k = xs * 1.44269504088896341f + 12582912.0f;     /* round to nearest */
     float n = k - 12582912.0f;
-    float r = (x - n * 0.693359375f) - n * -2.12194440e-4f + lo;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * (r * r) + r + 1.0f;
-    uint32_t nu = bk_f32_bits(k) - 0x4B400000u, n1 = nu >> 1 | (nu & 0x80000000u), n2 = nu - n1;
+    float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+    if (has_lo)
+        r += lo;
+    /* 1 + r + r^2 q(r), q of degree 5 by Estrin's scheme: its terms in
+     * pairs side by side, so that a chunk's loop waits on a chain of three
+     * multiply-adds, not five (the exponential's latency is what bounds
+     * the loop on a narrow core). */
+    float r2 = r * r, r4 = r2 * r2;
+    float q01 = 1.6666665459e-1f * r + 5.0000001201e-1f;
+    float q23 = 8.3334519073e-3f * r + 4.1665795894e-2f;
+    float q45 = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    float p = (q45 * r4 + (q23 * r2 + q01)) * r2 + r + 1.0f;
+    uint32_t nu = bk_f32_bits(k) - 0x4B400000u;
+    if (normal) {
+        *ps = p * bk_f32_from_bits((nu + 127u) << 23);
+        *s2 = 1.0f;
+        return;
+    }
+    uint32_t n1 = nu >> 1 | (nu & 0x80000000u), n2 = nu - n1;
     *ps = p * bk_f32_from_bits((n1 + 127u) << 23);
     *s2 = bk_f32_from_bits((n2 + 127u) << 23);
 }
 
-static inline float vexp(float x, float lo, float m)
+INLINE float vexp(float x, bool has_lo, float lo, float m, bool normal)
 {
     float ps, s2;
-    vexp_parts(x, lo, &ps, &s2);
+    vexp_parts(x, has_lo, lo, normal, &ps, &s2);
     return (m * ps) * s2;
 }
 
 /* exp(q) for q in [-1.2665, 0.001] (the range of vphi's erfc fit): a
  * degree-7 Chebyshev fit about the middle, relative error 9e-9. */
-static inline float vexp_fit_range(float q)
+INLINE float vexp_fit_range(float q)
 {
-    float d = q - -0.6327561f;
-    float e = 1.0656378628e-04f;
-    e = e * d + 7.4832169001e-04f;
-    e = e * d + 4.4257524576e-03f;
-    e = e * d + 2.2127570023e-02f;
-    e = e * d + 8.8521014829e-02f;
-    e = e * d + 2.6556318811e-01f;
-    e = e * d + 5.3112594539e-01f;
-    return e * d + 5.3112594299e-01f;
+    float d = q - -0.6327561f, d2 = d * d, d4 = d2 * d2;
+    float e01 = 5.3112594539e-01f * d + 5.3112594299e-01f;
+    float e23 = 8.8521014829e-02f * d + 2.6556318811e-01f;
+    float e45 = 4.4257524576e-03f * d + 2.2127570023e-02f;
+    float e67 = 1.0656378628e-04f * d + 7.4832169001e-04f;
+    return (e67 * d2 + e45) * d4 + (e23 * d2 + e01);
 }
 
-static inline float vsigmoid(float x)
+INLINE float vsigmoid(float x, bool normal)
 {
-    float e = vexp(-__builtin_fabsf(x), 0.0f, 1.0f);
+    float e = vexp(-__builtin_fabsf(x), false, 0.0f, 1.0f, normal);
     float r = 1.0f / (1.0f + e);
     return sel_f(x >= 0.0f, r, e * r);
 }
 
 /* -b^2 / 2 as hi + lo, hi exact. */
-static inline void half_square(float b, float *hi, float *lo)
+INLINE void half_square(float b, float *hi, float *lo)
 {
     float bh = bk_f32_from_bits(bk_f32_bits(b) & 0xFFFFF000u), bl = b - bh;
     *hi = -0.5f * (bh * bh);
@@ -141,83 +168,85 @@ static inline void half_square(float b, float *hi, float *lo)
 }
 
 /* The erfc fit's t = 1 / (1 + |b| / (2 sqrt 2)) and P(t). */
-static inline float erfc_fit(float b, float *t_out)
+INLINE float erfc_fit(float b, float *t_out)
 {
     float t = 1.0f / (1.0f + (0.5f * INV_SQRT_2) * __builtin_fabsf(b));
     *t_out = t;
-    float q = 0.17087277f;
-    q = q * t + -0.82215223f;
-    q = q * t + 1.48851587f;
-    q = q * t + -1.13520398f;
-    q = q * t + 0.27886807f;
-    q = q * t + -0.18628806f;
-    q = q * t + 0.09678418f;
-    q = q * t + 0.37409196f;
-    q = q * t + 1.00002368f;
-    return q * t + -1.26551223f;
+    /* Estrin's scheme (see vexp_parts) */
+    float t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
+    float q01 = 1.00002368f * t + -1.26551223f;
+    float q23 = 0.09678418f * t + 0.37409196f;
+    float q45 = 0.27886807f * t + -0.18628806f;
+    float q67 = 1.48851587f * t + -1.13520398f;
+    float q89 = 0.17087277f * t + -0.82215223f;
+    return q89 * t8 + ((q67 * t2 + q45) * t4 + (q23 * t2 + q01));
 }
 
 /* b for Phi's arithmetic: beyond |b| = 64 Phi is exactly 0 or 1 in f32,
  * and b^2 would overflow (to inf, then NaN in half_square's low part). */
-static inline float phi_arg(float b)
+INLINE float phi_arg(float b)
 {
     return sel_f(b > 64.0f, 64.0f, sel_f(b < -64.0f, -64.0f, b));
 }
 
 /* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t). */
-static inline float vphi_cdf(float b)
+INLINE float vphi_cdf(float b, bool normal)
 {
     float hi, lo, t;
-    b = phi_arg(b);
+    if (!normal)
+        b = phi_arg(b);
     half_square(b, &hi, &lo);
     float q = erfc_fit(b, &t);
-    float h = vexp(hi, lo + q, 0.5f * t);
+    float h = vexp(hi, true, lo + q, 0.5f * t, normal);
     return sel_f(b < 0.0f, h, 1.0f - h);
 }
 
 /* Phi(b) and the density (the backward): one exponential for both,
  * exp(-b^2 / 2) times the fit's exp(P(t)). */
-static inline float vphi(float b, float *pdf)
+INLINE float vphi(float b, bool normal, float *pdf)
 {
     float hi, lo, t;
-    b = phi_arg(b);
+    if (!normal)
+        b = phi_arg(b);
     half_square(b, &hi, &lo);
     float q = erfc_fit(b, &t);
     float ps, s2;
-    vexp_parts(hi, lo, &ps, &s2);
+    vexp_parts(hi, true, lo, normal, &ps, &s2);
     float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
     *pdf = (INV_SQRT_2PI * ps) * s2;
     return sel_f(b < 0.0f, h, 1.0f - h);
 }
 
-/* gate(b), and d = gate'(b), per kind. */
-static inline float g_glu(float b, float *d)
+/* gate(b), and d = gate'(b), per kind; normal: every exponential of the
+ * chunk stays normal (see normal_limit). */
+INLINE float g_glu(float b, bool normal, float *d)
 {
-    float s = vsigmoid(b);
+    float s = vsigmoid(b, normal);
     *d = s * (1.0f - s);
     return s;
 }
-static inline float g_reglu(float b, float *d)
+INLINE float g_reglu(float b, bool normal, float *d)
 {
+    (void)normal;
     *d = sel_f(b > 0.0f, 1.0f, 0.0f);
     return sel_f(b > 0.0f, b, 0.0f);
 }
-static inline float g_swiglu(float b, float *d)
+INLINE float g_swiglu(float b, bool normal, float *d)
 {
-    float s = vsigmoid(b);
+    float s = vsigmoid(b, normal);
     *d = s * (1.0f + b * (1.0f - s));
     return b * s;
 }
-static inline float g_geglu(float b, float *d)
+INLINE float g_geglu(float b, bool normal, float *d)
 {
-    float pdf, cdf = vphi(b, &pdf);
+    float pdf, cdf = vphi(b, normal, &pdf);
     *d = cdf + b * pdf;
     return b * cdf;
 }
-static inline float g_geglu_tanh(float b, float *d)
+INLINE float g_geglu_tanh(float b, bool normal, float *d)
 {
     float u = SQRT_2_OVER_PI * (b + GELU_TANH_C * b * b * b);
-    float s = vsigmoid(2.0f * u);
+    float s = vsigmoid(2.0f * u, normal);
     float w = s * (1.0f - s);
     float du = SQRT_2_OVER_PI * (1.0f + (3.0f * GELU_TANH_C) * b * b);
     *d = s + sel_f(w == 0.0f, 0.0f, 2.0f * b * w * du);
@@ -227,44 +256,85 @@ static inline float g_geglu_tanh(float b, float *d)
 /* The gate alone, for the forward: the compiler drops the unused
  * derivative, and GeGLU takes Phi by its own cheaper route. */
 #define GATE_ONLY(KIND)                                                              \
-    static inline float f_##KIND(float b)                                            \
+    INLINE float f_##KIND(float b, bool normal)                                      \
     {                                                                                \
         float d;                                                                     \
-        return g_##KIND(b, &d);                                                      \
+        return g_##KIND(b, normal, &d);                                              \
     }
 GATE_ONLY(glu)
 GATE_ONLY(reglu)
 GATE_ONLY(swiglu)
 GATE_ONLY(geglu_tanh)
-static inline float f_geglu(float b)
+INLINE float f_geglu(float b, bool normal)
 {
-    return b * vphi_cdf(b);
+    return b * vphi_cdf(b, normal);
 }
 
-#define DEFINE_KIND(KIND)                                                            \
+/* The largest |b| (as the bits of a float) for which every exponential of
+ * a kind's gate and derivative keeps its result normal, with margin:
+ * exp(-|b|) (the sigmoid kinds), exp(-2 |u(b)|) with |u| = sqrt(2 / pi)
+ * (|b| + 0.044715 |b|^3) (GeGLU-tanh: |b| <= 9 gives 2 |u| <= 70), and
+ * exp(-b^2 / 2 + P(t)) times t / 2 >= 0.09 (GeGLU: |b| <= 12, exponent
+ * >= -73.3). The chunks whose |b| stay within it (and no NaN: its bits
+ * are larger) take the exponentials without their subnormal steps and
+ * clamps: the same bits, fewer instructions. ReGLU has none (no check). */
+#define NO_EXPONENTIALS UINT32_MAX
+static const uint32_t normal_limit[BK_GATED_SIMD_KINDS] = {
+    0x42A00000u, /* GLU: 80 */
+    NO_EXPONENTIALS, /* ReGLU */
+    0x42A00000u, /* SwiGLU: 80 */
+    0x41400000u, /* GeGLU: 12 */
+    0x41100000u, /* GeGLU-tanh: 9 */
+};
+
+/* Whether every |b[i]| of the chunk is at most limit (bits of a float). */
+HOT static bool within(const float *restrict b, int n, uint32_t limit)
+{
+    uint32_t m = 0;
+    SIMD_MAX(m) for (int i = 0; i < n; i++) {
+        uint32_t v = bk_f32_bits(b[i]) & 0x7FFFFFFFu;
+        m = v > m ? v : m;
+    }
+    return m <= limit;
+}
+
+#define DEFINE_KIND(KIND, INDEX)                                                     \
     HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict y,           \
                                float *restrict unused, int n)                         \
     {                                                                                \
         (void)dy, (void)unused;                                                      \
-        SIMD for (int i = 0; i < n; i++)                                             \
-            y[i] = a[i] * f_##KIND(b[i]);                                            \
+        if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
+            SIMD for (int i = 0; i < n; i++)                                         \
+                y[i] = a[i] * f_##KIND(b[i], true);                                  \
+        } else {                                                                     \
+            SIMD for (int i = 0; i < n; i++)                                         \
+                y[i] = a[i] * f_##KIND(b[i], false);                                 \
+        }                                                                            \
     }                                                                                \
     HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict da,          \
                                float *restrict db, int n)                             \
     {                                                                                \
-        SIMD for (int i = 0; i < n; i++) {                                           \
-            float d, g = g_##KIND(b[i], &d);                                         \
-            da[i] = dy[i] * g;                                                       \
-            db[i] = dy[i] * a[i] * d;                                                \
+        if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
+            SIMD for (int i = 0; i < n; i++) {                                       \
+                float d, g = g_##KIND(b[i], true, &d);                               \
+                da[i] = dy[i] * g;                                                   \
+                db[i] = dy[i] * a[i] * d;                                            \
+            }                                                                        \
+        } else {                                                                     \
+            SIMD for (int i = 0; i < n; i++) {                                       \
+                float d, g = g_##KIND(b[i], false, &d);                              \
+                da[i] = dy[i] * g;                                                   \
+                db[i] = dy[i] * a[i] * d;                                            \
+            }                                                                        \
         }                                                                            \
     }
-DEFINE_KIND(glu)
-DEFINE_KIND(reglu)
-DEFINE_KIND(swiglu)
-DEFINE_KIND(geglu)
-DEFINE_KIND(geglu_tanh)
+DEFINE_KIND(glu, 0)
+DEFINE_KIND(reglu, 1)
+DEFINE_KIND(swiglu, 2)
+DEFINE_KIND(geglu, 3)
+DEFINE_KIND(geglu_tanh, 4)
 
 const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
     { fwd_glu, bwd_glu },
