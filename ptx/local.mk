@@ -13,7 +13,8 @@ BK_PTX_COMMON = \
 	ptx/gated_common.cuh \
 	ptx/gated_kernel_args.h \
 	ptx/tensor_map_args.h \
-	ptx/workspace_clear.h
+	ptx/workspace_clear.h \
+	ptx/split_sum_sync.cuh
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
 # The 2:4 sparse modules share their own headers.
 BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h

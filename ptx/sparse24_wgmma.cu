@@ -34,6 +34,7 @@
 // a fixed order: the same bits on every run.
 #include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
+#include "split_sum_sync.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
 #include "workspace_clear.h"
@@ -271,19 +272,13 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     }
 
     // A piece's sums (one that does not start the tile) to this CTA's
-    // slot, then the warp's flag raised (the warp's barrier orders its
-    // lanes' stores before the release, as CUTLASS's barriers do with
-    // __syncthreads; no fence per lane).
+    // slot, then the warp's flag raised (split_sum_sync.cuh).
     __device__ void write_partial(const float (&acc)[NT][4], int cw, int lane) const
     {
-        float4 *mine = slot(blockIdx.x, cw, lane);
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-            __stcg(mine + 32 * j, make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
+        bk::split_sum::write_partial<NT>(acc, slot(blockIdx.x, cw, lane));
         __syncwarp();
         if (lane == 0)
-            asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(flag(blockIdx.x, cw))
-                         : "memory");
+            bk::split_sum::raise(flag(blockIdx.x, cw));
     }
 
     // The head of a split tile: its sums plus the other pieces', in the
@@ -291,18 +286,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     __device__ void add_partials(float (&acc)[NT][4], uint32_t last, int cw, int lane) const
     {
         for (uint32_t from = blockIdx.x + CL; from <= last * CL + rank; from += CL) {
-            if (lane == 0) {
-                uint32_t raised;
-                for (;;) {
-                    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                                 : "=r"(raised)
-                                 : "l"(flag(from, cw))
-                                 : "memory");
-                    if (raised != 0)
-                        break;
-                    __nanosleep(64);
-                }
-            }
+            if (lane == 0)
+                bk::split_sum::wait_for(flag(from, cw), 1u);
             __syncwarp();
             const float4 *theirs = slot(from, cw, lane);
 #pragma unroll

@@ -6,6 +6,7 @@
 #define BK_W4A16_STREAM_K_CUH
 
 #include "element_types.cuh"
+#include "split_sum_sync.cuh"
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 #include "w4a16_args.h"
@@ -104,27 +105,16 @@ template <int TT, int TN> struct StreamK {
         };
         float4 *mine = warp_slot(blockIdx.x, c0 == 0) + lane;
         if ((int)arrived + 1 < shares) {
-            write_partial<NT>(acc, mine);
+            split_sum::write_partial<NT>(acc, mine);
             __syncwarp();
             if (lane == 0)
-                asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter + 1)
-                             : "memory");
+                split_sum::raise(counter + 1);
             return;
         }
         // The warps that arrived before this one have their partials written
         // soon: they are running.
-        if (lane == 0) {
-            uint32_t written;
-            for (;;) {
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
-                             : "=r"(written)
-                             : "l"(counter + 1)
-                             : "memory");
-                if ((int)written + 1 >= shares)
-                    break;
-                __nanosleep(64);
-            }
-        }
+        if (lane == 0)
+            split_sum::wait_for(counter + 1, (uint32_t)shares - 1u);
         __syncwarp();
         if (ring_idle && shares <= COPIED_SHARES) {
             sum_copied<NT>(acc, shares, me, lane, buffer, bar, mine, warp_slot(first, 1),
@@ -171,18 +161,6 @@ template <int TT, int TN> struct StreamK {
         }
     }
 
-    // A warp's partial acc to its slot at mine (this lane's first float4).
-    // Made visible device-wide by the warp's release of the counter after
-    // it (__syncwarp orders the lanes' stores before it, as CUTLASS's
-    // barriers do with __syncthreads), not by a __threadfence per lane.
-    template <int NT>
-    static __device__ __forceinline__ void write_partial(const float (&acc)[NT][4], float4 *mine)
-    {
-#pragma unroll
-        for (int t = 0; t < NT; t++)
-            __stcg(mine + 32 * t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
-    }
-
     // acc = the shares' partials summed in order, each copied whole into
     // buffer: added to acc where this warp's is the first (acc holds it),
     // else this warp's written out too and acc set to the first. The first
@@ -201,7 +179,7 @@ template <int TT, int TN> struct StreamK {
             mbar_fence_init();
         }
         if (me != 0) { // read back by the copy engine below
-            write_partial<NT>(acc, mine);
+            split_sum::write_partial<NT>(acc, mine);
             __threadfence();
         }
         // The partials, acquired through the generic proxy, are read by the
