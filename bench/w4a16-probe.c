@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     int64_t shapes[][2] = { { 4096, 12288 }, { 4096, 22016 }, { 11008, 4096 },
                                          { 8192, 8192 }, { 8192, 10240 }, { 8192, 57344 },
                                          { 28672, 8192 } };
-    static const int64_t ms[] = { 1, 4, 16, 64, 128, 256 };
+    static const int64_t ms[] = { 1, 4, 16, 32, 64, 128, 256 };
     const BkDataType type = argc > 1 && strcmp(argv[1], "bf16") == 0 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16;
     printf("%-8s %6s %6s %5s %10s %10s %8s  %s\n", "type", "K", "N", "M", "us", "GB/s", "TFLOP/s", "kernel");
     long only_shape = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
