@@ -245,8 +245,10 @@ INLINE float g_geglu(float b, bool normal, float *d)
 }
 INLINE float g_geglu_tanh(float b, bool normal, float *d)
 {
-    float u = SQRT_2_OVER_PI * (b + GELU_TANH_C * b * b * b);
-    float s = vsigmoid(2.0f * u, normal);
+    /* 2 u = b (2 sqrt(2 / pi) + 2 sqrt(2 / pi) c b^2): three dependent
+     * operations before the sigmoid, not five */
+    float u2 = b * ((2.0f * SQRT_2_OVER_PI) + (2.0f * SQRT_2_OVER_PI * GELU_TANH_C) * (b * b));
+    float s = vsigmoid(u2, normal);
     float w = s * (1.0f - s);
     float du = SQRT_2_OVER_PI * (1.0f + (3.0f * GELU_TANH_C) * b * b);
     *d = s + sel_f(w == 0.0f, 0.0f, 2.0f * b * w * du);
