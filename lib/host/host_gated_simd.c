@@ -1,6 +1,6 @@
 /* Gated activations on the host, vectorised: the f32, f16 and bf16 chunk
  * functions of host_gated_activation.c's contiguous path. Every function
- * works on CHUNK elements of contiguous memory with branch-free loops that
+ * works on a chunk of contiguous memory with branch-free loops that
  * GCC and clang turn into SIMD (`omp simd` where OpenMP is on); where
  * configure found `target_clones`, x86-64 gets AVX-512, AVX2 and baseline
  * clones picked at load time. The math: exp by Cody-Waite reduction and a
@@ -8,8 +8,8 @@
  * the subnormal range round once (in one step, unclamped, for a chunk whose
  * gates keep every exponential normal: the same bits); the polynomials by
  * Estrin's scheme, as the chain of dependent operations, not their count,
- * bounds the loops on a core with a small scheduler (Zen 1); Phi(b) = erfc(|b| / sqrt 2) / 2 (or one
- * minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
+ * bounds the loops on a core with a small scheduler (Zen 1); Phi(b) =
+ * erfc(|b| / sqrt 2) / 2 (or one minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
  * (Numerical Recipes' erfcc, relative error < 1.2e-7), with b^2 / 2 split
  * exactly so that the large exponent loses nothing (the backward shares
  * exp(-z^2) with the density and takes exp(P(t)) from a short fit over
