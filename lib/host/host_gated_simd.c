@@ -1,22 +1,23 @@
 /* Gated activations on the host, vectorised: the f32, f16 and bf16 chunk
  * functions of host_gated_activation.c's contiguous path. Every function
- * works on a chunk of contiguous memory with branch-free loops that
- * GCC and clang turn into SIMD (`omp simd` where OpenMP is on); where
+ * works on a chunk of contiguous memory with branch-free loops that GCC
+ * and clang turn into SIMD (`omp simd` where OpenMP is on); where
  * configure found `target_clones`, x86-64 gets AVX-512, AVX2 and baseline
  * clones picked at load time. The math: exp by Cody-Waite reduction and a
- * degree-6 polynomial (about 1 ulp), scaled in two steps so that results in
- * the subnormal range round once (in one step, unclamped, for a chunk whose
- * gates keep every exponential normal: the same bits); the polynomials by
- * Estrin's scheme, as the chain of dependent operations, not their count,
- * bounds the loops on a core with a small scheduler (Zen 1); Phi(b) =
- * erfc(|b| / sqrt 2) / 2 (or one minus it) by the Chebyshev fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)
- * (Numerical Recipes' erfcc, relative error < 1.2e-7), with b^2 / 2 split
- * exactly so that the large exponent loses nothing (the backward shares
- * exp(-z^2) with the density and takes exp(P(t)) from a short fit over
- * P's narrow range). Half types convert by bit manipulation, bit-identical
- * to half.h. For large runs of the half types the plan keeps a table of
- * the gate of every 16-bit input, filled by these same functions: a
- * lookup (a vector gather) instead of the polynomials. */
+ * degree-6 polynomial (about 1 ulp), scaled in two steps so that results
+ * in the subnormal range round once (in one step, unclamped, for a chunk
+ * whose gates keep every exponential normal: the same bits); the
+ * polynomials by Estrin's scheme, as the chain of dependent operations,
+ * not their count, bounds the loops on a core with a small scheduler (Zen
+ * 1); Phi(b) = erfc(|b| / sqrt 2) / 2 (or one minus it) by the Chebyshev
+ * fit t exp(-z^2 + P(t)), t = 1 / (1 + z / 2) (Numerical Recipes' erfcc,
+ * relative error < 1.2e-7), with b^2 / 2 split exactly so that the large
+ * exponent loses nothing (the backward shares exp(-z^2) with the density
+ * and takes exp(P(t)) from a short fit over P's narrow range). Half types
+ * convert by bit manipulation, bit-identical to half.h. For large runs of
+ * the half types the plan keeps a table of the gate of every 16-bit input,
+ * filled by these same functions: a lookup (scalar loads into vector
+ * lanes) instead of the polynomials. */
 #include "host_gated_simd.h"
 #include "../half.h"
 
@@ -524,6 +525,36 @@ __attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m25
     _mm_storeu_si128((__m128i *)(void *)p, _mm_packus_epi32(lo, hi));
 }
 
+/* The table's gates of b[0..7], and for the backward its gate and
+ * derivative pairs, by scalar loads into the lanes: Zen 1 runs
+ * vgatherdps at a third of that speed (bench/RESULTS.md), and elsewhere
+ * the two are close. */
+__attribute__((target("avx2"))) static inline __m256 lookup8(const float *g, const uint16_t *b)
+{
+    const __m128 lo = _mm_set_ps(g[b[3]], g[b[2]], g[b[1]], g[b[0]]);
+    const __m128 hi = _mm_set_ps(g[b[7]], g[b[6]], g[b[5]], g[b[4]]);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+/* {gd[2 b[j]], gd[2 b[j] + 1]} of j, j + 1 as one vector of four */
+__attribute__((target("avx2"))) static inline __m128 pairs2(const float *gd, const uint16_t *b)
+{
+    const __m128i lo = _mm_loadl_epi64((const __m128i *)(const void *)(gd + 2 * b[0]));
+    const __m128 p = _mm_castsi128_ps(lo);
+    return _mm_loadh_pi(p, (const __m64 *)(const void *)(gd + 2 * b[1]));
+}
+
+__attribute__((target("avx2"))) static inline void lookup8_pairs(const float *gd, const uint16_t *b,
+                                                                  __m256 *g, __m256 *d)
+{
+    const __m128 p01 = pairs2(gd, b), p23 = pairs2(gd, b + 2);
+    const __m128 p45 = pairs2(gd, b + 4), p67 = pairs2(gd, b + 6);
+    *g = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_shuffle_ps(p01, p23, 0x88)),
+                              _mm_shuffle_ps(p45, p67, 0x88), 1);
+    *d = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_shuffle_ps(p01, p23, 0xDD)),
+                              _mm_shuffle_ps(p45, p67, 0xDD), 1);
+}
+
 /* The table chunk functions on 8-wide vectors (FAST: f16c, bf16_avx2),
  * the portable ones' operations in their order. */
 #define TABLE_AVX2_FNS(FAST, ATTR, IN, OUT)                                                 \
@@ -531,24 +562,19 @@ __attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m25
         const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,       \
         const float *restrict g)                                                            \
     {                                                                                       \
-        for (int i = 0; i < N; i += 8) {                                                    \
-            __m256i bi =                                                                    \
-                _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i))); \
-            OUT(y + i, _mm256_mul_ps(IN(a + i), _mm256_i32gather_ps(g, bi, 4)));            \
-        }                                                                                   \
+        for (int i = 0; i < N; i += 8)                                                      \
+            OUT(y + i, _mm256_mul_ps(IN(a + i), lookup8(g, b + i)));                        \
     }                                                                                       \
-    /* gate and derivative side by side: the second gather hits the first's lines */      \
+    /* gate and derivative side by side: one 8-byte load for both */                      \
     __attribute__((target(ATTR))) static void bwd_table_##FAST(                             \
         const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy, \
         uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)             \
     {                                                                                       \
         for (int i = 0; i < N; i += 8) {                                                    \
-            __m256 yv = IN(dy + i);                                                         \
-            __m256i bi =                                                                    \
-                _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(b + i))); \
-            OUT(da + i, _mm256_mul_ps(yv, _mm256_i32gather_ps(gd, bi, 8)));                 \
-            OUT(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, IN(a + i)),                         \
-                                      _mm256_i32gather_ps(gd + 1, bi, 8)));                 \
+            __m256 yv = IN(dy + i), gv, dv;                                                 \
+            lookup8_pairs(gd, b + i, &gv, &dv);                                             \
+            OUT(da + i, _mm256_mul_ps(yv, gv));                                             \
+            OUT(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, IN(a + i)), dv));                   \
         }                                                                                   \
     }
 TABLE_AVX2_FNS(f16c, "avx2,f16c", f16x8_in, f16x8_out)
