@@ -516,10 +516,12 @@ __attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m25
     const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
     __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)),
                                                    odd), 16);
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)),
-                                           _mm256_set1_epi32(0x7F800000));
-    const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x0040));
-    r = _mm256_blendv_epi8(r, quiet, nan);
+    /* NaN is rare: one compare finds it, the fix-up runs only then */
+    const __m256 nan = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
+    if (_mm256_movemask_ps(nan)) {
+        const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x0040));
+        r = _mm256_blendv_epi8(r, quiet, _mm256_castps_si256(nan));
+    }
     /* 8 x 32-bit (each < 2^16) to 8 x 16-bit */
     const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
     _mm_storeu_si128((__m128i *)(void *)p, _mm_packus_epi32(lo, hi));
