@@ -153,11 +153,21 @@ INLINE float vexp_fit_range(float q)
     return (e67 * d2 + e45) * d4 + (e23 * d2 + e01);
 }
 
-INLINE float vsigmoid(float x, bool normal)
+/* sigmoid(x) from e = exp(-|x|) */
+INLINE float sigmoid_of(float x, float e)
 {
-    float e = vexp(-__builtin_fabsf(x), false, 0.0f, 1.0f, normal);
     float r = 1.0f / (1.0f + e);
     return sel_f(x >= 0.0f, r, e * r);
+}
+
+INLINE float vsigmoid_e(float x, bool normal)
+{
+    return vexp(-__builtin_fabsf(x), false, 0.0f, 1.0f, normal);
+}
+
+INLINE float vsigmoid(float x, bool normal)
+{
+    return sigmoid_of(x, vsigmoid_e(x, normal));
 }
 
 /* -b^2 / 2 as hi + lo, hi exact. */
@@ -220,11 +230,44 @@ INLINE float vphi(float b, bool normal, float *pdf)
 
 /* gate(b), and d = gate'(b), per kind; normal: every exponential of the
  * chunk stays normal (see normal_limit). */
-INLINE float g_glu(float b, bool normal, float *d)
+/* The sigmoid kinds as the sigmoid of x(b) and the gate and derivative
+ * from it: gs_KIND(b, sigmoid(x_KIND(b)), &d). */
+INLINE float x_glu(float b)
 {
-    float s = vsigmoid(b, normal);
+    return b;
+}
+INLINE float gs_glu(float b, float s, float *d)
+{
+    (void)b;
     *d = s * (1.0f - s);
     return s;
+}
+INLINE float x_swiglu(float b)
+{
+    return b;
+}
+INLINE float gs_swiglu(float b, float s, float *d)
+{
+    *d = s * (1.0f + b * (1.0f - s));
+    return b * s;
+}
+/* 2 u = b (2 sqrt(2 / pi) + 2 sqrt(2 / pi) c b^2): three dependent
+ * operations before the sigmoid, not five */
+INLINE float x_geglu_tanh(float b)
+{
+    return b * ((2.0f * SQRT_2_OVER_PI) + (2.0f * SQRT_2_OVER_PI * GELU_TANH_C) * (b * b));
+}
+INLINE float gs_geglu_tanh(float b, float s, float *d)
+{
+    float w = s * (1.0f - s);
+    float du = SQRT_2_OVER_PI * (1.0f + (3.0f * GELU_TANH_C) * b * b);
+    *d = s + sel_f(w == 0.0f, 0.0f, 2.0f * b * w * du);
+    return b * s;
+}
+
+INLINE float g_glu(float b, bool normal, float *d)
+{
+    return gs_glu(b, vsigmoid(x_glu(b), normal), d);
 }
 INLINE float g_reglu(float b, bool normal, float *d)
 {
@@ -234,9 +277,7 @@ INLINE float g_reglu(float b, bool normal, float *d)
 }
 INLINE float g_swiglu(float b, bool normal, float *d)
 {
-    float s = vsigmoid(b, normal);
-    *d = s * (1.0f + b * (1.0f - s));
-    return b * s;
+    return gs_swiglu(b, vsigmoid(x_swiglu(b), normal), d);
 }
 INLINE float g_geglu(float b, bool normal, float *d)
 {
@@ -246,14 +287,7 @@ INLINE float g_geglu(float b, bool normal, float *d)
 }
 INLINE float g_geglu_tanh(float b, bool normal, float *d)
 {
-    /* 2 u = b (2 sqrt(2 / pi) + 2 sqrt(2 / pi) c b^2): three dependent
-     * operations before the sigmoid, not five */
-    float u2 = b * ((2.0f * SQRT_2_OVER_PI) + (2.0f * SQRT_2_OVER_PI * GELU_TANH_C) * (b * b));
-    float s = vsigmoid(u2, normal);
-    float w = s * (1.0f - s);
-    float du = SQRT_2_OVER_PI * (1.0f + (3.0f * GELU_TANH_C) * b * b);
-    *d = s + sel_f(w == 0.0f, 0.0f, 2.0f * b * w * du);
-    return b * s;
+    return gs_geglu_tanh(b, vsigmoid(x_geglu_tanh(b), normal), d);
 }
 
 /* The gate alone, for the forward: the compiler drops the unused
@@ -333,11 +367,55 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
             }                                                                        \
         }                                                                            \
     }
-DEFINE_KIND(glu, 0)
+/* The sigmoid kinds' chunks in the normal range in two passes: the
+ * exponentials into a buffer, then the rest. Each pass's chain of
+ * dependent operations is half the whole one's, so the core keeps twice
+ * the iterations in flight (the same operations: the same bits). */
+#define DEFINE_SIGMOID_KIND(KIND, INDEX)                                             \
+    HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
+                               const float *restrict dy, float *restrict y,           \
+                               float *restrict unused, int n)                         \
+    {                                                                                \
+        (void)dy, (void)unused;                                                      \
+        if (!within(b, n, normal_limit[INDEX])) {                                    \
+            SIMD for (int i = 0; i < n; i++)                                         \
+                y[i] = a[i] * f_##KIND(b[i], false);                                 \
+            return;                                                                  \
+        }                                                                            \
+        _Alignas(64) float e[N];                                                     \
+        SIMD for (int i = 0; i < n; i++)                                             \
+            e[i] = vsigmoid_e(x_##KIND(b[i]), true);                                 \
+        SIMD for (int i = 0; i < n; i++) {                                           \
+            float d;                                                                 \
+            y[i] = a[i] * gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);     \
+        }                                                                            \
+    }                                                                                \
+    HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
+                               const float *restrict dy, float *restrict da,          \
+                               float *restrict db, int n)                             \
+    {                                                                                \
+        if (!within(b, n, normal_limit[INDEX])) {                                    \
+            SIMD for (int i = 0; i < n; i++) {                                       \
+                float d, g = g_##KIND(b[i], false, &d);                              \
+                da[i] = dy[i] * g;                                                   \
+                db[i] = dy[i] * a[i] * d;                                            \
+            }                                                                        \
+            return;                                                                  \
+        }                                                                            \
+        _Alignas(64) float e[N];                                                     \
+        SIMD for (int i = 0; i < n; i++)                                             \
+            e[i] = vsigmoid_e(x_##KIND(b[i]), true);                                 \
+        SIMD for (int i = 0; i < n; i++) {                                           \
+            float d, g = gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);      \
+            da[i] = dy[i] * g;                                                       \
+            db[i] = dy[i] * a[i] * d;                                                \
+        }                                                                            \
+    }
+DEFINE_SIGMOID_KIND(glu, 0)
 DEFINE_KIND(reglu, 1)
-DEFINE_KIND(swiglu, 2)
+DEFINE_SIGMOID_KIND(swiglu, 2)
 DEFINE_KIND(geglu, 3)
-DEFINE_KIND(geglu_tanh, 4)
+DEFINE_SIGMOID_KIND(geglu_tanh, 4)
 
 const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
     { fwd_glu, bwd_glu },
