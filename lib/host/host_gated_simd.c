@@ -344,38 +344,41 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
     return m <= limit;
 }
 
-#define DEFINE_KIND(KIND, INDEX)                                                     \
+/* One pass over a chunk of n (NORMAL: a constant): the forward's y, the
+ * backward's da and db. */
+#define FWD_LOOP(KIND, NORMAL)                                                       \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        y[i] = a[i] * f_##KIND(b[i], NORMAL);
+#define BWD_LOOP(KIND, NORMAL)                                                       \
+    SIMD for (int i = 0; i < n; i++) {                                               \
+        float d, g = g_##KIND(b[i], NORMAL, &d);                                     \
+        da[i] = dy[i] * g;                                                           \
+        db[i] = dy[i] * a[i] * d;                                                    \
+    }
+#define DEFINE_FWD(KIND, INDEX)                                                      \
     HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict y,           \
                                float *restrict unused, int n)                         \
     {                                                                                \
         (void)dy, (void)unused;                                                      \
         if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
-            SIMD for (int i = 0; i < n; i++)                                         \
-                y[i] = a[i] * f_##KIND(b[i], true);                                  \
+            FWD_LOOP(KIND, true)                                                     \
         } else {                                                                     \
-            SIMD for (int i = 0; i < n; i++)                                         \
-                y[i] = a[i] * f_##KIND(b[i], false);                                 \
+            FWD_LOOP(KIND, false)                                                    \
         }                                                                            \
-    }                                                                                \
+    }
+#define DEFINE_BWD(KIND, INDEX)                                                      \
     HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict da,          \
                                float *restrict db, int n)                             \
     {                                                                                \
         if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
-            SIMD for (int i = 0; i < n; i++) {                                       \
-                float d, g = g_##KIND(b[i], true, &d);                               \
-                da[i] = dy[i] * g;                                                   \
-                db[i] = dy[i] * a[i] * d;                                            \
-            }                                                                        \
+            BWD_LOOP(KIND, true)                                                     \
         } else {                                                                     \
-            SIMD for (int i = 0; i < n; i++) {                                       \
-                float d, g = g_##KIND(b[i], false, &d);                              \
-                da[i] = dy[i] * g;                                                   \
-                db[i] = dy[i] * a[i] * d;                                            \
-            }                                                                        \
+            BWD_LOOP(KIND, false)                                                    \
         }                                                                            \
     }
+
 /* The sigmoid kinds' chunks in the normal range in two passes: the
  * exponentials into a buffer, then the rest. Each pass's chain of
  * dependent operations is half the whole one's, so the core keeps twice
@@ -387,8 +390,7 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
     {                                                                                \
         (void)dy, (void)unused;                                                      \
         if (!within(b, n, normal_limit[INDEX])) {                                    \
-            SIMD for (int i = 0; i < n; i++)                                         \
-                y[i] = a[i] * f_##KIND(b[i], false);                                 \
+            FWD_LOOP(KIND, false)                                                    \
             return;                                                                  \
         }                                                                            \
         _Alignas(64) float e[N];                                                     \
@@ -404,11 +406,7 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
                                float *restrict db, int n)                             \
     {                                                                                \
         if (!within(b, n, normal_limit[INDEX])) {                                    \
-            SIMD for (int i = 0; i < n; i++) {                                       \
-                float d, g = g_##KIND(b[i], false, &d);                              \
-                da[i] = dy[i] * g;                                                   \
-                db[i] = dy[i] * a[i] * d;                                            \
-            }                                                                        \
+            BWD_LOOP(KIND, false)                                                    \
             return;                                                                  \
         }                                                                            \
         _Alignas(64) float e[N];                                                     \
@@ -421,7 +419,8 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
         }                                                                            \
     }
 DEFINE_SIGMOID_KIND(glu, 0)
-DEFINE_KIND(reglu, 1)
+DEFINE_FWD(reglu, 1)
+DEFINE_BWD(reglu, 1)
 DEFINE_SIGMOID_KIND(swiglu, 2)
 /* GeGLU's forward in two passes likewise: the erfc fit (its division and
  * polynomial) into buffers, then the exponential and the rest. */
@@ -431,8 +430,7 @@ HOT static void fwd_geglu(const float *restrict a, const float *restrict b,
 {
     (void)dy, (void)unused;
     if (!within(b, n, normal_limit[3])) {
-        SIMD for (int i = 0; i < n; i++)
-            y[i] = a[i] * f_geglu(b[i], false);
+        FWD_LOOP(geglu, false)
         return;
     }
     _Alignas(64) float q[N], t[N];
@@ -441,24 +439,8 @@ HOT static void fwd_geglu(const float *restrict a, const float *restrict b,
     SIMD for (int i = 0; i < n; i++)
         y[i] = a[i] * (b[i] * vphi_cdf_fit(b[i], q[i], t[i], true));
 }
-HOT static void bwd_geglu(const float *restrict a, const float *restrict b,
-                          const float *restrict dy, float *restrict da, float *restrict db, int n)
-{
-    const bool normal = within(b, n, normal_limit[3]);
-    if (normal) { /* one pass: two measured no faster here */
-        SIMD for (int i = 0; i < n; i++) {
-            float d, g = g_geglu(b[i], true, &d);
-            da[i] = dy[i] * g;
-            db[i] = dy[i] * a[i] * d;
-        }
-    } else {
-        SIMD for (int i = 0; i < n; i++) {
-            float d, g = g_geglu(b[i], false, &d);
-            da[i] = dy[i] * g;
-            db[i] = dy[i] * a[i] * d;
-        }
-    }
-}
+/* (its backward in two passes measured no faster: one) */
+DEFINE_BWD(geglu, 3)
 DEFINE_SIGMOID_KIND(geglu_tanh, 4)
 
 const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
