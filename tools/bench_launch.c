@@ -123,7 +123,6 @@ static void shape_costs(struct bench_device *d, const struct launch_settings *s,
     for (uint32_t i = 0; i < BENCH_LAUNCH_PLANS; i++)
         plans[i] = tiny_plan(d, gated_kinds[i % GATED_KIND_COUNT], shape);
 
-    memset(r, 0, sizeof *r);
     r->extent[0] = shape[0];
     r->extent[1] = 2 * shape[1];
     r->one_time_us = one_time_cost(d, s->one_time_iterations, plans[0], &in, &out, out_bytes,

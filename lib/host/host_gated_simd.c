@@ -200,9 +200,8 @@ INLINE float phi_arg(float b)
     return sel_f(b > 64.0f, 64.0f, sel_f(b < -64.0f, -64.0f, b));
 }
 
-/* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t). */
-/* vphi_cdf given the erfc fit's q = P(t) and t for b (b within phi_arg's
- * bounds) */
+/* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t), given
+ * the erfc fit's q = P(t) and t for b (b within phi_arg's bounds). */
 INLINE float vphi_cdf_fit(float b, float q, float t, bool normal)
 {
     float hi, lo;
@@ -236,9 +235,6 @@ INLINE float vphi(float b, bool normal, float *pdf)
     return sel_f(b < 0.0f, h, 1.0f - h);
 }
 
-
-/* gate(b), and d = gate'(b), per kind; normal: every exponential of the
- * chunk stays normal (see normal_limit). */
 /* The sigmoid kinds as the sigmoid of x(b) and the gate and derivative
  * from it: gs_KIND(b, sigmoid(x_KIND(b)), &d). */
 INLINE float x_glu(float b)
@@ -274,6 +270,8 @@ INLINE float gs_geglu_tanh(float b, float s, float *d)
     return b * s;
 }
 
+/* gate(b), and d = gate'(b), per kind; normal: every exponential of the
+ * chunk stays normal (see normal_limit). */
 INLINE float g_glu(float b, bool normal, float *d)
 {
     return gs_glu(b, vsigmoid(x_glu(b), normal), d);
@@ -344,6 +342,12 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
     return m <= limit;
 }
 
+/* Whether a chunk of kind takes its normal-range path (always for ReGLU). */
+INLINE bool normal_chunk(const float *restrict b, int n, int kind)
+{
+    return normal_limit[kind] == NO_EXPONENTIALS || within(b, n, normal_limit[kind]);
+}
+
 /* One pass over a chunk of n (NORMAL: a constant): the forward's y, the
  * backward's da and db. */
 #define FWD_LOOP(KIND, NORMAL)                                                       \
@@ -355,93 +359,68 @@ HOT static bool within(const float *restrict b, int n, uint32_t limit)
         da[i] = dy[i] * g;                                                           \
         db[i] = dy[i] * a[i] * d;                                                    \
     }
-#define DEFINE_FWD(KIND, INDEX)                                                      \
-    HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
-                               const float *restrict dy, float *restrict y,           \
-                               float *restrict unused, int n)                         \
-    {                                                                                \
-        (void)dy, (void)unused;                                                      \
-        if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
-            FWD_LOOP(KIND, true)                                                     \
-        } else {                                                                     \
-            FWD_LOOP(KIND, false)                                                    \
-        }                                                                            \
-    }
-#define DEFINE_BWD(KIND, INDEX)                                                      \
-    HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
-                               const float *restrict dy, float *restrict da,          \
-                               float *restrict db, int n)                             \
-    {                                                                                \
-        if (normal_limit[INDEX] == NO_EXPONENTIALS || within(b, n, normal_limit[INDEX])) { \
-            BWD_LOOP(KIND, true)                                                     \
-        } else {                                                                     \
-            BWD_LOOP(KIND, false)                                                    \
-        }                                                                            \
-    }
 
-/* The sigmoid kinds' chunks in the normal range in two passes: the
+/* The sigmoid kinds in the normal range in two passes: the chunk's
  * exponentials into a buffer, then the rest. Each pass's chain of
  * dependent operations is half the whole one's, so the core keeps twice
  * the iterations in flight (the same operations: the same bits). */
-#define DEFINE_SIGMOID_KIND(KIND, INDEX)                                             \
+#define SIGMOID_E_PASS(KIND)                                                         \
+    _Alignas(64) float e[N];                                                         \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        e[i] = vsigmoid_e(x_##KIND(b[i]), true);
+#define FWD_SIGMOID_TWO_PASSES(KIND)                                                 \
+    SIGMOID_E_PASS(KIND)                                                             \
+    SIMD for (int i = 0; i < n; i++) {                                               \
+        float d;                                                                     \
+        y[i] = a[i] * gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);         \
+    }
+#define BWD_SIGMOID_TWO_PASSES(KIND)                                                 \
+    SIGMOID_E_PASS(KIND)                                                             \
+    SIMD for (int i = 0; i < n; i++) {                                               \
+        float d, g = gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);          \
+        da[i] = dy[i] * g;                                                           \
+        db[i] = dy[i] * a[i] * d;                                                    \
+    }
+/* GeGLU's forward likewise: the erfc fit (its division and polynomial)
+ * into buffers, then the exponential and the rest. (Its backward in two
+ * passes measured no faster: one.) */
+#define FWD_GEGLU_TWO_PASSES                                                         \
+    _Alignas(64) float q[N], t[N];                                                   \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        q[i] = erfc_fit(b[i], &t[i]);                                                \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        y[i] = a[i] * (b[i] * vphi_cdf_fit(b[i], q[i], t[i], true));
+
+/* A kind's chunk functions: FWD_NORMAL and BWD_NORMAL (statements) where
+ * the chunk takes its normal-range path, else one general pass. */
+#define DEFINE_KIND(KIND, INDEX, FWD_NORMAL, BWD_NORMAL)                             \
     HOT static void fwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict y,           \
                                float *restrict unused, int n)                         \
     {                                                                                \
         (void)dy, (void)unused;                                                      \
-        if (!within(b, n, normal_limit[INDEX])) {                                    \
+        if (normal_chunk(b, n, INDEX)) {                                             \
+            FWD_NORMAL                                                               \
+        } else {                                                                     \
             FWD_LOOP(KIND, false)                                                    \
-            return;                                                                  \
-        }                                                                            \
-        _Alignas(64) float e[N];                                                     \
-        SIMD for (int i = 0; i < n; i++)                                             \
-            e[i] = vsigmoid_e(x_##KIND(b[i]), true);                                 \
-        SIMD for (int i = 0; i < n; i++) {                                           \
-            float d;                                                                 \
-            y[i] = a[i] * gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);     \
         }                                                                            \
     }                                                                                \
     HOT static void bwd_##KIND(const float *restrict a, const float *restrict b,      \
                                const float *restrict dy, float *restrict da,          \
                                float *restrict db, int n)                             \
     {                                                                                \
-        if (!within(b, n, normal_limit[INDEX])) {                                    \
+        if (normal_chunk(b, n, INDEX)) {                                             \
+            BWD_NORMAL                                                               \
+        } else {                                                                     \
             BWD_LOOP(KIND, false)                                                    \
-            return;                                                                  \
-        }                                                                            \
-        _Alignas(64) float e[N];                                                     \
-        SIMD for (int i = 0; i < n; i++)                                             \
-            e[i] = vsigmoid_e(x_##KIND(b[i]), true);                                 \
-        SIMD for (int i = 0; i < n; i++) {                                           \
-            float d, g = gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);      \
-            da[i] = dy[i] * g;                                                       \
-            db[i] = dy[i] * a[i] * d;                                                \
         }                                                                            \
     }
-DEFINE_SIGMOID_KIND(glu, 0)
-DEFINE_FWD(reglu, 1)
-DEFINE_BWD(reglu, 1)
-DEFINE_SIGMOID_KIND(swiglu, 2)
-/* GeGLU's forward in two passes likewise: the erfc fit (its division and
- * polynomial) into buffers, then the exponential and the rest. */
-HOT static void fwd_geglu(const float *restrict a, const float *restrict b,
-                          const float *restrict dy, float *restrict y, float *restrict unused,
-                          int n)
-{
-    (void)dy, (void)unused;
-    if (!within(b, n, normal_limit[3])) {
-        FWD_LOOP(geglu, false)
-        return;
-    }
-    _Alignas(64) float q[N], t[N];
-    SIMD for (int i = 0; i < n; i++)
-        q[i] = erfc_fit(b[i], &t[i]);
-    SIMD for (int i = 0; i < n; i++)
-        y[i] = a[i] * (b[i] * vphi_cdf_fit(b[i], q[i], t[i], true));
-}
-/* (its backward in two passes measured no faster: one) */
-DEFINE_BWD(geglu, 3)
-DEFINE_SIGMOID_KIND(geglu_tanh, 4)
+DEFINE_KIND(glu, 0, FWD_SIGMOID_TWO_PASSES(glu), BWD_SIGMOID_TWO_PASSES(glu))
+DEFINE_KIND(reglu, 1, FWD_LOOP(reglu, true), BWD_LOOP(reglu, true))
+DEFINE_KIND(swiglu, 2, FWD_SIGMOID_TWO_PASSES(swiglu), BWD_SIGMOID_TWO_PASSES(swiglu))
+DEFINE_KIND(geglu, 3, FWD_GEGLU_TWO_PASSES, BWD_LOOP(geglu, true))
+DEFINE_KIND(geglu_tanh, 4, FWD_SIGMOID_TWO_PASSES(geglu_tanh),
+            BWD_SIGMOID_TWO_PASSES(geglu_tanh))
 
 const struct bk_gated_simd_kind bk_gated_simd_kinds[BK_GATED_SIMD_KINDS] = {
     { fwd_glu, bwd_glu },
