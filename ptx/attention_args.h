@@ -44,7 +44,11 @@ struct bk_attention_args {
     int64_t pattern_batch, pattern_heads, capacity;
     double scale;
     uint32_t flags;
-    uint32_t reserved;
+    /* The Hopper forward: 0, a CTA per tile of BK_ATTENTION_WGMMA_ROWS
+     * query rows (x: the tile, y: head, z: batch); else persistent, a 1-D
+     * grid whose CTA i takes tiles i, i + gridDim.x, ... of the `items` in
+     * all (the tile fastest, then head, then batch). */
+    uint32_t items;
 };
 
 /* The Hopper kernels (ptx/attention_wgmma*.cu, sm_90a): tensor maps of q,
@@ -56,12 +60,12 @@ struct bk_attention_args {
 /* Its shared memory, for head size D (64 or 128): two Q tiles of 64 rows,
  * the ring of K and V tiles of 128 keys (two stages at D = 128, else
  * three), the word per consumer thread (1 KiB), the tile records (16 bytes
- * per stage), the barriers (q_full; k_full, v_full, k_empty, v_empty per
- * stage) and 1 KiB to align the swizzled tiles. */
+ * per stage), the barriers (q_full, q_empty; k_full, v_full, k_empty,
+ * v_empty per stage) and 1 KiB to align the swizzled tiles. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
     (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 1024 +            \
-     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V
@@ -70,7 +74,7 @@ struct bk_attention_args {
  * to align the swizzled tiles. */
 #define BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(d)                                                \
     (4 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 +                   \
-     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (1 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
 #define BK_ATTENTION_WGMMA_DKV_STAGES 4
 #define BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(d)                                               \
     (4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKV_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +       \

@@ -49,7 +49,7 @@ template <int DH, int BN> struct Layout {
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.
-    static constexpr uint32_t BYTES = BARS + 8 * (1 + 4 * STAGES) + 1024;
+    static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
     static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_SHARED_BYTES(DH),
                   "the plan asks for the shared memory this layout takes");
 };
@@ -135,149 +135,196 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
     return corr;
 }
 
+// The query tiles of BK_ATTENTION_WGMMA_ROWS rows a CTA owns: its own
+// (a.items = 0), or, persistent, tiles blockIdx.x, + gridDim.x, ... of
+// a.items counted over the tile, then the head, then the batch (32-bit
+// arithmetic: the producer walks within 40 registers).
+struct QueryTiles {
+    uint32_t first, end, step, nx, heads;
+    __device__ explicit QueryTiles(const Args &a)
+    {
+        const bool persistent = a.items != 0;
+        first = persistent ? blockIdx.x : 0u;
+        end = persistent ? a.items : 1u;
+        step = persistent ? gridDim.x : 1u;
+        nx = (uint32_t)((a.lq + BK_ATTENTION_WGMMA_ROWS - 1) / BK_ATTENTION_WGMMA_ROWS);
+        heads = (uint32_t)a.heads;
+    }
+    // Tile i's first row, head and batch.
+    __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b) const
+    {
+        if (!a.items) {
+            r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS;
+            h = blockIdx.y;
+            b = blockIdx.z;
+            return;
+        }
+        const uint32_t hb = i / nx;
+        r0 = (int64_t)(i - hb * nx) * BK_ATTENTION_WGMMA_ROWS;
+        h = hb % heads;
+        b = hb / heads;
+    }
+};
+
 // A consumer warpgroup. In its turn for union tile n it reads the tile's
 // record and issues S = Q K^T of tile n and P V of the last tile it took;
 // the softmax of tile n runs under P V (and under the other consumer's
-// GEMMs). K is freed once S is in registers, V once P V is done.
+// GEMMs). K is freed once S is in registers, V once P V is done. Union
+// tiles count on across the CTA's query tiles (the ring and the turns run
+// on; each query tile's end record takes a turn of both consumers), and
+// a query tile's outputs are stored while the producer already brings
+// the next one's Q, K and V.
 template <typename T, int DH, int BN>
-static __device__ void consumer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                                int c, int64_t r0, int64_t h, int64_t b, bool bad)
+static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
+                                uint32_t base, int c)
 {
     typedef Layout<DH, BN> L;
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
-    const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
-    const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
     const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
     const ScoreScale ss = score_scale(a.scale);
-
-    Rows<T, DH> r;
-    zero(r.o);
-    r.m_a = r.m_b = -INFINITY;
-    r.l_a = r.l_b = 0.f;
-    r.end_a = key_end(a, row_a);
-    r.end_b = key_end(a, row_b);
-    r.first_end = key_end(a, rows0);
-    r.q4 = lane % 4;
-
-    mbar_wait(base + L::BARS, 0); // Q
-    uint32_t qf[L::CB * 4][4];
-    load_row_fragments<L>(qf, q_tile, warp, lane);
-    float sc[BN / 8][4];
-    uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
-    int pending = -1;             // the union tile whose P V is still to issue or finish
+    int n = 0; // the union tile, counted over the CTA's query tiles
     if (c == 1)
         pass_turn(1); // consumer 0 goes first
-    // Rescales O to the new row maxima and keeps P as the next P V's A.
-    auto finish_softmax = [&](float2 corr) {
+    int use = 0;
+    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+        int64_t r0, h, b;
+        tiles.coords(a, item, r0, h, b);
+        const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
+        const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
+        Rows<T, DH> r;
+        zero(r.o);
+        r.m_a = r.m_b = -INFINITY;
+        r.l_a = r.l_b = 0.f;
+        r.end_a = key_end(a, row_a);
+        r.end_b = key_end(a, row_b);
+        r.first_end = key_end(a, rows0);
+        r.q4 = lane % 4;
+
+        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q
+        uint32_t qf[L::CB * 4][4];
+        load_row_fragments<L>(qf, q_tile, warp, lane);
+        release(base + L::BARS + 8); // the next query tile's Q may come
+        float sc[BN / 8][4];
+        uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
+        int pending = -1;             // the union tile whose P V is still to issue or finish
+        // Rescales O to the new row maxima and keeps P as the next P V's A.
+        auto finish_softmax = [&](float2 corr) {
 #pragma unroll
-        for (int j = 0; j < NT_O; j++) {
-            r.o[j][0] *= corr.x;
-            r.o[j][1] *= corr.x;
-            r.o[j][2] *= corr.y;
-            r.o[j][3] *= corr.y;
-        }
+            for (int j = 0; j < NT_O; j++) {
+                r.o[j][0] *= corr.x;
+                r.o[j][1] *= corr.x;
+                r.o[j][2] *= corr.y;
+                r.o[j][3] *= corr.y;
+            }
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
-            pa[j / 2][(j % 2) * 2] = pack2<T>(sc[j][0], sc[j][1]);
-            pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(sc[j][2], sc[j][3]);
-        }
-    };
-    auto halves = [&](const uint4 &rec) {
-        return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
-                       (rec.z & TILE_USES_HI << 2 * c) != 0 };
-    };
-    for (int n = 0;; n++) {
-        const Stage st = Stage::of<L>(base, n);
-        const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
-        // The record (and K when there is a tile), read before the turn so
-        // that its latency does not hold up the other consumer.
-        mbar_wait(st.k_full, st.parity);
-        const uint4 rec = read_record(st.record);
-        wait_turn(c);
-        const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
-        // The steady state, in a branch of its own so that ptxas sees both
-        // groups issued before the wait for the first: serialising them
-        // otherwise (C7514).
-        if (mine && pending >= 0) {
-            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
-            mbar_wait(pv.v_full, pv.parity);
-            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-            pass_turn(c);
-            const Halves hv = halves(rec);
-            wgmma_wait<1>(); // the scores; P V may still run
+            for (int j = 0; j < BN / 8; j++) {
+                pa[j / 2][(j % 2) * 2] = pack2<T>(sc[j][0], sc[j][1]);
+                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(sc[j][2], sc[j][3]);
+            }
+        };
+        auto halves = [&](const uint4 &rec) {
+            return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
+                           (rec.z & TILE_USES_HI << 2 * c) != 0 };
+        };
+        for (;; n++) {
+            const Stage st = Stage::of<L>(base, n);
+            const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
+            // The record (and K when there is a tile), read before the turn so
+            // that its latency does not hold up the other consumer.
+            mbar_wait(st.k_full, st.parity);
+            const uint4 rec = read_record(st.record);
+            wait_turn(c);
+            const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
+            // The steady state, in a branch of its own so that ptxas sees both
+            // groups issued before the wait for the first: serialising them
+            // otherwise (C7514).
+            if (mine && pending >= 0) {
+                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+                mbar_wait(pv.v_full, pv.parity);
+                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+                pass_turn(c);
+                const Halves hv = halves(rec);
+                wgmma_wait<1>(); // the scores; P V may still run
+                fence_operand(sc);
+                release(st.k_empty);
+                const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
+                // ptxas would sink the softmax's exponentials below the wait for
+                // P V (they would run after it instead of under it) but for a
+                // store that needs their sum, ahead of the wait.
+                asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b)
+                             : "memory");
+                wgmma_wait<0>(); // P V: O and pa are free
+                fence_operand(r.o);
+                fence_operand(pa);
+                release(pv.v_empty);
+                finish_softmax(corr);
+                pending = n;
+                continue;
+            }
+            // The first tile, a skipped one or the end: one GEMM at most, waited
+            // for in its own branch (else ptxas serialises, C7515).
+            if (mine) {
+                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+                pass_turn(c);
+                wgmma_wait<0>();
+            } else if (pending >= 0) {
+                mbar_wait(pv.v_full, pv.parity);
+                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+                pass_turn(c);
+                wgmma_wait<0>();
+            } else {
+                pass_turn(c);
+            }
             fence_operand(sc);
-            release(st.k_empty);
-            const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
-            // ptxas would sink the softmax's exponentials below the wait for
-            // P V (they would run after it instead of under it) but for a
-            // store that needs their sum, ahead of the wait.
-            asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b) : "memory");
-            wgmma_wait<0>(); // P V: O and pa are free
             fence_operand(r.o);
             fence_operand(pa);
-            release(pv.v_empty);
-            finish_softmax(corr);
-            pending = n;
-            continue;
+            if (pending >= 0)
+                release(pv.v_empty);
+            pending = -1;
+            if (mine) {
+                release(st.k_empty);
+                finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
+                pending = n;
+            } else {
+                // A skipped tile, or the end record's stage (which the ring
+                // reuses for the next query tile).
+                release_skipped<L>(st, n);
+            }
+            if (end) {
+                n++;
+                break;
+            }
         }
-        // The first tile, a skipped one or the end: one GEMM at most, waited
-        // for in its own branch (else ptxas serialises, C7515).
-        if (mine) {
-            issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
-            pass_turn(c);
-            wgmma_wait<0>();
-        } else if (pending >= 0) {
-            mbar_wait(pv.v_full, pv.parity);
-            issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-            pass_turn(c);
-            wgmma_wait<0>();
-        } else {
-            pass_turn(c);
+
+#pragma unroll
+        for (int x = 1; x <= 2; x *= 2) {
+            r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
+            r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
         }
-        fence_operand(sc);
-        fence_operand(r.o);
-        fence_operand(pa);
-        if (pending >= 0)
-            release(pv.v_empty);
-        pending = -1;
-        if (end)
-            break;
-        if (mine) {
-            release(st.k_empty);
-            finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
-            pending = n;
-        } else {
-            release_skipped<L>(st, n);
+        const float nan = quiet_nan();
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int64_t row = half ? row_b : row_a;
+            if (row >= a.lq)
+                continue;
+            const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
+            const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
+            T *y = at<T>(a.y, b, h, row) + 2 * r.q4;
+#pragma unroll
+            for (int j = 0; j < NT_O; j++)
+                *(uint32_t *)(y + j * 8) =
+                    pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
+            if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
+                *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
+                    bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
         }
     }
     if (c == 0)
         wait_turn(0); // consumer 1's last pass: every turn barrier ends complete
-
-#pragma unroll
-    for (int x = 1; x <= 2; x *= 2) {
-        r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
-        r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
-    }
-    const float nan = quiet_nan();
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        const int64_t row = half ? row_b : row_a;
-        if (row >= a.lq)
-            continue;
-        const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
-        const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
-        T *y = at<T>(a.y, b, h, row) + 2 * r.q4;
-#pragma unroll
-        for (int j = 0; j < NT_O; j++)
-            *(uint32_t *)(y + j * 8) =
-                pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
-        if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
-            *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
-                bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
-    }
 }
 
 template <typename T, int DH, int BN>
@@ -286,25 +333,29 @@ static __device__ void forward(const bk_attention_tma_args &p)
     typedef Layout<DH, BN> L;
     const uint32_t base = shared_base_1024();
     const Args &a = p.a;
-    const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS,
-                  h = blockIdx.y, b = blockIdx.z;
-    const int64_t kvh = h / (a.heads / a.kv_heads);
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
     // After the wait: a LIST's mask and bad flags come from the kernel before.
-    bool bad;
-    const Walk w = make_walk(a, r0, h, b, bad);
-
+    const QueryTiles tiles(a);
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
         producer_registers();
-        if (threadIdx.x < 32)
-            producer<Layout<DH, BN>>(p, w, base, r0, kvh, h, b);
+        if (threadIdx.x < 32) {
+            const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
+            int n = 0, use = 0;
+            for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+                int64_t r0, h, b;
+                tiles.coords(a, item, r0, h, b);
+                bool bad;
+                const Walk w = make_walk(a, r0, h, b, bad);
+                n = producer<L>(p, w, base, r0, (uint32_t)h / group_size, h, b, n, use);
+            }
+        }
     } else {
         consumer_registers();
-        consumer<T, DH, BN>(p, w, base, group - 1, r0, h, b, bad);
+        consumer<T, DH, BN>(p, tiles, base, group - 1);
     }
 }
 

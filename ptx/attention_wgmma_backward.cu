@@ -42,7 +42,7 @@ template <int DH> struct DqLayout {
     static constexpr uint32_t V = K + STAGES * KV_BYTES;
     static constexpr uint32_t RECORDS = V + STAGES * KV_BYTES;
     static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
-    static constexpr uint32_t BYTES = BARS + 8 * (1 + 4 * STAGES) + 1024;
+    static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
     static_assert(BYTES == BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(DH),
                   "the plan asks for the shared memory this layout takes");
 };

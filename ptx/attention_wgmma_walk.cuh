@@ -11,8 +11,8 @@
 // loaded after K of the next, for consumers that free K first: the
 // forward), and the offsets Q (the
 // row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
-// RECORDS and BARS (q_full, then k_full, v_full, k_empty and v_empty per
-// stage).
+// RECORDS and BARS (q_full, q_empty, then k_full, v_full, k_empty and
+// v_empty per stage).
 #ifndef BK_ATTENTION_WGMMA_WALK_CUH
 #define BK_ATTENTION_WGMMA_WALK_CUH
 
@@ -79,6 +79,8 @@ static __device__ __forceinline__ void consumer_registers()
 
 // The walk of the CTA whose first query row is r0 (64 rows each
 // consumer); a bad pattern head walks nothing, and its consumers write NaN.
+// (32-bit divisions: the persistent forward's producer makes a walk per
+// query tile within its 40 registers.)
 static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
                                                  bool &bad)
 {
@@ -86,8 +88,8 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     w.pb = (int)pattern_b(a, b);
     w.ph = (int)pattern_h(a, h);
     const int64_t second = r0 + ROWS;
-    w.ib0 = (int)(r0 / a.block_q);
-    w.ib1 = (int)(second / a.block_q);
+    w.ib0 = (int)((uint32_t)r0 / (uint32_t)a.block_q);
+    w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
     w.end0 = (int)key_end(a, min(second, a.lq) - 1);
     w.end1 = second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
     bad = pattern_bad(a, w.pb, w.ph);
@@ -147,7 +149,7 @@ struct Stage {
     {
         const int s = n % L::STAGES;
         Stage st;
-        st.k_full = base + L::BARS + 8 * (1 + s);
+        st.k_full = base + L::BARS + 8 * (2 + s);
         st.v_full = st.k_full + 8 * L::STAGES;
         st.k_empty = st.v_full + 8 * L::STAGES;
         st.v_empty = st.k_empty + 8 * L::STAGES;
@@ -159,30 +161,39 @@ struct Stage {
     }
 };
 
-// The ring's barriers, by one thread (then __syncthreads): q_full, then per
-// stage k_full and v_full (the producer's copies), k_empty and v_empty
-// (one arrival per consumer warp, 8).
+// The ring's barriers, by one thread (then __syncthreads): q_full (the
+// row operands' copies) and q_empty (one arrival per consumer warp once
+// it holds them in registers: a persistent CTA's next tile of rows may
+// come), then per stage k_full and v_full (the producer's copies),
+// k_empty and v_empty (one arrival per consumer warp, 8).
 template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
 {
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
+        mbar_init(base + L::BARS + 8, 8);
         for (int i = 0; i < 4 * L::STAGES; i++)
-            mbar_init(base + L::BARS + 8 * (1 + i), i < 2 * L::STAGES ? 1 : 8);
+            mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : 8);
         mbar_fence_init();
     }
 }
 
 // Run by warp 0: every lane walks the tiles, lane 0 writes their records
 // and issues the copies; a last record ends the walk. The row operands
-// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full.
+// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full
+// (its use-th phase: a persistent CTA's use-th tile of rows, once the
+// consumers hold the last one's). The ring's union tiles count on from n;
+// returns the count after the end record.
 template <typename L>
-static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                                int64_t r0, int64_t kvh, int64_t h, int64_t b)
+static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
+                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n = 0,
+                               int use = 0)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
     const bool any = w.end0 > 0 || w.end1 > 0;
+    if (use > 0)
+        mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
     if (leader && any) {
         mbar_expect_tx(q_full, 2 * L::ROW_OPERANDS * L::Q_BYTES);
         for (int op = 0; op < L::ROW_OPERANDS; op++)
@@ -219,7 +230,7 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     // V runs a tile behind K (as the consumers use them: S of tile n with
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
-    int n = 0, last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
+    int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
     // Tile n from slots lo and hi (-1: the upper half empty) and the
     // consumers that need each (bit c for consumer c).
     auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
@@ -293,9 +304,22 @@ static __device__ void producer(const bk_attention_tma_args &p, const Walk &w, u
     }
     if (L::V_LAGS && last[0] >= 0)
         load(1, n - 1, last);
+    // The end record's stage takes no V, but its v_full still completes
+    // this use's phase, so that the ring's phases stay in step for the
+    // CTA's next tile of rows: once every consumer is done with the
+    // stage's last V (so none still waits for its phase: a barrier two
+    // phases ahead of a waiter would hold it forever), and before the
+    // record is published (after that the consumers may complete the
+    // stage's next phases, and this wait would see the wrong one).
+    const Stage st = Stage::of<L>(base, n);
+    if (n >= L::STAGES)
+        mbar_wait(st.v_empty, st.parity ^ 1u);
     record(n, make_uint4(0u, 0u, TILE_END, 0u));
-    if (leader)
-        mbar_arrive(Stage::of<L>(base, n).k_full);
+    if (leader) {
+        mbar_arrive(st.v_full);
+        mbar_arrive(st.k_full);
+    }
+    return n + 1;
 }
 
 // One arrival per consumer warp frees a K or V tile (8 make it empty).

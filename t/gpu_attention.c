@@ -261,16 +261,20 @@ static bool same_bits_again(const BkAttentionBackwardInfo *bi, struct binding *g
     return same;
 }
 
+/* The Hopper forward's grid when BK_CUDA_ATTENTION_CTAS is set (in the label). */
+static const char *grid_label = "";
+
 static void run_case(const struct acase *c)
 {
     char label[256];
     snprintf(label, sizeof label,
-             "%s %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s %dx%d%s %s%s%s scale %g",
+             "%s %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s %dx%d%s %s%s%s scale %g%s",
              c->backward ? "backward" : "forward", bkt_type_name(c->type), (long long)c->b,
              (long long)c->h, (long long)c->hkv, (long long)c->lq, (long long)c->lk,
              (long long)c->d, (long long)c->dv, form_name(c->form), c->bq, c->bk,
              c->causal ? " causal" : "", layout_names[c->layout], c->offset ? " off16" : "",
-             c->bad_list ? " bad list" : "", c->set_scale ? c->scale : 1.0 / sqrt((double)c->d));
+             c->bad_list ? " bad list" : "", c->set_scale ? c->scale : 1.0 / sqrt((double)c->d),
+             grid_label);
     const BkDataType lt = c->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
     struct tensor q, k, v, y, lse, dy, dq, dk, dv;
     make_tensor(&q, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
@@ -450,6 +454,19 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_PATH");
     general_cases(false);
     general_cases(true);
+    /* The Hopper forward's persistent CTAs each taking several tiles of
+     * query rows (the ring, the turns and Q running on from one to the
+     * next, a bad list's NaN head among good ones), and its grid of a CTA
+     * a tile. */
+    static const char *const ctas[] = { "3", "0" };
+    for (int i = 0; i < 2; i++) {
+        setenv("BK_CUDA_ATTENTION_CTAS", ctas[i], 1);
+        grid_label = i == 0 ? " (3 CTAs)" : " (a CTA a tile)";
+        fast_cases(false);
+        general_cases(false);
+    }
+    unsetenv("BK_CUDA_ATTENTION_CTAS");
+    grid_label = "";
     kernels_report("attention on CUDA (plans' kernel names)");
     bkDestroyContext(host);
     bkDestroyContext(gpu);

@@ -38,6 +38,7 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
+    unsigned int forward_ctas;            /* the Hopper forward's persistent CTAs; 0: a tile each */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -86,6 +87,23 @@ static enum path path_cap(void)
     if (s && !strcmp(s, "mma"))
         return PATH_MMA;
     return PATH_WGMMA;
+}
+
+/* The Hopper forward's persistent grid: one CTA an SM (it takes one: its
+ * shared memory), each running on from one tile of query rows to the next
+ * while the last one's outputs are stored (a CTA's start and end cost
+ * about three tiles' time, which sparse rows of few tiles felt most).
+ * BK_CUDA_ATTENTION_CTAS, read when a plan is made, caps the CTAs (tests
+ * make CTAs take many tiles with it); 0 gives the grid of a CTA a tile. */
+static unsigned int forward_ctas(const struct bk_cuda_context *c)
+{
+    const unsigned int sms = c->sm_count > 0 ? (unsigned int)c->sm_count : 1u;
+    const char *s = getenv("BK_CUDA_ATTENTION_CTAS");
+    if (!s || !*s)
+        return sms;
+    char *end;
+    const unsigned long v = strtoul(s, &end, 10);
+    return *end ? sms : v < sms ? (unsigned int)v : sms;
 }
 
 static bool fast_path(const struct bk_attention_problem *p)
@@ -227,10 +245,15 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * TFLOP/s over active blocks at 10%, split/union: independent
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
-        if (wgmma)
+        const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
+        const uint64_t items = tiles_x * gh * gb;
+        if (wgmma && ap->forward_ctas > 0 && items <= INT32_MAX) {
+            t.a.items = (uint32_t)items;
             launch_wgmma(&launches[n++], ap, K_WGMMA,
-                         (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS), gh,
-                         gb, &t);
+                         items < ap->forward_ctas ? (unsigned int)items : ap->forward_ctas, 1,
+                         1, &t);
+        } else if (wgmma)
+            launch_wgmma(&launches[n++], ap, K_WGMMA, (unsigned int)tiles_x, gh, gb, &t);
         else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
@@ -412,6 +435,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    ap->forward_ctas = forward_ctas(plan->ctx->impl);
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
