@@ -44,10 +44,10 @@ struct bk_attention_args {
     int64_t pattern_batch, pattern_heads, capacity;
     double scale;
     uint32_t flags;
-    /* The Hopper forward: 0, a CTA per tile of BK_ATTENTION_WGMMA_ROWS
-     * query rows (x: the tile, y: head, z: batch); else persistent, a 1-D
-     * grid whose CTA i takes tiles i, i + gridDim.x, ... of the `items` in
-     * all (the tile fastest, then head, then batch). */
+    /* The Hopper forward and dq: 0, a CTA per tile of
+     * BK_ATTENTION_WGMMA_ROWS query rows (x: the tile, y: head, z: batch);
+     * else persistent, a 1-D grid whose CTA i takes tiles i, i + gridDim.x,
+     * ... of the `items` in all (the tile fastest, then head, then batch). */
     uint32_t items;
 };
 

@@ -47,119 +47,126 @@ template <int DH> struct DqLayout {
                   "the plan asks for the shared memory this layout takes");
 };
 
+// A dq consumer warpgroup over the CTA's query tiles (persistent as the
+// forward: union tiles count on from one query tile to the next, whose
+// end record's stage it frees too).
 template <typename T, int DH>
-static __device__ void dq_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
-                                   int64_t r0, int64_t h, int64_t b, bool bad)
+static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
+                                   uint32_t base, int c)
 {
     typedef DqLayout<DH> L;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
-    const int64_t rows0 = r0 + ROWS * c;
-    const int64_t row_a = rows0 + warp * 16 + lane / 4;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
-    // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
-    float lse2[2], rsum[2];
-    int64_t end[2];
+    int n = 0, use = 0;
+    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+        int64_t r0, h, b;
+        tiles.coords(a, item, r0, h, b);
+        const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        const int64_t rows0 = r0 + ROWS * c;
+        const int64_t row_a = rows0 + warp * 16 + lane / 4;
+        // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
+        float lse2[2], rsum[2];
+        int64_t end[2];
 #pragma unroll
-    for (int half = 0; half < 2; half++) {
-        const int64_t row = row_a + 8 * half;
-        const float2 st = backward_row_stats(a, b, h, row);
-        lse2[half] = st.x;
-        rsum[half] = st.y;
-        end[half] = key_end(a, row);
-    }
-    const int64_t first_end = key_end(a, rows0);
-    const float sl2 = (float)a.scale * LOG2E;
+        for (int half = 0; half < 2; half++) {
+            const int64_t row = row_a + 8 * half;
+            const float2 st = backward_row_stats(a, b, h, row);
+            lse2[half] = st.x;
+            rsum[half] = st.y;
+            end[half] = key_end(a, row);
+        }
+        const int64_t first_end = key_end(a, rows0);
+        const float sl2 = (float)a.scale * LOG2E;
 
-    float dq[DH / 8][4];
-    zero(dq);
-    uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
-    mbar_wait(base + L::BARS, 0); // Q and dY
-    load_row_fragments<L>(qf, q_tile, warp, lane);
-    load_row_fragments<L>(yf, dy_tile, warp, lane);
-    for (int n = 0;; n++) {
-        const Stage st = Stage::of<L>(base, n);
-        mbar_wait(st.k_full, st.parity);
-        const uint4 rec = read_record(st.record);
-        if (rec.z & TILE_END)
-            break;
-        if (!(rec.z & TILE_TAKEN << c)) {
-            release_skipped<L>(st, n);
-            continue;
-        }
-        // The tile's two 64-key halves one after the other (a half this
-        // consumer does not need costs nothing): S and dP issued together,
-        // P computed under dP's GEMM, then dQ += dS K of the half. Unrolled:
-        // as a loop, ptxas (CUDA 13.0) gave dS the registers of Q's
-        // fragments at D = 64, which the next half still reads.
-#pragma unroll
-        for (int hh = 0; hh < 2; hh++) {
-            if (!(rec.z & (hh ? TILE_USES_HI : TILE_USES_LO) << 2 * c))
+        float dq[DH / 8][4];
+        zero(dq);
+        uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
+        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
+        load_row_fragments<L>(qf, q_tile, warp, lane);
+        load_row_fragments<L>(yf, dy_tile, warp, lane);
+        release(base + L::BARS + 8); // the next query tile's Q and dY may come
+        for (;; n++) {
+            const Stage st = Stage::of<L>(base, n);
+            mbar_wait(st.k_full, st.parity);
+            const uint4 rec = read_record(st.record);
+            if (rec.z & TILE_END) {
+                release_skipped<L>(st, n++); // the stage goes on to the next query tile
+                break;
+            }
+            if (!(rec.z & TILE_TAKEN << c)) {
+                release_skipped<L>(st, n);
                 continue;
-            const int64_t kh = (int32_t)(hh ? rec.y : rec.x);
-            const uint32_t off = hh * SLOT * 128;
-            float s[SLOT / 8][4], dp[SLOT / 8][4];
-            issue_fragments_bt<T, L, SLOT>(s, qf, st.k_tile + off);
-            mbar_wait(st.v_full, st.parity);
-            issue_fragments_bt<T, L, SLOT>(dp, yf, st.v_tile + off);
-            // Keys past Lk or past the causal limit.
-            const bool edge = kh + SLOT > first_end;
-            wgmma_wait<1>();
-            fence_operand(s);
+            }
+            // The tile's two 64-key halves one after the other (a half this
+            // consumer does not need costs nothing): S and dP issued together,
+            // P computed under dP's GEMM, then dQ += dS K of the half. Unrolled:
+            // as a loop, ptxas (CUDA 13.0) gave dS the registers of Q's
+            // fragments at D = 64, which the next half still reads.
 #pragma unroll
-            for (int j = 0; j < SLOT / 8; j++) {
-                const int64_t key = kh + j * 8 + 2 * q4;
+            for (int hh = 0; hh < 2; hh++) {
+                if (!(rec.z & (hh ? TILE_USES_HI : TILE_USES_LO) << 2 * c))
+                    continue;
+                const int64_t kh = (int32_t)(hh ? rec.y : rec.x);
+                const uint32_t off = hh * SLOT * 128;
+                float s[SLOT / 8][4], dp[SLOT / 8][4];
+                issue_fragments_bt<T, L, SLOT>(s, qf, st.k_tile + off);
+                mbar_wait(st.v_full, st.parity);
+                issue_fragments_bt<T, L, SLOT>(dp, yf, st.v_tile + off);
+                // Keys past Lk or past the causal limit.
+                const bool edge = kh + SLOT > first_end;
+                wgmma_wait<1>();
+                fence_operand(s);
 #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
-                    if (edge && key + (e & 1) >= end[e / 2])
-                        s[j][e] = 0.f;
+                for (int j = 0; j < SLOT / 8; j++) {
+                    const int64_t key = kh + j * 8 + 2 * q4;
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
+                        if (edge && key + (e & 1) >= end[e / 2])
+                            s[j][e] = 0.f;
+                    }
                 }
-            }
-            wgmma_wait<0>();
-            fence_operand(dp);
-            uint32_t da[SLOT / 16][4];
+                wgmma_wait<0>();
+                fence_operand(dp);
+                uint32_t da[SLOT / 16][4];
 #pragma unroll
-            for (int j = 0; j < SLOT / 8; j++) {
-                float ds[4];
+                for (int j = 0; j < SLOT / 8; j++) {
+                    float ds[4];
 #pragma unroll
-                for (int e = 0; e < 4; e++)
-                    ds[e] = s[j][e] * (dp[j][e] - rsum[e / 2]);
-                da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
-                da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+                    for (int e = 0; e < 4; e++)
+                        ds[e] = s[j][e] * (dp[j][e] - rsum[e / 2]);
+                    da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
+                    da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+                }
+                issue_ab<T, L, SLOT>(dq, da, st.k_tile + off);
+                wgmma_wait<0>();
+                fence_operand(dq);
+                fence_operand(da);
             }
-            issue_ab<T, L, SLOT>(dq, da, st.k_tile + off);
-            wgmma_wait<0>();
-            fence_operand(dq);
-            fence_operand(da);
+            release(st.k_empty);
+            release(st.v_empty);
         }
-        release(st.k_empty);
-        release(st.v_empty);
+        const float f = bad ? quiet_nan() : (float)a.scale;
+        store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane);
     }
-    const float f = bad ? quiet_nan() : (float)a.scale;
-    store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane);
 }
 
 template <typename T, int DH> static __device__ void dq(const bk_attention_tma_args &p)
 {
     typedef DqLayout<DH> L;
     const uint32_t base = shared_base_1024();
-    const Args &a = p.a;
-    const int64_t r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS, h = blockIdx.y,
-                  b = blockIdx.z;
-    const int64_t kvh = h / (a.heads / a.kv_heads);
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
-    bool bad;
-    const Walk w = make_walk(a, r0, h, b, bad);
+    const QueryTiles tiles(p.a);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
-            producer<L>(p, w, base, r0, kvh, h, b);
+            produce_tiles<L>(p, base, tiles);
     } else {
         consumer_registers();
-        dq_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, r0, h, b, bad);
+        dq_consumer<T, DH>(p, tiles, base, threadIdx.x / 128 - 1);
     }
 }
 

@@ -322,6 +322,55 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     return n + 1;
 }
 
+// The query tiles of BK_ATTENTION_WGMMA_ROWS rows a CTA owns: its own
+// (a.items = 0), or, persistent, tiles blockIdx.x, + gridDim.x, ... of
+// a.items counted over the tile, then the head, then the batch (32-bit
+// arithmetic: the producer walks within 40 registers).
+struct QueryTiles {
+    uint32_t first, end, step, nx, heads;
+    __device__ explicit QueryTiles(const Args &a)
+    {
+        const bool persistent = a.items != 0;
+        first = persistent ? blockIdx.x : 0u;
+        end = persistent ? a.items : 1u;
+        step = persistent ? gridDim.x : 1u;
+        nx = (uint32_t)((a.lq + BK_ATTENTION_WGMMA_ROWS - 1) / BK_ATTENTION_WGMMA_ROWS);
+        heads = (uint32_t)a.heads;
+    }
+    // Tile i's first row, head and batch.
+    __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b) const
+    {
+        if (!a.items) {
+            r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS;
+            h = blockIdx.y;
+            b = blockIdx.z;
+            return;
+        }
+        const uint32_t hb = i / nx;
+        r0 = (int64_t)(i - hb * nx) * BK_ATTENTION_WGMMA_ROWS;
+        h = hb % heads;
+        b = hb / heads;
+    }
+};
+
+// The producer warp over the CTA's query tiles, the ring's union tiles
+// counting on from one to the next.
+template <typename L>
+static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args &p,
+                                                     uint32_t base, const QueryTiles &tiles)
+{
+    const Args &a = p.a;
+    const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
+    int n = 0, use = 0;
+    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+        int64_t r0, h, b;
+        tiles.coords(a, item, r0, h, b);
+        bool bad;
+        const Walk w = make_walk(a, r0, h, b, bad);
+        n = producer<L>(p, w, base, r0, (uint32_t)h / group_size, h, b, n, use);
+    }
+}
+
 // One arrival per consumer warp frees a K or V tile (8 make it empty).
 static __device__ __forceinline__ void release(uint32_t empty)
 {

@@ -454,16 +454,18 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_PATH");
     general_cases(false);
     general_cases(true);
-    /* The Hopper forward's persistent CTAs each taking several tiles of
-     * query rows (the ring, the turns and Q running on from one to the
-     * next, a bad list's NaN head among good ones), and its grid of a CTA
-     * a tile. */
+    /* The Hopper forward's and dq's persistent CTAs each taking several
+     * tiles of query rows (the ring, the turns and Q running on from one
+     * to the next, a bad list's NaN head among good ones), and their grid
+     * of a CTA a tile. */
     static const char *const ctas[] = { "3", "0" };
     for (int i = 0; i < 2; i++) {
         setenv("BK_CUDA_ATTENTION_CTAS", ctas[i], 1);
         grid_label = i == 0 ? " (3 CTAs)" : " (a CTA a tile)";
         fast_cases(false);
+        fast_cases(true);
         general_cases(false);
+        general_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_CTAS");
     grid_label = "";

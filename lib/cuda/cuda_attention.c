@@ -38,7 +38,7 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
-    unsigned int forward_ctas;            /* the Hopper forward's persistent CTAs; 0: a tile each */
+    unsigned int row_ctas;                /* see row_ctas(); 0: a CTA a tile of rows */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -89,13 +89,14 @@ static enum path path_cap(void)
     return PATH_WGMMA;
 }
 
-/* The Hopper forward's persistent grid: one CTA an SM (it takes one: its
- * shared memory), each running on from one tile of query rows to the next
- * while the last one's outputs are stored (a CTA's start and end cost
- * about three tiles' time, which sparse rows of few tiles felt most).
- * BK_CUDA_ATTENTION_CTAS, read when a plan is made, caps the CTAs (tests
- * make CTAs take many tiles with it); 0 gives the grid of a CTA a tile. */
-static unsigned int forward_ctas(const struct bk_cuda_context *c)
+/* The persistent grid of the Hopper kernels that own tiles of query rows
+ * (the forward, dq): one CTA an SM (it takes one: its shared memory), each
+ * running on from one tile to the next while the last one's outputs are
+ * stored (a CTA's start and end cost about three tiles' time, which sparse
+ * rows of few tiles felt most). BK_CUDA_ATTENTION_CTAS, read when a plan
+ * is made, caps the CTAs (tests make CTAs take many tiles with it); 0
+ * gives the grid of a CTA a tile. */
+static unsigned int row_ctas(const struct bk_cuda_context *c)
 {
     const unsigned int sms = c->sm_count > 0 ? (unsigned int)c->sm_count : 1u;
     const char *s = getenv("BK_CUDA_ATTENTION_CTAS");
@@ -184,6 +185,26 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
                        ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
+/* A Hopper kernel that owns tiles of query rows (the forward, dq):
+ * persistent, tile i of B * H * ceil(Lq / 128) on CTA i mod CTAs (see
+ * row_ctas), or a CTA a tile. */
+static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap,
+                              int k, const struct bk_attention_problem *p,
+                              struct bk_attention_tma_args *t)
+{
+    const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
+    const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
+    if (ap->row_ctas > 0 && items <= INT32_MAX) {
+        t->a.items = (uint32_t)items;
+        launch_wgmma(l, ap, k, items < ap->row_ctas ? (unsigned int)items : ap->row_ctas,
+                     1, 1, t);
+    } else {
+        t->a.items = 0;
+        launch_wgmma(l, ap, k, (unsigned int)tiles_x, (unsigned int)p->heads,
+                     (unsigned int)p->batch, t);
+    }
+}
+
 static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
                                   struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
@@ -245,29 +266,21 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * TFLOP/s over active blocks at 10%, split/union: independent
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
-        const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
-        const uint64_t items = tiles_x * gh * gb;
-        if (wgmma && ap->forward_ctas > 0 && items <= INT32_MAX) {
-            t.a.items = (uint32_t)items;
-            launch_wgmma(&launches[n++], ap, K_WGMMA,
-                         items < ap->forward_ctas ? (unsigned int)items : ap->forward_ctas, 1,
-                         1, &t);
-        } else if (wgmma)
-            launch_wgmma(&launches[n++], ap, K_WGMMA, (unsigned int)tiles_x, gh, gb, &t);
+        if (wgmma)
+            launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
         return n;
     }
-    const unsigned int wgmma_rows = (unsigned int)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
     const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
     if (queries) {
         launch(&launches[n++], ap, K_ROWSUM,
                (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh, gb, gt,
                &a);
         if (wgmma)
-            launch_wgmma(&launches[n++], ap, K_DQ_WGMMA, wgmma_rows, gh, gb, &t);
+            launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
         else if (fast)
             launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
         else
@@ -435,7 +448,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->forward_ctas = forward_ctas(plan->ctx->impl);
+    ap->row_ctas = row_ctas(plan->ctx->impl);
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
