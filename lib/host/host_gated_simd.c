@@ -363,7 +363,11 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
 /* The sigmoid kinds in the normal range in two passes: the chunk's
  * exponentials into a buffer, then the rest. Each pass's chain of
  * dependent operations is half the whole one's, so the core keeps twice
- * the iterations in flight (the same operations: the same bits). */
+ * the iterations in flight (the same operations: the same bits). The
+ * second pass picks the sigmoid's side by b, not x(b): every kind's x(b)
+ * is b times a positive factor, so the sign is the same, and where x
+ * rounds to a zero of the other sign e = 1 makes both sides 1/2 (the
+ * same bits, three operations fewer for GeGLU-tanh). */
 #define SIGMOID_E_PASS(KIND)                                                         \
     _Alignas(64) float e[N];                                                         \
     SIMD for (int i = 0; i < n; i++)                                                 \
@@ -372,12 +376,12 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
     SIGMOID_E_PASS(KIND)                                                             \
     SIMD for (int i = 0; i < n; i++) {                                               \
         float d;                                                                     \
-        y[i] = a[i] * gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);         \
+        y[i] = a[i] * gs_##KIND(b[i], sigmoid_of(b[i], e[i]), &d);                   \
     }
 #define BWD_SIGMOID_TWO_PASSES(KIND)                                                 \
     SIGMOID_E_PASS(KIND)                                                             \
     SIMD for (int i = 0; i < n; i++) {                                               \
-        float d, g = gs_##KIND(b[i], sigmoid_of(x_##KIND(b[i]), e[i]), &d);          \
+        float d, g = gs_##KIND(b[i], sigmoid_of(b[i], e[i]), &d);                    \
         da[i] = dy[i] * g;                                                           \
         db[i] = dy[i] * a[i] * d;                                                    \
     }
@@ -593,7 +597,8 @@ __attribute__((target("avx2"))) static inline __m256 bf16x8_in(const uint16_t *p
     return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
 
-__attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m256 f)
+/* bf16 bits of 8 floats in the low halves of 32-bit lanes. */
+__attribute__((target("avx2"))) static inline __m256i bf16x8_bits(__m256 f)
 {
     const __m256i u = _mm256_castps_si256(f);
     const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -605,9 +610,29 @@ __attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m25
         const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x0040));
         r = _mm256_blendv_epi8(r, quiet, _mm256_castps_si256(nan));
     }
+    return r;
+}
+__attribute__((target("avx2"))) static inline void bf16x8_out(uint16_t *p, __m256 f)
+{
     /* 8 x 32-bit (each < 2^16) to 8 x 16-bit */
+    const __m256i r = bf16x8_bits(f);
     const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
     _mm_storeu_si128((__m128i *)(void *)p, _mm_packus_epi32(lo, hi));
+}
+
+/* bf16x8_out of f0 and f1 into p[0..15]: one 256-bit pack and store. */
+__attribute__((target("avx2"))) static inline void bf16x16_out(uint16_t *p, __m256 f0,
+                                                               __m256 f1)
+{
+    /* packus interleaves the lanes (0-3 of f0, 0-3 of f1, 4-7 of f0, ...): one permute */
+    const __m256i packed = _mm256_packus_epi32(bf16x8_bits(f0), bf16x8_bits(f1));
+    _mm256_storeu_si256((__m256i *)(void *)p, _mm256_permute4x64_epi64(packed, 0xD8));
+}
+__attribute__((target("avx2,f16c"))) static inline void f16x16_out(uint16_t *p, __m256 f0,
+                                                                    __m256 f1)
+{
+    f16x8_out(p, f0);
+    f16x8_out(p + 8, f1);
 }
 
 /* The table's gates of b[0..7], and for the backward its gate and
@@ -642,28 +667,31 @@ __attribute__((target("avx2"))) static inline void lookup8_pairs(const float *gd
 
 /* The table chunk functions on 8-wide vectors (FAST: f16c, bf16_avx2),
  * the portable ones' operations in their order. */
-#define TABLE_AVX2_FNS(FAST, ATTR, IN, OUT)                                                 \
+#define TABLE_AVX2_FNS(FAST, ATTR, IN, OUT16)                                               \
     __attribute__((target(ATTR))) static void fwd_table_##FAST(                             \
         const uint16_t *restrict a, const uint16_t *restrict b, uint16_t *restrict y,       \
         const float *restrict g)                                                            \
     {                                                                                       \
-        for (int i = 0; i < N; i += 8)                                                      \
-            OUT(y + i, _mm256_mul_ps(IN(a + i), lookup8(g, b + i)));                        \
+        for (int i = 0; i < N; i += 16)                                                     \
+            OUT16(y + i, _mm256_mul_ps(IN(a + i), lookup8(g, b + i)),                       \
+                  _mm256_mul_ps(IN(a + i + 8), lookup8(g, b + i + 8)));                     \
     }                                                                                       \
     /* gate and derivative side by side: one 8-byte load for both */                      \
     __attribute__((target(ATTR))) static void bwd_table_##FAST(                             \
         const uint16_t *restrict a, const uint16_t *restrict b, const uint16_t *restrict dy, \
         uint16_t *restrict da, uint16_t *restrict db, const float *restrict gd)             \
     {                                                                                       \
-        for (int i = 0; i < N; i += 8) {                                                    \
-            __m256 yv = IN(dy + i), gv, dv;                                                 \
-            lookup8_pairs(gd, b + i, &gv, &dv);                                             \
-            OUT(da + i, _mm256_mul_ps(yv, gv));                                             \
-            OUT(db + i, _mm256_mul_ps(_mm256_mul_ps(yv, IN(a + i)), dv));                   \
+        for (int i = 0; i < N; i += 16) {                                                   \
+            __m256 y0 = IN(dy + i), y1 = IN(dy + i + 8), g0, d0, g1, d1;                    \
+            lookup8_pairs(gd, b + i, &g0, &d0);                                             \
+            lookup8_pairs(gd, b + i + 8, &g1, &d1);                                         \
+            OUT16(da + i, _mm256_mul_ps(y0, g0), _mm256_mul_ps(y1, g1));                    \
+            OUT16(db + i, _mm256_mul_ps(_mm256_mul_ps(y0, IN(a + i)), d0),                  \
+                  _mm256_mul_ps(_mm256_mul_ps(y1, IN(a + i + 8)), d1));                     \
         }                                                                                   \
     }
-TABLE_AVX2_FNS(f16c, "avx2,f16c", f16x8_in, f16x8_out)
-TABLE_AVX2_FNS(bf16_avx2, "avx2", bf16x8_in, bf16x8_out)
+TABLE_AVX2_FNS(f16c, "avx2,f16c", f16x8_in, f16x16_out)
+TABLE_AVX2_FNS(bf16_avx2, "avx2", bf16x8_in, bf16x16_out)
 #endif
 
 /* ReGLU on the half types in one pass (no table: max(b, 0) costs less
