@@ -185,8 +185,7 @@ template <typename L> static __device__ __forceinline__ void init_ring(uint32_t 
 // returns the count after the end record.
 template <typename L>
 static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n = 0,
-                               int use = 0)
+                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n, int use)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
