@@ -74,14 +74,14 @@ static __device__ __forceinline__ void pass_turn(int c)
 template <typename T, int DH> struct Rows {
     float o[DH / 8][4];
     float m_a, m_b, l_a, l_b;
-    int64_t end_a, end_b, first_end;
+    int end_a, end_b, first_end; // key limits (32 bits: the fast kernels' lengths are)
     int q4;
 };
 
 // The keys of a tile's two halves for this consumer: where each starts,
 // and whether the consumer needs it at all.
 struct Halves {
-    int64_t k0, k1;
+    int k0, k1;
     bool use0, use1;
 };
 
@@ -98,10 +98,10 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
         for (int j = 0; j < BN / 8; j++) {
             const bool upper = j >= SLOT / 8;
             const bool use = upper ? hv.use1 : hv.use0;
-            const int64_t first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
+            const int first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
-                const int64_t key = first + e;
+                const int key = first + e;
                 if (!use || key >= r.end_a)
                     sc[j][e] = ss.masked;
                 if (!use || key >= r.end_b)
@@ -138,11 +138,12 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // A consumer warpgroup. In its turn for union tile n it reads the tile's
 // record and issues S = Q K^T of tile n and P V of the last tile it took;
 // the softmax of tile n runs under P V (and under the other consumer's
-// GEMMs). K is freed once S is in registers, V once P V is done. Union
-// tiles count on across the CTA's query tiles (the ring and the turns run
-// on; each query tile's end record takes a turn of both consumers), and
-// a query tile's outputs are stored while the producer already brings
-// the next one's Q, K and V.
+// GEMMs). K is freed once S is in registers, V once P V is done. After
+// the query tile's last tile, its P V outside the turns. Union tiles
+// count on across the CTA's query tiles (the ring and the turns run on;
+// a query tile without tiles takes a turn of both consumers for its
+// record), and a query tile's outputs are stored while the producer
+// already brings the next one's Q, K and V.
 template <typename T, int DH, int BN>
 static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
                                 uint32_t base, int c)
@@ -168,9 +169,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
         r.l_a = r.l_b = 0.f;
-        r.end_a = key_end(a, row_a);
-        r.end_b = key_end(a, row_b);
-        r.first_end = key_end(a, rows0);
+        r.end_a = (int)key_end(a, row_a);
+        r.end_b = (int)key_end(a, row_b);
+        r.first_end = (int)key_end(a, rows0);
         r.q4 = lane % 4;
 
         mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q
@@ -199,15 +200,22 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
                            (rec.z & TILE_USES_HI << 2 * c) != 0 };
         };
-        for (;; n++) {
+        // After the query tile's last tile, a turn of its own (no stage, as
+        // for a record without a tile) issues that tile's P V.
+        for (bool drain = false;;) {
+            const bool staged = !drain; // this turn has a stage and a record
             const Stage st = Stage::of<L>(base, n);
             const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
             // The record (and K when there is a tile), read before the turn so
             // that its latency does not hold up the other consumer.
-            mbar_wait(st.k_full, st.parity);
-            const uint4 rec = read_record(st.record);
+            uint4 rec = make_uint4(0u, 0u, TILE_END, 0u);
+            if (staged) {
+                mbar_wait(st.k_full, st.parity);
+                rec = read_record(st.record);
+            }
             wait_turn(c);
             const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
+            drain = (rec.z & TILE_LAST) != 0;
             // The steady state, in a branch of its own so that ptxas sees both
             // groups issued before the wait for the first: serialising them
             // otherwise (C7514).
@@ -231,11 +239,12 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 fence_operand(pa);
                 release(pv.v_empty);
                 finish_softmax(corr);
-                pending = n;
+                pending = n++;
                 continue;
             }
-            // The first tile, a skipped one or the end: one GEMM at most, waited
-            // for in its own branch (else ptxas serialises, C7515).
+            // The first tile, a skipped one, the record of no tile or the last
+            // tile's P V: one GEMM at most, waited for in its own branch (else
+            // ptxas serialises, C7515).
             if (mine) {
                 issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
                 pass_turn(c);
@@ -258,15 +267,14 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 release(st.k_empty);
                 finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
                 pending = n;
-            } else {
-                // A skipped tile, or the end record's stage (which the ring
-                // reuses for the next query tile).
+            } else if (staged) {
+                // A skipped tile, or the stage of a record without a tile.
                 release_skipped<L>(st, n);
             }
-            if (end) {
+            if (staged)
                 n++;
+            if (end)
                 break;
-            }
         }
 
 #pragma unroll

@@ -48,8 +48,9 @@ template <int DH> struct DqLayout {
 };
 
 // A dq consumer warpgroup over the CTA's query tiles (persistent as the
-// forward: union tiles count on from one query tile to the next, whose
-// end record's stage it frees too).
+// forward: union tiles count on from one query tile to the next; a query
+// tile ends with the tile whose record says it is the last, or with a
+// record without a tile, whose stage it frees too).
 template <typename T, int DH>
 static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
                                    uint32_t base, int c)
@@ -90,12 +91,13 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
             const Stage st = Stage::of<L>(base, n);
             mbar_wait(st.k_full, st.parity);
             const uint4 rec = read_record(st.record);
-            if (rec.z & TILE_END) {
-                release_skipped<L>(st, n++); // the stage goes on to the next query tile
-                break;
-            }
             if (!(rec.z & TILE_TAKEN << c)) {
+                // A tile for the other consumer, or the record of no tile.
                 release_skipped<L>(st, n);
+                if (rec.z & (TILE_END | TILE_LAST)) {
+                    n++;
+                    break;
+                }
                 continue;
             }
             // The tile's two 64-key halves one after the other (a half this
@@ -146,6 +148,10 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
             }
             release(st.k_empty);
             release(st.v_empty);
+            if (rec.z & TILE_LAST) {
+                n++;
+                break;
+            }
         }
         const float f = bad ? quiet_nan() : (float)a.scale;
         store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane);

@@ -132,13 +132,16 @@ struct SlotScan {
 // What the producer tells the consumers of union tile n, in shared memory
 // beside its K tile and published by k_full: where its two 64-key halves
 // start (the upper one at -64 when empty) and flags: which consumer takes
-// it and needs which half, or the end of the walk. The consumers so skip
-// the walk over the pattern (a mask read per slot, 64-bit index math).
+// it and needs which half, whether it is the query tile's last, or the
+// end of a walk that found no tile (a record without keys). The consumers
+// so skip the walk over the pattern (a mask read per slot, 64-bit index
+// math).
 enum : uint32_t {
     TILE_END = 1u,
     TILE_TAKEN = 2u,    // << consumer
     TILE_USES_LO = 8u,  // << 2 * consumer
     TILE_USES_HI = 16u, // << 2 * consumer
+    TILE_LAST = 128u,
 };
 
 // The stage of union tile n: its barriers, the parity of its current use,
@@ -178,11 +181,13 @@ template <typename L> static __device__ __forceinline__ void init_ring(uint32_t 
 }
 
 // Run by warp 0: every lane walks the tiles, lane 0 writes their records
-// and issues the copies; a last record ends the walk. The row operands
+// and issues the copies; the last tile's record says so (a tile is held
+// back until the next is found), or where the walk finds none, a record
+// without keys ends it. The row operands
 // (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full
 // (its use-th phase: a persistent CTA's use-th tile of rows, once the
 // consumers hold the last one's). The ring's union tiles count on from n;
-// returns the count after the end record.
+// returns the count after the query tile's.
 template <typename L>
 static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
                                int64_t r0, int64_t kvh, int64_t h, int64_t b, int n, int use)
@@ -230,18 +235,16 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
     int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
-    // Tile n from slots lo and hi (-1: the upper half empty) and the
-    // consumers that need each (bit c for consumer c).
-    auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
-        // Who takes the tile, who needs which half: bit c of each half's
-        // class to consumer c's flags.
-        const uint32_t takes = lo_cls | hi_cls;
-        const uint32_t flags = takes * TILE_TAKEN | (lo_cls & 1u) * TILE_USES_LO |
-                               (lo_cls >> 1) * (TILE_USES_LO << 2) | (hi_cls & 1u) * TILE_USES_HI |
-                               (hi_cls >> 1) * (TILE_USES_HI << 2);
+    // The tile found last, held back until the next is found (or none):
+    // its slots (held_lo -1: none held) and flags.
+    int held_lo = -1, held_hi = -1;
+    uint32_t held_flags = 0;
+    // The held tile as union tile n, TILE_LAST in `last_flag` or 0.
+    auto emit_held = [&](uint32_t last_flag) {
         // Each half from its slot; an empty upper half from past Lk (zeros).
-        const int key[2] = { lo * SLOT, hi >= 0 ? hi * SLOT : (int)a.lk };
-        record(n, make_uint4((uint32_t)key[0], (uint32_t)(hi >= 0 ? key[1] : -SLOT), flags, 0u));
+        const int key[2] = { held_lo * SLOT, held_hi >= 0 ? held_hi * SLOT : (int)a.lk };
+        record(n, make_uint4((uint32_t)key[0], (uint32_t)(held_hi >= 0 ? key[1] : -SLOT),
+                             held_flags | last_flag, 0u));
         load(0, n, key);
         if (!L::V_LAGS)
             load(1, n, key);
@@ -250,6 +253,21 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         last[0] = key[0];
         last[1] = key[1];
         n++;
+    };
+    // A tile from slots lo and hi (-1: the upper half empty) and the
+    // consumers that need each (bit c for consumer c): the one held before
+    // goes out, this one is held.
+    auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
+        if (held_lo >= 0)
+            emit_held(0u);
+        // Who takes the tile, who needs which half: bit c of each half's
+        // class to consumer c's flags.
+        const uint32_t takes = lo_cls | hi_cls;
+        held_flags = takes * TILE_TAKEN | (lo_cls & 1u) * TILE_USES_LO |
+                     (lo_cls >> 1) * (TILE_USES_LO << 2) | (hi_cls & 1u) * TILE_USES_HI |
+                     (hi_cls >> 1) * (TILE_USES_HI << 2);
+        held_lo = lo;
+        held_hi = hi;
     };
     SlotScan scan;
     uint32_t needs, hi_needs; // bit c: consumer c needs the slot
@@ -301,15 +319,20 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             emit(lo, hi, lo_cls, hi_cls);
         }
     }
-    if (L::V_LAGS && last[0] >= 0)
-        load(1, n - 1, last);
-    // The end record's stage takes no V, but its v_full still completes
-    // this use's phase, so that the ring's phases stay in step for the
-    // CTA's next tile of rows: once every consumer is done with the
-    // stage's last V (so none still waits for its phase: a barrier two
-    // phases ahead of a waiter would hold it forever), and before the
-    // record is published (after that the consumers may complete the
-    // stage's next phases, and this wait would see the wrong one).
+    if (held_lo >= 0) {
+        emit_held(TILE_LAST);
+        if (L::V_LAGS)
+            load(1, n - 1, last);
+        return n;
+    }
+    // No tile: a record without keys takes a stage. It takes no V, but
+    // its v_full still completes this use's phase, so that the ring's
+    // phases stay in step for the CTA's next tile of rows: once every
+    // consumer is done with the stage's last V (so none still waits for
+    // its phase: a barrier two phases ahead of a waiter would hold it
+    // forever), and before the record is published (after that the
+    // consumers may complete the stage's next phases, and this wait would
+    // see the wrong one).
     const Stage st = Stage::of<L>(base, n);
     if (n >= L::STAGES)
         mbar_wait(st.v_empty, st.parity ^ 1u);
