@@ -66,6 +66,16 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
     (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 1024 +            \
      16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+/* The forward's solo kernels (D = 64): one consumer warpgroup of 64 rows,
+ * two CTAs an SM, for query blocks of 64 rows whose neighbours' patterns
+ * differ (the two consumers of a CTA would skip each other's key tiles):
+ * one Q tile, the ring, the word per consumer thread (512 bytes), records,
+ * barriers and the 1 KiB alignment: 108192 bytes at D = 64. */
+#define BK_ATTENTION_WGMMA_SOLO_THREADS 256
+#define BK_ATTENTION_WGMMA_SOLO_ROWS 64
+#define BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(d)                                              \
+    (64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 512 +                 \
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V

@@ -28,10 +28,11 @@ namespace bk {
 namespace attention {
 namespace wg {
 
-// Shared memory of a CTA: two Q tiles (64 rows each), STAGES K and V
+// Shared memory of a CTA: NC Q tiles (64 rows each), STAGES K and V
 // tiles (BN rows each), then the barriers. A tile is DH / 64 column
 // blocks of rows x 128 bytes, each 128-byte swizzled.
-template <int DH, int BN> struct Layout {
+template <int DH, int BN, int NC_> struct Layout {
+    static constexpr int NC = NC_;
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr int ROW_OPERANDS = 1;
@@ -39,34 +40,36 @@ template <int DH, int BN> struct Layout {
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t Q = 0;
-    static constexpr uint32_t K = 2 * Q_BYTES;
+    static constexpr uint32_t K = NC * Q_BYTES;
     static constexpr uint32_t V = K + STAGES * KV_BYTES;
     // A word per consumer thread that the softmax's sums are stored to
     // (see consumer), the record of each stage's tile, then the barriers.
     static constexpr uint32_t SINK = V + STAGES * KV_BYTES;
-    static constexpr uint32_t RECORDS = SINK + 256 * 4;
+    static constexpr uint32_t RECORDS = SINK + 128 * NC * 4;
     static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.
     static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
-    static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_SHARED_BYTES(DH),
+    static_assert(BN != 128 || BYTES == (NC == 2 ? BK_ATTENTION_WGMMA_SHARED_BYTES(DH)
+                                                 : BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(DH)),
                   "the plan asks for the shared memory this layout takes");
 };
 
 // The consumers take turns to issue their GEMMs (named barriers 2 and 3,
 // FlashAttention-3's ping-pong): one warpgroup's softmax runs while the
 // tensor cores work on the other's scores and P V. Both consumers take the
-// same number of turns (one per union tile and one to finish).
+// same number of turns (one per union tile and one to finish). A solo CTA
+// (NC = 1) has no turns: its SM's other CTA fills the gaps.
 constexpr int TURN_BARRIER = 2;
-static __device__ __forceinline__ void wait_turn(int c)
+template <int NC> static __device__ __forceinline__ void wait_turn(int c)
 {
-    if (BK_ATTENTION_WGMMA_PINGPONG)
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC == 2)
         asm volatile("bar.sync %0, 256;\n" ::"r"(TURN_BARRIER + c) : "memory");
 }
-static __device__ __forceinline__ void pass_turn(int c)
+template <int NC> static __device__ __forceinline__ void pass_turn(int c)
 {
-    if (BK_ATTENTION_WGMMA_PINGPONG)
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC == 2)
         asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (c ^ 1)) : "memory");
 }
 
@@ -144,11 +147,11 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // a query tile without tiles takes a turn of both consumers for its
 // record), and a query tile's outputs are stored while the producer
 // already brings the next one's Q, K and V.
-template <typename T, int DH, int BN>
-static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
+template <typename T, int DH, int BN, int NC>
+static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC> &tiles,
                                 uint32_t base, int c)
 {
-    typedef Layout<DH, BN> L;
+    typedef Layout<DH, BN, NC> L;
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
@@ -157,7 +160,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
     const ScoreScale ss = score_scale(a.scale);
     int n = 0; // the union tile, counted over the CTA's query tiles
     if (c == 1)
-        pass_turn(1); // consumer 0 goes first
+        pass_turn<NC>(1); // consumer 0 goes first
     int use = 0;
     for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
         int64_t r0, h, b;
@@ -213,7 +216,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 mbar_wait(st.k_full, st.parity);
                 rec = read_record(st.record);
             }
-            wait_turn(c);
+            wait_turn<NC>(c);
             const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
             drain = (rec.z & TILE_LAST) != 0;
             // The steady state, in a branch of its own so that ptxas sees both
@@ -223,7 +226,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
                 mbar_wait(pv.v_full, pv.parity);
                 issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-                pass_turn(c);
+                pass_turn<NC>(c);
                 const Halves hv = halves(rec);
                 wgmma_wait<1>(); // the scores; P V may still run
                 fence_operand(sc);
@@ -247,15 +250,15 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             // ptxas serialises, C7515).
             if (mine) {
                 issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
-                pass_turn(c);
+                pass_turn<NC>(c);
                 wgmma_wait<0>();
             } else if (pending >= 0) {
                 mbar_wait(pv.v_full, pv.parity);
                 issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
-                pass_turn(c);
+                pass_turn<NC>(c);
                 wgmma_wait<0>();
             } else {
-                pass_turn(c);
+                pass_turn<NC>(c);
             }
             fence_operand(sc);
             fence_operand(r.o);
@@ -301,20 +304,20 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         }
     }
     if (c == 0)
-        wait_turn(0); // consumer 1's last pass: every turn barrier ends complete
+        wait_turn<NC>(0); // consumer 1's last pass: every turn barrier ends complete
 }
 
-template <typename T, int DH, int BN>
+template <typename T, int DH, int BN, int NC>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
-    typedef Layout<DH, BN> L;
+    typedef Layout<DH, BN, NC> L;
     const uint32_t base = shared_base_1024();
     const Args &a = p.a;
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
     // After the wait: a LIST's mask and bad flags come from the kernel before.
-    const QueryTiles tiles(a);
+    const QueryTiles<NC> tiles(a);
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
@@ -322,8 +325,8 @@ static __device__ void forward(const bk_attention_tma_args &p)
         if (threadIdx.x < 32)
             produce_tiles<L>(p, base, tiles);
     } else {
-        consumer_registers();
-        consumer<T, DH, BN>(p, tiles, base, group - 1);
+        consumer_registers<NC>();
+        consumer<T, DH, BN, NC>(p, tiles, base, group - 1);
     }
 }
 
@@ -331,15 +334,26 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer.
+// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer; the
+// solo kernels (D = 64: one consumer, two CTAs an SM) for query blocks of
+// 64 rows whose neighbours' patterns differ.
 #define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_forward_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p) \
     {                                                                                            \
-        bk::attention::wg::forward<T, DH, 128>(p);                                               \
+        bk::attention::wg::forward<T, DH, 128, 2>(p);                                            \
+    }
+#define BK_ATTENTION_WGMMA_FORWARD_SOLO(NAME, T, DH)                                             \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_SOLO_THREADS, 2)           \
+        bk_attention_forward_wgmma_solo_##NAME##_d##DH(                                          \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
+    {                                                                                            \
+        bk::attention::wg::forward<T, DH, 128, 1>(p);                                            \
     }
 
 BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_FORWARD_SOLO(f16, __half, 64)
+BK_ATTENTION_WGMMA_FORWARD_SOLO(bf16, __nv_bfloat16, 64)

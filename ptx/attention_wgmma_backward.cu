@@ -31,6 +31,7 @@ namespace wg {
 // Shared memory of the dq kernel: Q and dY of both consumers (64 rows
 // each), the ring of 128-key K and V tiles, records and barriers.
 template <int DH> struct DqLayout {
+    static constexpr int NC = 2;
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
     static constexpr int ROW_OPERANDS = 2;
@@ -52,7 +53,7 @@ template <int DH> struct DqLayout {
 // tile ends with the tile whose record says it is the last, or with a
 // record without a tile, whose stage it frees too).
 template <typename T, int DH>
-static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTiles &tiles,
+static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTiles<2> &tiles,
                                    uint32_t base, int c)
 {
     typedef DqLayout<DH> L;
@@ -165,13 +166,13 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
-    const QueryTiles tiles(p.a);
+    const QueryTiles<2> tiles(p.a);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
             produce_tiles<L>(p, base, tiles);
     } else {
-        consumer_registers();
+        consumer_registers<2>();
         dq_consumer<T, DH>(p, tiles, base, threadIdx.x / 128 - 1);
     }
 }
@@ -449,7 +450,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
         if (threadIdx.x < 32)
             dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
     } else {
-        consumer_registers();
+        consumer_registers<2>();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
         grid_dependency_wait_only(); // the CTA ends after dq
     }

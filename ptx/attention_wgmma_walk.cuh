@@ -5,7 +5,8 @@
 // tiles through a ring of K and V stages, each with a record saying who
 // takes it; and the GEMM issue steps both kernels run on such tiles.
 //
-// A layout L gives: CB (column blocks of 64 elements per row), STAGES,
+// A layout L gives: NC (consumer warpgroups of 64 rows: 2, or 1 for the
+// forward's solo CTAs, two an SM), CB (column blocks of 64 elements per row), STAGES,
 // Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
 // 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
 // loaded after K of the next, for consumers that free K first: the
@@ -63,26 +64,27 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
     return ((uint32_t)__cvta_generic_to_shared(smem_bytes) + 1023u) & ~1023u;
 }
 
-// Registers move from the producer warpgroup, which needs few, to the two
+// Registers move from the producer warpgroup, which needs few, to the
 // consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
-// CTA was launched with (3 x 128 x 168).
+// CTA was launched with (3 x 128 x 168); a solo CTA (two an SM) 40 + 216
+// of its 2 x 128 x 128.
 static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
         registers_shrink_to<40>();
 }
-static __device__ __forceinline__ void consumer_registers()
+template <int NC> static __device__ __forceinline__ void consumer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<232>();
+        registers_grow_to<NC == 2 ? 232 : 216>();
 }
 
-// The walk of the CTA whose first query row is r0 (64 rows each
-// consumer); a bad pattern head walks nothing, and its consumers write NaN.
-// (32-bit divisions: the persistent forward's producer makes a walk per
-// query tile within its 40 registers.)
+// The walk of the CTA whose first query row is r0 (64 rows each of its
+// nc consumers); a bad pattern head walks nothing, and its consumers write
+// NaN. (32-bit divisions: the persistent forward's producer makes a walk
+// per query tile within its 40 registers.)
 static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
-                                                 bool &bad)
+                                                 int nc, bool &bad)
 {
     Walk w;
     w.pb = (int)pattern_b(a, b);
@@ -92,6 +94,10 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
     w.end0 = (int)key_end(a, min(second, a.lq) - 1);
     w.end1 = second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    if (nc == 1) { // no second consumer: its walk is the first's, in order
+        w.ib1 = w.ib0;
+        w.end1 = 0;
+    }
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = 0;
@@ -168,14 +174,14 @@ struct Stage {
 // row operands' copies) and q_empty (one arrival per consumer warp once
 // it holds them in registers: a persistent CTA's next tile of rows may
 // come), then per stage k_full and v_full (the producer's copies),
-// k_empty and v_empty (one arrival per consumer warp, 8).
+// k_empty and v_empty (one arrival per consumer warp, 4 NC).
 template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
 {
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
-        mbar_init(base + L::BARS + 8, 8);
+        mbar_init(base + L::BARS + 8, 4 * L::NC);
         for (int i = 0; i < 4 * L::STAGES; i++)
-            mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : 8);
+            mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : 4 * L::NC);
         mbar_fence_init();
     }
 }
@@ -199,9 +205,9 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     if (use > 0)
         mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
     if (leader && any) {
-        mbar_expect_tx(q_full, 2 * L::ROW_OPERANDS * L::Q_BYTES);
+        mbar_expect_tx(q_full, L::NC * L::ROW_OPERANDS * L::Q_BYTES);
         for (int op = 0; op < L::ROW_OPERANDS; op++)
-            for (int c = 0; c < 2; c++)
+            for (int c = 0; c < L::NC; c++)
                 for (int cb = 0; cb < L::CB; cb++)
                     tma_load_4d(base + L::Q + (2 * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
                                 op ? p.map_dy : p.map_q, 64 * cb, (int)(r0 + ROWS * c), (int)h,
@@ -344,11 +350,12 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     return n + 1;
 }
 
-// The query tiles of BK_ATTENTION_WGMMA_ROWS rows a CTA owns: its own
-// (a.items = 0), or, persistent, tiles blockIdx.x, + gridDim.x, ... of
-// a.items counted over the tile, then the head, then the batch (32-bit
-// arithmetic: the producer walks within 40 registers).
-struct QueryTiles {
+// The query tiles of ROWS NC rows a CTA owns: its own (a.items = 0), or,
+// persistent, tiles blockIdx.x, + gridDim.x, ... of a.items counted over
+// the tile, then the head, then the batch (32-bit arithmetic: the producer
+// walks within 40 registers).
+template <int NC> struct QueryTiles {
+    static constexpr int TILE_ROWS = ROWS * NC;
     uint32_t first, end, step, nx, heads;
     __device__ explicit QueryTiles(const Args &a)
     {
@@ -356,20 +363,20 @@ struct QueryTiles {
         first = persistent ? blockIdx.x : 0u;
         end = persistent ? a.items : 1u;
         step = persistent ? gridDim.x : 1u;
-        nx = (uint32_t)((a.lq + BK_ATTENTION_WGMMA_ROWS - 1) / BK_ATTENTION_WGMMA_ROWS);
+        nx = (uint32_t)((a.lq + TILE_ROWS - 1) / TILE_ROWS);
         heads = (uint32_t)a.heads;
     }
     // Tile i's first row, head and batch.
     __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b) const
     {
         if (!a.items) {
-            r0 = (int64_t)blockIdx.x * BK_ATTENTION_WGMMA_ROWS;
+            r0 = (int64_t)blockIdx.x * TILE_ROWS;
             h = blockIdx.y;
             b = blockIdx.z;
             return;
         }
         const uint32_t hb = i / nx;
-        r0 = (int64_t)(i - hb * nx) * BK_ATTENTION_WGMMA_ROWS;
+        r0 = (int64_t)(i - hb * nx) * TILE_ROWS;
         h = hb % heads;
         b = hb / heads;
     }
@@ -379,7 +386,7 @@ struct QueryTiles {
 // counting on from one to the next.
 template <typename L>
 static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args &p,
-                                                     uint32_t base, const QueryTiles &tiles)
+                                                     uint32_t base, const QueryTiles<L::NC> &tiles)
 {
     const Args &a = p.a;
     const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
@@ -388,7 +395,7 @@ static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args
         int64_t r0, h, b;
         tiles.coords(a, item, r0, h, b);
         bool bad;
-        const Walk w = make_walk(a, r0, h, b, bad);
+        const Walk w = make_walk(a, r0, h, b, L::NC, bad);
         n = producer<L>(p, w, base, r0, (uint32_t)h / group_size, h, b, n, use);
     }
 }

@@ -38,6 +38,7 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
+    bool solo;                            /* the Hopper forward's solo kernel (see solo_path) */
     unsigned int row_ctas;                /* see row_ctas(); 0: a CTA a tile of rows */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
@@ -96,15 +97,31 @@ static enum path path_cap(void)
  * rows of few tiles felt most). BK_CUDA_ATTENTION_CTAS, read when a plan
  * is made, caps the CTAs (tests make CTAs take many tiles with it); 0
  * gives the grid of a CTA a tile. */
-static unsigned int row_ctas(const struct bk_cuda_context *c)
+static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_sm)
 {
-    const unsigned int sms = c->sm_count > 0 ? (unsigned int)c->sm_count : 1u;
+    const unsigned int sms = (c->sm_count > 0 ? (unsigned int)c->sm_count : 1u) * per_sm;
     const char *s = getenv("BK_CUDA_ATTENTION_CTAS");
     if (!s || !*s)
         return sms;
     char *end;
     const unsigned long v = strtoul(s, &end, 10);
     return *end ? sms : v < sms ? (unsigned int)v : sms;
+}
+
+/* The Hopper forward's solo kernel (one consumer warpgroup of 64 rows, two
+ * CTAs an SM) where D = 64 and query blocks of 64 rows have patterns of
+ * their own: the two-consumer kernel's consumers would own neighbouring
+ * blocks and skip each other's key tiles, which there cost nearly a whole
+ * tile's time each (bench/RESULTS.md). BK_CUDA_ATTENTION_SOLO=0 or 1, read
+ * when a plan is made, forbids it or forces it wherever D = 64. */
+static bool solo_path(const struct bk_attention_problem *p)
+{
+    if (p->backward || p->d != 64)
+        return false;
+    const char *s = getenv("BK_CUDA_ATTENTION_SOLO");
+    if (s && (!strcmp(s, "0") || !strcmp(s, "1")))
+        return s[0] == '1';
+    return p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64;
 }
 
 static bool fast_path(const struct bk_attention_problem *p)
@@ -182,18 +199,22 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
                          unsigned int grid, unsigned int gy, unsigned int gz,
                          const struct bk_attention_tma_args *t)
 {
-    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz, BK_ATTENTION_WGMMA_THREADS,
+    const bool solo = k == K_WGMMA && ap->solo;
+    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz,
+                       solo ? BK_ATTENTION_WGMMA_SOLO_THREADS : BK_ATTENTION_WGMMA_THREADS,
                        ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
 /* A Hopper kernel that owns tiles of query rows (the forward, dq):
- * persistent, tile i of B * H * ceil(Lq / 128) on CTA i mod CTAs (see
- * row_ctas), or a CTA a tile. */
+ * persistent, tile i of B * H * ceil(Lq / rows) on CTA i mod CTAs (see
+ * row_ctas; rows 128, or 64 for the solo forward), or a CTA a tile. */
 static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap,
                               int k, const struct bk_attention_problem *p,
                               struct bk_attention_tma_args *t)
 {
-    const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, BK_ATTENTION_WGMMA_ROWS);
+    const int64_t rows = k == K_WGMMA && ap->solo ? BK_ATTENTION_WGMMA_SOLO_ROWS
+                                                  : BK_ATTENTION_WGMMA_ROWS;
+    const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
     if (ap->row_ctas > 0 && items <= INT32_MAX) {
         t->a.items = (uint32_t)items;
@@ -404,8 +425,11 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
-            snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ts, d);
-            ap->fast_shared_bytes[k] = wshared[k][d == 128];
+            const bool solo = k == K_WGMMA && ap->solo;
+            snprintf(ap->name[k], sizeof ap->name[0],
+                     solo ? "bk_attention_forward_wgmma_solo_%s_d%d" : wpattern[k], ts, d);
+            ap->fast_shared_bytes[k] =
+                solo ? BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64) : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }
@@ -449,7 +473,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->row_ctas = row_ctas(plan->ctx->impl);
+    ap->solo = ap->wgmma && solo_path(p);
+    ap->row_ctas = row_ctas(plan->ctx->impl, ap->solo ? 2u : 1u);
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
