@@ -57,25 +57,31 @@ struct bk_attention_args {
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
 #define BK_ATTENTION_WGMMA_THREADS 384
 #define BK_ATTENTION_WGMMA_ROWS 128
-/* Its shared memory, for head size D (64 or 128): two Q tiles of 64 rows,
- * the ring of K and V tiles of 128 keys (two stages at D = 128, else
- * three), the word per consumer thread (1 KiB), the tile records (16 bytes
- * per stage), the barriers (q_full, q_empty; k_full, v_full, k_empty,
- * v_empty per stage) and 1 KiB to align the swizzled tiles. */
+/* Its shared memory, for head size D (64 or 128), nc consumers of 64 rows
+ * and a ring of `stages`: nc Q tiles, the ring of K and V tiles of 128 keys,
+ * the word per consumer thread (512 bytes each consumer), the tile records
+ * (16 bytes per stage), the barriers (q_full, q_empty; k_full, v_full,
+ * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. The
+ * plain kernels: two consumers, two stages at D = 128, else three. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
+    ((nc) * 64 * (d) * 2 + 2 * (stages) * 128 * (d) * 2 + (nc) * 512 + 16 * (stages) +       \
+     8 * (2 + 4 * (stages)) + 1024)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
-    (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 1024 +            \
-     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
-/* The forward's solo kernels (D = 64): one consumer warpgroup of 64 rows,
- * two CTAs an SM, for query blocks of 64 rows whose neighbours' patterns
- * differ (the two consumers of a CTA would skip each other's key tiles):
- * one Q tile, the ring, the word per consumer thread (512 bytes), records,
- * barriers and the 1 KiB alignment: 108192 bytes at D = 64. */
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_STAGES(d))
+/* The forward's kernels for query blocks of 64 rows whose neighbours'
+ * patterns differ (the two consumers of a plain CTA would skip each
+ * other's key tiles): at D = 64 the solo kernel, one consumer warpgroup of
+ * 64 rows, two CTAs an SM (108192 bytes each); at D = 128 the deep kernel,
+ * the plain one with a third stage (231584 bytes, of the 232448 a CTA may
+ * have), whose producer runs further ahead of the skips. */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
 #define BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(d)                                              \
-    (64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 + 512 +                 \
-     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 1, BK_ATTENTION_WGMMA_STAGES(d))
+#define BK_ATTENTION_WGMMA_DEEP_STAGES 3
+#define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V

@@ -31,10 +31,10 @@ namespace wg {
 // Shared memory of a CTA: NC Q tiles (64 rows each), STAGES K and V
 // tiles (BN rows each), then the barriers. A tile is DH / 64 column
 // blocks of rows x 128 bytes, each 128-byte swizzled.
-template <int DH, int BN, int NC_> struct Layout {
+template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     static constexpr int NC = NC_;
     static constexpr int CB = DH / 64;
-    static constexpr int STAGES = BK_ATTENTION_WGMMA_STAGES(DH);
+    static constexpr int STAGES = STAGES_;
     static constexpr int ROW_OPERANDS = 1;
     static constexpr bool V_LAGS = true; // see producer
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
@@ -51,8 +51,7 @@ template <int DH, int BN, int NC_> struct Layout {
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.
     static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
-    static_assert(BN != 128 || BYTES == (NC == 2 ? BK_ATTENTION_WGMMA_SHARED_BYTES(DH)
-                                                 : BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(DH)),
+    static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_FORWARD_BYTES(DH, NC, STAGES),
                   "the plan asks for the shared memory this layout takes");
 };
 
@@ -147,11 +146,11 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // a query tile without tiles takes a turn of both consumers for its
 // record), and a query tile's outputs are stored while the producer
 // already brings the next one's Q, K and V.
-template <typename T, int DH, int BN, int NC>
+template <typename T, int DH, int BN, int NC, int STAGES>
 static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC> &tiles,
                                 uint32_t base, int c)
 {
-    typedef Layout<DH, BN, NC> L;
+    typedef Layout<DH, BN, NC, STAGES> L;
     constexpr int NT_O = DH / 8;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
@@ -307,10 +306,10 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         wait_turn<NC>(0); // consumer 1's last pass: every turn barrier ends complete
 }
 
-template <typename T, int DH, int BN, int NC>
+template <typename T, int DH, int BN, int NC, int STAGES = BK_ATTENTION_WGMMA_STAGES(DH)>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
-    typedef Layout<DH, BN, NC> L;
+    typedef Layout<DH, BN, NC, STAGES> L;
     const uint32_t base = shared_base_1024();
     const Args &a = p.a;
     init_ring<L>(base);
@@ -326,7 +325,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
             produce_tiles<L>(p, base, tiles);
     } else {
         consumer_registers<NC>();
-        consumer<T, DH, BN, NC>(p, tiles, base, group - 1);
+        consumer<T, DH, BN, NC, STAGES>(p, tiles, base, group - 1);
     }
 }
 
@@ -334,9 +333,10 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer; the
-// solo kernels (D = 64: one consumer, two CTAs an SM) for query blocks of
-// 64 rows whose neighbours' patterns differ.
+// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer; for
+// query blocks of 64 rows whose neighbours' patterns differ, the solo
+// kernels (D = 64: one consumer, two CTAs an SM) and the deep ones (D =
+// 128: a third stage).
 #define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_forward_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p) \
@@ -355,5 +355,15 @@ BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128)
+#define BK_ATTENTION_WGMMA_FORWARD_DEEP(NAME, T, DH)                                             \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_forward_wgmma_deep_##NAME##_d##DH(                                          \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
+    {                                                                                            \
+        bk::attention::wg::forward<T, DH, 128, 2, BK_ATTENTION_WGMMA_DEEP_STAGES>(p);            \
+    }
+
 BK_ATTENTION_WGMMA_FORWARD_SOLO(f16, __half, 64)
 BK_ATTENTION_WGMMA_FORWARD_SOLO(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_FORWARD_DEEP(f16, __half, 128)
+BK_ATTENTION_WGMMA_FORWARD_DEEP(bf16, __nv_bfloat16, 128)

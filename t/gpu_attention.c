@@ -10,8 +10,7 @@
  * - a bad LIST: NaN exactly where the host writes NaN.
  * The fast cases run once per kernel family (BK_CUDA_ATTENTION_PATH),
  * with the Hopper kernels' persistent CTAs capped (BK_CUDA_ATTENTION_CTAS)
- * and the forward's solo kernel forced and forbidden
- * (BK_CUDA_ATTENTION_SOLO).
+ * and each of the forward's kernels forced (BK_CUDA_ATTENTION_FORWARD).
  * Each output element within a per-type bound of the host's, scaled by
  * the largest magnitude of that output; lse within an absolute bound;
  * outputs poisoned before each run, so an unwritten element fails.
@@ -265,7 +264,7 @@ static bool same_bits_again(const BkAttentionBackwardInfo *bi, struct binding *g
 }
 
 /* The Hopper forward's grid or kernel when BK_CUDA_ATTENTION_CTAS or
- * BK_CUDA_ATTENTION_SOLO is set (in the label). */
+ * BK_CUDA_ATTENTION_FORWARD is set (in the label). */
 static const char *grid_label = "";
 
 static void run_case(const struct acase *c)
@@ -472,20 +471,25 @@ int main(void)
         general_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_CTAS");
-    /* The Hopper forward's solo kernel (D = 64, one consumer, two CTAs an
-     * SM) forced for every D = 64 forward, its persistent CTAs also taking
-     * many tiles each; and forbidden where the plan would take it. */
-    static const char *const solo[][2] = { { "1", NULL }, { "1", "3" }, { "0", NULL } };
-    static const char *const solo_labels[] = { " (solo)", " (solo, 3 CTAs)", " (no solo)" };
-    for (int i = 0; i < 3; i++) {
-        setenv("BK_CUDA_ATTENTION_SOLO", solo[i][0], 1);
-        if (solo[i][1])
-            setenv("BK_CUDA_ATTENTION_CTAS", solo[i][1], 1);
-        grid_label = solo_labels[i];
+    /* The Hopper forward's kernels for query blocks of 64 rows with
+     * patterns of their own, forced for every forward of their head size
+     * (the solo kernel at D = 64: one consumer, two CTAs an SM; the deep
+     * one at D = 128: a third stage), their persistent CTAs also taking
+     * many tiles each; and the plain kernel where the plan would take them. */
+    static const char *const kinds[][2] = {
+        { "solo", NULL }, { "solo", "3" }, { "deep", NULL }, { "deep", "3" }, { "plain", NULL },
+    };
+    static const char *const kind_labels[] = { " (solo)", " (solo, 3 CTAs)", " (deep)",
+                                               " (deep, 3 CTAs)", " (plain)" };
+    for (int i = 0; i < 5; i++) {
+        setenv("BK_CUDA_ATTENTION_FORWARD", kinds[i][0], 1);
+        if (kinds[i][1])
+            setenv("BK_CUDA_ATTENTION_CTAS", kinds[i][1], 1);
+        grid_label = kind_labels[i];
         fast_cases(false);
         unsetenv("BK_CUDA_ATTENTION_CTAS");
     }
-    unsetenv("BK_CUDA_ATTENTION_SOLO");
+    unsetenv("BK_CUDA_ATTENTION_FORWARD");
     grid_label = "";
     kernels_report("attention on CUDA (plans' kernel names)");
     bkDestroyContext(host);

@@ -38,7 +38,7 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
-    bool solo;                            /* the Hopper forward's solo kernel (see solo_path) */
+    const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
     unsigned int row_ctas;                /* see row_ctas(); 0: a CTA a tile of rows */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
@@ -108,20 +108,42 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
     return *end ? sms : v < sms ? (unsigned int)v : sms;
 }
 
-/* The Hopper forward's solo kernel (one consumer warpgroup of 64 rows, two
- * CTAs an SM) where D = 64 and query blocks of 64 rows have patterns of
- * their own: the two-consumer kernel's consumers would own neighbouring
- * blocks and skip each other's key tiles, which there cost nearly a whole
- * tile's time each (bench/RESULTS.md). BK_CUDA_ATTENTION_SOLO=0 or 1, read
- * when a plan is made, forbids it or forces it wherever D = 64. */
-static bool solo_path(const struct bk_attention_problem *p)
+/* The Hopper forward's kernels: the plain one (two consumer warpgroups of
+ * 64 rows), and for query blocks of 64 rows whose neighbours' patterns
+ * differ (MASK or LIST), where a plain CTA's consumers would skip each
+ * other's key tiles (each skip costs nearly a tile's time: bench/RESULTS.md),
+ * the solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64
+ * rows) and the deep one at D = 128 (a third ring stage). */
+struct forward_kernel {
+    const char *tag;                      /* in the name, and BK_CUDA_ATTENTION_FORWARD's value */
+    int d;                                /* the head size it takes (0: any) */
+    unsigned int threads, rows, per_sm, shared_bytes[2]; /* shared memory at D = 64, 128 */
+};
+static const struct forward_kernel forward_kernels[] = {
+    { "plain", 0, BK_ATTENTION_WGMMA_THREADS, BK_ATTENTION_WGMMA_ROWS, 1,
+      { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) } },
+    { "solo", 64, BK_ATTENTION_WGMMA_SOLO_THREADS, BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
+      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), 0 } },
+    { "deep", 128, BK_ATTENTION_WGMMA_THREADS, BK_ATTENTION_WGMMA_ROWS, 1,
+      { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
+};
+
+/* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
+ * names (plain, solo or deep; read when a plan is made, for tests and
+ * tuning) where it takes p's head size. */
+static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p)
 {
-    if (p->backward || p->d != 64)
-        return false;
-    const char *s = getenv("BK_CUDA_ATTENTION_SOLO");
-    if (s && (!strcmp(s, "0") || !strcmp(s, "1")))
-        return s[0] == '1';
-    return p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64;
+    const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
+    const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, forward_kernels[i].tag))
+            return forward_kernels[i].d == 0 || forward_kernels[i].d == p->d ? &forward_kernels[i]
+                                                                            : &forward_kernels[0];
+    const bool own_blocks = p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64;
+    for (int i = 1; own_blocks && i < n; i++)
+        if (forward_kernels[i].d == p->d)
+            return &forward_kernels[i];
+    return &forward_kernels[0];
 }
 
 static bool fast_path(const struct bk_attention_problem *p)
@@ -199,21 +221,19 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
                          unsigned int grid, unsigned int gy, unsigned int gz,
                          const struct bk_attention_tma_args *t)
 {
-    const bool solo = k == K_WGMMA && ap->solo;
     bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz,
-                       solo ? BK_ATTENTION_WGMMA_SOLO_THREADS : BK_ATTENTION_WGMMA_THREADS,
+                       k == K_WGMMA ? ap->forward->threads : BK_ATTENTION_WGMMA_THREADS,
                        ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
 /* A Hopper kernel that owns tiles of query rows (the forward, dq):
  * persistent, tile i of B * H * ceil(Lq / rows) on CTA i mod CTAs (see
- * row_ctas; rows 128, or 64 for the solo forward), or a CTA a tile. */
+ * row_ctas; rows 128, or the forward kernel's), or a CTA a tile. */
 static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap,
                               int k, const struct bk_attention_problem *p,
                               struct bk_attention_tma_args *t)
 {
-    const int64_t rows = k == K_WGMMA && ap->solo ? BK_ATTENTION_WGMMA_SOLO_ROWS
-                                                  : BK_ATTENTION_WGMMA_ROWS;
+    const int64_t rows = k == K_WGMMA ? ap->forward->rows : BK_ATTENTION_WGMMA_ROWS;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
     if (ap->row_ctas > 0 && items <= INT32_MAX) {
@@ -425,11 +445,14 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
-            const bool solo = k == K_WGMMA && ap->solo;
-            snprintf(ap->name[k], sizeof ap->name[0],
-                     solo ? "bk_attention_forward_wgmma_solo_%s_d%d" : wpattern[k], ts, d);
-            ap->fast_shared_bytes[k] =
-                solo ? BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64) : wshared[k][d == 128];
+            if (k == K_WGMMA && ap->forward != &forward_kernels[0]) {
+                snprintf(ap->name[k], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_%s_d%d",
+                         ap->forward->tag, ts, d);
+                ap->fast_shared_bytes[k] = ap->forward->shared_bytes[d == 128];
+            } else {
+                snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ts, d);
+                ap->fast_shared_bytes[k] = wshared[k][d == 128];
+            }
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }
@@ -473,8 +496,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->solo = ap->wgmma && solo_path(p);
-    ap->row_ctas = row_ctas(plan->ctx->impl, ap->solo ? 2u : 1u);
+    ap->forward = p->backward || !ap->wgmma ? &forward_kernels[0] : forward_kernel(p);
+    ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL };
