@@ -190,7 +190,7 @@ template <typename L> static __device__ __forceinline__ void init_ring(uint32_t 
 // and issues the copies; the last tile's record says so (a tile is held
 // back until the next is found), or where the walk finds none, a record
 // without keys ends it. The row operands
-// (L::ROW_OPERANDS of Q, then dY) of both consumers come first, on q_full
+// (L::ROW_OPERANDS of Q, then dY) of the consumers come first, on q_full
 // (its use-th phase: a persistent CTA's use-th tile of rows, once the
 // consumers hold the last one's). The ring's union tiles count on from n;
 // returns the count after the query tile's.
@@ -209,7 +209,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         for (int op = 0; op < L::ROW_OPERANDS; op++)
             for (int c = 0; c < L::NC; c++)
                 for (int cb = 0; cb < L::CB; cb++)
-                    tma_load_4d(base + L::Q + (2 * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
+                    tma_load_4d(base + L::Q + (L::NC * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
                                 op ? p.map_dy : p.map_q, 64 * cb, (int)(r0 + ROWS * c), (int)h,
                                 (int)b, q_full);
     } else if (leader) {
