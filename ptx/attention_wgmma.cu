@@ -306,7 +306,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         wait_turn<NC>(0); // consumer 1's last pass: every turn barrier ends complete
 }
 
-template <typename T, int DH, int BN, int NC, int STAGES = BK_ATTENTION_WGMMA_STAGES(DH)>
+template <typename T, int DH, int BN, int NC, int STAGES>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
@@ -333,37 +333,31 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer; for
-// query blocks of 64 rows whose neighbours' patterns differ, the solo
-// kernels (D = 64: one consumer, two CTAs an SM) and the deep ones (D =
-// 128: a third stage).
-#define BK_ATTENTION_WGMMA_FORWARD(NAME, T, DH)                                                  \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_forward_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p) \
-    {                                                                                            \
-        bk::attention::wg::forward<T, DH, 128, 2>(p);                                            \
-    }
-#define BK_ATTENTION_WGMMA_FORWARD_SOLO(NAME, T, DH)                                             \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_SOLO_THREADS, 2)           \
-        bk_attention_forward_wgmma_solo_##NAME##_d##DH(                                          \
+// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer:
+// bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES
+// and PER_SM CTAs an SM. KIND _: the plain kernels; for query blocks of 64
+// rows whose neighbours' patterns differ, _solo_ (D = 64: one consumer,
+// two CTAs an SM) and _deep_ (D = 128: a third stage).
+#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, THREADS, PER_SM, NC, STAGES)               \
+    extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
+        bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::forward<T, DH, 128, 1>(p);                                            \
+        bk::attention::wg::forward<T, DH, 128, NC, STAGES>(p);                                   \
     }
+#define BK_ATTENTION_WGMMA_PLAIN(NAME, T, DH)                                                    \
+    BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, BK_ATTENTION_WGMMA_THREADS, 1, 2,                 \
+                               BK_ATTENTION_WGMMA_STAGES(DH))
 
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 64)
-BK_ATTENTION_WGMMA_FORWARD(f16, __half, 128)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 64)
-BK_ATTENTION_WGMMA_FORWARD(bf16, __nv_bfloat16, 128)
-#define BK_ATTENTION_WGMMA_FORWARD_DEEP(NAME, T, DH)                                             \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_forward_wgmma_deep_##NAME##_d##DH(                                          \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
-    {                                                                                            \
-        bk::attention::wg::forward<T, DH, 128, 2, BK_ATTENTION_WGMMA_DEEP_STAGES>(p);            \
-    }
-
-BK_ATTENTION_WGMMA_FORWARD_SOLO(f16, __half, 64)
-BK_ATTENTION_WGMMA_FORWARD_SOLO(bf16, __nv_bfloat16, 64)
-BK_ATTENTION_WGMMA_FORWARD_DEEP(f16, __half, 128)
-BK_ATTENTION_WGMMA_FORWARD_DEEP(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_PLAIN(f16, __half, 64)
+BK_ATTENTION_WGMMA_PLAIN(f16, __half, 128)
+BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_FORWARD(_solo_, f16, __half, 64, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,
+                           BK_ATTENTION_WGMMA_STAGES(64))
+BK_ATTENTION_WGMMA_FORWARD(_solo_, bf16, __nv_bfloat16, 64, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,
+                           BK_ATTENTION_WGMMA_STAGES(64))
+BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+                           BK_ATTENTION_WGMMA_DEEP_STAGES)
+BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+                           BK_ATTENTION_WGMMA_DEEP_STAGES)

@@ -115,17 +115,19 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * the solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64
  * rows) and the deep one at D = 128 (a third ring stage). */
 struct forward_kernel {
-    const char *tag;                      /* in the name, and BK_CUDA_ATTENTION_FORWARD's value */
+    const char *tag;                      /* BK_CUDA_ATTENTION_FORWARD's value */
+    const char *pattern;                  /* its name, of the type suffix and D */
     int d;                                /* the head size it takes (0: any) */
     unsigned int threads, rows, per_sm, shared_bytes[2]; /* shared memory at D = 64, 128 */
 };
 static const struct forward_kernel forward_kernels[] = {
-    { "plain", 0, BK_ATTENTION_WGMMA_THREADS, BK_ATTENTION_WGMMA_ROWS, 1,
+    { "plain", "bk_attention_forward_wgmma_%s_d%d", 0, BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1,
       { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) } },
-    { "solo", 64, BK_ATTENTION_WGMMA_SOLO_THREADS, BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
-      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), 0 } },
-    { "deep", 128, BK_ATTENTION_WGMMA_THREADS, BK_ATTENTION_WGMMA_ROWS, 1,
-      { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
+    { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", 64, BK_ATTENTION_WGMMA_SOLO_THREADS,
+      BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), 0 } },
+    { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
 };
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
@@ -424,15 +426,14 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     }
     const int mma_count = count;
     if (ap->wgmma) {
-        /* The Hopper kernels of the plan: the forward, or dq and dk/dv. */
+        /* The Hopper kernels of the plan: the forward (forward_kernels), or
+         * dq and dk/dv. */
         static const int wf[] = { K_WGMMA }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
         static const char *const wpattern[K_COUNT] = {
-            [K_WGMMA] = "bk_attention_forward_wgmma_%s_d%d",
             [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
             [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
         };
         static const unsigned int wshared[K_COUNT][2] = {
-            [K_WGMMA] = { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) },
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
                              BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128) },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
@@ -445,14 +446,11 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
-            if (k == K_WGMMA && ap->forward != &forward_kernels[0]) {
-                snprintf(ap->name[k], sizeof ap->name[0], "bk_attention_forward_wgmma_%s_%s_d%d",
-                         ap->forward->tag, ts, d);
-                ap->fast_shared_bytes[k] = ap->forward->shared_bytes[d == 128];
-            } else {
-                snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ts, d);
-                ap->fast_shared_bytes[k] = wshared[k][d == 128];
-            }
+            const bool fwd = k == K_WGMMA;
+            snprintf(ap->name[k], sizeof ap->name[0], fwd ? ap->forward->pattern : wpattern[k],
+                     ts, d);
+            ap->fast_shared_bytes[k] =
+                fwd ? ap->forward->shared_bytes[d == 128] : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }
