@@ -7,7 +7,9 @@
  * would in use). Arguments: f16 or bf16; then fwd to skip the backward
  * (any other word runs both); then 64 or 128 to run that D only (0: both);
  * then list to give the pattern as a LIST (counts and key-block indices
- * per query block) instead of a MASK.
+ * per query block) instead of a MASK. After the patterns, the DENSE form
+ * ("dense") and DENSE with the causal mask ("causal", its diagonal blocks
+ * counted whole), at blocks of 128 only (the form has no blocks).
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -138,15 +140,19 @@ int main(int argc, char **argv)
             const int64_t nb = L / blk;
             uint8_t *mask = malloc((size_t)(nb * nb));
             /* density d: block (i, j) active when (i * 7 + j * 13) % 100 < d, plus the diagonal */
-            static const int dens[] = { 100, 50, 25, 10, -1 };
-            for (int di = 0; di < 5; di++) {
+            static const int dens[] = { 100, 50, 25, 10, -1, -2, -3 };
+            for (int di = 0; di < 7; di++) {
                 int64_t active = 0;
-                const bool window = dens[di] < 0;
+                const bool window = dens[di] == -1, dense = dens[di] < -1;
+                const bool causal = window || dens[di] == -3;
+                if (dense && blk != 128)
+                    continue;
                 for (int64_t i = 0; i < nb; i++)
                     for (int64_t j = 0; j < nb; j++) {
                         bool on = window ? (j <= i && (i - j) * blk < 1024 + blk) || j == 0
-                                         : ((i * 7 + j * 13) % 100 < dens[di] || i == j);
-                        if (window && j > i)
+                                  : dense ? true
+                                          : ((i * 7 + j * 13) % 100 < dens[di] || i == j);
+                        if (causal && j > i)
                             on = false;
                         mask[i * nb + j] = on;
                         active += on;
@@ -187,9 +193,13 @@ int main(int argc, char **argv)
                     free(packed);
                     m = 0;
                 }
+                if (dense) {
+                    pat = (BkAttentionPattern){ .form = BK_ATTENTION_PATTERN_DENSE };
+                    m = 0;
+                }
                 BkAttentionInfo fi = {
                     .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .scale = 0.125,
-                    .flags = window ? BK_ATTENTION_CAUSAL_BIT : 0, .pattern = pat,
+                    .flags = causal ? BK_ATTENTION_CAUSAL_BIT : 0, .pattern = pat,
                     .q = d4(type, B, H, L, D), .k = d4(type, B, H, L, D),
                     .v = d4(type, B, H, L, D), .y = d4(type, B, H, L, D),
                     .lse = { .dataType = BK_DATA_TYPE_F32, .rank = 3, .extent = { B, H, L } },
@@ -215,7 +225,10 @@ int main(int argc, char **argv)
                 bkGetPlanProperties(fp, &pf);
                 bkGetPlanProperties(bp, &pb);
                 char pname[16];
-                snprintf(pname, sizeof pname, window ? "window" : "%d%%", dens[di]);
+                snprintf(pname, sizeof pname, window ? "window" : dens[di] == -2 ? "dense"
+                                             : dens[di] == -3                 ? "causal"
+                                                                              : "%d%%",
+                         dens[di]);
                 printf("%s D%-3lld blk%-3d %-7s density %5.1f%%  fwd %8.3f ms %6.1f TFLOP/s (%s)"
                        "  bwd %8.3f ms %6.1f TFLOP/s (%s)\n",
                        type == BK_DATA_TYPE_F16 ? "f16" : "bf16", (long long)D, blk, pname,

@@ -82,6 +82,14 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_DEEP_STAGES 3
 #define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)
+/* The forward's kernel for DENSE patterns at D = 64: three consumer
+ * warpgroups of 64 rows (tiles of 192 rows), so that two softmaxes run
+ * under each consumer's GEMMs (at D = 64 a tile's exponentials take the
+ * special function unit as long as its GEMMs take the tensor cores). */
+#define BK_ATTENTION_WGMMA_TRIO_THREADS 512
+#define BK_ATTENTION_WGMMA_TRIO_ROWS 192
+#define BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 3, BK_ATTENTION_WGMMA_STAGES(d))
 /* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V

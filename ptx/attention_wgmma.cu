@@ -36,6 +36,9 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     static constexpr int CB = DH / 64;
     static constexpr int STAGES = STAGES_;
     static constexpr int ROW_OPERANDS = 1;
+    // Q as register fragments, loaded once a tile of rows; the trio CTAs'
+    // consumers (160 registers) leave it in shared memory.
+    static constexpr bool Q_IN_REGISTERS = NC < 3;
     static constexpr bool V_LAGS = true; // see producer
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
@@ -55,21 +58,23 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
                   "the plan asks for the shared memory this layout takes");
 };
 
-// The consumers take turns to issue their GEMMs (named barriers 2 and 3,
-// FlashAttention-3's ping-pong): one warpgroup's softmax runs while the
-// tensor cores work on the other's scores and P V. Both consumers take the
-// same number of turns (one per union tile and one to finish). A solo CTA
-// (NC = 1) has no turns: its SM's other CTA fills the gaps.
+// The consumers take turns to issue their GEMMs (named barriers 2, 3 and
+// 4, FlashAttention-3's ping-pong), consumer c passing to c + 1 mod NC:
+// one warpgroup's softmax runs while the tensor cores work on the others'
+// scores and P V. Every consumer takes the same number of turns (one per
+// union tile and one to finish). A solo CTA (NC = 1) has no turns: its
+// SM's other CTA fills the gaps.
 constexpr int TURN_BARRIER = 2;
 template <int NC> static __device__ __forceinline__ void wait_turn(int c)
 {
-    if (BK_ATTENTION_WGMMA_PINGPONG && NC == 2)
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC >= 2)
         asm volatile("bar.sync %0, 256;\n" ::"r"(TURN_BARRIER + c) : "memory");
 }
 template <int NC> static __device__ __forceinline__ void pass_turn(int c)
 {
-    if (BK_ATTENTION_WGMMA_PINGPONG && NC == 2)
-        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (c ^ 1)) : "memory");
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC >= 2)
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (NC == 2 ? c ^ 1 : c + 1 == NC ? 0 : c + 1))
+                     : "memory");
 }
 
 // A consumer's rows, their softmax state and output accumulators.
@@ -158,15 +163,15 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
     const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
     const ScoreScale ss = score_scale(a.scale);
     int n = 0; // the union tile, counted over the CTA's query tiles
-    if (c == 1)
-        pass_turn<NC>(1); // consumer 0 goes first
+    if (c == NC - 1)
+        pass_turn<NC>(c); // consumer 0 goes first
     int use = 0;
     for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
         int64_t r0, h, b;
         tiles.coords(a, item, r0, h, b);
-        const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
         const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
-        const int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
+        int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
         Rows<T, DH> r;
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
@@ -177,10 +182,19 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         r.q4 = lane % 4;
 
         mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q
-        uint32_t qf[L::CB * 4][4];
-        load_row_fragments<L>(qf, q_tile, warp, lane);
-        release(base + L::BARS + 8); // the next query tile's Q may come
+        uint32_t qf[L::Q_IN_REGISTERS ? L::CB * 4 : 1][4];
+        if constexpr (L::Q_IN_REGISTERS) {
+            load_row_fragments<L>(qf, q_tile, warp, lane);
+            release(base + L::BARS + 8); // the next query tile's Q may come
+        }
         float sc[BN / 8][4];
+        // S = Q K^T of the tile whose K is k_tile, issued and committed.
+        auto issue_scores = [&](uint32_t k_tile) {
+            if constexpr (L::Q_IN_REGISTERS)
+                issue_fragments_bt<T, L, BN>(sc, qf, k_tile);
+            else
+                issue_shared_bt<T, L, BN>(sc, q_tile, k_tile);
+        };
         uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
         int pending = -1;             // the union tile whose P V is still to issue or finish
         // Rescales O to the new row maxima and keeps P as the next P V's A.
@@ -222,7 +236,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             // groups issued before the wait for the first: serialising them
             // otherwise (C7514).
             if (mine && pending >= 0) {
-                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+                issue_scores(st.k_tile);
                 mbar_wait(pv.v_full, pv.parity);
                 issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
                 pass_turn<NC>(c);
@@ -248,7 +262,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             // tile's P V: one GEMM at most, waited for in its own branch (else
             // ptxas serialises, C7515).
             if (mine) {
-                issue_fragments_bt<T, L, BN>(sc, qf, st.k_tile);
+                issue_scores(st.k_tile);
                 pass_turn<NC>(c);
                 wgmma_wait<0>();
             } else if (pending >= 0) {
@@ -278,6 +292,19 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             if (end)
                 break;
         }
+        if constexpr (!L::Q_IN_REGISTERS)
+            release(base + L::BARS + 8); // every S is done: the next query tile's Q may come
+
+        // Where the outputs go: a trio CTA's consumers find it again (kept
+        // over the tile's loop, it would take registers they lack).
+        if constexpr (NC == 3) {
+            uint32_t again = item;
+            asm volatile("" : "+r"(again));
+            tiles.coords(a, again, r0, h, b);
+            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+            row_a = r0 + ROWS * c + warp * 16 + lane / 4;
+            row_b = row_a + 8;
+        }
 
 #pragma unroll
         for (int x = 1; x <= 2; x *= 2) {
@@ -303,7 +330,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         }
     }
     if (c == 0)
-        wait_turn<NC>(0); // consumer 1's last pass: every turn barrier ends complete
+        wait_turn<NC>(0); // the last consumer's last pass: every turn barrier ends complete
 }
 
 template <typename T, int DH, int BN, int NC, int STAGES>
@@ -320,7 +347,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
-        producer_registers();
+        producer_registers<NC>();
         if (threadIdx.x < 32)
             produce_tiles<L>(p, base, tiles);
     } else {
@@ -337,7 +364,8 @@ static __device__ void forward(const bk_attention_tma_args &p)
 // bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES
 // and PER_SM CTAs an SM. KIND _: the plain kernels; for query blocks of 64
 // rows whose neighbours' patterns differ, _solo_ (D = 64: one consumer,
-// two CTAs an SM) and _deep_ (D = 128: a third stage).
+// two CTAs an SM) and _deep_ (D = 128: a third stage); for DENSE patterns
+// at D = 64, _trio_ (three consumers: two softmaxes under each one's GEMMs).
 #define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, THREADS, PER_SM, NC, STAGES)               \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
         bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
@@ -361,3 +389,7 @@ BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, BK_ATTENTION_WGMMA_THREADS,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
 BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
+BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
+                           BK_ATTENTION_WGMMA_STAGES(64))
+BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
+                           BK_ATTENTION_WGMMA_STAGES(64))

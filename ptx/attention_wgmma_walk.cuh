@@ -5,8 +5,8 @@
 // tiles through a ring of K and V stages, each with a record saying who
 // takes it; and the GEMM issue steps both kernels run on such tiles.
 //
-// A layout L gives: NC (consumer warpgroups of 64 rows: 2, or 1 for the
-// forward's solo CTAs, two an SM), CB (column blocks of 64 elements per row), STAGES,
+// A layout L gives: NC (consumer warpgroups of 64 rows: 2; 1 for the
+// forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks of 64 elements per row), STAGES,
 // Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
 // 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
 // loaded after K of the next, for consumers that free K first: the
@@ -47,12 +47,15 @@ struct Walk {
     // below 2^16), and what the arguments give is not kept: the producer
     // has few registers.
     int pb, ph;
-    int ib0, ib1, end0, end1; // each consumer's query block and key limit (0: no rows)
+    // Each consumer's query block and key limit (0: no rows); the third's
+    // only in a trio CTA.
+    int ib0, ib1, ib2, end0, end1, end2;
 
     __device__ bool needs(const Args &a, int c, int64_t t) const
     {
-        return t * SLOT < (c ? end1 : end0) &&
-               block_active(a, pb, ph, c ? ib1 : ib0, t / (int)(a.block_k / SLOT));
+        return t * SLOT < (c == 0 ? end0 : c == 1 ? end1 : end2) &&
+               block_active(a, pb, ph, c == 0 ? ib0 : c == 1 ? ib1 : ib2,
+                            t / (int)(a.block_k / SLOT));
     }
 };
 
@@ -67,16 +70,16 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
 // Registers move from the producer warpgroup, which needs few, to the
 // consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
 // CTA was launched with (3 x 128 x 168); a solo CTA (two an SM) 40 + 216
-// of its 2 x 128 x 128.
-static __device__ __forceinline__ void producer_registers()
+// of its 2 x 128 x 128; a trio CTA 32 + 3 x 160 of its 4 x 128 x 128.
+template <int NC = 2> static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_shrink_to<40>();
+        registers_shrink_to<NC == 3 ? 32 : 40>();
 }
 template <int NC> static __device__ __forceinline__ void consumer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<NC == 2 ? 232 : 216>();
+        registers_grow_to<NC == 3 ? 160 : NC == 2 ? 232 : 216>();
 }
 
 // The walk of the CTA whose first query row is r0 (64 rows each of its
@@ -98,34 +101,46 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
         w.ib1 = w.ib0;
         w.end1 = 0;
     }
+    w.ib2 = w.ib1;
+    w.end2 = 0;
+    if (nc == 3) {
+        const int64_t third = second + ROWS;
+        w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
+        w.end2 = third < a.lq ? (int)key_end(a, min(third + ROWS, a.lq) - 1) : 0;
+    }
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
-        w.end0 = w.end1 = 0;
+        w.end0 = w.end1 = w.end2 = 0;
     return w;
 }
 
-// The slots each consumer needs, 32 at a time: a whole warp reads one mask
-// entry per lane and keeps the answers as two bit words, so that a tile
-// costs no dependent mask read.
-struct SlotScan {
-    int t0 = -1;           // the first slot of the words
-    uint32_t need[2] = {}; // bit i: consumer c needs slot t0 + i
+// The slots each of NC (at least 2) consumers needs, 32 at a time: a
+// whole warp reads one mask entry per lane and keeps the answers as a bit
+// word per consumer, so that a tile costs no dependent mask read.
+template <int NC> struct SlotScan {
+    int t0 = -1;            // the first slot of the words
+    uint32_t need[NC] = {}; // bit i: consumer c needs slot t0 + i
 
-    // The next slot at or after t that either consumer needs (-1: none),
+    // The next slot at or after t that any consumer needs (-1: none),
     // with bit c of `needs` set where consumer c needs it.
     __device__ int next(const Args &a, const Walk &w, int t, uint32_t &needs)
     {
-        const int64_t limit = max(w.end0, w.end1);
+        const int64_t limit = NC == 3 ? max(max(w.end0, w.end1), w.end2) : max(w.end0, w.end1);
         for (; (int64_t)t * SLOT < limit;) {
             if (t0 < 0 || t >= t0 + 32) {
                 t0 = t;
-                for (int c = 0; c < 2; c++)
+                for (int c = 0; c < NC; c++)
                     need[c] = __ballot_sync(0xFFFFFFFFu, w.needs(a, c, t + threadIdx.x % 32));
             }
-            const uint32_t ahead = (need[0] | need[1]) >> (t - t0);
+            uint32_t any = 0;
+            for (int c = 0; c < NC; c++)
+                any |= need[c];
+            const uint32_t ahead = any >> (t - t0);
             if (ahead) {
                 const int at = t - t0 + __ffs(ahead) - 1;
-                needs = ((need[0] >> at) & 1u) | ((need[1] >> at) & 1u) << 1;
+                needs = 0;
+                for (int c = 0; c < NC; c++)
+                    needs |= ((need[c] >> at) & 1u) << c;
                 return t0 + at;
             }
             t = t0 + 32;
@@ -144,10 +159,10 @@ struct SlotScan {
 // math).
 enum : uint32_t {
     TILE_END = 1u,
-    TILE_TAKEN = 2u,    // << consumer
-    TILE_USES_LO = 8u,  // << 2 * consumer
-    TILE_USES_HI = 16u, // << 2 * consumer
-    TILE_LAST = 128u,
+    TILE_LAST = 2u,
+    TILE_TAKEN = 4u,    // << consumer (up to 3)
+    TILE_USES_LO = 32u, // << 2 * consumer
+    TILE_USES_HI = 64u, // << 2 * consumer
 };
 
 // The stage of union tile n: its barriers, the parity of its current use,
@@ -201,7 +216,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
-    const bool any = w.end0 > 0 || w.end1 > 0;
+    const bool any = w.end0 > 0 || w.end1 > 0 || (L::NC == 3 && w.end2 > 0);
     if (use > 0)
         mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
     if (leader && any) {
@@ -268,19 +283,21 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             emit_held(0u);
         // Who takes the tile, who needs which half: bit c of each half's
         // class to consumer c's flags.
-        const uint32_t takes = lo_cls | hi_cls;
-        held_flags = takes * TILE_TAKEN | (lo_cls & 1u) * TILE_USES_LO |
-                     (lo_cls >> 1) * (TILE_USES_LO << 2) | (hi_cls & 1u) * TILE_USES_HI |
-                     (hi_cls >> 1) * (TILE_USES_HI << 2);
+        held_flags = (lo_cls | hi_cls) * TILE_TAKEN;
+        for (int c = 0; c < L::NC; c++)
+            held_flags |= ((lo_cls >> c) & 1u) * (TILE_USES_LO << 2 * c) |
+                          ((hi_cls >> c) & 1u) * (TILE_USES_HI << 2 * c);
         held_lo = lo;
         held_hi = hi;
     };
-    SlotScan scan;
+    SlotScan<L::NC < 2 ? 2 : L::NC> scan;
     uint32_t needs, hi_needs; // bit c: consumer c needs the slot
     int t = any ? scan.next(a, w, 0, needs) : -1;
-    if (w.ib0 == w.ib1) {
+    if (L::NC == 3 || w.ib0 == w.ib1) {
         // One query block (and pattern row) for both consumers: they differ
-        // at most by their key limits; the slots pair in order.
+        // at most by their key limits; the slots pair in order. So too in a
+        // trio CTA (taken for DENSE patterns: forced onto others, a consumer
+        // skips or masks the slots it does not need).
         for (; t >= 0;) {
             const int hi = scan.next(a, w, t + 1, hi_needs);
             emit(t, hi, needs, hi_needs);
@@ -467,6 +484,25 @@ static __device__ __forceinline__ void issue_fragments_bt(float (&d)[BN / 8][4],
             mma_rs_n128_k<T>(d, f[kk], db, kk > 0);
         else
             mma_rs_n64_k<T>(d, f[kk], db, kk > 0);
+    }
+    wgmma_commit();
+}
+
+// D (64 x BN) = A B^T with A a consumer's 64 rows of a row operand and B
+// BN rows of a K tile, both in shared memory (K-major): S = Q K^T where
+// the registers for Q's fragments are not there (the trio CTAs).
+template <typename T, typename L, int BN>
+static __device__ __forceinline__ void issue_shared_bt(float (&d)[BN / 8][4], uint32_t a_tile,
+                                                       uint32_t b_tile)
+{
+    static_assert(BN == 128, "the trio CTAs' key tiles");
+    const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < L::CB * 4; kk++) {
+        const uint64_t da = smem_desc_add(da0, (kk / 4) * L::Q_BLOCK + (kk % 4) * 32);
+        const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32);
+        mma_ss_n128<T>(d, da, db, kk > 0);
     }
     wgmma_commit();
 }

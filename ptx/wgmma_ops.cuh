@@ -88,11 +88,14 @@ template <int N> static __device__ __forceinline__ void fence_operand(uint32_t (
             asm volatile("" : "+r"(x[i][j])::"memory");
 }
 
-// D (64 x 64) = A B^T (+ D when accumulate): A 64 x 16 and B 64 x 16, both
-// K-major in shared memory.
+// D (64 x N) = A B^T (+ D when accumulate): A 64 x 16 and B N x 16, both
+// K-major in shared memory (N = 64 or 128).
 template <typename T>
 __device__ __forceinline__ void mma_ss_n64(float (&d)[8][4], uint64_t da, uint64_t db,
                                            int accumulate);
+template <typename T>
+__device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint64_t db,
+                                            int accumulate);
 // D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
 // 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
 // K-major (_k) (N = 64 or 128; 256 K-major).
@@ -155,6 +158,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     "%120,%121,%122,%123,%124,%125,%126,%127"
 /* Shared A and B: da, db, then the accumulate flag. */
 #define BK_WGMMA_SS_TAIL_64 "%32, %33", "%34"
+#define BK_WGMMA_SS_TAIL_128 "%64, %65", "%66"
 /* Register A (four registers), then B's descriptor; then the accumulate
  * flag. */
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
@@ -223,6 +227,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 
 #define BK_WGMMA_TYPE(T, PTX)                                                                  \
     BK_WGMMA_SS(T, PTX, 64)                                                                    \
+    BK_WGMMA_SS(T, PTX, 128)                                                                   \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \

@@ -109,11 +109,15 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
 }
 
 /* The Hopper forward's kernels: the plain one (two consumer warpgroups of
- * 64 rows), and for query blocks of 64 rows whose neighbours' patterns
- * differ (MASK or LIST), where a plain CTA's consumers would skip each
- * other's key tiles (each skip costs nearly a tile's time: bench/RESULTS.md),
- * the solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64
- * rows) and the deep one at D = 128 (a third ring stage). */
+ * 64 rows); for query blocks of 64 rows whose neighbours' patterns differ
+ * (MASK or LIST), where a plain CTA's consumers would skip each other's
+ * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
+ * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
+ * and the deep one at D = 128 (a third ring stage); for DENSE patterns at
+ * D = 64, the trio kernel (three consumers, tiles of 192 rows: at D = 64 a
+ * softmax takes as long as the GEMMs, and two run under each one's). A
+ * trio CTA's consumers would span two query blocks of a pattern, hence
+ * DENSE only. */
 struct forward_kernel {
     const char *tag;                      /* BK_CUDA_ATTENTION_FORWARD's value */
     const char *pattern;                  /* its name, of the type suffix and D */
@@ -128,11 +132,14 @@ static const struct forward_kernel forward_kernels[] = {
       BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), 0 } },
     { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
+    { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", 64, BK_ATTENTION_WGMMA_TRIO_THREADS,
+      BK_ATTENTION_WGMMA_TRIO_ROWS, 1, { BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(64), 0 } },
 };
+enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO };
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
- * names (plain, solo or deep; read when a plan is made, for tests and
- * tuning) where it takes p's head size. */
+ * names (plain, solo, deep or trio; read when a plan is made, for tests
+ * and tuning) where it takes p's head size. */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p)
 {
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
@@ -141,11 +148,12 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
         if (!strcmp(s, forward_kernels[i].tag))
             return forward_kernels[i].d == 0 || forward_kernels[i].d == p->d ? &forward_kernels[i]
                                                                             : &forward_kernels[0];
-    const bool own_blocks = p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64;
-    for (int i = 1; own_blocks && i < n; i++)
-        if (forward_kernels[i].d == p->d)
-            return &forward_kernels[i];
-    return &forward_kernels[0];
+    int k = FORWARD_PLAIN;
+    if (p->form == BK_ATTENTION_PATTERN_DENSE && p->d == 64)
+        k = FORWARD_TRIO;
+    else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
+        k = p->d == 64 ? FORWARD_SOLO : FORWARD_DEEP;
+    return &forward_kernels[k];
 }
 
 static bool fast_path(const struct bk_attention_problem *p)
