@@ -10,6 +10,8 @@
  * per query block) instead of a MASK. After the patterns, the DENSE form
  * ("dense") and DENSE with the causal mask ("causal", its diagonal blocks
  * counted whole), at blocks of 128 only (the form has no blocks).
+ * BK_PROBE_PATTERNS (e.g. "dense,100,dense,100") runs only those, in that
+ * order (100, 50, 25, 10 a density; window, dense, causal).
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -140,8 +142,17 @@ int main(int argc, char **argv)
             const int64_t nb = L / blk;
             uint8_t *mask = malloc((size_t)(nb * nb));
             /* density d: block (i, j) active when (i * 7 + j * 13) % 100 < d, plus the diagonal */
-            static const int dens[] = { 100, 50, 25, 10, -1, -2, -3 };
-            for (int di = 0; di < 7; di++) {
+            static const int all[] = { 100, 50, 25, 10, -1, -2, -3 };
+            int dens[64], count = 0;
+            const char *only = getenv("BK_PROBE_PATTERNS");
+            for (const char *t = only; t && *t && count < 64; t += strcspn(t, ","), t += *t == ',')
+                dens[count++] = !strncmp(t, "window", 6)  ? -1
+                                : !strncmp(t, "dense", 5) ? -2
+                                : !strncmp(t, "causal", 6) ? -3
+                                                           : atoi(t);
+            for (int i = 0; !only && i < 7; i++)
+                dens[count++] = all[i];
+            for (int di = 0; di < count; di++) {
                 int64_t active = 0;
                 const bool window = dens[di] == -1, dense = dens[di] < -1;
                 const bool causal = window || dens[di] == -3;
