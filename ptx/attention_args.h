@@ -64,9 +64,11 @@ struct bk_attention_args {
  * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. The
  * plain kernels: two consumers, two stages at D = 128, else three. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
-#define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
-    ((nc) * 64 * (d) * 2 + 2 * (stages) * 128 * (d) * 2 + (nc) * 512 + 16 * (stages) +       \
+#define BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, nc, stages)                           \
+    ((nc) * 64 * (d) * 2 + 2 * (stages) * (keys) * (d) * 2 + (nc) * 512 + 16 * (stages) +    \
      8 * (2 + 4 * (stages)) + 1024)
+#define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, nc, stages)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_STAGES(d))
 /* The forward's kernels for query blocks of 64 rows whose neighbours'
@@ -74,11 +76,17 @@ struct bk_attention_args {
  * other's key tiles): at D = 64 the solo kernel, one consumer warpgroup of
  * 64 rows, two CTAs an SM (108192 bytes each); at D = 128 the deep kernel,
  * the plain one with a third stage (231584 bytes, of the 232448 a CTA may
- * have), whose producer runs further ahead of the skips. */
+ * have), whose producer runs further ahead of the skips. The solo kernel
+ * also takes D = 128 (forced only: faster than deep at 10% density, slower
+ * above), with tiles of 64 keys and two stages (83568 bytes) so that two
+ * CTAs fit an SM. */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
+#define BK_ATTENTION_WGMMA_SOLO_KEYS(d) ((d) == 128 ? 64 : 128)
+#define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(d)                                              \
-    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 1, BK_ATTENTION_WGMMA_STAGES(d))
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_SOLO_KEYS(d), 1,              \
+                                          BK_ATTENTION_WGMMA_SOLO_STAGES(d))
 #define BK_ATTENTION_WGMMA_DEEP_STAGES 3
 #define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)

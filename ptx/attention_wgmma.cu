@@ -54,7 +54,7 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.
     static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
-    static_assert(BN != 128 || BYTES == BK_ATTENTION_WGMMA_FORWARD_BYTES(DH, NC, STAGES),
+    static_assert(BYTES == BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(DH, BN, NC, STAGES),
                   "the plan asks for the shared memory this layout takes");
 };
 
@@ -99,8 +99,9 @@ template <typename T, int DH, int BN>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
                                                  const Halves &hv, const ScoreScale &ss)
 {
-    // Mask a half this consumer skips, keys past Lk and past the causal limit.
-    if (!hv.use0 || !hv.use1 || max(hv.k0, hv.k1) + SLOT > r.first_end) {
+    // Mask a half this consumer skips, keys past Lk and past the causal limit
+    // (a tile of one slot has no upper half).
+    if (!hv.use0 || (BN > SLOT && !hv.use1) || max(hv.k0, hv.k1) + SLOT > r.first_end) {
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
             const bool upper = j >= SLOT / 8;
@@ -366,30 +367,34 @@ static __device__ void forward(const bk_attention_tma_args &p)
 // rows whose neighbours' patterns differ, _solo_ (D = 64: one consumer,
 // two CTAs an SM) and _deep_ (D = 128: a third stage); for DENSE patterns
 // at D = 64, _trio_ (three consumers: two softmaxes under each one's GEMMs).
-#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, THREADS, PER_SM, NC, STAGES)               \
+#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
         bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::forward<T, DH, 128, NC, STAGES>(p);                                   \
+        bk::attention::wg::forward<T, DH, BN, NC, STAGES>(p);                                    \
     }
 #define BK_ATTENTION_WGMMA_PLAIN(NAME, T, DH)                                                    \
-    BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, BK_ATTENTION_WGMMA_THREADS, 1, 2,                 \
+    BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,            \
                                BK_ATTENTION_WGMMA_STAGES(DH))
+#define BK_ATTENTION_WGMMA_SOLO(NAME, T, DH)                                                     \
+    BK_ATTENTION_WGMMA_FORWARD(_solo_, NAME, T, DH, BK_ATTENTION_WGMMA_SOLO_KEYS(DH),            \
+                               BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,                            \
+                               BK_ATTENTION_WGMMA_SOLO_STAGES(DH))
 
 BK_ATTENTION_WGMMA_PLAIN(f16, __half, 64)
 BK_ATTENTION_WGMMA_PLAIN(f16, __half, 128)
 BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 128)
-BK_ATTENTION_WGMMA_FORWARD(_solo_, f16, __half, 64, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,
-                           BK_ATTENTION_WGMMA_STAGES(64))
-BK_ATTENTION_WGMMA_FORWARD(_solo_, bf16, __nv_bfloat16, 64, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,
-                           BK_ATTENTION_WGMMA_STAGES(64))
-BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+BK_ATTENTION_WGMMA_SOLO(f16, __half, 64)
+BK_ATTENTION_WGMMA_SOLO(f16, __half, 128)
+BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
-BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
-BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
+BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
                            BK_ATTENTION_WGMMA_STAGES(64))
-BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
-                           BK_ATTENTION_WGMMA_STAGES(64))
+BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1,
+                           3, BK_ATTENTION_WGMMA_STAGES(64))

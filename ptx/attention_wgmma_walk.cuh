@@ -8,7 +8,7 @@
 // A layout L gives: NC (consumer warpgroups of 64 rows: 2; 1 for the
 // forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks of 64 elements per row), STAGES,
 // Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
-// 128-key tile), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
+// tile of 128 keys, or of 64: a single slot, the D = 128 solo CTAs), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
 // loaded after K of the next, for consumers that free K first: the
 // forward), and the offsets Q (the
 // row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
@@ -216,6 +216,9 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
+    // Slots a tile: 2, or 1 where the tiles are of 64 keys (one consumer).
+    constexpr int TILE_SLOTS = L::KV_BLOCK / (SLOT * 128);
+    static_assert(TILE_SLOTS == 2 || (TILE_SLOTS == 1 && L::NC == 1), "tiles of one slot: solo");
     const bool any = w.end0 > 0 || w.end1 > 0 || (L::NC == 3 && w.end2 > 0);
     if (use > 0)
         mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
@@ -239,7 +242,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             return;
         const uint32_t full = kv ? st.v_full : st.k_full, tile = kv ? st.v_tile : st.k_tile;
         mbar_expect_tx(full, L::KV_BYTES);
-        for (int half = 0; half < 2; half++)
+        for (int half = 0; half < TILE_SLOTS; half++)
             for (int cb = 0; cb < L::CB; cb++)
                 tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
                             64 * cb, key[half], (int)kvh, (int)b, full);
@@ -299,9 +302,12 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         // trio CTA (taken for DENSE patterns: forced onto others, a consumer
         // skips or masks the slots it does not need).
         for (; t >= 0;) {
-            const int hi = scan.next(a, w, t + 1, hi_needs);
+            hi_needs = 0;
+            const int hi = TILE_SLOTS == 2 ? scan.next(a, w, t + 1, hi_needs) : -1;
             emit(t, hi, needs, hi_needs);
-            t = hi < 0 ? -1 : scan.next(a, w, hi + 1, needs);
+            t = TILE_SLOTS == 1 ? scan.next(a, w, t + 1, needs)
+                : hi < 0        ? -1
+                                : scan.next(a, w, hi + 1, needs);
         }
     } else {
         // Blocks of 64 rows whose patterns differ: a tile pairs two slots

@@ -473,7 +473,8 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_CTAS");
     /* The Hopper forward's kernels for query blocks of 64 rows with
      * patterns of their own, forced for every forward of their head size
-     * (the solo kernel at D = 64: one consumer, two CTAs an SM; the deep
+     * (the solo kernel: one consumer, two CTAs an SM, at D = 128 tiles of
+     * 64 keys; the deep
      * one at D = 128: a third stage) and for DENSE patterns at D = 64 (the
      * trio kernel: three consumers, which on a MASK or LIST pattern span
      * two query blocks), their persistent CTAs also taking many tiles

@@ -113,7 +113,9 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * (MASK or LIST), where a plain CTA's consumers would skip each other's
  * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
  * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
- * and the deep one at D = 128 (a third ring stage); for DENSE patterns at
+ * and the deep one at D = 128 (a third ring stage: solo there, with tiles
+ * of 64 keys, wins only below ~15% density, and density is run-time data,
+ * so solo takes D = 128 only when forced); for DENSE patterns at
  * D = 64, the trio kernel (three consumers, tiles of 192 rows: at D = 64 a
  * softmax takes as long as the GEMMs, and two run under each one's). A
  * trio CTA's consumers would span two query blocks of a pattern, hence
@@ -128,8 +130,9 @@ static const struct forward_kernel forward_kernels[] = {
     { "plain", "bk_attention_forward_wgmma_%s_d%d", 0, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1,
       { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) } },
-    { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", 64, BK_ATTENTION_WGMMA_SOLO_THREADS,
-      BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), 0 } },
+    { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", 0, BK_ATTENTION_WGMMA_SOLO_THREADS,
+      BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
+      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128) } },
     { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
     { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", 64, BK_ATTENTION_WGMMA_TRIO_THREADS,
