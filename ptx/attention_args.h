@@ -77,9 +77,9 @@ struct bk_attention_args {
  * 64 rows, two CTAs an SM (108192 bytes each); at D = 128 the deep kernel,
  * the plain one with a third stage (231584 bytes, of the 232448 a CTA may
  * have), whose producer runs further ahead of the skips. The solo kernel
- * also takes D = 128 (forced only: faster than deep at 10% density, slower
- * above), with tiles of 64 keys and two stages (83568 bytes) so that two
- * CTAs fit an SM. */
+ * also takes D = 128 (faster than deep below ~14% density, slower above:
+ * taken for LISTs whose capacity bounds every row below 12.5%), with tiles
+ * of 64 keys and two stages (83568 bytes) so that two CTAs fit an SM. */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
 #define BK_ATTENTION_WGMMA_SOLO_KEYS(d) ((d) == 128 ? 64 : 128)

@@ -114,8 +114,10 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
  * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
  * and the deep one at D = 128 (a third ring stage: solo there, with tiles
- * of 64 keys, wins only below ~15% density, and density is run-time data,
- * so solo takes D = 128 only when forced); for DENSE patterns at
+ * of 64 keys, wins only below ~14% density, which is run-time data; but a
+ * LIST's capacity bounds every row's, so a LIST of capacity at most nbk / 8
+ * takes solo at D = 128 too: +4% at 12.5%, +10% at 10%, +30% at 5%,
+ * bench/RESULTS.md); for DENSE patterns at
  * D = 64, the trio kernel (three consumers, tiles of 192 rows: at D = 64 a
  * softmax takes as long as the GEMMs, and two run under each one's). A
  * trio CTA's consumers would span two query blocks of a pattern, hence
@@ -155,7 +157,9 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     if (p->form == BK_ATTENTION_PATTERN_DENSE && p->d == 64)
         k = FORWARD_TRIO;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
-        k = p->d == 64 ? FORWARD_SOLO : FORWARD_DEEP;
+        k = p->d == 64 || (p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk)
+                ? FORWARD_SOLO
+                : FORWARD_DEEP;
     return &forward_kernels[k];
 }
 
