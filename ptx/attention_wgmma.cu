@@ -72,9 +72,10 @@ template <int NC> static __device__ __forceinline__ void wait_turn(int c)
 }
 template <int NC> static __device__ __forceinline__ void pass_turn(int c)
 {
+    // (c ^ 1 for two: the plain kernels' SASS as it was measured.)
+    const int next = NC == 2 ? c ^ 1 : c + 1 == NC ? 0 : c + 1;
     if (BK_ATTENTION_WGMMA_PINGPONG && NC >= 2)
-        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (NC == 2 ? c ^ 1 : c + 1 == NC ? 0 : c + 1))
-                     : "memory");
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + next) : "memory");
 }
 
 // A consumer's rows, their softmax state and output accumulators.
@@ -361,12 +362,13 @@ static __device__ void forward(const bk_attention_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-// Tiles of 128 keys (two 64-key slots) against 64 rows per consumer:
+// Tiles of BN keys (64-key slots) against 64 rows per consumer:
 // bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES
 // and PER_SM CTAs an SM. KIND _: the plain kernels; for query blocks of 64
-// rows whose neighbours' patterns differ, _solo_ (D = 64: one consumer,
-// two CTAs an SM) and _deep_ (D = 128: a third stage); for DENSE patterns
-// at D = 64, _trio_ (three consumers: two softmaxes under each one's GEMMs).
+// rows whose neighbours' patterns differ, _solo_ (one consumer, two CTAs
+// an SM; at D = 128 tiles of 64 keys) and _deep_ (D = 128: a third stage);
+// for DENSE patterns at D = 64, _trio_ (three consumers: two softmaxes
+// under each one's GEMMs).
 #define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
         bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \

@@ -6,14 +6,14 @@
 // takes it; and the GEMM issue steps both kernels run on such tiles.
 //
 // A layout L gives: NC (consumer warpgroups of 64 rows: 2; 1 for the
-// forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks of 64 elements per row), STAGES,
-// Q_BLOCK, Q_BYTES (one consumer's 64-row operand), KV_BLOCK, KV_BYTES (a
-// tile of 128 keys, or of 64: a single slot, the D = 128 solo CTAs), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS (V of a tile
-// loaded after K of the next, for consumers that free K first: the
-// forward), and the offsets Q (the
-// row operands: operand op of consumer c at Q + (2 op + c) Q_BYTES), K, V,
-// RECORDS and BARS (q_full, q_empty, then k_full, v_full, k_empty and
-// v_empty per stage).
+// forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks
+// of 64 elements per row), STAGES, Q_BLOCK, Q_BYTES (one consumer's 64-row
+// operand), KV_BLOCK, KV_BYTES (a tile of 128 keys, or of 64: a single
+// slot, the D = 128 solo CTAs), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS
+// (V of a tile loaded after K of the next, for consumers that free K
+// first: the forward), and the offsets Q (the row operands: operand op of
+// consumer c at Q + (NC op + c) Q_BYTES), K, V, RECORDS and BARS (q_full,
+// q_empty, then k_full, v_full, k_empty and v_empty per stage).
 #ifndef BK_ATTENTION_WGMMA_WALK_CUH
 #define BK_ATTENTION_WGMMA_WALK_CUH
 

@@ -474,23 +474,24 @@ int main(void)
     /* The Hopper forward's kernels for query blocks of 64 rows with
      * patterns of their own, forced for every forward of their head size
      * (the solo kernel: one consumer, two CTAs an SM, at D = 128 tiles of
-     * 64 keys; the deep
-     * one at D = 128: a third stage) and for DENSE patterns at D = 64 (the
-     * trio kernel: three consumers, which on a MASK or LIST pattern span
-     * two query blocks), their persistent CTAs also taking many tiles
-     * each; and the plain kernel where the plan would take them. */
+     * 64 keys; the deep one at D = 128: a third stage) and for DENSE
+     * patterns at D = 64 (the trio kernel: three consumers, which on a MASK
+     * or LIST pattern span two query blocks), their persistent CTAs also
+     * taking many tiles each; and the plain kernel where the plan would
+     * take them. */
     static const char *const kinds[][2] = {
         { "solo", NULL }, { "solo", "3" }, { "deep", NULL }, { "deep", "3" },
         { "trio", NULL }, { "trio", "3" }, { "plain", NULL },
     };
-    static const char *const kind_labels[] = { " (solo)", " (solo, 3 CTAs)", " (deep)",
-                                               " (deep, 3 CTAs)", " (trio)", " (trio, 3 CTAs)",
-                                               " (plain)" };
-    for (int i = 0; i < 7; i++) {
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        static char kind_label[64];
+        snprintf(kind_label, sizeof kind_label, " (%s)", kinds[i][0]);
         setenv("BK_CUDA_ATTENTION_FORWARD", kinds[i][0], 1);
-        if (kinds[i][1])
+        if (kinds[i][1]) {
+            snprintf(kind_label, sizeof kind_label, " (%s, %s CTAs)", kinds[i][0], kinds[i][1]);
             setenv("BK_CUDA_ATTENTION_CTAS", kinds[i][1], 1);
-        grid_label = kind_labels[i];
+        }
+        grid_label = kind_label;
         fast_cases(false);
         unsetenv("BK_CUDA_ATTENTION_CTAS");
     }

@@ -117,11 +117,10 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * of 64 keys, wins only below ~14% density, which is run-time data; but a
  * LIST's capacity bounds every row's, so a LIST of capacity at most nbk / 8
  * takes solo at D = 128 too: +4% at 12.5%, +10% at 10%, +30% at 5%,
- * bench/RESULTS.md); for DENSE patterns at
- * D = 64, the trio kernel (three consumers, tiles of 192 rows: at D = 64 a
- * softmax takes as long as the GEMMs, and two run under each one's). A
- * trio CTA's consumers would span two query blocks of a pattern, hence
- * DENSE only. */
+ * bench/RESULTS.md); for DENSE patterns at D = 64, the trio kernel (three
+ * consumers, tiles of 192 rows: at D = 64 a softmax takes as long as the
+ * GEMMs, and two run under each one's). A trio CTA's consumers would span
+ * two query blocks of a pattern, hence DENSE only. */
 struct forward_kernel {
     const char *tag;                      /* BK_CUDA_ATTENTION_FORWARD's value */
     const char *pattern;                  /* its name, of the type suffix and D */
