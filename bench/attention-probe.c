@@ -11,7 +11,8 @@
  * ("dense") and DENSE with the causal mask ("causal", its diagonal blocks
  * counted whole), at blocks of 128 only (the form has no blocks).
  * BK_PROBE_PATTERNS (e.g. "dense,100,dense,100") runs only those, in that
- * order (100, 50, 25, 10 a density; window, dense, causal).
+ * order (100, 50, 25, 10 a density; window, dense, causal); BK_PROBE_RANDOM
+ * makes the densities' blocks independent (see spread).
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +28,21 @@
     fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
 
 static BkContext ctx;
+
+/* Where block (i, j) falls in 0..99: regular ((i * 7 + j * 13) % 100, so
+ * that neighbouring query blocks share most of their key blocks), or with
+ * BK_PROBE_RANDOM set, a hash of (i, j): independent blocks, as bkbench's
+ * random rows (neighbours then share few). */
+static int spread(int64_t i, int64_t j, bool random)
+{
+    if (!random)
+        return (int)((i * 7 + j * 13) % 100);
+    uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)j * 2246822519u;
+    x ^= x >> 15;
+    x *= 2654435761u;
+    x ^= x >> 13;
+    return (int)(x % 100u);
+}
 static BkQueue queue;
 
 static BkDeviceAddress alloc(uint64_t bytes, uint32_t fill)
@@ -145,6 +161,7 @@ int main(int argc, char **argv)
             static const int all[] = { 100, 50, 25, 10, -1, -2, -3 };
             int dens[64], count = 0;
             const char *only = getenv("BK_PROBE_PATTERNS");
+            const bool random = getenv("BK_PROBE_RANDOM") != NULL;
             for (const char *t = only; t && *t && count < 64; t += strcspn(t, ","), t += *t == ',')
                 dens[count++] = !strncmp(t, "window", 6)  ? -1
                                 : !strncmp(t, "dense", 5) ? -2
@@ -162,7 +179,7 @@ int main(int argc, char **argv)
                     for (int64_t j = 0; j < nb; j++) {
                         bool on = window ? (j <= i && (i - j) * blk < 1024 + blk) || j == 0
                                   : dense ? true
-                                          : ((i * 7 + j * 13) % 100 < dens[di] || i == j);
+                                          : (spread(i, j, random) < dens[di] || i == j);
                         if (causal && j > i)
                             on = false;
                         mask[i * nb + j] = on;

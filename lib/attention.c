@@ -281,7 +281,7 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
 }
 
 /* Workspace: the list scattered to a mask, its bad flags, backward's row
- * sums (see struct bk_attention_problem). */
+ * sums, the forward's run-time choice (see struct bk_attention_problem). */
 static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
 {
     uint64_t at = 0, bytes;
@@ -305,6 +305,11 @@ static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
                                    &bytes) ||
             __builtin_mul_overflow(bytes, (uint64_t)bk_data_type_size(p->lse_type), &bytes) ||
             __builtin_add_overflow(at, bytes, &at))
+            goto too_big;
+    }
+    if (!p->backward && p->form != BK_ATTENTION_PATTERN_DENSE) {
+        p->ws_choice = at;
+        if (__builtin_add_overflow(at, 256, &at))
             goto too_big;
     }
     if (at > (uint64_t)INT64_MAX)

@@ -280,7 +280,10 @@ struct bk_w4a16_gemm_problem {
  *                              mask [Bp, Hp, nbq, nbk] (contiguous);
  *   [ws_bad, +Bp*Hp)           LIST only: U8, nonzero where the (b, h)
  *                              list broke a rule (outputs become NaN);
- *   [ws_rowsum, +B*H*Lq)       backward only: rowsum(dy * y), lse_type.
+ *   [ws_rowsum, +B*H*Lq)       backward only: rowsum(dy * y), lse_type;
+ *   [ws_choice, +256)          forward MASK or LIST only: scratch for what
+ *                              a backend decides from the pattern at run
+ *                              time (the CUDA backend: which kernel runs).
  * After the list is scattered, a backend reads the mask through
  * mask_stride (the user's mask, or the workspace's). */
 struct bk_attention_problem {
@@ -297,7 +300,7 @@ struct bk_attention_problem {
     struct {                               /* element strides of each operand */
         int64_t q[4], k[4], v[4], y[4], dy[4], dq[4], dk[4], dv[4], lse[3];
     } stride;
-    uint64_t ws_mask, ws_bad, ws_rowsum, ws_size;
+    uint64_t ws_mask, ws_bad, ws_rowsum, ws_choice, ws_size;
 };
 
 /* What the generic run-time checks need to know of each binding slot. */

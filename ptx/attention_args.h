@@ -16,6 +16,12 @@
 #define BK_ATTENTION_GENERAL_WARPS 4
 #define BK_ATTENTION_GENERAL_THREADS (32 * BK_ATTENTION_GENERAL_WARPS)
 #define BK_ATTENTION_SCATTER_THREADS 256
+/* bk_attention_forward_choice: CHOICE_CTAS CTAs each summing its share of
+ * the first CHOICE_ENTRIES (pair of query blocks, key block) entries into
+ * a U32 pair (union, needed) of the workspace's choice area. */
+#define BK_ATTENTION_CHOICE_THREADS 256
+#define BK_ATTENTION_CHOICE_CTAS 32
+#define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */
 #define BK_ATTENTION_ROWSUM_ROWS 8
 
@@ -39,6 +45,11 @@ struct bk_attention_args {
     int64_t lse_s[3];
     uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
     uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
+    /* The Hopper forward's choice between two kernels launched in turn (a
+     * U32 that bk_attention_forward_choice writes: nonzero for the solo
+     * kernel, 0 for the other); each returns at once where it is not the
+     * one. 0: no choice, the kernel runs. */
+    uint64_t choice;
     int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
     int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */
     int64_t pattern_batch, pattern_heads, capacity;

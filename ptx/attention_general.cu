@@ -376,6 +376,57 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
         ((unsigned char *)a.bad)[blockIdx.x] = (unsigned char)(bad != 0);
 }
 
+// What the Hopper forward's choice between its solo and deep kernels
+// (query blocks of 64 rows, D = 128) rests on: over each pair of
+// neighbouring query blocks (a deep CTA's two consumers) and key block, U
+// counts the blocks either needs and N those each needs (keys past the
+// causal limit not counted). A deep CTA loads a tile of the union for
+// both (U / 2 tiles), a solo CTA only its own blocks but in tiles of 64
+// keys; the solo kernel runs where U > 0.8 N (see forward_choice_solo in
+// ptx/attention_wgmma.cu). CTA g sums rows (pattern head, pair) g, g +
+// CHOICE_CTAS, ... of the first CHOICE_ENTRIES entries, and stores its
+// U and N at words 2 g and 2 g + 1 of the choice area (every CTA stores
+// both, so the area needs no clearing).
+extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
+    bk_attention_forward_choice(const Args a)
+{
+    bk::grid_dependency_wait();
+    const int64_t pairs = (a.nbq + 1) / 2, nbk = a.nbk;
+    const int64_t rows = a.pattern_batch * a.pattern_heads * pairs;
+    const int64_t counted = BK_ATTENTION_CHOICE_ENTRIES / nbk > 0 ? BK_ATTENTION_CHOICE_ENTRIES / nbk : 1;
+    const int64_t row_end = rows < counted ? rows : counted;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warps = BK_ATTENTION_CHOICE_THREADS / 32;
+    uint32_t u = 0, n = 0;
+    for (int64_t row = blockIdx.x + (int64_t)BK_ATTENTION_CHOICE_CTAS * warp; row < row_end;
+         row += (int64_t)BK_ATTENTION_CHOICE_CTAS * warps) {
+        const int64_t pair = row % pairs, hp = row / pairs;
+        const int64_t pb = hp / a.pattern_heads, ph = hp % a.pattern_heads;
+        const int64_t ib0 = 2 * pair, ib1 = ib0 + 1;
+        const int64_t end0 = key_end(a, min((ib0 + 1) * a.block_q, a.lq) - 1);
+        const int64_t end1 = ib1 < a.nbq ? key_end(a, min((ib1 + 1) * a.block_q, a.lq) - 1) : 0;
+        for (int64_t jb = lane; jb < nbk; jb += 32) {
+            const bool need0 = jb * a.block_k < end0 && block_active(a, pb, ph, ib0, jb);
+            const bool need1 = jb * a.block_k < end1 && block_active(a, pb, ph, ib1, jb);
+            u += need0 || need1;
+            n += (uint32_t)need0 + (uint32_t)need1;
+        }
+    }
+    __shared__ uint32_t sums[2];
+    if (threadIdx.x == 0)
+        sums[0] = sums[1] = 0;
+    __syncthreads();
+    u = __reduce_add_sync(0xFFFFFFFFu, u);
+    n = __reduce_add_sync(0xFFFFFFFFu, n);
+    if (lane == 0) {
+        atomicAdd(&sums[0], u);
+        atomicAdd(&sums[1], n);
+    }
+    __syncthreads();
+    if (threadIdx.x < 2)
+        ((uint32_t *)a.choice)[2 * blockIdx.x + threadIdx.x] = sums[threadIdx.x];
+}
+
 #define BK_ATTENTION_GENERAL(NAME, T)                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_GENERAL_THREADS, 1)                \
         bk_attention_forward_general_##NAME(const Args a)                                        \

@@ -335,6 +335,17 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         wait_turn<NC>(0); // the last consumer's last pass: every turn barrier ends complete
 }
 
+// Whether the pattern chose the solo kernel: U > 0.8 N over the sums
+// bk_attention_forward_choice left (a lane per CTA of it; every warp
+// reads them all, so the CTA agrees).
+static __device__ __forceinline__ bool forward_choice_solo(const Args &a)
+{
+    static_assert(BK_ATTENTION_CHOICE_CTAS == 32, "a lane per CTA's sums");
+    const uint2 s = __ldcg((const uint2 *)a.choice + threadIdx.x % 32);
+    const uint32_t u = __reduce_add_sync(0xFFFFFFFFu, s.x), n = __reduce_add_sync(0xFFFFFFFFu, s.y);
+    return 5ull * u > 4ull * n;
+}
+
 template <typename T, int DH, int BN, int NC, int STAGES>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
@@ -344,6 +355,10 @@ static __device__ void forward(const bk_attention_tma_args &p)
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
+    // Of the two kernels a plan may launch in turn for the pattern to
+    // choose from (solo, then deep), the one not chosen ends here.
+    if (a.choice && forward_choice_solo(a) != (NC == 1))
+        return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.
     const QueryTiles<NC> tiles(a);
     const int group = threadIdx.x / 128;

@@ -655,9 +655,10 @@ static void test_properties(void)
         uint64_t workspace;
     } cases[] = {
         { false, DENSE, f16, "host_attention_forward_f16", 0 },
-        { false, MASK, bf16, "host_attention_forward_bf16", 0 },
+        /* The forward's run-time choice: 256 bytes for a MASK or LIST. */
+        { false, MASK, bf16, "host_attention_forward_bf16", 256 },
         /* The scattered mask (B H nbq nbk bytes), bad flags (B H), to 256. */
-        { false, LIST, f32, "host_attention_forward_f32", 256 },
+        { false, LIST, f32, "host_attention_forward_f32", 256 + 256 },
         /* Row sums in lse's type. */
         { true, DENSE, f64, "host_attention_backward_f64", B * H * LQ * 8 },
         { true, MASK, f16, "host_attention_backward_f16", B * H * LQ * 4 },

@@ -393,6 +393,19 @@ static void fast_cases(bool backward)
                     c.scale = 0;
                     run_case(&c);
                 }
+                /* Many 64-key blocks, about a third of them active, over
+                 * 64-row query blocks: neighbours' blocks differ, so the deep
+                 * kernel's walk pairs slots across its consumers (each then
+                 * computes a half tile), two of one consumer, and what is
+                 * left at the end. */
+                if (f == 1) {
+                    c = (struct acase){
+                        .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1536,
+                        .d = dh, .dv = dh, .form = forms[f], .bq = 64, .bk = 64, .density = 0.3,
+                        .backward = backward,
+                    };
+                    run_case(&c);
+                }
                 /* A short list of 64-key blocks (at most 1/8 of them per
                  * query block) over 64-row query blocks: neighbouring
                  * blocks with few, different key blocks. */

@@ -27,7 +27,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
-    K_DQ_WGMMA, K_DKV_WGMMA, K_COUNT
+    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -39,7 +39,10 @@ struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
-    unsigned int row_ctas;                /* see row_ctas(); 0: a CTA a tile of rows */
+    /* The solo kernel where the pattern chooses between it and `forward`
+     * at run time (K_CHOICE, then K_WGMMA_SOLO and K_WGMMA); NULL: none. */
+    const struct forward_kernel *solo;
+    unsigned int row_ctas, solo_row_ctas; /* see row_ctas(); 0: a CTA a tile of rows */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -143,9 +146,17 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO };
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
  * names (plain, solo, deep or trio; read when a plan is made, for tests
- * and tuning) where it takes p's head size. */
-static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p)
+ * and tuning) where it takes p's head size. Where the default is deep,
+ * *solo is the solo kernel, which the pattern may choose at run time: a
+ * pattern whose neighbouring query blocks share few key blocks (U > 0.8
+ * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
+ * consumer and skip it in the other; solo then wins (random blocks at 10%
+ * +18%, at 25% +5%; at 50% -5%, and 16% behind where neighbours share
+ * most: bench/RESULTS.md). */
+static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
+                                                   const struct forward_kernel **solo)
 {
+    *solo = NULL;
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
     const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
     for (int i = 0; s && i < n; i++)
@@ -159,6 +170,8 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
         k = p->d == 64 || (p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk)
                 ? FORWARD_SOLO
                 : FORWARD_DEEP;
+    if (k == FORWARD_DEEP)
+        *solo = &forward_kernels[FORWARD_SOLO];
     return &forward_kernels[k];
 }
 
@@ -238,7 +251,9 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
                          const struct bk_attention_tma_args *t)
 {
     bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz,
-                       k == K_WGMMA ? ap->forward->threads : BK_ATTENTION_WGMMA_THREADS,
+                       k == K_WGMMA        ? ap->forward->threads
+                       : k == K_WGMMA_SOLO ? ap->solo->threads
+                                           : BK_ATTENTION_WGMMA_THREADS,
                        ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
@@ -249,13 +264,15 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
                               int k, const struct bk_attention_problem *p,
                               struct bk_attention_tma_args *t)
 {
-    const int64_t rows = k == K_WGMMA ? ap->forward->rows : BK_ATTENTION_WGMMA_ROWS;
+    const int64_t rows = k == K_WGMMA        ? ap->forward->rows
+                         : k == K_WGMMA_SOLO ? ap->solo->rows
+                                             : BK_ATTENTION_WGMMA_ROWS;
+    const unsigned int ctas = k == K_WGMMA_SOLO ? ap->solo_row_ctas : ap->row_ctas;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
-    if (ap->row_ctas > 0 && items <= INT32_MAX) {
+    if (ctas > 0 && items <= INT32_MAX) {
         t->a.items = (uint32_t)items;
-        launch_wgmma(l, ap, k, items < ap->row_ctas ? (unsigned int)items : ap->row_ctas,
-                     1, 1, t);
+        launch_wgmma(l, ap, k, items < ctas ? (unsigned int)items : ctas, 1, 1, t);
     } else {
         t->a.items = 0;
         launch_wgmma(l, ap, k, (unsigned int)tiles_x, (unsigned int)p->heads,
@@ -324,6 +341,14 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * TFLOP/s over active blocks at 10%, split/union: independent
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
+        if (wgmma && ap->solo) {
+            /* The pattern chooses: its sums, then both kernels (see
+             * forward_kernel), the one not chosen ending at once. */
+            t.a.choice = a.choice = run->workspace + p->ws_choice;
+            launch(&launches[n++], ap, K_CHOICE, BK_ATTENTION_CHOICE_CTAS, 1, 1,
+                   BK_ATTENTION_CHOICE_THREADS, &a);
+            launch_rows_wgmma(&launches[n++], ap, K_WGMMA_SOLO, p, &t);
+        }
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (fast)
@@ -442,7 +467,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     if (ap->wgmma) {
         /* The Hopper kernels of the plan: the forward (forward_kernels), or
          * dq and dk/dv. */
-        static const int wf[] = { K_WGMMA }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
+        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
         static const char *const wpattern[K_COUNT] = {
             [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
             [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
@@ -454,17 +479,16 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
         };
         const int *wk = p->backward ? wb : wf;
-        const int wcount = p->backward ? (int)(sizeof wb / sizeof wb[0])
-                                       : (int)(sizeof wf / sizeof wf[0]);
+        const int wcount = p->backward ? (int)(sizeof wb / sizeof wb[0]) : ap->solo ? 2 : 1;
         const char *wname[2];
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
-            const bool fwd = k == K_WGMMA;
-            snprintf(ap->name[k], sizeof ap->name[0], fwd ? ap->forward->pattern : wpattern[k],
-                     ts, d);
-            ap->fast_shared_bytes[k] =
-                fwd ? ap->forward->shared_bytes[d == 128] : wshared[k][d == 128];
+            const struct forward_kernel *fk = k == K_WGMMA        ? ap->forward
+                                              : k == K_WGMMA_SOLO ? ap->solo
+                                                                  : NULL;
+            snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
+            ap->fast_shared_bytes[k] = fk ? fk->shared_bytes[d == 128] : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }
@@ -508,19 +532,23 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     const enum path cap = path_cap();
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->forward = p->backward || !ap->wgmma ? &forward_kernels[0] : forward_kernel(p);
+    ap->forward = &forward_kernels[0];
+    ap->solo = NULL;
+    if (!p->backward && ap->wgmma)
+        ap->forward = forward_kernel(p, &ap->solo);
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
+    ap->solo_row_ctas = ap->solo ? row_ctas(plan->ctx->impl, ap->solo->per_sm) : 0;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
-    static const int forward[] = { K_SCATTER, K_GENERAL };
+    static const int forward[] = { K_SCATTER, K_GENERAL, K_CHOICE };
     static const int backward[] = { K_SCATTER, K_ROWSUM, K_DQ, K_DKV };
     static const char *const patterns[K_COUNT] = {
         [K_SCATTER] = "bk_attention_scatter", [K_GENERAL] = "bk_attention_forward_general_%s",
         [K_ROWSUM] = "bk_attention_rowsum_%s", [K_DQ] = "bk_attention_dq_general_%s",
-        [K_DKV] = "bk_attention_dkv_general_%s",
+        [K_DKV] = "bk_attention_dkv_general_%s", [K_CHOICE] = "bk_attention_forward_choice",
     };
     const int *wanted = p->backward ? backward : forward;
-    const int wanted_count = p->backward ? 4 : 2;
+    const int wanted_count = p->backward ? 4 : ap->solo ? 3 : 2;
     const char *names[K_COUNT];
     CUfunction *fns[K_COUNT];
     int count = 0;
@@ -540,6 +568,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  "bk_attention_backward_%s_%s%s",
                  ap->wgmma ? "wgmma" : ap->fast ? "mma" : "general", ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
+    else if (ap->solo) /* deep's name, its kind named both ways */
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
+                 "bk_attention_forward_wgmma_solo_or_deep_%s_d%d", ts, (int)p->d);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);
