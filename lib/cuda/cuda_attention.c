@@ -151,8 +151,8 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO };
  * pattern whose neighbouring query blocks share few key blocks (U > 0.8
  * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
  * consumer and skip it in the other; solo then wins (random blocks at 10%
- * +18%, at 25% +5%; at 50% -5%, and 16% behind where neighbours share
- * most: bench/RESULTS.md). */
+ * +18%, at 25% +5%; at 50% -5%, and 8-15% behind at 25-50% where
+ * neighbours share most: bench/RESULTS.md). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
                                                    const struct forward_kernel **solo)
 {
