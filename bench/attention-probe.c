@@ -28,6 +28,7 @@
     fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
 
 static BkContext ctx;
+static BkQueue queue;
 
 /* Where block (i, j) falls in 0..99: regular ((i * 7 + j * 13) % 100, so
  * that neighbouring query blocks share most of their key blocks), or with
@@ -43,7 +44,6 @@ static int spread(int64_t i, int64_t j, bool random)
     x ^= x >> 13;
     return (int)(x % 100u);
 }
-static BkQueue queue;
 
 static BkDeviceAddress alloc(uint64_t bytes, uint32_t fill)
 {
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         for (int32_t blk = 64; blk <= 128; blk *= 2) {
             const int64_t nb = L / blk;
             uint8_t *mask = malloc((size_t)(nb * nb));
-            /* density d: block (i, j) active when (i * 7 + j * 13) % 100 < d, plus the diagonal */
+            /* density d: block (i, j) active when spread(i, j) < d, plus the diagonal */
             static const int all[] = { 100, 50, 25, 10, -1, -2, -3 };
             int dens[64], count = 0;
             const char *only = getenv("BK_PROBE_PATTERNS");

@@ -69,6 +69,13 @@ static __device__ __forceinline__ int64_t key_end(const Args &a, int64_t i)
     return end > 0 ? end : 0;
 }
 
+// Keys any of query rows [first, first + rows) may see (0: none of the
+// rows is below Lq).
+static __device__ __forceinline__ int64_t rows_key_end(const Args &a, int64_t first, int64_t rows)
+{
+    return first < a.lq ? key_end(a, min(first + rows, a.lq) - 1) : 0;
+}
+
 // Queries that may see key j: i >= j - (Lk - Lq) when causal.
 static __device__ __forceinline__ int64_t query_begin(const Args &a, int64_t j)
 {

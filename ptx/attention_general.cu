@@ -393,7 +393,8 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
     bk::grid_dependency_wait();
     const int64_t pairs = (a.nbq + 1) / 2, nbk = a.nbk;
     const int64_t rows = a.pattern_batch * a.pattern_heads * pairs;
-    const int64_t counted = BK_ATTENTION_CHOICE_ENTRIES / nbk > 0 ? BK_ATTENTION_CHOICE_ENTRIES / nbk : 1;
+    const int64_t counted = BK_ATTENTION_CHOICE_ENTRIES / nbk > 0 ? BK_ATTENTION_CHOICE_ENTRIES / nbk
+                                                                  : 1;
     const int64_t row_end = rows < counted ? rows : counted;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warps = BK_ATTENTION_CHOICE_THREADS / 32;
@@ -403,8 +404,8 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
         const int64_t pair = row % pairs, hp = row / pairs;
         const int64_t pb = hp / a.pattern_heads, ph = hp % a.pattern_heads;
         const int64_t ib0 = 2 * pair, ib1 = ib0 + 1;
-        const int64_t end0 = key_end(a, min((ib0 + 1) * a.block_q, a.lq) - 1);
-        const int64_t end1 = ib1 < a.nbq ? key_end(a, min((ib1 + 1) * a.block_q, a.lq) - 1) : 0;
+        const int64_t end0 = rows_key_end(a, ib0 * a.block_q, a.block_q);
+        const int64_t end1 = rows_key_end(a, ib1 * a.block_q, a.block_q);
         for (int64_t jb = lane; jb < nbk; jb += 32) {
             const bool need0 = jb * a.block_k < end0 && block_active(a, pb, ph, ib0, jb);
             const bool need1 = jb * a.block_k < end1 && block_active(a, pb, ph, ib1, jb);

@@ -169,11 +169,18 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         pass_turn<NC>(c); // consumer 0 goes first
     int use = 0;
     for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
-        int64_t r0, h, b;
-        tiles.coords(a, item, r0, h, b);
-        bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        int64_t r0, h, b, row_a, row_b;
+        bool bad;
+        // Query tile i's place: its first row, head and batch, whether its
+        // pattern is bad, and this thread's two rows.
+        auto locate = [&](uint32_t i) {
+            tiles.coords(a, i, r0, h, b);
+            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+            row_a = r0 + ROWS * c + warp * 16 + lane / 4;
+            row_b = row_a + 8;
+        };
+        locate(item);
         const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
-        int64_t row_a = rows0 + warp * 16 + lane / 4, row_b = row_a + 8;
         Rows<T, DH> r;
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
@@ -302,10 +309,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         if constexpr (NC == 3) {
             uint32_t again = item;
             asm volatile("" : "+r"(again));
-            tiles.coords(a, again, r0, h, b);
-            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
-            row_a = r0 + ROWS * c + warp * 16 + lane / 4;
-            row_b = row_a + 8;
+            locate(again);
         }
 
 #pragma unroll

@@ -96,7 +96,7 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     w.ib0 = (int)((uint32_t)r0 / (uint32_t)a.block_q);
     w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
     w.end0 = (int)key_end(a, min(second, a.lq) - 1);
-    w.end1 = second < a.lq ? (int)key_end(a, min(second + ROWS, a.lq) - 1) : 0;
+    w.end1 = (int)rows_key_end(a, second, ROWS);
     if (nc == 1) { // no second consumer: its walk is the first's, in order
         w.ib1 = w.ib0;
         w.end1 = 0;
@@ -106,7 +106,7 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     if (nc == 3) {
         const int64_t third = second + ROWS;
         w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
-        w.end2 = third < a.lq ? (int)key_end(a, min(third + ROWS, a.lq) - 1) : 0;
+        w.end2 = (int)rows_key_end(a, third, ROWS);
     }
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)

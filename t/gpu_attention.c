@@ -393,11 +393,12 @@ static void fast_cases(bool backward)
                     c.scale = 0;
                     run_case(&c);
                 }
-                /* Many 64-key blocks, about a third of them active, over
-                 * 64-row query blocks: neighbours' blocks differ, so the deep
-                 * kernel's walk pairs slots across its consumers (each then
-                 * computes a half tile), two of one consumer, and what is
-                 * left at the end. */
+                /* Many 64-key blocks, about a third of them active at
+                 * random, over 64-row query blocks: neighbours share few
+                 * blocks, so at D = 128 the plan's run-time count chooses
+                 * the solo kernel (the 50% cases above choose deep); with
+                 * deep forced, its walk pairs many slots of one consumer
+                 * and leaves some over at the end. */
                 if (f == 1) {
                     c = (struct acase){
                         .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1536,

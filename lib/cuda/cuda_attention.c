@@ -237,6 +237,12 @@ static bool aligned16(const struct bk_attention_args *a, bool backward)
     return (any & 15u) == 0;
 }
 
+/* The forward kernel behind kernel slot k (K_WGMMA, K_WGMMA_SOLO), else NULL. */
+static const struct forward_kernel *forward_of(const struct attention_plan *ap, int k)
+{
+    return k == K_WGMMA ? ap->forward : k == K_WGMMA_SOLO ? ap->solo : NULL;
+}
+
 static void launch(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap, int k,
                    unsigned int grid, unsigned int gy, unsigned int gz, unsigned int threads,
                    const struct bk_attention_args *a)
@@ -250,10 +256,8 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
                          unsigned int grid, unsigned int gy, unsigned int gz,
                          const struct bk_attention_tma_args *t)
 {
-    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz,
-                       k == K_WGMMA        ? ap->forward->threads
-                       : k == K_WGMMA_SOLO ? ap->solo->threads
-                                           : BK_ATTENTION_WGMMA_THREADS,
+    const struct forward_kernel *fk = forward_of(ap, k);
+    bk_cuda_launch_set(l, ap->fn[k], grid, gy, gz, fk ? fk->threads : BK_ATTENTION_WGMMA_THREADS,
                        ap->fast_shared_bytes[k], ap->name[k], t, sizeof *t);
 }
 
@@ -264,9 +268,8 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
                               int k, const struct bk_attention_problem *p,
                               struct bk_attention_tma_args *t)
 {
-    const int64_t rows = k == K_WGMMA        ? ap->forward->rows
-                         : k == K_WGMMA_SOLO ? ap->solo->rows
-                                             : BK_ATTENTION_WGMMA_ROWS;
+    const struct forward_kernel *fk = forward_of(ap, k);
+    const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
     const unsigned int ctas = k == K_WGMMA_SOLO ? ap->solo_row_ctas : ap->row_ctas;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
@@ -484,9 +487,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         CUfunction *wfn[2];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
-            const struct forward_kernel *fk = k == K_WGMMA        ? ap->forward
-                                              : k == K_WGMMA_SOLO ? ap->solo
-                                                                  : NULL;
+            const struct forward_kernel *fk = forward_of(ap, k);
             snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
             ap->fast_shared_bytes[k] = fk ? fk->shared_bytes[d == 128] : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
