@@ -19,7 +19,7 @@
 /* bk_attention_forward_choice: CHOICE_CTAS CTAs each summing its share of
  * the first CHOICE_ENTRIES (pair of query blocks, key block) entries into
  * a U32 pair (union, needed) of the workspace's choice area. */
-#define BK_ATTENTION_CHOICE_THREADS 256
+#define BK_ATTENTION_CHOICE_THREADS 1024
 #define BK_ATTENTION_CHOICE_CTAS 32
 #define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */

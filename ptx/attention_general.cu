@@ -399,6 +399,11 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warps = BK_ATTENTION_CHOICE_THREADS / 32;
     uint32_t u = 0, n = 0;
+    // A row's mask bytes are read four steps of 32 key blocks at a time,
+    // as loads under a predicate rather than behind branches: the kernel
+    // is bound by their latency, and the forward waits for it. (The plan
+    // launches it for MASK and LIST patterns only: there is a mask.)
+    const unsigned char *m = (const unsigned char *)a.mask.base;
     for (int64_t row = blockIdx.x + (int64_t)BK_ATTENTION_CHOICE_CTAS * warp; row < row_end;
          row += (int64_t)BK_ATTENTION_CHOICE_CTAS * warps) {
         const int64_t pair = row % pairs, hp = row / pairs;
@@ -406,11 +411,15 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
         const int64_t ib0 = 2 * pair, ib1 = ib0 + 1;
         const int64_t end0 = rows_key_end(a, ib0 * a.block_q, a.block_q);
         const int64_t end1 = rows_key_end(a, ib1 * a.block_q, a.block_q);
+        const unsigned char *m0 = m + pb * a.mask.s[0] + ph * a.mask.s[1] + ib0 * a.mask.s[2];
+        const unsigned char *m1 = m0 + a.mask.s[2];
+#pragma unroll 4
         for (int64_t jb = lane; jb < nbk; jb += 32) {
-            const bool need0 = jb * a.block_k < end0 && block_active(a, pb, ph, ib0, jb);
-            const bool need1 = jb * a.block_k < end1 && block_active(a, pb, ph, ib1, jb);
-            u += need0 || need1;
-            n += (uint32_t)need0 + (uint32_t)need1;
+            const bool in0 = jb * a.block_k < end0, in1 = jb * a.block_k < end1;
+            const unsigned char v0 = in0 ? m0[jb * a.mask.s[3]] : 0;
+            const unsigned char v1 = in1 ? m1[jb * a.mask.s[3]] : 0;
+            u += (v0 | v1) != 0;
+            n += (uint32_t)(v0 != 0) + (uint32_t)(v1 != 0);
         }
     }
     __shared__ uint32_t sums[2];

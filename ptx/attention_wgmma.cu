@@ -360,7 +360,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     __syncthreads();
     grid_dependency_wait();
     // Of the two kernels a plan may launch in turn for the pattern to
-    // choose from (solo, then deep), the one not chosen ends here.
+    // choose from (deep, then solo), the one not chosen ends here.
     if (a.choice && forward_choice_solo(a) != (NC == 1))
         return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.

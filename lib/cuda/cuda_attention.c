@@ -346,13 +346,16 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
         if (wgmma && ap->solo) {
             /* The pattern chooses: its sums, then both kernels (see
-             * forward_kernel), the one not chosen ending at once. */
+             * forward_kernel), the one not chosen ending at once. Solo
+             * last: a second kernel not chosen still starts and ends
+             * after the first (it waits for it), which costs least on
+             * the denser patterns that choose deep. */
             t.a.choice = a.choice = run->workspace + p->ws_choice;
             launch(&launches[n++], ap, K_CHOICE, BK_ATTENTION_CHOICE_CTAS, 1, 1,
                    BK_ATTENTION_CHOICE_THREADS, &a);
+            launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA_SOLO, p, &t);
-        }
-        if (wgmma)
+        } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
