@@ -12,7 +12,8 @@
  * counted whole), at blocks of 128 only (the form has no blocks).
  * BK_PROBE_PATTERNS (e.g. "dense,100,dense,100") runs only those, in that
  * order (100, 50, 25, 10 a density; window, dense, causal); BK_PROBE_RANDOM
- * makes the densities' blocks independent (see spread).
+ * makes the densities' blocks independent (see spread); BK_PROBE_BLOCK (64
+ * or 128) runs that block size only.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -154,7 +155,10 @@ int main(int argc, char **argv)
                         dy = alloc_random(elements, type), dq = alloc(bytes, 0),
                         dk = alloc(bytes, 0), dv = alloc(bytes, 0),
                         lse = alloc((uint64_t)(B * H * L) * 4, 0);
+        const char *one_block = getenv("BK_PROBE_BLOCK");
         for (int32_t blk = 64; blk <= 128; blk *= 2) {
+            if (one_block && atoi(one_block) != blk)
+                continue;
             const int64_t nb = L / blk;
             uint8_t *mask = malloc((size_t)(nb * nb));
             /* density d: block (i, j) active when spread(i, j) < d, plus the diagonal */
