@@ -198,11 +198,11 @@ template <int DH> struct DkvLayout {
                   "the plan asks for the shared memory this layout takes");
 };
 
-// Stage s of the dk/dv ring: full (the producer's 32 lanes, one with the
-// copies' bytes) and empty (one arrival per consumer thread, 256: every
-// thread reads the stage's lse and rowsum, and compute-sanitizer's
-// racecheck orders only an arriving thread's own reads before the
-// producer's next writes).
+// Stage s of the dk/dv ring: full (the producer's 32 lanes, and lane 0
+// once more with the copies' bytes: 33) and empty (one arrival per
+// consumer thread, 256: every thread reads the stage's lse and rowsum,
+// and compute-sanitizer's racecheck orders only an arriving thread's own
+// reads before the producer's next writes).
 struct QueryStage {
     uint32_t full, empty, parity, q_tile, dy_tile, stats, record;
     template <typename L> static __device__ QueryStage of(uint32_t base, int n)
@@ -220,50 +220,71 @@ struct QueryStage {
     }
 };
 
+// A query tile's lse and rowsum as stored, two rows a lane (i = lane,
+// lane + 32; -inf and 0 past Lq), loaded a tile ahead of its stage by the
+// producer and turned into base 2 only when stored (a use next to the
+// load would wait for it there).
+struct TileStats {
+    float l[2], rs[2];
+};
+
 // The producer's side of the dk/dv ring: fills stage n with a query tile
-// (or the end record) once the consumers have freed its previous use.
+// (or the end record) once the consumers have freed its previous use. The
+// tile's copies go first and its statistics were loaded a tile before
+// (the producer's round trips to memory, one after the other, bounded the
+// kernel where each tile is a single consumer's: query blocks of 64).
 template <typename L> struct QueryRing {
     const bk_attention_tma_args &p;
     uint32_t base;
     int b, n;
 
-    // Query tile q0 of head h (lse and rowsum: that head's rows), or the end.
-    __device__ __forceinline__ void emit(int h, int q0, const float *lse, const float *rowsum,
-                                         uint32_t flags)
+    // The statistics of query tile q0, from the head's rows: loads under
+    // predicates, all four in flight together.
+    __device__ __forceinline__ TileStats load(int q0, const float *lse, const float *rowsum) const
     {
         const Args &a = p.a;
+        const int lane = threadIdx.x % 32;
+        TileStats t;
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+            const int q = q0 + lane + 32 * k;
+            t.l[k] = q < a.lq ? lse[q * a.lse_s[2]] : -INFINITY;
+            t.rs[k] = q < a.lq ? rowsum[q] : 0.f;
+        }
+        return t;
+    }
+
+    // Query tile q0 of head h with its statistics t, or the end.
+    __device__ __forceinline__ void emit(int h, int q0, const TileStats &t, uint32_t flags)
+    {
         const int lane = threadIdx.x % 32;
         const QueryStage st = QueryStage::of<L>(base, n++);
         if (n > L::STAGES) // the previous use of the stage, one phase back
             mbar_wait(st.empty, st.parity ^ 1u);
         const bool end = (flags & TILE_END) != 0;
-        // As backward_row_stats, from the head's rows (fewer registers).
-        if (!end)
-            for (int i = lane; i < 64; i += 32) {
-                const int q = q0 + i;
-                float l = INFINITY, rs = 0.f;
-                if (q < a.lq) {
-                    l = lse[q * a.lse_s[2]];
-                    l = l == -INFINITY ? INFINITY : l * LOG2E;
-                    rs = rowsum[q];
+        // Lane 0 arrives twice: with the copies' bytes (or alone, for the
+        // end), then with the other lanes once its statistics are stored.
+        if (lane == 0) {
+            store_shared16(st.record, make_uint4((uint32_t)h, (uint32_t)q0, flags, 0u));
+            if (end) {
+                mbar_arrive(st.full);
+            } else {
+                mbar_expect_tx(st.full, 2 * L::TILE);
+                for (int cb = 0; cb < L::CB; cb++) {
+                    tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, q0, h, b, st.full);
+                    tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, q0, h, b,
+                                st.full);
                 }
-                store_shared_f32(st.stats + 4 * i, l);
-                store_shared_f32(st.stats + 256 + 4 * i, rs);
             }
-        if (lane != 0) {
-            mbar_arrive(st.full);
-            return;
         }
-        store_shared16(st.record, make_uint4((uint32_t)h, (uint32_t)q0, flags, 0u));
-        if (end) {
-            mbar_arrive(st.full);
-            return;
-        }
-        mbar_expect_tx(st.full, 2 * L::TILE);
-        for (int cb = 0; cb < L::CB; cb++) {
-            tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, q0, h, b, st.full);
-            tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, q0, h, b, st.full);
-        }
+        if (!end)
+#pragma unroll
+            for (int k = 0; k < 2; k++) {
+                store_shared_f32(st.stats + 4 * (lane + 32 * k),
+                                 t.l[k] == -INFINITY ? INFINITY : t.l[k] * LOG2E);
+                store_shared_f32(st.stats + 256 + 4 * (lane + 32 * k), t.rs[k]);
+            }
+        mbar_arrive(st.full);
     }
 };
 
@@ -300,6 +321,11 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     const bool has0 = !bad && k0 < a.lk, has1 = !bad && k0 + 64 < a.lk;
     const int first0 = (int)query_begin(a, k0), first1 = (int)query_begin(a, k0 + 64);
     const int jb0 = k0 / block_k, jb1 = (k0 + 64) / block_k;
+    // The tile found last, held until the next is found (its statistics
+    // loading meanwhile): held_h < 0, none.
+    int held_h = -1, held_q0 = 0;
+    uint32_t held_flags = 0;
+    TileStats held{};
     for (int g = 0; g < group && has0; g++) {
         const int h = kvh * group + g;
         const int64_t ph = pattern_h(a, h);
@@ -315,13 +341,20 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
                 has1 && in && last >= first1 && block_active(a, pb, ph, t / per_block, jb1));
             for (uint32_t bits = need0 | need1; bits; bits &= bits - 1) {
                 const int i = __ffs(bits) - 1;
-                ring.emit(h, (t0 + i) * 64, lse, rowsum,
-                          ((need0 >> i) & 1u ? TILE_TAKEN : 0u) |
-                              ((need1 >> i) & 1u ? TILE_TAKEN << 1 : 0u));
+                const TileStats next = ring.load((t0 + i) * 64, lse, rowsum);
+                if (held_h >= 0)
+                    ring.emit(held_h, held_q0, held, held_flags);
+                held = next;
+                held_h = h;
+                held_q0 = (t0 + i) * 64;
+                held_flags = ((need0 >> i) & 1u ? TILE_TAKEN : 0u) |
+                             ((need1 >> i) & 1u ? TILE_TAKEN << 1 : 0u);
             }
         }
     }
-    ring.emit(0, 0, nullptr, nullptr, TILE_END);
+    if (held_h >= 0)
+        ring.emit(held_h, held_q0, held, held_flags);
+    ring.emit(0, 0, held, TILE_END);
 }
 
 // D (64 x 64) = A B^T, A and B tiles of 64 rows x DH in shared memory
@@ -432,7 +465,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
         for (int s = 0; s < L::STAGES; s++) {
-            mbar_init(base + L::BARS + 8 * (1 + s), 32);
+            mbar_init(base + L::BARS + 8 * (1 + s), 33); // see QueryRing::emit
             mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 256);
         }
         mbar_fence_init();
