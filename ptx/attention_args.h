@@ -45,10 +45,11 @@ struct bk_attention_args {
     int64_t lse_s[3];
     uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
     uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
-    /* The Hopper forward's choice between two kernels launched in turn (a
-     * U32 that bk_attention_forward_choice writes: nonzero for the solo
-     * kernel, 0 for the other); each returns at once where it is not the
-     * one. 0: no choice, the kernel runs. */
+    /* The Hopper forward's choice between two kernels launched in turn:
+     * the workspace's choice area, where bk_attention_forward_choice leaves
+     * a U32 pair (U, N) per CTA of it; each kernel sums them and returns
+     * at once where it is not the one chosen. 0: no choice, the kernel
+     * runs. */
     uint64_t choice;
     int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
     int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */

@@ -32,13 +32,21 @@ static __device__ __forceinline__ int64_t pattern_h(const Args &a, int64_t h)
     return a.pattern_heads == 1 ? 0 : h;
 }
 
+// The mask's row of query block ib of pattern head (pb, ph): key block
+// jb's entry at jb * a.mask.s[3] (MASK and LIST patterns only).
+static __device__ __forceinline__ const unsigned char *mask_row(const Args &a, int64_t pb,
+                                                                int64_t ph, int64_t ib)
+{
+    return (const unsigned char *)a.mask.base + pb * a.mask.s[0] + ph * a.mask.s[1] +
+           ib * a.mask.s[2];
+}
+
 static __device__ __forceinline__ bool block_active(const Args &a, int64_t pb, int64_t ph,
                                                     int64_t ib, int64_t jb)
 {
     if (!a.mask.base)
         return true;
-    const unsigned char *m = (const unsigned char *)a.mask.base;
-    return m[pb * a.mask.s[0] + ph * a.mask.s[1] + ib * a.mask.s[2] + jb * a.mask.s[3]] != 0;
+    return mask_row(a, pb, ph, ib)[jb * a.mask.s[3]] != 0;
 }
 
 // A bad block list (LIST form) poisons every output of its heads.
@@ -188,6 +196,13 @@ static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int6
     }
 }
 
+// A row's lse as the backward uses it: in base 2, and +inf where the row
+// sees no key (lse -inf), so that its P is 0.
+static __device__ __forceinline__ float lse_base2(float l)
+{
+    return l == -INFINITY ? INFINITY : l * LOG2E;
+}
+
 // The backward's statistics of query row i of (b, h): lse in base 2 (+inf
 // where the row sees nothing or lies past Lq, so that P is 0) and rowsum
 // (0 past Lq).
@@ -196,8 +211,8 @@ static __device__ __forceinline__ float2 backward_row_stats(const Args &a, int64
 {
     float2 st = make_float2(INFINITY, 0.f);
     if (i < a.lq) {
-        const float l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]);
-        st.x = l == -INFINITY ? INFINITY : l * LOG2E;
+        st.x = lse_base2(
+            *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]));
         st.y = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + i);
     }
     return st;

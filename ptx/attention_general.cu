@@ -403,7 +403,6 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
     // as loads under a predicate rather than behind branches: the kernel
     // is bound by their latency, and the forward waits for it. (The plan
     // launches it for MASK and LIST patterns only: there is a mask.)
-    const unsigned char *m = (const unsigned char *)a.mask.base;
     for (int64_t row = blockIdx.x + (int64_t)BK_ATTENTION_CHOICE_CTAS * warp; row < row_end;
          row += (int64_t)BK_ATTENTION_CHOICE_CTAS * warps) {
         const int64_t pair = row % pairs, hp = row / pairs;
@@ -411,8 +410,7 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
         const int64_t ib0 = 2 * pair, ib1 = ib0 + 1;
         const int64_t end0 = rows_key_end(a, ib0 * a.block_q, a.block_q);
         const int64_t end1 = rows_key_end(a, ib1 * a.block_q, a.block_q);
-        const unsigned char *m0 = m + pb * a.mask.s[0] + ph * a.mask.s[1] + ib0 * a.mask.s[2];
-        const unsigned char *m1 = m0 + a.mask.s[2];
+        const unsigned char *m0 = mask_row(a, pb, ph, ib0), *m1 = mask_row(a, pb, ph, ib1);
 #pragma unroll 4
         for (int64_t jb = lane; jb < nbk; jb += 32) {
             const bool in0 = jb * a.block_k < end0, in1 = jb * a.block_k < end1;

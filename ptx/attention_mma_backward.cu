@@ -59,8 +59,8 @@ static __device__ __forceinline__ void load_row_stats(const Args &a, float *lse_
     if (threadIdx.x < TILE) {
         float l = INFINITY;
         if (i < a.lq) {
-            l = *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]);
-            l = l == -INFINITY ? INFINITY : l * LOG2E;
+            l = lse_base2(
+                *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]));
         }
         lse_s[e] = l;
     } else {

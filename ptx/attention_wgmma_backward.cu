@@ -280,8 +280,7 @@ template <typename L> struct QueryRing {
         if (!end)
 #pragma unroll
             for (int k = 0; k < 2; k++) {
-                store_shared_f32(st.stats + 4 * (lane + 32 * k),
-                                 t.l[k] == -INFINITY ? INFINITY : t.l[k] * LOG2E);
+                store_shared_f32(st.stats + 4 * (lane + 32 * k), lse_base2(t.l[k]));
                 store_shared_f32(st.stats + 256 + 4 * (lane + 32 * k), t.rs[k]);
             }
         mbar_arrive(st.full);
