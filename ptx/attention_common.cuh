@@ -114,6 +114,21 @@ static __device__ __forceinline__ ScoreScale score_scale(double scale)
     return s;
 }
 
+// v[0] op v[1] op ... op v[N - 1] for an associative op, as a tree: log2 N
+// dependent steps where a running one would take N (the softmax waits on
+// its row maxima). Overwrites v.
+template <int N, typename F>
+static __device__ __forceinline__ float tree_reduce(float (&v)[N], F op)
+{
+#pragma unroll
+    for (int w = 1; w < N; w *= 2) {
+#pragma unroll
+        for (int i = 0; i + w < N; i += 2 * w)
+            v[i] = op(v[i], v[i + w]);
+    }
+    return v[0];
+}
+
 // The largest scaled score of a fragment's two rows (elements 0-1 and 2-3
 // of each 4), at least `prior`: the raw maximum (minimum for a negative
 // scale) times the scale, one multiply per row instead of one per score.
@@ -121,23 +136,25 @@ template <int N>
 static __device__ __forceinline__ float2 row_max(const float (&s)[N][4], const ScoreScale &ss,
                                                  float2 prior)
 {
-    float a, b;
+    float a[N], b[N];
     if (!ss.negative) {
-        a = b = -INFINITY;
 #pragma unroll
         for (int n = 0; n < N; n++) {
-            a = fmaxf(a, fmaxf(s[n][0], s[n][1]));
-            b = fmaxf(b, fmaxf(s[n][2], s[n][3]));
+            a[n] = fmaxf(s[n][0], s[n][1]);
+            b[n] = fmaxf(s[n][2], s[n][3]);
         }
+        tree_reduce(a, [](float x, float y) { return fmaxf(x, y); });
+        tree_reduce(b, [](float x, float y) { return fmaxf(x, y); });
     } else {
-        a = b = INFINITY;
 #pragma unroll
         for (int n = 0; n < N; n++) {
-            a = fminf(a, fminf(s[n][0], s[n][1]));
-            b = fminf(b, fminf(s[n][2], s[n][3]));
+            a[n] = fminf(s[n][0], s[n][1]);
+            b[n] = fminf(s[n][2], s[n][3]);
         }
+        tree_reduce(a, [](float x, float y) { return fminf(x, y); });
+        tree_reduce(b, [](float x, float y) { return fminf(x, y); });
     }
-    return make_float2(fmaxf(prior.x, a * ss.sl2), fmaxf(prior.y, b * ss.sl2));
+    return make_float2(fmaxf(prior.x, a[0] * ss.sl2), fmaxf(prior.y, b[0] * ss.sl2));
 }
 
 // 2^x on the special function unit, a subnormal result flushed to zero (a
