@@ -213,6 +213,27 @@ static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int6
     }
 }
 
+// Where row i of (b, h) keeps its lse (F32 on the fast paths, C = const
+// float to read; the general kernels' type) and its backward row sum.
+template <typename C> static __device__ __forceinline__ C *lse_at(const Args &a, int64_t b,
+                                                                  int64_t h, int64_t i)
+{
+    return (C *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2];
+}
+
+template <typename C> static __device__ __forceinline__ C *rowsum_at(const Args &a, int64_t b,
+                                                                     int64_t h, int64_t i)
+{
+    return (C *)a.rowsum + (b * a.heads + h) * a.lq + i;
+}
+
+// A row's lse from the forward's running maximum m (base 2) and sum l of
+// 2^(s - m): -inf where the row saw no key.
+static __device__ __forceinline__ float row_lse(float m, float l)
+{
+    return l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
+}
+
 // A row's lse as the backward uses it: in base 2, and +inf where the row
 // sees no key (lse -inf), so that its P is 0.
 static __device__ __forceinline__ float lse_base2(float l)
@@ -228,9 +249,8 @@ static __device__ __forceinline__ float2 backward_row_stats(const Args &a, int64
 {
     float2 st = make_float2(INFINITY, 0.f);
     if (i < a.lq) {
-        st.x = lse_base2(
-            *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]));
-        st.y = *((const float *)a.rowsum + (b * a.heads + h) * a.lq + i);
+        st.x = lse_base2(*lse_at<const float>(a, b, h, i));
+        st.y = *rowsum_at<const float>(a, b, h, i);
     }
     return st;
 }

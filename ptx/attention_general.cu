@@ -90,18 +90,6 @@ static __device__ __forceinline__ void axpy_row(C (&acc)[COLS_PER_LANE], C w, co
     }
 }
 
-template <typename C> static __device__ __forceinline__ C *lse_at(const Args &a, int64_t b,
-                                                                  int64_t h, int64_t i)
-{
-    return (C *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2];
-}
-
-template <typename C> static __device__ __forceinline__ C *rowsum_at(const Args &a, int64_t b,
-                                                                     int64_t h, int64_t i)
-{
-    return (C *)a.rowsum + (b * a.heads + h) * a.lq + i;
-}
-
 // ---- Forward ----------------------------------------------------------------
 
 template <typename T> static __device__ void forward_row(const Args &a)

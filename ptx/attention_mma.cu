@@ -148,8 +148,7 @@ template <typename T, int DH> static __device__ void forward_tile(const Args &a)
             const int64_t row = half ? row_b : row_a;
             const float l = half ? l_b : l_a, m = half ? m_b : m_a;
             if (row < a.lq)
-                *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
-                    bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
+                *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
         }
     }
 }

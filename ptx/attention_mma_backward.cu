@@ -59,8 +59,7 @@ static __device__ __forceinline__ void load_row_stats(const Args &a, float *lse_
     if (threadIdx.x < TILE) {
         float l = INFINITY;
         if (i < a.lq) {
-            l = lse_base2(
-                *((const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + i * a.lse_s[2]));
+            l = lse_base2(*lse_at<const float>(a, b, h, i));
         }
         lse_s[e] = l;
     } else {

@@ -331,8 +331,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 *(uint32_t *)(y + j * 8) =
                     pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
             if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
-                *((float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1] + row * a.lse_s[2]) =
-                    bad ? nan : l > 0.f ? (m + log2f(l)) / LOG2E : -INFINITY;
+                *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
         }
     }
     if (c == 0)

@@ -328,8 +328,8 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     for (int g = 0; g < group && has0; g++) {
         const int h = kvh * group + g;
         const int64_t ph = pattern_h(a, h);
-        const float *lse = (const float *)a.lse + b * a.lse_s[0] + h * a.lse_s[1];
-        const float *rowsum = (const float *)a.rowsum + ((int64_t)b * a.heads + h) * a.lq;
+        const float *lse = lse_at<const float>(a, b, h, 0);
+        const float *rowsum = rowsum_at<const float>(a, b, h, 0);
         for (int t0 = first0 / 64; t0 < tiles; t0 += 32) {
             const int t = t0 + lane, last = min(t * 64 + 63, (int)a.lq - 1);
             const bool in = t < tiles;
