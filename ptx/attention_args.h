@@ -102,6 +102,14 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_DEEP_STAGES 3
 #define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)
+/* The forward's kernel for DENSE patterns at D = 128: the plain one with
+ * tiles of 192 keys (three slots; Q left in shared memory for the scores'
+ * registers): a tile's fixed costs (turns, waits, row maxima, rescaling O)
+ * over 1.5 times the keys. 231536 bytes, of the 232448 a CTA may have. */
+#define BK_ATTENTION_WGMMA_WIDE_KEYS 192
+#define BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_WIDE_KEYS, 2,                 \
+                                          BK_ATTENTION_WGMMA_STAGES(d))
 /* The forward's kernel for DENSE patterns at D = 64: three consumer
  * warpgroups of 64 rows (tiles of 192 rows), so that two softmaxes run
  * under each consumer's GEMMs (at D = 64 a tile's exponentials take the

@@ -37,8 +37,9 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     static constexpr int STAGES = STAGES_;
     static constexpr int ROW_OPERANDS = 1;
     // Q as register fragments, loaded once a tile of rows; the trio CTAs'
-    // consumers (160 registers) leave it in shared memory.
-    static constexpr bool Q_IN_REGISTERS = NC < 3;
+    // consumers (160 registers) and the wide CTAs' (scores of 192 keys)
+    // leave it in shared memory.
+    static constexpr bool Q_IN_REGISTERS = NC < 3 && BN <= 128;
     static constexpr bool V_LAGS = true; // see producer
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
@@ -86,11 +87,11 @@ template <typename T, int DH> struct Rows {
     int q4;
 };
 
-// The keys of a tile's two halves for this consumer: where each starts,
-// and whether the consumer needs it at all.
+// The keys of a tile's 64-key slots (two, or three in a wide CTA) for
+// this consumer: where each starts, and whether the consumer needs it.
 struct Halves {
-    int k0, k1;
-    bool use0, use1;
+    int k0, k1, k2;
+    bool use0, use1, use2;
 };
 
 // Masks the tile's scores past each row's last key, then turns them into
@@ -100,14 +101,18 @@ template <typename T, int DH, int BN>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
                                                  const Halves &hv, const ScoreScale &ss)
 {
-    // Mask a half this consumer skips, keys past Lk and past the causal limit
-    // (a tile of one slot has no upper half).
-    if (!hv.use0 || (BN > SLOT && !hv.use1) || max(hv.k0, hv.k1) + SLOT > r.first_end) {
+    // Mask a slot this consumer skips, keys past Lk and past the causal
+    // limit (a tile of one slot has no upper ones).
+    constexpr int SLOTS = BN / SLOT;
+    const int k_max = SLOTS == 3 ? max(max(hv.k0, hv.k1), hv.k2) : max(hv.k0, hv.k1);
+    if (!hv.use0 || (SLOTS > 1 && !hv.use1) || (SLOTS > 2 && !hv.use2) ||
+        k_max + SLOT > r.first_end) {
 #pragma unroll
         for (int j = 0; j < BN / 8; j++) {
-            const bool upper = j >= SLOT / 8;
-            const bool use = upper ? hv.use1 : hv.use0;
-            const int first = (upper ? hv.k1 : hv.k0) + (j % (SLOT / 8)) * 8 + 2 * r.q4;
+            const int slot = j / (SLOT / 8);
+            const bool use = slot == 0 ? hv.use0 : slot == 1 ? hv.use1 : hv.use2;
+            const int first = (slot == 0 ? hv.k0 : slot == 1 ? hv.k1 : hv.k2) +
+                              (j % (SLOT / 8)) * 8 + 2 * r.q4;
 #pragma unroll
             for (int e = 0; e < 2; e++) {
                 const int key = first + e;
@@ -168,7 +173,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
     if (c == NC - 1)
         pass_turn<NC>(c); // consumer 0 goes first
     int use = 0;
-    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
         int64_t r0, h, b, row_a, row_b;
         bool bad;
         // Query tile i's place: its first row, head and batch, whether its
@@ -222,8 +227,12 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             }
         };
         auto halves = [&](const uint4 &rec) {
-            return Halves{ (int32_t)rec.x, (int32_t)rec.y, (rec.z & TILE_USES_LO << 2 * c) != 0,
-                           (rec.z & TILE_USES_HI << 2 * c) != 0 };
+            return Halves{ (int32_t)rec.x,
+                           (int32_t)rec.y,
+                           (int32_t)rec.w,
+                           (rec.z & TILE_USES_LO << 2 * c) != 0,
+                           (rec.z & TILE_USES_HI << 2 * c) != 0,
+                           (rec.z & TILE_USES_THIRD << c) != 0 };
         };
         // After the query tile's last tile, a turn of its own (no stage, as
         // for a record without a tile) issues that tile's P V.
@@ -236,7 +245,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             uint4 rec = make_uint4(0u, 0u, TILE_END, 0u);
             if (staged) {
                 mbar_wait(st.k_full, st.parity);
-                rec = read_record(st.record);
+                rec = read_record<BN / SLOT>(st.record);
             }
             wait_turn<NC>(c);
             const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
@@ -304,9 +313,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         if constexpr (!L::Q_IN_REGISTERS)
             release(base + L::BARS + 8); // every S is done: the next query tile's Q may come
 
-        // Where the outputs go: a trio CTA's consumers find it again (kept
-        // over the tile's loop, it would take registers they lack).
-        if constexpr (NC == 3) {
+        // Where the outputs go: a trio or wide CTA's consumers find it again
+        // (kept over the tile's loop, it would take registers they lack).
+        if constexpr (NC == 3 || BN > 128) {
             uint32_t again = item;
             asm volatile("" : "+r"(again));
             locate(again);
@@ -367,11 +376,11 @@ static __device__ void forward(const bk_attention_tma_args &p)
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
-        producer_registers<NC>();
+        producer_registers<NC, BN>();
         if (threadIdx.x < 32)
             produce_tiles<L>(p, base, tiles);
     } else {
-        consumer_registers<NC>();
+        consumer_registers<NC, BN>();
         consumer<T, DH, BN, NC, STAGES>(p, tiles, base, group - 1);
     }
 }
@@ -414,6 +423,10 @@ BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, 128, BK_ATTENTION_WGMMA_THR
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
 BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
+BK_ATTENTION_WGMMA_FORWARD(_wide_, f16, __half, 128, BK_ATTENTION_WGMMA_WIDE_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
+BK_ATTENTION_WGMMA_FORWARD(_wide_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_WIDE_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
 BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
                            BK_ATTENTION_WGMMA_STAGES(64))
 BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1,

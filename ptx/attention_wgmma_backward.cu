@@ -61,7 +61,7 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
         int64_t r0, h, b;
         tiles.coords(a, item, r0, h, b);
         const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));

@@ -69,17 +69,18 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
 
 // Registers move from the producer warpgroup, which needs few, to the
 // consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
-// CTA was launched with (3 x 128 x 168); a solo CTA (two an SM) 40 + 216
-// of its 2 x 128 x 128; a trio CTA 32 + 3 x 160 of its 4 x 128 x 128.
-template <int NC = 2> static __device__ __forceinline__ void producer_registers()
+// CTA was launched with (3 x 128 x 168); a wide CTA's (tiles of BN = 192
+// keys) 32 + 2 x 240; a solo CTA (two an SM) 40 + 216 of its 2 x 128 x
+// 128; a trio CTA 32 + 3 x 160 of its 4 x 128 x 128.
+template <int NC = 2, int BN = 128> static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_shrink_to<NC == 3 ? 32 : 40>();
+        registers_shrink_to<BN == 192 ? 24 : NC == 3 ? 32 : 40>();
 }
-template <int NC> static __device__ __forceinline__ void consumer_registers()
+template <int NC, int BN = 128> static __device__ __forceinline__ void consumer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<NC == 3 ? 160 : NC == 2 ? 232 : 216>();
+        registers_grow_to<NC == 3 ? 160 : NC == 2 ? (BN == 192 ? 240 : 232) : 216>();
 }
 
 // The walk of the CTA whose first query row is r0 (64 rows each of its
@@ -151,18 +152,19 @@ template <int NC> struct SlotScan {
 };
 
 // What the producer tells the consumers of union tile n, in shared memory
-// beside its K tile and published by k_full: where its two 64-key halves
-// start (the upper one at -64 when empty) and flags: which consumer takes
-// it and needs which half, whether it is the query tile's last, or the
-// end of a walk that found no tile (a record without keys). The consumers
-// so skip the walk over the pattern (a mask read per slot, 64-bit index
-// math).
+// beside its K tile and published by k_full: where its 64-key slots start
+// (x, y, and w for the third of a wide CTA's 192-key tiles; -64 for an
+// empty one) and flags (z): which consumer takes it and needs which slot,
+// whether it is the query tile's last, or the end of a walk that found no
+// tile (a record without keys). The consumers so skip the walk over the
+// pattern (a mask read per slot, 64-bit index math).
 enum : uint32_t {
     TILE_END = 1u,
     TILE_LAST = 2u,
-    TILE_TAKEN = 4u,    // << consumer (up to 3)
-    TILE_USES_LO = 32u, // << 2 * consumer
-    TILE_USES_HI = 64u, // << 2 * consumer
+    TILE_TAKEN = 4u,       // << consumer (up to 3)
+    TILE_USES_LO = 32u,    // << 2 * consumer
+    TILE_USES_HI = 64u,    // << 2 * consumer
+    TILE_USES_THIRD = 2048u, // << consumer
 };
 
 // The stage of union tile n: its barriers, the parity of its current use,
@@ -211,14 +213,16 @@ template <typename L> static __device__ __forceinline__ void init_ring(uint32_t 
 // returns the count after the query tile's.
 template <typename L>
 static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                               int64_t r0, int64_t kvh, int64_t h, int64_t b, int n, int use)
+                               int r0, int kvh, int h, int b, int n, int use)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
     const uint32_t q_full = base + L::BARS;
-    // Slots a tile: 2, or 1 where the tiles are of 64 keys (one consumer).
+    // Slots a tile: 2; 1 where the tiles are of 64 keys (one consumer); 3
+    // in a wide CTA.
     constexpr int TILE_SLOTS = L::KV_BLOCK / (SLOT * 128);
-    static_assert(TILE_SLOTS == 2 || (TILE_SLOTS == 1 && L::NC == 1), "tiles of one slot: solo");
+    static_assert(TILE_SLOTS == 2 || TILE_SLOTS == 3 || (TILE_SLOTS == 1 && L::NC == 1),
+                  "tiles of one slot: solo");
     const bool any = w.end0 > 0 || w.end1 > 0 || (L::NC == 3 && w.end2 > 0);
     if (use > 0)
         mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
@@ -233,8 +237,8 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     } else if (leader) {
         mbar_arrive(q_full); // nothing to load: still let the consumers past
     }
-    // K or V of union tile n, from the slots key[0] and key[1].
-    auto load = [&](int kv, int n, const int (&key)[2]) {
+    // K or V of union tile n, from the slots key[0 .. TILE_SLOTS).
+    auto load = [&](int kv, int n, const int (&key)[3]) {
         const Stage st = Stage::of<L>(base, n);
         if (n >= L::STAGES) // the previous use of the stage, one phase back
             mbar_wait(kv ? st.v_empty : st.k_empty, st.parity ^ 1u);
@@ -258,100 +262,137 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // V runs a tile behind K (as the consumers use them: S of tile n with
     // P V of tile n - 1), so that a V slot the consumers still hold does
     // not hold up the next K.
-    int last[2] = { -1, 0 }; // the previous tile's slots (-1: none yet)
+    // The slots of union tile m, from its record (kept in shared memory
+    // while its V may still be to load: not in registers, which a wide
+    // CTA's producer lacks); an empty one from past Lk (zeros).
+    auto recorded = [&](int m, int (&key)[3]) {
+        // Lane 0 wrote the record and alone issues the copies: only it reads
+        // (no read by another lane racing that write).
+        const uint4 rec =
+            leader ? load_shared16(Stage::of<L>(base, m).record) : make_uint4(0u, 0u, 0u, 0u);
+        key[0] = (int)rec.x;
+        key[1] = (int)rec.y < 0 ? (int)a.lk : (int)rec.y;
+        key[2] = (int)rec.w < 0 ? (int)a.lk : (int)rec.w;
+    };
+    bool earlier = false; // a tile before this one in the query tile's walk
     // The tile found last, held back until the next is found (or none):
-    // its slots (held_lo -1: none held) and flags.
-    int held_lo = -1, held_hi = -1;
+    // its slots (held_lo -1: none held; held_hi, held_3rd -1: empty) and
+    // flags.
+    int held_lo = -1, held_hi = -1, held_3rd = -1;
     uint32_t held_flags = 0;
     // The held tile as union tile n, TILE_LAST in `last_flag` or 0.
     auto emit_held = [&](uint32_t last_flag) {
-        // Each half from its slot; an empty upper half from past Lk (zeros).
-        const int key[2] = { held_lo * SLOT, held_hi >= 0 ? held_hi * SLOT : (int)a.lk };
+        // Each slot's keys; an empty one from past Lk (zeros).
+        const int key[3] = { held_lo * SLOT, held_hi >= 0 ? held_hi * SLOT : (int)a.lk,
+                             held_3rd >= 0 ? held_3rd * SLOT : (int)a.lk };
         record(n, make_uint4((uint32_t)key[0], (uint32_t)(held_hi >= 0 ? key[1] : -SLOT),
-                             held_flags | last_flag, 0u));
+                             held_flags | last_flag,
+                             (uint32_t)(held_3rd >= 0 ? key[2] : -SLOT)));
         load(0, n, key);
-        if (!L::V_LAGS)
+        if (!L::V_LAGS) {
             load(1, n, key);
-        else if (last[0] >= 0)
+        } else if (earlier) {
+            int last[3];
+            recorded(n - 1, last);
             load(1, n - 1, last);
-        last[0] = key[0];
-        last[1] = key[1];
+        }
+        earlier = true;
         n++;
     };
-    // A tile from slots lo and hi (-1: the upper half empty) and the
-    // consumers that need each (bit c for consumer c): the one held before
-    // goes out, this one is held.
-    auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls) {
+    // A tile from slots lo, hi and third (-1: empty) and the consumers
+    // that need each (bit c for consumer c): the one held before goes out,
+    // this one is held.
+    auto emit = [&](int lo, int hi, uint32_t lo_cls, uint32_t hi_cls, int third = -1,
+                    uint32_t third_cls = 0) {
         if (held_lo >= 0)
             emit_held(0u);
-        // Who takes the tile, who needs which half: bit c of each half's
+        // Who takes the tile, who needs which slot: bit c of each slot's
         // class to consumer c's flags.
-        held_flags = (lo_cls | hi_cls) * TILE_TAKEN;
+        held_flags = (lo_cls | hi_cls | third_cls) * TILE_TAKEN;
         for (int c = 0; c < L::NC; c++)
             held_flags |= ((lo_cls >> c) & 1u) * (TILE_USES_LO << 2 * c) |
-                          ((hi_cls >> c) & 1u) * (TILE_USES_HI << 2 * c);
+                          ((hi_cls >> c) & 1u) * (TILE_USES_HI << 2 * c) |
+                          ((third_cls >> c) & 1u) * (TILE_USES_THIRD << c);
         held_lo = lo;
         held_hi = hi;
+        held_3rd = third;
     };
-    SlotScan<L::NC < 2 ? 2 : L::NC> scan;
-    uint32_t needs, hi_needs; // bit c: consumer c needs the slot
-    int t = any ? scan.next(a, w, 0, needs) : -1;
-    if (L::NC == 3 || w.ib0 == w.ib1) {
-        // One query block (and pattern row) for both consumers: they differ
-        // at most by their key limits; the slots pair in order. So too in a
-        // trio CTA (taken for DENSE patterns: forced onto others, a consumer
-        // skips or masks the slots it does not need).
-        for (; t >= 0;) {
-            hi_needs = 0;
-            const int hi = TILE_SLOTS == 2 ? scan.next(a, w, t + 1, hi_needs) : -1;
-            emit(t, hi, needs, hi_needs);
-            t = TILE_SLOTS == 1 ? scan.next(a, w, t + 1, needs)
-                : hi < 0        ? -1
-                                : scan.next(a, w, hi + 1, needs);
+    if constexpr (TILE_SLOTS == 3) {
+        // A wide CTA (DENSE patterns only: the plan) takes every slot below
+        // either consumer's key limit, in order, three a tile; no mask to
+        // read, and no scan's state in its producer's 24 registers.
+        const int limit = max(w.end0, w.end1);
+        const auto cls = [&](int s) {
+            return (uint32_t)(s * SLOT < w.end0) | (uint32_t)(s * SLOT < w.end1) << 1;
+        };
+        for (int t = 0; t * SLOT < limit; t += 3) {
+            const uint32_t c1 = cls(t + 1), c2 = cls(t + 2);
+            emit(t, c1 ? t + 1 : -1, cls(t), c1, c2 ? t + 2 : -1, c2);
         }
     } else {
-        // Blocks of 64 rows whose patterns differ: a tile pairs two slots
-        // that the same consumers need (the slot's class), so that a
-        // consumer computes only keys it needs while every slot still loads
-        // once. A slot waits in held<class> for the next of its class;
-        // those left over at the end pair up whatever their classes, the
-        // last alone. Tiles so leave out of key order, which the online
-        // softmax and dQ's sums do not mind. (Three variables, not an
-        // array: no local memory. In order when the consumers share a
-        // block: this walk cost ~4% there on the H100.)
-        int held1 = -1, held2 = -1, held3 = -1;
-        // Takes the held slot of the first class in 3, 1, 2 that has one
-        // (class 0 and -1: none).
-        auto take_held = [&](uint32_t &cls) {
-            cls = held3 >= 0 ? 3u : held1 >= 0 ? 1u : held2 >= 0 ? 2u : 0u;
-            const int slot = cls == 3 ? held3 : cls == 1 ? held1 : cls == 2 ? held2 : -1;
-            held1 = cls == 1 ? -1 : held1;
-            held2 = cls == 2 ? -1 : held2;
-            held3 = cls == 3 ? -1 : held3;
-            return slot;
-        };
-        for (; t >= 0; t = scan.next(a, w, t + 1, needs)) {
-            const int waiting = needs == 1 ? held1 : needs == 2 ? held2 : held3;
-            const int keep = waiting < 0 ? t : -1;
-            held1 = needs == 1 ? keep : held1;
-            held2 = needs == 2 ? keep : held2;
-            held3 = needs == 3 ? keep : held3;
-            if (waiting >= 0)
-                emit(waiting, t, needs, needs);
-        }
-        for (;;) {
-            uint32_t lo_cls, hi_cls;
-            const int lo = take_held(lo_cls);
-            if (lo < 0)
-                break;
-            const int hi = take_held(hi_cls);
-            emit(lo, hi, lo_cls, hi_cls);
+        SlotScan<L::NC < 2 ? 2 : L::NC> scan;
+        uint32_t needs, hi_needs; // bit c: consumer c needs the slot
+        int t = any ? scan.next(a, w, 0, needs) : -1;
+        if (L::NC == 3 || w.ib0 == w.ib1) {
+            // One query block (and pattern row) for both consumers: they differ
+            // at most by their key limits; the slots pair in order. So too in a
+            // trio CTA (taken for DENSE patterns: forced onto others, a consumer
+            // skips or masks the slots it does not need).
+            for (; t >= 0;) {
+                hi_needs = 0;
+                const int hi = TILE_SLOTS == 2 ? scan.next(a, w, t + 1, hi_needs) : -1;
+                emit(t, hi, needs, hi_needs);
+                t = TILE_SLOTS == 1 ? scan.next(a, w, t + 1, needs)
+                    : hi < 0        ? -1
+                                    : scan.next(a, w, hi + 1, needs);
+            }
+        } else {
+            // Blocks of 64 rows whose patterns differ: a tile pairs two slots
+            // that the same consumers need (the slot's class), so that a
+            // consumer computes only keys it needs while every slot still loads
+            // once. A slot waits in held<class> for the next of its class;
+            // those left over at the end pair up whatever their classes, the
+            // last alone. Tiles so leave out of key order, which the online
+            // softmax and dQ's sums do not mind. (Three variables, not an
+            // array: no local memory. In order when the consumers share a
+            // block: this walk cost ~4% there on the H100.)
+            int held1 = -1, held2 = -1, held3 = -1;
+            // Takes the held slot of the first class in 3, 1, 2 that has one
+            // (class 0 and -1: none).
+            auto take_held = [&](uint32_t &cls) {
+                cls = held3 >= 0 ? 3u : held1 >= 0 ? 1u : held2 >= 0 ? 2u : 0u;
+                const int slot = cls == 3 ? held3 : cls == 1 ? held1 : cls == 2 ? held2 : -1;
+                held1 = cls == 1 ? -1 : held1;
+                held2 = cls == 2 ? -1 : held2;
+                held3 = cls == 3 ? -1 : held3;
+                return slot;
+            };
+            for (; t >= 0; t = scan.next(a, w, t + 1, needs)) {
+                const int waiting = needs == 1 ? held1 : needs == 2 ? held2 : held3;
+                const int keep = waiting < 0 ? t : -1;
+                held1 = needs == 1 ? keep : held1;
+                held2 = needs == 2 ? keep : held2;
+                held3 = needs == 3 ? keep : held3;
+                if (waiting >= 0)
+                    emit(waiting, t, needs, needs);
+            }
+            for (;;) {
+                uint32_t lo_cls, hi_cls;
+                const int lo = take_held(lo_cls);
+                if (lo < 0)
+                    break;
+                const int hi = take_held(hi_cls);
+                emit(lo, hi, lo_cls, hi_cls);
+            }
         }
     }
     if (held_lo >= 0) {
         emit_held(TILE_LAST);
-        if (L::V_LAGS)
+        if (L::V_LAGS) {
+            int last[3];
+            recorded(n - 1, last);
             load(1, n - 1, last);
+        }
         return n;
     }
     // No tile: a record without keys takes a stage. It takes no V, but
@@ -375,22 +416,17 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
 
 // The query tiles of ROWS NC rows a CTA owns: its own (a.items = 0), or,
 // persistent, tiles blockIdx.x, + gridDim.x, ... of a.items counted over
-// the tile, then the head, then the batch (32-bit arithmetic: the producer
-// walks within 40 registers).
+// the tile, then the head, then the batch. Nothing is kept: each bound is
+// read where used from the parameters (constant-bank operands, not
+// registers a wide CTA's producer, at 32, lacks), in 32-bit arithmetic.
 template <int NC> struct QueryTiles {
     static constexpr int TILE_ROWS = ROWS * NC;
-    uint32_t first, end, step, nx, heads;
-    __device__ explicit QueryTiles(const Args &a)
-    {
-        const bool persistent = a.items != 0;
-        first = persistent ? blockIdx.x : 0u;
-        end = persistent ? a.items : 1u;
-        step = persistent ? gridDim.x : 1u;
-        nx = (uint32_t)((a.lq + TILE_ROWS - 1) / TILE_ROWS);
-        heads = (uint32_t)a.heads;
-    }
+    __device__ explicit QueryTiles(const Args &) {}
+    static __device__ uint32_t first(const Args &a) { return a.items ? blockIdx.x : 0u; }
+    static __device__ uint32_t end(const Args &a) { return a.items ? a.items : 1u; }
+    static __device__ uint32_t step(const Args &a) { return a.items ? gridDim.x : 1u; }
     // Tile i's first row, head and batch.
-    __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b) const
+    static __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b)
     {
         if (!a.items) {
             r0 = (int64_t)blockIdx.x * TILE_ROWS;
@@ -398,6 +434,7 @@ template <int NC> struct QueryTiles {
             b = blockIdx.z;
             return;
         }
+        const uint32_t nx = ((uint32_t)a.lq + TILE_ROWS - 1) / TILE_ROWS, heads = (uint32_t)a.heads;
         const uint32_t hb = i / nx;
         r0 = (int64_t)(i - hb * nx) * TILE_ROWS;
         h = hb % heads;
@@ -414,12 +451,13 @@ static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args
     const Args &a = p.a;
     const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first; item < tiles.end; item += tiles.step, use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
         int64_t r0, h, b;
         tiles.coords(a, item, r0, h, b);
         bool bad;
         const Walk w = make_walk(a, r0, h, b, L::NC, bad);
-        n = producer<L>(p, w, base, r0, (uint32_t)h / group_size, h, b, n, use);
+        n = producer<L>(p, w, base, (int)r0, (int)((uint32_t)h / group_size), (int)h, (int)b, n,
+                        use);
     }
 }
 
@@ -446,8 +484,9 @@ static __device__ __forceinline__ void release_skipped(const Stage &st, int n)
 
 // A tile's record, read by lane 0 (the lane that frees the tile: so the
 // read is ordered before the producer's next write of the slot for
-// compute-sanitizer's racecheck too) and passed to the warp.
-static __device__ __forceinline__ uint4 read_record(uint32_t record)
+// compute-sanitizer's racecheck too) and passed to the warp (its w only
+// for tiles of three slots).
+template <int SLOTS = 2> static __device__ __forceinline__ uint4 read_record(uint32_t record)
 {
     uint4 rec = make_uint4(0u, 0u, 0u, 0u);
     if (threadIdx.x % 32 == 0)
@@ -455,6 +494,8 @@ static __device__ __forceinline__ uint4 read_record(uint32_t record)
     rec.x = __shfl_sync(0xFFFFFFFFu, rec.x, 0);
     rec.y = __shfl_sync(0xFFFFFFFFu, rec.y, 0);
     rec.z = __shfl_sync(0xFFFFFFFFu, rec.z, 0);
+    if (SLOTS == 3)
+        rec.w = __shfl_sync(0xFFFFFFFFu, rec.w, 0);
     return rec;
 }
 
@@ -501,14 +542,17 @@ template <typename T, typename L, int BN>
 static __device__ __forceinline__ void issue_shared_bt(float (&d)[BN / 8][4], uint32_t a_tile,
                                                        uint32_t b_tile)
 {
-    static_assert(BN == 128, "the trio CTAs' key tiles");
+    static_assert(BN == 128 || BN == 192, "the trio and wide CTAs' key tiles");
     const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < L::CB * 4; kk++) {
         const uint64_t da = smem_desc_add(da0, (kk / 4) * L::Q_BLOCK + (kk % 4) * 32);
         const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32);
-        mma_ss_n128<T>(d, da, db, kk > 0);
+        if constexpr (BN == 192)
+            mma_ss_n192<T>(d, da, db, kk > 0);
+        else
+            mma_ss_n128<T>(d, da, db, kk > 0);
     }
     wgmma_commit();
 }

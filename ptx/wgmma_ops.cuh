@@ -89,12 +89,15 @@ template <int N> static __device__ __forceinline__ void fence_operand(uint32_t (
 }
 
 // D (64 x N) = A B^T (+ D when accumulate): A 64 x 16 and B N x 16, both
-// K-major in shared memory (N = 64 or 128).
+// K-major in shared memory (N = 64, 128 or 192).
 template <typename T>
 __device__ __forceinline__ void mma_ss_n64(float (&d)[8][4], uint64_t da, uint64_t db,
                                            int accumulate);
 template <typename T>
 __device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint64_t db,
+                                            int accumulate);
+template <typename T>
+__device__ __forceinline__ void mma_ss_n192(float (&d)[24][4], uint64_t da, uint64_t db,
                                             int accumulate);
 // D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
 // 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
@@ -132,6 +135,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
         BK_WGMMA_D(i + 5), BK_WGMMA_D(i + 6), BK_WGMMA_D(i + 7)
 #define BK_WGMMA_D_64 BK_WGMMA_D8(0)
 #define BK_WGMMA_D_128 BK_WGMMA_D8(0), BK_WGMMA_D8(8)
+#define BK_WGMMA_D_192 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16)
 #define BK_WGMMA_D_256 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16), BK_WGMMA_D8(24)
 #define BK_WGMMA_REGS_64 \
     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
@@ -144,6 +148,15 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
     "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59," \
     "%60,%61,%62,%63"
+#define BK_WGMMA_REGS_192 \
+    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
+    "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
+    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35," \
+    "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59," \
+    "%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71," \
+    "%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83," \
+    "%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
 #define BK_WGMMA_REGS_256 \
     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
     "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
@@ -159,6 +172,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 /* Shared A and B: da, db, then the accumulate flag. */
 #define BK_WGMMA_SS_TAIL_64 "%32, %33", "%34"
 #define BK_WGMMA_SS_TAIL_128 "%64, %65", "%66"
+#define BK_WGMMA_SS_TAIL_192 "%96, %97", "%98"
 /* Register A (four registers), then B's descriptor; then the accumulate
  * flag. */
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
@@ -228,6 +242,7 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_TYPE(T, PTX)                                                                  \
     BK_WGMMA_SS(T, PTX, 64)                                                                    \
     BK_WGMMA_SS(T, PTX, 128)                                                                   \
+    BK_WGMMA_SS(T, PTX, 192)                                                                   \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \

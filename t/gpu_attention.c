@@ -505,13 +505,16 @@ int main(void)
      * patterns of their own, forced for every forward of their head size
      * (the solo kernel: one consumer, two CTAs an SM, at D = 128 tiles of
      * 64 keys; the deep one at D = 128: a third stage) and for DENSE
-     * patterns at D = 64 (the trio kernel: three consumers, which on a MASK
-     * or LIST pattern span two query blocks), their persistent CTAs also
-     * taking many tiles each; and the plain kernel where the plan would
-     * take them. */
+     * patterns (the trio kernel at D = 64: three consumers, which on a MASK
+     * or LIST pattern span two query blocks; the wide one at D = 128: tiles
+     * of three 64-key slots, which reads no pattern: forced, it takes DENSE
+     * only, and the plan runs plain for the others), their persistent CTAs
+     * also taking many tiles each; and the plain kernel where the plan
+     * would take them. */
     static const char *const kinds[][2] = {
         { "solo", NULL }, { "solo", "3" }, { "deep", NULL }, { "deep", "3" },
-        { "trio", NULL }, { "trio", "3" }, { "plain", NULL },
+        { "trio", NULL }, { "trio", "3" }, { "wide", NULL }, { "wide", "3" },
+        { "plain", NULL },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         static char kind_label[64];

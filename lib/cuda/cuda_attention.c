@@ -122,31 +122,39 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * takes solo at D = 128 too: +4% at 12.5%, +10% at 10%, +30% at 5%,
  * bench/RESULTS.md); for DENSE patterns at D = 64, the trio kernel (three
  * consumers, tiles of 192 rows: at D = 64 a softmax takes as long as the
- * GEMMs, and two run under each one's). A trio CTA's consumers would span
- * two query blocks of a pattern, hence DENSE only. */
+ * GEMMs, and two run under each one's); for DENSE patterns at D = 128,
+ * the wide kernel (the plain one with tiles of 192 keys: a tile's fixed
+ * costs over 1.5 times the keys). A trio CTA's consumers would span two
+ * query blocks of a pattern, and a wide CTA's tiles mix key blocks, hence
+ * DENSE only. */
 struct forward_kernel {
     const char *tag;                      /* BK_CUDA_ATTENTION_FORWARD's value */
     const char *pattern;                  /* its name, of the type suffix and D */
     int d;                                /* the head size it takes (0: any) */
     unsigned int threads, rows, per_sm, shared_bytes[2]; /* shared memory at D = 64, 128 */
+    bool dense_only; /* reads no pattern: DENSE only, even where forced */
 };
 static const struct forward_kernel forward_kernels[] = {
     { "plain", "bk_attention_forward_wgmma_%s_d%d", 0, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1,
-      { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) } },
+      { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) }, false },
     { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", 0, BK_ATTENTION_WGMMA_SOLO_THREADS,
       BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
-      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128) } },
+      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128) },
+      false },
     { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
-      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) } },
+      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) }, false },
     { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", 64, BK_ATTENTION_WGMMA_TRIO_THREADS,
-      BK_ATTENTION_WGMMA_TRIO_ROWS, 1, { BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(64), 0 } },
+      BK_ATTENTION_WGMMA_TRIO_ROWS, 1, { BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(64), 0 }, false },
+    { "wide", "bk_attention_forward_wgmma_wide_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(128) }, true },
 };
-enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO };
+enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO, FORWARD_WIDE };
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
- * names (plain, solo, deep or trio; read when a plan is made, for tests
- * and tuning) where it takes p's head size. Where the default is deep,
+ * names (plain, solo, deep, trio or wide; read when a plan is made, for tests
+ * and tuning) where it takes p's head size (and the wide one a DENSE
+ * pattern). Where the default is deep,
  * *solo is the solo kernel, which the pattern may choose at run time: a
  * pattern whose neighbouring query blocks share few key blocks (U > 0.8
  * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
@@ -160,12 +168,15 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
     const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
     for (int i = 0; s && i < n; i++)
-        if (!strcmp(s, forward_kernels[i].tag))
-            return forward_kernels[i].d == 0 || forward_kernels[i].d == p->d ? &forward_kernels[i]
-                                                                            : &forward_kernels[0];
+        if (!strcmp(s, forward_kernels[i].tag)) {
+            const struct forward_kernel *f = &forward_kernels[i];
+            const bool takes = (f->d == 0 || f->d == p->d) &&
+                               (!f->dense_only || p->form == BK_ATTENTION_PATTERN_DENSE);
+            return takes ? f : &forward_kernels[0];
+        }
     int k = FORWARD_PLAIN;
-    if (p->form == BK_ATTENTION_PATTERN_DENSE && p->d == 64)
-        k = FORWARD_TRIO;
+    if (p->form == BK_ATTENTION_PATTERN_DENSE)
+        k = p->d == 64 ? FORWARD_TRIO : FORWARD_WIDE;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
         k = p->d == 64 || (p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk)
                 ? FORWARD_SOLO
