@@ -45,6 +45,11 @@ struct bk_attention_args {
     int64_t lse_s[3];
     uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
     uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
+    /* The Hopper backward with dq in the dk/dv kernel (DENSE, not causal,
+     * D = 128): F32 sums of dq, a 16 KiB chunk per (batch, head, 64-query
+     * tile, 64-column half), and a U32 counter per chunk (zeroed by the
+     * row sums' kernel); 0 elsewhere. */
+    uint64_t dq_sum, dq_count;
     /* The Hopper forward's choice between two kernels launched in turn:
      * the workspace's choice area, where bk_attention_forward_choice leaves
      * a U32 pair (U, N) per CTA of it; each kernel sums them and returns
@@ -131,6 +136,15 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(d)                                               \
     (4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKV_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +       \
      8 * (1 + 2 * BK_ATTENTION_WGMMA_DKV_STAGES) + 1024)
+/* The dk/dv kernel that also computes dq (DENSE patterns, not causal, D =
+ * 128): a ring of three stages, then the tile's dS (64 x 128, two buffers)
+ * and each consumer's F32 half of dq (64 x 64) for the copy engine, from a
+ * 1024-byte boundary. */
+#define BK_ATTENTION_WGMMA_DKVQ_STAGES 3
+#define BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(d)                                              \
+    (((4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKVQ_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +    \
+       8 * (1 + 2 * BK_ATTENTION_WGMMA_DKVQ_STAGES) + 1023) / 1024 * 1024) +                  \
+     2 * 64 * 128 * 2 + 2 * 64 * 64 * 4 + 1024)
 struct bk_attention_tma_args {
     BK_TENSOR_MAP_FIELD(map_q);
     BK_TENSOR_MAP_FIELD(map_k);

@@ -156,9 +156,16 @@ template <typename T> static __device__ void rowsum_rows(const Args &a)
 {
     typedef typename Storage<T>::C C;
     constexpr int R = BK_ATTENTION_ROWSUM_ROWS;
+    static_assert(64 % (WARPS * R) == 0, "a 64-query tile starts at some CTA's first row");
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int64_t i0 = ((int64_t)blockIdx.x * WARPS + warp) * R, h = blockIdx.y, b = blockIdx.z;
+    // The Hopper backward that computes dq with dk and dv: the counters of
+    // the 64-query tile starting at this CTA's rows, zeroed for it.
+    const int64_t first = (int64_t)blockIdx.x * WARPS * R;
+    if (a.dq_count && threadIdx.x < 2 && first % 64 == 0)
+        ((uint32_t *)a.dq_count)[((b * a.heads + h) * ((a.lq + 63) / 64) + first / 64) * 2 +
+                                 threadIdx.x] = 0;
     const T *dy = at<T>(a.dy, b, h, i0), *y = at<T>(a.y, b, h, i0);
     C sum[R];
 #pragma unroll

@@ -17,10 +17,15 @@
 //   dV += P^T dY, dK += dS^T Q (P^T and dS^T as register operands).
 // The two consumers of a CTA overlap each other's GEMMs and element-wise
 // work (taking turns, as the forward does, measured no faster); within
-// one, P is computed under dP's GEMM. One kernel that also adds each key
-// block's dQ share in order (5 GEMMs instead of 7) was built and measured
-// slower on sparse patterns: see DESIGN-NOTES.
+// one, P is computed under dP's GEMM. For DENSE patterns without the
+// causal mask at D = 128 a third kernel does all three (dkvq, 5 GEMMs a
+// tile instead of 7): the dk/dv kernel that also computes each query
+// tile's dQ share over its keys and hands it over in a fixed order
+// (DenseOrder) to an F32 sum in the workspace; the plan takes it only
+// where asked (BK_CUDA_ATTENTION_BACKWARD=fused): it runs level with the
+// two kernels, see DESIGN-NOTES.
 #include "attention_wgmma_walk.cuh"
+#include "split_sum_sync.cuh"
 
 namespace bk {
 namespace attention {
@@ -184,18 +189,31 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
 // 2) and rowsum (64 F32 each), records and barriers: kv_full, then full
 // and empty per stage. Every tile has 64 rows (the issue steps' A and B
 // column blocks alike).
-template <int DH> struct DkvLayout {
+template <int DH, bool FQ = false> struct DkvLayout {
     static constexpr int CB = DH / 64;
-    static constexpr int STAGES = BK_ATTENTION_WGMMA_DKV_STAGES;
+    static constexpr int STAGES = FQ ? BK_ATTENTION_WGMMA_DKVQ_STAGES : BK_ATTENTION_WGMMA_DKV_STAGES;
     static constexpr uint32_t Q_BLOCK = 64 * 128, KV_BLOCK = Q_BLOCK, TILE = CB * Q_BLOCK;
     static constexpr uint32_t K = 0, V = 2 * TILE, Q = 4 * TILE;
     static constexpr uint32_t DY = Q + STAGES * TILE;
     static constexpr uint32_t STATS = DY + STAGES * TILE;
     static constexpr uint32_t RECORDS = STATS + STAGES * 512;
     static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
-    static constexpr uint32_t BYTES = BARS + 8 * (1 + 2 * STAGES) + 1024;
-    static_assert(BYTES == BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(DH),
+    // With dq: part_full and part_empty of each consumer's dQ share.
+    static constexpr uint32_t PART_BARS = BARS + 8 * (1 + 2 * STAGES);
+    static constexpr uint32_t BARS_END = PART_BARS + (FQ ? 8 * 4 : 0);
+    // With dq (FQ): dS of the tile, A of dQ = dS K (64 queries x 128 keys,
+    // K-major, a 64-key column block per consumer), in two buffers; then
+    // each consumer's F32 half of the tile's dQ share, in the order of its
+    // accumulator fragments (float4 k of thread t at 16 (128 k + t)), for
+    // the copy engine.
+    static constexpr uint32_t DS = (BARS_END + 1023) / 1024 * 1024;
+    static constexpr uint32_t DS_BYTES = 2 * Q_BLOCK;
+    static constexpr uint32_t PART = DS + 2 * DS_BYTES, PART_BYTES = 64 * 64 * 4;
+    static constexpr uint32_t BYTES = (FQ ? PART + 2 * PART_BYTES : BARS_END) + 1024;
+    static_assert(BYTES == (FQ ? BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(DH)
+                               : BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(DH)),
                   "the plan asks for the shared memory this layout takes");
+    static_assert(BYTES <= 232448, "a CTA's shared memory on sm_90");
 };
 
 // Stage s of the dk/dv ring: full (the producer's 32 lanes, and lane 0
@@ -294,13 +312,12 @@ template <typename L> struct QueryRing {
 // every lane), Q and dY (lane 0). A last record ends the walk. Rows and
 // tiles fit in int (the plan takes this path for Lq, Lk < 2^31): the
 // producer runs in 40 registers.
+// Lane 0: both consumers' K and V (128 keys from k0) onto kv_full.
 template <typename L>
-static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
-                                    int kvh, int b, bool bad)
+static __device__ __forceinline__ void load_keys(const bk_attention_tma_args &p, uint32_t base,
+                                                 int k0, int kvh, int b)
 {
-    const Args &a = p.a;
-    const int lane = threadIdx.x % 32;
-    if (lane == 0) {
+    if (threadIdx.x % 32 == 0) {
         const uint32_t kv_full = base + L::BARS;
         mbar_expect_tx(kv_full, 4 * L::TILE);
         for (int c = 0; c < 2; c++)
@@ -310,6 +327,15 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
                 tma_load_4d(base + L::V + at, p.map_v, 64 * cb, k0 + 64 * c, kvh, b, kv_full);
             }
     }
+}
+
+template <typename L>
+static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
+                                    int kvh, int b, bool bad)
+{
+    const Args &a = p.a;
+    const int lane = threadIdx.x % 32;
+    load_keys<L>(p, base, k0, kvh, b);
     QueryRing<L> ring{ p, base, b, 0 };
     const int group = (int)a.heads / (int)a.kv_heads;
     const int tiles = (int)((a.lq + 63) / 64), per_block = (int)(a.block_q / 64);
@@ -356,6 +382,73 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     ring.emit(0, 0, held, TILE_END);
 }
 
+// The order in which the dk/dv-with-dq kernel's CTAs of one (batch, kv
+// head) walk their query tiles, and in which they hand over each tile's
+// dQ. Item v = g * tiles + t is tile t of query head g of the group; CTA
+// j walks v = j s, j s + 1, ... (mod nkc s, past the items skipped), so at
+// any time the CTAs are on different tiles, each s steps ahead of CTA
+// j - 1 on the same ones; CTA j's rank for item v, its place in the
+// tile's hand-over, is its steps before v over s: (v / s - j) mod nkc.
+// Rank 0 stores the tile's sum, the others wait for their turn to add to
+// it (counter = rank), the last adds it to its own share and writes dQ:
+// a fixed order, so the result is deterministic, that follows the CTAs'
+// own pace. CTA j waits only for CTA j + 1 (mod nkc), which came to the
+// tile s steps before it (its first s items are rank 0 and wait for none);
+// CTAs start in order, so a successor not yet running starts once the
+// CTAs before it end.
+struct DenseOrder {
+    int tiles, group, total, nkc, s, span, j;
+    __device__ explicit DenseOrder(const Args &a)
+        : tiles((int)((a.lq + 63) / 64)), group((int)(a.heads / a.kv_heads)),
+          total(tiles * group), nkc((int)gridDim.x), s((total + nkc - 1) / nkc), span(s * nkc),
+          j((int)blockIdx.x)
+    {
+    }
+    // The item of step i (>= total: none).
+    __device__ __forceinline__ int item(int i) const
+    {
+        const int v = j * s + i;
+        return v >= span ? v - span : v;
+    }
+    __device__ __forceinline__ int rank(int v) const
+    {
+        const int r = v / s - j;
+        return r < 0 ? r + nkc : r;
+    }
+};
+
+// The dk/dv-with-dq kernel's producer: K and V, then every query tile of
+// the group in DenseOrder (DENSE, not causal: every tile sees every key),
+// each for both consumers, then the end.
+template <typename L>
+static __device__ void dkvq_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
+                                     int kvh, int b)
+{
+    const Args &a = p.a;
+    load_keys<L>(p, base, k0, kvh, b);
+    QueryRing<L> ring{ p, base, b, 0 };
+    const DenseOrder o(a);
+    const uint32_t both = TILE_TAKEN | TILE_TAKEN << 1;
+    int held_h = -1, held_q0 = 0;
+    TileStats held{};
+    for (int i = 0; i < o.span; i++) {
+        const int v = o.item(i);
+        if (v >= o.total)
+            continue;
+        const int g = v / o.tiles, q0 = (v - g * o.tiles) * 64, h = kvh * o.group + g;
+        const TileStats next =
+            ring.load(q0, lse_at<const float>(a, b, h, 0), rowsum_at<const float>(a, b, h, 0));
+        if (held_h >= 0)
+            ring.emit(held_h, held_q0, held, both);
+        held = next;
+        held_h = h;
+        held_q0 = q0;
+    }
+    if (held_h >= 0)
+        ring.emit(held_h, held_q0, held, both);
+    ring.emit(0, 0, held, TILE_END);
+}
+
 // D (64 x 64) = A B^T, A and B tiles of 64 rows x DH in shared memory
 // (K-major, DH / 64 column blocks), D in steps of 16; issued and
 // committed: S^T = K Q^T, or dP^T = V dY^T.
@@ -373,11 +466,157 @@ static __device__ __forceinline__ void issue_abt(float (&d)[8][4], uint32_t a_ti
     wgmma_commit();
 }
 
-template <typename T, int DH>
+// Named barriers of the dk/dv-with-dq kernel: both consumers (1), one (2 + c).
+static __device__ __forceinline__ void pair_sync()
+{
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+}
+static __device__ __forceinline__ void consumer_sync(int c)
+{
+    if (c == 0)
+        asm volatile("bar.sync 2, 128;\n" ::: "memory");
+    else
+        asm volatile("bar.sync 3, 128;\n" ::: "memory");
+}
+
+// Where the dQ share of consumer c for query tile t of head h goes: its
+// place in the tile's hand-over (DenseOrder), the F32 sum and its counter.
+struct DqChunk {
+    int rank;
+    bool last;
+    float *sum;
+    uint32_t *count;
+    __device__ __forceinline__ DqChunk(const Args &a, const DenseOrder &o, int64_t b, int64_t kvh,
+                                       int h, int t, int c)
+    {
+        rank = o.rank((h - (int)kvh * o.group) * o.tiles + t);
+        last = rank == o.nkc - 1;
+        const int64_t i = (((int64_t)b * a.heads + h) * o.tiles + t) * 2 + c;
+        sum = (float *)a.dq_sum + i * (64 * 64);
+        count = (uint32_t *)a.dq_count + i;
+    }
+};
+
+// The dq side of consumer c (128 threads) in the dk/dv-with-dq kernel:
+// the tile's dS to shared memory, the consumer's half of dQ (64 columns)
+// over the CTA's 128 keys, and its hand-over: the last rank's here, the
+// others' by the consumer's hand-over warp (dq_hand_over).
+template <typename T, typename L> struct DqShare {
+    uint32_t base;
+    int c, tid;
+    int staged; // shares handed to the hand-over warp so far
+
+    // This warp's dS^T (its 16 keys x the tile's 64 queries, fragments da)
+    // into the consumer's column block of dS, transposed: query rows, keys
+    // along them (16-byte chunk k of row q at chunk k ^ (q % 8)).
+    __device__ __forceinline__ void store_ds(uint32_t ds, const uint32_t (&da)[4][4]) const
+    {
+        const int warp = tid / 32, lane = tid % 32, i = lane / 8, r = lane % 8;
+        const uint32_t row = ds + c * L::Q_BLOCK + (uint32_t)(((2 * warp + i % 2) ^ r) << 4);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            stmatrix_x4_trans(row + (uint32_t)(16 * kk + 8 * (i / 2) + r) * 128, da[kk]);
+    }
+
+    // d (the tile's 64 queries x columns 64 c ..) = dS K: dS K-major, the
+    // keys' K tiles MN-major, both in shared memory; issued and committed.
+    __device__ __forceinline__ void issue(float (&d)[8][4], uint32_t ds) const
+    {
+        const uint64_t da0 = smem_desc(ds, 16, 1024);
+        const uint64_t db0 = smem_desc(base + L::K + c * L::Q_BLOCK, L::KV_BLOCK, 1024);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 8; kk++)
+            mma_ss_n64_t<T>(d, smem_desc_add(da0, (kk / 4) * L::Q_BLOCK + (kk % 4) * 32),
+                            smem_desc_add(db0, (kk / 4) * L::TILE + (kk % 4) * 2048), kk > 0);
+        wgmma_commit();
+    }
+
+    // The share d of query tile q0 of head h: the last rank adds the sum
+    // to it once every other rank is in and writes dQ (times the scale);
+    // the others stage it for the hand-over warp.
+    __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b,
+                                              int64_t kvh, int h, int q0)
+    {
+        const DqChunk ch(a, DenseOrder(a), b, kvh, h, q0 / 64, c);
+        if (ch.last) {
+            if (tid == 0 && ch.rank > 0)
+                split_sum::wait_for(ch.count, (uint32_t)ch.rank);
+            consumer_sync(c);
+            if (ch.rank > 0)
+#pragma unroll
+                for (int k = 0; k < 8; k++) {
+                    const float4 x = __ldcg((const float4 *)ch.sum + 128 * k + tid);
+                    d[k][0] += x.x;
+                    d[k][1] += x.y;
+                    d[k][2] += x.z;
+                    d[k][3] += x.w;
+                }
+            View out = a.dq;
+            out.base += (uint64_t)(64 * c) * sizeof(T);
+            const float f = (float)a.scale;
+            store_rows<T, 64>(out, b, h, q0 + 16 * (tid / 32), a.lq, d, f, f, tid % 32);
+            return;
+        }
+        const uint32_t part = base + L::PART + c * L::PART_BYTES;
+        const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
+        if (staged > 0) // the copy engine has read the last share
+            mbar_wait(empty, (uint32_t)(staged - 1) & 1u);
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            store_shared16(part + 16 * (128 * k + tid),
+                           make_uint4(__float_as_uint(d[k][0]), __float_as_uint(d[k][1]),
+                                      __float_as_uint(d[k][2]), __float_as_uint(d[k][3])));
+        fence_proxy_async_shared();
+        mbar_arrive(full);
+        staged++;
+    }
+};
+
+// Lane 0 of producer warp 1 + c: consumer c's dQ shares in the walk's
+// order (DenseOrder, as dkvq_producer), past the last ranks (the consumer
+// writes those): each in its turn stored (rank 0) or added to the tile's
+// sum by the copy engine, its shared memory freed once read, the tile's
+// counter raised once the copy is done. Apart from the consumers, so that
+// they wait for neither the turn nor the copy.
+template <typename L>
+static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, int64_t b, int c)
+{
+    const DenseOrder o(a);
+    const uint32_t part = base + L::PART + c * L::PART_BYTES;
+    const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
+    int staged = 0;
+    for (int i = 0; i < o.span; i++) {
+        const int v = o.item(i);
+        if (v >= o.total)
+            continue;
+        const int g = v / o.tiles;
+        const DqChunk ch(a, o, b, kvh, (int)kvh * o.group + g, v - g * o.tiles, c);
+        if (ch.last)
+            continue;
+        mbar_wait(full, (uint32_t)staged & 1u);
+        if (ch.rank > 0) {
+            split_sum::wait_for(ch.count, (uint32_t)ch.rank);
+            fence_proxy_async_global();
+            bulk_add_f32(ch.sum, part, L::PART_BYTES);
+        } else {
+            bulk_store(ch.sum, part, L::PART_BYTES);
+        }
+        commit_stores();
+        wait_stores_read<0>();
+        mbar_arrive(empty);
+        wait_stores_done();
+        fence_proxy_async_global();
+        split_sum::raise(ch.count);
+        staged++;
+    }
+}
+
+template <typename T, int DH, bool FQ = false>
 static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
                                     int64_t k0, int64_t kvh, int64_t b, bool bad)
 {
-    typedef DkvLayout<DH> L;
+    typedef DkvLayout<DH, FQ> L;
     constexpr int BQ = 64; // queries per tile
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
@@ -388,9 +627,13 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
     // that sees all of the consumer's (causal).
     const int begin[2] = { (int)query_begin(a, key_a), (int)query_begin(a, key_a + 8) };
     const int all_begin = (int)query_begin(a, keys0 + 63);
-    const bool causal = (a.flags & BK_ATTENTION_CAUSAL) != 0;
+    const bool causal = !FQ && (a.flags & BK_ATTENTION_CAUSAL) != 0; // FQ: never causal
     const uint32_t k_tile = base + L::K + c * L::TILE, v_tile = base + L::V + c * L::TILE;
     const float sl2 = (float)a.scale * LOG2E;
+    // With dq: keys past Lk get P = 0 (their K rows are zeros, but 2^-lse
+    // could overflow and reach dQ as NaN).
+    const bool past[2] = { FQ && key_a >= a.lk, FQ && key_a + 8 >= a.lk };
+    DqShare<T, L> share{ base, c, tid, 0 };
 
     float dk[DH / 8][4], dv[DH / 8][4];
     zero(dk);
@@ -419,7 +662,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
-                    if (diagonal && q0 + col + (e & 1) < begin[e / 2])
+                    if ((diagonal && q0 + col + (e & 1) < begin[e / 2]) || past[e / 2])
                         s[j][e] = 0.f;
                 }
             }
@@ -441,11 +684,30 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
             }
             issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
             issue_ab<T, L, BQ>(dk, da, st.q_tile);
-            wgmma_wait<0>();
-            fence_operand(dv);
-            fence_operand(dk);
-            fence_operand(pa);
-            fence_operand(da);
+            if constexpr (FQ) {
+                // Every tile is both consumers': dS in buffer n % 2 (the
+                // other consumer may still read the last tile's), then half
+                // of dQ = dS K each, handed over in the tile's order.
+                const uint32_t ds = base + L::DS + (n & 1) * L::DS_BYTES;
+                share.store_ds(ds, da);
+                fence_proxy_async_shared();
+                pair_sync();
+                float dq[8][4];
+                share.issue(dq, ds);
+                wgmma_wait<0>();
+                fence_operand(dv);
+                fence_operand(dk);
+                fence_operand(pa);
+                fence_operand(da);
+                fence_operand(dq);
+                share.hand_over(a, dq, b, kvh, (int)rec.x, q0);
+            } else {
+                wgmma_wait<0>();
+                fence_operand(dv);
+                fence_operand(dk);
+                fence_operand(pa);
+                fence_operand(da);
+            }
         }
         mbar_arrive(st.empty);
     }
@@ -455,21 +717,30 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
     store_rows<T, DH>(a.dv, b, kvh, keys0 + warp * 16, a.lk, dv, fv, fv, lane);
 }
 
-template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
+template <typename L> static __device__ __forceinline__ void init_dkv_barriers(uint32_t base)
 {
-    typedef DkvLayout<DH> L;
-    const uint32_t base = shared_base_1024();
-    const Args &a = p.a;
-    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
         for (int s = 0; s < L::STAGES; s++) {
             mbar_init(base + L::BARS + 8 * (1 + s), 33); // see QueryRing::emit
             mbar_init(base + L::BARS + 8 * (1 + L::STAGES + s), 256);
         }
+        for (uint32_t at = L::PART_BARS; at < L::BARS_END; at += 16) {
+            mbar_init(base + at, 128); // part_full: every consumer thread
+            mbar_init(base + at + 8, 1); // part_empty: the hand-over warp
+        }
         mbar_fence_init();
     }
     __syncthreads();
+}
+
+template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
+{
+    typedef DkvLayout<DH> L;
+    const uint32_t base = shared_base_1024();
+    const Args &a = p.a;
+    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    init_dkv_barriers<L>(base);
     // What this kernel reads (lse, the row sums, a LIST's mask) comes from
     // the kernels before dq, and dq lets this grid launch only once each of
     // its CTAs has waited for those: so the dk/dv CTAs start at once, on
@@ -485,6 +756,27 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
         consumer_registers<2>();
         dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
         grid_dependency_wait_only(); // the CTA ends after dq
+    }
+}
+
+// dk, dv and dq in one kernel (DENSE, not causal: 5 GEMMs a tile instead
+// of the two kernels' 7), right after the row sums.
+template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma_args &p)
+{
+    typedef DkvLayout<DH, true> L;
+    const uint32_t base = shared_base_1024();
+    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    init_dkv_barriers<L>(base);
+    grid_dependency_wait(); // the row sums and the zeroed counters
+    if (threadIdx.x < 128) {
+        producer_registers();
+        if (threadIdx.x < 32)
+            dkvq_producer<L>(p, base, (int)k0, (int)kvh, (int)b);
+        else if (threadIdx.x < 96 && threadIdx.x % 32 == 0)
+            dq_hand_over<L>(p.a, base, kvh, b, (int)threadIdx.x / 32 - 1);
+    } else {
+        consumer_registers<2>();
+        dkv_consumer<T, DH, true>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, false);
     }
 }
 
@@ -504,6 +796,15 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
         bk::attention::wg::dkv<T, DH>(p);                                                        \
     }
 
+#define BK_ATTENTION_WGMMA_BACKWARD_DQ(NAME, T)                                                  \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dkvq_wgmma_##NAME##_d128(const __grid_constant__ bk_attention_tma_args p)   \
+    {                                                                                            \
+        bk::attention::wg::dkvq<T, 128>(p);                                                      \
+    }
+
+BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)
+BK_ATTENTION_WGMMA_BACKWARD_DQ(bf16, __nv_bfloat16)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 64)

@@ -74,6 +74,17 @@ template <int N> static __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// Four 8 x 8 matrices of 16-bit values stored transposed: register i of
+// each lane holds its pair of matrix i (row lane / 4, columns 2 (lane % 4)
+// and + 1), which lands in column lane / 4 of rows 2 (lane % 4) and + 1;
+// lanes 8 i .. 8 i + 7 give the addresses of matrix i's rows as stored.
+static __device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, const uint32_t (&r)[4])
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 ::"r"(address), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+
 static __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t address)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"

@@ -150,6 +150,22 @@ static __device__ __forceinline__ void tma_store_3d(const void *map, uint32_t sr
                  ::"l"((uint64_t)(uintptr_t)map), "r"(src), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
+// bytes (a multiple of 16, both addresses 16-byte aligned) of shared
+// memory at src to global memory at dst, or added to the F32 values there
+// (the add done in the L2, one operation per element): one bulk group per
+// commit_stores, as the tensor stores.
+static __device__ __forceinline__ void bulk_store(void *dst, uint32_t src, uint32_t bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
+                 "r"(src), "r"(bytes)
+                 : "memory");
+}
+static __device__ __forceinline__ void bulk_add_f32(float *dst, uint32_t src, uint32_t bytes)
+{
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+                 ::"l"(dst), "r"(src), "r"(bytes)
+                 : "memory");
+}
 static __device__ __forceinline__ void commit_stores()
 {
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");

@@ -99,6 +99,11 @@ __device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint
 template <typename T>
 __device__ __forceinline__ void mma_ss_n192(float (&d)[24][4], uint64_t da, uint64_t db,
                                             int accumulate);
+// D (64 x 64) = A B (+ D when accumulate): A 64 x 16 K-major and B 16 x 64
+// MN-major, both in shared memory.
+template <typename T>
+__device__ __forceinline__ void mma_ss_n64_t(float (&d)[8][4], uint64_t da, uint64_t db,
+                                             int accumulate);
 // D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
 // 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
 // K-major (_k) (N = 64 or 128; 256 K-major).
@@ -188,18 +193,19 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_SECOND(a, b) b
 #define BK_WGMMA_CALL(m, args) m args
 
-/* D = A B^T (+ D when accumulate), both K-major in shared memory. */
-#define BK_WGMMA_SS(T, PTX, N)                                                                 \
+/* D = A B^T (+ D when accumulate), both K-major in shared memory (TRANS
+ * "1": B MN-major, D = A B). */
+#define BK_WGMMA_SS(T, PTX, NAME, N, TRANS)                                                    \
     template <>                                                                                \
-    __device__ __forceinline__ void mma_ss_n##N<T>(float (&d)[N / 8][4], uint64_t da,           \
-                                                   uint64_t db, int accumulate)                \
+    __device__ __forceinline__ void NAME<T>(float (&d)[N / 8][4], uint64_t da, uint64_t db,     \
+                                            int accumulate)                                    \
     {                                                                                          \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, "                                       \
                      BK_WGMMA_CALL(BK_WGMMA_SECOND, (BK_WGMMA_SS_TAIL_##N)) ", 0;\n"          \
                      "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTX "." PTX " {"        \
                      BK_WGMMA_REGS_##N "}, "                                                   \
                      BK_WGMMA_CALL(BK_WGMMA_FIRST, (BK_WGMMA_SS_TAIL_##N))                     \
-                     ", p, 1, 1, 0, 0;\n}\n"                                                    \
+                     ", p, 1, 1, 0, " TRANS ";\n}\n"                                           \
                      : BK_WGMMA_D_##N                                                          \
                      : "l"(da), "l"(db), "r"(accumulate));                                     \
     }
@@ -240,9 +246,10 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     }
 
 #define BK_WGMMA_TYPE(T, PTX)                                                                  \
-    BK_WGMMA_SS(T, PTX, 64)                                                                    \
-    BK_WGMMA_SS(T, PTX, 128)                                                                   \
-    BK_WGMMA_SS(T, PTX, 192)                                                                   \
+    BK_WGMMA_SS(T, PTX, mma_ss_n64, 64, "0")                                                   \
+    BK_WGMMA_SS(T, PTX, mma_ss_n128, 128, "0")                                                 \
+    BK_WGMMA_SS(T, PTX, mma_ss_n192, 192, "0")                                                 \
+    BK_WGMMA_SS(T, PTX, mma_ss_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \

@@ -437,6 +437,32 @@ static void fast_cases(bool backward)
             }
 }
 
+/* The Hopper backward's kernel that computes dq with dk and dv (DENSE, not
+ * causal, D = 128; BK_CUDA_ATTENTION_BACKWARD=fused), its CTAs handing
+ * each query tile's dQ share over in a fixed order: one key CTA (its own
+ * last rank), one item or fewer per CTA (s = 1) with a short last query
+ * tile and query heads sharing kv heads, and many key CTAs with s = 2
+ * (the fast cases, run with it too, have s = 3 with a skipped slot, and
+ * keys past Lk). Run with it and with the two kernels. */
+static void fused_cases(void)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const int64_t shapes[][4] = {
+        /* lq, lk, h, hkv */
+        { 384, 128, 2, 1 }, { 64, 640, 2, 2 }, { 100, 1000, 4, 2 }, { 1024, 1536, 1, 1 },
+    };
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            struct acase c = {
+                .type = types[t], .b = 2, .h = shapes[i][2], .hkv = shapes[i][3],
+                .lq = shapes[i][0], .lk = shapes[i][1], .d = 128, .dv = 128,
+                .form = BK_ATTENTION_PATTERN_DENSE, .backward = true,
+                .layout = i % 2 ? BLHD : BHLD,
+            };
+            run_case(&c);
+        }
+}
+
 static void general_cases(bool backward)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F64, BK_DATA_TYPE_F16,
@@ -485,6 +511,13 @@ int main(void)
         fast_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_PATH");
+    fused_cases();
+    setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
+    grid_label = " (fused)";
+    fused_cases();
+    fast_cases(true);
+    unsetenv("BK_CUDA_ATTENTION_BACKWARD");
+    grid_label = "";
     general_cases(false);
     general_cases(true);
     /* The Hopper forward's and dq's persistent CTAs each taking several

@@ -27,7 +27,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
-    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_COUNT
+    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_DKVQ_WGMMA, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -38,6 +38,10 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
+    /* The Hopper backward as the row sums and one kernel for dk, dv and dq
+     * (fused_backward()), with its workspace past the core's. */
+    bool fused;
+    uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
     /* The solo kernel where the pattern chooses between it and `forward`
      * at run time (K_CHOICE, then K_WGMMA_SOLO and K_WGMMA); NULL: none. */
@@ -375,10 +379,18 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         return n;
     }
     const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+    if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
+        a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
+        a.dq_count = t.a.dq_count = run->workspace + ap->ws_dq_count;
+    }
     if (queries) {
         launch(&launches[n++], ap, K_ROWSUM,
                (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh, gb, gt,
                &a);
+        if (wgmma && ap->fused) {
+            launch_wgmma(&launches[n++], ap, K_DKVQ_WGMMA, wgmma_keys, gkv, gb, &t);
+            return n;
+        }
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
         else if (fast)
@@ -396,6 +408,40 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     else if (keys)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
     return n;
+}
+
+/* Whether the Hopper backward of p takes the kernel that computes dq
+ * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
+ * shares summed in a fixed order through the workspace: see DenseOrder in
+ * ptx/attention_wgmma_backward.cu): only where BK_CUDA_ATTENTION_BACKWARD
+ * is "fused" when the plan is made, for DENSE patterns without the causal
+ * mask at D = Dv = 128 (every key block sees every query tile). Not the
+ * default: on the H100 it runs level with the two kernels (2026-11-25,
+ * bench/RESULTS.md), its share hand-over costing what the GEMMs save. */
+static bool fused_backward(const struct bk_attention_problem *p)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
+    return s && strcmp(s, "fused") == 0 && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
+           !p->causal && p->d == 128 && p->dv == 128;
+}
+
+/* The fused backward's workspace past the core's: the F32 dq sums (16 KiB
+ * per 64-query tile and 64-column half) and their counters; false where
+ * it would not fit 64 bits. */
+static bool fused_workspace(BkPlan plan, struct attention_plan *ap)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    uint64_t chunks, sum_bytes, end;
+    if (__builtin_mul_overflow((uint64_t)p->batch * (uint64_t)p->heads,
+                               (uint64_t)ceil_div(p->lq, 64) * 2, &chunks) ||
+        __builtin_mul_overflow(chunks, (uint64_t)64 * 64 * 4, &sum_bytes))
+        return false;
+    ap->ws_dq_sum = (p->ws_size + 255) & ~(uint64_t)255;
+    if (__builtin_add_overflow(ap->ws_dq_sum, sum_bytes, &ap->ws_dq_count) ||
+        __builtin_add_overflow(ap->ws_dq_count, chunks * 4, &end) || end > (uint64_t)INT64_MAX)
+        return false;
+    plan->props.workspaceSize = end;
+    return true;
 }
 
 /* The grid: rows / 4 CTAs along x, heads along y, batches along z. */
@@ -468,7 +514,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     const struct bk_attention_problem *p = &plan->problem.attention;
     const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
     const int d = (int)p->d;
-    int ks[4], count = p->backward ? 2 : 1;
+    int ks[5], count = p->backward ? 2 : 1;
     if (p->backward) {
         ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
         snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
@@ -484,21 +530,24 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     if (ap->wgmma) {
         /* The Hopper kernels of the plan: the forward (forward_kernels), or
          * dq and dk/dv. */
-        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO }, wb[] = { K_DQ_WGMMA, K_DKV_WGMMA };
+        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO },
+                         wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA };
         static const char *const wpattern[K_COUNT] = {
             [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
             [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
+            [K_DKVQ_WGMMA] = "bk_attention_dkvq_wgmma_%s_d%d",
         };
         static const unsigned int wshared[K_COUNT][2] = {
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
                              BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128) },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
+            [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
         };
         const int *wk = p->backward ? wb : wf;
-        const int wcount = p->backward ? (int)(sizeof wb / sizeof wb[0]) : ap->solo ? 2 : 1;
-        const char *wname[2];
-        CUfunction *wfn[2];
+        const int wcount = p->backward ? (ap->fused ? 3 : 2) : ap->solo ? 2 : 1;
+        const char *wname[3];
+        CUfunction *wfn[3];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
@@ -551,6 +600,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->solo = NULL;
     if (!p->backward && ap->wgmma)
         ap->forward = forward_kernel(p, &ap->solo);
+    ap->fused = ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
     ap->solo_row_ctas = ap->solo ? row_ctas(plan->ctx->impl, ap->solo->per_sm) : 0;
     const char *ts = type_suffix(p->type);
@@ -581,7 +631,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_backward_%s_%s%s",
-                 ap->wgmma ? "wgmma" : ap->fast ? "mma" : "general", ts,
+                 ap->fused ? "wgmma_fused" : ap->wgmma ? "wgmma" : ap->fast ? "mma" : "general", ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
     else if (ap->solo) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
