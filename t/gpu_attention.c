@@ -14,7 +14,10 @@
  * Each output element within a per-type bound of the host's, scaled by
  * the largest magnitude of that output; lse within an absolute bound;
  * outputs poisoned before each run, so an unwritten element fails.
- * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
+ * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1.
+ * BK_TEST_ONLY=TEXT runs only the cases whose label contains TEXT (to
+ * repeat one sequence of cases many times; their data then differ from a
+ * whole run's with the same seed). */
 #include "config.h"
 
 #include <math.h>
@@ -294,6 +297,9 @@ static void run_case(const struct acase *c)
              c->causal ? " causal" : "", layout_names[c->layout], c->offset ? " off16" : "",
              c->bad_list ? " bad list" : "", c->set_scale ? c->scale : 1.0 / sqrt((double)c->d),
              grid_label);
+    const char *only = getenv("BK_TEST_ONLY");
+    if (only && !strstr(label, only))
+        return;
     const BkDataType lt = c->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
     struct tensor q, k, v, y, lse, dy, dq, dk, dv;
     make_tensor(&q, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
