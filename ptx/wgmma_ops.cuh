@@ -89,21 +89,16 @@ template <int N> static __device__ __forceinline__ void fence_operand(uint32_t (
 }
 
 // D (64 x N) = A B^T (+ D when accumulate): A 64 x 16 and B N x 16, both
-// K-major in shared memory (N = 64, 128 or 192).
-template <typename T>
-__device__ __forceinline__ void mma_ss_n64(float (&d)[8][4], uint64_t da, uint64_t db,
-                                           int accumulate);
-template <typename T>
-__device__ __forceinline__ void mma_ss_n128(float (&d)[16][4], uint64_t da, uint64_t db,
-                                            int accumulate);
-template <typename T>
-__device__ __forceinline__ void mma_ss_n192(float (&d)[24][4], uint64_t da, uint64_t db,
-                                            int accumulate);
-// D (64 x 64) = A B (+ D when accumulate): A 64 x 16 K-major and B 16 x 64
-// MN-major, both in shared memory.
-template <typename T>
-__device__ __forceinline__ void mma_ss_n64_t(float (&d)[8][4], uint64_t da, uint64_t db,
-                                             int accumulate);
+// K-major in shared memory (N = 64, 128 or 192); _t: D = A B with B
+// 16 x 64 MN-major.
+#define BK_WGMMA_SS_DECLARE(NAME, N)                                                           \
+    template <typename T>                                                                      \
+    __device__ __forceinline__ void NAME(float (&d)[N / 8][4], uint64_t da, uint64_t db,        \
+                                         int accumulate);
+BK_WGMMA_SS_DECLARE(mma_ss_n64, 64)
+BK_WGMMA_SS_DECLARE(mma_ss_n128, 128)
+BK_WGMMA_SS_DECLARE(mma_ss_n192, 192)
+BK_WGMMA_SS_DECLARE(mma_ss_n64_t, 64)
 // D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
 // 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
 // K-major (_k) (N = 64 or 128; 256 K-major).
@@ -142,35 +137,23 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_D_128 BK_WGMMA_D8(0), BK_WGMMA_D8(8)
 #define BK_WGMMA_D_192 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16)
 #define BK_WGMMA_D_256 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16), BK_WGMMA_D8(24)
+/* The accumulator operands %0 .. %(N / 2 - 1), each list the one before and more. */
 #define BK_WGMMA_REGS_64 \
     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
     "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
     "%24,%25,%26,%27,%28,%29,%30,%31"
 #define BK_WGMMA_REGS_128 \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
-    "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
-    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35," \
-    "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
-    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59," \
-    "%60,%61,%62,%63"
+    BK_WGMMA_REGS_64 "," \
+    "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
+    "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55," \
+    "%56,%57,%58,%59,%60,%61,%62,%63"
 #define BK_WGMMA_REGS_192 \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
-    "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
-    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35," \
-    "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
-    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59," \
-    "%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71," \
-    "%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83," \
-    "%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
+    BK_WGMMA_REGS_128 "," \
+    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75," \
+    "%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87," \
+    "%88,%89,%90,%91,%92,%93,%94,%95"
 #define BK_WGMMA_REGS_256 \
-    "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11," \
-    "%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23," \
-    "%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35," \
-    "%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
-    "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59," \
-    "%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71," \
-    "%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83," \
-    "%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95," \
+    BK_WGMMA_REGS_192 "," \
     "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107," \
     "%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119," \
     "%120,%121,%122,%123,%124,%125,%126,%127"
