@@ -227,6 +227,14 @@ template <typename C> static __device__ __forceinline__ C *rowsum_at(const Args 
     return (C *)a.rowsum + (b * a.heads + h) * a.lq + i;
 }
 
+// The first of the two chunks (64-column halves) of the fused backward's
+// dq sums and counters for 64-query tile t of (b, h): chunks run over the
+// tiles of each head, so tile t of head h + g is tile g * tiles + t of h.
+static __device__ __forceinline__ int64_t dq_chunk(const Args &a, int64_t b, int64_t h, int64_t t)
+{
+    return ((b * a.heads + h) * ((a.lq + 63) / 64) + t) * 2;
+}
+
 // A row's lse from the forward's running maximum m (base 2) and sum l of
 // 2^(s - m): -inf where the row saw no key.
 static __device__ __forceinline__ float row_lse(float m, float l)

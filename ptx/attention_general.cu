@@ -164,8 +164,7 @@ template <typename T> static __device__ void rowsum_rows(const Args &a)
     // the 64-query tile starting at this CTA's rows, zeroed for it.
     const int64_t first = (int64_t)blockIdx.x * WARPS * R;
     if (a.dq_count && threadIdx.x < 2 && first % 64 == 0)
-        ((uint32_t *)a.dq_count)[((b * a.heads + h) * ((a.lq + 63) / 64) + first / 64) * 2 +
-                                 threadIdx.x] = 0;
+        ((uint32_t *)a.dq_count)[dq_chunk(a, b, h, first / 64) + threadIdx.x] = 0;
     const T *dy = at<T>(a.dy, b, h, i0), *y = at<T>(a.y, b, h, i0);
     C sum[R];
 #pragma unroll

@@ -479,19 +479,19 @@ static __device__ __forceinline__ void consumer_sync(int c)
         asm volatile("bar.sync 3, 128;\n" ::: "memory");
 }
 
-// Where the dQ share of consumer c for query tile t of head h goes: its
-// place in the tile's hand-over (DenseOrder), the F32 sum and its counter.
+// Where the dQ share of consumer c for item v (DenseOrder) goes: its
+// place in the tile's hand-over, the F32 sum and its counter.
 struct DqChunk {
     int rank;
     bool last;
     float *sum;
     uint32_t *count;
     __device__ __forceinline__ DqChunk(const Args &a, const DenseOrder &o, int64_t b, int64_t kvh,
-                                       int h, int t, int c)
+                                       int v, int c)
     {
-        rank = o.rank((h - (int)kvh * o.group) * o.tiles + t);
+        rank = o.rank(v);
         last = rank == o.nkc - 1;
-        const int64_t i = (((int64_t)b * a.heads + h) * o.tiles + t) * 2 + c;
+        const int64_t i = dq_chunk(a, b, kvh * o.group, v) + c;
         sum = (float *)a.dq_sum + i * (64 * 64);
         count = (uint32_t *)a.dq_count + i;
     }
@@ -538,7 +538,8 @@ template <typename T, typename L> struct DqShare {
     __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b,
                                               int64_t kvh, int h, int q0)
     {
-        const DqChunk ch(a, DenseOrder(a), b, kvh, h, q0 / 64, c);
+        const DenseOrder o(a);
+        const DqChunk ch(a, o, b, kvh, (h - (int)kvh * o.group) * o.tiles + q0 / 64, c);
         if (ch.last) {
             if (tid == 0 && ch.rank > 0)
                 split_sum::wait_for(ch.count, (uint32_t)ch.rank);
@@ -590,8 +591,7 @@ static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, i
         const int v = o.item(i);
         if (v >= o.total)
             continue;
-        const int g = v / o.tiles;
-        const DqChunk ch(a, o, b, kvh, (int)kvh * o.group + g, v - g * o.tiles, c);
+        const DqChunk ch(a, o, b, kvh, v, c);
         if (ch.last)
             continue;
         mbar_wait(full, (uint32_t)staged & 1u);
@@ -684,29 +684,25 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
             }
             issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
             issue_ab<T, L, BQ>(dk, da, st.q_tile);
+            // With dq every tile is both consumers': dS in buffer n % 2 (the
+            // other consumer may still read the last tile's), then half of
+            // dQ = dS K each, handed over in the tile's order.
+            [[maybe_unused]] float dq[8][4];
             if constexpr (FQ) {
-                // Every tile is both consumers': dS in buffer n % 2 (the
-                // other consumer may still read the last tile's), then half
-                // of dQ = dS K each, handed over in the tile's order.
                 const uint32_t ds = base + L::DS + (n & 1) * L::DS_BYTES;
                 share.store_ds(ds, da);
                 fence_proxy_async_shared();
                 pair_sync();
-                float dq[8][4];
                 share.issue(dq, ds);
-                wgmma_wait<0>();
-                fence_operand(dv);
-                fence_operand(dk);
-                fence_operand(pa);
-                fence_operand(da);
+            }
+            wgmma_wait<0>();
+            fence_operand(dv);
+            fence_operand(dk);
+            fence_operand(pa);
+            fence_operand(da);
+            if constexpr (FQ) {
                 fence_operand(dq);
                 share.hand_over(a, dq, b, kvh, (int)rec.x, q0);
-            } else {
-                wgmma_wait<0>();
-                fence_operand(dv);
-                fence_operand(dk);
-                fence_operand(pa);
-                fence_operand(da);
             }
         }
         mbar_arrive(st.empty);
