@@ -5,6 +5,7 @@
 #include "cuda_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static BkResult device_properties(int ordinal, BkDeviceProperties *p)
@@ -115,8 +116,12 @@ static BkResult cuda_context_create(BkContext ctx, uint32_t device_index)
         return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreateContext: out of host memory");
     c->sm_count = (int)ctx->props.multiprocessorCount;
     /* Programmatic dependent launch: sm_90 and later; kept as programmatic
-     * edges in captured graphs from CUDA 12.3 on. */
-    c->programmatic = ctx->props.computeCapabilityMajor >= 9 && bk_cu.version >= 12030;
+     * edges in captured graphs from CUDA 12.3 on. BK_CUDA_PROGRAMMATIC=0
+     * turns it off (each kernel then starts after the one before ends): to
+     * tell a race between kernels from one within a kernel. */
+    const char *pdl = getenv("BK_CUDA_PROGRAMMATIC");
+    c->programmatic = ctx->props.computeCapabilityMajor >= 9 && bk_cu.version >= 12030 &&
+                      !(pdl && strcmp(pdl, "0") == 0);
     if ((r = bk_cu.cuDeviceGet(&c->device, (int)device_index)) != BK_CUDA_SUCCESS ||
         (r = bk_cu.cuDevicePrimaryCtxRetain(&c->primary, c->device)) != BK_CUDA_SUCCESS) {
         bk_free(&ctx->alloc, c);
