@@ -104,14 +104,23 @@ static void free_tensor(struct tensor *t)
 
 /* Compares the GPU image with the host's over the tensor's elements:
  * |gpu - host| <= tol * max|host| (+ abs_tol); NaN must match NaN. */
+/* t's extents and strides as four dimensions (leading ones of 1). */
+static void dims4(const struct tensor *t, int64_t e[4], int64_t s[4])
+{
+    const BkTensorDesc *d = &t->desc;
+    const int rank = (int)d->rank;
+    for (int i = 0; i < 4; i++)
+        e[i] = 1, s[i] = 0;
+    for (int i = 0; i < rank; i++)
+        e[4 - rank + i] = d->extent[i], s[4 - rank + i] = d->stride[i];
+}
+
 static bool compare(const struct tensor *t, double tol, double abs_tol, const char *what,
                     const char *label)
 {
     const BkTensorDesc *d = &t->desc;
-    const int rank = (int)d->rank;
-    int64_t e[4] = { 1, 1, 1, 1 }, s[4] = { 0, 0, 0, 0 };
-    for (int i = 0; i < rank; i++)
-        e[4 - rank + i] = d->extent[i], s[4 - rank + i] = d->stride[i];
+    int64_t e[4], s[4];
+    dims4(t, e, s);
     double scale = 0, worst = 0;
     long bad = 0, count = 0;
     for (int pass = 0; pass < 2; pass++)
@@ -241,11 +250,49 @@ static const char *form_name(BkAttentionPatternForm f)
                                                                                      : "list";
 }
 
+/* Where a replay's t differs from the first run's bits (first): how many
+ * elements in how many rows (of one batch and head), the first few with
+ * both values, the largest difference; then the replay against the host,
+ * to tell which run is off. */
+static void describe_difference(const struct tensor *t, const void *first, double tol,
+                                const char *what, const char *label)
+{
+    const BkDataType type = t->desc.dataType;
+    const size_t es = bkt_type_size(type);
+    int64_t e[4], s[4];
+    dims4(t, e, s);
+    long elements = 0, rows = 0;
+    double largest = 0;
+    for (int64_t a = 0; a < e[0]; a++)
+        for (int64_t b = 0; b < e[1]; b++)
+            for (int64_t c = 0; c < e[2]; c++) {
+                long in_row = 0;
+                for (int64_t x = 0; x < e[3]; x++) {
+                    const int64_t k = a * s[0] + b * s[1] + c * s[2] + x * s[3];
+                    if (memcmp((const char *)first + k * es, (const char *)t->gpu_img + k * es,
+                               es) == 0)
+                        continue;
+                    const double f = bkt_load(first, type, k), g = bkt_load(t->gpu_img, type, k);
+                    largest = fmax(largest, fabs(f - g));
+                    if (in_row++ == 0 && rows < 4)
+                        tap_diag("%s %s: row [%lld,%lld,%lld] differs from column %lld: first "
+                                 "run %.9g, replay %.9g", label, what, (long long)a,
+                                 (long long)b, (long long)c, (long long)x, f, g);
+                }
+                elements += in_row;
+                rows += in_row > 0;
+            }
+    tap_diag("%s %s: %ld elements in %ld rows differ, by at most %.3g", label, what, elements,
+             rows, largest);
+    if (compare(t, tol, 0, what, label))
+        tap_diag("%s %s: the replay is within tolerance of the host", label, what);
+}
+
 /* Deterministic without ALLOW_ATOMICS: a second plan, its buffer replayed
  * three times over the same (uncleared) workspace, gives the first run's
  * bits. */
 static bool same_bits_again(const BkAttentionBackwardInfo *bi, struct binding *gb,
-                            struct tensor *const outs[3], const char *label)
+                            struct tensor *const outs[3], double tol, const char *label)
 {
     void *first[3];
     bool same = true;
@@ -276,6 +323,7 @@ static bool same_bits_again(const BkAttentionBackwardInfo *bi, struct binding *g
                      label, names[i], (unsigned long long)differ,
                      (unsigned long long)outs[i]->bytes, (unsigned long long)at);
             same = false;
+            describe_difference(outs[i], first[i], tol, names[i], label);
         }
         free(first[i]);
     }
@@ -376,7 +424,7 @@ static void run_case(const struct acase *c)
     ok = compare(&dq, tol, 0, "dq", label);
     ok = compare(&dk, tol, 0, "dk", label) && ok;
     ok = compare(&dv, tol, 0, "dv", label) && ok;
-    ok = same_bits_again(&bi, gb, outs, label) && ok;
+    ok = same_bits_again(&bi, gb, outs, tol, label) && ok;
     tap_ok(ok, "%s (%s)", label, kernel);
 done:
     free_pattern(&pat);
