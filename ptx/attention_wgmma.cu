@@ -199,7 +199,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         uint32_t qf[L::Q_IN_REGISTERS ? L::CB * 4 : 1][4];
         if constexpr (L::Q_IN_REGISTERS) {
             load_row_fragments<L>(qf, q_tile, warp, lane);
-            release(base + L::BARS + 8); // the next query tile's Q may come
+            release_row_operands<L>(base); // the next query tile's Q may come
         }
         float sc[BN / 8][4];
         // S = Q K^T of the tile whose K is k_tile, issued and committed.

@@ -72,6 +72,11 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
         const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
         const int64_t rows0 = r0 + ROWS * c;
         const int64_t row_a = rows0 + warp * 16 + lane / 4;
+        uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
+        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
+        load_row_fragments<L>(qf, q_tile, warp, lane);
+        load_row_fragments<L>(yf, dy_tile, warp, lane);
+        release_row_operands<L>(base); // the next query tile's Q and dY may come
         // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
         float lse2[2], rsum[2];
         int64_t end[2];
@@ -88,11 +93,6 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
 
         float dq[DH / 8][4];
         zero(dq);
-        uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
-        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
-        load_row_fragments<L>(qf, q_tile, warp, lane);
-        load_row_fragments<L>(yf, dy_tile, warp, lane);
-        release(base + L::BARS + 8); // the next query tile's Q and dY may come
         for (;; n++) {
             const Stage st = Stage::of<L>(base, n);
             mbar_wait(st.k_full, st.parity);

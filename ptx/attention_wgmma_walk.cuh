@@ -515,6 +515,21 @@ static __device__ __forceinline__ void load_row_fragments(uint32_t (&f)[L::CB * 
     }
 }
 
+// A consumer warp holds its row fragments: the next query tile's Q (and
+// dY) may be copied over them (q_empty). ldmatrix read them through the
+// generic proxy and the copy engine writes through the async proxy, so
+// each thread orders its reads before the copy by a proxy fence (the PTX
+// memory model asks for it; the arrival alone let a read still queued
+// behind it see the next tile's rows: wrong dq rows of one warp, the first
+// rows of a CTA's later query tile, under the backward's graph replays).
+// Before the row statistics' global loads: the fence waits for every
+// memory access the thread has in flight.
+template <typename L> static __device__ __forceinline__ void release_row_operands(uint32_t base)
+{
+    fence_proxy_async_shared();
+    release(base + L::BARS + 8);
+}
+
 // D (64 x BN) = A B^T with A the row fragments and B BN rows of a K or V
 // tile (K-major); issued and committed: S = Q K^T, or dP = dY V^T.
 template <typename T, typename L, int BN>
