@@ -44,4 +44,4 @@ EXTRA_DIST += t/no-cuda-link.sh
 
 # Run by hand on a GPU machine: bench/device-run.sh (see bench/RESULTS.md).
 EXTRA_DIST += bench/device-run.sh bench/gpu-check.c bench/w4a16-probe.c bench/w4a16-peers.py \
-	bench/w4a16-sk-trace.c
+	bench/w4a16-sk-trace.c bench/attention-hunt.sh
