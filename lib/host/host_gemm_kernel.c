@@ -9,6 +9,7 @@
  * variant gives the same bits. */
 #include "host_gemm_engine.h"
 
+#include <float.h>
 #include <string.h>
 
 #define MR 6
@@ -18,6 +19,20 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define HAVE_AVX_VARIANT 1
 #define AVX_TARGET __attribute__((target("avx")))
+#endif
+
+/* NAME = x, a's element as the multiplier of a vector of b (type V, of
+ * T): the scalar itself, or where floats are evaluated in a wider type
+ * (FLT_EVAL_METHOD 1 on s390x, 2 on i386's x87, in ISO C mode) the scalar
+ * would take that type in a vector expression, which GCC will not narrow:
+ * there a vector with it in every lane. */
+#if FLT_EVAL_METHOD == 0
+#define MULTIPLIER(V, T, NAME, x) const T NAME = (x)
+#else
+#define MULTIPLIER(V, T, NAME, x)                                                         \
+    V NAME;                                                                               \
+    for (unsigned lane_ = 0; lane_ < sizeof NAME / sizeof NAME[0]; lane_++)               \
+        NAME[lane_] = (x)
 #endif
 
 /* c[MR x NR] (+)= a[kc][MR] @ b[kc][NR], NV vectors of VBYTES per row of
@@ -45,7 +60,7 @@
                 _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                      \
                     memcpy(&bv[v], b + p * NR + js + v * VW, sizeof bv[v]);               \
                 _Pragma("GCC unroll 8") for (int i = 0; i < MR; i++) {                    \
-                    const T ai = a[p * MR + i];                                           \
+                    MULTIPLIER(NAME##_vec, T, ai, a[p * MR + i]);                         \
                     _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                  \
                         acc[i][v] += ai * bv[v];                                          \
                 }                                                                         \
