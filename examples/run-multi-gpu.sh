@@ -6,7 +6,7 @@ i=0
 for args in "" "--host 4"; do
     i=$((i + 1))
     # shellcheck disable=SC2086
-    if out=$("${top_builddir:-.}/examples/multi_gpu" $args 2>&1); then
+    if out=$($BK_TEST_RUNNER "${top_builddir:-.}/examples/multi_gpu" $args 2>&1); then
         echo "ok $i - multi_gpu ${args:-on every device}"
     else
         echo "not ok $i - multi_gpu ${args:-on every device}"

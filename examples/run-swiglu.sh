@@ -9,7 +9,7 @@ echo "1..$n"
 i=0
 for d in $devices; do
     i=$((i + 1))
-    if out=$("${top_builddir:-.}/examples/swiglu" "$d" 2>&1); then
+    if out=$($BK_TEST_RUNNER "${top_builddir:-.}/examples/swiglu" "$d" 2>&1); then
         echo "ok $i - swiglu example on $d"
     else
         echo "not ok $i - swiglu example on $d"

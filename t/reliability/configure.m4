@@ -41,6 +41,11 @@ AC_ARG_ENABLE([libfuzzer],
   [], [enable_libfuzzer=check])
 bk_libfuzzer=no
 bk_libfuzzer_summary="no (--disable-libfuzzer)"
+# clang builds the campaign for the build machine, and libbk is built for
+# another: none when cross-compiling.
+AS_IF([test "x$cross_compiling" = xyes && test "x$enable_libfuzzer" != xno], [
+  enable_libfuzzer=no
+  bk_libfuzzer_summary="no (cross-compiling)"])
 AS_IF([test "x$enable_libfuzzer" != xno], [
   AC_PATH_PROGS([BK_FUZZ_CC], [clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14])
   bk_libfuzzer_summary="no (no clang found; set BK_FUZZ_CC)"
