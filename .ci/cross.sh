@@ -1,0 +1,63 @@
+#!/bin/bash
+# CI: the host backend on other Debian release architectures, built with
+# their cross compilers and tested under qemu-user: arm64 (NEON, little
+# endian), s390x (big endian; GCC evaluates float as double there in ISO C
+# mode) and ppc64el (VSX). libbk without the GPU backend and Fortran,
+# static (libtool's wrapper scripts would start the programs themselves),
+# warnings as errors, `make check` with the programs run through
+# BK_TEST_RUNNER. Needs root (apt-get). BK_CROSS_ARCHES narrows the list
+# (GNU triplet CPU names: aarch64 s390x powerpc64le riscv64).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$(pwd)
+arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Debian's name of each architecture and qemu's.
+debian_arch() {
+    case $1 in aarch64) echo arm64 ;; powerpc64le) echo ppc64el ;; *) echo "$1" ;; esac
+}
+qemu_arch() {
+    case $1 in powerpc64le) echo ppc64le ;; *) echo "$1" ;; esac
+}
+
+pkgs=qemu-user
+for a in $arches; do
+    pkgs="$pkgs gcc-$a-linux-gnu libc6-dev-$(debian_arch "$a")-cross"
+done
+echo "cross: installing $pkgs"
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs \
+    >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log"; exit 1; }
+
+status=0
+for a in $arches; do
+    build=$work/$a
+    mkdir -p "$build"
+    runner="qemu-$(qemu_arch "$a") -L /usr/$a-linux-gnu"
+    t0=$(date +%s)
+    (
+        cd "$build" &&
+            "$src/configure" --host="$a-linux-gnu" --without-cuda --disable-fortran \
+                --enable-static --disable-shared --enable-werror >configure.log 2>&1 &&
+            make -j"$(nproc)" >build.log 2>&1 &&
+            make -j"$(nproc)" check BK_TEST_RUNNER="$runner" >check.log 2>&1
+    )
+    rc=$?
+    totals=$(find "$build" -name '*.trs' -exec cat {} + | awk '
+        /^:test-result: (PASS|XFAIL)/ { p++ }
+        /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
+        /^:test-result: SKIP/ { s++ }
+        END { printf "%d passed, %d failed, %d skipped", p, f, s }')
+    echo "cross: $a: $totals ($(($(date +%s) - t0)) s)"
+    if [ $rc -ne 0 ]; then
+        status=1
+        for f in configure build check; do
+            [ -s "$build/$f.log" ] && { echo "--- $a $f.log"; grep -v '^PASS:' "$build/$f.log" | tail -30; }
+        done
+        find "$build" -name '*.log' -path '*/t/*' -exec grep -l 'not ok\|ERROR' {} + 2>/dev/null |
+            head -5 | while read -r f; do echo "--- $f"; grep -v '^ok' "$f" | head -30; done
+    fi
+done
+exit $status
