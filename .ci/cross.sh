@@ -9,10 +9,18 @@
 # (GNU triplet CPU names: aarch64 s390x powerpc64le riscv64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-src=$(pwd)
 arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# A source tree to build out of: the checkout, or where it is configured
+# in place (CI runs the README's ./configure) its distribution tree.
+if [ -f config.status ]; then
+    make distdir distdir="$work/src" >"$work/distdir.log" 2>&1 || { tail -20 "$work/distdir.log"; exit 1; }
+    src=$work/src
+else
+    [ -x configure ] || autoreconf -fi || exit 1
+    src=$(pwd)
+fi
 
 # Debian's name of each architecture and qemu's.
 debian_arch() {
