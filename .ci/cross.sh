@@ -9,6 +9,7 @@
 # (GNU triplet CPU names: aarch64 s390x powerpc64le riscv64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+top=$(pwd)
 arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -19,7 +20,7 @@ if [ -f config.status ]; then
     src=$work/src
 else
     [ -x configure ] || autoreconf -fi || exit 1
-    src=$(pwd)
+    src=$top
 fi
 
 # Debian's name of each architecture and qemu's.
@@ -53,11 +54,7 @@ for a in $arches; do
             make -j"$(nproc)" check BK_TEST_RUNNER="$runner" >check.log 2>&1
     )
     rc=$?
-    totals=$(find "$build" -name '*.trs' -exec cat {} + | awk '
-        /^:test-result: (PASS|XFAIL)/ { p++ }
-        /^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
-        /^:test-result: SKIP/ { s++ }
-        END { printf "%d passed, %d failed, %d skipped", p, f, s }')
+    totals=$(sh "$top/.ci/tap-totals.sh" "$build")
     echo "cross: $a: $totals ($(($(date +%s) - t0)) s)"
     if [ $rc -ne 0 ]; then
         status=1
