@@ -13,7 +13,8 @@
  * BK_PROBE_PATTERNS (e.g. "dense,100,dense,100") runs only those, in that
  * order (100, 50, 25, 10 a density; window, dense, causal); BK_PROBE_RANDOM
  * makes the densities' blocks independent (see spread); BK_PROBE_BLOCK (64
- * or 128) runs that block size only.
+ * or 128) runs that block size only; BK_PROBE_ATOMICS=1 lets the backward
+ * add dQ with float atomics (BK_ATTENTION_ALLOW_ATOMICS_BIT).
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
             int dens[64], count = 0;
             const char *only = getenv("BK_PROBE_PATTERNS");
             const bool random = getenv("BK_PROBE_RANDOM") != NULL;
+            const char *atomics_env = getenv("BK_PROBE_ATOMICS");
+            const bool atomics = atomics_env && *atomics_env && strcmp(atomics_env, "0") != 0;
             for (const char *t = only; t && *t && count < 64; t += strcspn(t, ","), t += *t == ',')
                 dens[count++] = !strncmp(t, "window", 6)  ? -1
                                 : !strncmp(t, "dense", 5) ? -2
@@ -238,7 +241,8 @@ int main(int argc, char **argv)
                 };
                 BkAttentionBackwardInfo bi = {
                     .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .scale = 0.125,
-                    .flags = fi.flags, .pattern = pat, .q = fi.q, .k = fi.k, .v = fi.v,
+                    .flags = fi.flags | (atomics ? BK_ATTENTION_ALLOW_ATOMICS_BIT : 0),
+                    .pattern = pat, .q = fi.q, .k = fi.k, .v = fi.v,
                     .y = fi.y, .lse = fi.lse, .dy = fi.y, .dq = fi.q, .dk = fi.k, .dv = fi.v,
                 };
                 BkPlanCreateInfo pc = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO,

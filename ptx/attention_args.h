@@ -10,6 +10,8 @@
 
 #define BK_ATTENTION_CAUSAL 0x1u
 #define BK_ATTENTION_HAS_LSE 0x2u
+/* The row sums' kernel zeroes dq_sum (the backward with float atomics). */
+#define BK_ATTENTION_ZERO_DQ_SUM 0x4u
 
 /* The general kernels: one warp per query row (forward, dq) or key row
  * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */
@@ -45,10 +47,11 @@ struct bk_attention_args {
     int64_t lse_s[3];
     uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
     uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
-    /* The Hopper backward with dq in the dk/dv kernel (DENSE, not causal,
-     * D = 128): F32 sums of dq, a 16 KiB chunk per (batch, head, 64-query
-     * tile, 64-column half), and a U32 counter per chunk (zeroed by the
-     * row sums' kernel); 0 elsewhere. */
+    /* The Hopper backward with dq in the dk/dv kernel (D = 128; in a fixed
+     * order: DENSE, not causal; with float atomics: any pattern): F32 sums
+     * of dq, a 16 KiB chunk per (batch, head, 64-query tile, 64-column
+     * half), and a U32 counter per chunk (fixed order); the row sums'
+     * kernel zeroes the counters, or with atomics the sums; 0 elsewhere. */
     uint64_t dq_sum, dq_count;
     /* The Hopper forward's choice between two kernels launched in turn:
      * the workspace's choice area, where bk_attention_forward_choice leaves
@@ -141,6 +144,9 @@ struct bk_attention_args {
  * and each consumer's F32 half of dq (64 x 64) for the copy engine, from a
  * 1024-byte boundary. */
 #define BK_ATTENTION_WGMMA_DKVQ_STAGES 3
+/* With float atomics, dQ from the F32 sums: a CTA per (64-query tile,
+ * head, batch), a thread per fragment column of each 64-column half. */
+#define BK_ATTENTION_DQ_FROM_SUM_THREADS 256
 #define BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(d)                                              \
     (((4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKVQ_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +    \
        8 * (1 + 2 * BK_ATTENTION_WGMMA_DKVQ_STAGES) + 1023) / 1024 * 1024) +                  \

@@ -165,6 +165,12 @@ template <typename T> static __device__ void rowsum_rows(const Args &a)
     const int64_t first = (int64_t)blockIdx.x * WARPS * R;
     if (a.dq_count && threadIdx.x < 2 && first % 64 == 0)
         ((uint32_t *)a.dq_count)[dq_chunk(a, b, h, first / 64) + threadIdx.x] = 0;
+    // With float atomics: the tile's two chunks of F32 dq sums (32 KiB).
+    if ((a.flags & BK_ATTENTION_ZERO_DQ_SUM) && first % 64 == 0) {
+        float4 *sums = (float4 *)((float *)a.dq_sum + dq_chunk(a, b, h, first / 64) * (64 * 64));
+        for (int i = (int)threadIdx.x; i < 2 * 64 * 64 / 4; i += (int)blockDim.x)
+            sums[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
     const T *dy = at<T>(a.dy, b, h, i0), *y = at<T>(a.y, b, h, i0);
     C sum[R];
 #pragma unroll

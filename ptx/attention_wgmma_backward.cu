@@ -329,7 +329,10 @@ static __device__ __forceinline__ void load_keys(const bk_attention_tma_args &p,
     }
 }
 
-template <typename L>
+// With dq (dkvq_atomic), a bad group still walks its good heads (their dQ
+// shares are needed; dk and dv come out NaN all the same): bad is false
+// and each bad head is skipped.
+template <typename L, bool WITH_DQ = false>
 static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
                                     int kvh, int b, bool bad)
 {
@@ -351,14 +354,25 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     int held_h = -1, held_q0 = 0;
     uint32_t held_flags = 0;
     TileStats held{};
+    // With dq, the CTAs of a kv head start their walks at tiles spread over
+    // the query tiles (at r), so that their shares of dQ reach the L2 at
+    // other tiles' sums at any time: the same sum's lines taken by every
+    // CTA at once would queue at the L2's reductions.
+    const int lo = first0 / 64;
+    const int r = WITH_DQ ? lo + (int)((int64_t)(tiles - lo) * (int)blockIdx.x / (int)gridDim.x)
+                          : lo;
     for (int g = 0; g < group && has0; g++) {
         const int h = kvh * group + g;
         const int64_t ph = pattern_h(a, h);
+        if (WITH_DQ && pattern_bad(a, pb, ph))
+            continue;
         const float *lse = lse_at<const float>(a, b, h, 0);
         const float *rowsum = rowsum_at<const float>(a, b, h, 0);
-        for (int t0 = first0 / 64; t0 < tiles; t0 += 32) {
+        // The tiles from first0's in two runs: [r, tiles), then [lo, r).
+        for (int run = 0; run < (WITH_DQ ? 2 : 1); run++)
+        for (int t0 = run ? lo : r, to = run ? r : tiles; t0 < to; t0 += 32) {
             const int t = t0 + lane, last = min(t * 64 + 63, (int)a.lq - 1);
-            const bool in = t < tiles;
+            const bool in = t < to;
             const uint32_t need0 = __ballot_sync(
                 0xFFFFFFFFu, in && last >= first0 && block_active(a, pb, ph, t / per_block, jb0));
             const uint32_t need1 = __ballot_sync(
@@ -500,11 +514,16 @@ struct DqChunk {
 // The dq side of consumer c (128 threads) in the dk/dv-with-dq kernel:
 // the tile's dS to shared memory, the consumer's half of dQ (64 columns)
 // over the CTA's 128 keys, and its hand-over: the last rank's here, the
-// others' by the consumer's hand-over warp (dq_hand_over).
-template <typename T, typename L> struct DqShare {
+// others' by the consumer's hand-over warp (dq_hand_over). With ATOMIC
+// the consumer's thread 0 adds every share to its chunk of the F32 sums
+// through the copy engine (the L2's reductions), in no order: there is no
+// turn to wait for, and the copy has long read the staged share when the
+// next one comes.
+template <typename T, typename L, bool ATOMIC = false> struct DqShare {
     uint32_t base;
     int c, tid;
-    int staged; // shares handed to the hand-over warp so far
+    int staged;      // shares staged so far
+    uint64_t dq_sum; // the F32 sums (ATOMIC)
 
     // This warp's dS^T (its 16 keys x the tile's 64 queries, fragments da)
     // into the consumer's column block of dS, transposed: query rows, keys
@@ -538,6 +557,10 @@ template <typename T, typename L> struct DqShare {
     __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b,
                                               int64_t kvh, int h, int q0)
     {
+        if constexpr (ATOMIC) {
+            stage(d, dq_chunk(a, b, h, q0 / 64) + c);
+            return;
+        }
         const DenseOrder o(a);
         const DqChunk ch(a, o, b, kvh, (h - (int)kvh * o.group) * o.tiles + q0 / 64, c);
         if (ch.last) {
@@ -559,18 +582,47 @@ template <typename T, typename L> struct DqShare {
             store_rows<T, 64>(out, b, h, q0 + 16 * (tid / 32), a.lq, d, f, f, tid % 32);
             return;
         }
+        stage(d, -1);
+    }
+
+    // The share d to the consumer's staging buffer, once the copy engine
+    // has read the last one: for the hand-over warp, or with ATOMIC added
+    // to `chunk` of the sums here.
+    __device__ __forceinline__ void stage(const float (&d)[8][4], int64_t chunk)
+    {
         const uint32_t part = base + L::PART + c * L::PART_BYTES;
         const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
-        if (staged > 0) // the copy engine has read the last share
+        if (ATOMIC && staged > 0) {
+            if (tid == 0)
+                wait_stores_read<0>();
+            consumer_sync(c);
+        } else if (staged > 0) {
             mbar_wait(empty, (uint32_t)(staged - 1) & 1u);
+        }
 #pragma unroll
         for (int k = 0; k < 8; k++)
             store_shared16(part + 16 * (128 * k + tid),
                            make_uint4(__float_as_uint(d[k][0]), __float_as_uint(d[k][1]),
                                       __float_as_uint(d[k][2]), __float_as_uint(d[k][3])));
         fence_proxy_async_shared();
-        mbar_arrive(full);
+        if (ATOMIC) {
+            consumer_sync(c);
+            if (tid == 0) {
+                bulk_add_f32((float *)dq_sum + chunk * (64 * 64), part, L::PART_BYTES);
+                commit_stores();
+            }
+        } else {
+            mbar_arrive(full);
+        }
         staged++;
+    }
+
+    // ATOMIC: the consumer's additions done before the CTA ends (the
+    // kernel after it reads the sums).
+    __device__ __forceinline__ void finish() const
+    {
+        if (tid == 0)
+            wait_stores_done();
     }
 };
 
@@ -612,7 +664,12 @@ static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, i
     }
 }
 
-template <typename T, int DH, bool FQ = false>
+// dk and dv of the CTA's 128 keys (64 a consumer); with FQ also dQ
+// shares, handed over in DenseOrder (DENSE, not causal) or, with ATOMIC,
+// added as they come (any pattern, causal too): a tile that one consumer
+// takes and the other does not still needs both consumers' halves of dQ,
+// the other's dS zero.
+template <typename T, int DH, bool FQ = false, bool ATOMIC = false>
 static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
                                     int64_t k0, int64_t kvh, int64_t b, bool bad)
 {
@@ -627,13 +684,13 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
     // that sees all of the consumer's (causal).
     const int begin[2] = { (int)query_begin(a, key_a), (int)query_begin(a, key_a + 8) };
     const int all_begin = (int)query_begin(a, keys0 + 63);
-    const bool causal = !FQ && (a.flags & BK_ATTENTION_CAUSAL) != 0; // FQ: never causal
+    const bool causal = (!FQ || ATOMIC) && (a.flags & BK_ATTENTION_CAUSAL) != 0;
     const uint32_t k_tile = base + L::K + c * L::TILE, v_tile = base + L::V + c * L::TILE;
     const float sl2 = (float)a.scale * LOG2E;
     // With dq: keys past Lk get P = 0 (their K rows are zeros, but 2^-lse
     // could overflow and reach dQ as NaN).
     const bool past[2] = { FQ && key_a >= a.lk, FQ && key_a + 8 >= a.lk };
-    DqShare<T, L> share{ base, c, tid, 0 };
+    DqShare<T, L, ATOMIC> share{ base, c, tid, 0, a.dq_sum };
 
     float dk[DH / 8][4], dv[DH / 8][4];
     zero(dk);
@@ -645,48 +702,59 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         const uint4 rec = read_record(st.record);
         if (rec.z & TILE_END)
             break;
-        if (rec.z & TILE_TAKEN << c) {
-            // S^T and dP^T issued together, P^T computed under dP^T's GEMM
-            // (in F32: dS^T takes it unrounded).
-            float s[BQ / 8][4], dp[BQ / 8][4];
-            issue_abt<T, L>(s, k_tile, st.q_tile);
-            issue_abt<T, L>(dp, v_tile, st.dy_tile);
+        const bool mine = (rec.z & TILE_TAKEN << c) != 0;
+        // With dq both consumers take part in every tile of the ring: each
+        // computes a half of its dQ over both consumers' keys.
+        if (mine || FQ) {
             const int q0 = (int)rec.y;
-            const bool diagonal = causal && q0 < all_begin;
-            wgmma_wait<1>();
-            fence_operand(s);
-#pragma unroll
-            for (int j = 0; j < BQ / 8; j++) {
-                const int col = j * 8 + 2 * q4;
-                const float2 l = load_shared_f32x2(st.stats + 4 * col);
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
-                    if ((diagonal && q0 + col + (e & 1) < begin[e / 2]) || past[e / 2])
-                        s[j][e] = 0.f;
-                }
-            }
-            wgmma_wait<0>();
-            fence_operand(dp);
             uint32_t pa[BQ / 16][4], da[BQ / 16][4];
+            if (mine) {
+                // S^T and dP^T issued together, P^T computed under dP^T's
+                // GEMM (in F32: dS^T takes it unrounded).
+                float s[BQ / 8][4], dp[BQ / 8][4];
+                issue_abt<T, L>(s, k_tile, st.q_tile);
+                issue_abt<T, L>(dp, v_tile, st.dy_tile);
+                const bool diagonal = causal && q0 < all_begin;
+                wgmma_wait<1>();
+                fence_operand(s);
 #pragma unroll
-            for (int j = 0; j < BQ / 8; j++) {
-                const int col = j * 8 + 2 * q4;
-                const float2 rs = load_shared_f32x2(st.stats + 256 + 4 * col);
-                float ds[4];
+                for (int j = 0; j < BQ / 8; j++) {
+                    const int col = j * 8 + 2 * q4;
+                    const float2 l = load_shared_f32x2(st.stats + 4 * col);
 #pragma unroll
-                for (int e = 0; e < 4; e++)
-                    ds[e] = s[j][e] * (dp[j][e] - (e & 1 ? rs.y : rs.x));
-                pa[j / 2][(j % 2) * 2] = pack2<T>(s[j][0], s[j][1]);
-                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(s[j][2], s[j][3]);
-                da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
-                da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+                    for (int e = 0; e < 4; e++) {
+                        s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
+                        if ((diagonal && q0 + col + (e & 1) < begin[e / 2]) || past[e / 2])
+                            s[j][e] = 0.f;
+                    }
+                }
+                wgmma_wait<0>();
+                fence_operand(dp);
+#pragma unroll
+                for (int j = 0; j < BQ / 8; j++) {
+                    const int col = j * 8 + 2 * q4;
+                    const float2 rs = load_shared_f32x2(st.stats + 256 + 4 * col);
+                    float ds[4];
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        ds[e] = s[j][e] * (dp[j][e] - (e & 1 ? rs.y : rs.x));
+                    pa[j / 2][(j % 2) * 2] = pack2<T>(s[j][0], s[j][1]);
+                    pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(s[j][2], s[j][3]);
+                    da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
+                    da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
+                }
+                issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
+                issue_ab<T, L, BQ>(dk, da, st.q_tile);
+            } else {
+#pragma unroll
+                for (int j = 0; j < BQ / 16; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        pa[j][e] = da[j][e] = 0u;
             }
-            issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
-            issue_ab<T, L, BQ>(dk, da, st.q_tile);
-            // With dq every tile is both consumers': dS in buffer n % 2 (the
-            // other consumer may still read the last tile's), then half of
-            // dQ = dS K each, handed over in the tile's order.
+            // With dq: dS in buffer n % 2 (the other consumer may still
+            // read the last tile's), then half of dQ = dS K each, handed
+            // over (in the tile's order, or with ATOMIC as it comes).
             [[maybe_unused]] float dq[8][4];
             if constexpr (FQ) {
                 const uint32_t ds = base + L::DS + (n & 1) * L::DS_BYTES;
@@ -707,6 +775,8 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         }
         mbar_arrive(st.empty);
     }
+    if constexpr (ATOMIC)
+        share.finish();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
     store_rows<T, DH>(a.dk, b, kvh, keys0 + warp * 16, a.lk, dk, fk, fk, lane);
@@ -776,6 +846,54 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
     }
 }
 
+// dk, dv and dq in one kernel with float atomics (the plan's
+// ALLOW_ATOMICS, D = 128, any pattern, causal too): the dk/dv kernel's walk,
+// both consumers' dQ shares over the CTA's keys added to the F32 sums (the
+// row sums' kernel zeroed them) as they come, by the consumers themselves
+// (DqShare); dq_from_sum writes dQ after.
+template <typename T, int DH> static __device__ void dkvq_atomic(const bk_attention_tma_args &p)
+{
+    typedef DkvLayout<DH, true> L;
+    const uint32_t base = shared_base_1024();
+    const Args &a = p.a;
+    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    init_dkv_barriers<L>(base);
+    grid_dependency_wait(); // the row sums and the zeroed dQ sums
+    grid_dependents_launch(); // dq_from_sum waits for the whole grid
+    if (threadIdx.x < 128) {
+        producer_registers();
+        if (threadIdx.x < 32)
+            dkv_producer<L, true>(p, base, (int)k0, (int)kvh, (int)b, false);
+    } else {
+        consumer_registers<2>();
+        dkv_consumer<T, DH, true, true>(p, base, threadIdx.x / 128 - 1, k0, kvh, b,
+                                        group_bad(a, b, kvh));
+    }
+}
+
+// dQ from the F32 sums of dkvq_atomic: a CTA per (64-query tile, head,
+// batch), thread t of half c taking the fragments that consumer thread t
+// staged (times the scale; NaN for a bad head, as dq).
+template <typename T> static __device__ void dq_from_sum(const Args &a)
+{
+    grid_dependency_wait(); // every share added
+    const int64_t t = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+    const int c = (int)threadIdx.x / 128, tid = (int)threadIdx.x % 128;
+    const float4 *sum = (const float4 *)((const float *)a.dq_sum + (dq_chunk(a, b, h, t) + c) *
+                                                                      (64 * 64));
+    float d[8][4];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const float4 x = __ldcg(sum + 128 * k + tid);
+        d[k][0] = x.x, d[k][1] = x.y, d[k][2] = x.z, d[k][3] = x.w;
+    }
+    const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+    const float f = bad ? quiet_nan() : (float)a.scale;
+    View out = a.dq;
+    out.base += (uint64_t)(64 * c) * sizeof(T);
+    store_rows<T, 64>(out, b, h, t * 64 + 16 * (tid / 32), a.lq, d, f, f, tid % 32);
+}
+
 } // namespace wg
 } // namespace attention
 } // namespace bk
@@ -797,6 +915,17 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
         bk_attention_dkvq_wgmma_##NAME##_d128(const __grid_constant__ bk_attention_tma_args p)   \
     {                                                                                            \
         bk::attention::wg::dkvq<T, 128>(p);                                                      \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dkvq_atomic_wgmma_##NAME##_d128(                                           \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
+    {                                                                                            \
+        bk::attention::wg::dkvq_atomic<T, 128>(p);                                               \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DQ_FROM_SUM_THREADS)             \
+        bk_attention_dq_from_sum_##NAME(const __grid_constant__ bk_attention_tma_args p)         \
+    {                                                                                            \
+        bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
 
 BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)

@@ -27,7 +27,8 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
-    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_DKVQ_WGMMA, K_COUNT
+    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_DKVQ_WGMMA, K_DKVQ_ATOMIC_WGMMA,
+    K_DQ_FROM_SUM, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -39,8 +40,10 @@ struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
     /* The Hopper backward as the row sums and one kernel for dk, dv and dq
-     * (fused_backward()), with its workspace past the core's. */
-    bool fused;
+     * (fused_backward()), with its workspace past the core's; or the row
+     * sums, such a kernel adding dQ shares with float atomics as they come,
+     * and dQ from their sums (atomic_backward()). */
+    bool fused, atomic;
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
     /* The solo kernel where the pattern chooses between it and `forward`
@@ -383,12 +386,24 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
         a.dq_count = t.a.dq_count = run->workspace + ap->ws_dq_count;
     }
+    if (wgmma && ap->atomic) { /* the row sums' kernel zeroes the sums */
+        a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
+        a.flags |= BK_ATTENTION_ZERO_DQ_SUM;
+    }
     if (queries) {
         launch(&launches[n++], ap, K_ROWSUM,
                (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh, gb, gt,
                &a);
         if (wgmma && ap->fused) {
             launch_wgmma(&launches[n++], ap, K_DKVQ_WGMMA, wgmma_keys, gkv, gb, &t);
+            return n;
+        }
+        if (wgmma && ap->atomic) {
+            launch_wgmma(&launches[n++], ap, K_DKVQ_ATOMIC_WGMMA, wgmma_keys, gkv, gb, &t);
+            bk_cuda_launch_set(&launches[n++], ap->fn[K_DQ_FROM_SUM],
+                               (unsigned int)ceil_div(p->lq, 64), gh, gb,
+                               BK_ATTENTION_DQ_FROM_SUM_THREADS, 0, ap->name[K_DQ_FROM_SUM], &t,
+                               sizeof t);
             return n;
         }
         if (wgmma)
@@ -425,9 +440,26 @@ static bool fused_backward(const struct bk_attention_problem *p)
            !p->causal && p->d == 128 && p->dv == 128;
 }
 
-/* The fused backward's workspace past the core's: the F32 dq sums (16 KiB
- * per 64-query tile and 64-column half) and their counters; false where
- * it would not fit 64 bits. */
+/* Whether the Hopper backward of p takes the kernel that computes dq with
+ * dk and dv and adds its dQ shares with float atomics (the copy engine's
+ * reductions in the L2), then dQ from their F32 sums: D = Dv = 128, any
+ * pattern, causal too; not deterministic (a query tile's shares meet in the
+ * order the key CTAs reach it), so only where the plan sets
+ * BK_ATTENTION_ALLOW_ATOMICS_BIT. Not the default even then: on an H200
+ * (2026-11-28, bench/RESULTS.md) it ran 5-8% slower than the two
+ * deterministic kernels with blocks of 128 and 39-49% slower with blocks
+ * of 64, so it runs only where BK_CUDA_ATTENTION_BACKWARD is "atomic" when
+ * the plan is made (for tests and tuning). */
+static bool atomic_backward(const struct bk_attention_problem *p)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
+    return s && strcmp(s, "atomic") == 0 && p->backward && p->allow_atomics && p->d == 128 &&
+           p->dv == 128;
+}
+
+/* The fused (or atomic) backward's workspace past the core's: the F32 dq
+ * sums (16 KiB per 64-query tile and 64-column half) and their counters;
+ * false where it would not fit 64 bits. */
 static bool fused_workspace(BkPlan plan, struct attention_plan *ap)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -514,7 +546,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     const struct bk_attention_problem *p = &plan->problem.attention;
     const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
     const int d = (int)p->d;
-    int ks[5], count = p->backward ? 2 : 1;
+    int ks[6], count = p->backward ? 2 : 1;
     if (p->backward) {
         ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
         snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
@@ -531,11 +563,14 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         /* The Hopper kernels of the plan: the forward (forward_kernels), or
          * dq and dk/dv. */
         static const int wf[] = { K_WGMMA, K_WGMMA_SOLO },
-                         wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA };
+                         wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA },
+                         wa[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_ATOMIC_WGMMA, K_DQ_FROM_SUM };
         static const char *const wpattern[K_COUNT] = {
             [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
             [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
             [K_DKVQ_WGMMA] = "bk_attention_dkvq_wgmma_%s_d%d",
+            [K_DKVQ_ATOMIC_WGMMA] = "bk_attention_dkvq_atomic_wgmma_%s_d%d",
+            [K_DQ_FROM_SUM] = "bk_attention_dq_from_sum_%s",
         };
         static const unsigned int wshared[K_COUNT][2] = {
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
@@ -543,11 +578,12 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
             [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
+            [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
         };
-        const int *wk = p->backward ? wb : wf;
-        const int wcount = p->backward ? (ap->fused ? 3 : 2) : ap->solo ? 2 : 1;
-        const char *wname[3];
-        CUfunction *wfn[3];
+        const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
+        const int wcount = !p->backward ? (ap->solo ? 2 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
+        const char *wname[4];
+        CUfunction *wfn[4];
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
@@ -600,7 +636,10 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->solo = NULL;
     if (!p->backward && ap->wgmma)
         ap->forward = forward_kernel(p, &ap->solo);
-    ap->fused = ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
+    ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
+    ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
+    if (ap->atomic) /* the sums' order follows the CTAs' pace */
+        plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
     ap->solo_row_ctas = ap->solo ? row_ctas(plan->ctx->impl, ap->solo->per_sm) : 0;
     const char *ts = type_suffix(p->type);
@@ -631,7 +670,12 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_backward_%s_%s%s",
-                 ap->fused ? "wgmma_fused" : ap->wgmma ? "wgmma" : ap->fast ? "mma" : "general", ts,
+                 ap->atomic  ? "wgmma_atomic"
+                 : ap->fused ? "wgmma_fused"
+                 : ap->wgmma ? "wgmma"
+                 : ap->fast  ? "mma"
+                             : "general",
+                 ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
     else if (ap->solo) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
