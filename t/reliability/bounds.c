@@ -47,24 +47,24 @@ static BkResult try_plan(const void *op, BkPlan *plan, const char **why)
 
 static bool over_limit(const BkTensorDesc *d)
 {
-    unsigned __int128 count, span;
+    struct rel_size count, span;
     return rel_tensor_size(d, &count, &span) &&
-           (span > (unsigned __int128)UINT64_MAX || count > (unsigned __int128)INT64_MAX);
+           (rel_size_above(span, UINT64_MAX) || rel_size_above(count, INT64_MAX));
 }
 
 /* libbk's own limit is INT64_MAX bytes and elements; the first tensor past
  * it is the one the message must name. */
 static bool beyond_int64(const BkTensorDesc *d)
 {
-    unsigned __int128 count, span;
+    struct rel_size count, span;
     return rel_tensor_size(d, &count, &span) &&
-           (span > (unsigned __int128)INT64_MAX || count > (unsigned __int128)INT64_MAX);
+           (rel_size_above(span, INT64_MAX) || rel_size_above(count, INT64_MAX));
 }
 
 static bool far_from_limit(const BkTensorDesc *d)
 {
-    unsigned __int128 count, span;
-    return rel_tensor_size(d, &count, &span) && span <= ((unsigned __int128)1 << 62);
+    struct rel_size count, span;
+    return rel_tensor_size(d, &count, &span) && !rel_size_above(span, (uint64_t)1 << 62);
 }
 
 /* A value near a power of two up to 2^max_log, or a small one. */
@@ -451,10 +451,10 @@ static void binding_sizes(int cases)
         const char *why;
         if (try_plan(&op, &plan, &why) != BK_SUCCESS)
             tap_bail("case %d: bkCreatePlan: %s", c, bkGetLastErrorMessage());
-        unsigned __int128 cnt, s0, s1;
+        struct rel_size cnt, s0, s1;
         rel_tensor_size(&op.input, &cnt, &s0);
         rel_tensor_size(&op.output, &cnt, &s1);
-        uint64_t span[2] = { (uint64_t)s0, (uint64_t)s1 };
+        uint64_t span[2] = { s0.value, s1.value };
         size_t elem = rel_type_size(op.input.dataType);
         unsigned slot = (unsigned)rel_below(&rng, 2); /* the binding under test */
         bool in_memory = rel_below(&rng, 2);
@@ -742,9 +742,9 @@ static void w4a16_binding_sizes(int cases)
             tap_bail("w4a16 case %d: bkCreatePlan: %s", c, bkGetLastErrorMessage());
         uint64_t span;
         if (t[slot]) {
-            unsigned __int128 cnt, s;
+            struct rel_size cnt, s;
             rel_tensor_size(t[slot], &cnt, &s);
-            span = (uint64_t)s;
+            span = s.value;
         } else {
             span = sizeof(BkW4A16RepackReport);
         }
@@ -873,9 +873,10 @@ static void attention_size_overflow(int cases)
                 op.lse.stride[0] = sat_mul(sat_mul(lq, h), big_extent(62));
             }
         }
-        const unsigned __int128 blocks = (unsigned __int128)((lq + 127) / 128) *
-                                         (unsigned __int128)((lk + 127) / 128);
-        if (rel_below(&rng, 2) && blocks <= (unsigned __int128)INT64_MAX) {
+        uint64_t blocks;
+        const bool many = __builtin_mul_overflow((uint64_t)((lq + 127) / 128),
+                                                 (uint64_t)((lk + 127) / 128), &blocks);
+        if (rel_below(&rng, 2) && !many && blocks <= (uint64_t)INT64_MAX) {
             op.pattern = (BkAttentionPattern){
                 .form = BK_ATTENTION_PATTERN_MASK, .blockQ = 128, .blockK = 128,
                 .mask = { .dataType = BK_DATA_TYPE_U8, .rank = 3,
@@ -1130,9 +1131,9 @@ static void attention_binding_sizes(int cases)
                          c, bkResultString(r), (unsigned long long)short_by,
                          (unsigned long long)need, bkGetLastErrorMessage());
         }
-        unsigned __int128 cnt, s;
+        struct rel_size cnt, s;
         rel_tensor_size(out, &cnt, &s);
-        const uint64_t span = (uint64_t)s, unit = rel_type_size(out->dataType);
+        const uint64_t span = s.value, unit = rel_type_size(out->dataType);
         const bool in_memory = rel_below(&rng, 2);
         const int64_t delta = (int64_t)rel_below(&rng, 5) - 3; /* units more (or fewer) */
         const int64_t want = (int64_t)span + delta * (int64_t)unit;

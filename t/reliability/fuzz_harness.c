@@ -249,7 +249,7 @@ static void compare_snapshot(const struct pool *pool, struct snapshot *s, const 
 static void check_accepted_plan(const struct fz_op_view *v)
 {
     for (unsigned i = 0; i < v->count; i++) {
-        unsigned __int128 count, span;
+        struct rel_size count, span;
         if (!v->t[i])
             continue;
         if (!rel_tensor_size(v->t[i], &count, &span)) {
@@ -257,7 +257,7 @@ static void check_accepted_plan(const struct fz_op_view *v)
                       v->t[i]->rank, (int)v->t[i]->dataType);
             continue;
         }
-        if (span > (unsigned __int128)UINT64_MAX || count > (unsigned __int128)INT64_MAX)
+        if (rel_size_above(span, UINT64_MAX) || rel_size_above(count, INT64_MAX))
             violation("plan accepted with tensor %u spanning 2^64 bytes or more", i);
         if (v->written[i] && rel_tensor_aliases(v->t[i], 1 << 14) == 1)
             violation("plan accepted with written tensor %u reaching an element twice", i);
@@ -281,7 +281,7 @@ struct run_model {
  * type, the same extents, equal strides wherever an extent exceeds 1. */
 static bool same_elements(const BkTensorDesc *a, const BkTensorDesc *b)
 {
-    unsigned __int128 ca, sa, cb, sb;
+    struct rel_size ca, sa, cb, sb;
     if (!a || !b || !rel_tensor_size(a, &ca, &sa) || !rel_tensor_size(b, &cb, &sb) ||
         a->dataType != b->dataType || a->rank != b->rank)
         return false;
@@ -299,12 +299,12 @@ static struct run_model model_of(const struct fz_op_view *v, const BkPlanBinding
 {
     struct run_model m = { .count = v->count };
     for (unsigned i = 0; i < v->count; i++) {
-        unsigned __int128 count, span;
+        struct rel_size count, span;
         m.alias[i] = v->alias[i];
         m.written[i] = v->written[i];
         if (v->t[i]) {
             rel_tensor_size(v->t[i], &count, &span);
-            m.span[i] = (uint64_t)span;
+            m.span[i] = span.value;
             m.elem[i] = rel_type_size(v->t[i]->dataType);
             if (v->align[i] > m.elem[i]) /* a packed W4A16 operand: 16 bytes */
                 m.elem[i] = v->align[i];
@@ -337,10 +337,10 @@ static void check_binding_properties(const struct fz_op_view *v,
     }
     for (unsigned i = 0; i < v->count; i++) {
         const BkBindingProperties *b = &bind->bindings[i];
-        unsigned __int128 count, span = 0;
+        struct rel_size count, span = { 0, false };
         if (v->t[i])
             rel_tensor_size(v->t[i], &count, &span);
-        const uint64_t want = v->t[i] ? (uint64_t)span : v->bytes[i];
+        const uint64_t want = v->t[i] ? span.value : v->bytes[i];
         const bool named = memchr(b->name, '\0', sizeof b->name) && b->name[0];
         if ((!v->opaque[i] && b->size != want) || b->written != (v->written[i] ? 1u : 0u) ||
             !named || !b->alignment || (b->alignment & (b->alignment - 1)) ||

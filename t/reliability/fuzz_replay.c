@@ -141,10 +141,10 @@ static bool replay_one(const unsigned char *data, size_t size)
     return bk_fuzz_violations() == before;
 }
 
-static unsigned long env_number(const char *name, unsigned long fallback)
+static unsigned long long env_number(const char *name, unsigned long long fallback)
 {
     const char *v = getenv(name);
-    return v && *v ? strtoul(v, NULL, 0) : fallback;
+    return v && *v ? strtoull(v, NULL, 0) : fallback;
 }
 
 static int replay_files(int argc, char **argv)
@@ -242,8 +242,9 @@ int main(int argc, char **argv)
 
     /* New inputs: random bytes, or a corpus input with a few bytes changed,
      * cut or extended, the way libFuzzer's simplest mutations work. */
-    unsigned long count = env_number("BK_FUZZ_INPUTS", rel_slow_run() ? 400 : 10000);
-    struct rel_rng rng = { env_number("BK_FUZZ_SEED", 0x626b66757a7aul) };
+    const unsigned long count =
+        (unsigned long)env_number("BK_FUZZ_INPUTS", rel_slow_run() ? 400 : 10000);
+    struct rel_rng rng = { env_number("BK_FUZZ_SEED", 0x626b66757a7aull) };
     tap_diag("stream: %lu inputs from seed 0x%llx", count, (unsigned long long)rng.s);
     static unsigned char buf[MAX_INPUT_BYTES];
     failures = 0;

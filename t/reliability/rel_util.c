@@ -169,19 +169,29 @@ int64_t rel_stride(const BkTensorDesc *d, uint32_t k)
     return s;
 }
 
-#define REL_CAP ((unsigned __int128)1 << 127)
+static const struct rel_size REL_BIG = { UINT64_MAX, true };
 
-static unsigned __int128 mul_sat(unsigned __int128 a, unsigned __int128 b)
+static struct rel_size size_of(uint64_t v)
 {
-    return (a && b > REL_CAP / a) ? REL_CAP : a * b;
+    return (struct rel_size){ v, false };
 }
 
-static unsigned __int128 add_sat(unsigned __int128 a, unsigned __int128 b)
+/* Products and sums stay big once big, except that a product with 0 is 0. */
+static struct rel_size size_mul(struct rel_size a, struct rel_size b)
 {
-    return a + b > REL_CAP ? REL_CAP : a + b; /* both <= 2^127: no wrap */
+    if ((!a.big && a.value == 0) || (!b.big && b.value == 0))
+        return size_of(0);
+    uint64_t r;
+    return a.big || b.big || __builtin_mul_overflow(a.value, b.value, &r) ? REL_BIG : size_of(r);
 }
 
-bool rel_tensor_size(const BkTensorDesc *d, unsigned __int128 *count, unsigned __int128 *span)
+static struct rel_size size_add(struct rel_size a, struct rel_size b)
+{
+    uint64_t r;
+    return a.big || b.big || __builtin_add_overflow(a.value, b.value, &r) ? REL_BIG : size_of(r);
+}
+
+bool rel_tensor_size(const BkTensorDesc *d, struct rel_size *count, struct rel_size *span)
 {
     size_t elem = rel_type_size(d->dataType);
     if (!elem || d->rank < 1 || d->rank > BK_MAX_TENSOR_RANK)
@@ -192,19 +202,18 @@ bool rel_tensor_size(const BkTensorDesc *d, unsigned __int128 *count, unsigned _
             return false;
         empty |= d->extent[k] == 0;
     }
-    /* Sums and products saturate at 2^127 so huge ones stay comparable. */
-    unsigned __int128 n = 1, last = 0, stride = 1;
+    struct rel_size n = size_of(1), last = size_of(0), stride = size_of(1);
     for (uint32_t k = d->rank; k-- > 0;) {
-        unsigned __int128 e = (unsigned __int128)d->extent[k];
-        unsigned __int128 s = zero ? stride : (unsigned __int128)d->stride[k];
-        n = mul_sat(n, e);
+        const uint64_t e = (uint64_t)d->extent[k];
+        const struct rel_size s = zero ? stride : size_of((uint64_t)d->stride[k]);
+        n = size_mul(n, size_of(e));
         if (e > 1)
-            last = add_sat(last, mul_sat(e - 1, s));
+            last = size_add(last, size_mul(size_of(e - 1), s));
         if (zero)
-            stride = mul_sat(stride, e);
+            stride = size_mul(stride, size_of(e));
     }
-    *count = empty ? 0 : n;
-    *span = empty ? 0 : mul_sat(add_sat(last, 1), elem);
+    *count = empty ? size_of(0) : n;
+    *span = empty ? size_of(0) : size_mul(size_add(last, size_of(1)), size_of(elem));
     return true;
 }
 
@@ -216,14 +225,15 @@ static int cmp_i64(const void *a, const void *b)
 
 int rel_tensor_aliases(const BkTensorDesc *d, long limit)
 {
-    unsigned __int128 count, span;
-    if (!rel_tensor_size(d, &count, &span) || count > (unsigned __int128)limit)
+    struct rel_size size, span;
+    if (!rel_tensor_size(d, &size, &span) || rel_size_above(size, (uint64_t)limit))
         return -1;
+    const long count = (long)size.value;
     int64_t *off = malloc(sizeof *off * (size_t)(count ? count : 1));
     if (!off)
         return -1;
     int64_t idx[BK_MAX_TENSOR_RANK] = { 0 };
-    for (long i = 0; i < (long)count; i++) {
+    for (long i = 0; i < count; i++) {
         int64_t o = 0;
         for (uint32_t k = 0; k < d->rank; k++)
             o += idx[k] * rel_stride(d, k);
@@ -236,7 +246,7 @@ int rel_tensor_aliases(const BkTensorDesc *d, long limit)
     }
     qsort(off, (size_t)count, sizeof *off, cmp_i64);
     int dup = 0;
-    for (long i = 1; i < (long)count && !dup; i++)
+    for (long i = 1; i < count && !dup; i++)
         dup = off[i] == off[i - 1];
     free(off);
     return dup;

@@ -66,11 +66,23 @@ static inline uint64_t rel_below(struct rel_rng *g, uint64_t n)
 /* ---- Tensors, computed independently of libbk --------------------------
  * Element size of a data type, 0 when unknown. */
 size_t rel_type_size(BkDataType t);
+/* A count or size that may pass 2^64 (big: its value is then unknown,
+ * and `value` UINT64_MAX). 64-bit words with an overflow flag rather than
+ * a 128-bit type, which 32-bit targets do not have. */
+struct rel_size {
+    uint64_t value;
+    bool big;
+};
+/* Whether s is above limit. */
+static inline bool rel_size_above(struct rel_size s, uint64_t limit)
+{
+    return s.big || s.value > limit;
+}
 /* Element count and byte span (base to one past the last element) of a
- * descriptor, in 128-bit arithmetic with all-zero strides meaning
- * row-major contiguous. false when rank, type, an extent or a stride is
- * invalid (not counting size). Empty tensors have span 0. */
-bool rel_tensor_size(const BkTensorDesc *d, unsigned __int128 *count, unsigned __int128 *span);
+ * descriptor, exact below 2^64, with all-zero strides meaning row-major
+ * contiguous. false when rank, type, an extent or a stride is invalid (not
+ * counting size). Empty tensors have span 0. */
+bool rel_tensor_size(const BkTensorDesc *d, struct rel_size *count, struct rel_size *span);
 /* Whether two different indices of the tensor reach one element; exact,
  * by enumeration, for tensors of at most 'limit' elements (returns -1
  * beyond). */
