@@ -2,8 +2,9 @@
 # CI: the host backend on other Debian architectures, built with their
 # cross compilers and tested under qemu-user: arm64 (NEON, little endian),
 # s390x (big endian; GCC evaluates float as double there in ISO C mode),
-# ppc64el (VSX) and i386 (32-bit pointers and longs; run natively through
-# its loader where the kernel runs 32-bit programs, else under qemu). libbk
+# ppc64el (VSX) and i386 (32-bit pointers and longs, the x87's long double
+# intermediates; run natively through its loader where the kernel runs
+# 32-bit programs, else under qemu). libbk
 # without the GPU backend and Fortran, static (libtool's wrapper scripts
 # would start the programs themselves), warnings as errors, `make check`
 # with the programs run through BK_TEST_RUNNER. Needs root (apt-get).
@@ -31,13 +32,6 @@ debian_arch() {
 }
 qemu_arch() {
     case $1 in powerpc64le) echo ppc64le ;; i686) echo i386 ;; *) echo "$1" ;; esac
-}
-# i386 with SSE2 arithmetic: x87's long double intermediates make the host
-# gated ops' two chunk paths round differently (t/determinism; see
-# DESIGN-NOTES, "Other architectures"), and SSE2 is what 32-bit x86 code
-# meets in practice; the 32-bit pointers and longs are what this run tests.
-arch_cflags() {
-    case $1 in i686) echo "-O2 -msse2 -mfpmath=sse" ;; *) echo "-O2" ;; esac
 }
 # How the tests start a program of architecture $1: its own loader where
 # this machine runs its programs (i386 on x86-64: much faster than qemu's
@@ -72,7 +66,7 @@ for a in $arches; do
         cd "$build" &&
             "$src/configure" --build="$build_triplet" --host="$a-linux-gnu" --without-cuda \
                 --disable-fortran --enable-static --disable-shared --enable-werror \
-                CFLAGS="$(arch_cflags "$a")" >configure.log 2>&1 &&
+                >configure.log 2>&1 &&
             make -j"$(nproc)" >build.log 2>&1 &&
             make -j"$(nproc)" check BK_TEST_RUNNER="$runner" >check.log 2>&1
     )

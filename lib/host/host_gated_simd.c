@@ -315,6 +315,14 @@ INLINE float f_geglu(float b, bool normal)
 {
     return b * vphi_cdf(b, normal);
 }
+/* b Phi(b) from the erfc fit's q and t (the normal-range forward's second
+ * pass). A function, as f_geglu: its value rounds to float before a[i]
+ * multiplies it (x87 keeps an expression's intermediates in long double,
+ * and rounds them where a function returns). */
+INLINE float f_geglu_fit(float b, float q, float t)
+{
+    return b * vphi_cdf_fit(b, q, t, true);
+}
 
 /* The largest |b| (as the bits of a float) for which every exponential of
  * a kind's gate and derivative keeps its result normal, with margin:
@@ -395,7 +403,7 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
     SIMD for (int i = 0; i < n; i++)                                                 \
         q[i] = erfc_fit(b[i], &t[i]);                                                \
     SIMD for (int i = 0; i < n; i++)                                                 \
-        y[i] = a[i] * (b[i] * vphi_cdf_fit(b[i], q[i], t[i], true));
+        y[i] = a[i] * f_geglu_fit(b[i], q[i], t[i]);
 
 /* A kind's chunk functions: FWD_NORMAL and BWD_NORMAL (statements) where
  * the chunk takes its normal-range path, else one general pass. */
