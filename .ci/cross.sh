@@ -2,18 +2,19 @@
 # CI: the host backend on other Debian architectures, built with their
 # cross compilers and tested under qemu-user: arm64 (NEON, little endian),
 # s390x (big endian; GCC evaluates float as double there in ISO C mode),
-# ppc64el (VSX) and i386 (32-bit pointers and longs, the x87's long double
-# intermediates; run natively through its loader where the kernel runs
-# 32-bit programs, else under qemu). libbk
+# ppc64el (VSX), armhf (32-bit ARM, unsigned char) and i386 (32-bit
+# pointers and longs, the x87's long double intermediates; run natively
+# through its loader where the kernel runs 32-bit programs, else under
+# qemu). libbk
 # without the GPU backend and Fortran, static (libtool's wrapper scripts
 # would start the programs themselves), warnings as errors, `make check`
 # with the programs run through BK_TEST_RUNNER. Needs root (apt-get).
 # BK_CROSS_ARCHES narrows the list (GNU triplet CPU names: aarch64 s390x
-# powerpc64le i686 riscv64).
+# powerpc64le arm i686 riscv64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
-arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le i686}
+arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le arm i686}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # A source tree to build out of: the checkout, or where it is configured
@@ -26,9 +27,15 @@ else
     src=$top
 fi
 
-# Debian's name of each architecture and qemu's.
+# Each architecture's GNU triplet, Debian's name for it and qemu's.
+triplet() {
+    case $1 in arm) echo arm-linux-gnueabihf ;; *) echo "$1-linux-gnu" ;; esac
+}
 debian_arch() {
-    case $1 in aarch64) echo arm64 ;; powerpc64le) echo ppc64el ;; i686) echo i386 ;; *) echo "$1" ;; esac
+    case $1 in
+    aarch64) echo arm64 ;; powerpc64le) echo ppc64el ;; arm) echo armhf ;; i686) echo i386 ;;
+    *) echo "$1" ;;
+    esac
 }
 qemu_arch() {
     case $1 in powerpc64le) echo ppc64le ;; i686) echo i386 ;; *) echo "$1" ;; esac
@@ -37,19 +44,20 @@ qemu_arch() {
 # this machine runs its programs (i386 on x86-64: much faster than qemu's
 # x87 emulation), else qemu-user.
 runner_for() {
-    local loader=/usr/$1-linux-gnu/lib/ld-linux.so.2
+    local root=/usr/$(triplet "$1") loader
+    loader=$root/lib/ld-linux.so.2
     if [ "$1" = i686 ] && [ -x "$loader" ] &&
-        "$loader" --library-path "/usr/$1-linux-gnu/lib" /usr/$1-linux-gnu/lib/libc.so.6 >/dev/null 2>&1; then
-        echo "$loader --library-path /usr/$1-linux-gnu/lib"
+        "$loader" --library-path "$root/lib" "$root/lib/libc.so.6" >/dev/null 2>&1; then
+        echo "$loader --library-path $root/lib"
     else
-        echo "qemu-$(qemu_arch "$1") -L /usr/$1-linux-gnu"
+        echo "qemu-$(qemu_arch "$1") -L $root"
     fi
 }
 build_triplet=$(sh "$src/build-aux/config.guess")
 
 pkgs=qemu-user
 for a in $arches; do
-    pkgs="$pkgs gcc-$a-linux-gnu libc6-dev-$(debian_arch "$a")-cross"
+    pkgs="$pkgs gcc-$(triplet "$a") libc6-dev-$(debian_arch "$a")-cross"
 done
 echo "cross: installing $pkgs"
 # shellcheck disable=SC2086
@@ -64,7 +72,7 @@ for a in $arches; do
     t0=$(date +%s)
     (
         cd "$build" &&
-            "$src/configure" --build="$build_triplet" --host="$a-linux-gnu" --without-cuda \
+            "$src/configure" --build="$build_triplet" --host="$(triplet "$a")" --without-cuda \
                 --disable-fortran --enable-static --disable-shared --enable-werror \
                 >configure.log 2>&1 &&
             make -j"$(nproc)" >build.log 2>&1 &&
