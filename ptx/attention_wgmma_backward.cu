@@ -355,9 +355,9 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     uint32_t held_flags = 0;
     TileStats held{};
     // With dq, the CTAs of a kv head start their walks at tiles spread over
-    // the query tiles (at r), so that their shares of dQ reach the L2 at
-    // other tiles' sums at any time: the same sum's lines taken by every
-    // CTA at once would queue at the L2's reductions.
+    // the query tiles (at r), so that at any time their shares of dQ go to
+    // different tiles' sums, not all to one sum's lines. (On an H200 it ran
+    // level with every CTA walking from the first tile: session 27.)
     const int lo = first0 / 64;
     const int r = WITH_DQ ? lo + (int)((int64_t)(tiles - lo) * (int)blockIdx.x / (int)gridDim.x)
                           : lo;
