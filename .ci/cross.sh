@@ -5,10 +5,10 @@
 # ppc64el (VSX), armhf (32-bit ARM, unsigned char) and i386 (32-bit
 # pointers and longs, the x87's long double intermediates; run natively
 # through its loader where the kernel runs 32-bit programs, else under
-# qemu). libbk
-# without the GPU backend and Fortran, static (libtool's wrapper scripts
-# would start the programs themselves), warnings as errors, `make check`
-# with the programs run through BK_TEST_RUNNER. Needs root (apt-get).
+# qemu). libbk without the GPU backend and Fortran, static (libtool's
+# wrapper scripts would start the programs themselves), warnings as
+# errors, `make check` with the programs run through BK_TEST_RUNNER.
+# Needs root (apt-get).
 # BK_CROSS_ARCHES narrows the list (GNU triplet CPU names: aarch64 s390x
 # powerpc64le arm i686 riscv64).
 set -uo pipefail

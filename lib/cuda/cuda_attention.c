@@ -425,6 +425,14 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     return n;
 }
 
+/* Whether BK_CUDA_ATTENTION_BACKWARD, read when a plan is made, names
+ * this Hopper backward kernel ("fused", "atomic"). */
+static bool backward_override(const char *kind)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
+    return s && strcmp(s, kind) == 0;
+}
+
 /* Whether the Hopper backward of p takes the kernel that computes dq
  * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
  * shares summed in a fixed order through the workspace: see DenseOrder in
@@ -435,8 +443,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
  * bench/RESULTS.md), its share hand-over costing what the GEMMs save. */
 static bool fused_backward(const struct bk_attention_problem *p)
 {
-    const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
-    return s && strcmp(s, "fused") == 0 && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
+    return backward_override("fused") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
            !p->causal && p->d == 128 && p->dv == 128;
 }
 
@@ -452,8 +459,7 @@ static bool fused_backward(const struct bk_attention_problem *p)
  * the plan is made (for tests and tuning). */
 static bool atomic_backward(const struct bk_attention_problem *p)
 {
-    const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
-    return s && strcmp(s, "atomic") == 0 && p->backward && p->allow_atomics && p->d == 128 &&
+    return backward_override("atomic") && p->backward && p->allow_atomics && p->d == 128 &&
            p->dv == 128;
 }
 
