@@ -17,7 +17,7 @@ BK_PTX_COMMON = \
 	ptx/split_sum_sync.cuh
 EXTRA_DIST += $(BK_PTX_COMMON) ptx/gated_forward.cu ptx/gated_backward.cu
 # The 2:4 sparse modules share their own headers.
-BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h
+BK_PTX_SPARSE24 = ptx/sparse24_common.cuh ptx/sparse24_args.h ptx/sparse24_decode.cuh
 EXTRA_DIST += $(BK_PTX_SPARSE24) ptx/sparse24_convert.cu ptx/sparse24_mma.cu \
 	ptx/sparse24_general.cu ptx/sparse24_wgmma.cu
 # The dense GEMM's epilogue kernels (copies of C, bias and activation).

@@ -187,6 +187,28 @@ struct bk_sp24_gemm_args {
 #define BK_SP24_WG_SMEM(BN, STAGES) \
     ((STAGES) * BK_SP24_WG_STAGE_BYTES(BN) + BK_SP24_WG_STAGING_BYTES + 1024 + 16 * (STAGES))
 
+/* The Hopper decode kernels (sm_90a, module sparse24_wgmma) for N <= 16
+ * rows of X, where the weight is read once and the time is the memory's:
+ * a CTA computes 128 (m) x 16 (n) tiles of Y with mma.sp m16n8k32 from
+ * stages of the wgmma kernels' boxes (X[16][64] swizzled, then 8 tile rows
+ * of W's values and metadata) that the copy engine brings into a ring deep
+ * enough to keep the memory busy (two CTAs fit an SM); one producer warp and
+ * four consumer warps of two tile rows each. K splits over the S CTAs of
+ * a cluster (grid x: m tiles times S), which add their partial tiles
+ * through distributed shared memory in rank order: the same bits on every
+ * run. BK_SP24_DECODE_SPLITS(X) lists the S compiled. */
+#define BK_SP24_DECODE_BN 16
+#define BK_SP24_DECODE_THREADS 160
+#define BK_SP24_DECODE_STAGES 9
+#define BK_SP24_DECODE_STAGE_BYTES \
+    (BK_SP24_WG_X_BYTES(BK_SP24_DECODE_BN) + BK_SP24_WG_W_BYTES + BK_SP24_WG_E_BYTES)
+#define BK_SP24_DECODE_OUT_PITCH (BK_SP24_WG_BM + 4)
+#define BK_SP24_DECODE_STAGING_BYTES (BK_SP24_DECODE_BN * BK_SP24_DECODE_OUT_PITCH * 4)
+#define BK_SP24_DECODE_SMEM                                                  \
+    (BK_SP24_DECODE_STAGES * BK_SP24_DECODE_STAGE_BYTES +                   \
+     BK_SP24_DECODE_STAGING_BYTES + 1024 + 16 * BK_SP24_DECODE_STAGES)
+#define BK_SP24_DECODE_SPLITS(X) X(1) X(2) X(3) X(4) X(8)
+
 /* Its parameters: the GEMM's, and tensor maps made per run of X (rank 3:
  * [batch][N][K], boxes of 64 x BN, swizzled), of the prepared values (U64
  * [mts][kbs * 64], boxes of 128 x 8) and metadata (U64 [mts][kbs * 8],

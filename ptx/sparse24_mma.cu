@@ -73,23 +73,6 @@ static __device__ __forceinline__ void st_shared16(uint32_t address, const uint3
                  : "memory");
 }
 
-// d += A (16 x 32, 2:4 sparse: a and metadata e, selector 0) B (32 x 8: b).
-template <typename T> struct SparseMma;
-#define BK_SP24_MMA(T, PTX_TYPE)                                                              \
-    template <> struct SparseMma<T> {                                                         \
-        static __device__ __forceinline__ void run(float (&d)[4], const uint4 &a,            \
-                                                   const uint32_t (&b)[4], uint32_t e)        \
-        {                                                                                     \
-            asm("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32." PTX_TYPE        \
-                "." PTX_TYPE ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "  \
-                "{%0, %1, %2, %3}, %12, 0x0;\n"                                               \
-                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                              \
-                : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "r"(b[2]),    \
-                  "r"(b[3]), "r"(e));                                                         \
-        }                                                                                     \
-    };
-BK_SP24_MMA(__half, "f16")
-BK_SP24_MMA(__nv_bfloat16, "bf16")
 #endif  // BK_SP24_EMULATION
 
 // ---- The kernel body -------------------------------------------------------------

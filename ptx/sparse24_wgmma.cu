@@ -34,6 +34,7 @@
 // a fixed order: the same bits on every run.
 #include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
+#include "sparse24_decode.cuh"
 #include "split_sum_sync.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
@@ -63,19 +64,6 @@ template <typename T> struct SparseWgmma<T, 256> {
 // metadata words of its two k32 blocks.
 struct AFrag {
     uint32_t a[2][4], e[2];
-};
-
-// A place in the ring: the stage and the parity of its barriers' phase
-// for the current pass over the ring.
-struct RingPos {
-    uint32_t s = 0, phase = 0;
-    __device__ void advance(int stages)
-    {
-        if (++s == (uint32_t)stages) {
-            s = 0;
-            phase ^= 1u;
-        }
-    }
 };
 
 // Persistent: each cluster of CL CTAs walks the tiles t = its index, + the
@@ -466,6 +454,9 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     BK_SP24_WG_KERNEL(bf16, __nv_bfloat16, f32, float, BN, STAGES)
 
 BK_SP24_WG_TILINGS(BK_SP24_WG_TYPES)
+
+// The decode kernels for N <= 16 (sparse24_decode.cuh).
+BK_SP24_DECODE_SPLITS(BK_SP24_DECODE_TYPES)
 
 // Zeroes the stream-K flags before a run (sparse24_args.h).
 BK_WORKSPACE_CLEAR_KERNEL(bk_sp24_sk_clear)

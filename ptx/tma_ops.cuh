@@ -8,6 +8,19 @@
 namespace bk {
 namespace hopper {
 
+// A place in a ring of stages: the stage and the parity of its barriers'
+// phase for the current pass over the ring.
+struct RingPos {
+    uint32_t s = 0, phase = 0;
+    __device__ void advance(int stages)
+    {
+        if (++s == (uint32_t)stages) {
+            s = 0;
+            phase ^= 1u;
+        }
+    }
+};
+
 static __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");

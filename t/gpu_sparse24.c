@@ -22,6 +22,8 @@
  * with the last round's tiles split along K and with whole tiles only
  * (BK_CUDA_SPARSE24_SCHEDULE=stream-k, tiles),
  * both depths of the 32-row decode tiles for N <= 16 (32x16, 32x16_deep),
+ * the Hopper decode kernels at any N (BK_CUDA_SPARSE24_TILING=decode) and
+ * with K split over 3 and 8 CTAs (BK_CUDA_SPARSE24_DECODE_SPLIT),
  * set while their plan is made: the general plan's
  * kernel name must differ from the default one, all must agree with the
  * host, and the sm_80 kernel's two X loaders (and a misaligned X with the
@@ -286,7 +288,8 @@ static void test_conversions(void)
  * these take the default kernel). */
 enum path {
     PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE,
-    PATH_DECODE, PATH_DECODE_DEEP, PATH_WG_STREAM_K, PATH_WG_TILES
+    PATH_DECODE, PATH_DECODE_DEEP, PATH_WG_STREAM_K, PATH_WG_TILES, PATH_WG_DECODE,
+    PATH_WG_DECODE_S3, PATH_WG_DECODE_S8
 };
 static const struct {
     const char *var, *value;
@@ -302,6 +305,9 @@ static const struct {
     { "BK_CUDA_SPARSE24_TILING", "32x16_deep" },
     { "BK_CUDA_SPARSE24_SCHEDULE", "stream-k" },
     { "BK_CUDA_SPARSE24_SCHEDULE", "tiles" },
+    { "BK_CUDA_SPARSE24_TILING", "decode" },
+    { "BK_CUDA_SPARSE24_DECODE_SPLIT", "3" },
+    { "BK_CUDA_SPARSE24_DECODE_SPLIT", "8" },
 };
 
 struct scase {
@@ -525,7 +531,7 @@ static void test_sgemm(const struct scase *c)
     /* The paths this case runs: default, the other kernels, misaligned X
      * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
      * two X loaders must give the same bits. */
-    struct run_spec runs[12];
+    struct run_spec runs[16];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
@@ -543,6 +549,13 @@ static void test_sgemm(const struct scase *c)
         if (c->n <= 16) { /* both depths of the 32-row decode tiles */
             runs[nruns++] = (struct run_spec){ PATH_DECODE, c->x_offset, "32x16 tiles" };
             runs[nruns++] = (struct run_spec){ PATH_DECODE_DEEP, c->x_offset, "32x16_deep tiles" };
+            runs[nruns++] = (struct run_spec){ PATH_WG_DECODE_S3, c->x_offset,
+                                               "Hopper decode, K over 3 CTAs" };
+            runs[nruns++] = (struct run_spec){ PATH_WG_DECODE_S8, c->x_offset,
+                                               "Hopper decode, K over 8 CTAs" };
+        } else {
+            runs[nruns++] = (struct run_spec){ PATH_WG_DECODE, c->x_offset,
+                                               "Hopper decode kernel forced" };
         }
     }
     char default_kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
@@ -681,6 +694,19 @@ static void test_sparse_gemms(void)
           false },
         { bf16, f32, 1000, 1100, 520, 4, R, R, R, true, true, false, false, relu, 1, 1, 0, true,
           false },
+        /* Decode (N <= 16): the Hopper kernels' K split over a cluster
+         * (K past the ring's depth, K not a multiple of 64 nor of the
+         * split's pieces, M off the 128-row tiles, batches along z), with
+         * C, bias and activations, f32 out, and a column-major Y; the
+         * planner's own split for a few m tiles and many k steps. */
+        { f16, f16, 1000, 16, 2000, 0, R, R, R, true, false, true, false, gelu, 1, 0.5, 0, true,
+          true },
+        { bf16, f32, 300, 5, 4160, 2, R, R, C, true, false, true, false, relu, 0.5, -1, 0, true,
+          false },
+        { bf16, bf16, 257, 9, 1032, 3, R, R, R, false, false, false, false, 0, 1, 0, 0, true,
+          false },
+        { f16, f32, 256, 16, 8192, 0, R, R, R, false, false, true, false, 0, 1, 0, 0, false,
+          true },
         /* F32: exact f32 arithmetic on CUDA cores. */
         { f32, f32, 65, 33, 64, 0, R, R, R, true, false, true, false, relu, 1, 1, 0, false,
           false },
@@ -760,6 +786,58 @@ static void test_stream_k_workspace(void)
     bkDestroyPlan(plans[1]);
 }
 
+/* The planner's decode kernel on Hopper (N <= 16, X aligned): K split
+ * over the most CTAs of {1, 2, 3, 4, 8} that keep an SM each, with at
+ * least 4 k steps each (Llama-70B's shapes at 16 tokens:
+ * few m tiles split, the gate and up projection's many not); elsewhere
+ * the sm_80 decode tiles. */
+static void test_decode_choice(void)
+{
+    static const unsigned splits[] = { 1, 2, 3, 4, 8 };
+    static const int64_t shapes[][2] = { { 8192, 8192 }, { 10240, 8192 }, { 57344, 8192 },
+                                         { 8192, 28672 }, { 128, 256 } };
+    BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    bkGetContextProperties(gpu, &dev);
+    const bool hopper = dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
+    const BkDataType t = BK_DATA_TYPE_F16;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t m = shapes[i][0], k = shapes[i][1];
+        BkSparse24GemmInfo gi = { .sType = BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, .weightType = t,
+                                  .m = m, .k = k, .alpha = 1 };
+        gi.x = (BkTensorDesc){ .dataType = t, .rank = 2, .extent = { 16, k } };
+        gi.y = (BkTensorDesc){ .dataType = t, .rank = 2, .extent = { 16, m } };
+        BkPlan plan;
+        if (bkt_create_plan(gpu, &gi, &plan) != BK_SUCCESS) {
+            tap_ok(false, "sparse plan N 16 M %lld K %lld: %s", (long long)m, (long long)k,
+                   bkGetLastErrorMessage());
+            continue;
+        }
+        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+        bkGetPlanProperties(plan, &props);
+        const char *prefix = "bk_sp24_decode_f16_f16_128x16_s";
+        unsigned s = 0;
+        bool ok;
+        if (!hopper) {
+            ok = strstr(props.kernelName, "decode") == NULL;
+        } else if (strncmp(props.kernelName, prefix, strlen(prefix)) != 0 ||
+                   sscanf(props.kernelName + strlen(prefix), "%u", &s) != 1) {
+            ok = false;
+        } else {
+            const uint64_t tiles = (uint64_t)(m + 127) / 128, slots = dev.multiprocessorCount;
+            const uint64_t ksteps = (uint64_t)(k + 63) / 64;
+            unsigned best = 1;
+            for (size_t j = 0; j < sizeof splits / sizeof splits[0]; j++)
+                if (tiles * splits[j] <= slots && ksteps >= 4 * splits[j])
+                    best = splits[j];
+            ok = s == best;
+        }
+        tap_ok(ok, "N 16 M %lld K %lld: %s [%s]", (long long)m, (long long)k,
+               hopper ? "the Hopper decode kernel, K split by the rule" : "the sm_80 decode tiles",
+               props.kernelName);
+        bkDestroyPlan(plan);
+    }
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -769,9 +847,11 @@ int main(void)
     unsetenv("BK_CUDA_SPARSE24_TILING");
     unsetenv("BK_CUDA_SPARSE24_CLUSTER");
     unsetenv("BK_CUDA_SPARSE24_SCHEDULE");
+    unsetenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
     test_conversions();
     test_sparse_gemms();
     test_stream_k_workspace();
+    test_decode_choice();
     kernels_report("2:4 on CUDA (plans' kernel names; a misaligned x runs the _strided variant)");
     bkDestroyContext(host);
     bkDestroyContext(gpu);

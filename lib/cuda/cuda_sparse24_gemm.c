@@ -7,8 +7,10 @@
  * by tensor maps made per run) in tiles of 128 x 256, or 128 x 128 where
  * those would not fill the GPU once; a run whose X or W the maps cannot
  * describe (X strided or misaligned) takes the sm_80 kernel below. Where
- * the m tiles pair up, clusters of two CTAs along m share X's tiles.
- * Elsewhere (module sparse24_mma) one of the
+ * the m tiles pair up, clusters of two CTAs along m share X's tiles. On
+ * 9.0 and N <= 16 the Hopper decode kernels (same module, same maps; 128 x
+ * 16 tiles, K split over a cluster of S CTAs where M has too few tiles to
+ * fill the GPU). Elsewhere (module sparse24_mma) one of the
  * tilings of BK_SP24_MMA_TILINGS: 64 x 16 or 32 x 16 for N <= 16, 64 x 32
  * where N <= 64 or the 128 x 128 tiles would not fill the GPU once,
  * 128 x 128 otherwise. X is
@@ -20,8 +22,10 @@
  * for tuning, read when a plan is made: BK_CUDA_SPARSE24_KERNEL=general
  * puts F16/BF16 on the CUDA-core kernels too, =strided forces the register
  * loader, =mma the sm_80 kernels on Hopper; BK_CUDA_SPARSE24_TILING=128x128
- * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels)
- * forces a tiling; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
+ * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels;
+ * decode for the Hopper decode kernels at any N) forces a tiling;
+ * BK_CUDA_SPARSE24_DECODE_SPLIT=S (1, 2, 3, 4 or 8) the decode kernels'
+ * split of K; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
  * CTAs from pairing up in clusters; BK_CUDA_SPARSE24_SCHEDULE=tiles keeps
  * them from splitting the last round's tiles along K (stream-K),
  * =stream-k has them split wherever the tiles allow. */
@@ -83,6 +87,7 @@ struct gemm_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool empty;                           /* nothing to compute */
     bool has_wgmma;                       /* Hopper kernel where the run's maps can be made */
+    bool decode;                          /* ... and it is a decode kernel */
     bool has_async;                       /* async may be used where X's address allows */
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
@@ -171,6 +176,49 @@ static const struct tiling *choose_wgmma_tiling(const struct bk_sparse24_gemm_pr
     const uint64_t wide = ceil_div((uint64_t)p->m, BK_SP24_WG_BM) *
                           ceil_div((uint64_t)p->n, wgmma_tilings[WG_WIDE].bn) * (uint64_t)p->batch;
     return &wgmma_tilings[wide >= dev->multiprocessorCount ? WG_WIDE : WG_NARROW];
+}
+
+static const struct tiling decode_tiling = {
+    BK_SP24_WG_BM, BK_SP24_DECODE_BN, BK_SP24_DECODE_THREADS, BK_SP24_DECODE_SMEM, ""
+};
+static const unsigned int decode_splits[] = {
+#define BK_SP24_DECODE_SPLIT_ROW(S) S,
+    BK_SP24_DECODE_SPLITS(BK_SP24_DECODE_SPLIT_ROW)
+#undef BK_SP24_DECODE_SPLIT_ROW
+};
+
+/* Whether the plan takes a Hopper decode kernel: compute capability 9.0,
+ * N <= 16 (any N with BK_CUDA_SPARSE24_TILING=decode; none with another
+ * tiling named). */
+static bool takes_decode(const struct bk_sparse24_gemm_problem *p, const BkDeviceProperties *dev)
+{
+    if (dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0)
+        return false;
+    const char *forced = getenv("BK_CUDA_SPARSE24_TILING");
+    if (forced)
+        return strcmp(forced, "decode") == 0;
+    return p->n <= DECODE_N;
+}
+
+/* The decode kernels' split of K: the most CTAs per m tile (of
+ * decode_splits) that still gives each CTA an SM of its own, each with at
+ * least 4 k steps; BK_CUDA_SPARSE24_DECODE_SPLIT names one. Two CTAs on
+ * one SM share its intake and finish last (H200, N = 16, K = 8192 or
+ * 28672: 64 m tiles ran 25.0 / 67.4 us split 2, 30.9 / 83.4 split 4). */
+static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t ksteps, int sm_count)
+{
+    const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
+    const size_t count = sizeof decode_splits / sizeof decode_splits[0];
+    for (size_t i = 0; forced && i < count; i++)
+        if (strtol(forced, NULL, 10) == (long)decode_splits[i])
+            return decode_splits[i];
+    const uint64_t tiles = m_tiles * (batch < 65535 ? batch : 65535);
+    for (size_t i = count; i-- > 1;) {
+        const uint64_t s = decode_splits[i];
+        if (tiles * s <= (uint64_t)sm_count && (uint64_t)ksteps >= 4 * s)
+            return (unsigned int)s;
+    }
+    return 1;
 }
 
 /* The Hopper kernels are persistent: as many clusters of `cluster` CTAs as
@@ -378,7 +426,7 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         const struct gemm_kernel *k = &g->wgmma;
         run_args(k, run, &t.a);
         if (wgmma_maps(g, &plan->problem.sparse24_gemm, &t)) {
-            if (y_map(&plan->problem.sparse24_gemm, &t))
+            if (!g->decode && y_map(&plan->problem.sparse24_gemm, &t))
                 t.a.flags |= BK_SP24_Y_MAP;
             uint32_t n = 0;
             if (k->args.sk_split) {
@@ -428,8 +476,27 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
     const struct tiling *wt = tensor_cores && forced == PATH_AUTO && x_async_fits(p)
                                   ? choose_wgmma_tiling(p, &plan->ctx->props)
                                   : NULL;
-    if (wt && ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) *
-                      (uint64_t)p->batch <= INT32_MAX) {
+    if (tensor_cores && forced == PATH_AUTO && x_async_fits(p) && takes_decode(p, dev)) {
+        /* The decode kernel: a grid of m tiles times the split of K (the
+         * CTAs of a cluster), batches along z; n tiles loop in the CTA. */
+        const uint64_t m_tiles = ceil_div((uint64_t)p->m, decode_tiling.bm);
+        const unsigned int split = decode_split(m_tiles, (uint64_t)p->batch, l.kbs / 2,
+                                                c->sm_count);
+        if (m_tiles * split > INT32_MAX)
+            return bk_error(BK_ERROR_UNSUPPORTED, "%s: M = %lld makes too many tiles",
+                            plan->op_name, (long long)p->m);
+        snprintf(name, sizeof name, "bk_sp24_decode_%s_%s_%ux%u_s%u", type, out, decode_tiling.bm,
+                 decode_tiling.bn, split);
+        if ((res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, name, &decode_tiling, &l,
+                               &g->wgmma)) != BK_SUCCESS)
+            return res;
+        g->wgmma.grid = (unsigned int)(m_tiles * split);
+        g->cluster = 1;  /* (along m: X's boxes are the whole tile's 16 rows) */
+        g->has_wgmma = g->decode = true;
+        g->mts = l.mts;
+        g->kbs = l.kbs;
+    } else if (wt && ceil_div((uint64_t)p->m, wt->bm) * ceil_div((uint64_t)p->n, wt->bn) *
+                             (uint64_t)p->batch <= INT32_MAX) {
         /* Pairs of CTAs along m share X's tiles (one load multicast to
          * both) where the m tiles pair up. */
         const char *single = getenv("BK_CUDA_SPARSE24_CLUSTER");

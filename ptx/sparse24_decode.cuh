@@ -1,0 +1,244 @@
+// The 2:4 sparse GEMM's Hopper decode kernels (sm_90a; module
+// sparse24_wgmma includes this file), Y[b, n, m] = act(alpha X[b, n, :] .
+// W[m, :] + beta C + bias) for N <= 16: the weight is read once, so the
+// time is the memory's, and what matters is how much of W is in flight.
+//
+// The sm_80 decode tiles (sparse24_mma.cu) copy W with cp.async from every
+// thread and wait at a CTA barrier each k step: on the H200 their few warps
+// spend their time issuing copies and waiting (ncu: 3.9 warps an SM, DRAM
+// at 48%), well short of cuSPARSELt. Here one producer lane asks the copy
+// engine for whole stages (the wgmma kernels' boxes: X[16][64] 128-byte
+// swizzled, 8 tile rows of W's values and of its metadata, 11 KiB), nine
+// stages deep, and four consumer warps only read their fragments and issue
+// mma.sp: warp w takes tile rows 2 w and 2 w + 1 (their A fragments: one
+// 16-byte and one 4-byte shared load per k32 block, as in the sm_80
+// kernel), both n8 tiles of X (ldmatrix.x4, whose rows the swizzle keeps
+// free of bank conflicts: bk_sp24_x_chunk is the copy engine's 128-byte
+// swizzle). Two CTAs fit an SM, but the planner gives each its own where
+// it can: two on one SM share its intake and finish last.
+//
+// K splits over the S CTAs of a cluster (rank r takes the r-th of S equal
+// runs of k steps), so that up to a GPU's worth of CTAs runs where M has
+// few tiles; each leaves its partial tile in its staging buffer and rank 0
+// adds the others' through distributed shared memory in rank order (the
+// same bits on every run) before the epilogue.
+#ifndef BK_SPARSE24_DECODE_CUH
+#define BK_SPARSE24_DECODE_CUH
+
+#include <cooperative_groups.h>
+
+#include "shared_memory_ops.cuh"
+#include "sparse24_common.cuh"
+#include "tma_ops.cuh"
+
+namespace bk_sp24_decode {
+
+using namespace bk::hopper;
+
+template <typename T, typename O, int S> struct Decode {
+    static constexpr int BM = BK_SP24_WG_BM;             // 8 tile rows
+    static constexpr int BN = BK_SP24_DECODE_BN;
+    static constexpr int STAGES = BK_SP24_DECODE_STAGES;
+    static constexpr int WARPS = 4;                      // consumer warps
+    static constexpr int ROWS = BM / 16 / WARPS;         // tile rows a consumer warp
+    static constexpr int NT = BN / 8;                    // n8 tiles
+    static constexpr int CONSUMERS = 32 * WARPS;
+    static constexpr uint32_t X_BYTES = BK_SP24_WG_X_BYTES(BN);
+    static constexpr uint32_t W_OFF = X_BYTES, E_OFF = X_BYTES + BK_SP24_WG_W_BYTES;
+    static constexpr uint32_t STAGE_BYTES = BK_SP24_DECODE_STAGE_BYTES;
+    static constexpr int PITCH = BK_SP24_DECODE_OUT_PITCH;  // floats: conflict-free stores
+    static_assert(BK_SP24_DECODE_THREADS == CONSUMERS + 32, "four consumers and a producer");
+    static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
+    static_assert(2 * (BK_SP24_DECODE_SMEM + 1024) <= 228 * 1024, "two CTAs fit an SM");
+    static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
+                  "the prepared weight has whole tiles and k steps");
+
+    const bk_sp24_gemm_args &p;
+    float *staging;                                       // [BN][PITCH] floats
+    uint32_t ring, bars, rank;
+    int64_t m0, k0, k1;                                   // this CTA's rows and k steps
+
+    __device__ Decode(const bk_sp24_gemm_args &args, unsigned char *raw) : p(args)
+    {
+        const uint32_t base = bk::shared_address(raw);
+        const uint32_t pad = (1024u - base % 1024u) % 1024u;  // BK_SP24_DECODE_SMEM has it
+        ring = base + pad;
+        staging = reinterpret_cast<float *>(raw + pad + STAGES * STAGE_BYTES);
+        bars = ring + STAGES * STAGE_BYTES + BK_SP24_DECODE_STAGING_BYTES;
+        rank = S > 1 ? cluster_rank() : 0;
+        m0 = (int64_t)(blockIdx.x / S) * BM;
+        const int64_t ksteps = p.kbs / 2;
+        k0 = ksteps * rank / S;
+        k1 = ksteps * (rank + 1) / S;
+    }
+
+    __device__ uint32_t full(uint32_t s) const { return bars + 8 * s; }
+    __device__ uint32_t empty(uint32_t s) const { return bars + 8 * (STAGES + s); }
+
+    static __device__ void consumers_sync()
+    {
+        asm volatile("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
+    }
+
+    // The producer warp's stages of one (batch, n tile): lane 0 copies, the
+    // warp waits with it (a stage is refilled once the consumers let go).
+    __device__ void produce(const bk_sp24_wgmma_args &q, int64_t b, int64_t n0, RingPos &pos,
+                            int lane) const
+    {
+        const int tile_row = (int)(m0 / 16);
+        for (int64_t ks = k0; ks < k1; ks++, pos.advance(STAGES)) {
+            mbar_wait(empty(pos.s), pos.phase ^ 1u);
+            if (lane == 0) {
+                const uint32_t stage = ring + pos.s * STAGE_BYTES, bar = full(pos.s);
+                mbar_expect_tx(bar, STAGE_BYTES);  // every box is whole (zeros past the edges)
+                tma_load_3d(stage, q.map_x, (int)(ks * 64), (int)n0, (int)b, bar);
+                tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, bar);
+                tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, bar);
+            }
+        }
+        __syncwarp();
+    }
+
+    // Consumer warp w's sums over this CTA's k steps. The stage is freed
+    // after a proxy fence: its shared loads (generic proxy) are ordered
+    // before the copy engine's next writes (async proxy).
+    __device__ void consume(float (&acc)[ROWS][NT][4], RingPos &pos, int w, int lane) const
+    {
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    acc[i][j][r] = 0.f;
+        const uint32_t a_at = W_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
+        const uint32_t e_at = E_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_META_BYTES) +
+                              4 * bk_sp24_meta_lane_word(lane);
+        for (int64_t ks = k0; ks < k1; ks++, pos.advance(STAGES)) {
+            mbar_wait(full(pos.s), pos.phase);
+            const uint32_t stage = ring + pos.s * STAGE_BYTES;
+#pragma unroll
+            for (int sub = 0; sub < 2; sub++) {
+                uint4 a[ROWS];
+                uint32_t e[ROWS];
+#pragma unroll
+                for (int i = 0; i < ROWS; i++) {
+                    a[i] = bk::load_shared16(stage + a_at + (i * 2 + sub) * BK_SP24_TILE_BYTES);
+                    e[i] = bk::load_shared32(stage + e_at + (i * 2 + sub) * BK_SP24_META_BYTES);
+                }
+                uint32_t bf[NT][4];
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    bk::ldmatrix_x4(bf[j], stage + bk_sp24_x_chunk(j * 8 + (lane & 7),
+                                                                   sub * 4 + (lane >> 3)));
+#pragma unroll
+                for (int i = 0; i < ROWS; i++)
+#pragma unroll
+                    for (int j = 0; j < NT; j++)
+                        bk_sp24::SparseMma<T>::run(acc[i][j], a[i], bf[j], e[i]);
+            }
+            fence_proxy_async_shared();
+            __syncwarp();
+            if (lane == 0)
+                mbar_arrive(empty(pos.s));
+        }
+    }
+
+    // The tile's sums to Y: every thread of the CTA calls it (the cluster
+    // barriers count them all). Consumers leave their partial sums in
+    // their staging buffer; rank 0 adds the other ranks' in rank order and
+    // stores the tile; no rank reuses or leaves its staging buffer before
+    // rank 0 has read it.
+    __device__ void finish(const float (&acc)[ROWS][NT][4], bool consumer, int w, int lane,
+                           int64_t b, int64_t n0) const
+    {
+        if (consumer) {
+            if (S == 1)
+                consumers_sync();  // the last tile's stores have read the buffer
+#pragma unroll
+            for (int i = 0; i < ROWS; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    const int ml = (w * ROWS + i) * 16 + lane / 4, nl = j * 8 + 2 * (lane % 4);
+                    staging[nl * PITCH + ml] = acc[i][j][0];
+                    staging[(nl + 1) * PITCH + ml] = acc[i][j][1];
+                    staging[nl * PITCH + ml + 8] = acc[i][j][2];
+                    staging[(nl + 1) * PITCH + ml + 8] = acc[i][j][3];
+                }
+        }
+        if (S > 1)
+            cluster_sync();
+        else if (consumer)
+            consumers_sync();
+        if (consumer && rank == 0) {
+            const int tid = (int)threadIdx.x;
+            if (S > 1) {
+                namespace cg = cooperative_groups;
+                cg::cluster_group cluster = cg::this_cluster();
+                for (int idx = tid; idx < BN * BM; idx += CONSUMERS) {
+                    const int at = idx / BM * PITCH + idx % BM;
+                    float v = staging[at];
+#pragma unroll
+                    for (int r = 1; r < S; r++)
+                        v += cluster.map_shared_rank(staging, r)[at];
+                    staging[at] = v;
+                }
+                consumers_sync();
+            }
+            if (p.y_cs == 1)
+                bk_sp24::store_tile_runs<O, BM, BN>(p, b, m0, n0, staging, PITCH, tid, CONSUMERS);
+            else
+                bk_sp24::store_tile<O, BM, BN>(p, b, m0, n0, staging, PITCH, tid, CONSUMERS);
+        }
+        if (S > 1)
+            cluster_sync();
+    }
+
+    __device__ void run(const bk_sp24_wgmma_args &q)
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const bool consumer = warp < WARPS;
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < STAGES; s++) {
+                mbar_init(full(s), 1);
+                mbar_init(empty(s), WARPS);
+            }
+            mbar_fence_init();
+        }
+        bk::grid_dependency_wait();
+        __syncthreads();
+        RingPos pos;
+        for (int64_t b = blockIdx.z; b < p.batch; b += gridDim.z)
+            for (uint32_t nt = 0; nt < p.n_tiles; nt++) {
+                const int64_t n0 = (int64_t)nt * BN;
+                float acc[ROWS][NT][4];
+                if (consumer)
+                    consume(acc, pos, warp, lane);
+                else
+                    produce(q, b, n0, pos, lane);
+                finish(acc, consumer, warp, lane, b, n0);
+            }
+    }
+};
+
+}  // namespace bk_sp24_decode
+
+// Kernels: bk_sp24_decode_<type>_<out>_128x16_s<S>, S of BK_SP24_DECODE_SPLITS;
+// the grid is the m tiles times S (x) by the batches (z).
+#define BK_SP24_DECODE_KERNEL1(TNAME, T, ONAME, O, S)                                          \
+    extern "C" __global__ void __cluster_dims__(S, 1, 1)                                      \
+    __launch_bounds__(BK_SP24_DECODE_THREADS, 2)                                              \
+        bk_sp24_decode_##TNAME##_##ONAME##_128x16_s##S(                                       \
+            const __grid_constant__ bk_sp24_wgmma_args q)                                     \
+    {                                                                                         \
+        extern __shared__ __align__(128) unsigned char smem[];                                \
+        bk_sp24_decode::Decode<T, O, S> d(q.a, smem);                                         \
+        d.run(q);                                                                             \
+    }
+#define BK_SP24_DECODE_TYPES(S)                                                  \
+    BK_SP24_DECODE_KERNEL1(f16, __half, f16, __half, S)                          \
+    BK_SP24_DECODE_KERNEL1(f16, __half, f32, float, S)                           \
+    BK_SP24_DECODE_KERNEL1(bf16, __nv_bfloat16, bf16, __nv_bfloat16, S)          \
+    BK_SP24_DECODE_KERNEL1(bf16, __nv_bfloat16, f32, float, S)
+
+#endif  // BK_SPARSE24_DECODE_CUH
