@@ -72,7 +72,10 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
     if (validate) {
         p->type = BK_DATA_TYPE_UNDEFINED;
         p->m = p->metadata.rows;
-        p->k = p->metadata.cols * 8;
+        if (__builtin_mul_overflow(p->metadata.cols, 8, &p->k))
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s.metadata.extent[1] = %lld (K/8) makes K overflow 64 bits", in,
+                            (long long)p->metadata.cols);
     } else {
         if ((r = bk_matrix_field(in, "dense", &ci->dense, &dense, &p->dense)) != BK_SUCCESS ||
             (r = sparse_type(in, "dense.dataType", dense.type, true)) != BK_SUCCESS)

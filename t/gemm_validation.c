@@ -513,6 +513,12 @@ static void test_convert_rules(void)
     ci = convert_info(BK_SPARSE24_COMPRESS_PRUNE, f32), ci.metadata = mat(BK_DATA_TYPE_U16, 5, 2);
     EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: metadata [5, 2] for M = 4",
                 "BkSparse24ConvertInfo.metadata.extent[0] = 5", "M = 4");
+    /* Validation takes K = 8 x metadata's columns: a count whose bytes fit
+     * 64 bits but whose K would not (found by the fuzz campaign). */
+    ci = convert_info(BK_SPARSE24_VALIDATE, f32), ci.dense = absent, ci.values = absent;
+    ci.metadata = mat(BK_DATA_TYPE_U16, 1, INT64_MAX / 4);
+    EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: validate, K overflows",
+                "BkSparse24ConvertInfo.metadata.extent[1]", "overflow");
 
     /* Dense: rank 2, a supported type, K % 8. */
     ci = convert_info(BK_SPARSE24_COMPRESS_STRICT, f32), ci.dense = vec(f32, SK);
