@@ -103,9 +103,9 @@ INLINE float sel_f(int c, float a, float b)
  * each call): the caller knows that x + lo >= -80, where m exp(x + lo)
  * stays normal for the m it takes: no clamps, and all the power of two in
  * ps (s2 = 1), which gives the same bits, as scaling by powers of two is
- * exact away from the subnormals. In two steps (vexp_parts): vexp_reduce
- * gives the reduced argument r and k (the power of two in its bits),
- * vexp_finish the polynomial and the factors. */
+ * exact away from the subnormals. In two steps: vexp_reduce gives the
+ * reduced argument r and k (the power of two in its bits), vexp_finish
+ * the polynomial and the factors (vexp_scaled: their product with m). */
 INLINE void vexp_reduce(float x, bool has_lo, float lo, bool normal, float *r_out, float *k_out)
 {
     float xs = has_lo ? x + lo : x;
@@ -122,7 +122,7 @@ INLINE void vexp_reduce(float x, bool has_lo, float lo, bool normal, float *r_ou
     *k_out = k;
 }
 
-/* vexp_parts from vexp_reduce's r and k (stored between passes: the same
+/* ps and s2 from vexp_reduce's r and k (stored between passes: the same
  * bits, as neither is fused into what follows). */
 INLINE void vexp_finish(float r, float k, bool normal, float *ps, float *s2)
 {
@@ -146,18 +146,18 @@ INLINE void vexp_finish(float r, float k, bool normal, float *ps, float *s2)
     *s2 = bk_f32_from_bits((n2 + 127u) << 23);
 }
 
-INLINE void vexp_parts(float x, bool has_lo, float lo, bool normal, float *ps, float *s2)
+INLINE float vexp_scaled(float r, float k, float m, bool normal)
 {
-    float r, k;
-    vexp_reduce(x, has_lo, lo, normal, &r, &k);
-    vexp_finish(r, k, normal, ps, s2);
+    float ps, s2;
+    vexp_finish(r, k, normal, &ps, &s2);
+    return (m * ps) * s2;
 }
 
 INLINE float vexp(float x, bool has_lo, float lo, float m, bool normal)
 {
-    float ps, s2;
-    vexp_parts(x, has_lo, lo, normal, &ps, &s2);
-    return (m * ps) * s2;
+    float r, k;
+    vexp_reduce(x, has_lo, lo, normal, &r, &k);
+    return vexp_scaled(r, k, m, normal);
 }
 
 /* exp(q) for q in [-1.2665, 0.001] (the range of vphi's erfc fit): a
@@ -179,21 +179,20 @@ INLINE float sigmoid_of(float x, float e)
     return sel_f(x >= 0.0f, r, e * r);
 }
 
+/* exp(-|x|) in two steps (the normal-range passes take them apart). */
+INLINE void sigmoid_e_reduce(float x, bool normal, float *r, float *k)
+{
+    vexp_reduce(-__builtin_fabsf(x), false, 0.0f, normal, r, k);
+}
+INLINE float sigmoid_e_finish(float r, float k, bool normal)
+{
+    return vexp_scaled(r, k, 1.0f, normal);
+}
 INLINE float vsigmoid_e(float x, bool normal)
 {
-    return vexp(-__builtin_fabsf(x), false, 0.0f, 1.0f, normal);
-}
-
-/* vsigmoid_e in the normal range in two steps (the passes below). */
-INLINE void sigmoid_e_reduce(float x, float *r, float *k)
-{
-    vexp_reduce(-__builtin_fabsf(x), false, 0.0f, true, r, k);
-}
-INLINE float sigmoid_e_finish(float r, float k)
-{
-    float ps, s2;
-    vexp_finish(r, k, true, &ps, &s2);
-    return (1.0f * ps) * s2;
+    float r, k;
+    sigmoid_e_reduce(x, normal, &r, &k);
+    return sigmoid_e_finish(r, k, normal);
 }
 
 INLINE float vsigmoid(float x, bool normal)
@@ -214,7 +213,7 @@ INLINE float erfc_fit(float b, float *t_out)
 {
     float t = 1.0f / (1.0f + (0.5f * INV_SQRT_2) * __builtin_fabsf(b));
     *t_out = t;
-    /* Estrin's scheme (see vexp_parts) */
+    /* Estrin's scheme (see vexp_finish) */
     float t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
     float q01 = 1.00002368f * t + -1.26551223f;
     float q23 = 0.09678418f * t + 0.37409196f;
@@ -231,14 +230,19 @@ INLINE float phi_arg(float b)
     return sel_f(b > 64.0f, 64.0f, sel_f(b < -64.0f, -64.0f, b));
 }
 
+/* Phi(b) from h = erfc(|b| / sqrt 2) / 2. */
+INLINE float phi_side(float b, float h)
+{
+    return sel_f(b < 0.0f, h, 1.0f - h);
+}
+
 /* Phi(b) alone (the forward): one exponential of -b^2 / 2 + P(t), given
  * the erfc fit's q = P(t) and t for b (b within phi_arg's bounds). */
 INLINE float vphi_cdf_fit(float b, float q, float t, bool normal)
 {
     float hi, lo;
     half_square(b, &hi, &lo);
-    float h = vexp(hi, true, lo + q, 0.5f * t, normal);
-    return sel_f(b < 0.0f, h, 1.0f - h);
+    return phi_side(b, vexp(hi, true, lo + q, 0.5f * t, normal));
 }
 
 INLINE float vphi_cdf(float b, bool normal)
@@ -251,19 +255,25 @@ INLINE float vphi_cdf(float b, bool normal)
 }
 
 /* Phi(b) and the density (the backward): one exponential for both,
- * exp(-b^2 / 2) times the fit's exp(P(t)). */
+ * exp(-b^2 / 2) times the fit's exp(P(t)); vphi_last from the erfc fit's
+ * q and t and that exponential's reduced argument r and k. */
+INLINE float vphi_last(float b, float q, float t, float r, float k, bool normal, float *pdf)
+{
+    float ps, s2;
+    vexp_finish(r, k, normal, &ps, &s2);
+    float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
+    *pdf = (INV_SQRT_2PI * ps) * s2;
+    return phi_side(b, h);
+}
 INLINE float vphi(float b, bool normal, float *pdf)
 {
-    float hi, lo, t;
+    float hi, lo, t, r, k;
     if (!normal)
         b = phi_arg(b);
     half_square(b, &hi, &lo);
     float q = erfc_fit(b, &t);
-    float ps, s2;
-    vexp_parts(hi, true, lo, normal, &ps, &s2);
-    float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
-    *pdf = (INV_SQRT_2PI * ps) * s2;
-    return sel_f(b < 0.0f, h, 1.0f - h);
+    vexp_reduce(hi, true, lo, normal, &r, &k);
+    return vphi_last(b, q, t, r, k, normal, pdf);
 }
 
 /* The sigmoid kinds as the sigmoid of x(b) and the gate and derivative
@@ -317,23 +327,23 @@ INLINE float g_swiglu(float b, bool normal, float *d)
 {
     return gs_swiglu(b, vsigmoid(x_swiglu(b), normal), d);
 }
-INLINE float g_geglu(float b, bool normal, float *d)
+/* GeGLU's gate and derivative from Phi(b) and the density. */
+INLINE float geglu_of_phi(float b, float cdf, float pdf, float *d)
 {
-    float pdf, cdf = vphi(b, normal, &pdf);
     *d = cdf + b * pdf;
     return b * cdf;
 }
-/* g_geglu in the normal range from the erfc fit's q and t and the
- * exponential's reduced argument r and k (the backward's third pass). */
+INLINE float g_geglu(float b, bool normal, float *d)
+{
+    float pdf, cdf = vphi(b, normal, &pdf);
+    return geglu_of_phi(b, cdf, pdf, d);
+}
+/* g_geglu in the normal range from vphi_last's inputs (the backward's
+ * third pass). */
 INLINE float g_geglu_last(float b, float q, float t, float r, float k, float *d)
 {
-    float ps, s2;
-    vexp_finish(r, k, true, &ps, &s2);
-    float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
-    float pdf = (INV_SQRT_2PI * ps) * s2;
-    float cdf = sel_f(b < 0.0f, h, 1.0f - h);
-    *d = cdf + b * pdf;
-    return b * cdf;
+    float pdf, cdf = vphi_last(b, q, t, r, k, true, &pdf);
+    return geglu_of_phi(b, cdf, pdf, d);
 }
 INLINE float g_geglu_tanh(float b, bool normal, float *d)
 {
@@ -363,10 +373,7 @@ INLINE float f_geglu(float b, bool normal)
  * function returns). */
 INLINE float f_geglu_last(float b, float r, float k, float t)
 {
-    float ps, s2;
-    vexp_finish(r, k, true, &ps, &s2);
-    float h = ((0.5f * t) * ps) * s2;
-    return b * sel_f(b < 0.0f, h, 1.0f - h);
+    return b * phi_side(b, vexp_scaled(r, k, 0.5f * t, true));
 }
 
 /* The largest |b| (as the bits of a float) for which every exponential of
@@ -433,9 +440,9 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
 #define SIGMOID_E_PASSES(KIND)                                                       \
     _Alignas(64) float e[N], er[N], ek[N];                                           \
     SIMD for (int i = 0; i < n; i++)                                                 \
-        sigmoid_e_reduce(x_##KIND(b[i]), &er[i], &ek[i]);                            \
+        sigmoid_e_reduce(x_##KIND(b[i]), true, &er[i], &ek[i]);                      \
     SIMD for (int i = 0; i < n; i++)                                                 \
-        e[i] = sigmoid_e_finish(er[i], ek[i]);
+        e[i] = sigmoid_e_finish(er[i], ek[i], true);
 #define FWD_SIGMOID_PASSES(KIND)                                                     \
     SIGMOID_E_PASSES(KIND)                                                           \
     SIMD for (int i = 0; i < n; i++) {                                               \
@@ -458,27 +465,23 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
  * faster on Zen 1): 15-22% less time on the x86-64-v3 code (1.557 -> 1.326
  * ns, 1.336 -> 1.047 in two sittings), 7-14% on the AVX-512 clone; the
  * model 57.4 -> 44.7 cycles. */
-#define FWD_GEGLU_THREE_PASSES                                                       \
+/* The first two: the erfc fit, then exp's argument (LO: lo, plus P(t) for
+ * the forward) reduced. */
+#define GEGLU_FIT_PASSES(LO)                                                         \
     _Alignas(64) float q[N], t[N], r[N], k[N];                                       \
     SIMD for (int i = 0; i < n; i++)                                                 \
         q[i] = erfc_fit(b[i], &t[i]);                                                \
     SIMD for (int i = 0; i < n; i++) {                                               \
         float hi, lo;                                                                \
         half_square(b[i], &hi, &lo);                                                 \
-        vexp_reduce(hi, true, lo + q[i], true, &r[i], &k[i]);                        \
-    }                                                                                \
+        vexp_reduce(hi, true, LO, true, &r[i], &k[i]);                               \
+    }
+#define FWD_GEGLU_THREE_PASSES                                                       \
+    GEGLU_FIT_PASSES(lo + q[i])                                                      \
     SIMD for (int i = 0; i < n; i++)                                                 \
         y[i] = a[i] * f_geglu_last(b[i], r[i], k[i], t[i]);
-
 #define BWD_GEGLU_THREE_PASSES                                                       \
-    _Alignas(64) float q[N], t[N], r[N], k[N];                                       \
-    SIMD for (int i = 0; i < n; i++)                                                 \
-        q[i] = erfc_fit(b[i], &t[i]);                                                \
-    SIMD for (int i = 0; i < n; i++) {                                               \
-        float hi, lo;                                                                \
-        half_square(b[i], &hi, &lo);                                                 \
-        vexp_reduce(hi, true, lo, true, &r[i], &k[i]);                               \
-    }                                                                                \
+    GEGLU_FIT_PASSES(lo)                                                             \
     SIMD for (int i = 0; i < n; i++) {                                               \
         float d, g = g_geglu_last(b[i], q[i], t[i], r[i], k[i], &d);                 \
         da[i] = dy[i] * g;                                                           \
