@@ -473,10 +473,9 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
     /* The Hopper kernel (persistent: persistent_grid), X with unit k
      * stride and 16-byte rows; the sm_80 kernel stays the fallback for
      * runs whose addresses the maps cannot take. */
-    const struct tiling *wt = tensor_cores && forced == PATH_AUTO && x_async_fits(p)
-                                  ? choose_wgmma_tiling(p, &plan->ctx->props)
-                                  : NULL;
-    if (tensor_cores && forced == PATH_AUTO && x_async_fits(p) && takes_decode(p, dev)) {
+    const bool mappable = tensor_cores && forced == PATH_AUTO && x_async_fits(p);
+    const struct tiling *wt = mappable ? choose_wgmma_tiling(p, dev) : NULL;
+    if (mappable && takes_decode(p, dev)) {
         /* The decode kernel: a grid of m tiles times the split of K (the
          * CTAs of a cluster), batches along z; n tiles loop in the CTA. */
         const uint64_t m_tiles = ceil_div((uint64_t)p->m, decode_tiling.bm);
