@@ -17,11 +17,22 @@
 // swizzle). Two CTAs fit an SM, but the planner gives each its own where
 // it can: two on one SM share its intake and finish last.
 //
-// K splits over the S CTAs of a cluster (rank r takes the r-th of S equal
-// runs of k steps), so that up to a GPU's worth of CTAs runs where M has
-// few tiles; each leaves its partial tile in its staging buffer and rank 0
-// adds the others' through distributed shared memory in rank order (the
-// same bits on every run) before the epilogue.
+// A CTA streams its share of W at about 50 GB/s whatever the rest of the
+// GPU does (H200: 2.5 us + 0.22 us a k step, from one CTA to 80), so the
+// CTAs have to share the k steps evenly over every SM for the memory's
+// 4 TB/s. Two schedules: S = 0, stream-K (the planner's): the grid's G
+// CTAs take equal runs of the units (tile, k step) in order, a tile's k
+// steps split wherever a run ends; a CTA's run begins with a tile's tail
+// (its partial sums go to the workspace, a flag raised) and ends with a
+// tile's head, which adds the tails of the CTAs after it in their order
+// (the same bits on every run) and stores the tile. Heads wait only on
+// tails, written first thing by CTAs that wait on nothing, and the grid
+// is never more than the GPU holds at once. S >= 1 (forced only): K
+// splits over the S CTAs of a cluster (rank r takes the r-th of S equal
+// runs of k steps) for each m tile; rank 0 adds the others' partial tiles
+// through distributed shared memory in rank order; clusters of more than
+// two CTAs pack badly into the GPCs (H200: a split of 3 for 80 m tiles
+// ran 10% slower than none).
 #ifndef BK_SPARSE24_DECODE_CUH
 #define BK_SPARSE24_DECODE_CUH
 
@@ -29,6 +40,7 @@
 
 #include "shared_memory_ops.cuh"
 #include "sparse24_common.cuh"
+#include "split_sum_sync.cuh"
 #include "tma_ops.cuh"
 
 namespace bk_sp24_decode {
@@ -56,7 +68,7 @@ template <typename T, typename O, int S> struct Decode {
     const bk_sp24_gemm_args &p;
     float *staging;                                       // [BN][PITCH] floats
     uint32_t ring, bars, rank;
-    int64_t m0, k0, k1;                                   // this CTA's rows and k steps
+    int64_t m0, k0, k1;                                   // the piece's rows and k steps
 
     __device__ Decode(const bk_sp24_gemm_args &args, unsigned char *raw) : p(args)
     {
@@ -66,10 +78,10 @@ template <typename T, typename O, int S> struct Decode {
         staging = reinterpret_cast<float *>(raw + pad + STAGES * STAGE_BYTES);
         bars = ring + STAGES * STAGE_BYTES + BK_SP24_DECODE_STAGING_BYTES;
         rank = S > 1 ? cluster_rank() : 0;
-        m0 = (int64_t)(blockIdx.x / S) * BM;
         const int64_t ksteps = p.kbs / 2;
-        k0 = ksteps * rank / S;
-        k1 = ksteps * (rank + 1) / S;
+        m0 = (int64_t)(blockIdx.x / (S > 0 ? S : 1)) * BM;
+        k0 = S > 0 ? ksteps * rank / S : 0;
+        k1 = S > 0 ? ksteps * (rank + 1) / S : ksteps;
     }
 
     __device__ uint32_t full(uint32_t s) const { return bars + 8 * s; }
@@ -144,6 +156,56 @@ template <typename T, typename O, int S> struct Decode {
         }
     }
 
+    // Stream-K: consumer warp w's flag, and its lane's first float4 of the
+    // slot of CTA cta (the layout of the wgmma kernels' workspace).
+    __device__ uint32_t *flag(uint32_t cta, int w) const
+    {
+        return reinterpret_cast<uint32_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + w;
+    }
+    __device__ float4 *slot(uint32_t cta, int w, int lane) const
+    {
+        return reinterpret_cast<float4 *>(p.workspace + BK_SP24_SK_FLAG_BYTES(gridDim.x) +
+                                          cta * BK_SP24_SK_SLOT_BYTES(BN)) +
+               w * ROWS * NT * 32 + lane;
+    }
+
+    // A tail's sums to this CTA's slot, then the warp's flag raised.
+    __device__ void write_partial(const float (&acc)[ROWS][NT][4], int w, int lane) const
+    {
+        float4 *mine = slot(blockIdx.x, w, lane);
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+                __stcg(mine + 32 * (i * NT + j),
+                       make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+        __syncwarp();
+        if (lane == 0)
+            bk::split_sum::raise(flag(blockIdx.x, w));
+    }
+
+    // A head's sums plus the tails of CTAs blockIdx.x + 1 .. last, in order.
+    __device__ void add_partials(float (&acc)[ROWS][NT][4], uint32_t last, int w,
+                                 int lane) const
+    {
+        for (uint32_t from = blockIdx.x + 1; from <= last; from++) {
+            if (lane == 0)
+                bk::split_sum::wait_for(flag(from, w), 1u);
+            __syncwarp();
+            const float4 *theirs = slot(from, w, lane);
+#pragma unroll
+            for (int i = 0; i < ROWS; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    const float4 v = __ldcg(theirs + 32 * (i * NT + j));
+                    acc[i][j][0] += v.x;
+                    acc[i][j][1] += v.y;
+                    acc[i][j][2] += v.z;
+                    acc[i][j][3] += v.w;
+                }
+        }
+    }
+
     // The tile's sums to Y: every thread of the CTA calls it (the cluster
     // barriers count them all). Consumers leave their partial sums in
     // their staging buffer; rank 0 adds the other ranks' in rank order and
@@ -153,7 +215,7 @@ template <typename T, typename O, int S> struct Decode {
                            int64_t b, int64_t n0) const
     {
         if (consumer) {
-            if (S == 1)
+            if (S <= 1)
                 consumers_sync();  // the last tile's stores have read the buffer
 #pragma unroll
             for (int i = 0; i < ROWS; i++)
@@ -208,37 +270,83 @@ template <typename T, typename O, int S> struct Decode {
         bk::grid_dependency_wait();
         __syncthreads();
         RingPos pos;
-        for (int64_t b = blockIdx.z; b < p.batch; b += gridDim.z)
-            for (uint32_t nt = 0; nt < p.n_tiles; nt++) {
-                const int64_t n0 = (int64_t)nt * BN;
-                float acc[ROWS][NT][4];
-                if (consumer)
-                    consume(acc, pos, warp, lane);
-                else
-                    produce(q, b, n0, pos, lane);
-                finish(acc, consumer, warp, lane, b, n0);
+        if constexpr (S == 0) {
+            run_stream_k(q, consumer, warp, lane, pos);
+        } else {
+            for (int64_t b = blockIdx.z; b < p.batch; b += gridDim.z)
+                for (uint32_t nt = 0; nt < p.n_tiles; nt++) {
+                    const int64_t n0 = (int64_t)nt * BN;
+                    float acc[ROWS][NT][4];
+                    if (consumer)
+                        consume(acc, pos, warp, lane);
+                    else
+                        produce(q, b, n0, pos, lane);
+                    finish(acc, consumer, warp, lane, b, n0);
+                }
+        }
+    }
+
+    // Stream-K: this CTA's run of the units (tile t, k step s) = t ksteps +
+    // s, tiles in order of m, then n, then batch (CTAs at work together
+    // read the same X); a run's pieces: whole tiles, at most one tail
+    // first and one head last.
+    __device__ void run_stream_k(const bk_sp24_wgmma_args &q, bool consumer, int warp, int lane,
+                                 RingPos &pos)
+    {
+        const uint64_t ksteps = (uint64_t)(p.kbs / 2), ctas = gridDim.x;
+        const uint64_t units = (uint64_t)p.m_tiles * p.n_tiles * (uint64_t)p.batch * ksteps;
+        const uint64_t end = units * (blockIdx.x + 1) / ctas;
+        for (uint64_t u = units * blockIdx.x / ctas; u < end;) {
+            const uint64_t tile = u / ksteps, rest = tile / p.m_tiles;
+            k0 = (int64_t)(u - tile * ksteps);
+            k1 = (int64_t)(end - u < ksteps - (uint64_t)k0 ? (uint64_t)k0 + end - u : ksteps);
+            m0 = (int64_t)(tile - rest * p.m_tiles) * BM;
+            const int64_t n0 = (int64_t)(rest % p.n_tiles) * BN, b = (int64_t)(rest / p.n_tiles);
+            u += (uint64_t)(k1 - k0);
+            if (!consumer) {
+                produce(q, b, n0, pos, lane);
+                continue;
             }
+            float acc[ROWS][NT][4];
+            consume(acc, pos, warp, lane);
+            if (k0 != 0) {  // a tail
+                write_partial(acc, warp, lane);
+                continue;
+            }
+            if ((uint64_t)k1 != ksteps)  // a head: the last CTA with a piece of the tile
+                add_partials(acc, (uint32_t)(((tile + 1) * ksteps * ctas - 1) / units), warp,
+                             lane);
+            finish(acc, true, warp, lane, b, n0);
+        }
     }
 };
 
 }  // namespace bk_sp24_decode
 
-// Kernels: bk_sp24_decode_<type>_<out>_128x16_s<S>, S of BK_SP24_DECODE_SPLITS;
-// the grid is the m tiles times S (x) by the batches (z).
-#define BK_SP24_DECODE_KERNEL1(TNAME, T, ONAME, O, S)                                          \
-    extern "C" __global__ void __cluster_dims__(S, 1, 1)                                      \
-    __launch_bounds__(BK_SP24_DECODE_THREADS, 2)                                              \
-        bk_sp24_decode_##TNAME##_##ONAME##_128x16_s##S(                                       \
-            const __grid_constant__ bk_sp24_wgmma_args q)                                     \
+// Kernels: bk_sp24_decode_<type>_<out>_128x16_s<S>, S of BK_SP24_DECODE_SPLITS
+// (a grid of the m tiles times S in x by the batches in z), and
+// bk_sp24_decode_<type>_<out>_128x16_sk, stream-K (no clusters, a grid of
+// at most what the GPU holds at once, in x).
+#define BK_SP24_DECODE_BODY(T, O, S)                                                          \
     {                                                                                         \
         extern __shared__ __align__(128) unsigned char smem[];                                \
         bk_sp24_decode::Decode<T, O, S> d(q.a, smem);                                         \
         d.run(q);                                                                             \
     }
-#define BK_SP24_DECODE_TYPES(S)                                                  \
-    BK_SP24_DECODE_KERNEL1(f16, __half, f16, __half, S)                          \
-    BK_SP24_DECODE_KERNEL1(f16, __half, f32, float, S)                           \
-    BK_SP24_DECODE_KERNEL1(bf16, __nv_bfloat16, bf16, __nv_bfloat16, S)          \
-    BK_SP24_DECODE_KERNEL1(bf16, __nv_bfloat16, f32, float, S)
+#define BK_SP24_DECODE_SPLIT_KERNEL(TNAME, T, ONAME, O, S)                                     \
+    extern "C" __global__ void __cluster_dims__(S, 1, 1)                                      \
+    __launch_bounds__(BK_SP24_DECODE_THREADS, 2)                                              \
+        bk_sp24_decode_##TNAME##_##ONAME##_128x16_s##S(                                       \
+            const __grid_constant__ bk_sp24_wgmma_args q) BK_SP24_DECODE_BODY(T, O, S)
+#define BK_SP24_DECODE_SK_KERNEL(TNAME, T, ONAME, O, UNUSED)                                   \
+    extern "C" __global__ void __launch_bounds__(BK_SP24_DECODE_THREADS, 2)                   \
+        bk_sp24_decode_##TNAME##_##ONAME##_128x16_sk(                                         \
+            const __grid_constant__ bk_sp24_wgmma_args q) BK_SP24_DECODE_BODY(T, O, 0)
+#define BK_SP24_DECODE_TYPES(KERNEL, S)                                          \
+    KERNEL(f16, __half, f16, __half, S)                                          \
+    KERNEL(f16, __half, f32, float, S)                                           \
+    KERNEL(bf16, __nv_bfloat16, bf16, __nv_bfloat16, S)                          \
+    KERNEL(bf16, __nv_bfloat16, f32, float, S)
+#define BK_SP24_DECODE_SPLIT_TYPES(S) BK_SP24_DECODE_TYPES(BK_SP24_DECODE_SPLIT_KERNEL, S)
 
 #endif  // BK_SPARSE24_DECODE_CUH

@@ -456,7 +456,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 BK_SP24_WG_TILINGS(BK_SP24_WG_TYPES)
 
 // The decode kernels for N <= 16 (sparse24_decode.cuh).
-BK_SP24_DECODE_SPLITS(BK_SP24_DECODE_TYPES)
+BK_SP24_DECODE_SPLITS(BK_SP24_DECODE_SPLIT_TYPES)
+BK_SP24_DECODE_TYPES(BK_SP24_DECODE_SK_KERNEL, 0)
 
 // Zeroes the stream-K flags before a run (sparse24_args.h).
 BK_WORKSPACE_CLEAR_KERNEL(bk_sp24_sk_clear)

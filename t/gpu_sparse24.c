@@ -22,8 +22,10 @@
  * with the last round's tiles split along K and with whole tiles only
  * (BK_CUDA_SPARSE24_SCHEDULE=stream-k, tiles),
  * both depths of the 32-row decode tiles for N <= 16 (32x16, 32x16_deep),
- * the Hopper decode kernels at any N (BK_CUDA_SPARSE24_TILING=decode) and
- * with K split over 3 and 8 CTAs (BK_CUDA_SPARSE24_DECODE_SPLIT),
+ * the Hopper decode kernels at any N (BK_CUDA_SPARSE24_TILING=decode),
+ * with K split over clusters of 3 and 8 CTAs (BK_CUDA_SPARSE24_DECODE_SPLIT)
+ * and stream-K over 7 and 200 CTAs (BK_CUDA_SPARSE24_DECODE_CTAS: tiles
+ * split between many CTAs, CTAs inside one tile),
  * set while their plan is made: the general plan's
  * kernel name must differ from the default one, all must agree with the
  * host, and the sm_80 kernel's two X loaders (and a misaligned X with the
@@ -289,7 +291,7 @@ static void test_conversions(void)
 enum path {
     PATH_AUTO, PATH_GENERAL, PATH_MMA, PATH_STRIDED, PATH_WG_WIDE, PATH_WG_NARROW, PATH_WG_SINGLE,
     PATH_DECODE, PATH_DECODE_DEEP, PATH_WG_STREAM_K, PATH_WG_TILES, PATH_WG_DECODE,
-    PATH_WG_DECODE_S3, PATH_WG_DECODE_S8
+    PATH_WG_DECODE_S3, PATH_WG_DECODE_S8, PATH_WG_DECODE_G7, PATH_WG_DECODE_G200
 };
 static const struct {
     const char *var, *value;
@@ -308,6 +310,8 @@ static const struct {
     { "BK_CUDA_SPARSE24_TILING", "decode" },
     { "BK_CUDA_SPARSE24_DECODE_SPLIT", "3" },
     { "BK_CUDA_SPARSE24_DECODE_SPLIT", "8" },
+    { "BK_CUDA_SPARSE24_DECODE_CTAS", "7" },
+    { "BK_CUDA_SPARSE24_DECODE_CTAS", "200" },
 };
 
 struct scase {
@@ -531,7 +535,7 @@ static void test_sgemm(const struct scase *c)
     /* The paths this case runs: default, the other kernels, misaligned X
      * (which the sm_80 kernel's register loader takes). The sm_80 kernel's
      * two X loaders must give the same bits. */
-    struct run_spec runs[16];
+    struct run_spec runs[20];
     unsigned nruns = 0;
     runs[nruns++] = (struct run_spec){ PATH_AUTO, c->x_offset, "default" };
     if (c->paths && half) {
@@ -553,6 +557,10 @@ static void test_sgemm(const struct scase *c)
                                                "Hopper decode, K over 3 CTAs" };
             runs[nruns++] = (struct run_spec){ PATH_WG_DECODE_S8, c->x_offset,
                                                "Hopper decode, K over 8 CTAs" };
+            runs[nruns++] = (struct run_spec){ PATH_WG_DECODE_G7, c->x_offset,
+                                               "Hopper decode, stream-K over 7 CTAs" };
+            runs[nruns++] = (struct run_spec){ PATH_WG_DECODE_G200, c->x_offset,
+                                               "Hopper decode, stream-K over 200 CTAs" };
         } else {
             runs[nruns++] = (struct run_spec){ PATH_WG_DECODE, c->x_offset,
                                                "Hopper decode kernel forced" };
@@ -694,11 +702,11 @@ static void test_sparse_gemms(void)
           false },
         { bf16, f32, 1000, 1100, 520, 4, R, R, R, true, true, false, false, relu, 1, 1, 0, true,
           false },
-        /* Decode (N <= 16): the Hopper kernels' K split over a cluster
-         * (K past the ring's depth, K not a multiple of 64 nor of the
-         * split's pieces, M off the 128-row tiles, batches along z), with
-         * C, bias and activations, f32 out, and a column-major Y; the
-         * planner's own split for a few m tiles and many k steps. */
+        /* Decode (N <= 16): the Hopper kernels' stream-K and K split over
+         * a cluster (K past the ring's depth, K not a multiple of 64 nor
+         * of the pieces, M off the 128-row tiles, batches), with C, bias
+         * and activations, f32 out, and a column-major Y; the planner's
+         * own grid for a few m tiles and many k steps. */
         { f16, f16, 1000, 16, 2000, 0, R, R, R, true, false, true, false, gelu, 1, 0.5, 0, true,
           true },
         { bf16, f32, 300, 5, 4160, 2, R, R, C, true, false, true, false, relu, 0.5, -1, 0, true,
@@ -787,13 +795,14 @@ static void test_stream_k_workspace(void)
 }
 
 /* The planner's decode kernel on Hopper (N <= 16, X aligned): K split
- * over the most CTAs of {1, 2, 3, 4, 8} that keep an SM each, with at
- * least 4 k steps each (Llama-70B's shapes at 16 tokens:
- * few m tiles split, the gate and up projection's many not); elsewhere
- * the sm_80 decode tiles. */
+ * over clusters of S = 2 or 1 CTAs where the m tiles times S make 7/8 of
+ * the SMs to all of them, each CTA with 4 k steps or more; else stream-K
+ * over a CTA an SM, each with at least 8 units (tile, k step), reporting
+ * its workspace (a partial 128 x 16 tile of F32 and 8 flags a CTA), a run
+ * given less refused naming the field (Llama-70B's shapes at 16 tokens
+ * and a small one); elsewhere the sm_80 decode tiles and no workspace. */
 static void test_decode_choice(void)
 {
-    static const unsigned splits[] = { 1, 2, 3, 4, 8 };
     static const int64_t shapes[][2] = { { 8192, 8192 }, { 10240, 8192 }, { 57344, 8192 },
                                          { 8192, 28672 }, { 128, 256 } };
     BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
@@ -814,26 +823,35 @@ static void test_decode_choice(void)
         }
         BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
         bkGetPlanProperties(plan, &props);
-        const char *prefix = "bk_sp24_decode_f16_f16_128x16_s";
-        unsigned s = 0;
+        uint64_t expect = 0;
         bool ok;
         if (!hopper) {
             ok = strstr(props.kernelName, "decode") == NULL;
-        } else if (strncmp(props.kernelName, prefix, strlen(prefix)) != 0 ||
-                   sscanf(props.kernelName + strlen(prefix), "%u", &s) != 1) {
-            ok = false;
         } else {
-            const uint64_t tiles = (uint64_t)(m + 127) / 128, slots = dev.multiprocessorCount;
-            const uint64_t ksteps = (uint64_t)(k + 63) / 64;
-            unsigned best = 1;
-            for (size_t j = 0; j < sizeof splits / sizeof splits[0]; j++)
-                if (tiles * splits[j] <= slots && ksteps >= 4 * splits[j])
-                    best = splits[j];
-            ok = s == best;
+            const uint64_t tiles = (uint64_t)(m + 127) / 128, ksteps = (uint64_t)(k + 63) / 64;
+            const uint64_t sms = (uint64_t)dev.multiprocessorCount;
+            unsigned split = 0;
+            for (unsigned s = 2; s >= 1 && !split; s--)
+                if (tiles * s <= sms && 8 * tiles * s >= 7 * sms && ksteps >= 4 * s)
+                    split = s;
+            char want[64] = "bk_sp24_decode_f16_f16_128x16_sk";
+            if (split) {
+                snprintf(want, sizeof want, "bk_sp24_decode_f16_f16_128x16_s%u", split);
+            } else {
+                uint64_t ctas = tiles * ksteps / 8 < sms ? tiles * ksteps / 8 : sms;
+                ctas = ctas < 1 ? 1 : ctas;
+                expect = (ctas * 8 * 4 + 255) / 256 * 256 + ctas * 128 * 16 * 4;
+            }
+            ok = strcmp(props.kernelName, want) == 0;
         }
-        tap_ok(ok, "N 16 M %lld K %lld: %s [%s]", (long long)m, (long long)k,
-               hopper ? "the Hopper decode kernel, K split by the rule" : "the sm_80 decode tiles",
+        tap_ok(ok && props.workspaceSize == expect,
+               "N 16 M %lld K %lld: %s, workspace %llu bytes (expected %llu) [%s]", (long long)m,
+               (long long)k, hopper ? "the Hopper decode kernel, split or stream-K by the rule"
+                                    : "the sm_80 decode tiles",
+               (unsigned long long)props.workspaceSize, (unsigned long long)expect,
                props.kernelName);
+        if (hopper && expect > 0 && i == 1)
+            workspace_refusals(gpu, plan, "sparse decode stream-K");
         bkDestroyPlan(plan);
     }
 }
@@ -848,6 +866,7 @@ int main(void)
     unsetenv("BK_CUDA_SPARSE24_CLUSTER");
     unsetenv("BK_CUDA_SPARSE24_SCHEDULE");
     unsetenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
+    unsetenv("BK_CUDA_SPARSE24_DECODE_CTAS");
     test_conversions();
     test_sparse_gemms();
     test_stream_k_workspace();

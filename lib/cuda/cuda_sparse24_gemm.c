@@ -10,7 +10,8 @@
  * the m tiles pair up, clusters of two CTAs along m share X's tiles. On
  * 9.0 and N <= 16 the Hopper decode kernels (same module, same maps; 128 x
  * 16 tiles, K split over a cluster of S CTAs where M has too few tiles to
- * fill the GPU). Elsewhere (module sparse24_mma) one of the
+ * fill the GPU evenly; elsewhere stream-K, a CTA an SM taking equal runs
+ * of the (tile, k step) units). Elsewhere (module sparse24_mma) one of the
  * tilings of BK_SP24_MMA_TILINGS: 64 x 16 or 32 x 16 for N <= 16, 64 x 32
  * where N <= 64 or the 128 x 128 tiles would not fill the GPU once,
  * 128 x 128 otherwise. X is
@@ -25,7 +26,9 @@
  * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels;
  * decode for the Hopper decode kernels at any N) forces a tiling;
  * BK_CUDA_SPARSE24_DECODE_SPLIT=S (1, 2, 3, 4 or 8) the decode kernels'
- * split of K; BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
+ * split of K over a cluster (instead of the rule's choice), and
+ * BK_CUDA_SPARSE24_DECODE_CTAS=G stream-K's grid (at most two CTAs an SM);
+ * BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
  * CTAs from pairing up in clusters; BK_CUDA_SPARSE24_SCHEDULE=tiles keeps
  * them from splitting the last round's tiles along K (stream-K),
  * =stream-k has them split wherever the tiles allow. */
@@ -92,7 +95,7 @@ struct gemm_plan {
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
     unsigned int cluster;                 /* wgmma: CTAs along m sharing X's tiles */
-    CUfunction clear;                     /* wgmma.args.sk_split: zeroes the flags */
+    CUfunction clear;                     /* stream-K's: zeroes the flags (else NULL) */
 };
 
 enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
@@ -200,11 +203,15 @@ static bool takes_decode(const struct bk_sparse24_gemm_problem *p, const BkDevic
     return p->n <= DECODE_N;
 }
 
-/* The decode kernels' split of K: the most CTAs per m tile (of
- * decode_splits) that still gives each CTA an SM of its own, each with at
- * least 4 k steps; BK_CUDA_SPARSE24_DECODE_SPLIT names one. Two CTAs on
- * one SM share its intake and finish last (H200, N = 16, K = 8192 or
- * 28672: 64 m tiles ran 25.0 / 67.4 us split 2, 30.9 / 83.4 split 4). */
+/* The decode kernels' split of K over a cluster of S CTAs: where the m
+ * tiles times S (1 or 2) make between 7/8 of the SMs and all of them,
+ * each CTA with at least 4 k steps, the CTAs' equal halves beat
+ * stream-K's uneven pieces (H200, N = 16: M = 8192 at K = 8192 and 28672,
+ * split 2 24.3 / 66.6 us, stream-K 25.2 / 68.0; M = 10240, 80 tiles,
+ * split 1 31.4, stream-K 30.1; M = 57344 139.0 and 130.7). Clusters of
+ * more pack badly into the GPCs (a split of 3 of 80 tiles ran 10%
+ * slower than none). BK_CUDA_SPARSE24_DECODE_SPLIT names one of
+ * decode_splits. 0: stream-K. */
 static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t ksteps, int sm_count)
 {
     const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
@@ -212,13 +219,35 @@ static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t kstep
     for (size_t i = 0; forced && i < count; i++)
         if (strtol(forced, NULL, 10) == (long)decode_splits[i])
             return decode_splits[i];
-    const uint64_t tiles = m_tiles * (batch < 65535 ? batch : 65535);
-    for (size_t i = count; i-- > 1;) {
-        const uint64_t s = decode_splits[i];
-        if (tiles * s <= (uint64_t)sm_count && (uint64_t)ksteps >= 4 * s)
-            return (unsigned int)s;
+    const uint64_t sms = (uint64_t)sm_count, tiles = m_tiles * batch;
+    for (unsigned int s = 2; s >= 1; s--)
+        if (batch <= 65535 && tiles * s <= sms && 8 * tiles * s >= 7 * sms &&
+            (uint64_t)ksteps >= 4 * s)
+            return s;
+    return 0;
+}
+
+/* Stream-K decode's grid: a CTA an SM, each with at least
+ * DECODE_MIN_STEPS units (a CTA streams its share at ~50 GB/s, so every
+ * SM has to take part for the memory's speed; a second CTA on an SM
+ * shares its intake: H200, bench/RESULTS.md); BK_CUDA_SPARSE24_DECODE_CTAS
+ * names another, up to the two an SM that the GPU holds at once (a head
+ * waits for CTAs after it: all have to be resident). */
+#define DECODE_MIN_STEPS 8
+static unsigned int decode_ctas(uint64_t units, int sm_count)
+{
+    const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_CTAS");
+    uint64_t ctas = units / DECODE_MIN_STEPS;
+    if (ctas > (uint64_t)sm_count)
+        ctas = (uint64_t)sm_count;
+    if (forced && strtol(forced, NULL, 10) > 0) {
+        ctas = (uint64_t)strtol(forced, NULL, 10);
+        if (ctas > 2 * (uint64_t)sm_count)
+            ctas = 2 * (uint64_t)sm_count;
     }
-    return 1;
+    if (ctas > units)
+        ctas = units;
+    return ctas < 1 ? 1u : (unsigned int)ctas;
 }
 
 /* The Hopper kernels are persistent: as many clusters of `cluster` CTAs as
@@ -429,7 +458,7 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
             if (!g->decode && y_map(&plan->problem.sparse24_gemm, &t))
                 t.a.flags |= BK_SP24_Y_MAP;
             uint32_t n = 0;
-            if (k->args.sk_split) {
+            if (g->clear) {
                 t.a.workspace = run->workspace;
                 bk_cuda_launch_clear(&launches[n++], g->clear, "bk_sp24_sk_clear", run->workspace,
                                      BK_SP24_SK_FLAG_WORDS(k->grid));
@@ -475,21 +504,36 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
      * runs whose addresses the maps cannot take. */
     const bool mappable = tensor_cores && forced == PATH_AUTO && x_async_fits(p);
     const struct tiling *wt = mappable ? choose_wgmma_tiling(p, dev) : NULL;
+    bool clears = false;  /* the Hopper kernel counts in the workspace */
     if (mappable && takes_decode(p, dev)) {
-        /* The decode kernel: a grid of m tiles times the split of K (the
-         * CTAs of a cluster), batches along z; n tiles loop in the CTA. */
+        /* The decode kernel: stream-K, a grid of decode_ctas in x; or
+         * forced, a grid of m tiles times the split of K (the CTAs of a
+         * cluster), batches along z, n tiles looping in the CTA. */
         const uint64_t m_tiles = ceil_div((uint64_t)p->m, decode_tiling.bm);
+        const uint64_t units = m_tiles * ceil_div((uint64_t)p->n, decode_tiling.bn) *
+                               (uint64_t)p->batch * (uint64_t)(l.kbs / 2);
         const unsigned int split = decode_split(m_tiles, (uint64_t)p->batch, l.kbs / 2,
                                                 c->sm_count);
-        if (m_tiles * split > INT32_MAX)
+        if (split ? m_tiles * split > INT32_MAX : units / (uint64_t)(l.kbs / 2) > UINT32_MAX)
             return bk_error(BK_ERROR_UNSUPPORTED, "%s: M = %lld makes too many tiles",
                             plan->op_name, (long long)p->m);
-        snprintf(name, sizeof name, "bk_sp24_decode_%s_%s_%ux%u_s%u", type, out, decode_tiling.bm,
-                 decode_tiling.bn, split);
+        if (split)
+            snprintf(name, sizeof name, "bk_sp24_decode_%s_%s_%ux%u_s%u", type, out,
+                     decode_tiling.bm, decode_tiling.bn, split);
+        else
+            snprintf(name, sizeof name, "bk_sp24_decode_%s_%s_%ux%u_sk", type, out,
+                     decode_tiling.bm, decode_tiling.bn);
         if ((res = kernel_init(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, name, &decode_tiling, &l,
                                &g->wgmma)) != BK_SUCCESS)
             return res;
-        g->wgmma.grid = (unsigned int)(m_tiles * split);
+        if (split) {
+            g->wgmma.grid = (unsigned int)(m_tiles * split);
+        } else {
+            g->wgmma.grid = decode_ctas(units, c->sm_count);
+            g->wgmma.grid_z = 1;
+            plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, decode_tiling.bn);
+            clears = true;
+        }
         g->cluster = 1;  /* (along m: X's boxes are the whole tile's 16 rows) */
         g->has_wgmma = g->decode = true;
         g->mts = l.mts;
@@ -511,13 +555,16 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         g->mts = l.mts;
         g->kbs = l.kbs;
         if (stream_k_schedule(&g->wgmma, g->cluster, l.kbs / 2, &g->wgmma.args)) {
-            const char *const names[] = { "bk_sp24_sk_clear" };
-            CUfunction *const fns[] = { &g->clear };
-            if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, names, fns,
-                                              1)) != BK_SUCCESS)
-                return res;
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, wt->bn);
+            clears = true;
         }
+    }
+    if (clears) {
+        const char *const names[] = { "bk_sp24_sk_clear" };
+        CUfunction *const fns[] = { &g->clear };
+        if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, names, fns, 1)) !=
+            BK_SUCCESS)
+            return res;
     }
     if (tensor_cores) {
         snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u%s_strided", type, out, t->bm, t->bn,
