@@ -13,6 +13,9 @@
  *   mixed  W by the copy engine, metadata and X by cp.async
  *   tma-c  as tma, but W and metadata laid out a stage after another (a
  *          stage's 8 rows of each contiguous: another prepared layout)
+ *   tma-pf, tma-c-pf  as tma and tma-c, with the W and metadata boxes of
+ *          the unit PF_AHEAD on prefetched into the L2 (more of the
+ *          weight asked of the memory than the ring holds)
  * Weights of M x K / 2 f16 (M = 10240, K = 8192: Llama-70B's qkv), three
  * of them rotated past the L2; CUDA events around each run, median of 20;
  * grids of 8 CTAs (a CTA's own rate) and of one and two an SM. Build and
@@ -39,10 +42,10 @@
 
 using namespace bk::hopper;
 
-enum { TMA, TMA_W, BULK, ASYNC, MIXED, TMA_C, LOADERS };
-static const char *const loader_names[] = { "tma", "tma-w", "bulk", "async", "mixed", "tma-c" };
+enum { TMA, TMA_W, BULK, ASYNC, MIXED, TMA_C, TMA_PF, TMA_C_PF, LOADERS };
+static const char *const loader_names[] = { "tma", "tma-w", "bulk", "async", "mixed", "tma-c", "tma-pf", "tma-c-pf" };
 
-constexpr int STAGES = 9, ROWS = 8, CONSUMERS = 4;
+constexpr int STAGES = 9, ROWS = 8, CONSUMERS = 4, PF_AHEAD = 2 * STAGES;
 constexpr uint32_t W_ROW = 1024, E_ROW = 128, X_ROWS = 16, X_ROW = 128;
 constexpr uint32_t X_OFF = 0, W_OFF = X_ROWS * X_ROW, E_OFF = W_OFF + ROWS * W_ROW;
 constexpr uint32_t STAGE = E_OFF + ROWS * E_ROW;  // 11 KiB
@@ -55,6 +58,14 @@ struct Args {
     unsigned long long w_pitch, e_pitch;
     unsigned *sink;
 };
+
+// A box of a 2-D tensor map brought into the L2 only.
+static __device__ __forceinline__ void prefetch_2d(const void *map, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(map),
+                 "r"(c0), "r"(c1)
+                 : "memory");
+}
 
 // cp.async of 16 bytes, then (per lane) an arrival on bar once they land.
 static __device__ __forceinline__ void cp16(uint32_t dst, const void *src)
@@ -97,7 +108,9 @@ template <int L> __global__ void __launch_bounds__(160) stream(const __grid_cons
             const char *e = a.e + tile * ROWS * a.e_pitch + ks * E_ROW;
             const char *x = a.x + ks * X_ROW;  // X [16][K] f16 rows of K * 2 bytes; a box's rows
             if (lane == 0) {
-                const uint32_t copied = L == TMA || L == BULK || L == TMA_C ? STAGE
+                const uint32_t copied = L == TMA || L == BULK || L == TMA_C || L == TMA_PF ||
+                                                L == TMA_C_PF
+                                            ? STAGE
                                         : L == ASYNC          ? 0
                                                               : ROWS * W_ROW;
                 if (copied)
@@ -106,11 +119,20 @@ template <int L> __global__ void __launch_bounds__(160) stream(const __grid_cons
                     mbar_arrive(bar);
                 if (L == TMA || L == TMA_W || L == MIXED)
                     tma_load_2d(st + W_OFF, &a.map_w, (int)(ks * W_ROW / 8), (int)(tile * ROWS), bar);
-                if (L == TMA) {
+                if (L == TMA || L == TMA_PF) {
                     tma_load_2d(st + E_OFF, &a.map_e, (int)(ks * E_ROW / 8), (int)(tile * ROWS), bar);
                     tma_load_2d(st + X_OFF, &a.map_x, (int)(ks * X_ROW / 8), 0, bar);
                 }
-                if (L == TMA_C) {  // rows of [tiles][ksteps][8]
+                if (L == TMA_PF && u + PF_AHEAD < u1) {
+                    const unsigned long long v = u + PF_AHEAD, vt = v / a.ksteps, vk = v % a.ksteps;
+                    prefetch_2d(&a.map_w, (int)(vk * W_ROW / 8), (int)(vt * ROWS));
+                    prefetch_2d(&a.map_e, (int)(vk * E_ROW / 8), (int)(vt * ROWS));
+                }
+                if (L == TMA_C_PF && u + PF_AHEAD < u1) {
+                    prefetch_2d(&a.map_wc, 0, (int)((u + PF_AHEAD) * ROWS));
+                    prefetch_2d(&a.map_ec, 0, (int)((u + PF_AHEAD) * ROWS));
+                }
+                if (L == TMA_C || L == TMA_C_PF) {  // rows of [tiles][ksteps][8]
                     const int row = (int)(u * ROWS);
                     tma_load_2d(st + W_OFF, &a.map_wc, 0, row, bar);
                     tma_load_2d(st + E_OFF, &a.map_ec, 0, row, bar);
@@ -204,18 +226,22 @@ int main()
         encode(&a.map_wc, w, W_ROW / 8, tiles * ksteps * ROWS, W_ROW / 8, ROWS);
         encode(&a.map_ec, e, E_ROW / 8, tiles * ksteps * ROWS, E_ROW / 8, ROWS);
     }
-    void (*const fns[LOADERS])(const Args &, int) = { launch<TMA>, launch<TMA_W>, launch<BULK>,
-                                                      launch<ASYNC>, launch<MIXED>,
-                                                      launch<TMA_C> };
-    const void *kernels[LOADERS] = { (const void *)stream<TMA>, (const void *)stream<TMA_W>,
-                                     (const void *)stream<BULK>, (const void *)stream<ASYNC>,
-                                     (const void *)stream<MIXED>, (const void *)stream<TMA_C> };
+    void (*const fns[LOADERS])(const Args &, int) = {
+        launch<TMA>,   launch<TMA_W>, launch<BULK>,   launch<ASYNC>,
+        launch<MIXED>, launch<TMA_C>, launch<TMA_PF>, launch<TMA_C_PF>,
+    };
+    const void *kernels[LOADERS] = {
+        (const void *)stream<TMA>,   (const void *)stream<TMA_W>,  (const void *)stream<BULK>,
+        (const void *)stream<ASYNC>, (const void *)stream<MIXED>,  (const void *)stream<TMA_C>,
+        (const void *)stream<TMA_PF>, (const void *)stream<TMA_C_PF>,
+    };
     for (int l = 0; l < LOADERS; l++)
         CHECK(cudaFuncSetAttribute(kernels[l], cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
     cudaEvent_t t0, t1;
     CHECK(cudaEventCreate(&t0));
     CHECK(cudaEventCreate(&t1));
-    const double stage_bytes[LOADERS] = { STAGE, ROWS * W_ROW, STAGE, STAGE, STAGE, STAGE };
+    const double stage_bytes[LOADERS] = { STAGE, ROWS * W_ROW, STAGE, STAGE,
+                                          STAGE, STAGE,        STAGE, STAGE };
     std::printf("intake-probe: M %llu K %llu, W %.1f MB, %d SMs, stage %u bytes, %d stages\n", m,
                 k, w_bytes / 1e6, sms, STAGE, STAGES);
     std::printf("%-6s %5s %9s %9s %11s\n", "loader", "ctas", "us", "GB/s", "GB/s a CTA");
