@@ -20,19 +20,21 @@
 // A CTA streams its share of W at about 50 GB/s whatever the rest of the
 // GPU does (H200: 2.5 us + 0.22 us a k step, from one CTA to 80), so the
 // CTAs have to share the k steps evenly over every SM for the memory's
-// 4 TB/s. Two schedules: S = 0, stream-K (the planner's): the grid's G
-// CTAs take equal runs of the units (tile, k step) in order, a tile's k
+// 4 TB/s. Two schedules (the planner's rule: cuda_sparse24_gemm.c): S =
+// 0, stream-K: the grid's G CTAs take equal runs of the units (tile, k
+// step) in order, a tile's k
 // steps split wherever a run ends; a CTA's run begins with a tile's tail
 // (its partial sums go to the workspace, a flag raised) and ends with a
 // tile's head, which adds the tails of the CTAs after it in their order
 // (the same bits on every run) and stores the tile. Heads wait only on
 // tails, written first thing by CTAs that wait on nothing, and the grid
-// is never more than the GPU holds at once. S >= 1 (forced only): K
-// splits over the S CTAs of a cluster (rank r takes the r-th of S equal
-// runs of k steps) for each m tile; rank 0 adds the others' partial tiles
-// through distributed shared memory in rank order; clusters of more than
-// two CTAs pack badly into the GPCs (H200: a split of 3 for 80 m tiles
-// ran 10% slower than none).
+// is never more than the GPU holds at once. S >= 1 (1 or 2 where the m
+// tiles times S fill the GPU evenly; 3, 4 and 8 forced only): K splits
+// over the S CTAs of a cluster (rank r takes the r-th of S equal runs of
+// k steps) for each m tile; rank 0 adds the others' partial tiles through
+// distributed shared memory in rank order; clusters of more than two CTAs
+// pack badly into the GPCs (H200: a split of 3 for 80 m tiles ran 10%
+// slower than none).
 #ifndef BK_SPARSE24_DECODE_CUH
 #define BK_SPARSE24_DECODE_CUH
 
