@@ -171,16 +171,18 @@ template <typename T, typename O, int S> struct Decode {
                w * ROWS * NT * 32 + lane;
     }
 
-    // A tail's sums to this CTA's slot, then the warp's flag raised.
-    __device__ void write_partial(const float (&acc)[ROWS][NT][4], int w, int lane) const
+    // A warp's sums as the split_sum helpers take them: ROWS x NT blocks
+    // of four floats a lane, in the order of the registers.
+    using Flat = float[ROWS * NT][4];
+    static __device__ Flat &flat(float (&acc)[ROWS][NT][4])
     {
-        float4 *mine = slot(blockIdx.x, w, lane);
-#pragma unroll
-        for (int i = 0; i < ROWS; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-                __stcg(mine + 32 * (i * NT + j),
-                       make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+        return reinterpret_cast<Flat &>(acc);
+    }
+
+    // A tail's sums to this CTA's slot, then the warp's flag raised.
+    __device__ void write_partial(float (&acc)[ROWS][NT][4], int w, int lane) const
+    {
+        bk::split_sum::write_partial<ROWS * NT>(flat(acc), slot(blockIdx.x, w, lane));
         __syncwarp();
         if (lane == 0)
             bk::split_sum::raise(flag(blockIdx.x, w));
@@ -194,17 +196,7 @@ template <typename T, typename O, int S> struct Decode {
             if (lane == 0)
                 bk::split_sum::wait_for(flag(from, w), 1u);
             __syncwarp();
-            const float4 *theirs = slot(from, w, lane);
-#pragma unroll
-            for (int i = 0; i < ROWS; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++) {
-                    const float4 v = __ldcg(theirs + 32 * (i * NT + j));
-                    acc[i][j][0] += v.x;
-                    acc[i][j][1] += v.y;
-                    acc[i][j][2] += v.z;
-                    acc[i][j][3] += v.w;
-                }
+            bk::split_sum::add_partial<ROWS * NT>(flat(acc), slot(from, w, lane));
         }
     }
 

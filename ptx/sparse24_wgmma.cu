@@ -277,15 +277,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
             if (lane == 0)
                 bk::split_sum::wait_for(flag(from, cw), 1u);
             __syncwarp();
-            const float4 *theirs = slot(from, cw, lane);
-#pragma unroll
-            for (int j = 0; j < NT; j++) {
-                const float4 v = __ldcg(theirs + 32 * j);
-                acc[j][0] += v.x;
-                acc[j][1] += v.y;
-                acc[j][2] += v.z;
-                acc[j][3] += v.w;
-            }
+            bk::split_sum::add_partial<NT>(acc, slot(from, cw, lane));
         }
     }
 

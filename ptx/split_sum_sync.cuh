@@ -25,6 +25,21 @@ static __device__ __forceinline__ void write_partial(const float (&acc)[NT][4], 
         __stcg(mine + 32 * t, make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]));
 }
 
+// acc += a partial that write_partial<NT> wrote (theirs: this lane's first
+// float4), read past the L1.
+template <int NT>
+static __device__ __forceinline__ void add_partial(float (&acc)[NT][4], const float4 *theirs)
+{
+#pragma unroll
+    for (int t = 0; t < NT; t++) {
+        const float4 v = __ldcg(theirs + 32 * t);
+        acc[t][0] += v.x;
+        acc[t][1] += v.y;
+        acc[t][2] += v.z;
+        acc[t][3] += v.w;
+    }
+}
+
 // counter += 1, after every write this thread has seen (release, GPU scope).
 static __device__ __forceinline__ void raise(uint32_t *counter)
 {
