@@ -236,15 +236,14 @@ static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t kstep
 #define DECODE_MIN_STEPS 8
 static unsigned int decode_ctas(uint64_t units, int sm_count)
 {
-    const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_CTAS");
+    const char *env = getenv("BK_CUDA_SPARSE24_DECODE_CTAS");
+    const long forced = env ? strtol(env, NULL, 10) : 0;
     uint64_t ctas = units / DECODE_MIN_STEPS;
     if (ctas > (uint64_t)sm_count)
         ctas = (uint64_t)sm_count;
-    if (forced && strtol(forced, NULL, 10) > 0) {
-        ctas = (uint64_t)strtol(forced, NULL, 10);
-        if (ctas > 2 * (uint64_t)sm_count)
-            ctas = 2 * (uint64_t)sm_count;
-    }
+    if (forced > 0)
+        ctas = (uint64_t)forced < 2 * (uint64_t)sm_count ? (uint64_t)forced
+                                                          : 2 * (uint64_t)sm_count;
     if (ctas > units)
         ctas = units;
     return ctas < 1 ? 1u : (unsigned int)ctas;
@@ -510,11 +509,11 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
          * forced, a grid of m tiles times the split of K (the CTAs of a
          * cluster), batches along z, n tiles looping in the CTA. */
         const uint64_t m_tiles = ceil_div((uint64_t)p->m, decode_tiling.bm);
-        const uint64_t units = m_tiles * ceil_div((uint64_t)p->n, decode_tiling.bn) *
-                               (uint64_t)p->batch * (uint64_t)(l.kbs / 2);
+        const uint64_t tiles = m_tiles * ceil_div((uint64_t)p->n, decode_tiling.bn) *
+                               (uint64_t)p->batch;
         const unsigned int split = decode_split(m_tiles, (uint64_t)p->batch, l.kbs / 2,
                                                 c->sm_count);
-        if (split ? m_tiles * split > INT32_MAX : units / (uint64_t)(l.kbs / 2) > UINT32_MAX)
+        if (split ? m_tiles * split > INT32_MAX : tiles > UINT32_MAX)
             return bk_error(BK_ERROR_UNSUPPORTED, "%s: M = %lld makes too many tiles",
                             plan->op_name, (long long)p->m);
         if (split)
@@ -529,7 +528,7 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         if (split) {
             g->wgmma.grid = (unsigned int)(m_tiles * split);
         } else {
-            g->wgmma.grid = decode_ctas(units, c->sm_count);
+            g->wgmma.grid = decode_ctas(tiles * (uint64_t)(l.kbs / 2), c->sm_count);
             g->wgmma.grid_z = 1;
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, decode_tiling.bn);
             clears = true;
