@@ -31,14 +31,7 @@
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 
-#define CHECK(x)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (x);                                                                 \
-        if (e_ != cudaSuccess) {                                                              \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                     \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "cuda_check.h"
 
 using namespace bk::hopper;
 

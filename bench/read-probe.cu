@@ -11,14 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (x);                                                                 \
-        if (e_ != cudaSuccess) {                                                              \
-            std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                     \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "cuda_check.h"
 
 // Reads n 16-byte words; stores only if their xor is an unlikely value,
 // so that the loads stay.
