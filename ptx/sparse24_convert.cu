@@ -213,7 +213,8 @@ static BK_SP24_HD void prepare_tile_lane(const bk_sp24_prepare_args &p, int64_t 
         }
         reg[q] = v;
     }
-    *reinterpret_cast<uint4 *>(p.prepared + (uint64_t)tile * BK_SP24_TILE_BYTES + lane * 16) =
+    const uint64_t slot = (uint64_t)bk_sp24_tile_slot(mt, kb, p.kbs);
+    *reinterpret_cast<uint4 *>(p.prepared + slot * BK_SP24_TILE_BYTES + lane * 16) =
         make_uint4(reg[0], reg[1], reg[2], reg[3]);
     if ((lane & 3) >= 2)
         return;
@@ -230,7 +231,7 @@ static BK_SP24_HD void prepare_tile_lane(const bk_sp24_prepare_args &p, int64_t 
             word |= ((two & 0xFu) | (two >> 4 & 0xF0u)) << (16 * h + 8 * e);
         }
     }
-    *reinterpret_cast<uint32_t *>(p.prepared + p.meta_offset + (uint64_t)tile * BK_SP24_META_BYTES +
+    *reinterpret_cast<uint32_t *>(p.prepared + p.meta_offset + slot * BK_SP24_META_BYTES +
                                   bk_sp24_meta_lane_word(lane) * 4) = word;
 }
 

@@ -64,6 +64,7 @@ template <typename T, typename O, int S> struct Decode {
     static_assert(BK_SP24_DECODE_THREADS == CONSUMERS + 32, "four consumers and a producer");
     static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
     static_assert(2 * (BK_SP24_DECODE_SMEM + 1024) <= 228 * 1024, "two CTAs fit an SM");
+    static_assert(BM == 16 * BK_SP24_BLOCK_TILE_ROWS, "a CTA's k step is one box of the prepared rows");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 
@@ -99,15 +100,15 @@ template <typename T, typename O, int S> struct Decode {
     __device__ void produce(const bk_sp24_wgmma_args &q, int64_t b, int64_t n0, RingPos &pos,
                             int lane) const
     {
-        const int tile_row = (int)(m0 / 16);
         for (int64_t ks = k0; ks < k1; ks++, pos.advance(STAGES)) {
             mbar_wait(empty(pos.s), pos.phase ^ 1u);
             if (lane == 0) {
                 const uint32_t stage = ring + pos.s * STAGE_BYTES, bar = full(pos.s);
                 mbar_expect_tx(bar, STAGE_BYTES);  // every box is whole (zeros past the edges)
                 tma_load_3d(stage, q.map_x, (int)(ks * 64), (int)n0, (int)b, bar);
-                tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, bar);
-                tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, bar);
+                const int row = (int)bk_sp24_step_row(m0, ks, p.kbs);
+                tma_load_2d(stage + W_OFF, q.map_w, 0, row, bar);
+                tma_load_2d(stage + E_OFF, q.map_e, 0, row, bar);
             }
         }
         __syncwarp();

@@ -102,15 +102,22 @@ BK_SP24_DEV void plan_copies(const bk_sp24_gemm_args &p, int64_t b, int64_t m0, 
         cp.x_dst[i] = bk_sp24_x_chunk(r, c);
         cp.x_k[i] = c * 8;
     }
+    // A CTA's tile rows lie in one stage-major block (BM divides 128): a
+    // tile row's two tiles of a k step are 1 KiB together, the next k
+    // step's BK_SP24_STEP_TILES tiles on.
     const int64_t tile_row = m0 / 16;
+    static_assert(BK_SP24_BLOCK_TILE_ROWS % G::MTILES == 0 && G::KSUB == 2,
+                  "a CTA's rows in one block of the prepared layout, k steps of two tiles");
 #pragma unroll
     for (int i = 0; i < G::A_LOADS; i++) {
         const uint32_t q = tid + i * G::THREADS;
-        cp.a_src[i] = w + (uint64_t)((tile_row + q / (G::KSUB * 32)) * p.kbs) * BK_SP24_TILE_BYTES +
+        cp.a_src[i] = w + (uint64_t)bk_sp24_tile_slot(tile_row + q / (G::KSUB * 32), 0, p.kbs) *
+                              BK_SP24_TILE_BYTES +
                       (q % (G::KSUB * 32)) * 16;
     }
     cp.e_src = w + p.meta_offset +
-               (uint64_t)((tile_row + tid / (G::KSUB * 4)) * p.kbs) * BK_SP24_META_BYTES +
+               (uint64_t)bk_sp24_tile_slot(tile_row + tid / (G::KSUB * 4), 0, p.kbs) *
+                   BK_SP24_META_BYTES +
                (tid % (G::KSUB * 4)) * 16;
 }
 
@@ -141,10 +148,10 @@ BK_SP24_DEV void load_stage(const bk_sp24_gemm_args &p, const Copies<G> &cp, uin
 #pragma unroll
     for (int i = 0; i < G::A_LOADS; i++)
         cp_async16(base + G::X_BYTES + (tid + i * G::THREADS) * 16,
-                   cp.a_src[i] + ks * (G::KSUB * BK_SP24_TILE_BYTES), 16);
+                   cp.a_src[i] + ks * (BK_SP24_STEP_TILES * BK_SP24_TILE_BYTES), 16);
     if (tid < G::E_COPIES)
         cp_async16(base + G::X_BYTES + G::A_BYTES + tid * 16,
-                   cp.e_src + ks * (G::KSUB * BK_SP24_META_BYTES), 16);
+                   cp.e_src + ks * (BK_SP24_STEP_TILES * BK_SP24_META_BYTES), 16);
 }
 
 // The MMAs of one stage at shared address base (generic pointer stage):

@@ -86,6 +86,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static_assert(BK_SP24_WG_SMEM(BN, STAGES) <= 227 * 1024, "fits the H100's shared memory");
     static_assert(X_PART % 1024 == 0, "each CTA's part of X keeps the swizzle atoms aligned");
     static_assert(BN % PASS_N == 0 && PASS_N % 8 == 0, "whole accumulator tiles per pass");
+    static_assert(BM == 16 * BK_SP24_BLOCK_TILE_ROWS, "a CTA's k step is one box of the prepared rows");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 
@@ -148,7 +149,6 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         RingPos pos;
         for_each_piece([&](uint32_t t, uint32_t k0, uint32_t k1, uint32_t) {
             set_tile(t);
-            const int tile_row = (int)(m0 / 16);
             const int x_row = (int)n0 + (int)rank * (BN / CL);
             for (int ks = (int)k0; ks < (int)k1; ks++, pos.advance(STAGES)) {
                 mbar_wait(empty(pos.s), pos.phase ^ 1u);
@@ -161,8 +161,9 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                                           (int)b, bar, (uint16_t)((1u << CL) - 1));
                 else
                     tma_load_3d(stage, q.map_x, (int)(ks * 64), x_row, (int)b, bar);
-                tma_load_2d(stage + W_OFF, q.map_w, (int)(ks * 128), tile_row, bar);
-                tma_load_2d(stage + E_OFF, q.map_e, (int)(ks * 16), tile_row, bar);
+                const int row = (int)bk_sp24_step_row(m0, ks, p.kbs);
+                tma_load_2d(stage + W_OFF, q.map_w, 0, row, bar);
+                tma_load_2d(stage + E_OFF, q.map_e, 0, row, bar);
             }
         });
     }

@@ -405,9 +405,10 @@ static void map_strides(const struct bk_sparse24_gemm_problem *p, int64_t cols, 
 }
 
 /* The run's tensor maps for the Hopper kernel: X [batch][N][K] in boxes
- * of 64 x BN, 128-byte swizzled; the prepared values and metadata as U64
- * rows, one per 16-row tile row, in boxes of a k step by 8 tile rows.
- * false when X or W is misaligned. */
+ * of 64 x BN, 128-byte swizzled; the prepared values and metadata as rows
+ * of U64, one per tile row's k step (bk_sp24_step_row), in boxes of 8
+ * rows (a 128-row block's k step, contiguous). false when X or W is
+ * misaligned or the rows outnumber the copy engine's coordinates. */
 static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_problem *p,
                        struct bk_sp24_wgmma_args *t)
 {
@@ -415,15 +416,17 @@ static bool wgmma_maps(const struct gemm_plan *g, const struct bk_sparse24_gemm_
     const int64_t x_extent[3] = { p->batch, p->n, p->k };
     int64_t x_stride[3];
     map_strides(p, p->k, p->x.row_stride, p->x.batch_stride, x_stride);
-    const int64_t w_extent[2] = { g->mts, g->kbs * 64 }, w_stride[2] = { g->kbs * 64, 1 };
-    const int64_t e_extent[2] = { g->mts, g->kbs * 8 }, e_stride[2] = { g->kbs * 8, 1 };
-    return bk_cuda_tensor_map((CUtensorMap *)t->map_x, p->type, a->x, 3, x_extent, x_stride, 64,
+    const int64_t rows = g->mts * (g->kbs / 2);
+    const int64_t w_cols = 2 * BK_SP24_TILE_BYTES / 8, e_cols = 2 * BK_SP24_META_BYTES / 8;
+    const int64_t w_extent[2] = { rows, w_cols }, w_stride[2] = { w_cols, 1 };
+    const int64_t e_extent[2] = { rows, e_cols }, e_stride[2] = { e_cols, 1 };
+    return rows <= INT32_MAX &&
+           bk_cuda_tensor_map((CUtensorMap *)t->map_x, p->type, a->x, 3, x_extent, x_stride, 64,
                               g->wgmma.block_n / g->cluster) &&
            bk_cuda_tensor_map_plain((CUtensorMap *)t->map_w, 8, a->w, 2, w_extent, w_stride,
-                                    2 * BK_SP24_TILE_BYTES / 8, BK_SP24_WG_BM / 16) &&
+                                    (uint32_t)w_cols, BK_SP24_BLOCK_TILE_ROWS) &&
            bk_cuda_tensor_map_plain((CUtensorMap *)t->map_e, 8, a->w + a->meta_offset, 2,
-                                    e_extent, e_stride, 2 * BK_SP24_META_BYTES / 8,
-                                    BK_SP24_WG_BM / 16);
+                                    e_extent, e_stride, (uint32_t)e_cols, BK_SP24_BLOCK_TILE_ROWS);
 }
 
 /* The run's map of Y for the Hopper epilogue's stores by the copy engine,
