@@ -49,6 +49,19 @@ namespace bk_sp24_decode {
 
 using namespace bk::hopper;
 
+// A stage's share of the prepared weight for the 128-row block at row m0,
+// k step ks, by the copy engine: the values at w_dst, the metadata right
+// after them (BK_SP24_WG_W_BYTES on), each one box of the stage-major rows
+// (bk_sp24_step_row). The decode and wgmma kernels' producers.
+static __device__ __forceinline__ void load_weight_step(uint32_t w_dst,
+                                                        const bk_sp24_wgmma_args &q, int64_t m0,
+                                                        int64_t ks, int64_t kbs, uint32_t bar)
+{
+    const int row = (int)bk_sp24_step_row(m0, ks, kbs);
+    tma_load_2d(w_dst, q.map_w, 0, row, bar);
+    tma_load_2d(w_dst + BK_SP24_WG_W_BYTES, q.map_e, 0, row, bar);
+}
+
 template <typename T, typename O, int S> struct Decode {
     static constexpr int BM = BK_SP24_WG_BM;             // 8 tile rows
     static constexpr int BN = BK_SP24_DECODE_BN;
@@ -106,9 +119,7 @@ template <typename T, typename O, int S> struct Decode {
                 const uint32_t stage = ring + pos.s * STAGE_BYTES, bar = full(pos.s);
                 mbar_expect_tx(bar, STAGE_BYTES);  // every box is whole (zeros past the edges)
                 tma_load_3d(stage, q.map_x, (int)(ks * 64), (int)n0, (int)b, bar);
-                const int row = (int)bk_sp24_step_row(m0, ks, p.kbs);
-                tma_load_2d(stage + W_OFF, q.map_w, 0, row, bar);
-                tma_load_2d(stage + E_OFF, q.map_e, 0, row, bar);
+                load_weight_step(stage + W_OFF, q, m0, ks, p.kbs, bar);
             }
         }
         __syncwarp();

@@ -161,9 +161,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
                                           (int)b, bar, (uint16_t)((1u << CL) - 1));
                 else
                     tma_load_3d(stage, q.map_x, (int)(ks * 64), x_row, (int)b, bar);
-                const int row = (int)bk_sp24_step_row(m0, ks, p.kbs);
-                tma_load_2d(stage + W_OFF, q.map_w, 0, row, bar);
-                tma_load_2d(stage + E_OFF, q.map_e, 0, row, bar);
+                bk_sp24_decode::load_weight_step(stage + W_OFF, q, m0, ks, p.kbs, bar);
             }
         });
     }
