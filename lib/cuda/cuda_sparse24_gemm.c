@@ -26,7 +26,7 @@
  * (64x32, 64x16, 32x16, 32x16_deep; wg128x256, wg128x128 for the Hopper kernels;
  * decode for the Hopper decode kernels at any N) forces a tiling;
  * BK_CUDA_SPARSE24_DECODE_SPLIT=S (1, 2, 3, 4 or 8) the decode kernels'
- * split of K over a cluster (instead of the rule's choice), and
+ * split of K over a cluster (instead of the rule's choice; 0 stream-K), and
  * BK_CUDA_SPARSE24_DECODE_CTAS=G stream-K's grid (at most two CTAs an SM);
  * BK_CUDA_SPARSE24_CLUSTER=1 keeps the Hopper kernels'
  * CTAs from pairing up in clusters; BK_CUDA_SPARSE24_SCHEDULE=tiles keeps
@@ -211,11 +211,13 @@ static bool takes_decode(const struct bk_sparse24_gemm_problem *p, const BkDevic
  * split 1 31.4, stream-K 30.1; M = 57344 139.0 and 130.7). Clusters of
  * more pack badly into the GPCs (a split of 3 of 80 tiles ran 10%
  * slower than none). BK_CUDA_SPARSE24_DECODE_SPLIT names one of
- * decode_splits. 0: stream-K. */
+ * decode_splits, or 0 for stream-K. 0: stream-K. */
 static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t ksteps, int sm_count)
 {
     const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
     const size_t count = sizeof decode_splits / sizeof decode_splits[0];
+    if (forced && strcmp(forced, "0") == 0)
+        return 0;
     for (size_t i = 0; forced && i < count; i++)
         if (strtol(forced, NULL, 10) == (long)decode_splits[i])
             return decode_splits[i];
