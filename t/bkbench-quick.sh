@@ -56,7 +56,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..48"
+echo "1..50"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -276,5 +276,16 @@ ok $? "bkbench exits 1 when no case matches"
 "$bkbench" --quick --device host --op sparse24 --dtype f64 >/dev/null 2>&1
 [ $? -eq 1 ]
 ok $? "bkbench exits 1 when no sparse case has the dtype (f64)"
+"$bkbench" --quick --device host --op sparse24 --dtype f16 >"$tmp/sp.txt" 2>&1
+shape=$(awk '$1 == "sparse24" && $4 ~ /x/ { print $4; exit }' "$tmp/sp.txt")
+"$bkbench" --quick --device host --op sparse24,gemm,attention --shape "$shape,1x2x3" >"$tmp/shape.txt" 2>&1
+[ $? -eq 0 ] && [ -n "$shape" ] &&
+    [ "$(grep -Ec "^sparse24 +(f16|bf16) +[a-z-]+ +$shape " "$tmp/shape.txt")" -ge 1 ] &&
+    [ "$(grep -Ec '^sparse24 ' "$tmp/shape.txt")" -eq "$(grep -Ec "^sparse24 .* $shape " "$tmp/shape.txt")" ] &&
+    ! grep -Eq '^(gated-|attention-)' "$tmp/shape.txt"
+ok $? "--shape leaves the GEMM-family rows of that shape only ($shape)"
+"$bkbench" --quick --device host --op sparse24 --shape 1x2x3 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 when no case has the --shape"
 
 exit 0

@@ -31,7 +31,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     g->gemm = xcalloc(total, sizeof *g->gemm);
     size_t made = bench_gemm_cases(scale, g->gemm, total);
     for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_DENSE, g->gemm[i].dtype, user))
+        if (keep(GEMM_FAMILY_DENSE, g->gemm[i].dtype, g->gemm[i].shape, user))
             g->gemm[g->ngemm++] = g->gemm[i];
     g->gemm_res = xcalloc(g->ngemm, sizeof *g->gemm_res);
 
@@ -39,7 +39,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     g->sparse = xcalloc(total, sizeof *g->sparse);
     made = bench_sparse24_cases(scale, g->sparse, total);
     for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_SPARSE24, g->sparse[i].dtype, user))
+        if (keep(GEMM_FAMILY_SPARSE24, g->sparse[i].dtype, g->sparse[i].shape, user))
             g->sparse[g->nsparse++] = g->sparse[i];
     g->sparse_res = xcalloc(g->nsparse, sizeof *g->sparse_res);
 
@@ -47,7 +47,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     g->w4a16 = xcalloc(total, sizeof *g->w4a16);
     made = bench_w4a16_cases(scale, g->w4a16, total);
     for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_W4A16, g->w4a16[i].dtype, user))
+        if (keep(GEMM_FAMILY_W4A16, g->w4a16[i].dtype, g->w4a16[i].shape, user))
             g->w4a16[g->nw4a16++] = g->w4a16[i];
     g->w4a16_res = xcalloc(g->nw4a16, sizeof *g->w4a16_res);
 

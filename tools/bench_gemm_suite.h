@@ -17,7 +17,8 @@ enum gemm_family {
 };
 
 /* Whether to run a case of the family and dtype. */
-typedef bool (*gemm_filter_fn)(enum gemm_family family, BkDataType dtype, const void *user);
+typedef bool (*gemm_filter_fn)(enum gemm_family family, BkDataType dtype, const char *shape,
+                               const void *user);
 
 struct gemm_suite {
     struct gemm_settings s;

@@ -64,6 +64,7 @@ struct options {
     unsigned ops;                     /* OP_* bits */
     const char *kind, *dtype;         /* filters; NULL = all */
     const char *patterns;             /* attention patterns, "10%,window"; NULL = all */
+    const char *shapes;               /* GEMM-family shapes, "16x8192x8192,..."; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
     const char *csv_file;             /* write the results as CSV here; NULL = no */
 };
@@ -76,6 +77,7 @@ static void usage(FILE *f)
             "               [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
             "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
+            "               [--shape MxNxK[,...]]\n"
             "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
             "    attention all (default all).\n"
             "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
@@ -174,14 +176,14 @@ static void parse_patterns(const char *list)
 static void parse_options(int argc, char **argv, struct options *o)
 {
     *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, false, 0.0, -1, -1, 0, NULL,
-                          NULL, NULL, NULL, NULL};
+                          NULL, NULL, NULL, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
                                                  "--warmup", "--op",       "--kind",
                                                  "--dtype",  "--json-file", "--pattern",
-                                                 "--csv"};
+                                                 "--csv",    "--shape"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -239,6 +241,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->kind = value;
             if (tool_parse_kind(value, &k) != 0)
                 usage_error("unknown kind '%s'", value);
+        } else if (strcmp(name, "--shape") == 0) {
+            o->shapes = value;
         } else if (strcmp(name, "--pattern") == 0) {
             parse_patterns(value);
             o->patterns = value;
@@ -302,16 +306,18 @@ static void choose_settings(const struct options *o, const struct bench_device *
 static bool keep_case(const struct bench_case *c, const struct options *o)
 {
     unsigned op = strcmp(c->op, "gated-bwd") == 0 ? OP_GATED_BWD : OP_GATED_FWD;
-    return (o->ops & op) && !o->patterns && (!o->kind || strcmp(o->kind, c->variant) == 0) &&
+    return (o->ops & op) && !o->patterns && !o->shapes &&
+           (!o->kind || strcmp(o->kind, c->variant) == 0) &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
 }
 
 /* GEMM-family cases have no kind: --kind leaves none of them, nor does
- * --pattern. */
-static bool keep_gemm(unsigned op, BkDataType dtype, const struct options *o)
+ * --pattern; --shape picks among them by their shape strings. */
+static bool keep_gemm(unsigned op, BkDataType dtype, const char *shape, const struct options *o)
 {
     return (o->ops & op) && !o->kind && !o->patterns &&
-           (!o->dtype || strcmp(o->dtype, tool_dtype_name(dtype)) == 0);
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(dtype)) == 0) &&
+           (!o->shapes || in_list(o->shapes, shape));
 }
 
 /* ---- Text output ---------------------------------------------------- */
@@ -463,19 +469,20 @@ static void print_csv_file(const char *path, const struct run_report *r)
 
 /* ---- main --------------------------------------------------------------- */
 
-static bool gemm_filter(enum gemm_family family, BkDataType dtype, const void *user)
+static bool gemm_filter(enum gemm_family family, BkDataType dtype, const char *shape,
+                        const void *user)
 {
     unsigned op = family == GEMM_FAMILY_SPARSE24 ? OP_SPARSE24
                   : family == GEMM_FAMILY_W4A16  ? OP_W4A16
                                                  : OP_GEMM;
-    return keep_gemm(op, dtype, user);
+    return keep_gemm(op, dtype, shape, user);
 }
 
 /* Attention cases have no kind either; --pattern picks among them. */
 static bool attention_filter(const struct attention_case *c, bool backward, const void *user)
 {
     const struct options *o = user;
-    return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind &&
+    return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind && !o->shapes &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0) &&
            (!o->patterns || in_list(o->patterns, c->pattern));
 }
@@ -526,7 +533,7 @@ int main(int argc, char **argv)
     struct attention_suite attention;
     attention_suite_open(&attention, attention_scale(&o, &dev), &p.bench, attention_filter, &o);
     if (n + gemm_suite_count(&gemm) + attention.n == 0)
-        tool_die("no case matches --op, --kind, --dtype and --pattern");
+        tool_die("no case matches --op, --kind, --dtype, --pattern and --shape");
 
     size_t steps = n + gemm_suite_count(&gemm);
     for (size_t i = 0; i < attention.n; i++)
