@@ -16,7 +16,7 @@ enum gemm_family {
     GEMM_FAMILY_W4A16,                    /* w4a16 */
 };
 
-/* Whether to run a case of the family and dtype. */
+/* Whether to run a case of the family, dtype and shape (the tables' string). */
 typedef bool (*gemm_filter_fn)(enum gemm_family family, BkDataType dtype, const char *shape,
                                const void *user);
 

@@ -211,7 +211,7 @@ static bool takes_decode(const struct bk_sparse24_gemm_problem *p, const BkDevic
  * split 1 31.4, stream-K 30.1; M = 57344 139.0 and 130.7). Clusters of
  * more pack badly into the GPCs (a split of 3 of 80 tiles ran 10%
  * slower than none). BK_CUDA_SPARSE24_DECODE_SPLIT names one of
- * decode_splits, or 0 for stream-K. 0: stream-K. */
+ * decode_splits, or 0 for stream-K. Returns 0 for stream-K. */
 static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t ksteps, int sm_count)
 {
     const char *forced = getenv("BK_CUDA_SPARSE24_DECODE_SPLIT");
