@@ -52,7 +52,10 @@ using namespace bk::hopper;
 // A stage's share of the prepared weight for the 128-row block at row m0,
 // k step ks, by the copy engine: the values at w_dst, the metadata right
 // after them (BK_SP24_WG_W_BYTES on), each one box of the stage-major rows
-// (bk_sp24_step_row). The decode and wgmma kernels' producers.
+// (bk_sp24_step_row). The decode and wgmma kernels' producers, whose CTAs
+// take blocks of BK_SP24_WG_BM rows.
+static_assert(BK_SP24_WG_BM == 16 * BK_SP24_BLOCK_TILE_ROWS,
+              "a CTA's k step is one box of the prepared rows");
 static __device__ __forceinline__ void load_weight_step(uint32_t w_dst,
                                                         const bk_sp24_wgmma_args &q, int64_t m0,
                                                         int64_t ks, int64_t kbs, uint32_t bar)
@@ -77,7 +80,6 @@ template <typename T, typename O, int S> struct Decode {
     static_assert(BK_SP24_DECODE_THREADS == CONSUMERS + 32, "four consumers and a producer");
     static_assert(STAGE_BYTES % 1024 == 0, "stages keep the swizzle atoms aligned");
     static_assert(2 * (BK_SP24_DECODE_SMEM + 1024) <= 228 * 1024, "two CTAs fit an SM");
-    static_assert(BM == 16 * BK_SP24_BLOCK_TILE_ROWS, "a CTA's k step is one box of the prepared rows");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 

@@ -86,7 +86,6 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     static_assert(BK_SP24_WG_SMEM(BN, STAGES) <= 227 * 1024, "fits the H100's shared memory");
     static_assert(X_PART % 1024 == 0, "each CTA's part of X keeps the swizzle atoms aligned");
     static_assert(BN % PASS_N == 0 && PASS_N % 8 == 0, "whole accumulator tiles per pass");
-    static_assert(BM == 16 * BK_SP24_BLOCK_TILE_ROWS, "a CTA's k step is one box of the prepared rows");
     static_assert(BK_SP24_PAD_M % BM == 0 && BK_SP24_PAD_K == 64,
                   "the prepared weight has whole tiles and k steps");
 
