@@ -20,10 +20,12 @@
 #define BK_ATTENTION_SCATTER_THREADS 256
 /* bk_attention_forward_choice: CHOICE_CTAS CTAs each summing its share of
  * the first CHOICE_ENTRIES (pair of query blocks, key block) entries into
- * a U32 pair (union, needed) of the workspace's choice area. */
+ * a U32 pair (union, needed) of the workspace's choice area. The kernels
+ * it chooses between: */
 #define BK_ATTENTION_CHOICE_THREADS 1024
 #define BK_ATTENTION_CHOICE_CTAS 32
 #define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
+enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARROW };
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */
 #define BK_ATTENTION_ROWSUM_ROWS 8
 
@@ -53,11 +55,11 @@ struct bk_attention_args {
      * half), and a U32 counter per chunk (fixed order); the row sums'
      * kernel zeroes the counters, or with atomics the sums; 0 elsewhere. */
     uint64_t dq_sum, dq_count;
-    /* The Hopper forward's choice between two kernels launched in turn:
-     * the workspace's choice area, where bk_attention_forward_choice leaves
-     * a U32 pair (U, N) per CTA of it; each kernel sums them and returns
-     * at once where it is not the one chosen. 0: no choice, the kernel
-     * runs. */
+    /* The Hopper forward's choice between kernels launched in turn (deep,
+     * solo, narrow): the workspace's choice area, where
+     * bk_attention_forward_choice leaves a U32 pair (U, N) per CTA of it;
+     * each kernel sums them and returns at once where it is not the one
+     * chosen. 0: no choice, the kernel runs. */
     uint64_t choice;
     int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
     int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */
@@ -80,13 +82,13 @@ struct bk_attention_args {
 /* Its shared memory, for head size D (64 or 128), nc consumers of 64 rows
  * and a ring of `stages`: nc Q tiles, the ring of K and V tiles of 128 keys,
  * the word per consumer thread (512 bytes each consumer), the tile records
- * (16 bytes per stage), the barriers (q_full, q_empty; k_full, v_full,
+ * (16 bytes per stage, at least two), the barriers (q_full, q_empty; k_full, v_full,
  * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. The
  * plain kernels: two consumers, two stages at D = 128, else three. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, nc, stages)                           \
-    ((nc) * 64 * (d) * 2 + 2 * (stages) * (keys) * (d) * 2 + (nc) * 512 + 16 * (stages) +    \
-     8 * (2 + 4 * (stages)) + 1024)
+    ((nc) * 64 * (d) * 2 + 2 * (stages) * (keys) * (d) * 2 + (nc) * 512 +                    \
+     16 * ((stages) < 2 ? 2 : (stages)) + 8 * (2 + 4 * (stages)) + 1024)
 #define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
     BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, nc, stages)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
@@ -97,16 +99,23 @@ struct bk_attention_args {
  * 64 rows, two CTAs an SM (108192 bytes each); at D = 128 the deep kernel,
  * the plain one with a third stage (231584 bytes, of the 232448 a CTA may
  * have), whose producer runs further ahead of the skips. The solo kernel
- * also takes D = 128 (faster than deep below ~14% density, slower above:
- * taken for LISTs whose capacity bounds every row below 12.5%), with tiles
- * of 64 keys and two stages (83568 bytes) so that two CTAs fit an SM. */
+ * also takes D = 128 (faster than deep where neighbouring query blocks
+ * share few key blocks, which the pattern tells at run time), with a ring
+ * of one stage (83536 bytes) so that two CTAs fit an SM; and so does the
+ * narrow kernel, solo with tiles of 64 keys and two stages (83568 bytes):
+ * the per-tile costs over half the keys, but no half-empty tile at the end
+ * of a walk with an odd number of slots, which wins where query blocks
+ * have few (at 10% +6%, at 25% -6%: bench/RESULTS.md, session 32). */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
-#define BK_ATTENTION_WGMMA_SOLO_KEYS(d) ((d) == 128 ? 64 : 128)
-#define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 1 : 3)
 #define BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(d)                                              \
-    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_SOLO_KEYS(d), 1,              \
-                                          BK_ATTENTION_WGMMA_SOLO_STAGES(d))
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, 1, BK_ATTENTION_WGMMA_SOLO_STAGES(d))
+#define BK_ATTENTION_WGMMA_NARROW_KEYS 64
+#define BK_ATTENTION_WGMMA_NARROW_STAGES 2
+#define BK_ATTENTION_WGMMA_NARROW_SHARED_BYTES                                               \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(128, BK_ATTENTION_WGMMA_NARROW_KEYS, 1,             \
+                                          BK_ATTENTION_WGMMA_NARROW_STAGES)
 #define BK_ATTENTION_WGMMA_DEEP_STAGES 3
 #define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)

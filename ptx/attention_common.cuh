@@ -268,6 +268,15 @@ static __device__ __forceinline__ float quiet_nan()
     return __int_as_float(0x7FC00000);
 }
 
+// The rows (pattern head, pair of neighbouring query blocks) whose entries
+// bk_attention_forward_choice counts: those of its first CHOICE_ENTRIES.
+static __device__ __forceinline__ int64_t choice_rows(const Args &a)
+{
+    const int64_t rows = a.pattern_batch * a.pattern_heads * ((a.nbq + 1) / 2);
+    const int64_t counted = BK_ATTENTION_CHOICE_ENTRIES / a.nbk;
+    return min(rows, counted > 0 ? counted : (int64_t)1);
+}
+
 } // namespace attention
 } // namespace bk
 

@@ -376,26 +376,24 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
         ((unsigned char *)a.bad)[blockIdx.x] = (unsigned char)(bad != 0);
 }
 
-// What the Hopper forward's choice between its solo and deep kernels
-// (query blocks of 64 rows, D = 128) rests on: over each pair of
+// What the Hopper forward's choice between its deep, solo and narrow
+// kernels (query blocks of 64 rows, D = 128) rests on: over each pair of
 // neighbouring query blocks (a deep CTA's two consumers) and key block, U
 // counts the blocks either needs and N those each needs (keys past the
 // causal limit not counted). A deep CTA loads a tile of the union for
-// both (U / 2 tiles), a solo CTA only its own blocks but in tiles of 64
-// keys; the solo kernel runs where U > 0.8 N (see forward_choice_solo in
-// ptx/attention_wgmma.cu). CTA g sums rows (pattern head, pair) g, g +
-// CHOICE_CTAS, ... of the first CHOICE_ENTRIES entries, and stores its
-// U and N at words 2 g and 2 g + 1 of the choice area (every CTA stores
-// both, so the area needs no clearing).
+// both (U / 2 tiles), a solo CTA only its own blocks but alone (no second
+// softmax under its GEMMs but its SM's other CTA's); a solo kernel runs
+// where U > 0.7 N, the narrow one where the blocks are few (see
+// forward_choice in ptx/attention_wgmma.cu). CTA g sums rows (pattern
+// head, pair) g, g + CHOICE_CTAS, ... of the first CHOICE_ENTRIES entries
+// (choice_rows), and stores its U and N at words 2 g and 2 g + 1 of the
+// choice area (every CTA stores both, so the area needs no clearing).
 extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
     bk_attention_forward_choice(const Args a)
 {
     bk::grid_dependency_wait();
     const int64_t pairs = (a.nbq + 1) / 2, nbk = a.nbk;
-    const int64_t rows = a.pattern_batch * a.pattern_heads * pairs;
-    const int64_t counted = BK_ATTENTION_CHOICE_ENTRIES / nbk > 0 ? BK_ATTENTION_CHOICE_ENTRIES / nbk
-                                                                  : 1;
-    const int64_t row_end = rows < counted ? rows : counted;
+    const int64_t row_end = choice_rows(a);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int warps = BK_ATTENTION_CHOICE_THREADS / 32;
     uint32_t u = 0, n = 0;

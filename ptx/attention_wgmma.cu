@@ -50,7 +50,7 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     // (see consumer), the record of each stage's tile, then the barriers.
     static constexpr uint32_t SINK = V + STAGES * KV_BYTES;
     static constexpr uint32_t RECORDS = SINK + 128 * NC * 4;
-    static constexpr uint32_t BARS = RECORDS + 16 * STAGES;
+    static constexpr uint32_t BARS = RECORDS + 16 * record_slots(STAGES);
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.
@@ -347,15 +347,22 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         wait_turn<NC>(0); // the last consumer's last pass: every turn barrier ends complete
 }
 
-// Whether the pattern chose the solo kernel: U > 0.8 N over the sums
+// The kernel the pattern chose (BK_ATTENTION_CHOSE_*) by the sums
 // bk_attention_forward_choice left (a lane per CTA of it; every warp
-// reads them all, so the CTA agrees).
-static __device__ __forceinline__ bool forward_choice_solo(const Args &a)
+// reads them all, so the CTA agrees): deep where neighbouring query blocks
+// share most key blocks (U <= 0.7 N); else narrow where a query block has
+// at most 16 64-key slots on average (N counts both blocks of each of
+// choice_rows pairs), solo above.
+static __device__ __forceinline__ int forward_choice(const Args &a)
 {
     static_assert(BK_ATTENTION_CHOICE_CTAS == 32, "a lane per CTA's sums");
     const uint2 s = __ldcg((const uint2 *)a.choice + threadIdx.x % 32);
     const uint32_t u = __reduce_add_sync(0xFFFFFFFFu, s.x), n = __reduce_add_sync(0xFFFFFFFFu, s.y);
-    return 5ull * u > 4ull * n;
+    if (10ull * u <= 7ull * n)
+        return BK_ATTENTION_CHOSE_DEEP;
+    const uint64_t slots = (uint64_t)n * (uint64_t)(a.block_k / SLOT);
+    return slots <= 32ull * (uint64_t)choice_rows(a) ? BK_ATTENTION_CHOSE_NARROW
+                                                     : BK_ATTENTION_CHOSE_SOLO;
 }
 
 template <typename T, int DH, int BN, int NC, int STAGES>
@@ -367,20 +374,23 @@ static __device__ void forward(const bk_attention_tma_args &p)
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
-    // Of the two kernels a plan may launch in turn for the pattern to
-    // choose from (deep, then solo), the one not chosen ends here.
-    if (a.choice && forward_choice_solo(a) != (NC == 1))
+    // Of the kernels a plan may launch in turn for the pattern to choose
+    // from (deep, solo, narrow), those not chosen end here.
+    constexpr int KIND = NC == 2      ? BK_ATTENTION_CHOSE_DEEP
+                         : BN == SLOT ? BK_ATTENTION_CHOSE_NARROW
+                                      : BK_ATTENTION_CHOSE_SOLO;
+    if (a.choice && forward_choice(a) != KIND)
         return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.
     const QueryTiles<NC> tiles(a);
     const int group = threadIdx.x / 128;
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
-        producer_registers<NC, BN>();
+        producer_registers<NC, BN, DH>();
         if (threadIdx.x < 32)
             produce_tiles<L>(p, base, tiles);
     } else {
-        consumer_registers<NC, BN>();
+        consumer_registers<NC, BN, DH>();
         consumer<T, DH, BN, NC, STAGES>(p, tiles, base, group - 1);
     }
 }
@@ -393,9 +403,10 @@ static __device__ void forward(const bk_attention_tma_args &p)
 // bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES
 // and PER_SM CTAs an SM. KIND _: the plain kernels; for query blocks of 64
 // rows whose neighbours' patterns differ, _solo_ (one consumer, two CTAs
-// an SM; at D = 128 tiles of 64 keys) and _deep_ (D = 128: a third stage);
-// for DENSE patterns at D = 64, _trio_ (three consumers: two softmaxes
-// under each one's GEMMs).
+// an SM; at D = 128 a ring of one stage), _narrow_ (D = 128: solo on
+// tiles of one 64-key slot, two stages) and _deep_ (D = 128: a third
+// stage); for DENSE patterns at D = 64, _trio_ (three consumers: two
+// softmaxes under each one's GEMMs).
 #define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
         bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
@@ -407,9 +418,12 @@ static __device__ void forward(const bk_attention_tma_args &p)
     BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,            \
                                BK_ATTENTION_WGMMA_STAGES(DH))
 #define BK_ATTENTION_WGMMA_SOLO(NAME, T, DH)                                                     \
-    BK_ATTENTION_WGMMA_FORWARD(_solo_, NAME, T, DH, BK_ATTENTION_WGMMA_SOLO_KEYS(DH),            \
-                               BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,                            \
+    BK_ATTENTION_WGMMA_FORWARD(_solo_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,  \
                                BK_ATTENTION_WGMMA_SOLO_STAGES(DH))
+#define BK_ATTENTION_WGMMA_NARROW(NAME, T)                                                       \
+    BK_ATTENTION_WGMMA_FORWARD(_narrow_, NAME, T, 128, BK_ATTENTION_WGMMA_NARROW_KEYS,           \
+                               BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,                            \
+                               BK_ATTENTION_WGMMA_NARROW_STAGES)
 
 BK_ATTENTION_WGMMA_PLAIN(f16, __half, 64)
 BK_ATTENTION_WGMMA_PLAIN(f16, __half, 128)
@@ -419,6 +433,8 @@ BK_ATTENTION_WGMMA_SOLO(f16, __half, 64)
 BK_ATTENTION_WGMMA_SOLO(f16, __half, 128)
 BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_NARROW(f16, __half)
+BK_ATTENTION_WGMMA_NARROW(bf16, __nv_bfloat16)
 BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
                            BK_ATTENTION_WGMMA_DEEP_STAGES)
 BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,

@@ -9,7 +9,7 @@
 // forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks
 // of 64 elements per row), STAGES, Q_BLOCK, Q_BYTES (one consumer's 64-row
 // operand), KV_BLOCK, KV_BYTES (a tile of 128 keys, or of 64: a single
-// slot, the D = 128 solo CTAs), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS
+// slot, the narrow CTAs at D = 128), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS
 // (V of a tile loaded after K of the next, for consumers that free K
 // first: the forward), and the offsets Q (the row operands: operand op of
 // consumer c at Q + (NC op + c) Q_BYTES), K, V, RECORDS and BARS (q_full,
@@ -70,17 +70,24 @@ static __device__ __forceinline__ uint32_t shared_base_1024()
 // Registers move from the producer warpgroup, which needs few, to the
 // consumer warpgroups: 40 + 2 x 232 per thread of the 3 x 128, what the
 // CTA was launched with (3 x 128 x 168); a wide CTA's (tiles of BN = 192
-// keys) 32 + 2 x 240; a solo CTA (two an SM) 40 + 216 of its 2 x 128 x
-// 128; a trio CTA 32 + 3 x 160 of its 4 x 128 x 128.
-template <int NC = 2, int BN = 128> static __device__ __forceinline__ void producer_registers()
+// keys) 24 + 2 x 240; a solo CTA (two an SM) 40 + 216 of its 2 x 128 x
+// 128, at D = 128 (O of 64 registers, and a solo CTA's S; a narrow one's
+// the same) 32 + 224; a trio CTA 32 + 3 x 160 of its 4 x 128 x 128.
+template <int NC = 2, int BN = 128, int DH = 64>
+static __device__ __forceinline__ void producer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_shrink_to<BN == 192 ? 24 : NC == 3 ? 32 : 40>();
+        registers_shrink_to<BN == 192                           ? 24
+                            : NC == 3 || (NC == 1 && DH == 128) ? 32
+                                                                : 40>();
 }
-template <int NC, int BN = 128> static __device__ __forceinline__ void consumer_registers()
+template <int NC, int BN = 128, int DH = 64>
+static __device__ __forceinline__ void consumer_registers()
 {
     if (BK_ATTENTION_WGMMA_SETMAXNREG)
-        registers_grow_to<NC == 3 ? 160 : NC == 2 ? (BN == 192 ? 240 : 232) : 216>();
+        registers_grow_to<NC == 3   ? 160
+                          : NC == 2 ? (BN == 192 ? 240 : 232)
+                                    : (DH == 128 ? 224 : 216)>();
 }
 
 // The walk of the CTA whose first query row is r0 (64 rows each of its
@@ -167,6 +174,10 @@ enum : uint32_t {
     TILE_USES_THIRD = 2048u, // << consumer
 };
 
+// Records a ring keeps: one a stage, and two for a ring of one stage (the
+// producer reads tile n - 1's record, for its V, after writing tile n's).
+__host__ __device__ constexpr int record_slots(int stages) { return stages < 2 ? 2 : stages; }
+
 // The stage of union tile n: its barriers, the parity of its current use,
 // its K and V tiles and its record.
 struct Stage {
@@ -182,7 +193,7 @@ struct Stage {
         st.parity = (uint32_t)((n / L::STAGES) & 1);
         st.k_tile = base + L::K + s * L::KV_BYTES;
         st.v_tile = base + L::V + s * L::KV_BYTES;
-        st.record = base + L::RECORDS + 16 * s;
+        st.record = base + L::RECORDS + 16 * (n % record_slots(L::STAGES));
         return st;
     }
 };

@@ -506,16 +506,23 @@ static void fast_cases(bool backward)
                 }
                 /* Many 64-key blocks, about a third of them active at
                  * random, over 64-row query blocks: neighbours share few
-                 * blocks, so at D = 128 the plan's run-time count chooses
-                 * the solo kernel (the 50% cases above choose deep); with
+                 * blocks, and each has few (about 7), so at D = 128 the
+                 * plan's run-time count chooses the narrow kernel; with
                  * deep forced, its walk pairs many slots of one consumer
-                 * and leaves some over at the end. */
+                 * and leaves some over at the end. Then nine in ten
+                 * active: neighbours share most, and the count chooses
+                 * deep; then two in five of more blocks (about 26 each):
+                 * solo. */
                 if (f == 1) {
                     c = (struct acase){
                         .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1536,
                         .d = dh, .dv = dh, .form = forms[f], .bq = 64, .bk = 64, .density = 0.3,
                         .backward = backward,
                     };
+                    run_case(&c);
+                    c.density = 0.9;
+                    run_case(&c);
+                    c.density = 0.4, c.lk = 4096;
                     run_case(&c);
                 }
                 /* A short list of 64-key blocks (at most 1/8 of them per
@@ -648,8 +655,9 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_CTAS");
     /* The Hopper forward's kernels for query blocks of 64 rows with
      * patterns of their own, forced for every forward of their head size
-     * (the solo kernel: one consumer, two CTAs an SM, at D = 128 tiles of
-     * 64 keys; the deep one at D = 128: a third stage) and for DENSE
+     * (the solo kernel: one consumer, two CTAs an SM, at D = 128 a ring of
+     * one stage; the narrow one at D = 128: solo on tiles of 64 keys, two
+     * stages; the deep one at D = 128: a third stage) and for DENSE
      * patterns (the trio kernel at D = 64: three consumers, which on a MASK
      * or LIST pattern span two query blocks; the wide one at D = 128: tiles
      * of three 64-key slots, which reads no pattern: forced, it takes DENSE
@@ -657,7 +665,8 @@ int main(void)
      * also taking many tiles each; and the plain kernel where the plan
      * would take them. */
     static const char *const kinds[][2] = {
-        { "solo", NULL }, { "solo", "3" }, { "deep", NULL }, { "deep", "3" },
+        { "solo", NULL }, { "solo", "3" }, { "narrow", NULL }, { "narrow", "3" },
+        { "deep", NULL }, { "deep", "3" },
         { "trio", NULL }, { "trio", "3" }, { "wide", NULL }, { "wide", "3" },
         { "plain", NULL },
     };

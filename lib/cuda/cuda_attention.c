@@ -28,7 +28,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
     K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_DKVQ_WGMMA, K_DKVQ_ATOMIC_WGMMA,
-    K_DQ_FROM_SUM, K_COUNT
+    K_DQ_FROM_SUM, K_WGMMA_NARROW, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -46,10 +46,11 @@ struct attention_plan {
     bool fused, atomic;
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
-    /* The solo kernel where the pattern chooses between it and `forward`
-     * at run time (K_CHOICE, then K_WGMMA_SOLO and K_WGMMA); NULL: none. */
-    const struct forward_kernel *solo;
-    unsigned int row_ctas, solo_row_ctas; /* see row_ctas(); 0: a CTA a tile of rows */
+    /* The solo and narrow kernels where the pattern chooses between them
+     * and `forward` at run time (K_CHOICE, then K_WGMMA, K_WGMMA_SOLO and
+     * K_WGMMA_NARROW); NULL: none. */
+    const struct forward_kernel *solo, *narrow;
+    unsigned int row_ctas, solo_row_ctas; /* row_ctas() (solo_: solo, narrow); 0: a CTA a tile */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -123,10 +124,12 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * (MASK or LIST), where a plain CTA's consumers would skip each other's
  * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
  * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
- * and the deep one at D = 128 (a third ring stage: solo there, with tiles
- * of 64 keys, wins only below ~14% density, which is run-time data; but a
- * LIST's capacity bounds every row's, so a LIST of capacity at most nbk / 8
- * takes solo at D = 128 too: +4% at 12.5%, +10% at 10%, +30% at 5%,
+ * and the deep one at D = 128 (a third ring stage: solo there, with a ring
+ * of one stage, or narrow, with tiles of one 64-key slot, wins where
+ * neighbouring blocks share few key blocks, which is run-time data, see
+ * forward_kernel; but a LIST's capacity bounds every row's, so a LIST of
+ * capacity at most nbk / 8 takes narrow at D = 128: the solo kernel of
+ * sessions 20-31 (now narrow) there +4% at 12.5%, +10% at 10%, +30% at 5%,
  * bench/RESULTS.md); for DENSE patterns at D = 64, the trio kernel (three
  * consumers, tiles of 192 rows: at D = 64 a softmax takes as long as the
  * GEMMs, and two run under each one's); for DENSE patterns at D = 128,
@@ -149,6 +152,8 @@ static const struct forward_kernel forward_kernels[] = {
       BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
       { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128) },
       false },
+    { "narrow", "bk_attention_forward_wgmma_narrow_%s_d%d", 128, BK_ATTENTION_WGMMA_SOLO_THREADS,
+      BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { 0, BK_ATTENTION_WGMMA_NARROW_SHARED_BYTES }, false },
     { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) }, false },
     { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", 64, BK_ATTENTION_WGMMA_TRIO_THREADS,
@@ -156,22 +161,26 @@ static const struct forward_kernel forward_kernels[] = {
     { "wide", "bk_attention_forward_wgmma_wide_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(128) }, true },
 };
-enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_DEEP, FORWARD_TRIO, FORWARD_WIDE };
+enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, FORWARD_WIDE };
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
- * names (plain, solo, deep, trio or wide; read when a plan is made, for tests
- * and tuning) where it takes p's head size (and the wide one a DENSE
- * pattern). Where the default is deep,
- * *solo is the solo kernel, which the pattern may choose at run time: a
- * pattern whose neighbouring query blocks share few key blocks (U > 0.8
+ * names (plain, solo, narrow, deep, trio or wide; read when a plan is made,
+ * for tests and tuning) where it takes p's head size (and the wide one a
+ * DENSE pattern). Where the default is deep, *solo and *narrow are the
+ * solo and narrow kernels, which the pattern may choose at run time: a
+ * pattern whose neighbouring query blocks share few key blocks (U > 0.7
  * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
- * consumer and skip it in the other; solo then wins (random blocks at 10%
- * +18%, at 25% +5%; at 50% -5%, and 8-15% behind at 25-50% where
- * neighbours share most: bench/RESULTS.md). */
+ * consumer and skip it in the other; solo then wins (random blocks, U / N
+ * = 1 - density / 2: at 25% +9-15%, at 50% +1-2%; behind by 2% at 25% and
+ * 6% at 50% where neighbours share most, U / N about 0.6), and narrow
+ * where a query block has at most 16 64-key slots on average (at 10%,
+ * 13 slots: narrow +6% over solo, which wastes half a tile on an odd
+ * slot; at 25% solo +6%: bench/RESULTS.md, session 32). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
-                                                   const struct forward_kernel **solo)
+                                                   const struct forward_kernel **solo,
+                                                   const struct forward_kernel **narrow)
 {
-    *solo = NULL;
+    *solo = *narrow = NULL;
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
     const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
     for (int i = 0; s && i < n; i++)
@@ -185,11 +194,13 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     if (p->form == BK_ATTENTION_PATTERN_DENSE)
         k = p->d == 64 ? FORWARD_TRIO : FORWARD_WIDE;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
-        k = p->d == 64 || (p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk)
-                ? FORWARD_SOLO
-                : FORWARD_DEEP;
-    if (k == FORWARD_DEEP)
+        k = p->d == 64 ? FORWARD_SOLO
+            : p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk ? FORWARD_NARROW
+                                                                                 : FORWARD_DEEP;
+    if (k == FORWARD_DEEP) {
         *solo = &forward_kernels[FORWARD_SOLO];
+        *narrow = &forward_kernels[FORWARD_NARROW];
+    }
     return &forward_kernels[k];
 }
 
@@ -255,10 +266,14 @@ static bool aligned16(const struct bk_attention_args *a, bool backward)
     return (any & 15u) == 0;
 }
 
-/* The forward kernel behind kernel slot k (K_WGMMA, K_WGMMA_SOLO), else NULL. */
+/* The forward kernel behind kernel slot k (K_WGMMA, K_WGMMA_SOLO,
+ * K_WGMMA_NARROW), else NULL. */
 static const struct forward_kernel *forward_of(const struct attention_plan *ap, int k)
 {
-    return k == K_WGMMA ? ap->forward : k == K_WGMMA_SOLO ? ap->solo : NULL;
+    return k == K_WGMMA ? ap->forward
+           : k == K_WGMMA_SOLO ? ap->solo
+           : k == K_WGMMA_NARROW ? ap->narrow
+                                 : NULL;
 }
 
 static void launch(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap, int k,
@@ -288,7 +303,7 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
 {
     const struct forward_kernel *fk = forward_of(ap, k);
     const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
-    const unsigned int ctas = k == K_WGMMA_SOLO ? ap->solo_row_ctas : ap->row_ctas;
+    const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->solo_row_ctas;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
     if (ctas > 0 && items <= INT32_MAX) {
@@ -363,16 +378,17 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
         if (wgmma && ap->solo) {
-            /* The pattern chooses: its sums, then both kernels (see
-             * forward_kernel), the one not chosen ending at once. Solo
-             * last: a second kernel not chosen still starts and ends
-             * after the first (it waits for it), which costs least on
-             * the denser patterns that choose deep. */
+            /* The pattern chooses: its sums, then the three kernels (see
+             * forward_kernel), those not chosen ending at once. Deep
+             * first: a kernel not chosen still starts and ends after the
+             * one before (it waits for it), which costs least on the
+             * denser patterns that choose deep. */
             t.a.choice = a.choice = run->workspace + p->ws_choice;
             launch(&launches[n++], ap, K_CHOICE, BK_ATTENTION_CHOICE_CTAS, 1, 1,
                    BK_ATTENTION_CHOICE_THREADS, &a);
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA_SOLO, p, &t);
+            launch_rows_wgmma(&launches[n++], ap, K_WGMMA_NARROW, p, &t);
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (fast)
@@ -568,7 +584,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     if (ap->wgmma) {
         /* The Hopper kernels of the plan: the forward (forward_kernels), or
          * dq and dk/dv. */
-        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO },
+        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO, K_WGMMA_NARROW },
                          wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA },
                          wa[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_ATOMIC_WGMMA, K_DQ_FROM_SUM };
         static const char *const wpattern[K_COUNT] = {
@@ -587,7 +603,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
-        const int wcount = !p->backward ? (ap->solo ? 2 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
+        const int wcount = !p->backward ? (ap->solo ? 3 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
         const char *wname[4];
         CUfunction *wfn[4];
         for (int i = 0; i < wcount; i++) {
@@ -639,9 +655,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
     ap->forward = &forward_kernels[0];
-    ap->solo = NULL;
+    ap->solo = ap->narrow = NULL;
     if (!p->backward && ap->wgmma)
-        ap->forward = forward_kernel(p, &ap->solo);
+        ap->forward = forward_kernel(p, &ap->solo, &ap->narrow);
     ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
@@ -683,9 +699,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                              : "general",
                  ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
-    else if (ap->solo) /* deep's name, its kind named both ways */
+    else if (ap->solo) /* deep's name, its kind named all three ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_forward_wgmma_solo_or_deep_%s_d%d", ts, (int)p->d);
+                 "bk_attention_forward_wgmma_deep_solo_or_narrow_%s_d%d", ts, (int)p->d);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);

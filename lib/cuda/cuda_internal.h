@@ -93,7 +93,7 @@ BK_HIDDEN void bk_cuda_cublaslt_destroy(struct bk_cuda_context *c);
 /* One kernel launch of a plan: the function, the grid, the block, dynamic
  * shared memory and the parameter block (the kernel's only parameter). */
 #define BK_CUDA_MAX_PARAM_BYTES 2048
-#define BK_CUDA_MAX_LAUNCHES 4            /* kernels one run of a plan may launch */
+#define BK_CUDA_MAX_LAUNCHES 5            /* kernels one run of a plan may launch */
 struct bk_cuda_kernel_launch {
     CUfunction fn;
     unsigned int grid, grid_y, grid_z;    /* grid_y, grid_z: 0 reads as 1 */
@@ -126,7 +126,7 @@ struct bk_cuda_node_graph {
     size_t param_size;
     _Alignas(16) unsigned char params[BK_CUDA_MAX_PARAM_BYTES];
 };
-#define BK_CUDA_NODE_GRAPHS 4             /* per plan: (stream, kernel) pairs cached */
+#define BK_CUDA_NODE_GRAPHS 5             /* per plan: (stream, kernel) pairs cached */
 
 /* Frees what an op's impl holds beyond struct bk_cuda_plan (library
  * handles); the context is current. */
