@@ -6,7 +6,7 @@
 // takes it; and the GEMM issue steps both kernels run on such tiles.
 //
 // A layout L gives: NC (consumer warpgroups of 64 rows: 2; 1 for the
-// forward's solo CTAs, two an SM; 3 for its trio CTAs), CB (column blocks
+// forward's solo and narrow CTAs, two an SM; 3 for its trio CTAs), CB (column blocks
 // of 64 elements per row), STAGES, Q_BLOCK, Q_BYTES (one consumer's 64-row
 // operand), KV_BLOCK, KV_BYTES (a tile of 128 keys, or of 64: a single
 // slot, the narrow CTAs at D = 128), ROW_OPERANDS (1: Q; 2: Q and dY), V_LAGS
