@@ -84,11 +84,14 @@ struct bk_attention_args {
  * the word per consumer thread (512 bytes each consumer), the tile records
  * (16 bytes per stage, at least two), the barriers (q_full, q_empty; k_full, v_full,
  * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. The
- * plain kernels: two consumers, two stages at D = 128, else three. */
+ * plain kernels: two consumers, two stages at D = 128, else three. A ring
+ * of one stage keeps two records: its producer reads tile n - 1's, for
+ * its V, after writing tile n's. */
 #define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_RECORD_SLOTS(stages) ((stages) < 2 ? 2 : (stages))
 #define BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, nc, stages)                           \
     ((nc) * 64 * (d) * 2 + 2 * (stages) * (keys) * (d) * 2 + (nc) * 512 +                    \
-     16 * ((stages) < 2 ? 2 : (stages)) + 8 * (2 + 4 * (stages)) + 1024)
+     16 * BK_ATTENTION_WGMMA_RECORD_SLOTS(stages) + 8 * (2 + 4 * (stages)) + 1024)
 #define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
     BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, nc, stages)
 #define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \

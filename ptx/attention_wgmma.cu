@@ -50,7 +50,7 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     // (see consumer), the record of each stage's tile, then the barriers.
     static constexpr uint32_t SINK = V + STAGES * KV_BYTES;
     static constexpr uint32_t RECORDS = SINK + 128 * NC * 4;
-    static constexpr uint32_t BARS = RECORDS + 16 * record_slots(STAGES);
+    static constexpr uint32_t BARS = RECORDS + 16 * BK_ATTENTION_WGMMA_RECORD_SLOTS(STAGES);
     // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
     // (K is freed once both consumers have their scores, before P V); and
     // the slack to align the start to 1024 bytes.

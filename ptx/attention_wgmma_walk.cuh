@@ -174,10 +174,6 @@ enum : uint32_t {
     TILE_USES_THIRD = 2048u, // << consumer
 };
 
-// Records a ring keeps: one a stage, and two for a ring of one stage (the
-// producer reads tile n - 1's record, for its V, after writing tile n's).
-__host__ __device__ constexpr int record_slots(int stages) { return stages < 2 ? 2 : stages; }
-
 // The stage of union tile n: its barriers, the parity of its current use,
 // its K and V tiles and its record.
 struct Stage {
@@ -193,7 +189,7 @@ struct Stage {
         st.parity = (uint32_t)((n / L::STAGES) & 1);
         st.k_tile = base + L::K + s * L::KV_BYTES;
         st.v_tile = base + L::V + s * L::KV_BYTES;
-        st.record = base + L::RECORDS + 16 * (n % record_slots(L::STAGES));
+        st.record = base + L::RECORDS + 16 * (n % BK_ATTENTION_WGMMA_RECORD_SLOTS(L::STAGES));
         return st;
     }
 };

@@ -46,10 +46,10 @@ struct attention_plan {
     bool fused, atomic;
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
-    /* The solo and narrow kernels where the pattern chooses between them
-     * and `forward` at run time (K_CHOICE, then K_WGMMA, K_WGMMA_SOLO and
-     * K_WGMMA_NARROW); NULL: none. */
-    const struct forward_kernel *solo, *narrow;
+    /* Whether the pattern chooses at run time between `forward` (deep) and
+     * the solo and narrow kernels (K_CHOICE, then K_WGMMA, K_WGMMA_SOLO and
+     * K_WGMMA_NARROW). */
+    bool chooses;
     unsigned int row_ctas, solo_row_ctas; /* row_ctas() (solo_: solo, narrow); 0: a CTA a tile */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
@@ -166,8 +166,8 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
  * names (plain, solo, narrow, deep, trio or wide; read when a plan is made,
  * for tests and tuning) where it takes p's head size (and the wide one a
- * DENSE pattern). Where the default is deep, *solo and *narrow are the
- * solo and narrow kernels, which the pattern may choose at run time: a
+ * DENSE pattern). Where the default is deep, *chooses: the pattern may
+ * choose the solo or the narrow kernel instead at run time: a
  * pattern whose neighbouring query blocks share few key blocks (U > 0.7
  * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
  * consumer and skip it in the other; solo then wins (random blocks, U / N
@@ -177,10 +177,9 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, 
  * 13 slots: narrow +6% over solo, which wastes half a tile on an odd
  * slot; at 25% solo +6%: bench/RESULTS.md, session 32). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
-                                                   const struct forward_kernel **solo,
-                                                   const struct forward_kernel **narrow)
+                                                   bool *chooses)
 {
-    *solo = *narrow = NULL;
+    *chooses = false;
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
     const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
     for (int i = 0; s && i < n; i++)
@@ -197,10 +196,7 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
         k = p->d == 64 ? FORWARD_SOLO
             : p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk ? FORWARD_NARROW
                                                                                  : FORWARD_DEEP;
-    if (k == FORWARD_DEEP) {
-        *solo = &forward_kernels[FORWARD_SOLO];
-        *narrow = &forward_kernels[FORWARD_NARROW];
-    }
+    *chooses = k == FORWARD_DEEP;
     return &forward_kernels[k];
 }
 
@@ -271,8 +267,8 @@ static bool aligned16(const struct bk_attention_args *a, bool backward)
 static const struct forward_kernel *forward_of(const struct attention_plan *ap, int k)
 {
     return k == K_WGMMA ? ap->forward
-           : k == K_WGMMA_SOLO ? ap->solo
-           : k == K_WGMMA_NARROW ? ap->narrow
+           : k == K_WGMMA_SOLO ? &forward_kernels[FORWARD_SOLO]
+           : k == K_WGMMA_NARROW ? &forward_kernels[FORWARD_NARROW]
                                  : NULL;
 }
 
@@ -377,7 +373,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * TFLOP/s over active blocks at 10%, split/union: independent
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
-        if (wgmma && ap->solo) {
+        if (wgmma && ap->chooses) {
             /* The pattern chooses: its sums, then the three kernels (see
              * forward_kernel), those not chosen ending at once. Deep
              * first: a kernel not chosen still starts and ends after the
@@ -603,7 +599,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
-        const int wcount = !p->backward ? (ap->solo ? 3 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
+        const int wcount =
+            !p->backward ? (ap->chooses ? 3 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
         const char *wname[4];
         CUfunction *wfn[4];
         for (int i = 0; i < wcount; i++) {
@@ -655,15 +652,16 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
     ap->forward = &forward_kernels[0];
-    ap->solo = ap->narrow = NULL;
+    ap->chooses = false;
     if (!p->backward && ap->wgmma)
-        ap->forward = forward_kernel(p, &ap->solo, &ap->narrow);
+        ap->forward = forward_kernel(p, &ap->chooses);
     ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
-    ap->solo_row_ctas = ap->solo ? row_ctas(plan->ctx->impl, ap->solo->per_sm) : 0;
+    ap->solo_row_ctas =
+        ap->chooses ? row_ctas(plan->ctx->impl, forward_kernels[FORWARD_SOLO].per_sm) : 0;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL, K_CHOICE };
@@ -674,7 +672,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         [K_DKV] = "bk_attention_dkv_general_%s", [K_CHOICE] = "bk_attention_forward_choice",
     };
     const int *wanted = p->backward ? backward : forward;
-    const int wanted_count = p->backward ? 4 : ap->solo ? 3 : 2;
+    const int wanted_count = p->backward ? 4 : ap->chooses ? 3 : 2;
     const char *names[K_COUNT];
     CUfunction *fns[K_COUNT];
     int count = 0;
@@ -699,7 +697,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                              : "general",
                  ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
-    else if (ap->solo) /* deep's name, its kind named all three ways */
+    else if (ap->chooses) /* deep's name, its kind named all three ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_forward_wgmma_deep_solo_or_narrow_%s_d%d", ts, (int)p->d);
     else
