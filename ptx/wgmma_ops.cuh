@@ -117,9 +117,16 @@ BK_WGMMA_RS_DECLARE(mma_rs_n256_k, 256)
 // D (64 x N) += A B with A 2:4 sparse (wgmma.sp, k32): A's kept values
 // (64 x 16) in registers as mma.sp's m16n8k32 A fragment, e the thread's
 // metadata word (sparsity selector 0: lanes 4 g and 4 g + 1 of each warp
-// supply it), B 32 x N K-major in shared memory (N = 128 or 256).
+// supply it), B 32 x N K-major in shared memory (N = 128, 160, 192 or
+// 256).
 template <typename T>
 __device__ __forceinline__ void mma_sp_rs_n128_k(float (&d)[16][4], const uint32_t (&a)[4],
+                                                 uint64_t db, uint32_t e);
+template <typename T>
+__device__ __forceinline__ void mma_sp_rs_n160_k(float (&d)[20][4], const uint32_t (&a)[4],
+                                                 uint64_t db, uint32_t e);
+template <typename T>
+__device__ __forceinline__ void mma_sp_rs_n192_k(float (&d)[24][4], const uint32_t (&a)[4],
                                                  uint64_t db, uint32_t e);
 template <typename T>
 __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
@@ -135,6 +142,8 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
         BK_WGMMA_D(i + 5), BK_WGMMA_D(i + 6), BK_WGMMA_D(i + 7)
 #define BK_WGMMA_D_64 BK_WGMMA_D8(0)
 #define BK_WGMMA_D_128 BK_WGMMA_D8(0), BK_WGMMA_D8(8)
+#define BK_WGMMA_D_160 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D(16), BK_WGMMA_D(17), \
+    BK_WGMMA_D(18), BK_WGMMA_D(19)
 #define BK_WGMMA_D_192 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16)
 #define BK_WGMMA_D_256 BK_WGMMA_D8(0), BK_WGMMA_D8(8), BK_WGMMA_D8(16), BK_WGMMA_D8(24)
 /* The accumulator operands %0 .. %(N / 2 - 1), each list the one before and more. */
@@ -147,6 +156,10 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
     "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55," \
     "%56,%57,%58,%59,%60,%61,%62,%63"
+#define BK_WGMMA_REGS_160 \
+    BK_WGMMA_REGS_128 "," \
+    "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75," \
+    "%76,%77,%78,%79"
 #define BK_WGMMA_REGS_192 \
     BK_WGMMA_REGS_128 "," \
     "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75," \
@@ -171,6 +184,8 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_RS_FLAG_256 "%133"
 /* Sparse: register A, B's descriptor, the metadata word. */
 #define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
+#define BK_WGMMA_SP_TAIL_160 "{%80,%81,%82,%83}, %84, %85"
+#define BK_WGMMA_SP_TAIL_192 "{%96,%97,%98,%99}, %100, %101"
 #define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
 #define BK_WGMMA_FIRST(a, b) a
 #define BK_WGMMA_SECOND(a, b) b
@@ -239,6 +254,8 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \
     BK_WGMMA_SP(T, PTX, 128)                                                                   \
+    BK_WGMMA_SP(T, PTX, 160)                                                                   \
+    BK_WGMMA_SP(T, PTX, 192)                                                                   \
     BK_WGMMA_SP(T, PTX, 256)
 
 BK_WGMMA_TYPE(__half, "f16")
