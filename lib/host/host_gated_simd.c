@@ -255,15 +255,20 @@ INLINE float vphi_cdf(float b, bool normal)
 }
 
 /* Phi(b) and the density (the backward): one exponential for both,
- * exp(-b^2 / 2) times the fit's exp(P(t)); vphi_last from the erfc fit's
- * q and t and that exponential's reduced argument r and k. */
+ * exp(-b^2 / 2) times the fit's exp(P(t)); vphi_of from exp(P(t)), t and
+ * the factors of exp(-b^2 / 2) (vexp_finish's ps and s2), vphi_last from
+ * the erfc fit's q and t and that exponential's reduced argument r and k. */
+INLINE float vphi_of(float b, float eq, float t, float ps, float s2, float *pdf)
+{
+    float h = ((0.5f * t * eq) * ps) * s2;
+    *pdf = (INV_SQRT_2PI * ps) * s2;
+    return phi_side(b, h);
+}
 INLINE float vphi_last(float b, float q, float t, float r, float k, bool normal, float *pdf)
 {
     float ps, s2;
     vexp_finish(r, k, normal, &ps, &s2);
-    float h = ((0.5f * t * vexp_fit_range(q)) * ps) * s2;
-    *pdf = (INV_SQRT_2PI * ps) * s2;
-    return phi_side(b, h);
+    return vphi_of(b, vexp_fit_range(q), t, ps, s2, pdf);
 }
 INLINE float vphi(float b, bool normal, float *pdf)
 {
@@ -338,11 +343,11 @@ INLINE float g_geglu(float b, bool normal, float *d)
     float pdf, cdf = vphi(b, normal, &pdf);
     return geglu_of_phi(b, cdf, pdf, d);
 }
-/* g_geglu in the normal range from vphi_last's inputs (the backward's
- * third pass). */
-INLINE float g_geglu_last(float b, float q, float t, float r, float k, float *d)
+/* g_geglu in the normal range from vphi_of's inputs (the backward's last
+ * pass). */
+INLINE float g_geglu_of(float b, float eq, float t, float ps, float *d)
 {
-    float pdf, cdf = vphi_last(b, q, t, r, k, true, &pdf);
+    float pdf, cdf = vphi_of(b, eq, t, ps, 1.0f, &pdf);
     return geglu_of_phi(b, cdf, pdf, d);
 }
 INLINE float g_geglu_tanh(float b, bool normal, float *d)
@@ -366,14 +371,13 @@ INLINE float f_geglu(float b, bool normal)
 {
     return b * vphi_cdf(b, normal);
 }
-/* b Phi(b) from the erfc fit's t and the exponential's reduced argument r
- * and k (the normal-range forward's third pass). A function, as f_geglu:
- * its value rounds to float before a[i] multiplies it (x87 keeps an
- * expression's intermediates in long double, and rounds them where a
- * function returns). */
-INLINE float f_geglu_last(float b, float r, float k, float t)
+/* b Phi(b) from h = erfc(|b| / sqrt 2) / 2 (the normal-range forward's
+ * last pass). A function, as f_geglu: its value rounds to float before
+ * a[i] multiplies it (x87 keeps an expression's intermediates in long
+ * double, and rounds them where a function returns). */
+INLINE float f_geglu_of_h(float b, float h)
 {
-    return b * phi_side(b, vexp_scaled(r, k, 0.5f * t, true));
+    return b * phi_side(b, h);
 }
 
 /* The largest |b| (as the bits of a float) for which every exponential of
@@ -464,26 +468,44 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
  * The backward likewise (it ran in one pass: in two it had measured no
  * faster on Zen 1): 15-22% less time on the x86-64-v3 code (1.557 -> 1.326
  * ns, 1.336 -> 1.047 in two sittings), 7-14% on the AVX-512 clone; the
- * model 57.4 -> 44.7 cycles. */
-/* The first two: the erfc fit, then exp's argument (LO: lo, plus P(t) for
- * the forward) reduced. */
-#define GEGLU_FIT_PASSES(LO)                                                         \
-    _Alignas(64) float q[N], t[N], r[N], k[N];                                       \
-    SIMD for (int i = 0; i < n; i++)                                                 \
+ * model 57.4 -> 44.7 cycles.
+ * Then (session 33) four passes each: the fit's pass waits on its
+ * division (Zen 1: one 8-wide division each 12 cycles), so -b^2 / 2's
+ * split, which needs only b, moved there to fill the multiply-add pipes
+ * beside it; and the last pass, which waited on one long chain
+ * (the exponential's polynomial, then Phi, then the products), is two:
+ * the same operations and bits. The model: forward 37.8 -> 32.0 cycles,
+ * backward 44.9 -> 38.7; this Zen 4, the x86-64-v3 build, 0.785 -> 0.751
+ * and 1.047 -> 0.973 ns per element (the AVX-512 clone level within this
+ * machine's spread; bench/RESULTS.md). */
+/* The first two: the erfc fit and -b^2 / 2 split (FOLD: the forward adds
+ * the fit's P(t) to its low part; the backward keeps q), then exp's
+ * argument reduced. */
+#define GEGLU_FIT_PASSES(FOLD)                                                       \
+    _Alignas(64) float q[N], t[N], h[N], l[N], r[N], k[N];                           \
+    SIMD for (int i = 0; i < n; i++) {                                               \
         q[i] = erfc_fit(b[i], &t[i]);                                                \
-    SIMD for (int i = 0; i < n; i++) {                                               \
-        float hi, lo;                                                                \
-        half_square(b[i], &hi, &lo);                                                 \
-        vexp_reduce(hi, true, LO, true, &r[i], &k[i]);                               \
-    }
-#define FWD_GEGLU_THREE_PASSES                                                       \
-    GEGLU_FIT_PASSES(lo + q[i])                                                      \
+        half_square(b[i], &h[i], &l[i]);                                             \
+        if (FOLD)                                                                    \
+            l[i] += q[i];                                                            \
+    }                                                                                \
     SIMD for (int i = 0; i < n; i++)                                                 \
-        y[i] = a[i] * f_geglu_last(b[i], r[i], k[i], t[i]);
-#define BWD_GEGLU_THREE_PASSES                                                       \
-    GEGLU_FIT_PASSES(lo)                                                             \
+        vexp_reduce(h[i], true, l[i], true, &r[i], &k[i]);
+#define FWD_GEGLU_PASSES                                                             \
+    GEGLU_FIT_PASSES(true)                                                           \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        r[i] = vexp_scaled(r[i], k[i], 0.5f * t[i], true);                           \
+    SIMD for (int i = 0; i < n; i++)                                                 \
+        y[i] = a[i] * f_geglu_of_h(b[i], r[i]);
+#define BWD_GEGLU_PASSES                                                             \
+    GEGLU_FIT_PASSES(false)                                                          \
     SIMD for (int i = 0; i < n; i++) {                                               \
-        float d, g = g_geglu_last(b[i], q[i], t[i], r[i], k[i], &d);                 \
+        float s2;                                                                    \
+        vexp_finish(r[i], k[i], true, &r[i], &s2);                                   \
+        q[i] = vexp_fit_range(q[i]);                                                 \
+    }                                                                                \
+    SIMD for (int i = 0; i < n; i++) {                                               \
+        float d, g = g_geglu_of(b[i], q[i], t[i], r[i], &d);                         \
         da[i] = dy[i] * g;                                                           \
         db[i] = dy[i] * a[i] * d;                                                    \
     }
@@ -515,7 +537,7 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
 DEFINE_KIND(glu, 0, FWD_SIGMOID_PASSES(glu), BWD_SIGMOID_PASSES(glu))
 DEFINE_KIND(reglu, 1, FWD_LOOP(reglu, true), BWD_LOOP(reglu, true))
 DEFINE_KIND(swiglu, 2, FWD_SIGMOID_PASSES(swiglu), BWD_SIGMOID_PASSES(swiglu))
-DEFINE_KIND(geglu, 3, FWD_GEGLU_THREE_PASSES, BWD_GEGLU_THREE_PASSES)
+DEFINE_KIND(geglu, 3, FWD_GEGLU_PASSES, BWD_GEGLU_PASSES)
 DEFINE_KIND(geglu_tanh, 4, FWD_SIGMOID_PASSES(geglu_tanh),
             BWD_SIGMOID_PASSES(geglu_tanh))
 
