@@ -5,20 +5,26 @@
  * Prepared F16/BF16 weight (the tensor-core layout). M is padded to
  * BK_SP24_PAD_M rows and K to BK_SP24_PAD_K columns; the padded W is cut
  * into tiles of 16 rows x 32 columns (mt = row / 16, kb = column / 32;
- * kbs = padded K / 32 tiles per tile row), each tile stored twice over at
- * its slot (bk_sp24_tile_slot): stage-major, the 16 tiles of 8 tile rows
- * by a k step of 64 columns contiguous (tile rows in order, each its two
- * tiles), then the next k step of the same 128 rows, so that a 128-row
- * CTA's k step is one run of 8 KiB of values and 1 KiB of metadata (the
- * layout before, tile rows whole in turn, gave a k step as 8 runs of 1
- * KiB 64 k steps apart; measured on the H200 2026-11-28, f16 N = 16, the
- * decode kernels 3-5% faster on qkv and o, 2% on gate-up, down and
- * N = 2048 unchanged);
- *   values   at slot * 512 bytes: 32 lanes x 16 bytes, lane L
- *            holding the four registers a0..a3 of its A fragment of
- *            mma.sp.m16n8k32 (PTX ISA 9.7.14.6.2.2): with g = L / 4 and
- *            t = L % 4, register q holds the two kept values (first, then
- *            second) of row g + 8 (q % 2) and 4-column chunk t + 4 (q / 2);
+ * kbs = padded K / 32 tiles per tile row), each with a slot
+ * (bk_sp24_tile_slot): stage-major, the 16 tiles of 8 tile rows by a k
+ * step of 64 columns contiguous (tile rows in order, each its two tiles),
+ * then the next k step of the same 128 rows, so that a 128-row CTA's k
+ * step is one run of 8 KiB of values and 1 KiB of metadata (the layout
+ * before, tile rows whole in turn, gave a k step as 8 runs of 1 KiB 64 k
+ * steps apart; measured on the H200 2026-11-28, f16 N = 16, the decode
+ * kernels 3-5% faster on qkv and o, 2% on gate-up, down and N = 2048
+ * unchanged);
+ *   values   a tile row's two tiles of a k step (slots 2 u and 2 u + 1)
+ *            together at u * 1 KiB: its 16 rows of 32 kept values (the
+ *            two kept of each group of 4 columns, in column order) as
+ *            8 x 8 core matrices of 128 contiguous bytes (8 rows of 16),
+ *            row half h (rows 8 h .. 8 h + 7) and 8 kept values c8 at
+ *            (4 h + c8) * 128 (bk_sp24_unit_offset). That is wgmma's
+ *            shared-memory operand without swizzle, K-major (core
+ *            matrices 128 bytes apart along k, 512 along m: a warpgroup's
+ *            64 rows of a k32 block are one descriptor), and ldmatrix.x4
+ *            of four of its core matrices gives mma.sp.m16n8k32's A
+ *            fragment (bk_sp24_frag_row);
  *   metadata at meta_offset + slot * 64 bytes: 16 words, word
  *            2 g + s (s = 0, 1) the metadata register of lane 4 g + s for
  *            sparsity selector 0: bits 4 i .. 4 i + 3 the position pair of
@@ -67,22 +73,33 @@ BK_SP24_FN int64_t bk_sp24_step_row(int64_t m0, int64_t ks, int64_t kbs)
     return (m0 / (16 * BK_SP24_BLOCK_TILE_ROWS) * (kbs / 2) + ks) * BK_SP24_BLOCK_TILE_ROWS;
 }
 
-/* Row (0..15) and 4-column chunk (0..7) of a tile whose two kept values
- * register q (0..3) of lane holds. */
-BK_SP24_FN void bk_sp24_frag_reg(uint32_t lane, uint32_t q, uint32_t *row, uint32_t *chunk)
+/* Byte offset, within a tile row's 1 KiB of values of a k step, of row rl
+ * (0..15), kept value cc (0..31: tile kb % 2 holds 16 kb % 2 .. + 15). */
+BK_SP24_FN uint32_t bk_sp24_unit_offset(uint32_t rl, uint32_t cc)
 {
-    *row = (lane >> 2) + 8 * (q & 1);
-    *chunk = (lane & 3) + 4 * (q >> 1);
+    return ((rl / 8) * 4 + cc / 8) * 128 + (rl % 8) * 16 + (cc % 8) * 2;
+}
+
+/* The 16-byte row that lane gives ldmatrix.x4 for the A fragment of
+ * mma.sp.m16n8k32 (PTX ISA 9.7.14.6.2.2) of tile kk (0, 1) of a unit:
+ * register q of a lane (g = lane / 4, t = lane % 4) holds the two kept
+ * values of row g + 8 (q % 2), 4-column group t + 4 (q / 2), which is
+ * matrix q's row g, values 2 t and 2 t + 1, where matrix q is the core
+ * matrix of rows 8 (q % 2) .. and kept values 16 kk + 8 (q / 2) ..; lane
+ * supplies row lane % 8 of matrix lane / 8. */
+BK_SP24_FN uint32_t bk_sp24_frag_row(uint32_t lane, uint32_t kk)
+{
+    const uint32_t q = lane / 8;
+    return bk_sp24_unit_offset(8 * (q % 2) + lane % 8, 16 * kk + 8 * (q / 2));
 }
 
 /* Element (2-byte units) of the first kept value of (row r, group g) in
  * the values region; the second follows it. */
 BK_SP24_FN uint64_t bk_sp24_value_index(int64_t r, int64_t g, int64_t kbs)
 {
-    const int64_t rl = r % 16, c = g % 8;
-    const int64_t lane = (rl % 8) * 4 + c % 4, q = (c / 4) * 2 + rl / 8;
-    const int64_t tile = bk_sp24_tile_slot(r / 16, g / 8, kbs);
-    return (uint64_t)(tile * (BK_SP24_TILE_BYTES / 2) + lane * 8 + q * 2);
+    const int64_t kb = g / 8, unit = bk_sp24_tile_slot(r / 16, kb, kbs) / 2;
+    return (uint64_t)(unit * 512 +
+                      bk_sp24_unit_offset((uint32_t)(r % 16), (uint32_t)(16 * (kb % 2) + 2 * (g % 8))) / 2);
 }
 
 /* Byte offset, within the metadata region, of the word holding (r, g),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "element_types.cuh"
+#include "shared_memory_ops.cuh"
 #include "sparse24_args.h"
 
 // Device functions that host-side checks also run: the per-item code of
@@ -232,6 +233,15 @@ template <typename T> struct SparseMma;
     };
 BK_SP24_MMA(__half, "f16")
 BK_SP24_MMA(__nv_bfloat16, "bf16")
+
+// The A fragment of tile kk (0, 1) of the prepared values' 1 KiB unit at
+// shared address unit (sparse24_args.h), by one ldmatrix.x4.
+static __device__ __forceinline__ uint4 load_a_fragment(uint32_t unit, uint32_t kk, uint32_t lane)
+{
+    uint32_t r[4];
+    bk::ldmatrix_x4(r, unit + bk_sp24_frag_row(lane, kk));
+    return make_uint4(r[0], r[1], r[2], r[3]);
+}
 #endif  // BK_SP24_EMULATION
 
 }  // namespace bk_sp24

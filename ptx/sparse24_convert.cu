@@ -193,18 +193,20 @@ struct Validate {
 };
 
 // ---- Prepare ----------------------------------------------------------------
-// F16/BF16: (tile, lane) writes the lane's 16 bytes of values and, for
+// F16/BF16: (tile, lane) writes 16 bytes of values, row lane % 8 of core
+// matrix lane / 8 of the tile (its rows 8 (lane / 8 % 2) .., kept values
+// 8 (lane / 16) ..: the rows ldmatrix reads for the A fragment), and, for
 // lanes 4 g and 4 g + 1, its metadata word (layout in sparse24_args.h).
 // Values are moved as 16-bit patterns.
 static BK_SP24_HD void prepare_tile_lane(const bk_sp24_prepare_args &p, int64_t tile, uint32_t lane)
 {
     const int64_t groups = p.k / 4, mt = tile / p.kbs, kb = tile % p.kbs;
+    const uint32_t rl = 8 * (lane / 8 % 2) + lane % 8, c8 = lane / 16;
+    const int64_t r = mt * 16 + rl;
     uint32_t reg[4];
 #pragma unroll
     for (uint32_t q = 0; q < 4; q++) {
-        uint32_t row, chunk;
-        bk_sp24_frag_reg(lane, q, &row, &chunk);
-        const int64_t r = mt * 16 + row, g = kb * 8 + chunk;
+        const int64_t g = kb * 8 + 4 * c8 + q;
         uint32_t v = 0;
         if (r < p.m && g < groups) {
             const int64_t at0 = r * p.values_rs + 2 * g * p.values_cs;
@@ -214,7 +216,8 @@ static BK_SP24_HD void prepare_tile_lane(const bk_sp24_prepare_args &p, int64_t 
         reg[q] = v;
     }
     const uint64_t slot = (uint64_t)bk_sp24_tile_slot(mt, kb, p.kbs);
-    *reinterpret_cast<uint4 *>(p.prepared + slot * BK_SP24_TILE_BYTES + lane * 16) =
+    *reinterpret_cast<uint4 *>(p.prepared + (slot / 2) * (2 * BK_SP24_TILE_BYTES) +
+                               bk_sp24_unit_offset(rl, 16 * (uint32_t)(kb % 2) + 8 * c8)) =
         make_uint4(reg[0], reg[1], reg[2], reg[3]);
     if ((lane & 3) >= 2)
         return;

@@ -139,7 +139,7 @@ template <typename T, typename O, int S> struct Decode {
 #pragma unroll
                 for (int r = 0; r < 4; r++)
                     acc[i][j][r] = 0.f;
-        const uint32_t a_at = W_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
+        const uint32_t a_at = W_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_TILE_BYTES);
         const uint32_t e_at = E_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_META_BYTES) +
                               4 * bk_sp24_meta_lane_word(lane);
         for (int64_t ks = k0; ks < k1; ks++, pos.advance(STAGES)) {
@@ -151,7 +151,8 @@ template <typename T, typename O, int S> struct Decode {
                 uint32_t e[ROWS];
 #pragma unroll
                 for (int i = 0; i < ROWS; i++) {
-                    a[i] = bk::load_shared16(stage + a_at + (i * 2 + sub) * BK_SP24_TILE_BYTES);
+                    a[i] = bk_sp24::load_a_fragment(stage + a_at + i * (2 * BK_SP24_TILE_BYTES),
+                                                    (uint32_t)sub, (uint32_t)lane);
                     e[i] = bk::load_shared32(stage + e_at + (i * 2 + sub) * BK_SP24_META_BYTES);
                 }
                 uint32_t bf[NT][4];

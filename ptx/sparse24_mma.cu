@@ -7,9 +7,8 @@
 // (rows: output features), B is X^T (X's rows run along k: the "col" layout).
 // K goes in steps of 64 through a STAGES-deep cp.async pipeline: X tiles
 // [BN][64] (16-byte chunks swizzled, zero-filled past N and K) and the
-// prepared W tiles, which are already in fragment order (sparse24_args.h):
-// each lane loads its A fragment with one 16-byte shared load and its
-// metadata word with one 4-byte load; B comes from ldmatrix.x4, one n8 x k32
+// prepared W tiles (sparse24_args.h): each lane loads its A fragment with
+// one ldmatrix.x4 and its metadata word with one 4-byte load; B comes from ldmatrix.x4, one n8 x k32
 // fragment per instruction. Warps split the tile WM (m) x WN (n). The
 // epilogue goes through shared memory so that each warp writes 32
 // consecutive elements of Y along its unit-stride dimension.
@@ -155,15 +154,15 @@ BK_SP24_DEV void load_stage(const bk_sp24_gemm_args &p, const Copies<G> &cp, uin
 }
 
 // The MMAs of one stage at shared address base (generic pointer stage):
-// per k32 block, the warp's A fragments and metadata words (one 16-byte and
-// one 4-byte load each), its B fragments (ldmatrix.x4: lane supplies row
+// per k32 block, the warp's A fragments and metadata words (one ldmatrix.x4
+// and one 4-byte load each), its B fragments (ldmatrix.x4: lane supplies row
 // lane % 8 of matrix lane / 8, i.e. k chunk lane / 8 of the block).
 template <typename T, class G>
 BK_SP24_DEV void compute_stage(const unsigned char *stage, uint32_t base, uint32_t lane,
                                uint32_t warp_m, uint32_t warp_n, float (&acc)[G::WTM][G::WTN][4])
 {
-    const unsigned char *as = stage + G::X_BYTES;
-    const unsigned char *es = as + G::A_BYTES;
+    const uint32_t as = base + G::X_BYTES;
+    const unsigned char *es = stage + G::X_BYTES + G::A_BYTES;
     const uint32_t b_row = warp_n * (G::WTN * 8) + (lane & 7);
 #pragma unroll
     for (int sub = 0; sub < G::KSUB; sub++) {
@@ -172,7 +171,8 @@ BK_SP24_DEV void compute_stage(const unsigned char *stage, uint32_t base, uint32
 #pragma unroll
         for (int i = 0; i < G::WTM; i++) {
             const int tile = (warp_m * G::WTM + i) * G::KSUB + sub;
-            a[i] = *reinterpret_cast<const uint4 *>(as + tile * BK_SP24_TILE_BYTES + lane * 16);
+            a[i] = load_a_fragment(as + (warp_m * G::WTM + i) * (G::KSUB * BK_SP24_TILE_BYTES),
+                                   (uint32_t)sub, lane);
             e[i] = *reinterpret_cast<const uint32_t *>(es + tile * BK_SP24_META_BYTES +
                                                        bk_sp24_meta_lane_word(lane) * 4);
         }

@@ -5,20 +5,20 @@
 // wgmma.sp takes the sparse operand as A, so the weight is A (m: output
 // features, 64 rows a warpgroup) and X is B (n: rows of X, K-major, as the
 // bulk tensor copy engine lays it out with the 128-byte swizzle). The
-// prepared weight is already in mma.sp's m16n8k32 fragment order
-// (sparse24_args.h), which is also wgmma's register A operand for warp w
-// of a warpgroup (rows 16 w .. + 15) and its metadata word for sparsity
-// selector 0: each consumer lane reads its A fragment with one 16-byte and
-// its metadata with one 4-byte shared load per k32 block. The copy engine
-// brings the weight's tiles as plain rows (8 tile rows of 1 KiB, 8 of 128
-// bytes of metadata per 64-wide k step).
+// prepared weight's values are already wgmma's unswizzled K-major operand
+// (sparse24_args.h: a warpgroup's 64 rows of a k32 block are one
+// descriptor), so the tensor cores read A from shared memory themselves;
+// each consumer lane loads only its metadata word for sparsity selector 0
+// (one 4-byte shared load per k32 block). The copy engine brings the
+// weight's tiles as plain rows (8 tile rows of 1 KiB, 8 of 128 bytes of
+// metadata per 64-wide k step).
 //
 // Warp-specialised: the first thread of warpgroup 0 fills the ring, two
 // consumer warpgroups (m rows 0-63 and 64-127) each run one m64nBNk32 per
-// k32 block. A consumer keeps one k step's group in flight: its A
+// k32 block. A consumer keeps one k step's group in flight: its metadata
 // registers come in two sets (the loop unrolled by two), and it waits for
-// step ks - 1's group, releases that stage and loads step ks + 1's operand
-// while step ks's runs.
+// step ks - 1's group, releases that stage and loads step ks + 1's
+// metadata while step ks's runs.
 //
 // Clusters of two CTAs along m (CL = 2) share X: each CTA loads half of
 // X's rows and multicasts them to both, so a stage is free again only when
@@ -46,24 +46,23 @@ using namespace bk::hopper;
 
 template <typename T, int BN> struct SparseWgmma;
 template <typename T> struct SparseWgmma<T, 128> {
-    static __device__ __forceinline__ void run(float (&d)[16][4], const uint32_t (&a)[4],
-                                               uint64_t db, uint32_t e)
+    static __device__ __forceinline__ void run(float (&d)[16][4], uint64_t da, uint64_t db,
+                                               uint32_t e)
     {
-        mma_sp_rs_n128_k<T>(d, a, db, e);
+        mma_sp_ss_n128_k<T>(d, da, db, e);
     }
 };
 template <typename T> struct SparseWgmma<T, 256> {
-    static __device__ __forceinline__ void run(float (&d)[32][4], const uint32_t (&a)[4],
-                                               uint64_t db, uint32_t e)
+    static __device__ __forceinline__ void run(float (&d)[32][4], uint64_t da, uint64_t db,
+                                               uint32_t e)
     {
-        mma_sp_rs_n256_k<T>(d, a, db, e);
+        mma_sp_ss_n256_k<T>(d, da, db, e);
     }
 };
 
-// A warp's sparse operand for one 64-wide k step: the A fragments and
-// metadata words of its two k32 blocks.
-struct AFrag {
-    uint32_t a[2][4], e[2];
+// A warp's metadata words for one 64-wide k step (its two k32 blocks).
+struct AMeta {
+    uint32_t e[2];
 };
 
 // Persistent: each cluster of CL CTAs walks the tiles t = its index, + the
@@ -165,28 +164,22 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         });
     }
 
-    // The A fragments and metadata words of the warp (at a_at and e_at of
-    // a stage) for the k step in the stage at pos, once it has landed.
-    __device__ void load_a(AFrag &f, const RingPos &pos, uint32_t a_at, uint32_t e_at) const
+    // The metadata words of the warp (at e_at of a stage) for the k step in
+    // the stage at pos, once it has landed.
+    __device__ void load_meta(AMeta &f, const RingPos &pos, uint32_t e_at) const
     {
         mbar_wait(full(pos.s), pos.phase);
         const uint32_t stage = ring + pos.s * STAGE_BYTES;
 #pragma unroll
-        for (int kk = 0; kk < 2; kk++) {
-            const uint4 v = bk::load_shared16(stage + a_at + kk * BK_SP24_TILE_BYTES);
-            f.a[kk][0] = v.x;
-            f.a[kk][1] = v.y;
-            f.a[kk][2] = v.z;
-            f.a[kk][3] = v.w;
+        for (int kk = 0; kk < 2; kk++)
             f.e[kk] = bk::load_shared32(stage + e_at + kk * BK_SP24_META_BYTES);
-        }
     }
 
-    // K step ks (of n; stage at pos) with operand cur (loaded); then, its
-    // group left in flight, step ks - 1's group waited for (its stage, prev,
-    // released and the registers of nxt free) and step ks + 1's operand
-    // loaded into nxt. pos and prev advance by one step.
-    __device__ void step(float (&acc)[NT][4], AFrag &cur, AFrag &nxt, int ks, int n, RingPos &pos,
+    // K step ks (of n; stage at pos) with metadata cur (loaded) and the
+    // warpgroup's A at a_at of the stage; then, its group left in flight,
+    // step ks - 1's group waited for (its stage, prev, released) and step
+    // ks + 1's metadata loaded into nxt. pos and prev advance by one step.
+    __device__ void step(float (&acc)[NT][4], AMeta &cur, AMeta &nxt, int ks, int n, RingPos &pos,
                          RingPos &prev, uint32_t a_at, uint32_t e_at, int lane) const
     {
         if (ks >= n)
@@ -195,8 +188,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 2; kk++)
-            SparseWgmma<T, BN>::run(acc, cur.a[kk], smem_desc(stage + 64 * kk, 16, 1024),
-                                    cur.e[kk]);
+            SparseWgmma<T, BN>::run(acc, smem_desc_plain(stage + a_at + 256 * kk, 128, 512),
+                                    smem_desc(stage + 64 * kk, 16, 1024), cur.e[kk]);
         wgmma_commit();
         wgmma_wait<1>();
         if (ks > 0) {
@@ -205,20 +198,20 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         }
         pos.advance(STAGES);
         if (ks + 1 < n)
-            load_a(nxt, pos, a_at, e_at);
+            load_meta(nxt, pos, e_at);
     }
 
     // A piece's n k steps from the ring at pos (left past them).
     __device__ void consume(float (&acc)[NT][4], RingPos &pos, int n, int wi, int w,
                             int lane) const
     {
-        const uint32_t tile_row = 4 * wi + w;
-        const uint32_t a_at = W_OFF + tile_row * (2 * BK_SP24_TILE_BYTES) + 16 * lane;
-        const uint32_t e_at =
-            E_OFF + tile_row * (2 * BK_SP24_META_BYTES) + 4 * bk_sp24_meta_lane_word(lane);
+        // Warpgroup wi's rows: tile rows 4 wi .. 4 wi + 3 of the stage's 8.
+        const uint32_t a_at = W_OFF + 4 * wi * (2 * BK_SP24_TILE_BYTES);
+        const uint32_t e_at = E_OFF + (4 * wi + w) * (2 * BK_SP24_META_BYTES) +
+                              4 * bk_sp24_meta_lane_word(lane);
         RingPos prev = pos;
-        AFrag f0, f1;
-        load_a(f0, pos, a_at, e_at);
+        AMeta f0, f1;
+        load_meta(f0, pos, e_at);
         for (int ks = 0; ks < n; ks += 2) {
             step(acc, f0, f1, ks, n, pos, prev, a_at, e_at, lane);
             step(acc, f1, f0, ks + 1, n, pos, prev, a_at, e_at, lane);

@@ -30,6 +30,16 @@ static __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo
            (uint64_t)((sbo >> 4) & 0x3FFFu) << 32 | (uint64_t)1 << 62;
 }
 
+// A descriptor of an operand without swizzle at shared address addr: 8 x
+// 16-byte core matrices of 128 contiguous bytes each, lbo the distance
+// between core matrices along K, sbo between 8-row groups (K-major).
+static __device__ __forceinline__ uint64_t smem_desc_plain(uint32_t addr, uint32_t lbo,
+                                                           uint32_t sbo)
+{
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | (uint64_t)((lbo >> 4) & 0x3FFFu) << 16 |
+           (uint64_t)((sbo >> 4) & 0x3FFFu) << 32;
+}
+
 // The descriptor of the operand `bytes` (a multiple of 16) past the one
 // desc describes: one add to the start address field instead of a new
 // descriptor (shared memory ends below 256 KiB, so the field cannot carry).
@@ -131,6 +141,13 @@ __device__ __forceinline__ void mma_sp_rs_n192_k(float (&d)[24][4], const uint32
 template <typename T>
 __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32_t (&a)[4],
                                                  uint64_t db, uint32_t e);
+// The same with A's kept values in shared memory (descriptor da).
+template <typename T>
+__device__ __forceinline__ void mma_sp_ss_n128_k(float (&d)[16][4], uint64_t da, uint64_t db,
+                                                 uint32_t e);
+template <typename T>
+__device__ __forceinline__ void mma_sp_ss_n256_k(float (&d)[32][4], uint64_t da, uint64_t db,
+                                                 uint32_t e);
 
 // The wrappers above, from one shape of each. An m64nNk16 instruction has
 // N / 2 accumulators per thread, d[N / 8][4], operands %0 .. %(N / 2 - 1);
@@ -187,6 +204,8 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
 #define BK_WGMMA_SP_TAIL_160 "{%80,%81,%82,%83}, %84, %85"
 #define BK_WGMMA_SP_TAIL_192 "{%96,%97,%98,%99}, %100, %101"
 #define BK_WGMMA_SP_TAIL_256 "{%128,%129,%130,%131}, %132, %133"
+#define BK_WGMMA_SPSS_TAIL_128 "%64, %65, %66"
+#define BK_WGMMA_SPSS_TAIL_256 "%128, %129, %130"
 #define BK_WGMMA_FIRST(a, b) a
 #define BK_WGMMA_SECOND(a, b) b
 #define BK_WGMMA_CALL(m, args) m args
@@ -243,6 +262,20 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(e));           \
     }
 
+/* D += A B, A 2:4 sparse in shared memory (its kept values, 64 x 16, K-major,
+ * at descriptor da) with its metadata word e (selector 0), B K-major. */
+#define BK_WGMMA_SP_SS(T, PTX, N)                                                              \
+    template <>                                                                                \
+    __device__ __forceinline__ void mma_sp_ss_n##N##_k<T>(float (&d)[N / 8][4], uint64_t da,    \
+                                                          uint64_t db, uint32_t e)             \
+    {                                                                                          \
+        asm volatile("{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n"                                 \
+                     "wgmma.mma_async.sp.sync.aligned.m64n" #N "k32.f32." PTX "." PTX " {"     \
+                     BK_WGMMA_REGS_##N "}, " BK_WGMMA_SPSS_TAIL_##N ", 0, p, 1, 1, 0, 0;\n}\n"  \
+                     : BK_WGMMA_D_##N                                                          \
+                     : "l"(da), "l"(db), "r"(e));                                              \
+    }
+
 #define BK_WGMMA_TYPE(T, PTX)                                                                  \
     BK_WGMMA_SS(T, PTX, mma_ss_n64, 64, "0")                                                   \
     BK_WGMMA_SS(T, PTX, mma_ss_n128, 128, "0")                                                 \
@@ -256,7 +289,9 @@ __device__ __forceinline__ void mma_sp_rs_n256_k(float (&d)[32][4], const uint32
     BK_WGMMA_SP(T, PTX, 128)                                                                   \
     BK_WGMMA_SP(T, PTX, 160)                                                                   \
     BK_WGMMA_SP(T, PTX, 192)                                                                   \
-    BK_WGMMA_SP(T, PTX, 256)
+    BK_WGMMA_SP(T, PTX, 256)                                                                   \
+    BK_WGMMA_SP_SS(T, PTX, 128)                                                                \
+    BK_WGMMA_SP_SS(T, PTX, 256)
 
 BK_WGMMA_TYPE(__half, "f16")
 BK_WGMMA_TYPE(__nv_bfloat16, "bf16")
