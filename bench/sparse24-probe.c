@@ -8,10 +8,12 @@
  * verdict; exits 1 on any difference. Then times the plan: the best of 5
  * submits of a reusable buffer of 10 runs (wall clock over the submit,
  * so a little above bkbench's event-timed median). Arguments: f16 or
- * bf16, N, M, K, runs (defaults: f16 2048 8192 8192 20).
+ * bf16, N, M, K, runs (defaults: f16 2048 8192 8192 20). With
+ * BK_PROBE_TILINGS (tiling names, comma-separated) it then times the same
+ * product with each tiling forced, alternating, two rounds.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/sparse24-probe.c -L BUILD/.libs -lbk -lm */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 
 #include <math.h>
@@ -239,5 +241,22 @@ int main(int argc, char **argv)
            "TFLOP/s\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
            gp.kernelName, (unsigned long long)gp.workspaceSize, us, 2.0 * n * m * k / us * 1e-6);
+    /* BK_PROBE_TILINGS (names of BK_CUDA_SPARSE24_TILING, comma-separated):
+     * the same product timed again with each forced, alternating, twice. */
+    const char *list = getenv("BK_PROBE_TILINGS");
+    for (int round = 0; list && round < 2; round++) {
+        char names[256];
+        snprintf(names, sizeof names, "%s", list);
+        for (char *name = strtok(names, ","); name; name = strtok(NULL, ",")) {
+            setenv("BK_CUDA_SPARSE24_TILING", name, 1);
+            BkPlan forced = make_plan(&gi);
+            BkPlanProperties fp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+            CHECK(bkGetPlanProperties(forced, &fp));
+            const double fus = time_plan(forced, 5, gb);
+            printf("  round %d %s [%s]: %.1f us, %.1f TFLOP/s\n", round + 1, name,
+                   fp.kernelName, fus, 2.0 * n * m * k / fus * 1e-6);
+            bkDestroyPlan(forced);
+        }
+    }
     return differing || !(worst <= allowed);
 }
