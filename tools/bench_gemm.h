@@ -129,19 +129,20 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
                         const struct gemm_settings *s, struct sparse24_result *r);
 /* The cuSPARSELt part of a sparse24 case (bench_sparse24_slt.c), run with
  * s->slt: the slots of sets hold X, Y and the dense W already pruned to
- * libbk's 2:4 pattern; ref_y is libbk's sparse Y of set 0 on the host.
- * Fills r's slt_ members, and times libbk's sparse plan (with its
- * bindings per set) in rounds alternating with cuSPARSELt's, so that both
- * see the GPU in the same state (clocks fall as it warms): r->sparse_us is
- * the median of those rounds where r->slt_us is set. Never exits for
- * cuSPARSELt's errors. */
-struct bench_plan;
-void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,
-                               const struct gemm_settings *s, const struct bench_sets *sets,
-                               const uint32_t slots[3], const void *ref_y,
-                               const struct bench_plan *sparse,
-                               const BkDeviceAddress *sparse_bindings,
-                               struct sparse24_result *r);
+ * libbk's 2:4 pattern (kept for as long as the handle); ref_y is libbk's
+ * sparse Y of set 0 on the host. Open compresses every set's W, chooses
+ * cuSPARSELt's algorithm, compares its Y of set 0 with ref_y and fills r's
+ * slt_ members: NULL where cuSPARSELt fails (r says why). Time gives one
+ * round's median (runs round robin over the sets), 0 after a cuSPARSELt
+ * error (r says which). Never exits for cuSPARSELt's errors. */
+struct bench_slt;
+struct bench_slt *bench_sparse24_slt_open(struct bench_device *d, const struct sparse24_case *c,
+                                          const struct gemm_settings *s,
+                                          const struct bench_sets *sets, const uint32_t slots[3],
+                                          const void *ref_y, struct sparse24_result *r);
+double bench_sparse24_slt_time(struct bench_device *d, struct bench_slt *t,
+                               const struct gemm_settings *s, struct sparse24_result *r);
+void bench_sparse24_slt_close(struct bench_device *d, struct bench_slt *t);
 /* How far two GEMMs' outputs may differ, over max |D|: a few roundings of
  * dtype. */
 double gemm_agreement(BkDataType dtype);

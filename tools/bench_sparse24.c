@@ -1,9 +1,9 @@
 /* bkbench's 2:4 sparse GEMM cases: a random weight pruned to 2:4 and
  * prepared once per rotation set, outside the timing, then the sparse
- * plan and libbk's dense plan of the same shape on the same X, each
- * replayed from reusable command buffers; then, where cuSPARSELt is
- * loaded, the weights are replaced by their pruned dense form for
- * cuSPARSELt to compress (bench_sparse24_slt.c). */
+ * plan and libbk's dense plan of the same shape on the same X and the
+ * same pruned weight (decompressed over the dense one), each replayed
+ * from reusable command buffers, in rounds alternating with cuSPARSELt's
+ * where it loads (bench_sparse24_slt.c). */
 #include "bench_gemm.h"
 
 #include <stdio.h>
@@ -83,7 +83,7 @@ double sparse24_case_flops(const struct sparse24_case *c)
 
 /* The plans of one case. */
 struct sparse_plans {
-    struct bench_plan convert, prepare, sparse, dense;
+    struct bench_plan convert, decompress, prepare, sparse, dense;
 };
 
 static bool make_plans(struct bench_device *d, const struct sparse24_case *c,
@@ -99,6 +99,9 @@ static bool make_plans(struct bench_device *d, const struct sparse24_case *c,
     bool ok = bench_plan_create(d, sparse24_convert_build(BK_SPARSE24_COMPRESS_PRUNE, c->dtype,
                                                           c->m, c->k, &ci),
                                 &p->convert, r->message, sizeof r->message) &&
+              bench_plan_create(d, sparse24_convert_build(BK_SPARSE24_DECOMPRESS, c->dtype, c->m,
+                                                          c->k, &ci),
+                                &p->decompress, r->message, sizeof r->message) &&
               bench_plan_create(d, sparse24_prepare_build(c->dtype, c->m, c->k, &pi),
                                 &p->prepare, r->message, sizeof r->message) &&
               bench_plan_create(d, sparse24_gemm_build(c->dtype, c->m, c->k, c->n, &gi),
@@ -110,14 +113,16 @@ static bool make_plans(struct bench_device *d, const struct sparse24_case *c,
 
 static void destroy_plans(struct bench_device *d, struct sparse_plans *p)
 {
-    struct bench_plan *all[] = {&p->dense, &p->sparse, &p->prepare, &p->convert};
+    struct bench_plan *all[] = {&p->dense, &p->sparse, &p->prepare, &p->decompress, &p->convert};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->plan)
             bench_plan_destroy(d, all[i]);
 }
 
-/* Prunes set's dense W into values and metadata, checks the report, and
- * prepares them into set's prepared weight. */
+/* Prunes set's dense W into values and metadata, checks the report,
+ * prepares them into set's prepared weight, and decompresses them over W:
+ * the dense plan (and cuSPARSELt) then multiply by the same pruned weight
+ * as the sparse plan. */
 static void prepare_weight(struct bench_device *d, const struct sparse_plans *p,
                            const struct bench_sets *sets, uint32_t set,
                            const struct bench_sets *tmp)
@@ -138,54 +143,28 @@ static void prepare_weight(struct bench_device *d, const struct sparse_plans *p,
     prep[BK_SPARSE24_PREPARE_BINDING_METADATA] = conv[BK_SPARSE24_CONVERT_BINDING_METADATA];
     prep[BK_SPARSE24_PREPARE_BINDING_PREPARED] = bench_sets_address(sets, set, SLOT_PREPARED);
     bench_plan_run_once(d, &p->prepare, prep);
-}
-
-/* Replaces set's dense W by the pruned W libbk's prepared weight holds:
- * pruned again into values and metadata, then decompressed over W. */
-static void prune_dense_weight(struct bench_device *d, const struct sparse_plans *p,
-                               const struct bench_plan *decompress,
-                               const struct bench_sets *sets, uint32_t set,
-                               const struct bench_sets *tmp)
-{
-    BkDeviceAddress conv[4];
-    conv[BK_SPARSE24_CONVERT_BINDING_DENSE] = bench_sets_address(sets, set, SLOT_W);
-    conv[BK_SPARSE24_CONVERT_BINDING_VALUES] = bench_sets_address(tmp, 0, TMP_VALUES);
-    conv[BK_SPARSE24_CONVERT_BINDING_METADATA] = bench_sets_address(tmp, 0, TMP_METADATA);
-    conv[BK_SPARSE24_CONVERT_BINDING_REPORT] = bench_sets_address(tmp, 0, TMP_REPORT);
-    bench_plan_run_once(d, &p->convert, conv);
-    bench_plan_run_once(d, decompress, conv);
-    BkSparse24Report report;
+    bench_plan_run_once(d, &p->decompress, conv);
     tool_check(bkCopyFromDevice(d->ctx, &report, conv[BK_SPARSE24_CONVERT_BINDING_REPORT],
                                 sizeof report), "bkCopyFromDevice (report)");
     tool_check(bkCheckSparse24Report(&report), "decompressing the pruned weight");
 }
 
-/* The cuSPARSELt comparison, with libbk's sparse plan timed beside it
- * (after libbk's dense timing: it overwrites W and Y), or why there is
- * none. */
-static void compare_cusparselt(struct bench_device *d, const struct sparse24_case *c,
-                               const struct gemm_settings *s, const struct sparse_plans *p,
-                               const struct bench_sets *sets, const struct bench_sets *tmp,
-                               const BkDeviceAddress *sparse_bindings, struct sparse24_result *r)
+/* cuSPARSELt beside the case where it loads, on the sets' pruned W: libbk's
+ * sparse Y of set 0 is its reference. NULL where it does not run (r says
+ * why). */
+static struct bench_slt *open_cusparselt(struct bench_device *d, const struct sparse24_case *c,
+                                         const struct gemm_settings *s,
+                                         const struct sparse_plans *p,
+                                         const struct bench_sets *sets,
+                                         const BkDeviceAddress *sparse_bindings,
+                                         struct sparse24_result *r)
 {
+    static const uint32_t slots[3] = {SLOT_X, SLOT_Y, SLOT_W};
     if (!s->slt) {
         r->slt_status = "unavailable";
         snprintf(r->slt_message, sizeof r->slt_message, "%s", s->slt_message ? s->slt_message : "");
-        return;
+        return NULL;
     }
-    BkSparse24ConvertInfo ci;
-    struct bench_plan decompress;
-    if (!bench_plan_create(d, sparse24_convert_build(BK_SPARSE24_DECOMPRESS, c->dtype, c->m, c->k,
-                                                     &ci),
-                           &decompress, r->slt_message, sizeof r->slt_message)) {
-        r->slt_status = "failed";
-        return;
-    }
-    for (uint32_t set = 0; set < sets->sets; set++)
-        prune_dense_weight(d, p, &decompress, sets, set, tmp);
-    bench_plan_destroy(d, &decompress);
-
-    /* libbk's sparse Y of set 0, the reference. */
     const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->n, c->m);
     void *ref = malloc(bytes);
     if (!ref)
@@ -193,9 +172,33 @@ static void compare_cusparselt(struct bench_device *d, const struct sparse24_cas
     bench_plan_run_once(d, &p->sparse, sparse_bindings);
     tool_check(bkCopyFromDevice(d->ctx, ref, bench_sets_address(sets, 0, SLOT_Y), bytes),
                "bkCopyFromDevice (Y)");
-    const uint32_t slots[3] = {SLOT_X, SLOT_Y, SLOT_W};
-    bench_sparse24_cusparselt(d, c, s, sets, slots, ref, &p->sparse, sparse_bindings, r);
+    struct bench_slt *slt = bench_sparse24_slt_open(d, c, s, sets, slots, ref, r);
     free(ref);
+    return slt;
+}
+
+/* Rounds of libbk's dense and sparse plans and of cuSPARSELt (where it
+ * runs), alternated so that all three see the GPU in the same state: its
+ * clocks move with its power draw and temperature over a long run. Each
+ * figure is the median of its rounds' medians. */
+#define SPARSE24_ROUNDS 3u
+
+static void time_rounds(struct bench_device *d, const struct gemm_settings *s,
+                        const struct sparse_plans *p, uint32_t sets, const BkDeviceAddress *sb,
+                        const BkDeviceAddress *db, struct bench_slt *slt,
+                        struct sparse24_result *r)
+{
+    double dense[SPARSE24_ROUNDS], sparse[SPARSE24_ROUNDS], theirs[SPARSE24_ROUNDS];
+    uint32_t timed = 0;  /* cuSPARSELt's rounds */
+    for (uint32_t round = 0; round < SPARSE24_ROUNDS; round++) {
+        dense[round] = bench_plan_time(d, &p->dense, db, sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        sparse[round] = bench_plan_time(d, &p->sparse, sb, sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        if (slt && timed == round && (theirs[round] = bench_sparse24_slt_time(d, slt, s, r)) > 0)
+            timed++;
+    }
+    r->dense_us = tool_median(dense, SPARSE24_ROUNDS);
+    r->sparse_us = tool_median(sparse, SPARSE24_ROUNDS);
+    r->slt_us = timed == SPARSE24_ROUNDS ? tool_median(theirs, SPARSE24_ROUNDS) : 0.0;
 }
 
 static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
@@ -260,14 +263,10 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
         b[BK_GEMM_BINDING_B] = bench_sets_address(&sets, set, SLOT_W);
         b[BK_GEMM_BINDING_D] = bench_sets_address(&sets, set, SLOT_Y);
     }
-    r->dense_us = bench_plan_time(d, &p.dense, db, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
-    /* The sparse plan is timed beside cuSPARSELt where that runs, else alone. */
-    compare_cusparselt(d, c, s, &p, &sets, &tmp, sb, r);
-    if (r->slt_us <= 0.0)
-        r->sparse_us =
-            bench_plan_time(d, &p.sparse, sb, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
-
     bench_sets_free(d, &tmp);
+    struct bench_slt *slt = open_cusparselt(d, c, s, &p, &sets, sb, r);
+    time_rounds(d, s, &p, r->sets, sb, db, slt, r);
+    bench_sparse24_slt_close(d, slt);
 
     free(db);
     free(sb);

@@ -3,8 +3,8 @@
  * (a no-op on a 2:4 W) and compressed by cuSPARSELt once, outside the
  * timing; its algorithm is chosen by cusparseLtMatmulSearch once; then
  * its matmul runs round robin over the sets on bkbench's stream, timed
- * with CUDA events, in rounds alternating with libbk's sparse plan, and
- * its Y of set 0 is compared with libbk's. */
+ * with CUDA events a round at a time (bench_sparse24.c alternates the
+ * rounds with libbk's), and its Y of set 0 is compared with libbk's. */
 #include "bench_gemm.h"
 
 #include <stdio.h>
@@ -18,14 +18,11 @@
 
 enum { IN_X, IN_Y, IN_W };                /* the order of the slots argument */
 
-/* Rounds of libbk's timing and cuSPARSELt's, alternated (medians of each). */
-#define SLT_ROUNDS 3u
-
 /* The least workspace offered to the search, which may pick an algorithm
  * (split-K) that wants more than the default one. */
 #define SEARCH_WORKSPACE (64ull << 20)
 
-struct slt_rotation {
+struct bench_slt {
     struct cusparselt_mm *g;
     const struct bench_sets *sets;        /* libbk's: X, Y */
     const uint32_t *slots;
@@ -38,7 +35,7 @@ struct slt_rotation {
 
 static void slt_run(void *user, uint32_t i)
 {
-    struct slt_rotation *r = user;
+    struct bench_slt *r = user;
     uint32_t set = i % r->sets->sets;
     if (r->failed)
         return;
@@ -51,7 +48,7 @@ static void slt_run(void *user, uint32_t i)
 
 /* Compresses every set's W, searches, and sizes the workspace; -1 with
  * rot->err on a cuSPARSELt error. */
-static int slt_prepare(struct bench_device *d, struct slt_rotation *rot,
+static int slt_prepare(struct bench_device *d, struct bench_slt *rot,
                        struct sparse24_result *r)
 {
     uint64_t size = 0, scratch_size = 0, ws = 0;
@@ -91,7 +88,7 @@ static int slt_prepare(struct bench_device *d, struct slt_rotation *rot,
 
 /* Runs cuSPARSELt once on set 0 and compares its Y with libbk's. */
 static void slt_check(struct bench_device *d, const struct sparse24_case *c,
-                      struct slt_rotation *rot, const void *ref_y, struct sparse24_result *r)
+                      struct bench_slt *rot, const void *ref_y, struct sparse24_result *r)
 {
     const uint64_t bytes = gemm_matrix_bytes(c->dtype, c->n, c->m);
     slt_run(rot, 0);
@@ -110,54 +107,62 @@ static void slt_check(struct bench_device *d, const struct sparse24_case *c,
     free(theirs);
 }
 
-void bench_sparse24_cusparselt(struct bench_device *d, const struct sparse24_case *c,
-                               const struct gemm_settings *s, const struct bench_sets *sets,
-                               const uint32_t slots[3], const void *ref_y,
-                               const struct bench_plan *sparse,
-                               const BkDeviceAddress *sparse_bindings,
-                               struct sparse24_result *r)
+struct bench_slt *bench_sparse24_slt_open(struct bench_device *d, const struct sparse24_case *c,
+                                          const struct gemm_settings *s,
+                                          const struct bench_sets *sets, const uint32_t slots[3],
+                                          const void *ref_y, struct sparse24_result *r)
 {
-    struct slt_rotation rot;
-    memset(&rot, 0, sizeof rot);
-    rot.sets = sets;
-    rot.slots = slots;
-    rot.stream = bench_device_stream(d);
+    struct bench_slt *rot = calloc(1, sizeof *rot);
+    if (!rot)
+        tool_die("out of host memory");
+    rot->sets = sets;
+    rot->slots = slots;
+    rot->stream = bench_device_stream(d);
     r->slt_status = "failed";
-    if (cusparselt_mm_plan(s->slt, c->dtype, c->m, c->n, c->k, &rot.g, rot.err,
-                           sizeof rot.err) != 0 ||
-        slt_prepare(d, &rot, r) != 0) {
-        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot.err);
-        goto done;
+    if (cusparselt_mm_plan(s->slt, c->dtype, c->m, c->n, c->k, &rot->g, rot->err,
+                           sizeof rot->err) != 0 ||
+        slt_prepare(d, rot, r) != 0) {
+        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
+        bench_sparse24_slt_close(d, rot);
+        return NULL;
     }
     r->slt_status = "ok";
-    slt_check(d, c, &rot, ref_y, r);
-    if (!rot.failed) {
-        double *us = calloc(s->bench.repeats, sizeof *us);
-        double mine[SLT_ROUNDS], theirs[SLT_ROUNDS];
-        if (!us)
-            tool_die("out of host memory");
-        for (uint32_t round = 0; round < SLT_ROUNDS && !rot.failed; round++) {
-            mine[round] = bench_plan_time(d, sparse, sparse_bindings, sets->sets,
-                                          BENCH_SUBMIT_REUSABLE, &s->bench);
-            bench_device_time_fn(d, slt_run, &rot, s->bench.warmup, s->bench.repeats, us);
-            theirs[round] = tool_median(us, s->bench.repeats);
-        }
-        if (!rot.failed) {
-            r->sparse_us = tool_median(mine, SLT_ROUNDS);
-            r->slt_us = tool_median(theirs, SLT_ROUNDS);
-        }
-        free(us);
-    }
-    if (rot.failed) {
+    slt_check(d, c, rot, ref_y, r);
+    if (rot->failed) {
         r->slt_status = "failed";
-        r->slt_us = 0.0;
-        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot.err);
+        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
+        bench_sparse24_slt_close(d, rot);
+        return NULL;
     }
-done:
+    return rot;
+}
+
+double bench_sparse24_slt_time(struct bench_device *d, struct bench_slt *rot,
+                               const struct gemm_settings *s, struct sparse24_result *r)
+{
+    double *us = calloc(s->bench.repeats, sizeof *us);
+    if (!us)
+        tool_die("out of host memory");
+    bench_device_time_fn(d, slt_run, rot, s->bench.warmup, s->bench.repeats, us);
+    const double median = rot->failed ? 0.0 : tool_median(us, s->bench.repeats);
+    free(us);
+    if (rot->failed) {
+        r->slt_status = "failed";
+        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
+    }
+    return median;
+}
+
+void bench_sparse24_slt_close(struct bench_device *d, struct bench_slt *rot)
+{
+    if (!rot)
+        return;
     bench_device_wait(d);
-    if (rot.workspace.size)
-        bench_buffer_free(d, &rot.workspace);
-    if (rot.compressed.buf)
-        bench_sets_free(d, &rot.compressed);
-    cusparselt_mm_destroy(rot.g);
+    if (rot->workspace.size)
+        bench_buffer_free(d, &rot->workspace);
+    if (rot->compressed.buf)
+        bench_sets_free(d, &rot->compressed);
+    if (rot->g)
+        cusparselt_mm_destroy(rot->g);
+    free(rot);
 }
