@@ -74,10 +74,16 @@ BK_SP24_FN int64_t bk_sp24_step_row(int64_t m0, int64_t ks, int64_t kbs)
 }
 
 /* Byte offset, within a tile row's 1 KiB of values of a k step, of row rl
- * (0..15), kept value cc (0..31: tile kb % 2 holds 16 kb % 2 .. + 15). */
+ * (0..15), kept value cc (0..31: tile kb % 2 holds 16 kb % 2 .. + 15):
+ * core matrices BK_SP24_CORE_K_BYTES apart along k, BK_SP24_CORE_M_BYTES
+ * along m (the Hopper kernels' descriptors). */
+#define BK_SP24_CORE_K_BYTES 128
+#define BK_SP24_CORE_M_BYTES 512
 BK_SP24_FN uint32_t bk_sp24_unit_offset(uint32_t rl, uint32_t cc)
 {
-    return ((rl / 8) * 4 + cc / 8) * 128 + (rl % 8) * 16 + (cc % 8) * 2;
+    return ((rl / 8) * (BK_SP24_CORE_M_BYTES / BK_SP24_CORE_K_BYTES) + cc / 8) *
+               BK_SP24_CORE_K_BYTES +
+           (rl % 8) * 16 + (cc % 8) * 2;
 }
 
 /* The 16-byte row that lane gives ldmatrix.x4 for the A fragment of
@@ -94,12 +100,14 @@ BK_SP24_FN uint32_t bk_sp24_frag_row(uint32_t lane, uint32_t kk)
 }
 
 /* Element (2-byte units) of the first kept value of (row r, group g) in
- * the values region; the second follows it. */
+ * the values region; the second follows it (a unit's 1 KiB is
+ * BK_SP24_TILE_BYTES elements). */
 BK_SP24_FN uint64_t bk_sp24_value_index(int64_t r, int64_t g, int64_t kbs)
 {
     const int64_t kb = g / 8, unit = bk_sp24_tile_slot(r / 16, kb, kbs) / 2;
-    return (uint64_t)(unit * 512 +
-                      bk_sp24_unit_offset((uint32_t)(r % 16), (uint32_t)(16 * (kb % 2) + 2 * (g % 8))) / 2);
+    const uint32_t kept = (uint32_t)(16 * (kb % 2) + 2 * (g % 8));
+    const uint32_t rl = (uint32_t)(r % 16);
+    return (uint64_t)(unit * BK_SP24_TILE_BYTES + bk_sp24_unit_offset(rl, kept) / 2);
 }
 
 /* Byte offset, within the metadata region, of the word holding (r, g),

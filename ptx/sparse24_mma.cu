@@ -8,8 +8,8 @@
 // K goes in steps of 64 through a STAGES-deep cp.async pipeline: X tiles
 // [BN][64] (16-byte chunks swizzled, zero-filled past N and K) and the
 // prepared W tiles (sparse24_args.h): each lane loads its A fragment with
-// one ldmatrix.x4 and its metadata word with one 4-byte load; B comes from ldmatrix.x4, one n8 x k32
-// fragment per instruction. Warps split the tile WM (m) x WN (n). The
+// one ldmatrix.x4 and its metadata word with one 4-byte load; B comes from
+// ldmatrix.x4, one n8 x k32 fragment per instruction. Warps split the tile WM (m) x WN (n). The
 // epilogue goes through shared memory so that each warp writes 32
 // consecutive elements of Y along its unit-stride dimension.
 //

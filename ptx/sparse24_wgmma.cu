@@ -188,8 +188,11 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 2; kk++)
-            SparseWgmma<T, BN>::run(acc, smem_desc_plain(stage + a_at + 256 * kk, 128, 512),
-                                    smem_desc(stage + 64 * kk, 16, 1024), cur.e[kk]);
+            SparseWgmma<T, BN>::run(
+                acc,
+                smem_desc_plain(stage + a_at + 2 * BK_SP24_CORE_K_BYTES * kk,
+                                BK_SP24_CORE_K_BYTES, BK_SP24_CORE_M_BYTES),
+                smem_desc(stage + 64 * kk, 16, 1024), cur.e[kk]);
         wgmma_commit();
         wgmma_wait<1>();
         if (ks > 0) {
