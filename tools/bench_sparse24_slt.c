@@ -107,6 +107,13 @@ static void slt_check(struct bench_device *d, const struct sparse24_case *c,
     free(theirs);
 }
 
+/* r says that cuSPARSELt failed, and why (rot->err). */
+static void slt_failed(const struct bench_slt *rot, struct sparse24_result *r)
+{
+    r->slt_status = "failed";
+    snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
+}
+
 struct bench_slt *bench_sparse24_slt_open(struct bench_device *d, const struct sparse24_case *c,
                                           const struct gemm_settings *s,
                                           const struct bench_sets *sets, const uint32_t slots[3],
@@ -118,23 +125,17 @@ struct bench_slt *bench_sparse24_slt_open(struct bench_device *d, const struct s
     rot->sets = sets;
     rot->slots = slots;
     rot->stream = bench_device_stream(d);
-    r->slt_status = "failed";
-    if (cusparselt_mm_plan(s->slt, c->dtype, c->m, c->n, c->k, &rot->g, rot->err,
-                           sizeof rot->err) != 0 ||
-        slt_prepare(d, rot, r) != 0) {
-        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
-        bench_sparse24_slt_close(d, rot);
-        return NULL;
-    }
     r->slt_status = "ok";
-    slt_check(d, c, rot, ref_y, r);
-    if (rot->failed) {
-        r->slt_status = "failed";
-        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
-        bench_sparse24_slt_close(d, rot);
-        return NULL;
+    if (cusparselt_mm_plan(s->slt, c->dtype, c->m, c->n, c->k, &rot->g, rot->err,
+                           sizeof rot->err) == 0 &&
+        slt_prepare(d, rot, r) == 0) {
+        slt_check(d, c, rot, ref_y, r);  /* may say "mismatch": still timed */
+        if (!rot->failed)
+            return rot;
     }
-    return rot;
+    slt_failed(rot, r);
+    bench_sparse24_slt_close(d, rot);
+    return NULL;
 }
 
 double bench_sparse24_slt_time(struct bench_device *d, struct bench_slt *rot,
@@ -146,10 +147,8 @@ double bench_sparse24_slt_time(struct bench_device *d, struct bench_slt *rot,
     bench_device_time_fn(d, slt_run, rot, s->bench.warmup, s->bench.repeats, us);
     const double median = rot->failed ? 0.0 : tool_median(us, s->bench.repeats);
     free(us);
-    if (rot->failed) {
-        r->slt_status = "failed";
-        snprintf(r->slt_message, sizeof r->slt_message, "%s", rot->err);
-    }
+    if (rot->failed)
+        slt_failed(rot, r);
     return median;
 }
 
