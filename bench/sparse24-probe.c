@@ -10,7 +10,8 @@
  * so a little above bkbench's event-timed median). Arguments: f16 or
  * bf16, N, M, K, runs (defaults: f16 2048 8192 8192 20). With
  * BK_PROBE_TILINGS (tiling names, comma-separated) it then times the same
- * product with each tiling forced, alternating, two rounds.
+ * product with each tiling forced, alternating, two rounds; with
+ * BK_PROBE_SETTINGS (planner variables, below) likewise with each setting.
  * bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/sparse24-probe.c -L BUILD/.libs -lbk -lm */
 #define _POSIX_C_SOURCE 200809L
@@ -256,6 +257,42 @@ int main(int argc, char **argv)
             printf("  round %d %s [%s]: %.1f us, %.1f TFLOP/s\n", round + 1, name,
                    fp.kernelName, fus, 2.0 * n * m * k / fus * 1e-6);
             bkDestroyPlan(forced);
+        }
+    }
+    /* BK_PROBE_SETTINGS: planner settings separated by ';', each one or
+     * more VAR=VALUE separated by spaces (say BK_CUDA_SPARSE24_DECODE_CTAS=
+     * 120), set while its plan is made and unset after: the same product
+     * timed with each, alternating, twice. */
+    const char *settings = getenv("BK_PROBE_SETTINGS");
+    for (int round = 0; settings && round < 2; round++) {
+        char items[1024];
+        snprintf(items, sizeof items, "%s", settings);
+        char *item_end;
+        for (char *item = strtok_r(items, ";", &item_end); item;
+             item = strtok_r(NULL, ";", &item_end)) {
+            char vars[256], *var_end;
+            snprintf(vars, sizeof vars, "%s", item);
+            for (char *v = strtok_r(vars, " ", &var_end); v; v = strtok_r(NULL, " ", &var_end)) {
+                char *eq = strchr(v, '=');
+                if (eq) {
+                    *eq = '\0';
+                    setenv(v, eq + 1, 1);
+                }
+            }
+            BkPlan forced = make_plan(&gi);
+            BkPlanProperties fp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+            CHECK(bkGetPlanProperties(forced, &fp));
+            const double fus = time_plan(forced, 5, gb);
+            printf("  round %d {%s} [%s]: %.1f us, %.1f TFLOP/s\n", round + 1, item,
+                   fp.kernelName, fus, 2.0 * n * m * k / fus * 1e-6);
+            bkDestroyPlan(forced);
+            snprintf(vars, sizeof vars, "%s", item);
+            for (char *v = strtok_r(vars, " ", &var_end); v; v = strtok_r(NULL, " ", &var_end)) {
+                char *eq = strchr(v, '=');
+                if (eq)
+                    *eq = '\0';
+                unsetenv(v);
+            }
         }
     }
     return differing || !(worst <= allowed);

@@ -797,14 +797,28 @@ static void test_stream_k_workspace(void)
 /* The planner's decode kernel on Hopper (N <= 16, X aligned): K split
  * over clusters of S = 2 or 1 CTAs where the m tiles times S make 7/8 of
  * the SMs to all of them, each CTA with 4 k steps or more; else stream-K
- * over a CTA an SM, each with at least 8 units (tile, k step), reporting
+ * over a CTA an SM, or over a grid of at least 7/10 of the SMs whose runs
+ * are whole tiles or equal parts of one or else cut every tile in two
+ * (aligned_grid), each with at least 8 units (tile, k step), reporting
  * its workspace (a partial 128 x 16 tile of F32 and 8 flags a CTA), a run
  * given less refused naming the field (Llama-70B's shapes at 16 tokens
  * and a small one); elsewhere the sm_80 decode tiles and no workspace. */
+static uint64_t aligned_grid(uint64_t tiles, uint64_t sms)
+{
+    for (uint64_t g = sms; g * 10 >= 7 * sms; g--)  /* whole tiles or equal parts */
+        if (g % tiles == 0)
+            return g;
+    for (uint64_t g = sms; g * 10 >= 7 * sms; g--)  /* every tile in two pieces */
+        if (g > tiles && tiles % (g - tiles) == 0)
+            return g;
+    return 0;
+}
+
 static void test_decode_choice(void)
 {
     static const int64_t shapes[][2] = { { 8192, 8192 }, { 10240, 8192 }, { 57344, 8192 },
-                                         { 8192, 28672 }, { 128, 256 } };
+                                         { 8192, 28672 }, { 128, 256 }, { 12288, 4096 },
+                                         { 4096, 4096 } };
     BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
     bkGetContextProperties(gpu, &dev);
     const bool hopper = dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
@@ -838,7 +852,9 @@ static void test_decode_choice(void)
             if (split) {
                 snprintf(want, sizeof want, "bk_sp24_decode_f16_f16_128x16_s%u", split);
             } else {
-                uint64_t ctas = tiles * ksteps / 8 < sms ? tiles * ksteps / 8 : sms;
+                uint64_t ctas = aligned_grid(tiles, sms);
+                ctas = ctas ? ctas : sms;
+                ctas = tiles * ksteps / 8 < ctas ? tiles * ksteps / 8 : ctas;
                 ctas = ctas < 1 ? 1 : ctas;
                 expect = (ctas * 8 * 4 + 255) / 256 * 256 + ctas * 128 * 16 * 4;
             }

@@ -229,20 +229,44 @@ static unsigned int decode_split(uint64_t m_tiles, uint64_t batch, int64_t kstep
     return 0;
 }
 
-/* Stream-K decode's grid: a CTA an SM, each with at least
- * DECODE_MIN_STEPS units (a CTA streams its share at ~50 GB/s, so every
- * SM has to take part for the memory's speed; a second CTA on an SM
- * shares its intake: H200, bench/RESULTS.md); BK_CUDA_SPARSE24_DECODE_CTAS
- * names another, up to the two an SM that the GPU holds at once (a head
- * waits for CTAs after it: all have to be resident). */
+/* A stream-K decode grid whose runs line up with the T tiles, where one
+ * keeps at least 7/10 of the SMs busy: q T CTAs (each 1/q of a tile, q as
+ * large as fits), else T q / (q - 1) (each (q - 1)/q of a tile: every
+ * tile in exactly two pieces, q as small as fits); 0 where none does.
+ * Runs that end at odd places split some tiles in three, whose head then
+ * waits for a CTA whose whole run lies inside the tile: H200 probe, N =
+ * 16, us, the SMs' 132 CTAs / aligned: T = 80 (K 8192) 28.7 / 28.2 (120),
+ * T = 96 (K 4096) 19.6 / 19.2 (96), T = 32 (K 4096) 10.4 / 9.7 (128);
+ * T = 448 and 172 have no aligned grid (128 and 129 there: level). */
+static uint64_t aligned_decode_ctas(uint64_t tiles, uint64_t sms)
+{
+    if (tiles == 0 || tiles > sms)
+        return 0;
+    const uint64_t least = (7 * sms + 9) / 10;
+    if (sms / tiles * tiles >= least)
+        return sms / tiles * tiles;
+    for (uint64_t q = 2; tiles * q / (q - 1) >= least; q++)
+        if (tiles * q % (q - 1) == 0 && tiles * q / (q - 1) <= sms)
+            return tiles * q / (q - 1);
+    return 0;
+}
+
+/* Stream-K decode's grid: a CTA an SM (aligned with the tiles where it can
+ * be, aligned_decode_ctas), each with at least DECODE_MIN_STEPS units (a
+ * CTA streams its share at ~50 GB/s, so every SM has to take part for the
+ * memory's speed; a second CTA on an SM shares its intake: H200,
+ * bench/RESULTS.md); BK_CUDA_SPARSE24_DECODE_CTAS names another, up to
+ * the two an SM that the GPU holds at once (a head waits for CTAs after
+ * it: all have to be resident). */
 #define DECODE_MIN_STEPS 8
-static unsigned int decode_ctas(uint64_t units, int sm_count)
+static unsigned int decode_ctas(uint64_t tiles, uint64_t ksteps, int sm_count)
 {
     const char *env = getenv("BK_CUDA_SPARSE24_DECODE_CTAS");
     const long forced = env ? strtol(env, NULL, 10) : 0;
-    uint64_t ctas = units / DECODE_MIN_STEPS;
-    if (ctas > (uint64_t)sm_count)
-        ctas = (uint64_t)sm_count;
+    const uint64_t units = tiles * ksteps, aligned = aligned_decode_ctas(tiles, (uint64_t)sm_count);
+    uint64_t ctas = aligned ? aligned : (uint64_t)sm_count;
+    if (ctas > units / DECODE_MIN_STEPS)
+        ctas = units / DECODE_MIN_STEPS;
     if (forced > 0)
         ctas = (uint64_t)forced < 2 * (uint64_t)sm_count ? (uint64_t)forced
                                                           : 2 * (uint64_t)sm_count;
@@ -533,7 +557,7 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         if (split) {
             g->wgmma.grid = (unsigned int)(m_tiles * split);
         } else {
-            g->wgmma.grid = decode_ctas(tiles * (uint64_t)(l.kbs / 2), c->sm_count);
+            g->wgmma.grid = decode_ctas(tiles, (uint64_t)(l.kbs / 2), c->sm_count);
             g->wgmma.grid_z = 1;
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, decode_tiling.bn);
             clears = true;
