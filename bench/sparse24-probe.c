@@ -18,6 +18,7 @@
 #include <bk/bk.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,23 @@ static double time_plan(BkPlan plan, uint32_t n, const BkDeviceAddress *bind)
     return best;
 }
 
+/* Sets (or with set false, unsets) the VAR=VALUE words of item. */
+static void set_vars(const char *item, bool set)
+{
+    char vars[256], *end;
+    snprintf(vars, sizeof vars, "%s", item);
+    for (char *v = strtok_r(vars, " ", &end); v; v = strtok_r(NULL, " ", &end)) {
+        char *eq = strchr(v, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        if (set)
+            setenv(v, eq + 1, 1);
+        else
+            unsetenv(v);
+    }
+}
+
 static BkTensorDesc d2(BkDataType t, int64_t r, int64_t c)
 {
     BkTensorDesc x = { .dataType = t, .rank = 2, .extent = { r, c } };
@@ -242,43 +260,28 @@ int main(int argc, char **argv)
            "TFLOP/s\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)n, (long long)m, (long long)k,
            gp.kernelName, (unsigned long long)gp.workspaceSize, us, 2.0 * n * m * k / us * 1e-6);
-    /* BK_PROBE_TILINGS (names of BK_CUDA_SPARSE24_TILING, comma-separated):
-     * the same product timed again with each forced, alternating, twice. */
-    const char *list = getenv("BK_PROBE_TILINGS");
-    for (int round = 0; list && round < 2; round++) {
+    /* BK_PROBE_TILINGS (names of BK_CUDA_SPARSE24_TILING, comma-separated)
+     * and BK_PROBE_SETTINGS (planner settings separated by ';', each one or
+     * more VAR=VALUE separated by spaces, say BK_CUDA_SPARSE24_DECODE_CTAS=
+     * 120): the same product timed again with each, alternating, twice. */
+    char settings[1024] = "";
+    const char *tilings = getenv("BK_PROBE_TILINGS"), *more = getenv("BK_PROBE_SETTINGS");
+    if (tilings) {
         char names[256];
-        snprintf(names, sizeof names, "%s", list);
-        for (char *name = strtok(names, ","); name; name = strtok(NULL, ",")) {
-            setenv("BK_CUDA_SPARSE24_TILING", name, 1);
-            BkPlan forced = make_plan(&gi);
-            BkPlanProperties fp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
-            CHECK(bkGetPlanProperties(forced, &fp));
-            const double fus = time_plan(forced, 5, gb);
-            printf("  round %d %s [%s]: %.1f us, %.1f TFLOP/s\n", round + 1, name,
-                   fp.kernelName, fus, 2.0 * n * m * k / fus * 1e-6);
-            bkDestroyPlan(forced);
-        }
+        snprintf(names, sizeof names, "%s", tilings);
+        for (char *name = strtok(names, ","); name; name = strtok(NULL, ","))
+            snprintf(settings + strlen(settings), sizeof settings - strlen(settings),
+                     "%sBK_CUDA_SPARSE24_TILING=%s", settings[0] ? ";" : "", name);
     }
-    /* BK_PROBE_SETTINGS: planner settings separated by ';', each one or
-     * more VAR=VALUE separated by spaces (say BK_CUDA_SPARSE24_DECODE_CTAS=
-     * 120), set while its plan is made and unset after: the same product
-     * timed with each, alternating, twice. */
-    const char *settings = getenv("BK_PROBE_SETTINGS");
-    for (int round = 0; settings && round < 2; round++) {
-        char items[1024];
+    if (more)
+        snprintf(settings + strlen(settings), sizeof settings - strlen(settings), "%s%s",
+                 settings[0] ? ";" : "", more);
+    for (int round = 0; settings[0] && round < 2; round++) {
+        char items[1024], *item_end;
         snprintf(items, sizeof items, "%s", settings);
-        char *item_end;
         for (char *item = strtok_r(items, ";", &item_end); item;
              item = strtok_r(NULL, ";", &item_end)) {
-            char vars[256], *var_end;
-            snprintf(vars, sizeof vars, "%s", item);
-            for (char *v = strtok_r(vars, " ", &var_end); v; v = strtok_r(NULL, " ", &var_end)) {
-                char *eq = strchr(v, '=');
-                if (eq) {
-                    *eq = '\0';
-                    setenv(v, eq + 1, 1);
-                }
-            }
+            set_vars(item, true);
             BkPlan forced = make_plan(&gi);
             BkPlanProperties fp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
             CHECK(bkGetPlanProperties(forced, &fp));
@@ -286,13 +289,7 @@ int main(int argc, char **argv)
             printf("  round %d {%s} [%s]: %.1f us, %.1f TFLOP/s\n", round + 1, item,
                    fp.kernelName, fus, 2.0 * n * m * k / fus * 1e-6);
             bkDestroyPlan(forced);
-            snprintf(vars, sizeof vars, "%s", item);
-            for (char *v = strtok_r(vars, " ", &var_end); v; v = strtok_r(NULL, " ", &var_end)) {
-                char *eq = strchr(v, '=');
-                if (eq)
-                    *eq = '\0';
-                unsetenv(v);
-            }
+            set_vars(item, false);
         }
     }
     return differing || !(worst <= allowed);
