@@ -184,6 +184,24 @@ void *bench_device_stream(struct bench_device *d)
     return cuda_timing_stream(d->timing);
 }
 
+BkCommandBuffer bench_one_time_begin(struct bench_device *d)
+{
+    BkCommandBuffer cmd;
+    BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+                                   BK_COMMAND_BUFFER_USAGE_ONE_TIME};
+    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
+    tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
+    return cmd;
+}
+
+void bench_one_time_finish(struct bench_device *d, BkCommandBuffer cmd)
+{
+    tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
+    submit(d, cmd);
+    bench_device_wait(d);
+    bkFreeCommandBuffer(cmd);
+}
+
 /* Writes every page of a new buffer once (zeros), so that no timed run
  * pays for the pages' first touch: on the host backend the system maps a
  * page at its first write, and the first case to write a set's outputs
@@ -193,16 +211,9 @@ static void touch(struct bench_device *d, const struct bench_buffer *b)
     const uint64_t bytes = b->size & ~(uint64_t)3;  /* the fill's unit; the rest shares a page */
     if (bytes == 0)
         return;
-    BkCommandBuffer cmd;
-    BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
-                                   BK_COMMAND_BUFFER_USAGE_ONE_TIME};
-    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
-    tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
+    BkCommandBuffer cmd = bench_one_time_begin(d);
     tool_check(bkCmdFillMemory(cmd, b->address, bytes, 0), "bkCmdFillMemory");
-    tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
-    submit(d, cmd);
-    bench_device_wait(d);
-    bkFreeCommandBuffer(cmd);
+    bench_one_time_finish(d, cmd);
 }
 
 void bench_buffer_alloc(struct bench_device *d, uint64_t size, struct bench_buffer *b)

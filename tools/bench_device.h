@@ -53,6 +53,10 @@ void bench_device_time_fn(struct bench_device *d, bench_enqueue_fn enqueue, void
  * current context, such as cuBLASLt. */
 void *bench_device_stream(struct bench_device *d);
 void bench_device_wait(struct bench_device *d);
+/* A one-time command buffer begun on d's context; finish ends it, submits
+ * it, waits for the queue and frees it. */
+BkCommandBuffer bench_one_time_begin(struct bench_device *d);
+void bench_one_time_finish(struct bench_device *d, BkCommandBuffer cmd);
 
 /* A malloc'd host copy of bytes at src, once the queue is idle. */
 void *bench_device_download(struct bench_device *d, BkDeviceAddress src, uint64_t bytes);

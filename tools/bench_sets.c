@@ -37,21 +37,14 @@ void bench_sets_copy_first(struct bench_device *d, const struct bench_sets *b, u
 {
     if (b->sets < 2)
         return;
-    BkCommandBuffer cmd;
-    BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
-                                   BK_COMMAND_BUFFER_USAGE_ONE_TIME};
-    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
-    tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
+    BkCommandBuffer cmd = bench_one_time_begin(d);
     for (uint32_t set = 1; set < b->sets; set++)
         for (uint32_t slot = first; slot < first + count; slot++)
             if (b->buf[slot].size)
                 tool_check(bkCmdCopyMemory(cmd, bench_sets_address(b, set, slot),
                                            bench_sets_address(b, 0, slot), b->buf[slot].size),
                            "bkCmdCopyMemory");
-    tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
-    tool_check(bkQueueSubmit(d->queue, 1, &cmd), "bkQueueSubmit");
-    bench_device_wait(d);
-    bkFreeCommandBuffer(cmd);
+    bench_one_time_finish(d, cmd);
 }
 
 BkDeviceAddress bench_sets_address(const struct bench_sets *b, uint32_t set, uint32_t slot)
