@@ -242,10 +242,11 @@ struct bk_sp24_gemm_args {
 /* The Hopper decode kernels (sm_90a, module sparse24_wgmma) for N <= 16
  * rows of X, where the weight is read once and the time is the memory's:
  * a CTA computes 128 (m) x 16 (n) tiles of Y with mma.sp m16n8k32 from
- * stages of the wgmma kernels' boxes (X[16][64] swizzled, then 8 tile rows
- * of W's values and metadata) that the copy engine brings into a ring deep
- * enough to keep the memory busy (two CTAs fit an SM); one producer warp and
- * four consumer warps of two tile rows each. Either stream-K (the _sk
+ * stages (X[16][64] as the wgmma kernels' swizzled box, then 8 tile rows of
+ * W's values and metadata by plain bulk copies) that the copy engine brings
+ * into a ring deep enough to keep the memory busy (two CTAs fit an SM); one
+ * producer warp and four consumer warps of two tile rows each. Either
+ * stream-K (the _sk
  * kernels: a grid of at most what the GPU holds at once takes equal runs
  * of the (tile, k step) units, partial tiles through the workspace as
  * the wgmma kernels' below) or K split over the S CTAs of a cluster (grid
