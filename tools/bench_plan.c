@@ -51,26 +51,29 @@ void bench_plan_destroy(struct bench_device *d, struct bench_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+static void cmd_run(BkCommandBuffer cmd, const struct bench_plan *p,
+                    const BkDeviceAddress *bindings)
+{
+    BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, p->props.bindingCount, bindings, NULL,
+                    p->workspace_address, p->props.workspaceSize};
+    tool_check(bkCmdRun(cmd, p->plan, &ri), "bkCmdRun");
+}
+
 static void record(BkCommandBuffer cmd, const struct bench_plan *p,
                    const BkDeviceAddress *bindings, BkCommandBufferUsage usage)
 {
     BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, usage};
-    BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, p->props.bindingCount, bindings, NULL,
-                    p->workspace_address, p->props.workspaceSize};
     tool_check(bkBeginCommandBuffer(cmd, &bi), "bkBeginCommandBuffer");
-    tool_check(bkCmdRun(cmd, p->plan, &ri), "bkCmdRun");
+    cmd_run(cmd, p, bindings);
     tool_check(bkEndCommandBuffer(cmd), "bkEndCommandBuffer");
 }
 
 void bench_plan_run_once(struct bench_device *d, const struct bench_plan *p,
                          const BkDeviceAddress *bindings)
 {
-    BkCommandBuffer cmd;
-    tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmd), "bkAllocateCommandBuffer");
-    record(cmd, p, bindings, BK_COMMAND_BUFFER_USAGE_ONE_TIME);
-    tool_check(bkQueueSubmit(d->queue, 1, &cmd), "bkQueueSubmit");
-    bench_device_wait(d);
-    bkFreeCommandBuffer(cmd);
+    BkCommandBuffer cmd = bench_one_time_begin(d);
+    cmd_run(cmd, p, bindings);
+    bench_one_time_finish(d, cmd);
 }
 
 /* What one enqueue of a one-time run needs. */
