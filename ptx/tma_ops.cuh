@@ -126,6 +126,18 @@ static __device__ __forceinline__ void cluster_sync()
                  "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
+// The barrier's two halves, for a thread with work between them (arrive
+// releases what it did before; wait acquires what the others did before
+// their arrivals).
+static __device__ __forceinline__ void cluster_arrive()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+}
+static __device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
 static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank)
 {
     asm volatile("{\n.reg .b32 remote;\n"
@@ -133,6 +145,22 @@ static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
+}
+
+// The float at addr in CTA rank's shared memory (distributed shared
+// memory; addr is this CTA's address of the same variable). Volatile with
+// a memory clobber: never moved across the cluster barrier that makes the
+// value ready.
+static __device__ __forceinline__ float load_cluster_f32(uint32_t addr, uint32_t rank)
+{
+    float v;
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %1, %2;\n"
+                 "ld.shared::cluster.f32 %0, [remote];\n}\n"
+                 : "=f"(v)
+                 : "r"(addr), "r"(rank)
+                 : "memory");
+    return v;
 }
 
 // A box of a 4-D tensor map (coordinates innermost first) into shared
