@@ -212,6 +212,7 @@ struct bk_sp24_gemm_args {
      * the pieces each of the rest is split into (0: none). */
     uint32_t dp_tiles, sk_split;
     uint64_t workspace;             /* stream-K: flags, then partial tiles */
+    uint64_t sk_tag;                /* stream-K: this launch's flag tag (never 0) */
 };
 
 /* The Hopper kernels (sm_90a, module sparse24_wgmma): a persistent CTA
@@ -291,13 +292,15 @@ struct bk_sp24_gemm_args {
  * the order of the pieces, adds the partials to its sums in that order
  * (the same bits on every run) and stores Y. Only a head waits, on pieces
  * that wait on nothing, and every cluster is resident (the grid is what
- * the device holds at once). Workspace: a flag per consumer warp of each
- * CTA, zeroed before each run by bk_sp24_sk_clear (workspace_clear.h: the
- * workspace is scratch of any content), then a slot of BM x BN floats per
- * CTA. */
+ * the device holds at once). Workspace: a 64-bit flag per consumer warp of
+ * each CTA, tagged (split_sum_sync.cuh: raised to the launch's sk_tag, set
+ * back to 0 by the head that read the partial, so the workspace may hold
+ * anything before a run and is never cleared: a clearing kernel before
+ * each run cost ~1.1 us, 4% of a decode on the H200), then a slot of BM x
+ * BN floats per CTA. */
 #define BK_SP24_SK_WARPS 8          /* consumer warps of a CTA */
-#define BK_SP24_SK_FLAG_WORDS(ctas) ((uint64_t)(ctas) * BK_SP24_SK_WARPS)
-#define BK_SP24_SK_FLAG_BYTES(ctas) ((4u * BK_SP24_SK_FLAG_WORDS(ctas) + 255u) / 256u * 256u)
+#define BK_SP24_SK_FLAG_BYTES(ctas) \
+    ((8u * (uint64_t)(ctas) * BK_SP24_SK_WARPS + 255u) / 256u * 256u)
 #define BK_SP24_SK_SLOT_BYTES(bn) (4u * (uint64_t)BK_SP24_WG_BM * (bn))
 #define BK_SP24_SK_WORKSPACE(ctas, bn) \
     (BK_SP24_SK_FLAG_BYTES(ctas) + (uint64_t)(ctas) * BK_SP24_SK_SLOT_BYTES(bn))

@@ -191,9 +191,9 @@ template <typename T, typename O, int S> struct Decode {
 
     // Stream-K: consumer warp w's flag, and its lane's first float4 of the
     // slot of CTA cta (the layout of the wgmma kernels' workspace).
-    __device__ uint32_t *flag(uint32_t cta, int w) const
+    __device__ uint64_t *flag(uint32_t cta, int w) const
     {
-        return reinterpret_cast<uint32_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + w;
+        return reinterpret_cast<uint64_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + w;
     }
     __device__ float4 *slot(uint32_t cta, int w, int lane) const
     {
@@ -210,25 +210,21 @@ template <typename T, typename O, int S> struct Decode {
         return reinterpret_cast<Flat &>(acc);
     }
 
-    // A tail's sums to this CTA's slot, then the warp's flag raised.
+    // A tail's sums to this CTA's slot under the warp's flag (tagged:
+    // split_sum_sync.cuh).
     __device__ void write_partial(float (&acc)[ROWS][NT][4], int w, int lane) const
     {
-        bk::split_sum::write_partial<ROWS * NT>(flat(acc), slot(blockIdx.x, w, lane));
-        __syncwarp();
-        if (lane == 0)
-            bk::split_sum::raise(flag(blockIdx.x, w));
+        bk::split_sum::hand_over<ROWS * NT>(flat(acc), slot(blockIdx.x, w, lane),
+                                            flag(blockIdx.x, w), p.sk_tag, lane);
     }
 
     // A head's sums plus the tails of CTAs blockIdx.x + 1 .. last, in order.
     __device__ void add_partials(float (&acc)[ROWS][NT][4], uint32_t last, int w,
                                  int lane) const
     {
-        for (uint32_t from = blockIdx.x + 1; from <= last; from++) {
-            if (lane == 0)
-                bk::split_sum::wait_for(flag(from, w), 1u);
-            __syncwarp();
-            bk::split_sum::add_partial<ROWS * NT>(flat(acc), slot(from, w, lane));
-        }
+        for (uint32_t from = blockIdx.x + 1; from <= last; from++)
+            bk::split_sum::take_over<ROWS * NT>(flat(acc), slot(from, w, lane), flag(from, w),
+                                                p.sk_tag, lane);
     }
 
     // Where a consumer thread's sums sit in staging ([n][m], PITCH floats

@@ -38,7 +38,6 @@
 #include "split_sum_sync.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
-#include "workspace_clear.h"
 
 namespace {
 
@@ -242,9 +241,9 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 
     // Stream-K: consumer warp cw's flag and its lane's first float4 of the
     // slot of CTA cta.
-    __device__ uint32_t *flag(uint32_t cta, int cw) const
+    __device__ uint64_t *flag(uint32_t cta, int cw) const
     {
-        return reinterpret_cast<uint32_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + cw;
+        return reinterpret_cast<uint64_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + cw;
     }
     __device__ float4 *slot(uint32_t cta, int cw, int lane) const
     {
@@ -254,25 +253,20 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     }
 
     // A piece's sums (one that does not start the tile) to this CTA's
-    // slot, then the warp's flag raised (split_sum_sync.cuh).
+    // slot under the warp's flag (tagged: split_sum_sync.cuh).
     __device__ void write_partial(const float (&acc)[NT][4], int cw, int lane) const
     {
-        bk::split_sum::write_partial<NT>(acc, slot(blockIdx.x, cw, lane));
-        __syncwarp();
-        if (lane == 0)
-            bk::split_sum::raise(flag(blockIdx.x, cw));
+        bk::split_sum::hand_over<NT>(acc, slot(blockIdx.x, cw, lane), flag(blockIdx.x, cw),
+                                     p.sk_tag, lane);
     }
 
     // The head of a split tile: its sums plus the other pieces', in the
     // order of the clusters after this one up to last, each once written.
     __device__ void add_partials(float (&acc)[NT][4], uint32_t last, int cw, int lane) const
     {
-        for (uint32_t from = blockIdx.x + CL; from <= last * CL + rank; from += CL) {
-            if (lane == 0)
-                bk::split_sum::wait_for(flag(from, cw), 1u);
-            __syncwarp();
-            bk::split_sum::add_partial<NT>(acc, slot(from, cw, lane));
-        }
+        for (uint32_t from = blockIdx.x + CL; from <= last * CL + rank; from += CL)
+            bk::split_sum::take_over<NT>(acc, slot(from, cw, lane), flag(from, cw), p.sk_tag,
+                                         lane);
     }
 
     // The consumers' products to Y through the staging buffer, PASS_N rows
@@ -444,6 +438,3 @@ BK_SP24_WG_TILINGS(BK_SP24_WG_TYPES)
 // The decode kernels for N <= 16 (sparse24_decode.cuh).
 BK_SP24_DECODE_SPLITS(BK_SP24_DECODE_SPLIT_TYPES)
 BK_SP24_DECODE_TYPES(BK_SP24_DECODE_SK_KERNEL, 0)
-
-// Zeroes the stream-K flags before a run (sparse24_args.h).
-BK_WORKSPACE_CLEAR_KERNEL(bk_sp24_sk_clear)

@@ -59,6 +59,57 @@ static __device__ __forceinline__ void wait_for(const uint32_t *counter, uint32_
     }
 }
 
+// Tagged flags, for a workspace that nobody clears: a run's writer sets
+// its flag to the run's tag (a 64-bit value the host draws afresh for each
+// recorded launch, never 0) with release semantics once its partial sums
+// are written; the one reader waits until the flag holds that tag
+// (acquire), reads the sums and sets the flag back to 0. After a whole run
+// every flag it raised is 0 again, so a replay of the same launch (same
+// tag) never sees one of its own flags raised early; a flag left by
+// anything else matches only if it happens to hold the tag (one chance in
+// 2^64).
+static __device__ __forceinline__ void raise_tag(uint64_t *flag, uint64_t tag)
+{
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(flag), "l"(tag) : "memory");
+}
+static __device__ __forceinline__ void wait_tag(const uint64_t *flag, uint64_t tag)
+{
+    for (;;) {
+        uint64_t v;
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(flag) : "memory");
+        if (v == tag)
+            return;
+        __nanosleep(64);
+    }
+}
+static __device__ __forceinline__ void lower_tag(uint64_t *flag)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], 0;" ::"l"(flag) : "memory");
+}
+
+// A warp's partial sums handed over under a tagged flag (lane: the
+// caller's lane), and taken over by the warp that adds them.
+template <int NT>
+static __device__ __forceinline__ void hand_over(const float (&acc)[NT][4], float4 *mine,
+                                                 uint64_t *flag, uint64_t tag, int lane)
+{
+    write_partial<NT>(acc, mine);
+    __syncwarp();
+    if (lane == 0)
+        raise_tag(flag, tag);
+}
+template <int NT>
+static __device__ __forceinline__ void take_over(float (&acc)[NT][4], const float4 *theirs,
+                                                 uint64_t *flag, uint64_t tag, int lane)
+{
+    if (lane == 0)
+        wait_tag(flag, tag);
+    __syncwarp();
+    add_partial<NT>(acc, theirs);
+    if (lane == 0)
+        lower_tag(flag);
+}
+
 } // namespace split_sum
 } // namespace bk
 

@@ -778,7 +778,7 @@ static void test_stream_k_workspace(void)
         tap_ok(false, "sparse plan N 2048 M 57344 K 8192: %s", bkGetLastErrorMessage());
     }
     const uint64_t slot = 128 * 256 * 4, ctas = ws[0] / slot;
-    const uint64_t flags = (ctas * 8 * 4 + 255) / 256 * 256;
+    const uint64_t flags = (ctas * 8 * 8 + 255) / 256 * 256;  /* 64-bit flags */
     if (!hopper) {
         tap_ok(ws[0] == 0 && ws[1] == 0, "no Hopper kernels, no workspace: %llu, %llu bytes",
                (unsigned long long)ws[0], (unsigned long long)ws[1]);
@@ -856,7 +856,7 @@ static void test_decode_choice(void)
                 ctas = ctas ? ctas : sms;
                 ctas = tiles * ksteps / 8 < ctas ? tiles * ksteps / 8 : ctas;
                 ctas = ctas < 1 ? 1 : ctas;
-                expect = (ctas * 8 * 4 + 255) / 256 * 256 + ctas * 128 * 16 * 4;
+                expect = (ctas * 8 * 8 + 255) / 256 * 256 + ctas * 128 * 16 * 4;
             }
             ok = strcmp(props.kernelName, want) == 0;
         }

@@ -188,6 +188,14 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
         r = bkAllocateMemory(ctx, &info, NULL, &workspace);
         if (r == BK_SUCCESS)
             r = bkGetMemoryAddress(workspace, &workspace_address);
+        /* Poisoned: a plan may not rely on a zeroed workspace (its runs
+         * after the first, as replays, see what the runs before left). */
+        if (r == BK_SUCCESS && props.workspaceSize >= 4) {
+            const struct one_command poison = { .what = FILL, .dst = workspace_address,
+                                                .size = props.workspaceSize / 4 * 4,
+                                                .pattern = 0xA5A5A5A5u };
+            r = submit_one(ctx, &poison);
+        }
     }
     if (r == BK_SUCCESS)
         r = bkBeginCommandBuffer(cmd, &begin);

@@ -181,6 +181,11 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
 BK_HIDDEN void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                     const char *name, uint64_t words_at, uint64_t words);
 
+/* A fresh tag for the tagged flags of a launch's workspace (never 0; see
+ * ptx/split_sum_sync.cuh): drawn for each recorded launch, so that what a
+ * workspace held before can stand for a raised flag only by chance. */
+BK_HIDDEN uint64_t bk_cuda_launch_tag(void);
+
 /* Tensor maps (cuda_tensor_map.c): whether a tensor of rank dimensions
  * (extent[0] slowest, strides in elements) can be described to the bulk
  * tensor copy engine at all, and the map of one at base, copied in boxes

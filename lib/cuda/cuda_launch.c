@@ -10,6 +10,8 @@
 
 #include "../../ptx/workspace_clear.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 BkResult bk_cuda_plan_init(struct bk_cuda_plan *base, bk_cuda_prepare_fn prepare,
@@ -76,6 +78,18 @@ void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn, const 
                                           ? blocks
                                           : BK_WORKSPACE_CLEAR_MAX_BLOCKS),
                        1, 1, BK_WORKSPACE_CLEAR_THREADS, 0, name, &a, sizeof a);
+}
+
+uint64_t bk_cuda_launch_tag(void)
+{
+    static atomic_uint_least32_t count;
+    const uint64_t n = atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
+    /* splitmix64 of the count, offset by where the library was loaded */
+    uint64_t z = (uint64_t)(uintptr_t)&count + (n << 32) + n + 0x9E3779B97F4A7C15u;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    z ^= z >> 31;
+    return z ? z : 1;
 }
 
 void bk_cuda_plan_release(struct bk_cuda_plan *base)

@@ -95,7 +95,6 @@ struct gemm_plan {
     struct gemm_kernel wgmma, async, fallback; /* fallback: _strided or general */
     int64_t mts, kbs;                     /* the prepared weight's tiles (wgmma's maps) */
     unsigned int cluster;                 /* wgmma: CTAs along m sharing X's tiles */
-    CUfunction clear;                     /* stream-K's: zeroes the flags (else NULL) */
 };
 
 enum path { PATH_AUTO, PATH_MMA, PATH_STRIDED, PATH_GENERAL };
@@ -298,7 +297,7 @@ static void persistent_grid(BkPlan plan, struct gemm_kernel *k, unsigned int clu
 
 /* Stream-K's costs in k steps of a 128 x 256 tile (~0.5 us each on the
  * H100): a partial tile through the L2 (128 KiB a CTA, ~1.2 us) that a
- * head reads per piece, and a margin for the clearing kernel. */
+ * head reads per piece, and a margin for the pieces' other fixed costs. */
 #define SK_PARTIAL_STEPS 3
 #define SK_MARGIN_STEPS 4
 
@@ -485,15 +484,13 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         if (wgmma_maps(g, &plan->problem.sparse24_gemm, &t)) {
             if (!g->decode && y_map(&plan->problem.sparse24_gemm, &t))
                 t.a.flags |= BK_SP24_Y_MAP;
-            uint32_t n = 0;
-            if (g->clear) {
+            if (plan->props.workspaceSize > 0) {  /* stream-K: tagged flags */
                 t.a.workspace = run->workspace;
-                bk_cuda_launch_clear(&launches[n++], g->clear, "bk_sp24_sk_clear", run->workspace,
-                                     BK_SP24_SK_FLAG_WORDS(k->grid));
+                t.a.sk_tag = bk_cuda_launch_tag();
             }
-            bk_cuda_launch_set(&launches[n++], k->fn, k->grid, 1, k->grid_z, k->block,
+            bk_cuda_launch_set(&launches[0], k->fn, k->grid, 1, k->grid_z, k->block,
                                k->shared_bytes, k->name, &t, sizeof t);
-            return n;
+            return 1;
         }
     }
     const bool aligned = (run->binding[BK_SPARSE24_GEMM_BINDING_X] & 15u) == 0;
@@ -532,7 +529,6 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
      * runs whose addresses the maps cannot take. */
     const bool mappable = tensor_cores && forced == PATH_AUTO && x_async_fits(p);
     const struct tiling *wt = mappable ? choose_wgmma_tiling(p, dev) : NULL;
-    bool clears = false;  /* the Hopper kernel counts in the workspace */
     if (mappable && takes_decode(p, dev)) {
         /* The decode kernel: stream-K, a grid of decode_ctas in x; or
          * forced, a grid of m tiles times the split of K (the CTAs of a
@@ -560,7 +556,6 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
             g->wgmma.grid = decode_ctas(tiles, (uint64_t)(l.kbs / 2), c->sm_count);
             g->wgmma.grid_z = 1;
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, decode_tiling.bn);
-            clears = true;
         }
         g->cluster = 1;  /* (along m: X's boxes are the whole tile's 16 rows) */
         g->has_wgmma = g->decode = true;
@@ -584,15 +579,7 @@ BkResult bk_cuda_sparse24_gemm_select(BkPlan plan)
         g->kbs = l.kbs;
         if (stream_k_schedule(&g->wgmma, g->cluster, l.kbs / 2, &g->wgmma.args)) {
             plan->props.workspaceSize = BK_SP24_SK_WORKSPACE(g->wgmma.grid, wt->bn);
-            clears = true;
         }
-    }
-    if (clears) {
-        const char *const names[] = { "bk_sp24_sk_clear" };
-        CUfunction *const fns[] = { &g->clear };
-        if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_SPARSE24_WGMMA, names, fns, 1)) !=
-            BK_SUCCESS)
-            return res;
     }
     if (tensor_cores) {
         snprintf(name, sizeof name, "bk_sp24_mma_%s_%s_%ux%u%s_strided", type, out, t->bm, t->bn,
