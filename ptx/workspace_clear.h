@@ -1,6 +1,7 @@
 /* Zeroing a plan's workspace counters before a kernel that counts in them
- * (the stream-K schedules of the W4A16 and 2:4 Hopper kernels), so that a
- * workspace may hold anything between runs: a small kernel each module
+ * (the W4A16 wgmma kernels' stream-K: several writers count arrivals on one
+ * counter; the 2:4 kernels' flags, one writer each, are tagged instead:
+ * split_sum_sync.cuh), so that a workspace may hold anything between runs: a small kernel each module
  * that needs it defines with BK_WORKSPACE_CLEAR_KERNEL, launched by
  * bk_cuda_launch_clear (lib/cuda/cuda_launch.c) just before the kernel.
  * It lets that kernel launch at once (programmatic dependent launch) and
