@@ -125,6 +125,19 @@ template <typename T, typename O, int S> struct Decode {
         asm volatile("bar.sync 1, %0;\n" ::"n"(CONSUMERS) : "memory");
     }
 
+    // f(i, j, r) for every register of a consumer thread's sums: tile row
+    // i of its warp's, n8 tile j, register r of the m16n8 fragment.
+    template <typename F> static __device__ __forceinline__ void each_sum(F f)
+    {
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++)
+                    f(i, j, r);
+    }
+
     // The producer warp's stages of one (batch, n tile): lane 0 copies, the
     // warp waits with it (a stage is refilled once the consumers let go).
     __device__ void produce(const bk_sp24_wgmma_args &q, int64_t b, int64_t n0, RingPos &pos,
@@ -150,13 +163,7 @@ template <typename T, typename O, int S> struct Decode {
     // bulk copies' writes; tensor copies it does not check so).
     __device__ void consume(float (&acc)[ROWS][NT][4], RingPos &pos, int w, int lane) const
     {
-#pragma unroll
-        for (int i = 0; i < ROWS; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-                    acc[i][j][r] = 0.f;
+        each_sum([&](int i, int j, int r) { acc[i][j][r] = 0.f; });
         const uint32_t a_at = W_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_TILE_BYTES);
         const uint32_t e_at = E_OFF + (uint32_t)(w * ROWS) * (2 * BK_SP24_META_BYTES) +
                               4 * bk_sp24_meta_lane_word(lane);
@@ -237,13 +244,7 @@ template <typename T, typename O, int S> struct Decode {
     }
     __device__ void put(const float (&v)[ROWS][NT][4], int w, int lane) const
     {
-#pragma unroll
-        for (int i = 0; i < ROWS; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-                    staging[place(w, lane, i, j, r)] = v[i][j][r];
+        each_sum([&](int i, int j, int r) { staging[place(w, lane, i, j, r)] = v[i][j][r]; });
     }
 
     // The tile's sums to Y: every thread of the CTA calls it (the cluster
@@ -271,31 +272,15 @@ template <typename T, typename O, int S> struct Decode {
         float sum[ROWS][NT][4];
         if (S > 1 && consumer && rank == 0) {
             const uint32_t base = bk::shared_address(staging);
-#pragma unroll
-            for (int i = 0; i < ROWS; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++)
-#pragma unroll
-                    for (int r = 0; r < 4; r++)
-                        sum[i][j][r] = acc[i][j][r];
+            each_sum([&](int i, int j, int r) { sum[i][j][r] = acc[i][j][r]; });
 #pragma unroll 1
             for (int from = 1; from < S; from++) {
                 float v[ROWS][NT][4];
-#pragma unroll
-                for (int i = 0; i < ROWS; i++)
-#pragma unroll
-                    for (int j = 0; j < NT; j++)
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            v[i][j][r] = load_cluster_f32(
-                                base + 4u * (uint32_t)place(w, lane, i, j, r), (uint32_t)from);
-#pragma unroll
-                for (int i = 0; i < ROWS; i++)
-#pragma unroll
-                    for (int j = 0; j < NT; j++)
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            sum[i][j][r] += v[i][j][r];
+                each_sum([&](int i, int j, int r) {
+                    v[i][j][r] = load_cluster_f32(base + 4u * (uint32_t)place(w, lane, i, j, r),
+                                                  (uint32_t)from);
+                });
+                each_sum([&](int i, int j, int r) { sum[i][j][r] += v[i][j][r]; });
             }
         }
         // Rank 0 has read the other ranks' sums: they may go on (or end)
