@@ -247,10 +247,10 @@ struct bk_sp24_gemm_args {
  * W's values and metadata by plain bulk copies) that the copy engine brings
  * into a ring deep enough to keep the memory busy (two CTAs fit an SM); one
  * producer warp and four consumer warps of two tile rows each. Either
- * stream-K (the _sk
- * kernels: a grid of at most what the GPU holds at once takes equal runs
- * of the (tile, k step) units, partial tiles through the workspace as
- * the wgmma kernels' below) or K split over the S CTAs of a cluster (grid
+ * stream-K (the _sk kernels: a grid of at most what the GPU holds at once
+ * takes equal runs of the (tile, k step) units, partial tiles through the
+ * workspace as the wgmma kernels' below) or K split over the S CTAs of a
+ * cluster (grid
  * x: m tiles times S), which add their partial tiles through distributed
  * shared memory in rank order: the same bits on every run either way.
  * BK_SP24_DECODE_SPLITS(X) lists the S compiled. */

@@ -242,6 +242,22 @@ static __device__ __forceinline__ uint4 load_a_fragment(uint32_t unit, uint32_t 
     bk::ldmatrix_x4(r, unit + bk_sp24_frag_row(lane, kk));
     return make_uint4(r[0], r[1], r[2], r[3]);
 }
+
+// ---- Stream-K's workspace (sparse24_args.h) ----------------------------------
+// Consumer warp w's tagged flag of CTA cta, and the first float4 of that
+// CTA's slot of partial sums (slot_bytes a CTA): the decode and wgmma
+// kernels' shared layout.
+static __device__ __forceinline__ uint64_t *sk_flag(const bk_sp24_gemm_args &p, uint32_t cta,
+                                                    int w)
+{
+    return reinterpret_cast<uint64_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + w;
+}
+static __device__ __forceinline__ float4 *sk_slot(const bk_sp24_gemm_args &p, uint32_t cta,
+                                                  uint64_t slot_bytes)
+{
+    return reinterpret_cast<float4 *>(p.workspace + BK_SP24_SK_FLAG_BYTES(gridDim.x) +
+                                      cta * slot_bytes);
+}
 #endif  // BK_SP24_EMULATION
 
 }  // namespace bk_sp24

@@ -198,15 +198,10 @@ template <typename T, typename O, int S> struct Decode {
 
     // Stream-K: consumer warp w's flag, and its lane's first float4 of the
     // slot of CTA cta (the layout of the wgmma kernels' workspace).
-    __device__ uint64_t *flag(uint32_t cta, int w) const
-    {
-        return reinterpret_cast<uint64_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + w;
-    }
+    __device__ uint64_t *flag(uint32_t cta, int w) const { return bk_sp24::sk_flag(p, cta, w); }
     __device__ float4 *slot(uint32_t cta, int w, int lane) const
     {
-        return reinterpret_cast<float4 *>(p.workspace + BK_SP24_SK_FLAG_BYTES(gridDim.x) +
-                                          cta * BK_SP24_SK_SLOT_BYTES(BN)) +
-               w * ROWS * NT * 32 + lane;
+        return bk_sp24::sk_slot(p, cta, BK_SP24_SK_SLOT_BYTES(BN)) + w * ROWS * NT * 32 + lane;
     }
 
     // A warp's sums as the split_sum helpers take them: ROWS x NT blocks

@@ -241,15 +241,10 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 
     // Stream-K: consumer warp cw's flag and its lane's first float4 of the
     // slot of CTA cta.
-    __device__ uint64_t *flag(uint32_t cta, int cw) const
-    {
-        return reinterpret_cast<uint64_t *>(p.workspace) + cta * BK_SP24_SK_WARPS + cw;
-    }
+    __device__ uint64_t *flag(uint32_t cta, int cw) const { return bk_sp24::sk_flag(p, cta, cw); }
     __device__ float4 *slot(uint32_t cta, int cw, int lane) const
     {
-        return reinterpret_cast<float4 *>(p.workspace + BK_SP24_SK_FLAG_BYTES(gridDim.x) +
-                                          cta * BK_SP24_SK_SLOT_BYTES(BN)) +
-               cw * NT * 32 + lane;
+        return bk_sp24::sk_slot(p, cta, BK_SP24_SK_SLOT_BYTES(BN)) + cw * NT * 32 + lane;
     }
 
     // A piece's sums (one that does not start the tile) to this CTA's

@@ -190,12 +190,8 @@ static BkResult submit_one(BkContext ctx, const struct one_command *c)
             r = bkGetMemoryAddress(workspace, &workspace_address);
         /* Poisoned: a plan may not rely on a zeroed workspace (its runs
          * after the first, as replays, see what the runs before left). */
-        if (r == BK_SUCCESS && props.workspaceSize >= 4) {
-            const struct one_command poison = { .what = FILL, .dst = workspace_address,
-                                                .size = props.workspaceSize / 4 * 4,
-                                                .pattern = 0xA5A5A5A5u };
-            r = submit_one(ctx, &poison);
-        }
+        if (r == BK_SUCCESS && props.workspaceSize >= 4)
+            r = bkt_fill(ctx, workspace_address, props.workspaceSize / 4 * 4, 0xA5A5A5A5u);
     }
     if (r == BK_SUCCESS)
         r = bkBeginCommandBuffer(cmd, &begin);
