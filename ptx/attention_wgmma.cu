@@ -369,7 +369,11 @@ template <typename T, int DH, int BN, int NC, int STAGES>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
-    const uint32_t base = shared_base_1024();
+    // Uniform descriptors (warp_uniform): the D = 64 forward 4-11% faster.
+    // Not for one consumer: ptxas then spills the solo kernel at D = 128.
+    uint32_t base = shared_base_1024();
+    if constexpr (NC > 1)
+        base = warp_uniform(base);
     const Args &a = p.a;
     init_ring<L>(base);
     __syncthreads();
@@ -383,7 +387,9 @@ static __device__ void forward(const bk_attention_tma_args &p)
         return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.
     const QueryTiles<NC> tiles(a);
-    const int group = threadIdx.x / 128;
+    int group = threadIdx.x / 128;
+    if constexpr (NC > 1)
+        group = warp_uniform(group);
     // Registers move from the producer, which needs few, to the consumers.
     if (group == 0) {
         producer_registers<NC, BN, DH>();

@@ -167,7 +167,7 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
 template <typename T, int DH> static __device__ void dq(const bk_attention_tma_args &p)
 {
     typedef DqLayout<DH> L;
-    const uint32_t base = shared_base_1024();
+    const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
@@ -178,7 +178,7 @@ template <typename T, int DH> static __device__ void dq(const bk_attention_tma_a
             produce_tiles<L>(p, base, tiles);
     } else {
         consumer_registers<2>();
-        dq_consumer<T, DH>(p, tiles, base, threadIdx.x / 128 - 1);
+        dq_consumer<T, DH>(p, tiles, base, warp_uniform((int)threadIdx.x / 128 - 1));
     }
 }
 
@@ -803,7 +803,7 @@ template <typename L> static __device__ __forceinline__ void init_dkv_barriers(u
 template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
 {
     typedef DkvLayout<DH> L;
-    const uint32_t base = shared_base_1024();
+    const uint32_t base = warp_uniform(shared_base_1024());
     const Args &a = p.a;
     const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
@@ -820,7 +820,7 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
             dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
     } else {
         consumer_registers<2>();
-        dkv_consumer<T, DH>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, bad);
+        dkv_consumer<T, DH>(p, base, warp_uniform((int)threadIdx.x / 128 - 1), k0, kvh, b, bad);
         grid_dependency_wait_only(); // the CTA ends after dq
     }
 }

@@ -48,6 +48,16 @@ static __device__ __forceinline__ uint64_t smem_desc_add(uint64_t desc, uint32_t
     return (desc & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
 }
 
+// x, known to ptxas as the same in every lane of the warp (a broadcast
+// from lane 0). Shared addresses and warpgroup indices derived from
+// threadIdx look per-lane to ptxas, so every wgmma descriptor made from
+// them was built in ordinary registers and moved to uniform ones (R2UR)
+// before each instruction; made from such a value they stay uniform.
+template <typename V> static __device__ __forceinline__ V warp_uniform(V x)
+{
+    return __shfl_sync(0xFFFFFFFFu, x, 0);
+}
+
 // Warpgroup register reallocation (setmaxnreg, every thread of the
 // warpgroup): shrink to N registers a thread, giving the rest to the CTA's
 // pool, or grow to N from it. Warp-specialised kernels move registers from
