@@ -250,9 +250,9 @@ struct bk_sp24_gemm_args {
  * stream-K (the _sk kernels: a grid of at most what the GPU holds at once
  * takes equal runs of the (tile, k step) units, partial tiles through the
  * workspace as the wgmma kernels' below) or K split over the S CTAs of a
- * cluster (grid
- * x: m tiles times S), which add their partial tiles through distributed
- * shared memory in rank order: the same bits on every run either way.
+ * cluster (grid x: m tiles times S), which add their partial tiles through
+ * distributed shared memory in rank order: the same bits on every run
+ * either way.
  * BK_SP24_DECODE_SPLITS(X) lists the S compiled. */
 #define BK_SP24_DECODE_BN 16
 #define BK_SP24_DECODE_THREADS 160

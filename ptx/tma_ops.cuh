@@ -120,15 +120,9 @@ static __device__ __forceinline__ uint32_t cluster_rank()
     return r;
 }
 
-static __device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
-// The barrier's two halves, for a thread with work between them (arrive
-// releases what it did before; wait acquires what the others did before
-// their arrivals).
+// The cluster barrier's two halves, for a thread with work between them
+// (arrive releases what it did before; wait acquires what the others did
+// before their arrivals), and the whole barrier.
 static __device__ __forceinline__ void cluster_arrive()
 {
     asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
@@ -136,6 +130,11 @@ static __device__ __forceinline__ void cluster_arrive()
 static __device__ __forceinline__ void cluster_wait()
 {
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+static __device__ __forceinline__ void cluster_sync()
+{
+    cluster_arrive();
+    cluster_wait();
 }
 
 static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank)

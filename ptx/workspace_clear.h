@@ -1,9 +1,10 @@
 /* Zeroing a plan's workspace counters before a kernel that counts in them
  * (the W4A16 wgmma kernels' stream-K: several writers count arrivals on one
  * counter; the 2:4 kernels' flags, one writer each, are tagged instead:
- * split_sum_sync.cuh), so that a workspace may hold anything between runs: a small kernel each module
- * that needs it defines with BK_WORKSPACE_CLEAR_KERNEL, launched by
- * bk_cuda_launch_clear (lib/cuda/cuda_launch.c) just before the kernel.
+ * split_sum_sync.cuh), so that a workspace may hold anything between
+ * runs: a small kernel each module that needs it defines with
+ * BK_WORKSPACE_CLEAR_KERNEL, launched by bk_cuda_launch_clear
+ * (lib/cuda/cuda_launch.c) just before the kernel.
  * It lets that kernel launch at once (programmatic dependent launch) and
  * first waits for the grid before it, which may use the same workspace;
  * the kernel after it waits for it before it touches the counters. */
