@@ -397,7 +397,9 @@ static __device__ void forward(const bk_attention_tma_args &p)
             produce_tiles<L>(p, base, tiles);
     } else {
         consumer_registers<NC, BN, DH>();
-        consumer<T, DH, BN, NC, STAGES>(p, tiles, base, group - 1);
+        // One consumer's index is the constant 0, which keeps its wgmma
+        // descriptors uniform (warp_uniform on it made the solo kernels spill).
+        consumer<T, DH, BN, NC, STAGES>(p, tiles, base, NC == 1 ? 0 : group - 1);
     }
 }
 

@@ -854,7 +854,7 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
 template <typename T, int DH> static __device__ void dkvq_atomic(const bk_attention_tma_args &p)
 {
     typedef DkvLayout<DH, true> L;
-    const uint32_t base = shared_base_1024();
+    const uint32_t base = warp_uniform(shared_base_1024());
     const Args &a = p.a;
     const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
@@ -866,8 +866,8 @@ template <typename T, int DH> static __device__ void dkvq_atomic(const bk_attent
             dkv_producer<L, true>(p, base, (int)k0, (int)kvh, (int)b, false);
     } else {
         consumer_registers<2>();
-        dkv_consumer<T, DH, true, true>(p, base, threadIdx.x / 128 - 1, k0, kvh, b,
-                                        group_bad(a, b, kvh));
+        const int c = warp_uniform((int)threadIdx.x / 128 - 1);
+        dkv_consumer<T, DH, true, true>(p, base, c, k0, kvh, b, group_bad(a, b, kvh));
     }
 }
 
