@@ -99,7 +99,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         const uint32_t base = bk::shared_address(raw);
         const uint32_t pad = (1024u - base % 1024u) % 1024u; // BK_W4A16_WG_SMEM has the slack
         smem = raw + pad;
-        ring = base + pad;
+        ring = bk::hopper::warp_uniform(base + pad);  // uniform descriptors (wgmma_ops.cuh)
         bars = ring + BK_W4A16_WG_RING_BYTES(TT, CW);
         n0 = (int)blockIdx.x * TN;
         m0 = (int)blockIdx.z * TT;
@@ -264,7 +264,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
     __device__ void run(const bk_w4a16_tma_args &q)
     {
         using namespace bk::hopper;
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+        const int warp = warp_uniform((int)threadIdx.x / 32), lane = threadIdx.x % 32, wg = warp / 4;
         if (threadIdx.x == 0) {
             for (int b = 0; b < STAGES; b++) {
                 mbar_init(full(b), 1);
