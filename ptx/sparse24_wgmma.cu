@@ -101,7 +101,7 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
     {
         const uint32_t base = bk::shared_address(raw);
         const uint32_t pad = (1024u - base % 1024u) % 1024u;  // BK_SP24_WG_SMEM has the slack
-        ring = base + pad;
+        ring = warp_uniform(base + pad);  // uniform descriptors (wgmma_ops.cuh)
         staging = reinterpret_cast<float *>(raw + pad + STAGES * STAGE_BYTES);
         bars = ring + STAGES * STAGE_BYTES + BK_SP24_WG_STAGING_BYTES;
         rank = CL > 1 ? cluster_rank() : 0;
@@ -347,7 +347,8 @@ template <typename T, typename O, int BN, int STAGES, int CL> struct SpGemm {
 
     __device__ void run(const bk_sp24_wgmma_args &q)
     {
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wg = warp / 4;
+        const int warp = warp_uniform((int)threadIdx.x / 32), lane = threadIdx.x % 32,
+                  wg = warp / 4;
         if (threadIdx.x == 0) {
             for (int s = 0; s < STAGES; s++) {
                 mbar_init(full(s), 1);
