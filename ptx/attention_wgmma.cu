@@ -350,19 +350,15 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
 // The kernel the pattern chose (BK_ATTENTION_CHOSE_*) by the sums
 // bk_attention_forward_choice left (a lane per CTA of it; every warp
 // reads them all, so the CTA agrees): deep where neighbouring query blocks
-// share most key blocks (U <= 0.7 N); else narrow where a query block has
-// at most 16 64-key slots on average (N counts both blocks of each of
-// choice_rows pairs), solo above.
+// share key blocks (U <= 0.8 N), else narrow. With uniform descriptors
+// (session 38) narrow runs level with or ahead of solo on random blocks at
+// 10-50% and deep ahead of both at 50% (U / N = 0.75): bench/RESULTS.md.
 static __device__ __forceinline__ int forward_choice(const Args &a)
 {
     static_assert(BK_ATTENTION_CHOICE_CTAS == 32, "a lane per CTA's sums");
     const uint2 s = __ldcg((const uint2 *)a.choice + threadIdx.x % 32);
     const uint32_t u = __reduce_add_sync(0xFFFFFFFFu, s.x), n = __reduce_add_sync(0xFFFFFFFFu, s.y);
-    if (10ull * u <= 7ull * n)
-        return BK_ATTENTION_CHOSE_DEEP;
-    const uint64_t slots = (uint64_t)n * (uint64_t)(a.block_k / SLOT);
-    return slots <= 32ull * (uint64_t)choice_rows(a) ? BK_ATTENTION_CHOSE_NARROW
-                                                     : BK_ATTENTION_CHOSE_SOLO;
+    return 5ull * u <= 4ull * n ? BK_ATTENTION_CHOSE_DEEP : BK_ATTENTION_CHOSE_NARROW;
 }
 
 template <typename T, int DH, int BN, int NC, int STAGES>

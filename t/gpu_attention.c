@@ -511,8 +511,9 @@ static void fast_cases(bool backward)
                  * deep forced, its walk pairs many slots of one consumer
                  * and leaves some over at the end. Then nine in ten
                  * active: neighbours share most, and the count chooses
-                 * deep; then two in five of more blocks (about 26 each):
-                 * solo. */
+                 * deep; then three in five of more blocks (about 38
+                 * each): deep again (U about 0.7 N), its walk skipping
+                 * often. */
                 if (f == 1) {
                     c = (struct acase){
                         .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1536,
@@ -522,7 +523,7 @@ static void fast_cases(bool backward)
                     run_case(&c);
                     c.density = 0.9;
                     run_case(&c);
-                    c.density = 0.4, c.lk = 4096;
+                    c.density = 0.6, c.lk = 4096;
                     run_case(&c);
                 }
                 /* A short list of 64-key blocks (at most 1/8 of them per

@@ -27,7 +27,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
-    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_WGMMA_SOLO, K_DKVQ_WGMMA, K_DKVQ_ATOMIC_WGMMA,
+    K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_DKVQ_WGMMA, K_DKVQ_ATOMIC_WGMMA,
     K_DQ_FROM_SUM, K_WGMMA_NARROW, K_COUNT
 };
 
@@ -47,10 +47,9 @@ struct attention_plan {
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
     /* Whether the pattern chooses at run time between `forward` (deep) and
-     * the solo and narrow kernels (K_CHOICE, then K_WGMMA, K_WGMMA_SOLO and
-     * K_WGMMA_NARROW). */
+     * the narrow kernel (K_CHOICE, then K_WGMMA and K_WGMMA_NARROW). */
     bool chooses;
-    unsigned int row_ctas, solo_row_ctas; /* row_ctas() (solo_: solo, narrow); 0: a CTA a tile */
+    unsigned int row_ctas, narrow_row_ctas; /* row_ctas() (narrow_: the narrow kernel); 0: a CTA a tile */
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
@@ -124,9 +123,9 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * (MASK or LIST), where a plain CTA's consumers would skip each other's
  * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
  * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
- * and the deep one at D = 128 (a third ring stage: solo there, with a ring
- * of one stage, or narrow, with tiles of one 64-key slot, wins where
- * neighbouring blocks share few key blocks, which is run-time data, see
+ * and the deep one at D = 128 (a third ring stage: narrow, one consumer
+ * with tiles of one 64-key slot, two CTAs an SM, wins where neighbouring
+ * blocks share few key blocks, which is run-time data, see
  * forward_kernel; but a LIST's capacity bounds every row's, so a LIST of
  * capacity at most nbk / 8 takes narrow at D = 128: the solo kernel of
  * sessions 20-31 (now narrow) there +4% at 12.5%, +10% at 10%, +30% at 5%,
@@ -167,15 +166,15 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, 
  * names (plain, solo, narrow, deep, trio or wide; read when a plan is made,
  * for tests and tuning) where it takes p's head size (and the wide one a
  * DENSE pattern). Where the default is deep, *chooses: the pattern may
- * choose the solo or the narrow kernel instead at run time: a
- * pattern whose neighbouring query blocks share few key blocks (U > 0.7
- * N: bk_attention_forward_choice) makes a deep CTA load a tile for one
- * consumer and skip it in the other; solo then wins (random blocks, U / N
- * = 1 - density / 2: at 25% +9-15%, at 50% +1-2%; behind by 2% at 25% and
- * 6% at 50% where neighbours share most, U / N about 0.6), and narrow
- * where a query block has at most 16 64-key slots on average (at 10%,
- * 13 slots: narrow +6% over solo, which wastes half a tile on an odd
- * slot; at 25% solo +6%: bench/RESULTS.md, session 32). */
+ * choose the narrow kernel instead at run time. A pattern whose
+ * neighbouring query blocks share few key blocks (U > 0.8 N:
+ * bk_attention_forward_choice) makes a deep CTA load a tile for one
+ * consumer and skip it in the other; narrow, two CTAs an SM each walking
+ * its own block, then wins (random blocks, U / N = 1 - density / 2: at
+ * 25% +6-7%, at 10% +14-15%; deep ahead by 2-4% at 50%, U / N = 0.75).
+ * Solo (128-key tiles) ran level with narrow or behind it everywhere once
+ * both kept uniform descriptors, and takes no part (bench/RESULTS.md,
+ * sessions 32 and 38). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
                                                    bool *chooses)
 {
@@ -262,12 +261,11 @@ static bool aligned16(const struct bk_attention_args *a, bool backward)
     return (any & 15u) == 0;
 }
 
-/* The forward kernel behind kernel slot k (K_WGMMA, K_WGMMA_SOLO,
- * K_WGMMA_NARROW), else NULL. */
+/* The forward kernel behind kernel slot k (K_WGMMA, K_WGMMA_NARROW),
+ * else NULL. */
 static const struct forward_kernel *forward_of(const struct attention_plan *ap, int k)
 {
-    return k == K_WGMMA ? ap->forward
-           : k == K_WGMMA_SOLO ? &forward_kernels[FORWARD_SOLO]
+    return k == K_WGMMA          ? ap->forward
            : k == K_WGMMA_NARROW ? &forward_kernels[FORWARD_NARROW]
                                  : NULL;
 }
@@ -299,7 +297,7 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
 {
     const struct forward_kernel *fk = forward_of(ap, k);
     const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
-    const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->solo_row_ctas;
+    const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
     if (ctas > 0 && items <= INT32_MAX) {
@@ -374,17 +372,16 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
          * random blocks D64 163/196, D128 255/304; blocks shared by
          * neighbours D64 176/217, D128 269/317-331) and was removed. */
         if (wgmma && ap->chooses) {
-            /* The pattern chooses: its sums, then the three kernels (see
-             * forward_kernel), those not chosen ending at once. Deep
-             * first: a kernel not chosen still starts and ends after the
-             * one before (it waits for it), which costs least on the
-             * denser patterns that choose deep. */
+            /* The pattern chooses: its sums, then both kernels (see
+             * forward_kernel), the one not chosen ending at once (it still
+             * starts after the one before and ends before the one after).
+             * Narrow first: 0.3-1% faster than deep first on the probe's
+             * patterns, whichever was chosen (H200, session 38). */
             t.a.choice = a.choice = run->workspace + p->ws_choice;
             launch(&launches[n++], ap, K_CHOICE, BK_ATTENTION_CHOICE_CTAS, 1, 1,
                    BK_ATTENTION_CHOICE_THREADS, &a);
-            launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
-            launch_rows_wgmma(&launches[n++], ap, K_WGMMA_SOLO, p, &t);
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA_NARROW, p, &t);
+            launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (fast)
@@ -580,7 +577,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     if (ap->wgmma) {
         /* The Hopper kernels of the plan: the forward (forward_kernels), or
          * dq and dk/dv. */
-        static const int wf[] = { K_WGMMA, K_WGMMA_SOLO, K_WGMMA_NARROW },
+        static const int wf[] = { K_WGMMA, K_WGMMA_NARROW },
                          wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA },
                          wa[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_ATOMIC_WGMMA, K_DQ_FROM_SUM };
         static const char *const wpattern[K_COUNT] = {
@@ -600,7 +597,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
         const int wcount =
-            !p->backward ? (ap->chooses ? 3 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
+            !p->backward ? (ap->chooses ? 2 : 1) : ap->atomic ? 4 : ap->fused ? 3 : 2;
         const char *wname[4];
         CUfunction *wfn[4];
         for (int i = 0; i < wcount; i++) {
@@ -660,8 +657,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
-    ap->solo_row_ctas =
-        ap->chooses ? row_ctas(plan->ctx->impl, forward_kernels[FORWARD_SOLO].per_sm) : 0;
+    ap->narrow_row_ctas =
+        ap->chooses ? row_ctas(plan->ctx->impl, forward_kernels[FORWARD_NARROW].per_sm) : 0;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL, K_CHOICE };
@@ -697,9 +694,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                              : "general",
                  ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
-    else if (ap->chooses) /* deep's name, its kind named all three ways */
+    else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_forward_wgmma_deep_solo_or_narrow_%s_d%d", ts, (int)p->d);
+                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, (int)p->d);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);
