@@ -97,7 +97,7 @@ struct Halves {
 // Masks the tile's scores past each row's last key, then turns them into
 // P in place, in base 2 against the new row maxima; returns the factors
 // that rescale the rows' running sums and outputs.
-template <typename T, int DH, int BN>
+template <typename T, int DH, int BN, bool LAZY>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
                                                  const Halves &hv, const ScoreScale &ss)
 {
@@ -129,9 +129,20 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
         mx.x = fmaxf(mx.x, __shfl_xor_sync(0xFFFFFFFFu, mx.x, x));
         mx.y = fmaxf(mx.y, __shfl_xor_sync(0xFFFFFFFFu, mx.y, x));
     }
+    // LAZY: a row keeps its running maximum until the new one exceeds it by
+    // more than STALE (base 2): P stays below 2^STALE, and O and the sum
+    // are rescaled only where a maximum moved (FlashAttention-4's rule),
+    // which after a row's first tiles is seldom.
+    constexpr float STALE = 8.f;
+    if (LAZY && r.m_a != -INFINITY && mx.x <= r.m_a + STALE)
+        mx.x = r.m_a;
+    if (LAZY && r.m_b != -INFINITY && mx.y <= r.m_b + STALE)
+        mx.y = r.m_b;
     const float base_a = mx.x == -INFINITY ? 0.f : mx.x;
     const float base_b = mx.y == -INFINITY ? 0.f : mx.y;
-    const float2 corr = make_float2(exp2_fast(r.m_a - base_a), exp2_fast(r.m_b - base_b));
+    const float2 corr = LAZY ? make_float2(mx.x == r.m_a ? 1.f : exp2_fast(r.m_a - base_a),
+                                           mx.y == r.m_b ? 1.f : exp2_fast(r.m_b - base_b))
+                             : make_float2(exp2_fast(r.m_a - base_a), exp2_fast(r.m_b - base_b));
     r.m_a = mx.x;
     r.m_b = mx.y;
     float sum_a = 0.f, sum_b = 0.f;
@@ -164,6 +175,10 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
 {
     typedef Layout<DH, BN, NC, STAGES> L;
     constexpr int NT_O = DH / 8;
+    // Lazy rescaling (see softmax) everywhere but the plain kernel at D = 64,
+    // which it slowed by 2-3% (H200, bf16, random blocks of 128 at 25-50%;
+    // the others +1-4%, trio +1-2%: bench/RESULTS.md, session 38).
+    constexpr bool LAZY = !(NC == 2 && DH == 64 && BN == 128);
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
@@ -213,12 +228,14 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         int pending = -1;             // the union tile whose P V is still to issue or finish
         // Rescales O to the new row maxima and keeps P as the next P V's A.
         auto finish_softmax = [&](float2 corr) {
+            if (!LAZY || __any_sync(0xFFFFFFFFu, corr.x != 1.f || corr.y != 1.f)) {
 #pragma unroll
-            for (int j = 0; j < NT_O; j++) {
-                r.o[j][0] *= corr.x;
-                r.o[j][1] *= corr.x;
-                r.o[j][2] *= corr.y;
-                r.o[j][3] *= corr.y;
+                for (int j = 0; j < NT_O; j++) {
+                    r.o[j][0] *= corr.x;
+                    r.o[j][1] *= corr.x;
+                    r.o[j][2] *= corr.y;
+                    r.o[j][3] *= corr.y;
+                }
             }
 #pragma unroll
             for (int j = 0; j < BN / 8; j++) {
@@ -262,7 +279,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
                 wgmma_wait<1>(); // the scores; P V may still run
                 fence_operand(sc);
                 release(st.k_empty);
-                const float2 corr = softmax<T, DH, BN>(r, sc, hv, ss);
+                const float2 corr = softmax<T, DH, BN, LAZY>(r, sc, hv, ss);
                 // ptxas would sink the softmax's exponentials below the wait for
                 // P V (they would run after it instead of under it) but for a
                 // store that needs their sum, ahead of the wait.
@@ -299,7 +316,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             pending = -1;
             if (mine) {
                 release(st.k_empty);
-                finish_softmax(softmax<T, DH, BN>(r, sc, halves(rec), ss));
+                finish_softmax(softmax<T, DH, BN, LAZY>(r, sc, halves(rec), ss));
                 pending = n;
             } else if (staged) {
                 // A skipped tile, or the stage of a record without a tile.
