@@ -95,8 +95,9 @@ struct Halves {
 };
 
 // Masks the tile's scores past each row's last key, then turns them into
-// P in place, in base 2 against the new row maxima; returns the factors
-// that rescale the rows' running sums and outputs.
+// P in place, in base 2 against the rows' running maxima (moved as LAZY
+// says); returns the factors that rescale the rows' running sums and
+// outputs (1 where a maximum stayed).
 template <typename T, int DH, int BN, bool LAZY>
 static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
                                                  const Halves &hv, const ScoreScale &ss)

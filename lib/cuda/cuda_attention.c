@@ -49,7 +49,8 @@ struct attention_plan {
     /* Whether the pattern chooses at run time between `forward` (deep) and
      * the narrow kernel (K_CHOICE, then K_WGMMA and K_WGMMA_NARROW). */
     bool chooses;
-    unsigned int row_ctas, narrow_row_ctas; /* row_ctas() (narrow_: the narrow kernel); 0: a CTA a tile */
+    /* row_ctas() of `forward` and of the narrow kernel; 0: a CTA a tile */
+    unsigned int row_ctas, narrow_row_ctas;
     unsigned int fast_shared_bytes[K_COUNT];
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
