@@ -55,8 +55,8 @@ struct bk_attention_args {
      * half), and a U32 counter per chunk (fixed order); the row sums'
      * kernel zeroes the counters, or with atomics the sums; 0 elsewhere. */
     uint64_t dq_sum, dq_count;
-    /* The Hopper forward's choice between kernels launched in turn (deep,
-     * solo, narrow): the workspace's choice area, where
+    /* The Hopper forward's choice between kernels launched in turn
+     * (narrow, deep): the workspace's choice area, where
      * bk_attention_forward_choice leaves a U32 pair (U, N) per CTA of it;
      * each kernel sums them and returns at once where it is not the one
      * chosen. 0: no choice, the kernel runs. */
@@ -104,11 +104,12 @@ struct bk_attention_args {
  * have), whose producer runs further ahead of the skips. The solo kernel
  * also takes D = 128 (faster than deep where neighbouring query blocks
  * share few key blocks, which the pattern tells at run time), with a ring
- * of one stage (83536 bytes) so that two CTAs fit an SM; and so does the
- * narrow kernel, solo with tiles of 64 keys and two stages (83568 bytes):
- * the per-tile costs over half the keys, but no half-empty tile at the end
- * of a walk with an odd number of slots, which wins where query blocks
- * have few (at 10% +6%, at 25% -6%: bench/RESULTS.md, session 32). */
+ * of one stage (83536 bytes) so that two CTAs fit an SM (forced only since
+ * session 38); and so does the narrow kernel, solo with tiles of 64 keys
+ * and two stages (83568 bytes): the per-tile costs over half the keys, but
+ * no half-empty tile at the end of a walk with an odd number of slots. The
+ * pattern chooses between deep and narrow (bench/RESULTS.md, sessions 32
+ * and 38). */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
 #define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 1 : 3)

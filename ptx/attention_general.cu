@@ -376,15 +376,15 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
         ((unsigned char *)a.bad)[blockIdx.x] = (unsigned char)(bad != 0);
 }
 
-// What the Hopper forward's choice between its deep, solo and narrow
-// kernels (query blocks of 64 rows, D = 128) rests on: over each pair of
+// What the Hopper forward's choice between its deep and narrow kernels
+// (query blocks of 64 rows, D = 128) rests on: over each pair of
 // neighbouring query blocks (a deep CTA's two consumers) and key block, U
 // counts the blocks either needs and N those each needs (keys past the
 // causal limit not counted). A deep CTA loads a tile of the union for
-// both (U / 2 tiles), a solo CTA only its own blocks but alone (no second
-// softmax under its GEMMs but its SM's other CTA's); a solo kernel runs
-// where U > 0.7 N, the narrow one where the blocks are few (see
-// forward_choice in ptx/attention_wgmma.cu). CTA g sums rows (pattern
+// both (U / 2 tiles), a narrow CTA only its own blocks but alone (no
+// second softmax under its GEMMs but its SM's other CTA's); the narrow
+// kernel runs where U > 0.8 N (see forward_choice in
+// ptx/attention_wgmma.cu). CTA g sums rows (pattern
 // head, pair) g, g + CHOICE_CTAS, ... of the first CHOICE_ENTRIES entries
 // (choice_rows), and stores its U and N at words 2 g and 2 g + 1 of the
 // choice area (every CTA stores both, so the area needs no clearing).

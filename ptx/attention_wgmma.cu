@@ -141,9 +141,9 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
         mx.y = r.m_b;
     const float base_a = mx.x == -INFINITY ? 0.f : mx.x;
     const float base_b = mx.y == -INFINITY ? 0.f : mx.y;
-    const float2 corr = LAZY ? make_float2(mx.x == r.m_a ? 1.f : exp2_fast(r.m_a - base_a),
-                                           mx.y == r.m_b ? 1.f : exp2_fast(r.m_b - base_b))
-                             : make_float2(exp2_fast(r.m_a - base_a), exp2_fast(r.m_b - base_b));
+    const bool kept_a = LAZY && mx.x == r.m_a, kept_b = LAZY && mx.y == r.m_b;
+    const float2 corr = make_float2(kept_a ? 1.f : exp2_fast(r.m_a - base_a),
+                                    kept_b ? 1.f : exp2_fast(r.m_b - base_b));
     r.m_a = mx.x;
     r.m_b = mx.y;
     float sum_a = 0.f, sum_b = 0.f;
