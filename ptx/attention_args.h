@@ -25,6 +25,8 @@
 #define BK_ATTENTION_CHOICE_THREADS 1024
 #define BK_ATTENTION_CHOICE_CTAS 32
 #define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
+/* (SOLO names the solo kernel's kind, which the choice no longer returns
+ * since session 38: solo is forced only.) */
 enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARROW };
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */
 #define BK_ATTENTION_ROWSUM_ROWS 8

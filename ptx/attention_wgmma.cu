@@ -392,8 +392,10 @@ static __device__ void forward(const bk_attention_tma_args &p)
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait();
-    // Of the kernels a plan may launch in turn for the pattern to choose
-    // from (deep, solo, narrow), those not chosen end here.
+    // Of the kernels a plan launches in turn for the pattern to choose from
+    // (narrow, deep), the one not chosen ends here. The solo kernel runs
+    // only when forced, without a choice; its own KIND, which the choice
+    // never returns, keeps it from ever taking a chosen pattern's place.
     constexpr int KIND = NC == 2      ? BK_ATTENTION_CHOSE_DEEP
                          : BN == SLOT ? BK_ATTENTION_CHOSE_NARROW
                                       : BK_ATTENTION_CHOSE_SOLO;
