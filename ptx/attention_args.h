@@ -174,4 +174,54 @@ struct bk_attention_tma_args {
     struct bk_attention_args a;
 };
 
+/* Attention over a KV cache for few query rows (ptx/attention_decode.cu).
+ * The query rows of the heads that share a kv head are packed into the
+ * rows of one tile (packed row R = head-in-group * Lq + query), so that K
+ * and V are read once for all of them; a unit is 16 RG packed rows of one
+ * kv head (b, kvh) and its Lk keys, in steps of DECODE_KEYS keys. The
+ * steps of all units, one after another, are shared out evenly among key
+ * streams (stream-K: every stream walks the same number of steps, across
+ * unit boundaries where it must); a stream is RG warps (a warp takes 16
+ * rows), with a ring of STAGES stages of K and V tiles in shared memory,
+ * and leaves a part of each unit it walks, divided by its own sum, with
+ * its lse in base 2; a second kernel combines each row's parts in a fixed
+ * order. A CTA has WARPS warps: 4, or 8 where a stream has 4 or more. */
+#define BK_ATTENTION_DECODE_MAX_LQ 16
+#define BK_ATTENTION_DECODE_KEYS 32
+#define BK_ATTENTION_DECODE_MAX_STAGES 8
+#define BK_ATTENTION_DECODE_WARPS(rg) ((rg) >= 4 ? 8 : 4)
+#define BK_ATTENTION_DECODE_STREAMS(rg) (BK_ATTENTION_DECODE_WARPS(rg) / (rg))
+#define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS * (d) * 2)
+/* The ring's stages for a CTA's shared-memory budget `ring` (bytes): on
+ * sm_90 192 KiB, three stages a one-warp stream at D = 128, so that two
+ * are in flight while one is used (128 KiB an SM: at 33 GB/s an SM that
+ * covers 4 us of latency); on sm_80 128 KiB, two. */
+#define BK_ATTENTION_DECODE_RING_SM90 (192 * 1024)
+#define BK_ATTENTION_DECODE_RING_SM80 (128 * 1024)
+#define BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                             \
+    ((ring) / (BK_ATTENTION_DECODE_STREAMS(rg) * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
+#define BK_ATTENTION_DECODE_STAGES(d, rg, ring)                                                 \
+    (BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring) < BK_ATTENTION_DECODE_MAX_STAGES               \
+         ? BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                          \
+         : BK_ATTENTION_DECODE_MAX_STAGES)
+#define BK_ATTENTION_DECODE_SHARED_BYTES(d, rg, stages)                                         \
+    (BK_ATTENTION_DECODE_STREAMS(rg) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
+/* The combining kernel: a warp a query row. */
+#define BK_ATTENTION_DECODE_COMBINE_THREADS 128
+
+struct bk_attention_decode_args {
+    struct bk_attention_args a;
+    /* The parts: F32 o [units, max_parts, 16 RG, Dv] and lse [units,
+     * max_parts, 16 RG] (base 2; -inf: no key seen); part slot k of unit u
+     * is stream first(u) + k, first(u) = u unit_steps / stream_steps. */
+    uint64_t part_o, part_lse;
+    uint32_t group;        /* H / Hkv */
+    uint32_t rows;         /* packed rows of a kv head: group * Lq */
+    uint32_t row_groups;   /* units of a kv head: ceil(rows / (16 RG)) */
+    uint32_t max_parts;    /* part slots a unit */
+    int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS) */
+    int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
+    int64_t units;         /* B * Hkv * row_groups */
+};
+
 #endif /* BK_ATTENTION_ARGS_H */

@@ -32,7 +32,8 @@ EXTRA_DIST += ptx/w4a16_gemm.cu ptx/w4a16_convert.cu ptx/w4a16_wgmma.cu ptx/w4a1
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = ptx/attention_args.h ptx/attention_common.cuh ptx/attention_mma.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION) ptx/attention_general.cu ptx/attention_mma.cu \
-	ptx/attention_mma_backward.cu ptx/attention_wgmma.cu ptx/attention_wgmma_backward.cu
+	ptx/attention_mma_backward.cu ptx/attention_wgmma.cu ptx/attention_wgmma_backward.cu \
+	ptx/attention_decode.cu
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
 BK_PTX_HOPPER = ptx/tma_ops.cuh ptx/wgmma_ops.cuh ptx/attention_wgmma_walk.cuh
 EXTRA_DIST += $(BK_PTX_HOPPER)
@@ -54,12 +55,13 @@ CLEANFILES += ptx/w4a16_gemm.fatbin ptx/w4a16_gemm.fatbin.resources ptx/w4a16_co
 	ptx/w4a16_convert.fatbin.resources ptx/w4a16_wgmma.fatbin ptx/w4a16_wgmma.fatbin.resources
 BK_CUDA_MODULES += ptx/attention_general.fatbin ptx/attention_mma.fatbin \
 	ptx/attention_mma_backward.fatbin ptx/attention_wgmma.fatbin \
-	ptx/attention_wgmma_backward.fatbin
+	ptx/attention_wgmma_backward.fatbin ptx/attention_decode.fatbin
 CLEANFILES += ptx/attention_general.fatbin ptx/attention_general.fatbin.resources \
 	ptx/attention_mma.fatbin ptx/attention_mma.fatbin.resources \
 	ptx/attention_mma_backward.fatbin ptx/attention_mma_backward.fatbin.resources \
 	ptx/attention_wgmma.fatbin ptx/attention_wgmma.fatbin.resources \
-	ptx/attention_wgmma_backward.fatbin ptx/attention_wgmma_backward.fatbin.resources
+	ptx/attention_wgmma_backward.fatbin ptx/attention_wgmma_backward.fatbin.resources \
+	ptx/attention_decode.fatbin ptx/attention_decode.fatbin.resources
 BK_PTX_W4A16_DEPS = $(BK_PTX_W4A16:%=$(srcdir)/%)
 BK_PTX_ATTENTION_DEPS = $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 BK_PTX_SPARSE24_DEPS = $(BK_PTX_SPARSE24:%=$(srcdir)/%)
@@ -123,6 +125,11 @@ ptx/attention_general.fatbin: $(srcdir)/ptx/attention_general.cu $(BK_PTX_DEPS) 
 ptx/attention_mma.fatbin: $(srcdir)/ptx/attention_mma.cu $(BK_PTX_DEPS) $(BK_PTX_ATTENTION_DEPS)
 	@$(MKDIR_P) ptx
 	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_mma.cu $@ $(BK_PTX_TOOLS)
+
+ptx/attention_decode.fatbin: $(srcdir)/ptx/attention_decode.cu $(BK_PTX_DEPS) \
+		$(BK_PTX_ATTENTION_DEPS)
+	@$(MKDIR_P) ptx
+	$(AM_V_GEN)$(BK_PTX_BUILD) $(srcdir)/ptx/attention_decode.cu $@ $(BK_PTX_TOOLS)
 
 ptx/attention_mma_backward.fatbin: $(srcdir)/ptx/attention_mma_backward.cu $(BK_PTX_DEPS) \
 		$(BK_PTX_ATTENTION_DEPS)

@@ -66,6 +66,8 @@ static void make_tensor(struct tensor *t, BkDataType type, int64_t b, int64_t h,
     for (int i = 0; i < rank; i++)
         d->extent[i] = e[i];
     const int64_t pc = layout == PADDED ? c + 8 : c; /* whole 16-byte steps stay fast */
+    if (l == 0) /* strides as for one row: an empty tensor's must still be positive */
+        l = 1;
     if (rank == 4 && layout == BLHD) {
         d->stride[3] = 1, d->stride[1] = c, d->stride[2] = h * c, d->stride[0] = l * h * c;
     } else if (rank == 4) {
@@ -599,6 +601,44 @@ static void general_cases(bool backward)
     run_case(&c);
 }
 
+/* Few query rows over many keys (a decode step): the plan splits the keys
+ * over CTAs and packs the query heads of a kv head into one tile (rows =
+ * H / Hkv * Lq: one warp a stream up to 16, two up to 32, four up to 64,
+ * eight past that, in several row groups past 128); lengths that are not whole steps or
+ * splits, parts with no keys, Lk of 0 and 1, causal rows that see nothing,
+ * a negative scale. */
+static void decode_cases(void)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const struct {
+        int64_t b, h, hkv, lq, lk;
+        bool causal;
+        enum layout layout;
+    } shapes[] = {
+        { 2, 4, 4, 1, 1000, false, BHLD },   { 1, 16, 2, 1, 4099, false, BLHD },
+        { 2, 8, 2, 4, 777, true, PADDED },   { 1, 16, 1, 2, 2050, true, BHLD },
+        { 1, 8, 1, 7, 300, true, BLHD },     { 1, 16, 1, 16, 1500, true, BHLD },
+        { 3, 4, 2, 3, 1, true, BHLD },       { 2, 4, 1, 5, 0, false, BHLD },
+        { 1, 2, 2, 16, 64, false, PADDED },  { 1, 32, 2, 1, 20000, false, BHLD },
+        { 2, 16, 2, 16, 3000, true, BLHD },
+    };
+    for (int t = 0; t < 2; t++)
+        for (int dh = 64; dh <= 128; dh *= 2)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                struct acase c = {
+                    .type = types[t], .b = shapes[i].b, .h = shapes[i].h,
+                    .hkv = shapes[i].hkv, .lq = shapes[i].lq, .lk = shapes[i].lk, .d = dh,
+                    .dv = dh, .form = BK_ATTENTION_PATTERN_DENSE, .causal = shapes[i].causal,
+                    .layout = shapes[i].layout,
+                };
+                run_case(&c);
+                if (i == 2) {
+                    c.set_scale = true, c.scale = -0.3;
+                    run_case(&c);
+                }
+            }
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -614,6 +654,9 @@ int main(void)
         fast_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_PATH");
+    grid_label = " (decode)";
+    decode_cases();
+    grid_label = "";
     fused_cases();
     setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
     grid_label = " (fused)";

@@ -12,8 +12,7 @@
  * wgmma kernels, ptx/attention_wgmma*.cu, when the tensors also make
  * tensor maps); a run whose tensor addresses are not all 16-byte aligned
  * takes the general kernels, as does every other case. */
-#include "cuda_internal.h"
-#include "../../ptx/attention_args.h"
+#include "cuda_attention_decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +54,8 @@ struct attention_plan {
     CUfunction fn[K_COUNT];
     char name[K_COUNT][BK_MAX_KERNEL_NAME_SIZE];
     struct bk_attention_args args;
+    /* The forward of few query rows: cuda_attention_decode.h. */
+    struct attention_decode_plan decode;
 };
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -363,6 +364,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     if (!p->backward) {
         if (!queries)
             return 0;
+        if (ap->decode.on && fast)
+            return n + bk_cuda_attention_decode_launches(&ap->decode, &a, run->workspace,
+                                                         &launches[n]);
         /* Query blocks of 64 rows: a CTA's two consumers own neighbouring
          * query blocks and walk the union of their key blocks, each
          * computing only the slots it needs (the walk pairs slots by the
@@ -685,6 +689,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         return res;
     if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
         return res;
+    if ((res = bk_cuda_attention_decode_plan(plan, ap->fast, &ap->args, &ap->decode)) !=
+        BK_SUCCESS)
+        return res;
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_backward_%s_%s%s",
@@ -695,6 +702,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                              : "general",
                  ts,
                  ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
+    else if (ap->decode.on)
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
+                 ap->decode.split_name);
     else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, (int)p->d);

@@ -31,6 +31,7 @@ bk_cuda_fatbin_\name\()_end:
         bk_embed_fatbin attention_mma_backward
         bk_embed_fatbin attention_wgmma
         bk_embed_fatbin attention_wgmma_backward
+        bk_embed_fatbin attention_decode
 
         /* No executable stack. */
         .section .note.GNU-stack, "", %progbits

@@ -26,6 +26,7 @@ enum bk_cuda_module_id {
     BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, /* attention backward on tensor cores */
     BK_CUDA_MODULE_ATTENTION_WGMMA,    /* attention forward on Hopper: sm_90a code only */
     BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD, /* attention backward on Hopper: sm_90a only */
+    BK_CUDA_MODULE_ATTENTION_DECODE,   /* attention forward of few query rows, split keys */
     BK_CUDA_MODULE_COUNT
 };
 

@@ -39,6 +39,8 @@ extern const unsigned char bk_cuda_fatbin_attention_wgmma[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_wgmma_end[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward[] BK_HIDDEN;
 extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward_end[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_decode[] BK_HIDDEN;
+extern const unsigned char bk_cuda_fatbin_attention_decode_end[] BK_HIDDEN;
 
 static const struct {
     const char *name;
@@ -76,6 +78,8 @@ static const struct {
     [BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD] = { "attention_wgmma_backward",
                                                   bk_cuda_fatbin_attention_wgmma_backward,
                                                   bk_cuda_fatbin_attention_wgmma_backward_end },
+    [BK_CUDA_MODULE_ATTENTION_DECODE] = { "attention_decode", bk_cuda_fatbin_attention_decode,
+                                          bk_cuda_fatbin_attention_decode_end },
 };
 
 static uint64_t little_endian(const unsigned char *p, int bytes)

@@ -22,6 +22,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_w4a16_convert.c \
 	lib/cuda/cuda_w4a16_gemm.c \
 	lib/cuda/cuda_attention.c \
+	lib/cuda/cuda_attention_decode.h lib/cuda/cuda_attention_decode.c \
 	lib/cuda/cuda_tensor_map.c \
 	lib/cuda/cuda_fatbins.S \
 	ptx/gated_kernel_args.h \

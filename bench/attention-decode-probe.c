@@ -1,0 +1,162 @@
+/* A development probe for attention over a KV cache (not bkbench): for
+ * each decode shape below (or the one given as B H Hkv Lq Lk [causal]),
+ * f16 and bf16, D = 128 (BK_PROBE_D for another), the median, lowest and
+ * highest of 7 batches of 20 submits of a reusable command buffer, in us a
+ * run, and the bytes of K and V (the step's memory floor is those bytes
+ * at the read bandwidth: bench/attention-decode-peers.py measures it and
+ * times PyTorch's SDPA on the same shapes). Inputs are random in [-2, 2).
+ * Build: cc -O2 -I include bench/attention-decode-probe.c -L BUILD/.libs -lbk */
+#define _POSIX_C_SOURCE 200809L
+#include <bk/bk.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x) do { BkResult r_ = (x); if (r_ != BK_SUCCESS) { \
+    fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
+
+static BkContext ctx;
+static BkQueue queue;
+
+static BkDeviceAddress alloc(uint64_t bytes)
+{
+    BkMemoryAllocateInfo ai = { .sType = BK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .size = bytes ? bytes : 4 };
+    BkMemory m;
+    CHECK(bkAllocateMemory(ctx, &ai, NULL, &m));
+    BkDeviceAddress a;
+    CHECK(bkGetMemoryAddress(m, &a));
+    return a;
+}
+
+/* n random F16 or BF16 values in [-2, 2), a 64 MiB pattern repeated. */
+static BkDeviceAddress alloc_random(uint64_t n, BkDataType type)
+{
+    BkDeviceAddress a = alloc(2 * n);
+    const uint64_t chunk = n < (32u << 20) ? n : (32u << 20);
+    uint16_t *h = malloc(2 * chunk);
+    uint32_t x = 12345;
+    for (uint64_t i = 0; i < chunk; i++) {
+        x = x * 1664525u + 1013904223u;
+        const float f = ((x >> 8) * (1.0f / 16777216.0f)) * 4.0f - 2.0f;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        if (type == BK_DATA_TYPE_BF16) {
+            h[i] = (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+        } else {
+            const uint32_t sign = (bits >> 16) & 0x8000u;
+            const int e = (int)((bits >> 23) & 0xFF) - 127 + 15;
+            h[i] = (uint16_t)(e <= 0 ? sign : sign | (uint32_t)e << 10 | ((bits >> 13) & 0x3FFu));
+        }
+    }
+    for (uint64_t at = 0; at < n; at += chunk)
+        CHECK(bkCopyToDevice(ctx, a + 2 * at, h, 2 * (n - at < chunk ? n - at : chunk)));
+    free(h);
+    return a;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static BkTensorDesc d4(BkDataType t, int64_t b, int64_t h, int64_t l, int64_t d)
+{
+    BkTensorDesc x = { .dataType = t, .rank = 4, .extent = { b, h, l, d } };
+    return x;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, int64_t Lk,
+                int64_t D, bool causal)
+{
+    const uint64_t nq = (uint64_t)(B * H * Lq * D), nkv = (uint64_t)(B * Hkv * Lk * D);
+    BkDeviceAddress q = alloc_random(nq, type), k = alloc_random(nkv, type),
+                    v = alloc_random(nkv, type), y = alloc(2 * nq),
+                    lse = alloc((uint64_t)(B * H * Lq) * 4);
+    BkAttentionInfo info = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO,
+        .flags = causal ? BK_ATTENTION_CAUSAL_BIT : 0, .scale = 0.08838834764831845,
+        .q = d4(type, B, H, Lq, D), .k = d4(type, B, Hkv, Lk, D), .v = d4(type, B, Hkv, Lk, D),
+        .y = d4(type, B, H, Lq, D),
+        .lse = { .dataType = BK_DATA_TYPE_F32, .rank = 3, .extent = { B, H, Lq } },
+    };
+    BkPlanCreateInfo pci = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = &info };
+    BkPlan plan;
+    CHECK(bkCreatePlan(ctx, &pci, NULL, &plan));
+    BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+    CHECK(bkGetPlanProperties(plan, &pp));
+    BkDeviceAddress ws = pp.workspaceSize ? alloc(pp.workspaceSize) : 0;
+    const BkDeviceAddress bind[8] = { q, k, v, 0, 0, 0, y, lse };
+    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 8, .pBindings = bind,
+                     .workspace = ws, .workspaceSize = pp.workspaceSize };
+    BkCommandBuffer cb;
+    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
+    BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                    .usage = BK_COMMAND_BUFFER_USAGE_REUSABLE };
+    CHECK(bkBeginCommandBuffer(cb, &bi));
+    CHECK(bkCmdRun(cb, plan, &ri));
+    CHECK(bkEndCommandBuffer(cb));
+    for (int i = 0; i < 5; i++)
+        CHECK(bkQueueSubmit(queue, 1, &cb));
+    CHECK(bkQueueWaitIdle(queue));
+    enum { BATCHES = 7, REPS = 20 };
+    double t[BATCHES];
+    for (int j = 0; j < BATCHES; j++) {
+        const double t0 = now();
+        for (int i = 0; i < REPS; i++)
+            CHECK(bkQueueSubmit(queue, 1, &cb));
+        CHECK(bkQueueWaitIdle(queue));
+        t[j] = (now() - t0) / REPS * 1e6;
+    }
+    qsort(t, BATCHES, sizeof t[0], cmp);
+    printf("decode %s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s kv_bytes %llu us %.1f [%.1f, %.1f] "
+           "%s\n",
+           type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)D, (long long)B, (long long)H,
+           (long long)Hkv, (long long)Lq, (long long)Lk, causal ? " causal" : "",
+           (unsigned long long)(2 * nkv * 2), t[BATCHES / 2], t[0], t[BATCHES - 1],
+           pp.kernelName);
+    fflush(stdout);
+    bkFreeCommandBuffer(cb);
+    bkDestroyPlan(plan);
+    /* Memory is freed with the context at exit; each case allocates anew. */
+}
+
+int main(int argc, char **argv)
+{
+    BkContextCreateInfo ci = { .sType = BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO,
+                               .deviceType = BK_DEVICE_TYPE_CUDA };
+    CHECK(bkCreateContext(&ci, NULL, &ctx));
+    CHECK(bkGetQueue(ctx, 0, &queue));
+    const char *ds = getenv("BK_PROBE_D");
+    const int64_t D = ds ? atoll(ds) : 128;
+    static const int64_t shapes[][6] = {
+        /* B, H, Hkv, Lq, Lk, causal */
+        { 8, 64, 8, 1, 8192, 0 },   { 8, 64, 8, 1, 32768, 0 }, { 1, 64, 8, 1, 131072, 0 },
+        { 32, 32, 8, 1, 4096, 0 },  { 8, 64, 8, 4, 32768, 1 }, { 8, 64, 8, 16, 8192, 1 },
+        { 8, 32, 32, 1, 8192, 0 },  { 1, 64, 8, 1, 4096, 0 },
+    };
+    for (int t = 0; t < 2; t++) {
+        const BkDataType type = t ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16;
+        if (argc >= 6) {
+            run(type, atoll(argv[1]), atoll(argv[2]), atoll(argv[3]), atoll(argv[4]),
+                atoll(argv[5]), D, argc > 6);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            run(type, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], shapes[i][4], D,
+                shapes[i][5] != 0);
+    }
+    bkDestroyContext(ctx);
+    return 0;
+}

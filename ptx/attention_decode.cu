@@ -1,0 +1,355 @@
+// Attention over a KV cache for few query rows (a decode step: Lq up to
+// BK_ATTENTION_DECODE_MAX_LQ), F16 and BF16, D = Dv = 64 or 128, on
+// tensor cores (mma.sync m16n8k16, sm_80 and later); the layout of the
+// work is in attention_args.h (struct bk_attention_decode_args).
+//
+// Such a step is bound by reading K and V once: the query heads that
+// share a kv head are packed into the rows of one tile, so that their K
+// and V are read once, and the keys are split over enough CTAs and key
+// streams to keep every SM's loads in flight. A stream's warps take 16
+// packed rows each and share its ring of K and V tiles (cp.async, rows
+// swizzled for ldmatrix); with one warp a stream, a stream synchronises
+// no more than its warp. The softmax runs online in base 2 in F32, as in
+// attention_mma.cu. Each stream leaves its part of the result divided by
+// its own sum, and the lse of that sum; bk_attention_decode_combine_*
+// weighs the parts of a row in the order of their keys, so that a result
+// does not depend on the order the CTAs ran in.
+#include "attention_mma.cuh"
+
+namespace bk {
+namespace attention {
+namespace decode {
+
+typedef bk_attention_decode_args DecodeArgs;
+constexpr int KEYS = BK_ATTENTION_DECODE_KEYS;
+
+// The barrier of a stream's warps (named barrier 1 + stream when the
+// stream has several warps).
+template <int RG> static __device__ __forceinline__ void stream_sync(int stream)
+{
+    if (RG == 1)
+        __syncwarp();
+    else
+        asm volatile("bar.sync %0, %1;\n" ::"r"(1 + stream), "n"(RG * 32) : "memory");
+}
+
+// cp.async of keys [k0, k0 + KEYS) of kv head (b, kvh) into one stage of a
+// stream's ring: K's tile, then V's. Keys at or past `stop` are zero-filled
+// (and masked by the caller).
+template <typename T, int DH, int RG>
+static __device__ __forceinline__ void load_step(uint32_t stage, const Args &a, int64_t b,
+                                                 int64_t kvh, int64_t k0, int64_t stop, int tid)
+{
+    constexpr int CHUNKS = DH / 8;
+    constexpr uint32_t TB = KEYS * DH * 2;
+    const T *k = at<T>(a.k, b, kvh, 0), *v = at<T>(a.v, b, kvh, 0);
+#pragma unroll 4
+    for (int e = tid; e < KEYS * CHUNKS; e += RG * 32) {
+        const int r = e / CHUNKS, c = e % CHUNKS;
+        const bool in = k0 + r < stop;
+        const int64_t key = in ? k0 + r : 0;
+        const uint32_t off = SwizzledTile<DH>::offset(r, c);
+        cp_async16(stage + off, k + key * a.k.s[2] + c * 8, in ? 16u : 0u);
+        cp_async16(stage + TB + off, v + key * a.v.s[2] + c * 8, in ? 16u : 0u);
+    }
+}
+
+// The first stream that walks a step of unit u (its part slot 0).
+static __device__ __forceinline__ int64_t first_stream(const DecodeArgs &d, int64_t u)
+{
+    return u * d.unit_steps / d.stream_steps;
+}
+
+// One stream's walk over steps [s0, s1) of unit u (kv head (b, kvh), row
+// group rgi), leaving its part in slot `slot`.
+template <typename T, int DH, int RG, int STAGES>
+static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t ring, int stream,
+                                                 int rank, int lane, int64_t u, int64_t s0,
+                                                 int64_t s1, int64_t slot)
+{
+    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    constexpr uint32_t TB = KEYS * DH * 2;
+    constexpr int KSTEPS = DH / 16, NT_S = KEYS / 8, NT_O = DH / 8;
+    const Args &a = d.a;
+    const int64_t rgi = u % d.row_groups, bk = u / d.row_groups;
+    const int64_t b = bk / a.kv_heads, kvh = bk % a.kv_heads;
+    const int64_t key0 = s0 * KEYS, stop = min(a.lk, s1 * KEYS);
+    const int64_t steps = s1 - s0;
+    const int tid = rank * 32 + lane; // its index among the stream's threads
+
+    // This thread's two packed rows (g and g + 8 of its warp's 16).
+    const int g = lane / 4, q4 = lane % 4;
+    const int64_t row0 = rgi * 16 * RG + rank * 16;
+    int64_t head[2], query[2], end[2];
+    bool valid[2];
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const int64_t r = row0 + g + 8 * half;
+        valid[half] = r < d.rows;
+        head[half] = kvh * d.group + r / a.lq;
+        query[half] = r % a.lq;
+        end[half] = valid[half] ? key_end(a, query[half]) : 0;
+    }
+    // Keys below this need no mask: every row sees them.
+    const int64_t open = min(stop, key_end(a, 0));
+
+    // Q's A fragments, straight from global memory; rows past the packed
+    // rows are zero.
+    uint32_t qf[KSTEPS][4];
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int half = i % 2, col = kk * 16 + 2 * q4 + 8 * (i / 2);
+            qf[kk][i] = valid[half]
+                            ? *(const uint32_t *)(at<T>(a.q, b, head[half], query[half]) + col)
+                            : 0u;
+        }
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps)
+            load_step<T, DH, RG>(ring + s * STAGE_BYTES, a, b, kvh, key0 + s * KEYS, stop, tid);
+        cp_async_commit();
+    }
+
+    float o[NT_O][4];
+    zero(o);
+    float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+    const ScoreScale ss = score_scale(a.scale);
+    for (int64_t s = 0; s < steps; s++) {
+        const int64_t ahead = s + STAGES - 1;
+        if (ahead < steps)
+            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, a, b, kvh,
+                                 key0 + ahead * KEYS, stop, tid);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>();
+        stream_sync<RG>(stream);
+        const uint32_t ks = ring + (uint32_t)(s % STAGES) * STAGE_BYTES, vs = ks + TB;
+
+        float sc[NT_S][4];
+        zero(sc);
+        mma_abt<T, DH, NT_S>(sc, [&](int kk, uint32_t (&af)[4]) {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                af[i] = qf[kk][i];
+        }, ks, 0, lane);
+
+        const int64_t k0 = key0 + s * KEYS;
+        if (k0 + KEYS > open) {
+#pragma unroll
+            for (int n = 0; n < NT_S; n++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int64_t j = k0 + n * 8 + 2 * q4 + e;
+                    if (j >= stop || j >= end[0])
+                        sc[n][e] = ss.masked;
+                    if (j >= stop || j >= end[1])
+                        sc[n][2 + e] = ss.masked;
+                }
+        }
+
+        const float2 mx = row_max(sc, ss, make_float2(m_a, m_b));
+        float mx_a = mx.x, mx_b = mx.y;
+#pragma unroll
+        for (int o2 = 1; o2 <= 2; o2 *= 2) {
+            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
+            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
+        }
+        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
+        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
+        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
+        m_a = mx_a;
+        m_b = mx_b;
+        float sum_a = 0.f, sum_b = 0.f;
+#pragma unroll
+        for (int n = 0; n < NT_S; n++) {
+            sc[n][0] = exp2_fast(fmaf(sc[n][0], ss.sl2, -base_a));
+            sc[n][1] = exp2_fast(fmaf(sc[n][1], ss.sl2, -base_a));
+            sc[n][2] = exp2_fast(fmaf(sc[n][2], ss.sl2, -base_b));
+            sc[n][3] = exp2_fast(fmaf(sc[n][3], ss.sl2, -base_b));
+            sum_a += sc[n][0] + sc[n][1];
+            sum_b += sc[n][2] + sc[n][3];
+        }
+        l_a = l_a * corr_a + sum_a; // per lane; the quad adds up at the end
+        l_b = l_b * corr_b + sum_b;
+#pragma unroll
+        for (int n = 0; n < NT_O; n++) {
+            o[n][0] *= corr_a;
+            o[n][1] *= corr_a;
+            o[n][2] *= corr_b;
+            o[n][3] *= corr_b;
+        }
+        mma_pb<T, DH, NT_S>(o, sc, vs, 0, lane);
+        stream_sync<RG>(stream); // this stage is refilled STAGES - 1 steps on
+    }
+    cp_async_wait<0>();
+
+#pragma unroll
+    for (int o2 = 1; o2 <= 2; o2 *= 2) {
+        l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
+        l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
+    }
+    // The part: o / l and lse = m + log2 l (base 2), or 0 and -inf.
+    const int64_t cell0 = (u * d.max_parts + slot) * (16 * RG) + rank * 16 + g;
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const float l = half ? l_b : l_a, m = half ? m_b : m_a;
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        const int64_t cell = cell0 + 8 * half;
+        float *dst = (float *)d.part_o + cell * a.dv_cols + 2 * q4;
+#pragma unroll
+        for (int n = 0; n < NT_O; n++)
+            *(float2 *)(dst + n * 8) = make_float2(o[n][2 * half] * inv,
+                                                   o[n][2 * half + 1] * inv);
+        if (q4 == 0)
+            ((float *)d.part_lse)[cell] = l > 0.f ? m + log2f(l) : -INFINITY;
+    }
+}
+
+// A stream's share of the steps of all units: stream_steps of them from
+// its index times that, a unit at a time.
+template <typename T, int DH, int RG, int STAGES>
+static __device__ void split(const DecodeArgs &d)
+{
+    constexpr int NS = BK_ATTENTION_DECODE_STREAMS(RG);
+    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    static_assert(STAGES >= 2, "a stream's ring needs two stages");
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int stream = warp / RG, rank = warp % RG;
+    const uint32_t ring = shared_address(smem_bytes) + stream * STAGES * STAGE_BYTES;
+    const int64_t me = (int64_t)blockIdx.x * NS + stream;
+    const int64_t all = d.units * d.unit_steps;
+    const int64_t from = me * d.stream_steps, to = min(all, from + d.stream_steps);
+    grid_dependency_wait();
+    for (int64_t at = from; at < to;) {
+        const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
+        const int64_t s1 = min(to, unit_end) - u * d.unit_steps;
+        walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps, s1,
+                                     me - first_stream(d, u));
+        at = u * d.unit_steps + s1;
+    }
+}
+
+static __device__ __forceinline__ float warp_max(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+    return v;
+}
+
+static __device__ __forceinline__ float warp_sum(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+    return v;
+}
+
+// Output row r = (b H + h) Lq + i from the parts of its unit: the weights
+// 2^(lse_p - max), y = the parts' sum in slot order over the sum of the
+// weights (a fixed tree), in T; lse in natural log. The lanes read 32
+// parts' lse at once, then the columns of 32 parts with every load in
+// flight.
+template <typename T, int DH, int RG> static __device__ void combine(const DecodeArgs &d)
+{
+    constexpr int PER_LANE = DH / 32;
+    constexpr int UR = 16 * RG;
+    const Args &a = d.a;
+    grid_dependency_wait();
+    const int64_t r = (int64_t)blockIdx.x * (BK_ATTENTION_DECODE_COMBINE_THREADS / 32) +
+                      threadIdx.x / 32;
+    if (r >= a.batch * a.heads * a.lq)
+        return;
+    const int lane = threadIdx.x % 32;
+    const int64_t i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
+    const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
+    const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
+    const int64_t parts = d.unit_steps == 0 ? 0
+                          : (u * d.unit_steps + d.unit_steps - 1) / d.stream_steps -
+                                first_stream(d, u) + 1;
+    const int64_t cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
+    const float *lse = (const float *)d.part_lse + cell0;
+    float top = -INFINITY;
+    for (int64_t p0 = 0; p0 < parts; p0 += 32)
+        top = fmaxf(top, p0 + lane < parts ? lse[(p0 + lane) * UR] : -INFINITY);
+    top = warp_max(top);
+    float acc[PER_LANE] = {};
+    float sum = 0.f;
+    if (top != -INFINITY)
+        for (int64_t p0 = 0; p0 < parts; p0 += 32) {
+            const bool mine = p0 + lane < parts;
+            const float w = mine ? exp2_fast(lse[(p0 + lane) * UR] - top) : 0.f;
+            sum += warp_sum(w);
+            const float *src = (const float *)d.part_o + (cell0 + p0 * UR) * a.dv_cols +
+                               lane * PER_LANE;
+            const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
+            float v[32][PER_LANE];
+#pragma unroll
+            for (int j = 0; j < 32; j++)
+#pragma unroll
+                for (int c = 0; c < PER_LANE; c++)
+                    v[j][c] = src[(j <= last ? j : 0) * UR * a.dv_cols + c];
+#pragma unroll
+            for (int j = 0; j < 32; j++) {
+                const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+#pragma unroll
+                for (int c = 0; c < PER_LANE; c++)
+                    acc[c] = fmaf(wj, v[j][c], acc[c]);
+            }
+        }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    T *dst = at<T>(a.y, b, h, i) + lane * PER_LANE;
+#pragma unroll
+    for (int c = 0; c < PER_LANE; c += 2)
+        *(uint32_t *)(dst + c) = pack2<T>(acc[c] * inv, acc[c + 1] * inv);
+    if ((a.flags & BK_ATTENTION_HAS_LSE) && lane == 0)
+        *lse_at<float>(a, b, h, i) = sum > 0.f ? (top + log2f(sum)) / LOG2E : -INFINITY;
+}
+
+} // namespace decode
+} // namespace attention
+} // namespace bk
+
+using namespace bk::attention::decode;
+
+// The kernels: every (D, RG, STAGES) the two rings of attention_args.h
+// give (lib/cuda/cuda_attention_decode.c names them the same way).
+#define BK_ATTENTION_DECODE(NAME, T, DH, RG, STAGES)                                             \
+    extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(RG), 1)        \
+        bk_attention_decode_##NAME##_d##DH##_r##RG##_s##STAGES(const DecodeArgs d)               \
+    {                                                                                            \
+        split<T, DH, RG, STAGES>(d);                                                             \
+    }
+#define BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, RG)                                             \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
+        bk_attention_decode_combine_##NAME##_d##DH##_r##RG(const DecodeArgs d)                   \
+    {                                                                                            \
+        combine<T, DH, RG>(d);                                                                   \
+    }
+#define BK_ATTENTION_DECODE_TYPE(NAME, T)                                                        \
+    BK_ATTENTION_DECODE(NAME, T, 64, 1, 4)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, 64, 1, 6)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, 64, 2, 8)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, 64, 4, 8)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, 64, 8, 8)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, 128, 1, 2)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 1, 3)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 2, 4)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 2, 6)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 4, 4)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 4, 6)                                                      \
+    BK_ATTENTION_DECODE(NAME, T, 128, 8, 8)                                                      \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 1)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 2)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 4)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 8)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 1)                                                 \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 2)                                                 \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 4)                                                 \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 8)
+
+BK_ATTENTION_DECODE_TYPE(f16, __half)
+BK_ATTENTION_DECODE_TYPE(bf16, __nv_bfloat16)
