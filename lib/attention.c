@@ -232,11 +232,16 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
             return r;
         p->block_q = pat->blockQ;
         p->block_k = pat->blockK;
-        p->nbq = (p->lq + p->block_q - 1) / p->block_q;
-        p->nbk = (p->lk + p->block_k - 1) / p->block_k;
+        bool ovf = false;
+        p->nbq = bk_ceil_div_i64(p->lq, p->block_q, &ovf);
+        p->nbk = bk_ceil_div_i64(p->lk, p->block_k, &ovf);
+        if (ovf) /* Lq, Lk >= 0 and the blocks >= 1 were checked: cannot happen */
+            return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.pattern: ceil(Lq / blockQ) or "
+                            "ceil(Lk / blockK) is out of range", in);
     }
-    int64_t blocks;
-    if (__builtin_mul_overflow(p->nbq, p->nbk, &blocks))
+    bool ovf = false;
+    const int64_t blocks = bk_mul_i64(p->nbq, p->nbk, &ovf);
+    if (ovf)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.pattern: nbq x nbk = %lld x %lld blocks overflow 64 bits", in,
                         (long long)p->nbq, (long long)p->nbk);
@@ -262,8 +267,13 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
         /* Split the last axis into (query block, key block). */
         p->mask_stride[0] = t[0].stride[0];
         p->mask_stride[1] = t[0].stride[1];
-        p->mask_stride[2] = t[0].stride[2] * p->nbk;
+        p->mask_stride[2] = bk_mul_i64(t[0].stride[2], p->nbk, &ovf);
         p->mask_stride[3] = t[0].stride[2];
+        if (ovf)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s.pattern.mask.stride[2] = %lld: one query block's row of nbk = "
+                            "%lld key blocks spans more than 64 bits", in,
+                            (long long)t[0].stride[2], (long long)p->nbk);
     } else if (p->form == BK_ATTENTION_PATTERN_LIST) {
         if ((r = pattern_tensor(in, "counts", &pat->counts, 3, BK_DATA_TYPE_I32, &t[1])) ||
             (r = pattern_broadcast(in, "counts", &t[1], p)) ||
@@ -284,40 +294,38 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
  * sums, the forward's run-time choice (see struct bk_attention_problem). */
 static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
 {
-    uint64_t at = 0, bytes;
-    const uint64_t heads = (uint64_t)p->pattern_batch * (uint64_t)p->pattern_heads;
+    bool ovf = false;
+    uint64_t at = 0;
+    const int64_t heads = bk_mul_i64(p->pattern_batch, p->pattern_heads, &ovf);
     if (p->form == BK_ATTENTION_PATTERN_LIST) {
-        if (__builtin_mul_overflow(heads, (uint64_t)p->nbq * (uint64_t)p->nbk, &bytes) ||
-            __builtin_add_overflow(bytes, heads, &at) || at > UINT64_MAX - 255)
-            goto too_big;
+        const int64_t per_head = bk_mul_i64(p->nbq, p->nbk, &ovf);
+        const int64_t mask = bk_mul_i64(heads, per_head, &ovf);
         p->ws_mask = 0;
-        p->ws_bad = bytes;
-        at = (at + 255) & ~(uint64_t)255;
+        p->ws_bad = bk_u64_of_i64(mask, &ovf);
+        at = bk_align_up_u64(bk_add_u64(p->ws_bad, bk_u64_of_i64(heads, &ovf), &ovf), 256, &ovf);
         /* The scattered mask [Bp, Hp, nbq, nbk] is contiguous. */
         p->mask_stride[3] = 1;
         p->mask_stride[2] = p->nbk;
-        p->mask_stride[1] = p->nbq * p->nbk;
-        p->mask_stride[0] = p->pattern_heads * p->nbq * p->nbk;
+        p->mask_stride[1] = per_head;
+        p->mask_stride[0] = bk_mul_i64(p->pattern_heads, per_head, &ovf);
     }
     if (p->backward) {
         p->ws_rowsum = at;
-        if (__builtin_mul_overflow((uint64_t)p->batch * (uint64_t)p->heads, (uint64_t)p->lq,
-                                   &bytes) ||
-            __builtin_mul_overflow(bytes, (uint64_t)bk_data_type_size(p->lse_type), &bytes) ||
-            __builtin_add_overflow(at, bytes, &at))
-            goto too_big;
+        const int64_t rows = bk_product_i64((const int64_t[]){ p->batch, p->heads, p->lq }, 3,
+                                            &ovf);
+        at = bk_add_u64(at, bk_mul_u64(bk_u64_of_i64(rows, &ovf),
+                                       bk_data_type_size(p->lse_type), &ovf), &ovf);
     }
     if (!p->backward && p->form != BK_ATTENTION_PATTERN_DENSE) {
         p->ws_choice = at;
-        if (__builtin_add_overflow(at, 256, &at))
-            goto too_big;
+        at = bk_add_u64(at, 256, &ovf);
     }
-    if (at > (uint64_t)INT64_MAX)
-        goto too_big;
+    if (ovf || at > (uint64_t)INT64_MAX)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s: the workspace would exceed 64 bits (the list's blocks, row sums)",
+                        in);
     p->ws_size = at;
     return BK_SUCCESS;
-too_big:
-    return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: the workspace would exceed 64 bits", in);
 }
 
 static BkResult attention_validate(const struct attention_fields *f, BkPlan plan)
@@ -346,6 +354,11 @@ static BkResult attention_validate(const struct attention_fields *f, BkPlan plan
                    "Dv (v.extent[3])", p, &y, p->stride.y)) != BK_SUCCESS)
         return r;
     p->has_lse = p->backward || !bk_desc_absent(f->lse);
+    if (p->backward && bk_desc_absent(f->lse))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.lse is absent (dataType UNDEFINED): the backward needs the forward's "
+                        "lse [B, H, Lq] (%s), which a forward plan writes when its lse is given",
+                        in, bk_data_type_name(p->lse_type));
     if (p->has_lse && (r = lse_view(f, p, &lse)) != BK_SUCCESS)
         return r;
     if (p->backward) {

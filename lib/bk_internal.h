@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <bk/bk.h>
+#include "checked.h"
 
 #define BK_HIDDEN __attribute__((visibility("hidden")))
 
@@ -46,6 +47,10 @@ BK_HIDDEN BkAllocationCallbacks bk_allocator_copy(const BkAllocationCallbacks *c
 
 /* ---- pNext / sType helpers (lib/structs.c) ---------------------------- */
 BK_HIDDEN BkResult bk_check_stype(const void *s, BkStructureType want, const char *what);
+/* An output chain (the pNext of a struct a call fills) must end: a cycle
+ * gets BK_ERROR_INVALID_ARGUMENT naming what and the struct that closes
+ * it. Call before any walk of the chain. */
+BK_HIDDEN BkResult bk_check_output_chain(const void *head, const char *what);
 
 /* Whether byte ranges [a, a+an) and [b, b+bn) share a byte. */
 static inline bool bk_ranges_overlap(BkDeviceAddress a, uint64_t an, BkDeviceAddress b, uint64_t bn)
@@ -461,9 +466,14 @@ BK_HIDDEN uint64_t bk_memory_bytes_after(BkContext ctx, BkDeviceAddress addr);
 BK_HIDDEN void bk_memory_bytes_after_each(BkContext ctx, uint32_t n, const BkDeviceAddress *addr,
                                           uint64_t *bytes);
 /* BK_ERROR_BUFFER_TOO_SMALL when [addr, addr+size) starts inside a BkMemory
- * of ctx and runs past its end; fn and name make the message. */
+ * of ctx and runs past its end, BK_ERROR_INVALID_ARGUMENT when addr lies in
+ * a BkMemory of another context; fn and name make the message. */
 BK_HIDDEN BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,
                                          BkDeviceAddress addr, uint64_t size);
+/* Whether addr lies in a live BkMemory of a context other than ctx (one
+ * lock of every other context's registry: call when addr is in none of
+ * ctx's). */
+BK_HIDDEN bool bk_memory_of_another_context(BkContext ctx, BkDeviceAddress addr);
 BK_HIDDEN BkResult bk_memory_registry_create(BkContext ctx);
 BK_HIDDEN void bk_memory_registry_destroy(BkContext ctx);
 

@@ -2,6 +2,7 @@
  * object that ties a device to its queues and allocator. */
 #include "bk_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,11 @@ BK_API BkResult bkEnumerateDevices(uint32_t *pDeviceCount, BkDeviceProperties *p
                             "bkEnumerateDevices: pProperties[%u].sType = %d must be "
                             "BK_STRUCTURE_TYPE_DEVICE_PROPERTIES (%d)",
                             i, (int)pProperties[i].sType, (int)BK_STRUCTURE_TYPE_DEVICE_PROPERTIES);
+        char what[48];
+        snprintf(what, sizeof what, "bkEnumerateDevices: pProperties[%u]", i);
+        BkResult r = bk_check_output_chain(&pProperties[i], what);
+        if (r != BK_SUCCESS)
+            return r;
     }
     for (uint32_t i = 0; i < n; i++) {
         void *next = pProperties[i].pNext;
@@ -246,7 +252,7 @@ BK_API BkResult bkGetContextProperties(BkContext context, BkDeviceProperties *pP
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkGetContextProperties: pProperties is NULL");
     BkResult r = bk_check_stype(pProperties, BK_STRUCTURE_TYPE_DEVICE_PROPERTIES,
                                 "BkDeviceProperties");
-    if (r != BK_SUCCESS)
+    if (r != BK_SUCCESS || (r = bk_check_output_chain(pProperties, "BkDeviceProperties")))
         return r;
     void *next = pProperties->pNext;
     *pProperties = context->props;

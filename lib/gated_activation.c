@@ -101,8 +101,10 @@ static void normalise(const struct gated_operands *ops, const struct bk_tensor *
         if (r > 0) {
             uint32_t o = r - 1;
             int64_t e = y->extent[k];
-            if (p->x_stride[o] == xs * e && p->y_stride[o] == ys * e &&
-                p->dx_stride[o] == ds * e) {
+            bool ovf = false; /* a product past 64 bits matches no stride */
+            const int64_t xe = bk_mul_i64(xs, e, &ovf), ye = bk_mul_i64(ys, e, &ovf),
+                          de = bk_mul_i64(ds, e, &ovf);
+            if (!ovf && p->x_stride[o] == xe && p->y_stride[o] == ye && p->dx_stride[o] == de) {
                 p->extent[o] *= e;
                 p->x_stride[o] = xs, p->y_stride[o] = ys, p->dx_stride[o] = ds;
                 continue;

@@ -22,7 +22,12 @@ BkResult bk_matrix_from_tensor(const struct bk_tensor *t, const char *name, bool
     if (t->count == 0) { /* no element is reached: any layout will do */
         out->row_stride = out->cols > 0 ? out->cols : 1;
         out->col_stride = 1;
-        out->batch_stride = t->rank == 3 ? out->rows * out->row_stride : 0;
+        bool ovf = false; /* cannot: rows x cols fits (bk_tensor_from_desc) */
+        out->batch_stride = t->rank == 3 ? bk_mul_i64(out->rows, out->row_stride, &ovf) : 0;
+        if (ovf)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s: extent[1] x extent[2] = %lld x %lld (the batch stride) overflows "
+                            "64 bits", name, (long long)out->rows, (long long)out->cols);
     }
     if (!blas)
         goto done;

@@ -9,7 +9,13 @@ struct registry {
     pthread_mutex_t lock;
     BkMemory *items;      /* sorted by address */
     uint32_t count, capacity;
+    struct registry *next; /* in the list of every context's registry */
 };
+
+/* Every live context's registry, so that an address inside a BkMemory of
+ * another context is caught. Lock order: all_lock, then a registry's. */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct registry *all_registries;
 
 BkResult bk_memory_registry_create(BkContext ctx)
 {
@@ -18,6 +24,10 @@ BkResult bk_memory_registry_create(BkContext ctx)
         return bk_error(BK_ERROR_OUT_OF_HOST_MEMORY, "bkCreateContext: out of host memory");
     pthread_mutex_init(&reg->lock, NULL);
     ctx->registry = reg;
+    pthread_mutex_lock(&all_lock);
+    reg->next = all_registries;
+    all_registries = reg;
+    pthread_mutex_unlock(&all_lock);
     return BK_SUCCESS;
 }
 
@@ -26,6 +36,13 @@ void bk_memory_registry_destroy(BkContext ctx)
     struct registry *reg = ctx->registry;
     if (!reg)
         return;
+    pthread_mutex_lock(&all_lock);
+    for (struct registry **at = &all_registries; *at; at = &(*at)->next)
+        if (*at == reg) {
+            *at = reg->next;
+            break;
+        }
+    pthread_mutex_unlock(&all_lock);
     pthread_mutex_destroy(&reg->lock);
     bk_free(&ctx->alloc, reg->items);
     bk_free(&ctx->alloc, reg);
@@ -121,10 +138,30 @@ void bk_memory_bytes_after_each(BkContext ctx, uint32_t n, const BkDeviceAddress
     pthread_mutex_unlock(&reg->lock);
 }
 
+bool bk_memory_of_another_context(BkContext ctx, BkDeviceAddress addr)
+{
+    bool found = false;
+    pthread_mutex_lock(&all_lock);
+    for (struct registry *reg = all_registries; reg && !found; reg = reg->next) {
+        if (reg == ctx->registry)
+            continue;
+        pthread_mutex_lock(&reg->lock);
+        int64_t i = find_floor(reg, addr);
+        found = i >= 0 && addr - reg->items[i]->address < reg->items[i]->size;
+        pthread_mutex_unlock(&reg->lock);
+    }
+    pthread_mutex_unlock(&all_lock);
+    return found;
+}
+
 BkResult bk_memory_check_range(BkContext ctx, const char *fn, const char *name,
                                BkDeviceAddress addr, uint64_t size)
 {
     uint64_t room = bk_memory_bytes_after(ctx, addr);
+    if (!room && bk_memory_of_another_context(ctx, addr))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s: %s = 0x%llx lies in a BkMemory of another context; each context "
+                        "works on its own memory", fn, name, (unsigned long long)addr);
     if (room && size > room)
         return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
                         "%s: size = %llu bytes runs past the end of the BkMemory holding %s "
@@ -209,8 +246,10 @@ BK_API BkResult bkGetMemoryAddress(BkMemory memory, BkDeviceAddress *pAddress)
     return BK_SUCCESS;
 }
 
-/* Common checks of the synchronous copies: pointers, and the end of the
- * BkMemory the device address lies in, when it lies in one. */
+/* Common checks of the synchronous copies, those of the recorded
+ * bkCmdCopyMemory: pointers, neither range wrapping the address space,
+ * and the end of the BkMemory the device address lies in, when it lies in
+ * one. */
 static BkResult check_copy(BkContext ctx, const char *fn, const char *host_name,
                            const void *host, const char *dev_name, BkDeviceAddress dev,
                            uint64_t size)
@@ -223,6 +262,14 @@ static BkResult check_copy(BkContext ctx, const char *fn, const char *host_name,
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, host_name);
     if (!dev)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: %s is 0", fn, dev_name);
+    if (dev + size < dev)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s: size = %llu wraps the address space from %s = 0x%llx", fn,
+                        (unsigned long long)size, dev_name, (unsigned long long)dev);
+    if (size > SIZE_MAX || (uintptr_t)host + (size_t)size < (uintptr_t)host)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s: size = %llu wraps the address space from %s = %p", fn,
+                        (unsigned long long)size, host_name, host);
     return bk_memory_check_range(ctx, fn, dev_name, dev, size);
 }
 

@@ -118,7 +118,7 @@ BK_API BkResult bkGetPlanProperties(BkPlan plan, BkPlanProperties *pProperties)
     if (!pProperties)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkGetPlanProperties: pProperties is NULL");
     BkResult r = bk_check_stype(pProperties, BK_STRUCTURE_TYPE_PLAN_PROPERTIES, "BkPlanProperties");
-    if (r != BK_SUCCESS)
+    if (r != BK_SUCCESS || (r = bk_check_output_chain(pProperties, "BkPlanProperties")))
         return r;
     void *next = pProperties->pNext;
     *pProperties = plan->props;
@@ -180,6 +180,11 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
                             "%llu bytes the tensor spans", i, s->name,
                             (unsigned long long)given, (unsigned long long)s->span);
         uint64_t room = rooms[i];
+        if (!room && bk_memory_of_another_context(plan->ctx, a))
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "BkRunInfo.pBindings[%u] (%s) = 0x%llx lies in a BkMemory of another "
+                            "context; a plan runs on memory of its own context", i, s->name,
+                            (unsigned long long)a);
         if (room && room < s->span)
             return bk_error(BK_ERROR_BUFFER_TOO_SMALL,
                             "BkRunInfo.pBindings[%u] (%s): the tensor spans %llu bytes but its "
@@ -216,6 +221,11 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
                             "space", (unsigned long long)run->workspace,
                             (unsigned long long)need);
         const uint64_t room = bk_memory_bytes_after(plan->ctx, run->workspace);
+        if (!room && bk_memory_of_another_context(plan->ctx, run->workspace))
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "BkRunInfo.workspace = 0x%llx lies in a BkMemory of another context; "
+                            "a plan runs on memory of its own context",
+                            (unsigned long long)run->workspace);
         if (room && room < need)
             return bk_error(BK_ERROR_WORKSPACE_TOO_SMALL,
                             "BkRunInfo.workspace: the plan needs %llu bytes but its BkMemory has "

@@ -72,7 +72,9 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
     if (validate) {
         p->type = BK_DATA_TYPE_UNDEFINED;
         p->m = p->metadata.rows;
-        if (__builtin_mul_overflow(p->metadata.cols, 8, &p->k))
+        bool ovf = false;
+        p->k = bk_mul_i64(p->metadata.cols, 8, &ovf);
+        if (ovf)
             return bk_error(BK_ERROR_INVALID_ARGUMENT,
                             "%s.metadata.extent[1] = %lld (K/8) makes K overflow 64 bits", in,
                             (long long)p->metadata.cols);

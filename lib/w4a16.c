@@ -32,7 +32,8 @@ static void describe(char *buf, size_t size, const char *info, const struct dim_
                  (long long)d->extent, d->what);
     else
         snprintf(buf, size, "%s.%s.extent[%d] = %lld (%s, so K = %lld)", info, d->field, d->dim,
-                 (long long)d->extent, d->what, (long long)(d->extent * d->scale));
+                 (long long)d->extent, d->what,
+                 (long long)bk_mul_i64(d->extent, d->scale, &(bool){ false }));
 }
 
 static BkResult check_group_size(const char *info, int32_t group_size)
@@ -53,7 +54,13 @@ static BkResult shape_init(const char *info, int32_t group_size, const struct di
     char kd[160], nd[160];
     describe(kd, sizeof kd, info, ks);
     describe(nd, sizeof nd, info, ns);
-    const int64_t k = ks->extent * ks->scale, n = ns->extent;
+    bool ovf = false;
+    const int64_t k = bk_mul_i64(ks->extent, ks->scale, &ovf), n = ns->extent;
+    if (ovf)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.%s.extent[%d] = %lld (%s) is too large: K = %lld x extent[%d] must "
+                        "fit in 64 bits", info, ks->field, ks->dim, (long long)ks->extent,
+                        ks->what, (long long)ks->scale, ks->dim);
     if (k <= 0)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s must be positive", kd);
     if (n <= 0)
@@ -119,7 +126,8 @@ static BkResult contiguous(const char *info, const char *field, const BkTensorDe
                             "%s.stride[%u] = %lld must be %lld: the tensor must be contiguous "
                             "row-major (or all strides 0)", name, i, (long long)t->stride[i],
                             (long long)want);
-        want *= t->extent[i] > 0 ? t->extent[i] : 1;
+        bool ovf = false; /* cannot: the element count fits (bk_tensor_from_desc) */
+        want = bk_mul_i64(want, t->extent[i] > 0 ? t->extent[i] : 1, &ovf);
     }
     return BK_SUCCESS;
 }
@@ -307,10 +315,6 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
             BK_SUCCESS ||
         (r = type_is(in, "qweight", t[R_QWEIGHT].type, BK_DATA_TYPE_I32)) != BK_SUCCESS)
         return r;
-    if (p->qweight.rows > INT64_MAX / 8)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "%s.qweight.extent[0] = %lld is too large: K = 8 x extent[0] must fit in "
-                        "64 bits", in, (long long)p->qweight.rows);
     const struct dim_source ks = { "qweight", 0, p->qweight.rows, 8, "K/8" };
     const struct dim_source ns = { "qweight", 1, p->qweight.cols, 1, "N" };
     if ((r = shape_init(in, ri->groupSize, &ks, &ns, true, &p->shape)) != BK_SUCCESS)

@@ -342,7 +342,7 @@ static const struct rule rules[] = {
     { "lse with 39 rows", BOTH, DENSE, 0, 0, 0, EXTENT, LSE, 2, 39, 0, INVALID,
       { ".lse.extent[2] = 39 must equal Lq (q.extent[2]) = 40" } },
     { "backward without lse", BACKWARD, DENSE, 0, 0, 0, ABSENT, LSE, 0, 0, 0, INVALID,
-      { ".lse.dataType" } },
+      { ".lse is absent", "the backward needs the forward's lse" } },
     { "y overlapping itself", FORWARD, DENSE, 0, 0, 0, OVERLAP, Y, 0, 0, 0, INVALID,
       { ".y.stride", "overlap" } },
     { "lse overlapping itself", FORWARD, MASK, 0, 0, 0, OVERLAP, LSE, 0, 0, 0, INVALID,

@@ -37,8 +37,8 @@ static void test_create_errors(BkDeviceType type)
 
     info = info_for(BK_DEVICE_TYPE_HOST);
     info.deviceIndex = 1;
-    BKT_EXPECT(bkCreateContext(&info, NULL, &ctx), BK_ERROR_NO_DEVICE, "deviceIndex",
-               "host deviceIndex 1 does not exist");
+    BKT_EXPECT(bkCreateContext(&info, NULL, &ctx), BK_ERROR_INVALID_ARGUMENT,
+               "deviceIndex = 1 must be 0", "host deviceIndex 1 is an invalid argument");
     if (type == BK_DEVICE_TYPE_CUDA) {
         info = info_for(type);
         info.deviceIndex = 4096;

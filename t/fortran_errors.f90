@@ -187,6 +187,10 @@ contains
     d = bk_tensor_desc_of(a, stat=st)
     call tap_ok(st == BK_SUCCESS .and. d%rank == 2 .and. d%dataType == BK_DATA_TYPE_F32, &
          'bk_tensor_desc_of: stat = BK_SUCCESS on success')
+    d = bk_matrix_desc(BK_DATA_TYPE_F32, [4_c_int64_t, 2_c_int64_t**40, 2_c_int64_t], &
+         ld=2_c_int64_t**40, stat=st, errmsg=msg)
+    call tap_ok(st == BK_ERROR_INVALID_ARGUMENT .and. index(msg, 'batchStride') > 0, &
+         'bk_matrix_desc: a default batch stride ld * cols past 64 bits refused')
     address = bk_host_address(a(1:4:2, :), stat=st, errmsg=msg)
     call tap_ok(st == BK_ERROR_INVALID_ARGUMENT .and. index(msg, 'contiguous') > 0 &
          .and. address == 0, 'bk_host_address: a non-contiguous section refused')

@@ -162,7 +162,9 @@ static void test_backward_rules(void)
 static void test_empty(void)
 {
     struct bkt_buffer in = bkt_alloc(ctx, 64), out = bkt_alloc(ctx, 64);
-    const int64_t shapes[][2] = { { 0, 8 }, { 3, 0 }, { 0, INT64_C(1) << 62 } };
+    /* {0, 2^60}: the largest F32 extent whose non-empty twin {1, 2^60}
+     * still fits; {0, 2^62} does not and is refused below. */
+    const int64_t shapes[][2] = { { 0, 8 }, { 3, 0 }, { 0, INT64_C(1) << 60 } };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         BkGatedActivationInfo f = fwd();
         f.input.extent[0] = f.output.extent[0] = shapes[i][0];
@@ -189,6 +191,13 @@ static void test_empty(void)
         tap_ok(untouched, "... and writes nothing");
         bkDestroyPlan(plan);
     }
+    /* An extent of 0 does not lift the size limits from the others. */
+    BkGatedActivationInfo huge = fwd();
+    huge.input.extent[0] = huge.output.extent[0] = 0;
+    huge.input.extent[1] = INT64_C(1) << 62;
+    huge.output.extent[1] = INT64_C(1) << 61;
+    expect_plan(&huge, BK_ERROR_INVALID_ARGUMENT, "BkGatedActivationInfo.input",
+                "empty input {0, 2^62}: its other extent spans past 64 bits");
     BkGatedActivationBackwardInfo b = bwd();
     b.input.extent[0] = b.gradOutput.extent[0] = b.gradInput.extent[0] = 0;
     BkPlan plan = BK_NULL_HANDLE;

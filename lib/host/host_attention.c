@@ -251,7 +251,10 @@ static void forward_row(const struct host_attn *a, int64_t b, int64_t h, int64_t
 static void forward(const struct host_attn *a)
 {
     const struct bk_attention_problem *p = a->p;
-    const int64_t rows = p->batch * p->heads * p->lq;
+    struct host_attn_sizes z;
+    if (!host_attn_sizes(p, &z)) /* refused at plan selection */
+        return;
+    const int64_t rows = z.rows;
     const double work = (double)rows * (double)p->lk * (double)(2 * p->d + p->dv);
     HOST_ATTN_PARALLEL_FOR(work >= HOST_ATTN_PARALLEL_MIN_WORK)
     for (int64_t r = 0; r < rows; r++)
@@ -282,6 +285,12 @@ BkResult bk_host_attention_select(BkPlan plan)
         [BK_DATA_TYPE_F32] = "f32", [BK_DATA_TYPE_F64] = "f64",
     };
     const struct bk_attention_problem *p = &plan->problem.attention;
+    struct host_attn_sizes z;
+    if (!host_attn_sizes(p, &z))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.k.extent[2] = %lld (Lk): the host backend's %lld x %lld x "
+                        "ceil(Lk / keys per task) key tasks overflow 64 bits", plan->op_name,
+                        (long long)p->lk, (long long)p->batch, (long long)p->kv_heads);
     plan->launch = attention_launch;
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_attention_%s_%s",
              p->backward ? "backward" : "forward", type_names[p->type]);

@@ -148,6 +148,15 @@ static inline double host_attn_score(const struct host_attn *a, const double *q,
     return p->scale * host_attn_dot(q, k_row, p->d);
 }
 
+/* The counts the passes iterate over: rows (B x H x Lq) and, for the
+ * backward, key tasks of per keys, runs of them per (b, kv head). Checked:
+ * plan selection refuses a problem whose counts overflow, so the passes
+ * need not (host_attention_backward.c). */
+struct host_attn_sizes {
+    int64_t rows, per, runs, tasks;
+};
+BK_HIDDEN bool host_attn_sizes(const struct bk_attention_problem *p, struct host_attn_sizes *s);
+
 /* The backward pass (host_attention_backward.c). */
 BK_HIDDEN void host_attn_backward(const struct host_attn *a);
 

@@ -155,20 +155,31 @@ static void key_task_run(const struct host_attn *a, struct key_task *t)
     }
 }
 
-void host_attn_backward(const struct host_attn *a)
+bool host_attn_sizes(const struct bk_attention_problem *p, struct host_attn_sizes *s)
 {
-    const struct bk_attention_problem *p = a->p;
-    const int64_t rows = p->batch * p->heads * p->lq;
-    const double work = (double)rows * (double)p->lk * (double)(2 * p->d + 2 * p->dv);
-    HOST_ATTN_PARALLEL_FOR(work >= HOST_ATTN_PARALLEL_MIN_WORK)
-    for (int64_t r = 0; r < rows; r++)
-        dq_row(a, r / (p->heads * p->lq), r / p->lq % p->heads, r % p->lq);
-
+    bool ovf = false;
+    s->rows = bk_product_i64((const int64_t[]){ p->batch, p->heads, p->lq }, 3, &ovf);
     /* The task size depends on the shape only, so results do not depend
      * on how tasks fall to threads. */
     const int64_t widest = p->d > p->dv ? p->d : p->dv;
-    const int64_t per = KEY_TILE / widest < MAX_TASK_KEYS ? KEY_TILE / widest : MAX_TASK_KEYS;
-    const int64_t runs = (p->lk + per - 1) / per, tasks = p->batch * p->kv_heads * runs;
+    s->per = KEY_TILE / widest < MAX_TASK_KEYS ? KEY_TILE / widest : MAX_TASK_KEYS;
+    s->runs = bk_ceil_div_i64(p->lk, s->per, &ovf);
+    s->tasks = bk_product_i64((const int64_t[]){ p->batch, p->kv_heads, s->runs }, 3, &ovf);
+    return !ovf;
+}
+
+void host_attn_backward(const struct host_attn *a)
+{
+    const struct bk_attention_problem *p = a->p;
+    struct host_attn_sizes z;
+    if (!host_attn_sizes(p, &z)) /* refused at plan selection */
+        return;
+    const double work = (double)z.rows * (double)p->lk * (double)(2 * p->d + 2 * p->dv);
+    HOST_ATTN_PARALLEL_FOR(work >= HOST_ATTN_PARALLEL_MIN_WORK)
+    for (int64_t r = 0; r < z.rows; r++)
+        dq_row(a, r / (p->heads * p->lq), r / p->lq % p->heads, r % p->lq);
+
+    const int64_t per = z.per, runs = z.runs, tasks = z.tasks;
     HOST_ATTN_PARALLEL_FOR(work >= HOST_ATTN_PARALLEL_MIN_WORK)
     for (int64_t n = 0; n < tasks; n++) {
         struct key_task t;

@@ -34,8 +34,8 @@ static BkResult host_enumerate(uint32_t *count, BkDeviceProperties *props)
 static BkResult host_context_create(BkContext ctx, uint32_t device_index)
 {
     if (device_index != 0)
-        return bk_error(BK_ERROR_NO_DEVICE,
-                        "BkContextCreateInfo.deviceIndex = %u: there is one host device (index 0)",
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "BkContextCreateInfo.deviceIndex = %u must be 0: there is one host device",
                         device_index);
     host_properties(&ctx->props);
     ctx->queue_count = HOST_QUEUE_COUNT;

@@ -27,15 +27,13 @@ static bool prepared_layout(BkDataType type, int64_t m, int64_t k, struct prepar
         return false;
     if (m < 0 || k < 0 || k % 8)
         return false;
-    uint64_t values, meta;
-    if (__builtin_mul_overflow((uint64_t)m, (uint64_t)(k / 2) * bk_data_type_size(type), &values) ||
-        __builtin_mul_overflow((uint64_t)m, (uint64_t)(k / 8) * 2, &meta))
-        return false;
-    l->meta_offset = (values + 15) & ~(uint64_t)15;
-    if (l->meta_offset < values || __builtin_add_overflow(l->meta_offset, meta, &l->size) ||
-        l->size > INT64_MAX)
-        return false;
-    return true;
+    bool ovf = false;
+    const uint64_t values = bk_mul_u64(bk_mul_u64((uint64_t)m, (uint64_t)(k / 2), &ovf),
+                                       bk_data_type_size(type), &ovf);
+    const uint64_t meta = bk_mul_u64(bk_mul_u64((uint64_t)m, (uint64_t)(k / 8), &ovf), 2, &ovf);
+    l->meta_offset = bk_align_up_u64(values, 16, &ovf);
+    l->size = bk_add_u64(l->meta_offset, meta, &ovf);
+    return !ovf && l->size <= INT64_MAX;
 }
 
 uint64_t bk_host_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m, int64_t k)

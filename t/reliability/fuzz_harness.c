@@ -9,8 +9,9 @@
  * - a failing call returns a negative, known BkResult, sends a message to
  *   the callback, and bkGetLastErrorMessage() holds the same, non-empty;
  * - a failed create leaves BK_NULL_HANDLE in its output;
- * - an accepted plan has tensors whose byte span fits in 64 bits and a
- *   written tensor that never reaches one element twice, and the
+ * - an accepted plan has tensors whose byte span fits in 64 bits (an
+ *   empty one's too, each 0 extent read as 1) and a written tensor that
+ *   never reaches one element twice, and the
  *   BkPlanBindingProperties it reports agree with the harness's own spans;
  * - an accepted bkCmdRun/Copy/Fill only touches memory the harness knows
  *   to be large enough, aligned and not overlapping what is written (but
@@ -19,6 +20,9 @@
  *   enough, aligned and apart from every binding;
  * - submission writes nothing outside what the recorded commands write,
  *   and a rejected submission writes nothing at all;
+ * - an output pNext chain that loops is refused (no hang), one that ends
+ *   is accepted;
+ * - a synchronous copy whose range wraps the address space is refused;
  * - everything allocated through the callbacks is freed, with no foreign
  *   frees and only power-of-two alignments.
  * The harness itself only ever hands libbk addresses inside memory it
@@ -259,6 +263,13 @@ static void check_accepted_plan(const struct fz_op_view *v)
         }
         if (rel_size_above(span, UINT64_MAX) || rel_size_above(count, INT64_MAX))
             violation("plan accepted with tensor %u spanning 2^64 bytes or more", i);
+        BkTensorDesc twin = *v->t[i]; /* an empty tensor's non-empty twin */
+        for (uint32_t k = 0; k < twin.rank && k < BK_MAX_TENSOR_RANK; k++)
+            twin.extent[k] = twin.extent[k] ? twin.extent[k] : 1;
+        if (rel_tensor_size(&twin, &count, &span) &&
+            (rel_size_above(span, INT64_MAX) || rel_size_above(count, INT64_MAX)))
+            violation("plan accepted with tensor %u whose twin (0 extents read as 1) spans "
+                      "more than INT64_MAX bytes", i);
         if (v->written[i] && rel_tensor_aliases(v->t[i], 1 << 14) == 1)
             violation("plan accepted with written tensor %u reaching an element twice", i);
     }
@@ -640,10 +651,79 @@ static void free_pool(struct fz_input *in, BkContext ctx, struct pool *pool)
     pool->count = 0;
 }
 
+/* An output chain of up to 4 structs after head (module or binding
+ * properties, or an unknown sType), sometimes closed into a cycle back to
+ * one of them or to head; true when it loops. */
+#define CHAIN_NODES 4
+union out_struct {
+    BkDeviceModuleProperties module;
+    BkPlanBindingProperties binding;
+};
+static bool output_chain(struct fz_input *in, BkBaseOutStructure *head,
+                         union out_struct nodes[CHAIN_NODES])
+{
+    static const BkStructureType types[] = { BK_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES,
+                                             BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES,
+                                             (BkStructureType)4242 };
+    const unsigned n = fz_byte(in) % (CHAIN_NODES + 1);
+    BkBaseOutStructure *prev = head;
+    memset(nodes, 0, sizeof(union out_struct) * CHAIN_NODES);
+    for (unsigned i = 0; i < n; i++) {
+        BkBaseOutStructure *s = (BkBaseOutStructure *)&nodes[i];
+        s->sType = types[fz_byte(in) % 3];
+        prev->pNext = s;
+        prev = s;
+    }
+    prev->pNext = NULL;
+    if (!fz_one_in(in, 2))
+        return false;
+    const unsigned back = fz_byte(in) % (n + 1); /* 0: head */
+    prev->pNext = back ? (BkBaseOutStructure *)&nodes[back - 1] : head;
+    return true;
+}
+
+/* A call filling an output chain: a cycle must be refused, naming pNext;
+ * an ending chain accepted. */
+static void check_chain_result(BkResult r, bool loops, const char *fn)
+{
+    if (loops && (r != BK_ERROR_INVALID_ARGUMENT || !strstr(bkGetLastErrorMessage(), "pNext")))
+        violation("%s accepted a cyclic output chain (%d)", fn, (int)r);
+    if (!loops && r < 0)
+        violation("%s refused an output chain that ends: %s", fn, bkGetLastErrorMessage());
+}
+
 /* Calls that take no plan: device listing, copies, queues. */
 static void poke_misc(struct fz_input *in, BkContext ctx, const struct pool *pool)
 {
-    switch (fz_byte(in) % 8) {
+    switch (fz_byte(in) % 10) {
+    case 8: { /* output chains */
+        union out_struct nodes[CHAIN_NODES];
+        BkDeviceProperties props = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+        bool loops = output_chain(in, (BkBaseOutStructure *)&props, nodes);
+        if (fz_byte(in) & 1) {
+            check_chain_result(RUN("bkGetContextProperties", bkGetContextProperties(ctx, &props)),
+                               loops, "bkGetContextProperties");
+        } else {
+            uint32_t count = 1;
+            check_chain_result(RUN("bkEnumerateDevices", bkEnumerateDevices(&count, &props)),
+                               loops, "bkEnumerateDevices");
+        }
+        break;
+    }
+    case 9: { /* synchronous copies at the ends of the address space */
+        /* Always a range that wraps: the harness hands libbk no address
+         * outside memory it owns. */
+        const BkDeviceAddress edge = UINT64_MAX - fz_byte(in);
+        const uint64_t size = UINT64_MAX - edge + 1 + fz_u16(in) % 256;
+        const bool wraps = edge + size < edge;
+        BkResult r = fz_byte(in) & 1
+                         ? RUN("bkCopyToDevice", bkCopyToDevice(ctx, edge, scratch, size))
+                         : RUN("bkCopyFromDevice", bkCopyFromDevice(ctx, scratch, edge, size));
+        if (wraps && r != BK_ERROR_INVALID_ARGUMENT)
+            violation("a synchronous copy of %llu bytes at 0x%llx wraps yet gave %d",
+                      (unsigned long long)size, (unsigned long long)edge, (int)r);
+        break;
+    }
     case 0: {
         BkDeviceProperties props[4];
         memset(props, 0, sizeof props);
@@ -759,6 +839,13 @@ static unsigned create_plans(struct fz_input *in, BkContext ctx, struct plan_slo
         if (RUN("bkGetPlanProperties", bkGetPlanProperties(plan, &full)) != BK_SUCCESS)
             violation("bkGetPlanProperties failed on an accepted plan");
         check_binding_properties(&view, &bind);
+        if (fz_one_in(in, 4)) {
+            union out_struct nodes[CHAIN_NODES];
+            BkPlanProperties chained = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+            bool loops = output_chain(in, (BkBaseOutStructure *)&chained, nodes);
+            check_chain_result(RUN("bkGetPlanProperties", bkGetPlanProperties(plan, &chained)),
+                               loops, "bkGetPlanProperties");
+        }
         BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
         if (fz_one_in(in, 16))
             props.sType = fz_pick_stype(in);

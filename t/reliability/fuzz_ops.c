@@ -47,7 +47,21 @@ static void layout(struct fz_input *in, BkTensorDesc *t)
 /* Breaks one field of tensor t. */
 static void mutate_tensor(struct fz_input *in, BkTensorDesc *t)
 {
-    switch (fz_byte(in) % 7) {
+    switch (fz_byte(in) % 9) {
+    case 7: { /* empty: one extent 0, another extent or a stride huge */
+        t->extent[fz_byte(in) % BK_MAX_TENSOR_RANK] = 0;
+        const int64_t huge = fz_one_in(in, 2) ? INT64_MAX - (int64_t)fz_byte(in)
+                                              : (int64_t)1 << (32 + fz_byte(in) % 31);
+        if (fz_byte(in) & 1)
+            t->extent[fz_byte(in) % BK_MAX_TENSOR_RANK] = huge;
+        else
+            t->stride[fz_byte(in) % BK_MAX_TENSOR_RANK] = huge;
+        break;
+    }
+    case 8: /* interleaved small strides ({3, 2} and the like) */
+        for (uint32_t k = 0; k < BK_MAX_TENSOR_RANK; k++)
+            t->stride[k] = 1 + fz_byte(in) % 12;
+        break;
     case 0: t->rank = fz_pick_u32(in); break;
     case 1: t->dataType = (BkDataType)fz_pick_u32(in); break;
     case 2: case 3: t->extent[fz_byte(in) % BK_MAX_TENSOR_RANK] = fz_pick_i64(in); break;

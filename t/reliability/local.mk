@@ -16,7 +16,8 @@ BK_REL_TESTS = \
 	t/reliability/fault-injection \
 	t/reliability/no-libc-alloc \
 	t/reliability/threads \
-	t/reliability/bounds
+	t/reliability/bounds \
+	t/reliability/hostile
 check_PROGRAMS += $(BK_REL_TESTS)
 TESTS += $(BK_REL_TESTS) t/reliability/fuzz-campaign.sh
 EXTRA_DIST += \
@@ -41,6 +42,9 @@ t_reliability_threads_LDFLAGS = -no-install
 t_reliability_bounds_SOURCES = t/reliability/bounds.c $(BK_REL_COMMON)
 t_reliability_bounds_LDADD = $(BK_REL_LIBS)
 t_reliability_bounds_LDFLAGS = -no-install
+t_reliability_hostile_SOURCES = t/reliability/hostile.c $(BK_REL_COMMON)
+t_reliability_hostile_LDADD = $(BK_REL_LIBS)
+t_reliability_hostile_LDFLAGS = -no-install
 
 # no-libc-alloc links libbk's objects themselves, with every C allocation
 # function wrapped, so it sees each call libbk's code makes to them.
