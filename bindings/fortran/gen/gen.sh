@@ -10,6 +10,7 @@
 # it; `make fortran-generate` writes the committed files, `make check`
 # compares them with a fresh run (t/fortran-generated.sh).
 set -e
+LC_ALL=C; export LC_ALL
 layout=no
 if [ "$1" = --layout ]; then layout=yes; shift; fi
 [ $# -eq 2 ] || { echo "usage: $0 [--layout] SRCDIR OUTDIR" >&2; exit 2; }
