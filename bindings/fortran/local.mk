@@ -3,6 +3,12 @@
 # is libbk_fortran), its tests and its Fortran example. Built when
 # configure found a Fortran compiler (BK_ENABLE_FORTRAN); see
 # bindings/fortran/configure.m4 and bk-fortran(7).
+#
+# The four module sources but bk.f90 are generated from the C headers by
+# bindings/fortran/gen/ (bk_helpers.f90 from bk_helpers.f90.in) and
+# committed, so building needs no generator run; `make fortran-generate`
+# rewrites them after a header change, and t/fortran-generated.sh fails
+# while they differ from a fresh run.
 
 # Module sources in dependency order (each uses the ones before it).
 BK_FORTRAN_SRC = \
@@ -22,8 +28,9 @@ BK_FORTRAN_MODS = \
 # bindings/fortran/ of the build tree.
 AM_FCFLAGS = $(FC_MODOUT)bindings/fortran $(FC_MODINC)bindings/fortran $(BK_WARN_FCFLAGS)
 
-# Tests: programs print TAP themselves; the .sh checks compare C and
-# Fortran (layout, coverage, type safety) and run the example.
+# Tests: programs print TAP themselves; the .sh checks compare the
+# committed binding with a fresh generation, C's layout with Fortran's,
+# check handle type safety and run the example.
 BK_FORTRAN_TAP_TESTS = \
 	t/fortran_api \
 	t/fortran_gated_forward \
@@ -33,15 +40,32 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran_w4a16 \
 	t/fortran_attention
 BK_FORTRAN_SH_TESTS = \
+	t/fortran-generated.sh \
 	t/fortran-layout.sh \
-	t/fortran-coverage.sh \
 	t/fortran-typesafe.sh \
 	t/fortran-example.sh
 BK_FORTRAN_LIBS = bindings/fortran/libbk_fortran.la libbk.la
+BK_FORTRAN_GEN = \
+	bindings/fortran/gen/gen.sh \
+	bindings/fortran/gen/parse.awk \
+	bindings/fortran/gen/common.awk \
+	bindings/fortran/gen/constants.awk \
+	bindings/fortran/gen/types.awk \
+	bindings/fortran/gen/capi.awk \
+	bindings/fortran/gen/helpers.awk \
+	bindings/fortran/gen/layout.awk \
+	bindings/fortran/bk_helpers.f90.in
 
-EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) bk-fortran.pc.in
+EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in
 dist_man7_MANS += man/bk-fortran.7
-CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh
+CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh \
+	t/fortran_layout_c.c t/fortran_layout_f.f90
+
+# After a change to the headers or the generator: rewrite the committed
+# binding (needs only sh and awk, no Fortran compiler).
+fortran-generate:
+	AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh $(srcdir) $(srcdir)/bindings/fortran
+.PHONY: fortran-generate
 
 if BK_ENABLE_FORTRAN
 lib_LTLIBRARIES += bindings/fortran/libbk_fortran.la
@@ -86,8 +110,9 @@ t_fortran_w4a16_SOURCES = t/fortran_w4a16.f90 t/fortran_tap.f90
 t_fortran_w4a16_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_attention_SOURCES = t/fortran_attention.f90 t/fortran_tap.f90
 t_fortran_attention_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
-t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
+# The layout programs are generated in the build tree, from the headers.
+nodist_t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
+nodist_t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
 t_fortran_layout_f_LDADD = $(BK_FORTRAN_LIBS)
 examples_fortran_swiglu_steps_SOURCES = examples/fortran_swiglu_steps.f90
 examples_fortran_swiglu_steps_LDADD = $(BK_FORTRAN_LIBS)
@@ -100,8 +125,13 @@ t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
 	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
 t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
 
+t/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
+	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t
+t/fortran_layout_f.f90: t/fortran_layout_c.c
+	@test -f $@ || { echo "$@ is missing: remove t/fortran_layout_c.c and make again" >&2; exit 1; }
+
 # What the .sh tests need to compile small Fortran programs themselves.
-t/fortran-coverage.log t/fortran-typesafe.log: bindings/fortran/fortran-env.sh
+t/fortran-generated.log t/fortran-typesafe.log: bindings/fortran/fortran-env.sh
 bindings/fortran/fortran-env.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) bindings/fortran && { \
 	  echo "FC='$(FC)'"; \
