@@ -23,7 +23,7 @@
 // tile's dQ share over its keys and hands it over in a fixed order
 // (DenseOrder) to an F32 sum in the workspace; the plan takes it only
 // where asked (BK_CUDA_ATTENTION_BACKWARD=fused): it runs level with the
-// two kernels, see DESIGN-NOTES.
+// two kernels (doc/design/attention.md, "Tried and rejected").
 #include "attention_wgmma_walk.cuh"
 #include "split_sum_sync.cuh"
 
