@@ -357,7 +357,7 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     // With dq, the CTAs of a kv head start their walks at tiles spread over
     // the query tiles (at r), so that at any time their shares of dQ go to
     // different tiles' sums, not all to one sum's lines. (On an H200 it ran
-    // level with every CTA walking from the first tile: session 27.)
+    // level with every CTA walking from the first tile: 82a20dd.)
     const int lo = first0 / 64;
     const int r = WITH_DQ ? lo + (int)((int64_t)(tiles - lo) * (int)blockIdx.x / (int)gridDim.x)
                           : lo;
