@@ -1,7 +1,7 @@
 #!/bin/bash
 # Repeats t/gpu_attention's pass over persistent CTAs of 3 ("(3 CTAs)": the
 # Hopper forward and dq kernels taking many query tiles each, where
-# sessions 23-25 saw wrong dq rows under graph replays) with two sets of
+# wrong dq rows were seen under graph replays until 569b3dd) with two sets of
 # kernel modules, alternated: for an A/B of a fix to a rare race. Each slot
 # runs PROCS processes in a loop for SECONDS; the totals per set come last,
 # failing cases' diagnostics in $OUT/hunt-fail.txt. On a GPU machine, from a

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds, tests, sanitizes and times libbk's CUDA backend on a GPU machine,
-# in one go (device time is scarce). Run from a source tree that has
-# configure generated (autoreconf -fi), e.g. through the device tool:
+# in one go (one build serves every step). Run from a source tree that has
+# configure generated (autoreconf -fi), on the GPU machine:
 #
 #   bench/device-run.sh [STEP...]
 #
@@ -25,14 +25,12 @@
 # bkbench on f16 and bf16 with kernel modules built with other settings
 # (BK_CUDA_MODULE_DIR), for tuning.
 #
-# Logs go to $OUT (default /tmp/bk-device-out; at most 8 files come back
-# from the device tool): summary.txt, build.log, resources-sm90.txt (each
-# kernel's registers, stack and spills on sm_90), check.log (with
-# test-suite.log), gpu-check.log, sanitize.log, waves.txt, bench.txt and
-# gemm.json. That is 9 files when every step runs: run gemm with fewer
-# steps (bench/device-run.sh build gemm); likewise attention, which adds
-# attention.txt, attention.json and attention-peers.json (bench/device-run.sh
-# build attention). The last lines printed are the summary.
+# Logs go to $OUT (default /tmp/bk-device-out): summary.txt, build.log,
+# resources-sm90.txt (each kernel's registers, stack and spills on sm_90),
+# check.log (with test-suite.log), gpu-check.log, sanitize.log, waves.txt,
+# bench.txt and gemm.json; the attention step adds attention.txt,
+# attention.json and attention-peers.json. The JSON files go to bench/data/
+# through bench/add-run.sh. The last lines printed are the summary.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}

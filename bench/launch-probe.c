@@ -1,5 +1,5 @@
 /* launch-probe: where the CPU time of a small libbk launch goes, and what
- * the driver itself costs, for bench/RESULTS.md. Run on a GPU machine by
+ * the driver itself costs, for bench/log/platform.md. Run on a GPU machine by
  * bench/device-run.sh:
  *
  *   launch-probe BUILD/ptx/gated_forward.fatbin

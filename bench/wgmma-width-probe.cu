@@ -9,7 +9,7 @@
  *   ss  wgmma m64nNk16, A in shared memory too, x4 a step
  * and prints dense-equivalent TFLOP/s (2 x 64 x N x 64 a step a warpgroup)
  * per shape, median of 9 timed launches. The 2:4 kernels' tiles of 256
- * rows (bench/RESULTS.md, thirty-third session) asked whether narrower
+ * rows (doc/design/gemm.md, "Tried and rejected") asked whether narrower
  * instructions cost more per product. Build and run on the GPU machine:
  *   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Iptx \
  *        bench/wgmma-width-probe.cu \

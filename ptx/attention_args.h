@@ -26,7 +26,7 @@
 #define BK_ATTENTION_CHOICE_CTAS 32
 #define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
 /* (SOLO names the solo kernel's kind, which the choice no longer returns
- * since session 38: solo is forced only.) */
+ * since a62ba0e: solo is forced only.) */
 enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARROW };
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */
 #define BK_ATTENTION_ROWSUM_ROWS 8
@@ -107,11 +107,11 @@ struct bk_attention_args {
  * also takes D = 128 (faster than deep where neighbouring query blocks
  * share few key blocks, which the pattern tells at run time), with a ring
  * of one stage (83536 bytes) so that two CTAs fit an SM (forced only since
- * session 38); and so does the narrow kernel, solo with tiles of 64 keys
+ * a62ba0e); and so does the narrow kernel, solo with tiles of 64 keys
  * and two stages (83568 bytes): the per-tile costs over half the keys, but
  * no half-empty tile at the end of a walk with an odd number of slots. The
- * pattern chooses between deep and narrow (bench/RESULTS.md, sessions 32
- * and 38). */
+ * pattern chooses between deep and narrow (doc/design/attention.md, "How
+ * the forward chooses its kernel"). */
 #define BK_ATTENTION_WGMMA_SOLO_THREADS 256
 #define BK_ATTENTION_WGMMA_SOLO_ROWS 64
 #define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 1 : 3)

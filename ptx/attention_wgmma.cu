@@ -178,7 +178,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
     constexpr int NT_O = DH / 8;
     // Lazy rescaling (see softmax) everywhere but the plain kernel at D = 64,
     // which it slowed by 2-3% (H200, bf16, random blocks of 128 at 25-50%;
-    // the others +1-4%, trio +1-2%: bench/RESULTS.md, session 38).
+    // the others +1-4%, trio +1-2%: daa3e98, bench/log/attention.md).
     constexpr bool LAZY = !(NC == 2 && DH == 64 && BN == 128);
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
@@ -369,8 +369,8 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
 // bk_attention_forward_choice left (a lane per CTA of it; every warp
 // reads them all, so the CTA agrees): deep where neighbouring query blocks
 // share key blocks (U <= 0.8 N), else narrow. With uniform descriptors
-// (session 38) narrow runs level with or ahead of solo on random blocks at
-// 10-50% and deep ahead of both at 50% (U / N = 0.75): bench/RESULTS.md.
+// (a62ba0e) narrow runs level with or ahead of solo on random blocks at
+// 10-50% and deep ahead of both at 50% (U / N = 0.75): bench/log/attention.md.
 static __device__ __forceinline__ int forward_choice(const Args &a)
 {
     static_assert(BK_ATTENTION_CHOICE_CTAS == 32, "a lane per CTA's sums");

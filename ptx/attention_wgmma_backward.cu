@@ -23,7 +23,7 @@
 // tile's dQ share over its keys and hands it over in a fixed order
 // (DenseOrder) to an F32 sum in the workspace; the plan takes it only
 // where asked (BK_CUDA_ATTENTION_BACKWARD=fused): it runs level with the
-// two kernels, see DESIGN-NOTES.
+// two kernels (doc/design/attention.md, "Tried and rejected").
 #include "attention_wgmma_walk.cuh"
 #include "split_sum_sync.cuh"
 
@@ -357,7 +357,7 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     // With dq, the CTAs of a kv head start their walks at tiles spread over
     // the query tiles (at r), so that at any time their shares of dQ go to
     // different tiles' sums, not all to one sum's lines. (On an H200 it ran
-    // level with every CTA walking from the first tile: session 27.)
+    // level with every CTA walking from the first tile: 82a20dd.)
     const int lo = first0 / 64;
     const int r = WITH_DQ ? lo + (int)((int64_t)(tiles - lo) * (int)blockIdx.x / (int)gridDim.x)
                           : lo;

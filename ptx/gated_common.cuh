@@ -31,7 +31,7 @@ namespace bk {
 // bf16, whose results keep 11 or 8 bits: there the kernels do twice the
 // math per byte, and on an H100 the accurate exp and division held GLU,
 // SwiGLU and GeGLU (backward) at 84-91% of copy bandwidth, against 91-94%
-// with these (bench/RESULTS.md). BK_GATED_FAST_HALF_MATH=0 turns it off.
+// with these (doc/design/gated.md). BK_GATED_FAST_HALF_MATH=0 turns it off.
 struct Accurate {
     static __device__ __forceinline__ float exp(float x) { return expf(x); }
     static __device__ __forceinline__ double exp(double x) { return ::exp(x); }
@@ -58,7 +58,7 @@ struct Fast : Accurate {
 #endif
 // Phi(b) for the half types in about 12 instructions, against about 25 for
 // 0.5 (1 + erff(b / sqrt 2)) (which held GeGLU forward on bf16 at 92% of copy
-// bandwidth, bench/RESULTS.md) and more for erfcf. h = Phi(-|b|) =
+// bandwidth, doc/design/gated.md) and more for erfcf. h = Phi(-|b|) =
 // erfc(|b| / sqrt 2) / 2 = t 2^(Q(t) - log2(e) b^2 / 2), t = 1 / (1 + P |b|),
 // with Q a degree-7 polynomial fitted for libbk (minimax in the relative
 // error of h, 1.5e-6). With the approximate reciprocal and ex2, h keeps a
@@ -162,7 +162,7 @@ template <> struct Raw<2> { typedef unsigned short type; };
 
 // BK_GATED_STREAMING 1: loads and stores marked streaming (evict first),
 // as every byte is touched once. Off: on an H100 it gained nothing
-// (bench/RESULTS.md); kept for tuning on other GPUs.
+// (doc/design/gated.md); kept for tuning on other GPUs.
 #ifndef BK_GATED_STREAMING
 #define BK_GATED_STREAMING 0
 #endif

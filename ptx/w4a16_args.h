@@ -53,7 +53,7 @@
 
 /* The cp.async pipeline: BK_W4A16_WARPS warps; CTAs per SM and stages in
  * each ring by tile height: up to 16 rows two CTAs per SM of four stages,
- * 32 and 64 rows one of six. Measured on the H100 (bench/RESULTS.md):
+ * 32 and 64 rows one of six. Measured on the H100 (doc/design/w4a16.md):
  * a CTA's stages in flight count more than more CTAs per SM (three CTAs of
  * three stages streamed 20% slower; five stages or one CTA of nine, a few
  * percent slower). Where a block may have less shared memory (compute
@@ -133,7 +133,7 @@ struct bk_w4a16_tma_args {
  * for tiles of 64 rows also 4 (256 columns: A shared by twice the
  * columns, more warps to hide the consumers' latency), which the plan
  * takes where N has enough such tiles to fill half the device without a
- * split of K (where it needs splits, the narrow tiles win: bench/RESULTS.md). */
+ * split of K (where it needs splits, the narrow tiles win: doc/design/w4a16.md). */
 #define BK_W4A16_WG_WIDE_CONSUMERS 4
 #define BK_W4A16_WG_THREADS(cw) (128 * (1 + (cw)))
 #define BK_W4A16_WG_TILE_N(cw) (64 * (cw))

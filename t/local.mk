@@ -53,6 +53,12 @@ check_PROGRAMS += $(BK_C_TESTS)
 TESTS += $(BK_C_TESTS) t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
 EXTRA_DIST += t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
 
+# The current results are what bench/current.sh makes of bench/data/; the
+# tree speaks of the code, not of how it was developed.
+TESTS += t/bench-current.sh t/process-words.sh
+EXTRA_DIST += t/bench-current.sh t/process-words.sh bench/current.sh bench/json-flat.awk bench/current-tables.awk \
+	bench/add-run.sh bench/CURRENT.md bench/data
+
 BK_TEST_LIBS = t/libbktest.la libbk.la
 BK_TEST_LINK_FLAGS = -no-install
 t_version_LDADD = $(BK_TEST_LIBS)

@@ -123,15 +123,15 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
 /* The Hopper forward's kernels: the plain one (two consumer warpgroups of
  * 64 rows); for query blocks of 64 rows whose neighbours' patterns differ
  * (MASK or LIST), where a plain CTA's consumers would skip each other's
- * key tiles (each skip costs nearly a tile's time: bench/RESULTS.md), the
+ * key tiles (each skip costs nearly a tile's time: doc/design/attention.md), the
  * solo kernel at D = 64 (one consumer, two CTAs an SM, tiles of 64 rows)
  * and the deep one at D = 128 (a third ring stage: narrow, one consumer
  * with tiles of one 64-key slot, two CTAs an SM, wins where neighbouring
  * blocks share few key blocks, which is run-time data, see
  * forward_kernel; but a LIST's capacity bounds every row's, so a LIST of
- * capacity at most nbk / 8 takes narrow at D = 128: the solo kernel of
- * sessions 20-31 (now narrow) there +4% at 12.5%, +10% at 10%, +30% at 5%,
- * bench/RESULTS.md); for DENSE patterns at D = 64, the trio kernel (three
+ * capacity at most nbk / 8 takes narrow at D = 128: one consumer on 64-key
+ * tiles ran there +4% at 12.5%, +10% at 10%, +30% at 5% over deep (H100,
+ * de97223); for DENSE patterns at D = 64, the trio kernel (three
  * consumers, tiles of 192 rows: at D = 64 a softmax takes as long as the
  * GEMMs, and two run under each one's); for DENSE patterns at D = 128,
  * the wide kernel (the plain one with tiles of 192 keys: a tile's fixed
@@ -175,8 +175,8 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, 
  * its own block, then wins (random blocks, U / N = 1 - density / 2: at
  * 25% +6-7%, at 10% +14-15%; deep ahead by 2-4% at 50%, U / N = 0.75).
  * Solo (128-key tiles) ran level with narrow or behind it everywhere once
- * both kept uniform descriptors, and takes no part (bench/RESULTS.md,
- * sessions 32 and 38). */
+ * both kept uniform descriptors, and takes no part (H200, a62ba0e;
+ * doc/design/attention.md, "How the forward chooses its kernel"). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
                                                    bool *chooses)
 {
@@ -381,7 +381,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
              * forward_kernel), the one not chosen ending at once (it still
              * starts after the one before and ends before the one after).
              * Narrow first: 0.3-1% faster than deep first on the probe's
-             * patterns, whichever was chosen (H200, session 38). */
+             * patterns, whichever was chosen (H200, a62ba0e). */
             t.a.choice = a.choice = run->workspace + p->ws_choice;
             launch(&launches[n++], ap, K_CHOICE, BK_ATTENTION_CHOICE_CTAS, 1, 1,
                    BK_ATTENTION_CHOICE_THREADS, &a);
@@ -453,8 +453,8 @@ static bool backward_override(const char *kind)
  * ptx/attention_wgmma_backward.cu): only where BK_CUDA_ATTENTION_BACKWARD
  * is "fused" when the plan is made, for DENSE patterns without the causal
  * mask at D = Dv = 128 (every key block sees every query tile). Not the
- * default: on the H100 it runs level with the two kernels (2026-11-25,
- * bench/RESULTS.md), its share hand-over costing what the GEMMs save. */
+ * default: on the H100 it runs level with the two kernels (0b9fe39,
+ * bench/log/attention.md), its share hand-over costing what the GEMMs save. */
 static bool fused_backward(const struct bk_attention_problem *p)
 {
     return backward_override("fused") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
@@ -467,7 +467,7 @@ static bool fused_backward(const struct bk_attention_problem *p)
  * pattern, causal too; not deterministic (a query tile's shares meet in the
  * order the key CTAs reach it), so only where the plan sets
  * BK_ATTENTION_ALLOW_ATOMICS_BIT. Not the default even then: on an H200
- * (2026-11-28, bench/RESULTS.md) it ran 5-8% slower than the two
+ * (82a20dd, bench/log/attention.md) it ran 5-8% slower than the two
  * deterministic kernels with blocks of 128 and 39-49% slower with blocks
  * of 64, so it runs only where BK_CUDA_ATTENTION_BACKWARD is "atomic" when
  * the plan is made (for tests and tuning). */

@@ -116,7 +116,7 @@ static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
 
 /* The grid is this many "waves" of the blocks that fit on the device at
  * once, and blocks stride over the items. On an H100, 8 waves moved 4-6%
- * more bytes per second than 1 on most kernels (bench/RESULTS.md).
+ * more bytes per second than 1 on most kernels (bench/log/gated.md).
  * BK_CUDA_GATED_WAVES overrides it, for tuning with bkbench. */
 #define GRID_WAVES 8u
 static unsigned int grid_waves(void)

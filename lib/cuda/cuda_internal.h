@@ -211,7 +211,7 @@ BK_HIDDEN BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, c
 
 /* Launches on stream: directly (what a stream capture records), or through
  * the plan's cached one-kernel graph for stream (one-time submits; about
- * half the CPU time of a launch, bench/RESULTS.md). cmd_index names the
+ * half the CPU time of a launch, doc/design/cuda.md). cmd_index names the
  * command in messages. The context must be current. */
 BK_HIDDEN BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                          CUstream stream, uint32_t cmd_index);

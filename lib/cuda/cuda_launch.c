@@ -1,7 +1,7 @@
 /* Launching a plan's kernel: directly with cuLaunchKernelEx (what stream
  * capture records into the graphs of reusable command buffers), or through
  * a small executable graph of that one kernel that the plan keeps per
- * stream (one-time submits). On the H100 VMs of bench/RESULTS.md, updating
+ * stream (one-time submits). On the H100s of bench/log/platform.md, updating
  * the node's parameters and cuGraphLaunch took 0.2-0.4 + 1.2-1.9 us of CPU
  * time where cuLaunchKernelEx took 2.5 to 3.1 us. cuGraphLaunch orders a
  * launch after earlier launches of the same executable graph, hence one

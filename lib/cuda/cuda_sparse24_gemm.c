@@ -135,7 +135,7 @@ static const struct tiling *choose_tiling(const struct bk_sparse24_gemm_problem 
     /* N <= 16 reads the weight once per CTA column: 16-wide tiles waste no
      * MMA work, and 32-row ones where 64-row ones would leave fewer than 4
      * CTAs per SM (H100, 2026-11-22: 16-21% faster than 64 x 32 on the
-     * Llama-70B shapes at N = 16; bench/RESULTS.md); those with the deeper
+     * Llama-70B shapes at N = 16; 4edf3d5); those with the deeper
      * ring where each SM holds at most two of them, which then stream too
      * little of the weight at once (H100, 2026-11-24: 7-9% faster at
      * M = 8192, 8% slower at 2.4 CTAs an SM; measured on Hopper only). */
@@ -254,7 +254,7 @@ static uint64_t aligned_decode_ctas(uint64_t tiles, uint64_t sms)
  * be, aligned_decode_ctas), each with at least DECODE_MIN_STEPS units (a
  * CTA streams its share at ~50 GB/s, so every SM has to take part for the
  * memory's speed; a second CTA on an SM shares its intake: H200,
- * bench/RESULTS.md); BK_CUDA_SPARSE24_DECODE_CTAS names another, up to
+ * 995d549); BK_CUDA_SPARSE24_DECODE_CTAS names another, up to
  * the two an SM that the GPU holds at once (a head waits for CTAs after
  * it: all have to be resident). */
 #define DECODE_MIN_STEPS 8

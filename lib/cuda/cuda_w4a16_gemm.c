@@ -116,7 +116,7 @@ static bool one_wave(BkPlan plan, const struct kernel *k, int s)
 /* Splits of K per tile (a cluster of that many CTAs per tile): the most
  * whose grid is on the device at once, never more than there are stages.
  * More CTAs stream the weights faster until a second wave of clusters
- * waits (measured on the H100, bench/RESULTS.md). Leaves k's function of
+ * waits (measured on the H100, 10615df). Leaves k's function of
  * the choice found. */
 static BkResult choose_splits(BkPlan plan, struct kernel *k, const char *type, bool clusters)
 {
@@ -248,7 +248,7 @@ static int wgmma_consumers(const struct bk_w4a16_gemm_problem *p, int tt,
 
 /* The weight columns x rows of A x rows of K the busiest SM takes on
  * (its CTAs' products in order; wgmma tiles of one height cost alike per
- * product, bench/RESULTS.md): the tiled grid of k in waves, or the same
+ * product, bench/log/w4a16.md): the tiled grid of k in waves, or the same
  * tiles in stream-K (one CTA an SM, equal shares of the stages). */
 static double tiled_work(const struct kernel *k, const struct bk_cuda_context *c)
 {
@@ -264,7 +264,7 @@ static int64_t stream_k_units(const struct kernel *k)
 }
 /* Stream-K's fixed costs beyond the tiled grid's (the counters' clearing
  * kernel, the partial tiles written, copied and added) as stages of its
- * tiles, fitted on the H100 (bench/RESULTS.md): ~3.5 us for tiles of 128
+ * tiles, fitted on the H100 (6cf21be): ~3.5 us for tiles of 128
  * rows, ~5 us for 64 (slower stages count fewer), more for 256 (whose
  * partial tiles are twice as large). */
 static int stream_k_fixed_stages(const struct kernel *k)
@@ -341,7 +341,7 @@ static bool stream_k_fits(const struct kernel *k, const struct bk_cuda_context *
 
 /* Whether each CTA's share is at least half a tile, so that at most three
  * CTAs share one: more make more partial tiles than the balance pays for
- * (11008 x 4096 at M = 256, bench/RESULTS.md). */
+ * (11008 x 4096 at M = 256, 6cf21be). */
 static bool stream_k_shares_few(const struct kernel *k, const struct bk_cuda_context *c)
 {
     return 2 * ceil_div(stream_k_units(k), c->sm_count) >= k->args.stages;
@@ -367,7 +367,7 @@ static BkResult consider_stream_k(BkPlan plan, struct gemm_plan *g, struct kerne
     double work = stream_k_work(&sk, c);
     /* Above 128 rows, tiles of 128 rows too (each reads its weights again,
      * ~5% a stage, but their partial tiles are half the size and fewer CTAs
-     * share a tile: 4096 x 22016 at M = 256, bench/RESULTS.md). */
+     * share a tile: 4096 x 22016 at M = 256, 74cd082). */
     if (rows == 256 && !forced_rows) {
         if ((res = wgmma_init(plan, &half, p, a, 128, type, clusters, true)) != BK_SUCCESS)
             return res;
@@ -468,7 +468,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
         /* Tiles of 256 rows leave SMs idle where N has few column tiles:
          * 128-row tiles (twice the CTAs, each reading its weights again,
          * ~10% slower where both fill the device alike) where they fill
-         * its waves at least 1.2 times as well (bench/RESULTS.md). */
+         * its waves at least 1.2 times as well (74cd082). */
         if (!forced && tt == 256) {
             struct kernel half;
             if ((res = wgmma_init(plan, &half, p, &a, 128, type, clusters, false)) != BK_SUCCESS)

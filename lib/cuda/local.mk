@@ -43,6 +43,6 @@ endif
 TESTS += t/no-cuda-link.sh
 EXTRA_DIST += t/no-cuda-link.sh
 
-# Run by hand on a GPU machine: bench/device-run.sh (see bench/RESULTS.md).
+# Run by hand on a GPU machine: bench/device-run.sh (see bench/log/README.md).
 EXTRA_DIST += bench/device-run.sh bench/gpu-check.c bench/w4a16-probe.c bench/w4a16-peers.py \
 	bench/w4a16-sk-trace.c bench/attention-hunt.sh

@@ -469,7 +469,7 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
  * faster on Zen 1): 15-22% less time on the x86-64-v3 code (1.557 -> 1.326
  * ns, 1.336 -> 1.047 in two sittings), 7-14% on the AVX-512 clone; the
  * model 57.4 -> 44.7 cycles.
- * Then (session 33) four passes each: the fit's pass waits on its
+ * Then (8285e15) four passes each: the fit's pass waits on its
  * division (Zen 1: one 8-wide division each 12 cycles), so -b^2 / 2's
  * split, which needs only b, moved there to fill the multiply-add pipes
  * beside it; and the last pass, which waited on one long chain
@@ -477,7 +477,7 @@ INLINE bool normal_chunk(const float *restrict b, int n, int kind)
  * the same operations and bits. The model: forward 37.8 -> 32.0 cycles,
  * backward 44.9 -> 38.7; this Zen 4, the x86-64-v3 build, 0.785 -> 0.751
  * and 1.047 -> 0.973 ns per element (the AVX-512 clone level within this
- * machine's spread; bench/RESULTS.md). */
+ * machine's spread; bench/log/gated.md). */
 /* The first two: the erfc fit and -b^2 / 2 split (FOLD: the forward adds
  * the fit's P(t) to its low part; the backward keeps q), then exp's
  * argument reduced. */
@@ -762,7 +762,7 @@ __attribute__((target("avx2,f16c"))) static inline void f16x16_out(uint16_t *p, 
 
 /* The table's gates of b[0..7], and for the backward its gate and
  * derivative pairs, by scalar loads into the lanes: Zen 1 runs
- * vgatherdps at a third of that speed (bench/RESULTS.md), and elsewhere
+ * vgatherdps at a third of that speed (doc/design/host.md), and elsewhere
  * the two are close. */
 __attribute__((target("avx2"))) static inline __m256 lookup8(const float *g, const uint16_t *b)
 {

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Adds a measurement run to bench/data/ and regenerates bench/CURRENT.md:
+#
+#   bench/add-run.sh NAME BKBENCH.json [ATTENTION-PEERS.json]
+#
+# BKBENCH.json is bkbench's --json (or --json-file) output, kept whole;
+# ATTENTION-PEERS.json, when given, bench/attention-peers.py's --json
+# report, kept whole too. The run's date is today's (UTC) and its commit
+# the source tree's HEAD unless BK_RUN_DATE and BK_RUN_COMMIT say
+# otherwise; BK_RUN_DEVICE describes the device (driver, CUDA, peers'
+# versions), else bkbench's device name stands. The file is
+# bench/data/DATE-NAME.json; bench/data/README.md gives its format.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -ge 2 ] && [ $# -le 3 ] || {
+    echo "usage: bench/add-run.sh NAME BKBENCH.json [ATTENTION-PEERS.json]" >&2
+    exit 2
+}
+name=$1 bk=$2 peers=${3-}
+date=${BK_RUN_DATE:-$(date -u +%Y-%m-%d)}
+commit=${BK_RUN_COMMIT:-$(git -C "$src" rev-parse --short HEAD)}
+out=$src/bench/data/$date-$name.json
+[ ! -e "$out" ] || { echo "bench/add-run.sh: $out exists" >&2; exit 1; }
+grep -q '"tool": "bkbench"' "$bk" || { echo "bench/add-run.sh: $bk is not bkbench's JSON" >&2; exit 1; }
+
+# A JSON string of $1: backslashes and quotes escaped.
+str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+
+{
+    printf '{\n  "format": 1, "date": %s, "commit": %s, "origin": "measured",\n' \
+        "$(str "$date")" "$(str "$commit")"
+    [ -z "${BK_RUN_DEVICE-}" ] || printf '  "device": %s,\n' "$(str "$BK_RUN_DEVICE")"
+    printf '  "bkbench": '
+    cat "$bk"
+    if [ -n "$peers" ]; then
+        printf ',\n  "attentionPeers": '
+        cat "$peers"
+    fi
+    printf ',\n  "peers": []\n}\n'
+} > "$out.tmp"
+mv "$out.tmp" "$out"
+sh "$src/bench/current.sh"
+echo "bench/add-run.sh: wrote $out and bench/CURRENT.md"

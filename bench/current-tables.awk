@@ -1,0 +1,386 @@
+# bench/CURRENT.md from the runs json-flat.awk read into V[file, path]:
+# one table per op family, each from the newest run that has the family.
+# A ratio is always libbk's speed over the peer's (the peer's time over
+# libbk's): above 1, libbk is faster.
+
+function has(f, p) { return (f, p) in V }
+function get(f, p) { return has(f, p) ? V[f, p] : "" }
+
+# The records of list p (keys "p.0.op", "p.1.op", ...): how many.
+function count(f, p, key,   n) {
+    n = 0
+    while (has(f, p "." n "." key))
+        n++
+    return n
+}
+
+function num(x, fmt) { return x == "" ? "-" : sprintf(fmt, x) }
+# As bkbench prints them: TFLOP/s with 1 decimal from 100, 2 from 1.
+function tf(x) { return x == "" ? "-" : x + 0 >= 100 ? sprintf("%.1f", x) : x + 0 >= 1 ? sprintf("%.2f", x) : sprintf("%.4f", x) }
+function us(x) { return x == "" ? "-" : x + 0 < 10000 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
+function pct(x) { return x == "" ? "-" : sprintf("%.1f%%", 100 * x) }
+function ratio(x) { return x == "" || x + 0 <= 0 ? "-" : sprintf("%.2fx", x) }
+function quot(a, b) { return a == "" || b == "" || b + 0 == 0 ? "" : a / b }
+
+function family_of(f, list, i,   lq, lk) {
+    if (list == "bkbench.results")
+        return get(f, list "." i ".op") ~ /^gated/ ? "gated" : ""
+    if (list != "bkbench.attention")
+        return substr(list, 9)
+    lq = get(f, list "." i ".lq")
+    lk = get(f, list "." i ".lk")
+    return lq != "" && lk != "" && lq + 0 < lk + 0 ? "decode" : "attention"
+}
+
+# The newest run (date, then file name) with a record of family fam; a
+# run on a GPU before any on the host backend, which is the reference,
+# not a contender.
+function newest(fam, list,   k, f, i, n, best, bkey, key) {
+    best = ""
+    for (k = 1; k <= NFILES; k++) {
+        f = FILES[k]
+        n = count(f, list, "op")
+        for (i = 0; i < n; i++)
+            if (family_of(f, list, i) == fam)
+                break
+        if (i == n)
+            continue
+        key = (get(f, "bkbench.device.type") == "host" ? "0 " : "1 ") get(f, "date") " " f
+        if (best == "" || key > bkey) {
+            best = f
+            bkey = key
+        }
+    }
+    return best
+}
+
+function stamp(f,   dev, s, name) {
+    dev = get(f, "device")
+    if (dev == "")
+        dev = get(f, "bkbench.device.name")
+    name = f
+    sub(/.*\/bench\/data\//, "bench/data/", name)
+    s = "Device: " dev ". Date: " get(f, "date") ". Commit: " get(f, "commit") \
+        ". Data: `" name "`"
+    if (get(f, "origin") == "transcribed")
+        s = s " (transcribed from the results log: " get(f, "transcribedFrom") ")"
+    print s "."
+    if (get(f, "note") != "")
+        print "\n" get(f, "note")
+    print ""
+}
+
+function none(what) { print "No run in bench/data/ has " what " yet.\n" }
+
+# Peer records: "peers" (written by hand or transcribed) and the report of
+# bench/attention-peers.py kept whole under "attentionPeers".
+function peer_lists(f,   n) {
+    n = 0
+    PL[++n] = "peers"
+    PL[++n] = "attentionPeers.results"
+    return n
+}
+
+# ---- gated activations ---------------------------------------------------
+
+function gated(   f, L, n, i, g, ng, key, k, lo, lok, sum, cnt, mean, pk, pn, pf, j, m, q,
+                  pr, prn, p, copy, shape) {
+    print "## Gated activations\n"
+    f = newest("gated", "bkbench.results")
+    if (f == "")
+        return none("gated activation figures")
+    stamp(f)
+    print "Fraction of the copy bandwidth measured in the same run (bytes: each input read once,"
+    print "each output written once); torch.compile is the peer (the same op as a compiled PyTorch"
+    print "function on the same shapes).\n"
+    print "| op | dtype | cases | lowest (kind, shape) | mean | torch.compile mean | libbk / torch.compile |"
+    print "| --- | --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.results"
+    n = count(f, L, "op")
+    copy = get(f, "bkbench.copy.gbPerS")
+    ng = 0
+    for (i = 0; i < n; i++) {
+        if (family_of(f, L, i) != "gated" || get(f, L "." i ".status") != "ok")
+            continue
+        key = get(f, L "." i ".op") " " get(f, L "." i ".dtype")
+        if (!(key in G)) {
+            G[key] = ++ng
+            GK[ng] = key
+        }
+        g = G[key]
+        GM[g] = GM[g] " " i
+    }
+    pn = peer_lists(f)
+    for (g = 1; g <= ng; g++) {
+        m = split(substr(GM[g], 2), idx, " ")
+        lo = ""; sum = 0; cnt = 0; pr = 0; prn = 0; psum = 0
+        for (k = 1; k <= m; k++) {
+            i = idx[k]
+            q = get(f, L "." i ".roofline")
+            if (lo == "" || q + 0 < lo + 0) {
+                lo = q
+                shape = get(f, L "." i ".shape.0") " x " get(f, L "." i ".shape.1")
+                if (get(f, L "." i ".shape.0") == "")
+                    shape = get(f, L "." i ".transcribed.shape")
+                else if (get(f, L "." i ".inputStrides.0") != "")
+                    shape = shape ", strided rows"
+                lok = get(f, L "." i ".kind") ", " shape
+            }
+            cnt += get(f, L "." i ".transcribed.cases") != "" ? get(f, L "." i ".transcribed.cases") : 1
+            sum += get(f, L "." i ".transcribed.meanRoofline") != "" ? get(f, L "." i ".transcribed.meanRoofline") * get(f, L "." i ".transcribed.cases") : q
+            for (p = 1; p <= pn; p++)
+                for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
+                    pf = PL[p] "." j
+                    if (get(f, pf ".peer") != "torch.compile" || get(f, pf ".op") != get(f, L "." i ".op") ||
+                        get(f, pf ".kind") != get(f, L "." i ".kind") ||
+                        get(f, pf ".dtype") != get(f, L "." i ".dtype") ||
+                        get(f, pf ".shape.0") != get(f, L "." i ".shape.0") ||
+                        get(f, pf ".shape.1") != get(f, L "." i ".shape.1") ||
+                        get(f, pf ".inputStrides.0") != get(f, L "." i ".inputStrides.0") ||
+                        get(f, pf ".gbPerS") == "")
+                        continue
+                    pr += get(f, L "." i ".gbPerS") / get(f, pf ".gbPerS")
+                    psum += get(f, pf ".gbPerS")
+                    prn++
+                }
+        }
+        split(GK[g], kk, " ")
+        printf "| %s | %s | %d | %s (%s) | %s | %s | %s |\n", kk[1], kk[2], cnt, pct(lo), lok,
+               pct(sum / cnt), prn ? pct(quot(psum / prn, copy)) : "not measured",
+               prn ? ratio(pr / prn) : "-"
+    }
+    print ""
+}
+
+# ---- dense GEMM ------------------------------------------------------------
+
+function gemm(   f, L, n, i, r, dt, v) {
+    print "## Dense GEMM\n"
+    f = newest("gemm", "bkbench.gemm")
+    if (f == "")
+        return none("dense GEMM figures")
+    stamp(f)
+    print "TFLOP/s (2MNK over the median time), libbk from a reusable command buffer, cuBLASLt"
+    print "called directly on the same operands (C = A B^T).\n"
+    print "| dtype | M x N x K | libbk | cuBLASLt | libbk / cuBLASLt |"
+    print "| --- | --- | --- | --- | --- |"
+    L = "bkbench.gemm"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        dt = get(f, r ".tf32") == "true" ? "tf32" : get(f, r ".dtype")
+        v = get(f, r ".reusableVsCublasLt")
+        if (v == "")
+            v = quot(get(f, r ".reusableTflopPerS"), get(f, r ".cublasLt.tflopPerS"))
+        printf "| %s | %s x %s x %s | %s | %s | %s |\n", dt, get(f, r ".m"), get(f, r ".n"),
+               get(f, r ".k"), tf(get(f, r ".reusableTflopPerS")), tf(get(f, r ".cublasLt.tflopPerS")),
+               ratio(v)
+    }
+    print ""
+}
+
+# ---- 2:4 sparse GEMM -------------------------------------------------------
+
+function sparse24(   f, L, n, i, r, v) {
+    print "## 2:4 sparse GEMM\n"
+    f = newest("sparse24", "bkbench.sparse24")
+    if (f == "")
+        return none("2:4 sparse GEMM figures")
+    stamp(f)
+    print "Dense-equivalent TFLOP/s (2NMK for both): libbk's dense GEMM and its 2:4 GEMM on the same"
+    print "pruned weight, and cuSPARSELt on it; N tokens by a weight of M x K (Llama-70B's layers).\n"
+    print "| dtype | layer | N x M x K | libbk dense | libbk 2:4 | 2:4 / dense | cuSPARSELt | libbk / cuSPARSELt |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.sparse24"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        v = get(f, r ".sparseVsCusparseLt")
+        if (v == "")
+            v = quot(get(f, r ".sparseTflopPerS"), get(f, r ".cusparseLt.tflopPerS"))
+        printf "| %s | %s | %s x %s x %s | %s | %s | %s | %s | %s |\n", get(f, r ".dtype"),
+               get(f, r ".layer"), get(f, r ".n"), get(f, r ".m"), get(f, r ".k"),
+               tf(get(f, r ".denseTflopPerS")), tf(get(f, r ".sparseTflopPerS")),
+               ratio(get(f, r ".speedup")), tf(get(f, r ".cusparseLt.tflopPerS")), ratio(v)
+    }
+    print ""
+}
+
+# ---- W4A16 -------------------------------------------------------------------
+
+function w4a16(   f, L, n, i, r, p, pn, j, pf, peer, pus, dt, v) {
+    print "## W4A16 GEMM\n"
+    f = newest("w4a16", "bkbench.w4a16")
+    if (f == "")
+        return none("W4A16 figures")
+    stamp(f)
+    print "Microseconds a run, int4 weights of K x N in groups of 128 times M rows of activations;"
+    print "\"of floor\" is the time to read the weights and scales at the copy bandwidth over the"
+    print "time taken. The peer is PyTorch's `_weight_int4pack_mm` (bf16 only) where it ran, else"
+    print "cuBLASLt's dense GEMM on the dequantized weight.\n"
+    print "| dtype | layer | K x N | M | libbk us | of floor | peer | peer us | libbk / peer |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.w4a16"
+    n = count(f, L, "op")
+    pn = peer_lists(f)
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        dt = get(f, r ".dtype")
+        peer = ""
+        pus = ""
+        for (p = 1; p <= pn && peer == ""; p++)
+            for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
+                pf = PL[p] "." j
+                if (get(f, pf ".peer") == "torch-int4pack" && get(f, pf ".dtype") == dt &&
+                    get(f, pf ".k") == get(f, r ".k") && get(f, pf ".n") == get(f, r ".n") &&
+                    get(f, pf ".m") == get(f, r ".m") && get(f, pf ".us") != "") {
+                    peer = "PyTorch int4"
+                    pus = get(f, pf ".us")
+                    break
+                }
+            }
+        v = quot(pus, get(f, r ".us"))
+        if (peer == "" && get(f, r ".dense.us") != "") {
+            peer = "cuBLASLt dense"
+            pus = get(f, r ".dense.us")
+            v = get(f, r ".denseOverW4a16")
+        }
+        printf "| %s | %s%s | %s x %s | %s | %s | %s | %s | %s | %s |\n", dt,
+               get(f, r ".model") != "" ? get(f, r ".model") " " : "", get(f, r ".layer"),
+               get(f, r ".k"), get(f, r ".n"), get(f, r ".m"), us(get(f, r ".us")),
+               pct(get(f, r ".ofFloor")), peer == "" ? "-" : peer, us(pus), ratio(v)
+    }
+    print ""
+}
+
+# ---- attention ---------------------------------------------------------------
+
+# The peer a user would pick beside an attention row: PyTorch's SDPA for
+# the dense pattern, FlexAttention on the same blocks for the others.
+function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
+    pat = get(f, r ".pattern")
+    want = pat == "full" ? "sdpa" : "flex"
+    if (get(f, r ".form") == "list")
+        return ""
+    pn = peer_lists(f)
+    for (p = 1; p <= pn; p++)
+        for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
+            pf = PL[p] "." j
+            if (get(f, pf ".peer") != want || get(f, pf ".op") != op ||
+                get(f, pf ".status") != "ok" || get(f, pf ".dtype") != get(f, r ".dtype") ||
+                get(f, pf ".d") != get(f, r ".d") || get(f, pf ".pattern") != pat ||
+                get(f, pf ".lq") != get(f, r ".lq") || get(f, pf ".lk") != get(f, r ".lk"))
+                continue
+            if (want == "flex" && get(f, pf ".blockQ") != get(f, r ".blockQ"))
+                continue
+            PEER_NAME = want == "sdpa" ? "SDPA" : "Flex"
+            return get(f, pf ".tflopPerS")
+        }
+    return ""
+}
+
+function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pfw, pbw, nf, nb,
+                        pat, label) {
+    L = "bkbench.attention"
+    n = count(f, L, "op")
+    nk = 0
+    for (i = 0; i < n; i++) {
+        if (family_of(f, L, i) != fam)
+            continue
+        r = L "." i
+        pat = get(f, r ".pattern") (get(f, r ".form") == "list" ? " list" : "")
+        key = get(f, r ".dtype") SUBSEP get(f, r ".d") SUBSEP get(f, r ".blockQ") SUBSEP pat \
+              SUBSEP get(f, r ".lq") SUBSEP get(f, r ".lk") SUBSEP get(f, r ".batch") SUBSEP \
+              get(f, r ".heads")
+        if (!(key in seen)) {
+            seen[key] = 1
+            KEYS[++nk] = key
+        }
+        if (get(f, r ".status") != "ok")
+            continue
+        if (get(f, r ".op") == "attention-bwd")
+            BW[key] = r
+        else
+            FW[key] = r
+    }
+    for (k = 1; k <= nk; k++) {
+        split(KEYS[k], kk, SUBSEP)
+        fw = FW[KEYS[k]]
+        bw = BW[KEYS[k]]
+        PEER_NAME = ""
+        pfw = fw != "" ? attention_peer(f, fw, "attention-fwd") : ""
+        nf = PEER_NAME
+        PEER_NAME = ""
+        pbw = bw != "" ? attention_peer(f, bw, "attention-bwd") : ""
+        nb = PEER_NAME
+        label = fam == "decode" ? sprintf("| %s x %s x %s x %s ", kk[7], kk[8], kk[5], kk[6]) : ""
+        printf "| %s | %s | %s %s| %s | %s | %s | %s | %s | %s | %s |\n", kk[1], kk[2], kk[3], label,
+               kk[4], tf(fw != "" ? get(f, fw ".tflopPerS") : ""), pfw == "" ? "-" : nf " " tf(pfw),
+               ratio(quot(fw != "" ? get(f, fw ".tflopPerS") : "", pfw)),
+               tf(bw != "" ? get(f, bw ".tflopPerS") : ""), pbw == "" ? "-" : nb " " tf(pbw),
+               ratio(quot(bw != "" ? get(f, bw ".tflopPerS") : "", pbw))
+    }
+    delete FW
+    delete BW
+}
+
+function attention(   f) {
+    print "## Attention, forward and backward\n"
+    f = newest("attention", "bkbench.attention")
+    if (f == "")
+        return none("attention figures")
+    stamp(f)
+    print "TFLOP/s over the active blocks (forward 4 x block x block x D each, backward 2.5 times"
+    printf "that), B = %s, L = %s, H x D = %s. The peer is PyTorch's SDPA for the dense pattern and\n",
+           get(f, "bkbench.attention.0.batch"), get(f, "bkbench.attention.0.lq"),
+           get(f, "bkbench.attention.0.heads") * get(f, "bkbench.attention.0.d")
+    print "FlexAttention on the same blocks for the others; \"10% list\" is the 10% pattern given as"
+    print "a LIST, which FlexAttention has no form of.\n"
+    print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    attention_rows(f, "attention")
+    print ""
+}
+
+function decode(   f) {
+    print "## Attention, decode (Lq < Lk)\n"
+    f = newest("decode", "bkbench.attention")
+    if (f == "")
+        return none("attention figures with fewer queries than keys (bkbench's attention cases have Lq = Lk)")
+    stamp(f)
+    print "TFLOP/s over the active blocks; the peer as for the table above.\n"
+    print "| dtype | D | block | B x H x Lq x Lk | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    attention_rows(f, "decode")
+    print ""
+}
+
+END {
+    if (jf_failed)
+        exit 1
+    if (jf_sp != 0) {
+        print "bench/current.sh: unterminated JSON at the end of " FILES[NFILES] > "/dev/stderr"
+        exit 1
+    }
+    print "# Current results"
+    print ""
+    print "Generated by `bench/current.sh` from the runs in `bench/data/` (do not edit: add a run"
+    print "and rerun the script; `bench/data/README.md` says how). Each table comes from the newest"
+    print "run that measured its family and names that run's device, date and commit. A ratio is"
+    print "libbk's speed over the peer's, both measured in the same run: above 1.00x libbk is faster."
+    print "How the figures moved, and why, is in `bench/log/`; the design behind them in"
+    print "`doc/design/`."
+    print ""
+    gated()
+    gemm()
+    sparse24()
+    w4a16()
+    attention()
+    decode()
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# The tree speaks of the code, not of how it was developed: no working
+# sessions, numbered calls, device-time budgets, scratch directories,
+# branches outside the repository or tracker numbers. A comment states the
+# rule and cites a commit or a design document's section instead. Scans
+# the tracked files (every file of the tree in a tarball, less what
+# autotools generate). ALLOW lists the hits where such a word means
+# something else: extended regular expressions over "file:line:text",
+# one a line, without spaces.
+top_srcdir=${top_srcdir:-.}
+echo 1..1
+words='sess''ion|(^|[^[:alnum:]_])calls? [0-9]|\.car''ry|(^|[^[:alnum:]_])wip/|issues? #?[0-9]|device[ -]time'
+# .gitignore keeps a local scratch folder of that name out of the tree.
+ALLOW='
+^\.gitignore:[0-9]+:/\.carry/$
+'
+self=t/process-words.sh
+list=$(pwd)/t/process-words.files
+if git -C "$top_srcdir" ls-files > "$list" 2>/dev/null && [ -s "$list" ]; then
+    :
+else
+    (cd "$top_srcdir" && find . -type f | sed 's|^\./||' |
+        grep -Ev '^(configure|aclocal\.m4|config\.h\.in|build-aux/|m4/(libtool|lt)|autom4te\.cache/)|Makefile\.in$') > "$list"
+fi
+hits=$(cd "$top_srcdir" && grep -v -x -F "$self" < "$list" | while read -r f; do
+    [ -f "$f" ] && grep -n -i -E "$words" "$f" /dev/null
+done)
+rm -f "$list"
+for a in $ALLOW; do
+    hits=$(printf '%s\n' "$hits" | grep -v -E "$a")
+done
+hits=$(printf '%s\n' "$hits" | sed '/^$/d')
+if [ -z "$hits" ]; then
+    echo "ok 1 - no process words in the tree"
+else
+    printf '%s\n' "$hits" | sed 's/^/# /'
+    echo "not ok 1 - process words in the tree: state the rule, cite a commit or a design section"
+fi
