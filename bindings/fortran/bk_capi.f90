@@ -1,3 +1,6 @@
+! Copyright The libbk authors; licensed under the Apache License, Version 2.0
+! (http://www.apache.org/licenses/LICENSE-2.0; LICENSE in libbk's sources).
+!
 ! libbk Fortran binding: one bind(c) interface per exported C function
 ! (every symbol of lib/libbk.map; t/fortran-coverage.sh checks). The
 ! Fortran name is the C name. Calls go straight to libbk: no code here.

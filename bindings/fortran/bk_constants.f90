@@ -1,3 +1,6 @@
+! Copyright The libbk authors; licensed under the Apache License, Version 2.0
+! (http://www.apache.org/licenses/LICENSE-2.0; LICENSE in libbk's sources).
+!
 ! libbk Fortran binding: every constant and enumerator of include/bk/*.h.
 !
 ! C enums become `enum, bind(c)` blocks, so each enumerator has the kind of

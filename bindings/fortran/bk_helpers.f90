@@ -1,3 +1,6 @@
+! Copyright The libbk authors; licensed under the Apache License, Version 2.0
+! (http://www.apache.org/licenses/LICENSE-2.0; LICENSE in libbk's sources).
+!
 ! libbk Fortran binding: thin helpers where the C idioms hurt in Fortran.
 !
 ! Index order. libbk describes tensors in C (row-major) order: extent(1)

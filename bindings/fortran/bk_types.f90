@@ -1,3 +1,6 @@
+! Copyright The libbk authors; licensed under the Apache License, Version 2.0
+! (http://www.apache.org/licenses/LICENSE-2.0; LICENSE in libbk's sources).
+!
 ! libbk Fortran binding: handles and structs of include/bk/*.h.
 !
 ! Handles: one bind(c) type per handle kind, each holding the C pointer, so
