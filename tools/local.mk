@@ -55,3 +55,5 @@ EXTRA_DIST += bench/attention-peers.py
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.
 EXTRA_DIST += tools/install-deps.sh
+# Checks and adds the SPDX licence line of tracked files (t/spdx.sh runs it).
+EXTRA_DIST += tools/spdx.sh
