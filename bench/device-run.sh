@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds, tests, sanitizes and times libbk's CUDA backend on a GPU machine,
 # in one go (device time is scarce). Run from a source tree that has
 # configure generated (autoreconf -fi), e.g. through the device tool:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: the Fortran module binds the whole public C API.
 # - every symbol exported by lib/libbk.map, and every BK_API function of
 #   the public headers, has exactly one bind(c, name='...') interface in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: the Fortran module's structs, handles and constants match C's.
 # t/fortran_layout_c and t/fortran_layout_f print the same table (sizes,
 # field offsets and sizes, constant values) from each language; this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Prints, from C, the size of every handle and struct of the public
  * headers, the offset and size of every field, the value of every constant
  * and of the version macros. t/fortran_layout_f prints the same table from

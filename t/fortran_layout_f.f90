@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Prints, from the Fortran module, the table t/fortran_layout_c prints from
 ! C: sizes of handles and structs, offset and size of every field, the
 ! value of every constant and of the version functions. Offsets are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # t/: the C TAP tests and the small library they share (tap.c, helpers,
 # gated activation cases). Fortran tests and man-page checks add
 # themselves from their own local.mk.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tests' model of the W4A16 forms: see w4a16_ref.h. The Marlin
  * packer follows marlin/__init__.py (_get_perms and Layer.pack) step by
  * step: tables from the same loops, the same reshapes as index loops.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tools/: bkinfo (devices, support matrix) and bkbench (timings, roofline).
 # Both use only the public API; bkbench loads libcuda itself (dlopen) for
 # CUDA events, and both load cuBLASLt (dlopen) to compare with or report

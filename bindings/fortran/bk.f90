@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Copyright The libbk authors; licensed under the Apache License, Version 2.0
 ! (http://www.apache.org/licenses/LICENSE-2.0; LICENSE in libbk's sources).
 !
