@@ -53,9 +53,10 @@ BK_C_TESTS = \
 check_PROGRAMS += $(BK_C_TESTS)
 TESTS += $(BK_C_TESTS) t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
 EXTRA_DIST += t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
-# Repository rules: the SPDX line of every tracked file.
-TESTS += t/spdx.sh
-EXTRA_DIST += t/spdx.sh
+# Repository rules: the SPDX line of every tracked file, and the
+# commit-msg hook that checks commit messages.
+TESTS += t/spdx.sh t/commit-msg.sh
+EXTRA_DIST += t/spdx.sh t/commit-msg.sh
 
 BK_TEST_LIBS = t/libbktest.la libbk.la
 BK_TEST_LINK_FLAGS = -no-install

@@ -58,3 +58,5 @@ EXTRA_DIST += bench/roofline-plot.py
 EXTRA_DIST += tools/install-deps.sh
 # Checks and adds the SPDX licence line of tracked files (t/spdx.sh runs it).
 EXTRA_DIST += tools/spdx.sh
+# The git hook that checks commit messages (CONTRIBUTING.md; t/commit-msg.sh).
+EXTRA_DIST += tools/commit-msg
