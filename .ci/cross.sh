@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI: the host backend on other Debian architectures, built with their
 # cross compilers and tested under qemu-user: arm64 (NEON, little endian),
 # s390x (big endian; GCC evaluates float as double there in ISO C mode),

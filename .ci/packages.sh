@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI: libbk's Debian packages (packaging/). Builds them without the CUDA
 # backend and without re-running the tests (the test stage ran them),
 # checks them with lintian (no errors), installs them, builds and runs the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # CI, after the main test run (.ci/run): the reliability checks of
 # CONTRIBUTING.md on a clean Debian 12 machine without a GPU.
 #   1. ASan + UBSan build (gcc), whole `make check`, with the libFuzzer

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Prints "N passed, N failed, N skipped": the TAP results automake's test
 # harness left in the .trs files below DIR (default .), those of a
 # distcheck's DIR/libbk-VERSION tree left out. Used by .ci/run and

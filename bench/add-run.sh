@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Adds a measurement run to bench/data/ and regenerates bench/CURRENT.md:
 #
 #   bench/add-run.sh NAME BKBENCH.json [ATTENTION-PEERS.json]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Time PyTorch's SDPA on attention over a KV cache (a decode step), the peer of bkbench's
 attention-decode cases, and measure the device's read bandwidth in the same run.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A development probe for attention over a KV cache (not bkbench): for
  * each decode shape below (or the one given as B H Hkv Lq Lk [causal]),
  * f16 and bf16, D = 128 (BK_PROBE_D for another), the median, lowest and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Repeats t/gpu_attention's pass over persistent CTAs of 3 ("(3 CTAs)": the
 # Hopper forward and dq kernels taking many query tiles each, where
 # wrong dq rows were seen under graph replays until 569b3dd) with two sets of

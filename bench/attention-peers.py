@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch peers of libbk's block-sparse attention (bkbench --op attention).
 
 Times, on a CUDA device, forward and backward:

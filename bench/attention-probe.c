@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A development probe for the attention kernels on the GPU (not bkbench):
  * at the issue's shapes (B * L = 16k tokens, H * D = 2048, L = 8192), the
  * mean time per run of a reusable command buffer submitted 10 times, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CHECK(x) for the standalone CUDA probes in bench/ (runtime API): a
  * failing call prints itself and the runtime's message, then exits. */
 #ifndef BK_BENCH_CUDA_CHECK_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/CURRENT.md from the runs json-flat.awk read into V[file, path]:
 # one table per op family, each from the newest run that has the family.
 # A ratio is always libbk's speed over the peer's (the peer's time over

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Writes bench/CURRENT.md, the current results, from the measurement runs
 # under bench/data/ (one JSON file a run: bkbench's --json output, the
 # peers' figures and the run's date, device and commit; bench/data/README.md

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds, tests, sanitizes and times libbk's CUDA backend on a GPU machine,
 # in one go (one build serves every step). Run from a source tree that has
 # configure generated (autoreconf -fi), on the GPU machine:

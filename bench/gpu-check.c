@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* gpu-check: checks of the CUDA backend that the TAP suite does not reach
  * with its small shapes, run by bench/device-run.sh on a GPU machine:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A development probe (not bkbench, not built by make): how fast one SM
  * takes in a weight streamed through a ring of shared-memory stages, the
  * way the 2:4 decode kernels (ptx/sparse24_decode.cuh) read theirs, by

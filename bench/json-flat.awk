@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A JSON reader for awk: every scalar of every input file lands in
 # V[file, path] (path: keys and array indices joined by dots, e.g.
 # "bkbench.attention.3.tflopPerS"; strings unquoted, null as ""), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch-probe: where the CPU time of a small libbk launch goes, and what
  * the driver itself costs, for bench/log/platform.md. Run on a GPU machine by
  * bench/device-run.sh:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A development probe (not bkbench, not built by make): does a 2:4 decode
  * kernel that reads its weight with ordinary 16-byte loads from many warps
  * (as cuBLASLt's dense GEMV does, at ~82% of the DRAM's peak) stream the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A development probe (not bkbench, not built by make): how fast a plain
  * read of N MB runs on this GPU, the ceiling a memory-bound kernel such as
  * the W4A16 GEMM at M = 1 can reach at that size. For each size, buffers

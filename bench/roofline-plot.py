@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot a bkbench run: the roofline fraction of each op, per dtype, as a PNG.
 
 Reads the JSON of `bkbench --json` (or --json-file), or the CSV of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A development probe for the 2:4 sparse GEMM on the GPU at bkbench's
  * shapes (not bkbench, not a test): a random W pruned to 2:4 and
  * prepared, a random X, then Y = X W^T run `runs` times by one-time

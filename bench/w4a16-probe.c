@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A development probe for the W4A16 GEMM on the GPU (not bkbench): for a
  * few Llama shapes and M, the mean time per run of a reusable command
  * buffer that runs the plan on 8 weight sets (together past the L2),

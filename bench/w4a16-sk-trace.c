@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A development probe for the W4A16 stream-K schedule (not bkbench): one
  * CUDA GEMM plan (f16, group 128) on K N M from the command line, a
  * reusable command buffer of 8 runs submitted 5 times, then the trace the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A development probe (not bkbench, not built by make): how fast the
  * Hopper tensor cores take one wgmma shape when nothing else runs, to tell
  * a kernel's instruction mix from its memory. Two warpgroups a CTA (as the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/: the CMake package files (find_package(bk) -> imported target
 # bk::bk), made at build time so their paths are the installed ones.
 cmakedir = $(libdir)/cmake/bk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # examples/configure.m4: MPI for the MPI examples (examples/mpi_swiglu.c,
 # examples/mpi_swiglu.f90), built and run by `make check` when the MPI
 # compiler wrappers and mpirun are found (Debian: openmpi-bin,

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! fortran_swiglu_steps: libbk from an HPC-style Fortran code.
 !
 ! A time-stepping loop applies a SwiGLU to a column-major field

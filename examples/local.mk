@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # examples: complete programs that `make check` builds and runs.
 check_PROGRAMS += examples/swiglu
 examples_swiglu_SOURCES = examples/swiglu.c

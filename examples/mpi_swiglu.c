@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_swiglu: libbk under MPI, one rank per GPU. Each rank takes the
  * device of its node-local rank (MPI_Comm_split_type with
  * MPI_COMM_TYPE_SHARED; the host device when the node has no GPU), runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_gpu: libbk on every GPU of a node, one context and one thread per
  * device (the host device when there is no GPU). Each thread runs SwiGLU
  * on its own slice of a [rows, 2*hidden] f32 problem on its device and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP wrapper: the MPI examples (examples/mpi_swiglu, and mpi_swiglu_f
 # when Fortran is built) on two ranks with $MPIRUN; the ranks pick their
 # devices themselves (the host without a GPU). Skips when configure found

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP wrapper: examples/multi_gpu on every device it finds (the host when
 # there is no GPU), then on four host contexts in four threads at once.
 echo "1..2"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP wrapper: run examples/swiglu on the host device (and on the device of
 # BK_TEST_DEVICE when that is set), one test point each.
 devices=host

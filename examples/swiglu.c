@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* swiglu: a complete libbk program. It runs SwiGLU forward on a [tokens,
  * 2*hidden] f32 matrix, split along the last axis, and checks the result.
  *

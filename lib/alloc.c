@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host allocations through the caller's BkAllocationCallbacks, or the C
  * library when none are given. */
 #include "bk_internal.h"

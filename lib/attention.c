@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention: validation of BkAttentionInfo and
  * BkAttentionBackwardInfo into struct bk_attention_problem (bk_attention.h,
  * bk-attention(7)), the binding slots and the workspace layout every

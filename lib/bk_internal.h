@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal objects of libbk and the seam between the core and a backend.
  *
  * The core (the .c files in lib/) validates every call and every op info, normalises

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checked size arithmetic: every product, sum, ceiling division and
  * stride that plan creation or a backend computes from user extents goes
  * through these, so that a huge extent becomes an error naming the field

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command buffers: recording, the state machine, copies and fills, and
  * submission to a queue. bkCmdRun is in plan.c. */
 #include "bk_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Devices and contexts: the backend table, enumeration, and the context
  * object that ties a device to its queues and allocator. */
 #include "bk_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error reporting: the per-thread last message, the process-wide message
  * callback, and names for results and data types. */
 #include "bk_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations: validation of BkGatedActivationInfo and
  * BkGatedActivationBackwardInfo, and their normalisation into a
  * backend-neutral struct bk_gated_problem. */

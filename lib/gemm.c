@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM: validation of BkGemmInfo and its normalisation into a
  * backend-neutral struct bk_gemm_problem (transposes folded into strides,
  * batch counts checked, in-place C == D recognised). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* IEEE binary16 and bfloat16 conversions to and from float, rounding to
  * nearest even, with NaN and infinity preserved. Portable C: no _Float16. */
 #ifndef BK_HALF_H

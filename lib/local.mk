@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libbk itself: core objects, op validation, and the backends.
 bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h \
 	include/bk/bk_gemm.h include/bk/bk_w4a16.h include/bk/bk_attention.h

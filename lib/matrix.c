@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Matrix operands of the GEMM family: a validated rank-2 or rank-3 tensor
  * seen as [rows, cols] (transposed on request), and the BLAS layout rule
  * that cuBLASLt-style GEMMs need. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device memory objects, synchronous copies, and the per-context registry
  * of live allocations that lets run-time checks know a binding's size. */
 #include "bk_internal.h"

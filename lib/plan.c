@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plans: creation through the op-family table, properties, and bkCmdRun
  * with the run-time checks every op shares (binding count, null, alignment,
  * size, overlap, workspace). */

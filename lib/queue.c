@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Queues: the context's own, imported native ones, and waiting. */
 #include "bk_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 structured sparsity: validation of BkSparse24ConvertInfo,
  * BkSparse24PrepareInfo and BkSparse24GemmInfo into backend-neutral
  * problems. The interchange format is values [M, K/2] and metadata

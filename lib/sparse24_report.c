@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkCheckSparse24Report: a conversion plan's report as a BkResult and a
  * message that says where the weight breaks the 2:4 rules. */
 #include "bk_internal.h"

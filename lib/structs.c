@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks shared by every entry point that takes a struct. */
 #include "bk_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor descriptor validation: rank, extents, strides, byte span, and the
  * no-self-overlap rule for written tensors. */
 #include "bk_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* W4A16: validation of BkW4A16ConvertInfo, BkW4A16GptqRepackInfo and
  * BkW4A16GemmInfo into backend-neutral problems (bk_w4a16.h,
  * bk-w4a16(7)). Plain and GPTQ operands take any positive strides; the

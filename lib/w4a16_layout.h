@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Marlin's packed int4 layout as index arithmetic, shared by the host
  * backend's packer and unpacker and the CUDA kernels (plain C, no
  * dependencies, so ptx/ can include it too). bk-w4a16(7) says the same in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkCheckW4A16RepackReport: a GPTQ repack's report as a BkResult and a
  * message that says where the checkpoint breaks the rules. */
 #include "bk_internal.h"

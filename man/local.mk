@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # man/: the man3 page of every exported function and the man7 overviews.
 # A page may document a family; the other names in it are listed in
 # man/links and installed as symbolic links to the family's page (Debian

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds libbk's Debian packages from this source tree, leaving it
 # neutral: the tracked files as they are in the working tree are copied to
 # a temporary libbk-VERSION/, packaging/debian becomes its debian/, and

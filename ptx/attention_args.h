@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parameter block of the attention kernels (ptx/attention_*.cu,
  * nvcc), shared with their launcher (lib/cuda/cuda_attention.c, plain
  * C11). Addresses are device addresses; strides are in elements. */

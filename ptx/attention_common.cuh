@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the attention kernels share (ptx/attention_general.cu,
 // ptx/attention_mma.cu): element addressing, the block pattern, the
 // causal limit and the NaN rule for a bad block list.

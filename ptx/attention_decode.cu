@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attention over a KV cache for few query rows (a decode step: Lq up to
 // BK_ATTENTION_DECODE_MAX_LQ), F16 and BF16, D = Dv = 64 or 128, on
 // tensor cores (mma.sync m16n8k16, sm_80 and later); the layout of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention on CUDA cores, every type, D and Dv up to 256,
 // any block sizes and strides: the correct path behind the tensor-core
 // kernels (ptx/attention_mma.cu), and the list-to-mask scatter and the

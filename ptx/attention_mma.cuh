@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tensor-core attention kernels share (ptx/attention_mma.cu,
 // ptx/attention_mma_backward.cu): the mma.sync wrapper (mma_ops.cuh), swizzled 64-row tiles in shared memory filled by cp.async, and the walk
 // over a query block's active key tiles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention backward on tensor cores (mma.sync m16n8k16):
 // F16 and BF16, D = Dv = 64 or 128, blocks that are multiples of 64, unit
 // column strides and 16-byte rows; the row sums rowsum(dy * y) come from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention forward on Hopper (sm_90a): wgmma with K and V
 // tiles brought by the bulk tensor copy engine, warp-specialised. F16 and
 // BF16, D = Dv = 64 or 128, blocks that are multiples of 64; the plan

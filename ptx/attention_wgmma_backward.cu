@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention backward on Hopper (sm_90a): wgmma, operands
 // brought by the bulk tensor copy engine, warp-specialised. F16 and BF16,
 // D = Dv = 64 or 128, blocks that are multiples of 64; the row sums

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The walk over key tiles shared by the Hopper attention kernels that own
 // query rows (ptx/attention_wgmma.cu's forward, the dq kernel of
 // ptx/attention_wgmma_backward.cu): a producer warp finds the 64-key slots

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Builds one kernel module: ptx/NAME.cu -> PTX for each virtual
 # architecture -> a cubin for each real architecture (from the newest PTX
 # not newer than it; ptxas runs in parallel) -> a fatbin holding the cubins

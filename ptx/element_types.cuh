@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every kernel module shares: each storage type with the type it
 // computes in and its raw bits, and the wait for the grid before.
 #ifndef BK_ELEMENT_TYPES_CUH

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module gated_backward: da = dy * gate(b), db = dy * a * gate'(b) for every
 // kind and data type.
 #include "gated_common.cuh"

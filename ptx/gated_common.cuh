@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gated activations on CUDA: the math (one functor per kind), loads and
 // stores per data type, and the kernel body shared by the forward and
 // backward modules. Formulas and evaluation order follow the host backend

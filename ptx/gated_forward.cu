@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module gated_forward: y = a * gate(b) for every kind and data type.
 #include "gated_common.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parameter block of every gated-activation kernel, shared by the
  * kernels (ptx/gated_*.cu, compiled by nvcc) and the launcher
  * (lib/cuda/cuda_gated.c, plain C11), so both agree on the layout.

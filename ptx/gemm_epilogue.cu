@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dense GEMM's epilogue kernels (see gemm_epilogue_args.h): a strided
 // copy of C into D, and D = act(D + bias) in place. bias_act follows the
 // host backend's epilogue (lib/host/host_gemm_engine.c) operation by

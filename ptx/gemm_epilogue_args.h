@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parameter block of the dense GEMM's epilogue kernels (module
  * gemm_epilogue, ptx/gemm_epilogue.cu), shared with their launcher
  * (lib/cuda/cuda_gemm.c, plain C11), so both agree. They finish what

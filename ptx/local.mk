@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ptx/: CUDA kernel modules. Each ptx/NAME.cu becomes ptx/NAME.fatbin (a
 # cubin for each of $(BK_CUDA_ARCHS), assembled from PTX for the newest of
 # $(BK_CUDA_PTX_ARCHS) not newer than it, and that newest PTX)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warp-level tensor-core instruction the mma.sync kernels share
 // (attention, W4A16): m16n8k16 with f32 accumulators, for F16 and BF16.
 // a is the A fragment (rows g, g + 8 and columns 2t.., 2t + 8.. of a 16 x 16

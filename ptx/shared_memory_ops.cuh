@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared-memory primitives of the tensor-core kernels (ptx/sparse24_mma.cu,
 // the W4A16 and attention kernels): loads, asynchronous 16-byte copies from
 // global memory and ldmatrix, each one PTX instruction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parameter blocks of the 2:4 sparse kernels and the layout of a
  * prepared weight on CUDA, shared by the kernels (ptx/sparse24_*.cu, nvcc)
  * and the launchers (lib/cuda/cuda_sparse24*.c, plain C11), so both agree.

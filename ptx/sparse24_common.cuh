@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the 2:4 sparse kernels share: element types and their compute type,
 // the wait for the previous grid, and the GEMM epilogue.
 #ifndef BK_SPARSE24_COMMON_CUH

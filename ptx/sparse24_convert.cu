@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module sparse24_convert: conversions between a dense W and the 2:4
 // interchange format, their report, and prepare (the interchange format ->
 // the CUDA prepared weight, ptx/sparse24_args.h). Semantics follow the host

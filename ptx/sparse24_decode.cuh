@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 2:4 sparse GEMM's Hopper decode kernels (sm_90a; module
 // sparse24_wgmma includes this file), Y[b, n, m] = act(alpha X[b, n, :] .
 // W[m, :] + beta C + bias) for N <= 16: the weight is read once, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module sparse24_general: the 2:4 sparse GEMM on CUDA cores, for what the
 // tensor-core kernels do not take (F32, X with strides or misaligned rows).
 // Correct for every shape and layout before fast.

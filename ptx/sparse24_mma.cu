@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module sparse24_mma: the 2:4 sparse GEMM on sparse tensor cores (sm_80
 // and later), Y[b, n, m] = act(alpha X[b, n, :] . W[m, :] + beta C + bias),
 // for F16 and BF16 with f32 sums.

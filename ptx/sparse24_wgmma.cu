@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Module sparse24_wgmma: the 2:4 sparse GEMM on Hopper's sparse tensor
 // cores (sm_90a), Y[b, n, m] = act(alpha X[b, n, :] . W[m, :] + beta C +
 // bias), F16 and BF16 with f32 sums.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device-wide hand-over of a tile split along K between CTAs (the
 // stream-K schedules of the W4A16 kernels and the 2:4 Hopper kernel): a
 // CTA's partial sums written past the L1 (st.global.cg), a counter raised

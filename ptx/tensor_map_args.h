@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned) inside a
  * kernel's parameter block, for the kernels that load through the bulk
  * tensor copy engine (sm_90) and their launchers, C and CUDA alike. */

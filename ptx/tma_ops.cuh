@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bulk tensor copy engine (TMA, sm_90) and the shared-memory barriers
 // its copies complete on, for the kernels that use it.
 #ifndef BK_TMA_OPS_CUH

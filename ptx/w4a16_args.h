@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parameter blocks of the W4A16 kernels (ptx/w4a16_*.cu, nvcc),
  * shared with their launchers (lib/cuda/cuda_w4a16*.c, plain C11) so both
  * agree. Addresses are device addresses; strides are in elements. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The end of both W4A16 GEMM kernels (ptx/w4a16_gemm.cu, ptx/w4a16_wgmma.cu):
 // each CTA of a cluster along y (S of them, splitting K) has left its
 // partial tile, rows x TN floats, at `red` in its shared memory; rank q

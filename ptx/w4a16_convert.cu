@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // W4A16 weight utilities on the GPU: quantize, pack to and unpack from
 // Marlin's layout, and repack GPTQ checkpoints (bk_w4a16.h). One thread
 // per output word or per (group, column); the layout arithmetic is the

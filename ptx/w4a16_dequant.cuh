@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Marlin-layout int4 words to f16/bf16 pairs, shared by the W4A16 GEMM
 // kernels (ptx/w4a16_gemm.cu, ptx/w4a16_wgmma.cu). Dequant<T>::run turns
 // one 32-bit word of packed weights into four pairs: the B fragments

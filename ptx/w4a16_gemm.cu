@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // W4A16 GEMM on Marlin-layout weights: C[M, N] = A[M, K] @ dequant(B)[K, N]
 // with mma.sync.m16n8k16 (sm_80 and later), A and C f16 or bf16.
 //

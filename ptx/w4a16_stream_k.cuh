@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-K for the W4A16 wgmma kernels (ptx/w4a16_wgmma.cu; the schedule
 // and workspace are described in w4a16_args.h): which stages of which
 // tiles a CTA takes, the sum of a tile split between CTAs, and C written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // W4A16 GEMM on Hopper (sm_90a) for tiles of more than 32 rows of A:
 // C^T = W^T A^T on wgmma, so that the weights, dequantised in registers,
 // are the register operand and the rows of A the shared-memory one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hopper's warpgroup MMA (wgmma, sm_90a) and the shared-memory matrix
 // descriptors it reads, for the kernels that use it. A warpgroup is 4
 // consecutive warps starting at a warp index divisible by 4; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Zeroing a plan's workspace counters before a kernel that counts in them
  * (the W4A16 wgmma kernels' stream-K: several writers count arrivals on one
  * counter; the 2:4 kernels' flags, one writer each, are tagged instead:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on the host backend against the naive long
  * double model of t/attention_ref.c: forward and backward on random data
  * and patterns for every type, both pattern forms, causal masks with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test model of block-sparse attention: see attention_ref.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An independent model of block-sparse attention for the tests
  * (t/attention.c on the host, t/gpu_attention.c against the GPU): test
  * problems with every operand in a chosen layout, a random block pattern

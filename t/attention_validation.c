@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention's validation, on the host device: every rule of
  * BkAttentionInfo and BkAttentionBackwardInfo (lib/attention.c) broken one
  * field at a time on both infos and every pattern form (result code, and

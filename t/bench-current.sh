@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/CURRENT.md is what bench/current.sh makes of bench/data/: a table
 # edited by hand, or a run added without rerunning the script, fails here.
 top_srcdir=${top_srcdir:-.}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: tools/bkinfo and tools/bkbench --quick on the host device, text and
 # JSON, the gated and the GEMM-family cases, and their usage errors.
 top_builddir=${top_builddir:-.}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command buffers: allocation, the state machine (initial, recording,
  * executable), one-time versus reusable replay (a one-time buffer twice
  * in one submit is rejected), begin resetting, and

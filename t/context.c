@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts: creation and its checks, properties, AUTO, and host
  * allocation callbacks (used, balanced, and failing cleanly). */
 #include "config.h"

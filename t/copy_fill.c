@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkCmdCopyMemory and bkCmdFillMemory: what they write, and their
  * checks (overlap, size, alignment, the end of a BkMemory). */
 #include "config.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Debian symbols file of libbk0 (packaging/debian/libbk0.symbols) lists
 # exactly the symbols and version nodes of lib/libbk.map, each as
 # NAME@NODE, under the soname libbk.so.0: a function added to the map

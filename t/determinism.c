@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every plan that claims determinism (BkPlanProperties.precision) gives
  * bit-identical output over repeated runs on the same inputs, on the
  * device under test: every gated kind x data type x direction, on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkEnumerateDevices: the two-call idiom, BK_INCOMPLETE, sType checks,
  * and what the host device reports. */
 #include "config.h"

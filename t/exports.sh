@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The exported ABI is exactly what the headers declare and libbk.map lists:
 # compares (a) the dynamic symbols libbk.so defines, (b) the functions the
 # public headers declare BK_API and (c) the global names in lib/libbk.map.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP wrapper: run the Fortran example examples/fortran_swiglu_steps on the
 # host device; it checks its own results and exits non-zero on a mismatch.
 top_builddir=${top_builddir:-.}

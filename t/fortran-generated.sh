@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: the committed Fortran binding is what bindings/fortran/gen/gen.sh
 # makes from the headers now (after a header change, run
 # `make fortran-generate`), and, with gfortran, its pure-interface modules

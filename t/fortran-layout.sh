@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: the Fortran module's handles, structs and constants match C's.
 # t/fortran_layout_c and t/fortran_layout_f, generated from the headers by
 # bindings/fortran/gen/gen.sh --layout, print the same table (sizes, field

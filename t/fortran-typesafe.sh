@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP: Fortran handles are type-safe. Each handle kind is its own bind(c)
 # type, so the compiler must reject a plan where a context is expected, and
 # the like; a program passing the right kinds compiles.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The core API from Fortran on the host device: version, devices (the
 ! two-call idiom), contexts with allocation callbacks written in Fortran,
 ! memory and copies of Fortran arrays, fill and copy commands in one-time

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Block-sparse attention from Fortran on the host device, checked against
 ! a naive double-precision reference written here (the full score matrix,
 ! a two-pass softmax, the textbook gradients):

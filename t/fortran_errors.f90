@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Error paths from Fortran: each bad request gives the documented BkResult
 ! and a message that names the field, through the raw interfaces, the
 ! helpers' stat/errmsg arguments and a message callback written in Fortran.

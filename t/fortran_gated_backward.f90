@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Gated activation backward from Fortran on the host device: every kind,
 ! F32 and F64, split along the fastest, a middle and the slowest Fortran
 ! dimension, against the analytic derivatives in extended precision

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Gated activation forward from Fortran on the host device: every kind, F32
 ! and F64, split along the fastest, a middle and the slowest Fortran
 ! dimension, rank 1, a strided input, and host arrays bound in place and

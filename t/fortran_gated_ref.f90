@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Reference gated activations for the Fortran tests, in extended precision
 ! (long double where the processor has it), written from the formulas in
 ! bk_gated_activation.h, independent of libbk.

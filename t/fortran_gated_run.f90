@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The full libbk path for the Fortran gated-activation tests, on the host
 ! device: descriptors from Fortran shapes, device memory, a plan, a
 ! one-time command buffer (poison the output, run), submit, read back.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The GEMM family from Fortran on the host device, checked in double
 ! precision against matmul():
 ! - dense GEMM of Fortran arrays, f64 and f32, with transposes, C (also in

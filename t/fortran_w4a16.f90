@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The W4A16 family from Fortran on the host device:
 ! - quantize an f32 weight w(k, n) (K = 128, N = 64, groups of 64) to U8
 !   values and F16 scales: every weight within half a scale of its

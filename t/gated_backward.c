@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations backward on the device under test: every kind and
  * data type on every test shape, against the closed-form derivatives in
  * long double; plus ReGLU's documented derivative 0 at b = 0. */

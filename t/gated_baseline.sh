@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The gated activation tests again with the host's vectorised path turned
 # off (BK_HOST_SIMD=0), so that both the SIMD and the baseline path are
 # checked: one TAP line per test program, its own output as diagnostics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activation test cases: see gated_case.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activation test cases shared by the correctness tests: shapes and
  * layouts, random inputs, running a case on a context, and checking the
  * result against long double closed forms or against another run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every finite f16 and bf16 value as the gate input b, for every kind, on
  * the device under test (BK_TEST_DEVICE): forward y = 1 * g(b) and the
  * backward dx(a) = 1 * g(b) must be within one unit in the last place of

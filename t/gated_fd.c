@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations backward in f64 against central finite differences of
  * libbk's own forward, contracted with dy: every kind, several shapes.
  * Each y element depends only on its own a and b, so shifting every a (or

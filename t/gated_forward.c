@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations forward on the device under test: every kind and data
  * type on every test shape, against long double closed forms, and exact
  * rounding (t/determinism.c checks repeated runs). */

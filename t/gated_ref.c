@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Closed forms of the gated activations and their derivatives, in long
  * double from <math.h>, independent of libbk's own code. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations around the sizes where the host backend changes how it
  * runs: small runs stay on the calling thread, runs of 65536 output
  * elements and more are split over threads in blocks of rows (several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activation op infos: every validation rule, with its code and the
  * field the message must name; and empty tensors, which plan and run as
  * no-ops. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM on the device under test against a long double reference:
  * every transpose and layout of each operand, every data type, odd shapes
  * that fill no tile, K = 0, batches with shared operands, the epilogue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test matrices and references of the GEMM family: see gemm_ref.h. */
 #include "config.h"
 

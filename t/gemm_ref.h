@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the GEMM family's tests (t/gemm.c, t/sparse24.c): test
  * matrices in every layout with their host copies and device buffers,
  * random fills, poisoned outputs and their gaps, and the long double

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on CUDA against the host backend (which computes
  * in F64 and rounds once), on fresh random inputs and random patterns:
  *

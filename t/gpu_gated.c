@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations on CUDA against the host backend: every kind x data
  * type x direction on the test shapes plus odd and large ones, fresh
  * random inputs, NaN-poisoned outputs, every element compared and the gaps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM on CUDA (cuBLASLt) against the host backend, on fresh random
  * inputs with NaN-poisoned outputs: every transpose and row/column-major
  * combination, padded leading dimensions, odd shapes (1, 7, 33, 65, 129,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM on CUDA without cuBLASLt: with BK_CUBLASLT_LIBRARY naming a
  * file that does not exist (set before the first GEMM plan: libbk opens
  * cuBLASLt once per process), a GEMM plan is BK_ERROR_UNSUPPORTED with a

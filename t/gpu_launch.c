@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One-time submits on CUDA go through launches the backend caches per plan,
  * stream and kernel (lib/cuda/cuda_launch.c). One plan runs on every queue,
  * on two input/output sets, with the same bindings twice in a row and with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensors on two devices and their comparison: see gpu_pair.h. */
 #include "config.h"
 

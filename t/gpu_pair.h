@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the GPU-against-host tests of the GEMM family (t/gpu_gemm.c,
  * t/gpu_sparse24.c): one host image of a test matrix placed on a device
  * between guard bytes, bound one element (or any number of bytes) past a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 sparsity on CUDA against the host backend, on fresh random inputs:
  *
  * - conversions bit for bit: strict compression of 2:4 weights and of

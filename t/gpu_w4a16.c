@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The W4A16 family on CUDA against the host backend, on fresh random
  * inputs:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host device binds any host pointer: plans run on plain malloc'd
  * arrays, copies work between them, and pBindingSizes is the only size
  * check when no BkMemory holds the address. Always on the host device. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # t/: the C TAP tests and the small library they share (tap.c, helpers,
 # gated activation cases). Fortran tests and man-page checks add
 # themselves from their own local.mk.
@@ -52,6 +53,10 @@ BK_C_TESTS = \
 check_PROGRAMS += $(BK_C_TESTS)
 TESTS += $(BK_C_TESTS) t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
 EXTRA_DIST += t/exports.sh t/gated_baseline.sh t/debian_symbols.sh
+# Repository rules: the SPDX line of every tracked file, and the
+# commit-msg hook that checks commit messages.
+TESTS += t/spdx.sh t/commit-msg.sh
+EXTRA_DIST += t/spdx.sh t/commit-msg.sh
 
 # The current results are what bench/current.sh makes of bench/data/; the
 # tree speaks of the code, not of how it was developed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # TAP test of the man pages (run by `make check`, see man/local.mk):
 #  - every page in man/ lints clean: `mandoc -Tlint -W warning` prints
 #    nothing;

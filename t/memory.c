@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory: allocation and its checks, addresses, synchronous copies (round
  * trip, offsets, past the end), pinned memory, and allocators. */
 #include "config.h"

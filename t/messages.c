@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error messages: bkGetLastErrorMessage per thread, kept across
  * successful calls, and the process-wide message callback. */
 #include "config.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # libbk must load on machines without CUDA: its ELF dynamic section may not
 # name libcuda, libcudart or cuBLAS, and it may not import any CUDA driver
 # or runtime symbol (the CUDA backend opens libcuda.so.1 with dlopen).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plans: bkCreatePlan's checks, bkGetPlanProperties for every data type
  * and direction, allocators, and destroy. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plans are immutable and may be used from many threads at once: each
  * thread records and submits the same plans on its own command buffer and
  * queue, and every thread's results equal a single-threaded run bit for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The tree speaks of the code, not of how it was developed: no working
 # sessions, numbered calls, device-time budgets, scratch directories,
 # branches outside the repository or tracker numbers. A comment states the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Queues: bkGetQueue over the device's range, waiting, importing (not on
  * the host), and bkDestroyQueue's rules. */
 #include "config.h"

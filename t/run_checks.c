@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkCmdRun's run-time checks, shared by every op: binding count, null,
  * alignment, sizes, overlap (no in-place runs), state, and a plan from
  * another context. A failed bkCmdRun records nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 structured sparsity on the device under test: strict compression
  * round-trips through decompression, pruning keeps the two largest with
  * ties to the lower position (hand-made groups and random ties), reports

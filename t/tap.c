@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The TAP producer: see tap.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small TAP (Test Anything Protocol) producer shared by the C tests.
  *
  * A test prints `ok N - description` or `not ok N - description` for each

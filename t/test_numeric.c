@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numeric helpers of the tests: see test_numeric.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numeric helpers of the tests: seeded random numbers, f16/bf16
  * conversions, typed element access and tolerance comparison. */
 #ifndef BK_TEST_NUMERIC_H

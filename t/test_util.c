@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the libbk tests: see test_util.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the libbk tests: the device under test, device
  * buffers, command submission, expected-error checks and a counting
  * allocator. The numeric helpers are in test_numeric.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Version macros against bkGetVersion and the package version, and
  * bkResultString for every BkResult and for unknown values. */
 #include "config.h"

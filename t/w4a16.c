@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* W4A16 on the device under test: quantizing from F32, F16 and BF16 gives
  * the documented values and scales bit for bit (ties to even, zero, NaN
  * and infinite columns by hand too); packing matches an independent

@@ -1,6 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tests' model of the W4A16 forms: see w4a16_ref.h. The Marlin
  * packer follows marlin/__init__.py (_get_perms and Layer.pack) step by
- * step: tables from the same loops, the same reshapes as index loops. */
+ * step: tables from the same loops, the same reshapes as index loops.
+ * That code is Copyright (C) Marlin.2024 Elias Frantar
+ * (elias.frantar@ist.ac.at), under the Apache License 2.0 as libbk is. */
 #include "config.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An independent model of the W4A16 forms for the tests (t/w4a16.c,
  * t/gpu_w4a16.c): Marlin's packer written the way its Python packer
  * builds the layout (permutation tables from its loops, not libbk's index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The W4A16 family's validation, on the host device: every documented
  * rule of BkW4A16ConvertInfo, BkW4A16GptqRepackInfo and BkW4A16GemmInfo
  * broken one field at a time (result code, and a message naming the

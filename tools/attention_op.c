@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention op infos and block patterns for bkinfo and
  * bkbench. */
 #include "attention_op.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention op infos for bkinfo and bkbench (bk_attention.h):
  * contiguous q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv],
  * y [B, H, Lq, Dv] and lse [B, H, Lq], scale 1 / sqrt(D), and the block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's block-sparse attention cases. Buffers (q, k, v, dy in one
  * rotation, y, lse, dq, dk, dv in another, as many sets of each) are
  * sized from the plans' BkPlanBindingProperties and kept while the next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's block-sparse attention cases (bk_attention.h), forward and
  * backward, at the issue's target shapes: B * L = 16k tokens with
  * Lq = Lk = L = 8192 (B = 2), H * D = 2048 with D = 64 (H = 32) and

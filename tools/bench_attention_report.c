@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's attention table, as text rows and as JSON. */
 #include <stdio.h>
 #include <string.h>

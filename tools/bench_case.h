@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One benchmark case of bkbench: an op, its shape and dtype, which pool
  * buffer each binding uses, and the bytes and flops it must move. */
 #ifndef BK_TOOL_BENCH_CASE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's device: context, timed queue, buffers. */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's device: a libbk context, the queue work is timed on and the
  * timer that fits the device (CUDA events on CUDA, the monotonic clock
  * around submit on the host). */

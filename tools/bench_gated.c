@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's gated-activation cases: [tokens, 2*hidden] split on the last
  * axis, for hidden 4096 and 8192, plus the input as a view into a wider
  * [tokens, 3*hidden] buffer (as when gate and up projections share a

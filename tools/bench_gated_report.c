@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's gated-activation table, as text rows and as JSON. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's dense GEMM cases: libbk's plan, submitted as one-time and as
  * reusable command buffers, beside cuBLASLt called directly with the same
  * layouts and workspace limit as libbk and the heuristic's first

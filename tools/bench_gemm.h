@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's GEMM-family cases, compute-bound and rated in TFLOP/s:
  *   gemm      dense D[M, N] = A[M, K] @ B[N, K]^T (the transformer layout),
  *             libbk's plan as one-time and as reusable submits beside

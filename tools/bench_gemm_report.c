@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's GEMM tables (dense, 2:4 sparse, W4A16), as text rows and as
  * JSON. */
 #include <stdarg.h>

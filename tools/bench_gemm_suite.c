@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench: the GEMM-family cases of one run. */
 #include "bench_gemm_suite.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GEMM part of a bkbench run: which GEMM-family cases run (dense,
  * 2:4 sparse, W4A16), cuBLASLt for the comparison, the runs, and their
  * text and JSON output. */

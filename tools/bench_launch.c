@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Launch-cost measurements of bkbench. */
 #include "bench_launch.h"
 

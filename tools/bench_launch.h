@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Launch cost: what libbk adds per plan on the CPU, measured on tiny
  * tensors so that the kernels themselves cost little, and on a minimal one
  * so that they cost next to nothing on the host too. */

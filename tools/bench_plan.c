@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench: one plan, run and timed. */
 #include "bench_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One libbk plan under bkbench's timer: made from an op info, with its
  * workspace and the size of every binding (BkPlanBindingProperties), run
  * once or timed over rotating sets of bindings, as one-time command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's progress line on a terminal. */
 #define _POSIX_C_SOURCE 200809L
 

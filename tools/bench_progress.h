@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's progress line: "bkbench: 12/96 cases, attention-fwd f16 ...",
  * on standard error only, redrawn with \r in place, and only when
  * standard error is a terminal and the run has taken more than a few

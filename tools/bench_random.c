@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Random non-zero values for bkbench's inputs. */
 #include "bench_random.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Random non-zero test values of each floating dtype, made on the host. */
 #ifndef BK_TOOL_BENCH_RANDOM_H
 #define BK_TOOL_BENCH_RANDOM_H

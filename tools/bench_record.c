@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's record writer: JSON and CSV from one list of fields. */
 #define _POSIX_C_SOURCE 200809L
 

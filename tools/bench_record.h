@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One writer for bkbench's result records, as JSON or as CSV: each op
  * family lists its fields once, and both outputs come from that list.
  * JSON: one object per record, inside an array per family. CSV: one row

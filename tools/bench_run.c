@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's measurement loop. */
 #include "bench_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs bkbench's measurements: the copy bandwidth that is the roofline,
  * and the op cases, rotating buffer sets so that the working set of the
  * timed submits is larger than the cache. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench: operand buffers in rotation sets. */
 #include "bench_sets.h"
 

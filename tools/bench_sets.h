@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Rotation sets for bkbench's GEMM cases: 'sets' copies of a few operand
  * buffers ("slots"), so that consecutive runs touch different memory. */
 #ifndef BK_TOOL_BENCH_SETS_H

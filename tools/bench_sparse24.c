@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's 2:4 sparse GEMM cases: a random weight pruned to 2:4 and
  * prepared once per rotation set, outside the timing, then the sparse
  * plan and libbk's dense plan of the same shape on the same X and the

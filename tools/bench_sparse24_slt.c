@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's cuSPARSELt comparison of a 2:4 sparse GEMM case: the dense
  * W of every rotation set, already pruned to libbk's pattern, is pruned
  * (a no-op on a 2:4 W) and compressed by cuSPARSELt once, outside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's W4A16 GEMM cases. Per weight (dtype, K, N), outside the
  * timing: a random weight W[K, N] of the dtype is quantized
  * (BK_W4A16_QUANTIZE) into U8 values and scales and packed

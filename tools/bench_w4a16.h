@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench's W4A16 cases (bk_w4a16.h): C[M, N] = A[M, K] @ dequant(B)[K, N]
  * with a 4-bit weight B in Marlin's packed layout, groups of 128 rows,
  * for the linear layers of Llama-2-7B and Llama-70B and a square weight,

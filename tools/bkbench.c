@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench: times libbk's ops on one device and rates them against the
  * device-to-device copy bandwidth measured in the same run (memory-bound
  * ops) or the device's peak and cuBLASLt (GEMMs), or in TFLOP/s over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bkinfo: lists libbk's devices and, for each, which (op, kind, dtype)
  * combinations it can plan, and whether cuBLASLt (dense GEMM on CUDA) is
  * there. See bkinfo(1). Public API only (cuBLASLt itself is looked for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLASLt through dlopen: the handful of declarations the tools need,
  * with the values cublasLt.h, cublas_api.h and library_types.h give them. */
 #include "cublaslt_direct.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLASLt called directly by the tools, loaded at run time with dlopen
  * (libcublasLt.so.13, .12, .so; or the one file $BK_CUBLASLT_LIBRARY
  * names, as for libbk's CUDA backend), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU timing through the CUDA driver API, loaded with dlopen. Only the few
  * types and entry points needed are declared here; cuda.h is not used, so
  * the tools build and run on machines without CUDA. */

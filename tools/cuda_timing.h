@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU timing for bkbench through the CUDA driver API, loaded at run time
  * with dlopen("libcuda.so.1"): a stream in the device's primary context
  * (the context libbk's CUDA backend uses too) and a row of events. */

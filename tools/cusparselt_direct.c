@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuSPARSELt through dlopen: the handful of declarations bkbench needs,
  * with the values cusparseLt.h (0.6.3, 0.7.1, 0.8.1), cusparse.h and
  * library_types.h give them. */

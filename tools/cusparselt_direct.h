@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuSPARSELt called directly by bkbench, as a comparison only: loaded at
  * run time with dlopen ($BK_CUSPARSELT_LIBRARY, else libcusparseLt.so.0),
  * never a dependency of libbk. Only the few types and entry points needed

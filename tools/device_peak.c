@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Peak table of bkbench. Figures are NVIDIA's dense (not 2:4 sparse)
  * tensor-core peaks at the boost clock. */
 #include "device_peak.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense tensor-core peaks of known GPUs, to rate compute-bound cases as
  * a fraction of what the device can do. Devices are matched by name and
  * multiprocessor count; an unknown device has no peak. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated-activation op infos for bkinfo and bkbench. */
 #include "gated_op.h"
 

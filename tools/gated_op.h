@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Builds gated-activation op infos for the tools: a [tokens, 2*hidden]
  * input split on its last axis, optionally with padded rows. */
 #ifndef BK_TOOL_GATED_OP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GEMM-family op infos for bkinfo and bkbench. */
 #include "gemm_op.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Builds the GEMM family's op infos for the tools, all in the layout of a
  * transformer's linear layer (row-major, contiguous):
  *   dense GEMM   D[M, N] = A[M, K] @ B[N, K]^T   (transA = N, transB = T)

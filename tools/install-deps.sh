@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing libbk needs on Debian 12 (or a
 # Debian-like system with apt-get): directly when run as root, as in a
 # fresh container without sudo, else through sudo. Extra package names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tools/: bkinfo (devices, support matrix) and bkbench (timings, roofline).
 # Both use only the public API; bkbench loads libcuda itself (dlopen) for
 # CUDA events, and both load cuBLASLt (dlopen) to compare with or report
@@ -55,3 +56,7 @@ EXTRA_DIST += bench/attention-peers.py
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.
 EXTRA_DIST += tools/install-deps.sh
+# Checks and adds the SPDX licence line of tracked files (t/spdx.sh runs it).
+EXTRA_DIST += tools/spdx.sh
+# The git hook that checks commit messages (CONTRIBUTING.md; t/commit-msg.sh).
+EXTRA_DIST += tools/commit-msg

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TAP test of bkbench's random test values: the f16 and bf16 rounding
  * against exact decodes, and that every value is non-zero and in range. */
 #include <math.h>

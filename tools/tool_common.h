@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by bkinfo and bkbench: names for enums, error exits,
  * JSON string output and small statistics. Public API only. */
 #ifndef BK_TOOL_COMMON_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fortran binding (bindings/fortran/): the module bk and libbk_fortran.
 # m4_included by configure.ac after LT_INIT. Sets BK_ENABLE_FORTRAN,
 # bk_fortran_summary, BK_FMODDIR (where .mod files go), BK_WARN_FCFLAGS,

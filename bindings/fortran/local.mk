@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bindings/fortran: the Fortran module bk (bk_constants, bk_types, bk_capi:
 # pure interfaces to libbk; bk_helpers: Fortran-friendly helpers whose code
 # is libbk_fortran), its tests and its Fortran example. Built when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Built by cmake/test/CMakeLists.txt against the installed libbk. */
 #include <bk/bk.h>
 #include <stdio.h>

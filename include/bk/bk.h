@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libbk: explicit, handle-based GPU kernels for ML and HPC. Include this
  * header; it pulls in the core API and every operation. */
 #ifndef BK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention, forward and backward: Y = softmax(scale Q K^T
  * + mask) V over the blocks of the score matrix a pattern marks active,
  * flash-attention style (no Lq x Lk matrix is ever stored). See

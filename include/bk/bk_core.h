@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libbk core API: results, structure types, handles, tensors, devices,
  * contexts, memory, queues, command buffers and plans.
  *

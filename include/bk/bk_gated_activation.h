@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations: y = a * gate(b), where (a, b) are the two halves of
  * the input along splitAxis. See bk-gated-activation(7). */
 #ifndef BK_GATED_ACTIVATION_H

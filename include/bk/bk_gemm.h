@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GEMM family: dense GEMM, the 2:4 structured-sparse weight format
  * (compress, prune, decompress, validate, prepare) and the sparse GEMM on
  * a prepared weight. See bk-gemm(7).

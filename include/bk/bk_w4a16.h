@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The W4A16 family: GEMM with 4-bit integer weights and 16-bit
  * activations, C[M, N] = A[M, K] @ dequant(B)[K, N], on weights in the
  * layout of IST-DASLab's Marlin kernel; and the plans that make such

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CUDA backend (lib/cuda/, ptx/). --with-cuda[=DIR]: default is to build it
 # when nvcc, ptxas and fatbinary are found (on PATH, else /usr/local/cuda);
 # DIR names the toolkit (DIR/bin/nvcc). --without-cuda builds host only.

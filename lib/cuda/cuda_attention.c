@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on CUDA (modules attention_general,
  * attention_mma, attention_mma_backward, and on sm_90 attention_wgmma and
  * attention_wgmma_backward): the kernels chosen at plan creation, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA attention forward for few query rows over a long KV cache:
  * ptx/attention_decode.cu's split kernel, then its combining kernel. See
  * cuda_attention_decode.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA attention forward for few query rows over a long KV cache
  * (ptx/attention_decode.cu): whether a plan takes it, its kernels, grid
  * and workspace, and the two launches of a run. */

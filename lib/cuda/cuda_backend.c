@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend: devices, contexts (the device's primary context, so
  * libbk shares memory and streams with CUDA runtime programs and PyTorch in
  * the same process), memory, synchronous copies and queues (streams).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading cuBLASLt at run time, its errors, and the per-context handle.
  * libbk never links against cuBLAS: the library is opened with dlopen the
  * first time a GEMM plan needs it (never at load time, so that programs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The slice of cuBLASLt that the CUDA GEMM uses, declared here so that
  * libbk builds without the toolkit's headers, and the table of entry points
  * that cuda_cublaslt.c fills at run time from libcublasLt.so.* with dlsym,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading the CUDA driver at run time, and turning its errors into
  * BkResults with messages. libbk never links against libcuda: the library
  * is opened with dlopen once per process, and every entry point comes from

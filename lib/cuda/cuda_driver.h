@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The slice of the CUDA driver API that libbk uses, declared here so that
  * libbk builds without the toolkit's headers, and the table of entry points
  * that lib/cuda/cuda_driver.c fills at run time from libcuda.so.1 through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Embeds the kernel modules built from ptx/ (ptx/NAME.fatbin, found through
  * the assembler's include path) in libbk's read-only data, as
  * bk_cuda_fatbin_NAME .. bk_cuda_fatbin_NAME_end (lib/cuda/cuda_module.c). */

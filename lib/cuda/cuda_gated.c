@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations on CUDA: choosing the kernel and launch shape for a
  * plan, and its parameter block for each run. Kernels are found by name in
  * the gated_forward and gated_backward modules:

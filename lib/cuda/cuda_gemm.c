@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM on CUDA through cuBLASLt (loaded by cuda_cublaslt.c on the
  * first GEMM plan).
  *

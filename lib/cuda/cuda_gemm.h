@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dense GEMM plan on CUDA, shared by its files: how a GEMM is laid out
  * for cuBLASLt (cuda_gemm_mapping.c) and the plan (cuda_gemm.c).
  *

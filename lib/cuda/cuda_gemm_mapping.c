@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How a dense GEMM is laid out for cuBLASLt: each operand as a view in
  * one memory order, A and B swapped or not (cuda_gemm.h says why). */
 #include "cuda_gemm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend's objects and the helpers its files share. */
 #ifndef BK_CUDA_INTERNAL_H
 #define BK_CUDA_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Launching a plan's kernel: directly with cuLaunchKernelEx (what stream
  * capture records into the graphs of reusable command buffers), or through
  * a small executable graph of that one kernel that the plan keeps per

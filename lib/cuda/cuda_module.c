@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel modules: the fatbins built from ptx/ and embedded in libbk by
  * cuda_fatbins.S, loaded into a context once, on the first plan that needs
  * one. For kernel development and for tests, BK_CUDA_MODULE_DIR=DIR makes

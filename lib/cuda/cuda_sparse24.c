@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 sparse weights on CUDA: conversions between a dense W and the
  * interchange format (with their report), prepare, and the prepared
  * layout's size. Kernels: module sparse24_convert (ptx/sparse24_convert.cu),

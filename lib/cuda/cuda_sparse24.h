@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the CUDA backend's 2:4 files share (cuda_sparse24.c: conversions,
  * prepare, the prepared layout; cuda_sparse24_gemm.c: the sparse GEMM). */
 #ifndef BK_CUDA_SPARSE24_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 2:4 sparse GEMM on CUDA, Y = act(alpha X @ W^T + beta C + bias):
  * choosing the kernel, tiling and grid at plan creation, and the X loader
  * per run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Submission: a one-time command buffer is enqueued command by command on
  * the queue's stream (kernels through each plan's one-kernel graphs, see
  * cuda_launch.c); a reusable one is captured once into a CUDA graph (on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor maps for the bulk tensor copy engine (sm_90, cp.async.bulk.tensor):
  * a strided tensor described to the driver, copied box by box into shared
  * memory, either in the 128-byte swizzled order that wgmma reads or as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* W4A16 weight utilities on CUDA (module w4a16_convert): quantize, pack,
  * unpack, and the GPTQ repack's four launches with its report
  * (ptx/w4a16_convert.cu says what each kernel does). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The W4A16 GEMM on CUDA (modules w4a16_gemm and w4a16_wgmma): the
  * kernels and the split of K chosen at plan creation, the one a run
  * takes (and its tensor maps) per run.

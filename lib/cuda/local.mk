@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib/cuda: the CUDA backend (driver API loaded at run time) and the
 # embedded kernel modules from ptx/ (see ptx/local.mk).
 if BK_HAVE_CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on the host, the reference the GPU is held to
  * (bk_attention.h). Everything is computed in double:
  *

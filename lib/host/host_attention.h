@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on the host: what the forward (host_attention.c)
  * and the backward (host_attention_backward.c) share. Everything is
  * computed in double from inputs converted exactly; each output is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention's backward on the host, in double, from the
  * forward's y and lse as bound:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host device: memory is host memory, queues execute command buffers
  * in C, in order, before bkQueueSubmit returns. */
 #include "host_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations on the host. Rows of the normalised problem are
  * processed in chunks: load both halves into a compute-type buffer, apply
  * the kind's array function, store. Loads/stores are tables per data type

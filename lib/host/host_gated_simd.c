@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gated activations on the host, vectorised: the f32, f16 and bf16 chunk
  * functions of host_gated_activation.c's contiguous path. Every function
  * works on a chunk of contiguous memory with branch-free loops that GCC

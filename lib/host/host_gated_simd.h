@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The vectorised chunk functions of the host's gated activations
  * (host_gated_simd.c). Each works on n contiguous elements, n a multiple
  * of BK_GATED_STEP up to BK_GATED_CHUNK (the caller pads a short chunk to

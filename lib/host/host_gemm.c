@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dense GEMM on the host: struct bk_gemm_problem -> a job of the blocked
  * engine (host_gemm_engine.c) with the dense packers. */
 #include "host_gemm_engine.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host's blocked GEMM engine: tasks, packing, micro-kernel calls and
  * the epilogue (see host_gemm_engine.h). */
 #include "host_gemm_engine.h"

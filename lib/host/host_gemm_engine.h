@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host's blocked GEMM engine, shared by dense GEMM and 2:4 sparse GEMM:
  *
  *   D = act(alpha * A @ B + beta * C + bias),  A [m, k], B [k, n].

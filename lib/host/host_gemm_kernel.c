@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Micro-kernels of the host GEMM engine (see host_gemm_engine.h).
  *
  * Written with GCC/Clang vector extensions: plain C loops over an

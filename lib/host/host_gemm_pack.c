@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Type conversion for the host GEMM engine: dense panel packers (strided
  * matrix of a storage type -> panels in the compute type) and the strided
  * row loads and stores of the epilogue. One macro per job, one row per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host backend's op implementations, one file per op family. */
 #ifndef BK_HOST_INTERNAL_H
 #define BK_HOST_INTERNAL_H

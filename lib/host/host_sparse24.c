@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 sparse weights on the host: the prepared layout, prepare, and the
  * sparse GEMM. The prepared weight is the interchange format packed:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 conversions on the host: compress (strict, prune), decompress and
  * validate, between a dense W [m, k] and the interchange format (values
  * [m, k/2], metadata [m, k/8] U16; bk_gemm.h), any strides. Rows are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the host's W4A16 ops share (host_w4a16.c: the conversions and the
  * GPTQ repack; host_w4a16_gemm.c: the GEMM): the 16-bit float type of the
  * scales (and of A and C). */

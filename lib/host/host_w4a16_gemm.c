@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The W4A16 GEMM on the host, C[M, N] = A[M, K] @ dequant(B)[K, N]
  * (bk_w4a16.h), the reference the GPU is held to:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Overflow and bounds, as properties over random inputs (fixed seeds):
  * - a tensor whose byte span or element count does not fit in 64 bits is
  *   rejected, with a message naming it; one far from the limit is accepted;

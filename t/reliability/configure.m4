@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Reliability checks (t/reliability/): sanitizer builds, the libFuzzer
 # campaign, the valgrind wrapper and the ABI check. m4_included by
 # configure.ac after the compilers are known.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault injection: every public constructor, and the runs of the GEMM,
  * W4A16 and attention families' plans (command buffer, workspace,
  * recording, submission), with BkAllocationCallbacks that fail the n-th

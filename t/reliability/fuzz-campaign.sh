@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The libFuzzer campaign (TAP). `make check` runs a short one with a fixed
 # seed; any crash, leak, hang, sanitizer report or broken property of the
 # harness (t/reliability/fuzz_harness.c) fails it. Skipped when configure

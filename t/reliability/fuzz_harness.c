@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The libbk fuzz harness: see fuzz_harness.h.
  *
  * The input is read as a stream of choices. Most choices build something

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The libbk fuzz harness (fuzz_harness.c). One input drives a whole life
  * cycle on the host device: context, memory, plans for every op from a
  * fuzzed info struct, command buffers with fuzzed run infos, submission,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Value pickers of the fuzz harness: see fuzz_input.h. */
 #include "config.h"
 

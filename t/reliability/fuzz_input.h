@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a fuzz input as a stream of choices (fuzz_harness.c and the op
  * generators of fuzz_ops.c). Once the input is used up every read gives
  * 0, which always means the plain, valid choice. */

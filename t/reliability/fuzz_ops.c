@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Op infos for the fuzz harness: see fuzz_ops.h. */
 #include "config.h"
 

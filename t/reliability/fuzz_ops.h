@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Op infos for the fuzz harness: for each op family, a generator of
  * consistent info structs, a mutation that breaks one field, its tensor
  * fields (for the mutations), and the view of what a run touches in

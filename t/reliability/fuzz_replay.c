@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fuzz harness without libFuzzer, for any C compiler (TAP):
  *
  *   fuzz-replay                 replay the committed corpus, then a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cases a hostile run found, one process each (a hang or a crash in
  * one is that case's failure, not the program's): every one must give a
  * negative BkResult whose message names the field, or the right result.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # t/reliability: fuzzing, fault injection, thread safety, overflow and
 # bounds properties (TAP, run by `make check`), plus the targets
 # check-valgrind, abi-dump and abi-check. See CONTRIBUTING.md.

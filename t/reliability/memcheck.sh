@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # LOG_COMPILER for `make check-valgrind`: runs one test program under
 # valgrind memcheck, through libtool so the uninstalled libbk is found.
 # Any memory error, and any definitely or indirectly lost block, makes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libbk never calls the C allocator when allocation callbacks are given.
  *
  * This program links libbk's own objects (not the shared library) with

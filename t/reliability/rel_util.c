@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the reliability tests: see rel_util.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the reliability tests (t/reliability/): a counting host
  * allocator that can fail on demand, a per-thread record of the messages
  * libbk sends, a small deterministic random generator and an independent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Thread safety: many threads share one context, its plans and read-only
  * memory; each has its own command buffers and its own queue (bkGetQueue
  * index = thread number). Meant to run under ThreadSanitizer (configure

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bk_capi.f90: one bind(c) interface per BK_API function, under its C name
 # and with its C parameter names (so keyword arguments work). The rules:
 #   handle                        type(H), value

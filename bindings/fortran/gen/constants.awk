@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bk_constants.f90: every enumerator (an `enum, bind(c)` block per C enum,
 # so each has the kind of a C int) and every numeric #define (an
 # integer(c_int32_t) parameter) of the headers, under their C names.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Fortran binding from the C headers:
 #   gen.sh SRCDIR OUTDIR          bk_constants.f90, bk_types.f90,
 #                                 bk_capi.f90 and bk_helpers.f90 (from

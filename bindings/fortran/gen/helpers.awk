@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bk_helpers.f90 from its template (the second input file):
 #   !@ item NAME KEY=VALUE ...   an item with keys (@KEY@ in a block)
 #   !@ list NAME ITEM ...        a list of items

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fortran_layout_c.c (lang=c) and fortran_layout_f.f90 (lang=f): two
 # programs that print the same table, one through the C headers and one
 # through the Fortran module: the size of every handle and struct, the

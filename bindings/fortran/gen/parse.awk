@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Reads the public headers (in the order bk/bk.h includes them) and writes
 # what the Fortran binding needs, one declaration a line, fields split by
 # tabs:

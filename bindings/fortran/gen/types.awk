@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bk_types.f90: one bind(c) type per handle (holding the C pointer, so a
 # BkPlan cannot be passed where a BkContext is wanted) and per struct (the
 # same fields in the same order), and an abstract interface per callback
