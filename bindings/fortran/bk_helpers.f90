@@ -547,8 +547,20 @@ contains
     end if
     lead = max(1_c_int64_t, shape(1))
     if (present(ld)) lead = ld
-    bstride = max(1_c_int64_t, lead * shape(2))
-    if (present(batchStride)) bstride = batchStride
+    bstride = 1
+    if (present(batchStride)) then
+      bstride = batchStride
+    else if (size(shape) == 3 .and. lead > 0 .and. shape(2) > 0) then
+      ! The default batch stride ld * cols, checked: signed overflow in
+      ! Fortran is not defined, and a wrapped stride would pass as valid.
+      if (lead > huge(lead) / shape(2)) then
+        write (line, '(a, i0, a, i0, a)') 'ld * shape(2) = ', lead, ' * ', shape(2), &
+             ' overflows 64 bits'
+        msg = trim(line) // ' (the default batchStride)'
+        return
+      end if
+      bstride = lead * shape(2)
+    end if
     desc%dataType = dataType
     desc%rank = int(size(shape), c_int32_t)
     if (size(shape) == 2) then
