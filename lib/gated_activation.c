@@ -131,7 +131,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
             .count = 2, .desc = { &f->input, &f->output }, .field = { "input", "output" },
             .half = { false, true }, .written = { false, true },
         };
-        plan->op = BK_OP_GATED_FORWARD;
     } else {
         const BkGatedActivationBackwardInfo *b = info;
         ops = (struct gated_operands){
@@ -141,7 +140,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
             .field = { "input", "gradOutput", "gradInput" },
             .half = { false, true, false }, .written = { false, false, true },
         };
-        plan->op = BK_OP_GATED_BACKWARD;
     }
 
     struct bk_tensor t[3];
@@ -149,7 +147,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
     if (r != BK_SUCCESS)
         return r;
 
-    plan->op_name = ops.info_name;
     plan->props.bindingCount = ops.count;
     for (uint32_t i = 0; i < ops.count; i++) {
         plan->slot[i].name = ops.field[i];

@@ -5,6 +5,7 @@ bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_ac
 lib_LTLIBRARIES += libbk.la
 libbk_la_SOURCES = \
 	lib/bk_internal.h \
+	lib/op_registry.h \
 	lib/error.c \
 	lib/alloc.c \
 	lib/structs.c \
