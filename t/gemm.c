@@ -260,11 +260,6 @@ static struct dense_case base_case(BkDataType ab, BkDataType cd, int64_t m, int6
                                 .la = TMAT_ROW, .lb = TMAT_ROW, .lc = TMAT_ROW, .ld = TMAT_ROW };
 }
 
-static enum tmat_layout random_layout(struct bkt_rng *rng)
-{
-    return (enum tmat_layout)bkt_rand_int(rng, 0, TMAT_LAYOUT_COUNT - 1);
-}
-
 /* Every transA x transB x layout of A, B and D (C random), padded or not. */
 static void test_layouts(BkContext ctx, struct bkt_rng *rng)
 {
@@ -276,7 +271,7 @@ static void test_layouts(BkContext ctx, struct bkt_rng *rng)
         dc.la = (enum tmat_layout)(((combo >> 2) & 1) | 2 * bkt_rand_int(rng, 0, 1));
         dc.lb = (enum tmat_layout)(((combo >> 3) & 1) | 2 * bkt_rand_int(rng, 0, 1));
         dc.ld = (enum tmat_layout)(((combo >> 4) & 1) | 2 * bkt_rand_int(rng, 0, 1));
-        dc.lc = random_layout(rng);
+        dc.lc = tmat_random_layout(rng);
         dc.has_c = combo % 3 != 0;
         dc.beta = dc.has_c ? 0.5 : 0;
         dc.alpha = 1.25;
@@ -306,9 +301,9 @@ static void test_shapes(BkContext ctx, struct bkt_rng *rng)
                                              shapes[s][1], shapes[s][2]);
             dc.ta = (BkGemmOp)bkt_rand_int(rng, 0, 1);
             dc.tb = (BkGemmOp)bkt_rand_int(rng, 0, 1);
-            dc.la = random_layout(rng);
-            dc.lb = random_layout(rng);
-            dc.ld = random_layout(rng);
+            dc.la = tmat_random_layout(rng);
+            dc.lb = tmat_random_layout(rng);
+            dc.ld = tmat_random_layout(rng);
             dense_test(ctx, &dc, rng);
         }
 }
@@ -345,10 +340,10 @@ static void test_batches(BkContext ctx, struct bkt_rng *rng)
             dc.c_shared = shared == 2;
             dc.ta = (BkGemmOp)bkt_rand_int(rng, 0, 1);
             dc.tb = (BkGemmOp)bkt_rand_int(rng, 0, 1);
-            dc.la = random_layout(rng);
-            dc.lb = random_layout(rng);
-            dc.lc = random_layout(rng);
-            dc.ld = random_layout(rng);
+            dc.la = tmat_random_layout(rng);
+            dc.lb = tmat_random_layout(rng);
+            dc.lc = tmat_random_layout(rng);
+            dc.ld = tmat_random_layout(rng);
             dense_test(ctx, &dc, rng);
         }
 }
@@ -366,8 +361,8 @@ static void test_epilogue(BkContext ctx, struct bkt_rng *rng)
             dc.has_c = true;
             dc.beta = bkt_rand_int(rng, 0, 1) ? 1.0 : -0.3;
             dc.has_bias = true;
-            dc.lc = random_layout(rng);
-            dc.ld = random_layout(rng);
+            dc.lc = tmat_random_layout(rng);
+            dc.ld = tmat_random_layout(rng);
             dense_test(ctx, &dc, rng);
         }
 }

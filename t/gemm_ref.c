@@ -13,6 +13,11 @@ const char *tmat_layout_name(enum tmat_layout layout)
     return layout < TMAT_LAYOUT_COUNT ? names[layout] : "?";
 }
 
+enum tmat_layout tmat_random_layout(struct bkt_rng *rng)
+{
+    return (enum tmat_layout)bkt_rand_int(rng, 0, TMAT_LAYOUT_COUNT - 1);
+}
+
 static void init(struct tmat *m, BkDataType type, uint32_t rank, int64_t batch, int64_t rows,
                  int64_t cols, enum tmat_layout layout, struct bkt_rng *rng)
 {
@@ -97,6 +102,11 @@ void tmat_desc(const struct tmat *m, BkTensorDesc *desc)
 int64_t tmat_index(const struct tmat *m, int64_t b, int64_t i, int64_t j)
 {
     return (m->rank == 3 ? b * m->batch_stride : 0) + i * m->row_stride + j * m->col_stride;
+}
+
+void *tmat_elem(const struct tmat *m, int64_t i, int64_t j)
+{
+    return (char *)m->host + tmat_index(m, 0, i, j) * (int64_t)bkt_type_size(m->type);
 }
 
 double tmat_get(const struct tmat *m, int64_t b, int64_t i, int64_t j)

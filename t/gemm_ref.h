@@ -15,6 +15,8 @@ enum tmat_layout {
     TMAT_LAYOUT_COUNT
 };
 const char *tmat_layout_name(enum tmat_layout layout);
+struct bkt_rng;
+enum tmat_layout tmat_random_layout(struct bkt_rng *rng);
 
 /* A rank-2 ([rows, cols]) or rank-3 ([batch, rows, cols]) test matrix. */
 struct tmat {
@@ -42,6 +44,8 @@ void tmat_free(BkContext ctx, struct tmat *m);
 void tmat_desc(const struct tmat *m, BkTensorDesc *desc);
 /* Element index of (b, i, j); b is ignored for rank 2 (a shared operand). */
 int64_t tmat_index(const struct tmat *m, int64_t b, int64_t i, int64_t j);
+/* Element (i, j) of a rank-2 matrix of any type, as bytes. */
+void *tmat_elem(const struct tmat *m, int64_t i, int64_t j);
 double tmat_get(const struct tmat *m, int64_t b, int64_t i, int64_t j);
 void tmat_set(struct tmat *m, int64_t b, int64_t i, int64_t j, double v);
 /* Every element random in [lo, hi], exactly representable in the type. */

@@ -8,7 +8,7 @@ t_libbktest_la_SOURCES = \
 	t/test_util.h t/test_util.c \
 	t/test_numeric.h t/test_numeric.c \
 	t/gated_case.h t/gated_case.c t/gated_ref.c \
-	t/gemm_ref.h t/gemm_ref.c \
+	t/gemm_ref.h t/gemm_ref.c t/gemm_infos.h \
 	t/w4a16_ref.h t/w4a16_ref.c \
 	t/attention_ref.h t/attention_ref.c
 
@@ -36,6 +36,7 @@ BK_C_TESTS = \
 	t/gemm \
 	t/sparse24 \
 	t/gemm_validation \
+	t/sparse24_validation \
 	t/w4a16 \
 	t/w4a16_validation \
 	t/attention \
@@ -103,6 +104,8 @@ t_sparse24_LDADD = $(BK_TEST_LIBS)
 t_sparse24_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gemm_validation_LDADD = $(BK_TEST_LIBS)
 t_gemm_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_sparse24_validation_LDADD = $(BK_TEST_LIBS)
+t_sparse24_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_w4a16_LDADD = $(BK_TEST_LIBS)
 t_w4a16_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_w4a16_validation_LDADD = $(BK_TEST_LIBS)

@@ -18,20 +18,10 @@ static const BkDataType convert_types[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F16, 
                                             BK_DATA_TYPE_F64 };
 #define CONVERT_TYPES (sizeof convert_types / sizeof convert_types[0])
 
-static enum tmat_layout random_layout(struct bkt_rng *rng)
-{
-    return (enum tmat_layout)bkt_rand_int(rng, 0, TMAT_LAYOUT_COUNT - 1);
-}
-
-static const void *elem(const struct tmat *m, int64_t i, int64_t j)
-{
-    return (const char *)m->host + tmat_index(m, 0, i, j) * (int64_t)bkt_type_size(m->type);
-}
-
 static uint16_t meta_get(const struct tmat *meta, int64_t i, int64_t j)
 {
     uint16_t w;
-    memcpy(&w, elem(meta, i, j), 2);
+    memcpy(&w, tmat_elem(meta, i, j), 2);
     return w;
 }
 
@@ -168,7 +158,8 @@ static long check_compressed(const struct tmat *dense, const struct tmat *values
                 want |= keep << (8 * h);
                 const int pos[2] = { (int)(keep & 3u), (int)(keep >> 2) };
                 for (int v = 0; v < 2; v++)
-                    if (memcmp(elem(values, i, 2 * g + v), elem(dense, i, 4 * g + pos[v]), es) &&
+                    if (memcmp(tmat_elem(values, i, 2 * g + v),
+                               tmat_elem(dense, i, 4 * g + pos[v]), es) &&
                         bad++ < 4)
                         tap_diag("%s: row %lld group %lld: values[%d] is not w[%d] = %g", label,
                                  (long long)i, (long long)g, v, pos[v], w[pos[v]]);
@@ -188,9 +179,9 @@ struct sparse_weight {
 static void weight_make(BkContext ctx, struct sparse_weight *sw, BkDataType type, int64_t m,
                         int64_t k, struct bkt_rng *rng)
 {
-    tmat_init(&sw->dense, type, 0, m, k, random_layout(rng), rng);
-    tmat_init(&sw->values, type, 0, m, k / 2, random_layout(rng), rng);
-    tmat_init(&sw->meta, BK_DATA_TYPE_U16, 0, m, k / 8, random_layout(rng), rng);
+    tmat_init(&sw->dense, type, 0, m, k, tmat_random_layout(rng), rng);
+    tmat_init(&sw->values, type, 0, m, k / 2, tmat_random_layout(rng), rng);
+    tmat_init(&sw->meta, BK_DATA_TYPE_U16, 0, m, k / 8, tmat_random_layout(rng), rng);
     fill_24(&sw->dense, rng);
     tmat_poison(&sw->values);
     tmat_poison(&sw->meta);
@@ -228,7 +219,7 @@ static void test_round_trip(BkContext ctx, struct bkt_rng *rng)
                "%s: strict compression keeps the non-zeros (values %s, metadata %s)", label,
                tmat_layout_name(sw.values.layout), tmat_layout_name(sw.meta.layout));
         struct tmat back;
-        tmat_init(&back, type, 0, m, k, random_layout(rng), rng);
+        tmat_init(&back, type, 0, m, k, tmat_random_layout(rng), rng);
         tmat_poison(&back);
         tmat_upload(ctx, &back);
         ran = ran && convert_run(ctx, BK_SPARSE24_DECOMPRESS, &back, &sw.values, &sw.meta, &rep) ==
@@ -237,7 +228,7 @@ static void test_round_trip(BkContext ctx, struct bkt_rng *rng)
         const size_t es = bkt_type_size(type);
         for (int64_t i = 0; ran && i < m; i++)
             for (int64_t j = 0; j < k; j++)
-                if (memcmp(elem(&back, i, j), elem(&sw.dense, i, j), es) && bad++ < 4)
+                if (memcmp(tmat_elem(&back, i, j), tmat_elem(&sw.dense, i, j), es) && bad++ < 4)
                     tap_diag("%s: decompressed [%lld, %lld] = %g, W has %g", label, (long long)i,
                              (long long)j, tmat_get(&back, 0, i, j), tmat_get(&sw.dense, 0, i, j));
         bad += tmat_gap_errors(&back);
@@ -404,7 +395,7 @@ static void test_bad_metadata(BkContext ctx, struct bkt_rng *rng)
     /* Decompression with all faults: reported, and each value lands where
      * its position says (the second where they are equal). */
     struct tmat back;
-    tmat_init(&back, BK_DATA_TYPE_F32, 0, m, k, random_layout(rng), rng);
+    tmat_init(&back, BK_DATA_TYPE_F32, 0, m, k, tmat_random_layout(rng), rng);
     tmat_poison(&back);
     tmat_upload(ctx, &back);
     ran = convert_run(ctx, BK_SPARSE24_DECOMPRESS, &back, &sw.values, &sw.meta, &rep) == BK_SUCCESS;
@@ -428,7 +419,7 @@ static void test_bad_metadata(BkContext ctx, struct bkt_rng *rng)
 
     /* Every byte value once: 6 of the 256 are valid. */
     struct tmat all;
-    tmat_init(&all, BK_DATA_TYPE_U16, 0, 16, 8, random_layout(rng), rng);
+    tmat_init(&all, BK_DATA_TYPE_U16, 0, 16, 8, tmat_random_layout(rng), rng);
     for (int64_t i = 0; i < 16; i++)
         for (int64_t j = 0; j < 8; j++) {
             const unsigned g = (unsigned)(i * 16 + 2 * j);
@@ -653,8 +644,8 @@ static void test_sparse_shapes(BkContext ctx, struct bkt_rng *rng)
     for (size_t t = 0; t < GEMM_TYPES; t++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             struct sparse_case sc = base_sparse(t, shapes[s][0], shapes[s][1], shapes[s][2]);
-            sc.lx = random_layout(rng);
-            sc.ly = random_layout(rng);
+            sc.lx = tmat_random_layout(rng);
+            sc.ly = tmat_random_layout(rng);
             sparse_test(ctx, &sc, rng);
         }
 }
@@ -671,15 +662,15 @@ static void test_sparse_cases(BkContext ctx, struct bkt_rng *rng)
         sparse_test(ctx, &sc, rng);
 
         sc = base_sparse(t, 29, 11, 40);
-        sc.batch = 3, sc.lx = random_layout(rng), sc.ly = random_layout(rng);
-        sc.has_c = true, sc.c_shared = t % 2, sc.beta = -0.5, sc.lc = random_layout(rng);
+        sc.batch = 3, sc.lx = tmat_random_layout(rng), sc.ly = tmat_random_layout(rng);
+        sc.has_c = true, sc.c_shared = t % 2, sc.beta = -0.5, sc.lc = tmat_random_layout(rng);
         sparse_test(ctx, &sc, rng);
 
         for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
             sc = base_sparse(t, 33, 17, 48);
             sc.act = acts[a];
             sc.alpha = a == 1 ? -1.5 : 2;
-            sc.has_c = true, sc.beta = a == 2 ? 0 : 0.75, sc.lc = random_layout(rng);
+            sc.has_c = true, sc.beta = a == 2 ? 0 : 0.75, sc.lc = tmat_random_layout(rng);
             sc.has_bias = true;
             sparse_test(ctx, &sc, rng);
         }

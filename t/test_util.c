@@ -316,6 +316,39 @@ bool bkt_expect_end(BkResult got, BkResult want, const char *needle, const char 
     return ok;
 }
 
+const char *bkt_pick_needle(BkResult r, const char *const *needles)
+{
+    if (r >= 0 || !needles[0])
+        return needles[0];
+    for (unsigned i = 0; needles[i]; i++)
+        if (!strstr(bkGetLastErrorMessage(), needles[i]))
+            return needles[i];
+    return needles[0];
+}
+
+static long stray_plans; /* failed creates that left a handle */
+
+bool bkt_expect_plan(BkContext ctx, const void *info, BkResult code, const char *what,
+                     const char *const *needles)
+{
+    BkPlan plan = (BkPlan)(uintptr_t)1;
+    bkt_expect_begin();
+    BkResult r = bkt_create_plan(ctx, info, &plan);
+    const char *needle = bkt_pick_needle(r, needles);
+    if (r < 0 && plan != BK_NULL_HANDLE) {
+        stray_plans++;
+        plan = BK_NULL_HANDLE;
+    }
+    bool ok = bkt_expect_end(r, code, needle, "%s", what);
+    bkDestroyPlan(plan);
+    return ok;
+}
+
+long bkt_stray_plans(void)
+{
+    return stray_plans;
+}
+
 /* ---- Counting host allocator ------------------------------------------- */
 
 static void *counting_alloc(void *user, size_t size, size_t alignment)

@@ -75,6 +75,21 @@ BkResult bkt_create_plan(BkContext ctx, const void *opInfo, BkPlan *plan);
 void bkt_expect_begin(void);
 bool bkt_expect_end(BkResult got, BkResult want, const char *needle, const char *fmt, ...)
     TAP_PRINTF(4, 5);
+/* The needle to report for a call that gave r: the first of needles (a
+ * NULL-terminated list) missing from the last message, else the first. */
+const char *bkt_pick_needle(BkResult r, const char *const *needles);
+
+/* bkCreatePlan(ctx, info) must give code and, on failure, a message with
+ * every needle of the NULL-terminated list (the first missing one is the
+ * one reported); one TAP line. A failed create must leave the handle
+ * NULL: bkt_stray_plans() counts those that did not, for the test to
+ * check once at its end. BKT_EXPECT_PLAN takes the needles as arguments. */
+bool bkt_expect_plan(BkContext ctx, const void *info, BkResult code, const char *what,
+                     const char *const *needles);
+long bkt_stray_plans(void);
+#define BKT_EXPECT_PLAN(ctx, info, code, what, ...) \
+    bkt_expect_plan((ctx), (info), (code), (what), (const char *const[]){ __VA_ARGS__, NULL })
+
 /* Installs the message callback BKT_EXPECT relies on (the bkt_open_*
  * functions do it); tests of the callback itself re-install it after. */
 void bkt_capture_messages(void);

@@ -23,11 +23,6 @@ static const int32_t group_sizes[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL }
 #define GROUP_SIZES (sizeof group_sizes / sizeof group_sizes[0])
 static const BkDataType half_types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
 
-static enum tmat_layout random_layout(struct bkt_rng *rng)
-{
-    return (enum tmat_layout)bkt_rand_int(rng, 0, TMAT_LAYOUT_COUNT - 1);
-}
-
 /* A K for group_size: whole groups, a multiple of 16, in [16 lo, ...]. */
 static int64_t random_k(struct bkt_rng *rng, int32_t group_size, int64_t most_groups)
 {
@@ -46,21 +41,15 @@ static void *xmalloc(size_t size)
     return p;
 }
 
-/* Element (i, j) of a test matrix of any type, as bytes. */
-static void *elem(const struct tmat *m, int64_t i, int64_t j)
-{
-    return (char *)m->host + tmat_index(m, 0, i, j) * (int64_t)bkt_type_size(m->type);
-}
-
 static uint8_t get_u8(const struct tmat *m, int64_t i, int64_t j)
 {
-    return *(const uint8_t *)elem(m, i, j);
+    return *(const uint8_t *)tmat_elem(m, i, j);
 }
 
 static uint16_t get_u16(const struct tmat *m, int64_t i, int64_t j)
 {
     uint16_t v;
-    memcpy(&v, elem(m, i, j), 2);
+    memcpy(&v, tmat_elem(m, i, j), 2);
     return v;
 }
 
@@ -70,7 +59,7 @@ static void tmat_from(struct tmat *m, const void *src)
     const size_t es = bkt_type_size(m->type);
     for (int64_t i = 0; i < m->rows; i++)
         for (int64_t j = 0; j < m->cols; j++)
-            memcpy(elem(m, i, j), (const char *)src + (size_t)(i * m->cols + j) * es, es);
+            memcpy(tmat_elem(m, i, j), (const char *)src + (size_t)(i * m->cols + j) * es, es);
 }
 
 /* A random nonzero value of type (F16, BF16) in +-[lo, hi], as bits. */
@@ -209,9 +198,9 @@ static void test_quantize(BkContext ctx, struct bkt_rng *rng)
                          bkt_type_name(wtype), bkt_type_name(stype), w4a16_group_name(gs),
                          (long long)k, (long long)n);
                 struct tmat w, q, s;
-                tmat_init(&w, wtype, 0, k, n, random_layout(rng), rng);
-                tmat_init(&q, BK_DATA_TYPE_U8, 0, k, n, random_layout(rng), rng);
-                tmat_init(&s, stype, 0, groups, n, random_layout(rng), rng);
+                tmat_init(&w, wtype, 0, k, n, tmat_random_layout(rng), rng);
+                tmat_init(&q, BK_DATA_TYPE_U8, 0, k, n, tmat_random_layout(rng), rng);
+                tmat_init(&s, stype, 0, groups, n, tmat_random_layout(rng), rng);
                 for (int64_t j = 0; j < n; j++) {
                     const double mag = ldexp(1.0, (int)bkt_rand_int(rng, -8, 2));
                     for (int64_t i = 0; i < k; i++)
@@ -310,8 +299,8 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     w4a16_ref_pack(q, scales, k, n, gs, want, want_s);
 
     struct tmat tq, ts;
-    tmat_init(&tq, BK_DATA_TYPE_U8, 0, k, n, random_layout(rng), rng);
-    tmat_init(&ts, type, 0, groups, n, random_layout(rng), rng);
+    tmat_init(&tq, BK_DATA_TYPE_U8, 0, k, n, tmat_random_layout(rng), rng);
+    tmat_init(&ts, type, 0, groups, n, tmat_random_layout(rng), rng);
     tmat_poison(&tq);
     tmat_poison(&ts);
     tmat_from(&tq, q);
@@ -338,8 +327,8 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
            "scales %s)", label, tmat_layout_name(tq.layout), tmat_layout_name(ts.layout));
 
     struct tmat bq, bs;
-    tmat_init(&bq, BK_DATA_TYPE_U8, 0, k, n, random_layout(rng), rng);
-    tmat_init(&bs, type, 0, groups, n, random_layout(rng), rng);
+    tmat_init(&bq, BK_DATA_TYPE_U8, 0, k, n, tmat_random_layout(rng), rng);
+    tmat_init(&bs, type, 0, groups, n, tmat_random_layout(rng), rng);
     tmat_poison(&bq);
     tmat_poison(&bs);
     tmat_upload(ctx, &bq);
@@ -476,8 +465,8 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
     blob_upload(ctx, &perm);
 
     struct tmat a, c;
-    tmat_init(&a, gc->type, 0, m, k, random_layout(rng), rng);
-    tmat_init(&c, gc->type, 0, m, n, random_layout(rng), rng);
+    tmat_init(&a, gc->type, 0, m, k, tmat_random_layout(rng), rng);
+    tmat_init(&c, gc->type, 0, m, n, tmat_random_layout(rng), rng);
     tmat_fill_random(&a, rng, -1, 1);
     tmat_poison(&c);
     tmat_upload(ctx, &a);
@@ -607,9 +596,9 @@ static void checkpoint_make(struct bkt_rng *rng, struct checkpoint *cp,
             cp->g_idx[gk == G_IDX_SORTED ? i : order[i]] = (int32_t)(i / cp->rows);
         free(order);
     }
-    tmat_init(&cp->qweight, BK_DATA_TYPE_I32, 0, k / 8, n, random_layout(rng), rng);
-    tmat_init(&cp->tscales, type, 0, cp->groups, n, random_layout(rng), rng);
-    tmat_init(&cp->qzeros, BK_DATA_TYPE_I32, 0, cp->groups, n / 8, random_layout(rng), rng);
+    tmat_init(&cp->qweight, BK_DATA_TYPE_I32, 0, k / 8, n, tmat_random_layout(rng), rng);
+    tmat_init(&cp->tscales, type, 0, cp->groups, n, tmat_random_layout(rng), rng);
+    tmat_init(&cp->qzeros, BK_DATA_TYPE_I32, 0, cp->groups, n / 8, tmat_random_layout(rng), rng);
     tmat_poison(&cp->qweight);
     tmat_poison(&cp->tscales);
     tmat_poison(&cp->qzeros);
@@ -778,8 +767,8 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
 
     /* The GEMM on the repacked weight against the checkpoint itself. */
     struct tmat a, c;
-    tmat_init(&a, type, 0, m, k, random_layout(rng), rng);
-    tmat_init(&c, type, 0, m, n, random_layout(rng), rng);
+    tmat_init(&a, type, 0, m, k, tmat_random_layout(rng), rng);
+    tmat_init(&c, type, 0, m, n, tmat_random_layout(rng), rng);
     tmat_fill_random(&a, rng, -1, 1);
     tmat_poison(&c);
     tmat_upload(ctx, &a);

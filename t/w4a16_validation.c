@@ -16,7 +16,6 @@
 
 static BkContext ctx;
 static BkCommandBuffer cmd;        /* recording; never submitted */
-static long stray_handles;         /* failed creates that left a handle */
 
 static const BkDataType f32 = BK_DATA_TYPE_F32, f16 = BK_DATA_TYPE_F16,
                         bf16 = BK_DATA_TYPE_BF16, i32 = BK_DATA_TYPE_I32, u8 = BK_DATA_TYPE_U8;
@@ -74,37 +73,7 @@ static BkW4A16GemmInfo gemm_info(BkDataType type)
 
 /* ---- Expectations ------------------------------------------------------------ */
 
-/* The needle to report for a call that gave r: the first of needles (a
- * NULL-terminated list) missing from the last message, else the first. */
-static const char *pick_needle(BkResult r, const char *const *needles)
-{
-    if (r >= 0 || !needles[0])
-        return needles[0];
-    for (unsigned i = 0; needles[i]; i++)
-        if (!strstr(bkGetLastErrorMessage(), needles[i]))
-            return needles[i];
-    return needles[0];
-}
-
-/* Plan creation must give code, and on failure a message containing every
- * needle. */
-static bool expect_plan_v(const void *info, BkResult code, const char *what,
-                          const char *const *needles)
-{
-    BkPlan plan = (BkPlan)(uintptr_t)1;
-    bkt_expect_begin();
-    BkResult r = bkt_create_plan(ctx, info, &plan);
-    const char *needle = pick_needle(r, needles);
-    if (r < 0 && plan != BK_NULL_HANDLE) {
-        stray_handles++;
-        plan = BK_NULL_HANDLE;
-    }
-    bool ok = bkt_expect_end(r, code, needle, "%s", what);
-    bkDestroyPlan(plan);
-    return ok;
-}
-#define EXPECT_PLAN(info, code, what, ...) \
-    expect_plan_v((info), (code), (what), (const char *const[]){ __VA_ARGS__, NULL })
+#define EXPECT_PLAN(info, code, what, ...) BKT_EXPECT_PLAN(ctx, (info), (code), (what), __VA_ARGS__)
 #define INVALID BK_ERROR_INVALID_ARGUMENT
 #define UNSUPPORTED BK_ERROR_UNSUPPORTED
 
@@ -754,7 +723,7 @@ static void test_report(void)
                                    .firstBadRow = bad[i].row, .firstBadColumn = bad[i].column };
         bkt_expect_begin();
         BkResult res = bkCheckW4A16RepackReport(&r);
-        bkt_expect_end(res, bad[i].code, pick_needle(res, bad[i].needles), "report: %s",
+        bkt_expect_end(res, bad[i].code, bkt_pick_needle(res, bad[i].needles), "report: %s",
                        bad[i].what);
     }
     r = (BkW4A16RepackReport){ .status = 4 };
@@ -813,8 +782,8 @@ int main(void)
     test_precision();
     test_report();
     test_plan_allocation_failures();
-    tap_ok(stray_handles == 0, "failed bkCreatePlan calls left no handle (%ld did)",
-           stray_handles);
+    tap_ok(bkt_stray_plans() == 0, "failed bkCreatePlan calls left no handle (%ld did)",
+           bkt_stray_plans());
 
     bkFreeCommandBuffer(cmd);   /* never submitted: the runs recorded used no real data */
     bkt_free(ctx, &big);
