@@ -3,8 +3,9 @@
 # architecture -> a cubin for each real architecture (from the newest PTX
 # not newer than it; ptxas runs in parallel) -> a fatbin holding the cubins
 # and the newest PTX, which the driver compiles for GPUs newer than every
-# cubin. Prints each kernel's resource report (registers, stack, spills,
-# shared memory) to the build log, keeps it in OUT.resources, and fails
+# cubin. Writes each kernel's resource report (registers, stack, spills,
+# shared memory) to OUT.resources, not to the build log (a line per
+# kernel and architecture would bury the warnings), and fails
 # when a kernel spills registers or uses a stack frame (hot kernels must
 # not), or when ptxas serialises its wgmma instructions.
 #
@@ -104,7 +105,6 @@ for a in $archs; do
                 arch, k, regs, stack, spill_st, spill_ld, smem
         }' "$tmp/$name.sm_$a.log"
 done >"$tmp/$name.resources"
-sed "s|^|ptx: $name: |" "$tmp/$name.resources"
 bad=$(awk '$5 != 0 || $8 != 0 || $12 != 0' "$tmp/$name.resources")
 if [ -n "$bad" ]; then
     echo "$0: error: kernels of $name use a stack frame or spill registers:" >&2

@@ -62,3 +62,21 @@ AS_IF([test "x$bk_cuda" = xyes], [
                      [Virtual architectures of the embedded PTX.])
 ])
 AM_CONDITIONAL([BK_HAVE_CUDA], [test "x$bk_cuda" = xyes])
+
+# The kernel modules, from the table the C side is made from
+# (lib/cuda/cuda_modules.h, rows "X(ID, NAME, ARCHS)"): every NAME, and
+# the NAMEs whose ARCHS is sm_90a. ptx/local.mk builds and ships them from
+# these lists; the table is a dependency of config.status, so a new row
+# reconfigures. Read whatever the backend, for make dist.
+bk_cuda_module_rows=`$SED -n 's/^ *X([[A-Z0-9_]]*, *\([[a-z0-9_]]*\), *\([[a-z0-9_]]*\)).*/\1 \2/p' \
+  "$srcdir/lib/cuda/cuda_modules.h"`
+BK_CUDA_MODULE_NAMES=`echo "$bk_cuda_module_rows" | $AWK '{ printf "%s%s", s, $[]1; s = " " }'`
+BK_CUDA_SM90A_MODULE_NAMES=`echo "$bk_cuda_module_rows" |
+  $AWK '$[]2 == "sm_90a" { printf "%s%s", s, $[]1; s = " " }'`
+bk_cuda_bad_rows=`echo "$bk_cuda_module_rows" | $AWK '$[]2 != "configured" && $[]2 != "sm_90a"'`
+AS_IF([test -z "$BK_CUDA_MODULE_NAMES"],
+      [AC_MSG_ERROR([no "X(ID, NAME, ARCHS)" rows in lib/cuda/cuda_modules.h])])
+AS_IF([test -n "$bk_cuda_bad_rows"],
+      [AC_MSG_ERROR([lib/cuda/cuda_modules.h: ARCHS must be configured or sm_90a: $bk_cuda_bad_rows])])
+AC_SUBST([BK_CUDA_MODULE_NAMES])
+AC_SUBST([BK_CUDA_SM90A_MODULE_NAMES])

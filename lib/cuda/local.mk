@@ -6,6 +6,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_driver.c \
 	lib/cuda/cuda_internal.h \
 	lib/cuda/cuda_backend.c \
+	lib/cuda/cuda_modules.h \
 	lib/cuda/cuda_module.c \
 	lib/cuda/cuda_submit.c \
 	lib/cuda/cuda_launch.c \
