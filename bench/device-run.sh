@@ -61,10 +61,13 @@ if has_step build; then
     fi
     grep 'CUDA backend:' configure.log | sed 's/^ */configure: /' | tee -a "$summary"
     if ! limit 420 make -j"$jobs" >"$OUT/build.log" 2>&1; then
-        grep -v '^ptx: ' "$OUT/build.log" | tail -40
+        tail -40 "$OUT/build.log"
         exit 1
     fi
-    grep '^ptx: .* sm_90 ' "$OUT/build.log" | sed 's/^ptx: //' >"$OUT/resources-sm90.txt"
+    # Each kernel's resources, from the build's ptx/NAME.fatbin.resources.
+    for f in ptx/*.fatbin.resources; do
+        grep '^sm_90 ' "$f" | sed "s|^|$(basename "$f" .fatbin.resources): |"
+    done >"$OUT/resources-sm90.txt"
     note "build: $(($(date +%s) - t0)) s; $(wc -l <"$OUT/resources-sm90.txt") sm_90 kernels, most registers $(awk '{print $4}' "$OUT/resources-sm90.txt" | sort -n | tail -1)"
 fi
 
