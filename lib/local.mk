@@ -22,7 +22,7 @@ libbk_la_SOURCES = \
 	lib/sparse24_report.c \
 	lib/w4a16.c \
 	lib/w4a16_report.c \
-	lib/w4a16_layout.h \
+	kernels/shared/w4a16_layout.h \
 	lib/attention.c \
 	lib/half.h \
 	lib/host/host_backend.c \
@@ -43,7 +43,8 @@ libbk_la_SOURCES = \
 	lib/host/host_attention.h \
 	lib/host/host_attention.c \
 	lib/host/host_attention_backward.c
-libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
+# The headers the kernels share with the host code: kernels/shared/.
+libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels/shared -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)
 libbk_la_LIBADD =

@@ -13,7 +13,7 @@
  * tensor maps); a run whose tensor addresses are not all 16-byte aligned
  * takes the general kernels, as does every other case. */
 #include "cuda_internal.h"
-#include "../../ptx/attention_args.h"
+#include "attention_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -31,7 +31,7 @@
  * (cuBLASLt's, or the split one above). */
 #include "cuda_gemm.h"
 
-#include "../../ptx/gemm_epilogue_args.h"
+#include "gemm_epilogue_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #define BK_CUDA_SPARSE24_H
 
 #include "cuda_internal.h"
-#include "../../ptx/sparse24_args.h"
+#include "sparse24_args.h"
 
 /* The CUDA prepared weight of type, m rows and k columns (see
  * ptx/sparse24_args.h): F16/BF16 tiles (mts x kbs of them) or F32 rows. */

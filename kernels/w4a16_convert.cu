@@ -13,7 +13,7 @@
 // splits into row and column.
 #include "element_types.cuh"
 #include "w4a16_args.h"
-#include "../lib/w4a16_layout.h"
+#include "w4a16_layout.h"
 
 namespace {
 

@@ -29,7 +29,7 @@
 #include "w4a16_stream_k.cuh"
 #include "wgmma_ops.cuh"
 #include "workspace_clear.h"
-#include "../lib/w4a16_layout.h"
+#include "w4a16_layout.h"
 
 // Tuning switch (a variant of the module): the least tile height whose
 // consumers overlap dequantisation with the last stage's group.

@@ -11,7 +11,7 @@ echo "1..3"
 n=0
 for p in $progs; do
     n=$((n + 1))
-    out=$(BK_HOST_SIMD=0 $BK_TEST_RUNNER "$top_builddir/t/$p" 2>&1)
+    out=$(BK_HOST_SIMD=0 $BK_TEST_RUNNER "$top_builddir/t/gated/$p" 2>&1)
     rc=$?
     printf '%s\n' "$out" | sed 's/^/# /'
     if test $rc -ne 0 || printf '%s\n' "$out" | grep -q '^not ok'; then

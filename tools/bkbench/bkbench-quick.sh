@@ -3,7 +3,7 @@
 # JSON, the gated and the GEMM-family cases, and their usage errors.
 top_builddir=${top_builddir:-.}
 bkinfo=$top_builddir/tools/bkinfo
-bkbench=$top_builddir/tools/bkbench
+bkbench=$top_builddir/tools/bkbench/bkbench
 # Under an emulator (BK_TEST_RUNNER, see Makefile.am) bkbench's timed runs
 # take minutes each.
 if [ -n "${BK_TEST_RUNNER:-}" ]; then

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../ptx/gated_kernel_args.h"
+#include "../../kernels/shared/gated_kernel_args.h"
 
 #define N 5000
 #define SYNC_EVERY 64

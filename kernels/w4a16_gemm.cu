@@ -25,7 +25,7 @@
 #include "mma_ops.cuh"
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
-#include "../lib/w4a16_layout.h"
+#include "w4a16_layout.h"
 
 #if BK_W4A16_HAS_CLUSTERS
 #include "tma_ops.cuh"
