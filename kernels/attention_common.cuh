@@ -1,5 +1,5 @@
-// What the attention kernels share (ptx/attention_general.cu,
-// ptx/attention_mma.cu): element addressing, the block pattern, the
+// What the attention kernels share (kernels/attention_general.cu,
+// kernels/attention_mma.cu): element addressing, the block pattern, the
 // causal limit and the NaN rule for a bad block list.
 #ifndef BK_ATTENTION_COMMON_CUH
 #define BK_ATTENTION_COMMON_CUH

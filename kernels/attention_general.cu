@@ -1,6 +1,6 @@
 // Block-sparse attention on CUDA cores, every type, D and Dv up to 256,
 // any block sizes and strides: the correct path behind the tensor-core
-// kernels (ptx/attention_mma.cu), and the list-to-mask scatter and the
+// kernels (kernels/attention_mma.cu), and the list-to-mask scatter and the
 // backward row sums that both use.
 //
 // One warp per row. A forward (or dq) warp takes the visible keys 32 at a
@@ -384,7 +384,7 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_SCATTER_THREADS)
 // both (U / 2 tiles), a narrow CTA only its own blocks but alone (no
 // second softmax under its GEMMs but its SM's other CTA's); the narrow
 // kernel runs where U > 0.8 N (see forward_choice in
-// ptx/attention_wgmma.cu). CTA g sums rows (pattern
+// kernels/attention_wgmma.cu). CTA g sums rows (pattern
 // head, pair) g, g + CHOICE_CTAS, ... of the first CHOICE_ENTRIES entries
 // (choice_rows), and stores its U and N at words 2 g and 2 g + 1 of the
 // choice area (every CTA stores both, so the area needs no clearing).

@@ -1,7 +1,7 @@
 // Block-sparse attention forward on tensor cores (mma.sync m16n8k16,
 // sm_80 and later), F16 and BF16 with D = Dv = 64 or 128, blocks that are
 // multiples of 64, unit column strides and 16-byte aligned rows: the fast
-// path; everything else runs ptx/attention_general.cu.
+// path; everything else runs kernels/attention_general.cu.
 //
 // A CTA of 4 warps takes 64 query rows of one (batch, head), 16 per warp,
 // and walks the active 64-key tiles of its query block: K and V tiles

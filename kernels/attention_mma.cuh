@@ -1,5 +1,5 @@
-// What the tensor-core attention kernels share (ptx/attention_mma.cu,
-// ptx/attention_mma_backward.cu): the mma.sync wrapper (mma_ops.cuh), swizzled 64-row tiles in shared memory filled by cp.async, and the walk
+// What the tensor-core attention kernels share (kernels/attention_mma.cu,
+// kernels/attention_mma_backward.cu): the mma.sync wrapper (mma_ops.cuh), swizzled 64-row tiles in shared memory filled by cp.async, and the walk
 // over a query block's active key tiles.
 #ifndef BK_ATTENTION_MMA_CUH
 #define BK_ATTENTION_MMA_CUH

@@ -1,7 +1,7 @@
 // Block-sparse attention backward on tensor cores (mma.sync m16n8k16):
 // F16 and BF16, D = Dv = 64 or 128, blocks that are multiples of 64, unit
 // column strides and 16-byte rows; the row sums rowsum(dy * y) come from
-// ptx/attention_general.cu's kernel, launched first.
+// kernels/attention_general.cu's kernel, launched first.
 //
 // Two kernels, each the only writer of its outputs, so the result is
 // deterministic without atomics:

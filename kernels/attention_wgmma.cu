@@ -1,7 +1,7 @@
 // Block-sparse attention forward on Hopper (sm_90a): wgmma with K and V
 // tiles brought by the bulk tensor copy engine, warp-specialised. F16 and
 // BF16, D = Dv = 64 or 128, blocks that are multiples of 64; the plan
-// takes ptx/attention_mma.cu elsewhere.
+// takes kernels/attention_mma.cu elsewhere.
 //
 // A CTA owns 128 query rows of one (batch, head): warpgroup 0 is the
 // producer, warpgroups 1 and 2 each own 64 rows. The producer (one warp,

@@ -1,13 +1,13 @@
 // Block-sparse attention backward on Hopper (sm_90a): wgmma, operands
 // brought by the bulk tensor copy engine, warp-specialised. F16 and BF16,
 // D = Dv = 64 or 128, blocks that are multiples of 64; the row sums
-// rowsum(dY * Y) come from ptx/attention_general.cu's kernel, launched
-// first. As on the mma.sync path (ptx/attention_mma_backward.cu), two
+// rowsum(dY * Y) come from kernels/attention_general.cu's kernel, launched
+// first. As on the mma.sync path (kernels/attention_mma_backward.cu), two
 // kernels, each the only writer of its outputs, so the result is
 // deterministic without atomics:
 // - dq: a CTA owns 128 query rows of one (batch, head), 64 per consumer
 //   warpgroup, and walks the key tiles as the forward does (the same
-//   producer, ptx/attention_wgmma_walk.cuh, with dY beside Q):
+//   producer, kernels/attention_wgmma_walk.cuh, with dY beside Q):
 //   S = Q K^T, dP = dY V^T, dS = P (dP - rowsum), dQ += dS K;
 // - dk/dv: a CTA owns 128 keys of one (batch, kv head), 64 per consumer,
 //   and its producer walks the 64-query tiles of every query head of the

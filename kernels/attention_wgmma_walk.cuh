@@ -1,6 +1,6 @@
 // The walk over key tiles shared by the Hopper attention kernels that own
-// query rows (ptx/attention_wgmma.cu's forward, the dq kernel of
-// ptx/attention_wgmma_backward.cu): a producer warp finds the 64-key slots
+// query rows (kernels/attention_wgmma.cu's forward, the dq kernel of
+// kernels/attention_wgmma_backward.cu): a producer warp finds the 64-key slots
 // that either of two consumer warpgroups needs and streams them as 128-key
 // tiles through a ring of K and V stages, each with a record saying who
 // takes it; and the GEMM issue steps both kernels run on such tiles.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds one kernel module: ptx/NAME.cu -> PTX for each virtual
+# Builds one kernel module: kernels/NAME.cu -> PTX for each virtual
 # architecture -> a cubin for each real architecture (from the newest PTX
 # not newer than it; ptxas runs in parallel) -> a fatbin holding the cubins
 # and the newest PTX, which the driver compiles for GPUs newer than every

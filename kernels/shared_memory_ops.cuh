@@ -1,4 +1,4 @@
-// The shared-memory primitives of the tensor-core kernels (ptx/sparse24_mma.cu,
+// The shared-memory primitives of the tensor-core kernels (kernels/sparse24_mma.cu,
 // the W4A16 and attention kernels): loads, asynchronous 16-byte copies from
 // global memory and ldmatrix, each one PTX instruction.
 #ifndef BK_SHARED_MEMORY_OPS_CUH

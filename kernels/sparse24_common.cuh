@@ -14,7 +14,7 @@
 
 // Device functions that host-side checks also run: the per-item code of
 // the conversions always; with BK_SP24_EMULATION defined (a host program
-// that emulates the PTX primitives, ptx/sparse24_mma.cu) the GEMM's too.
+// that emulates the PTX primitives, kernels/sparse24_mma.cu) the GEMM's too.
 #define BK_SP24_HD __host__ __device__ __forceinline__
 #ifdef BK_SP24_EMULATION
 #define BK_SP24_DEV static __host__ __device__ inline

@@ -1,6 +1,6 @@
 // Module sparse24_convert: conversions between a dense W and the 2:4
 // interchange format, their report, and prepare (the interchange format ->
-// the CUDA prepared weight, ptx/sparse24_args.h). Semantics follow the host
+// the CUDA prepared weight, kernels/shared/sparse24_args.h). Semantics follow the host
 // backend (lib/host/host_sparse24_convert.c) exactly: values are copied as
 // bits, pruning keeps the two largest magnitudes (NaN above every number,
 // ties to the lower position, so a group with fewer than two non-zeros

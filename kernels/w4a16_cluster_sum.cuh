@@ -1,4 +1,4 @@
-// The end of both W4A16 GEMM kernels (ptx/w4a16_gemm.cu, ptx/w4a16_wgmma.cu):
+// The end of both W4A16 GEMM kernels (kernels/w4a16_gemm.cu, kernels/w4a16_wgmma.cu):
 // each CTA of a cluster along y (S of them, splitting K) has left its
 // partial tile, rows x TN floats, at `red` in its shared memory; rank q
 // adds slice q of the tile over the ranks in rank order (deterministic)

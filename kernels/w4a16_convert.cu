@@ -1,7 +1,7 @@
 // W4A16 weight utilities on the GPU: quantize, pack to and unpack from
 // Marlin's layout, and repack GPTQ checkpoints (bk_w4a16.h). One thread
 // per output word or per (group, column); the layout arithmetic is the
-// host packer's (lib/w4a16_layout.h), so both write the same bytes.
+// host packer's (kernels/shared/w4a16_layout.h), so both write the same bytes.
 //
 // The GPTQ repack is four launches: report_init (one CTA: the report, and
 // g_idx checked for range), perm (one CTA per group ranks that group's

@@ -1,8 +1,8 @@
 // Marlin-layout int4 words to f16/bf16 pairs, shared by the W4A16 GEMM
-// kernels (ptx/w4a16_gemm.cu, ptx/w4a16_wgmma.cu). Dequant<T>::run turns
+// kernels (kernels/w4a16_gemm.cu, kernels/w4a16_wgmma.cu). Dequant<T>::run turns
 // one 32-bit word of packed weights into four pairs: the B fragments
 // {b0, b1} of an m16n8k16 tile's first 8 columns in r[0..1] and of its
-// last 8 in r[2..3] (lib/w4a16_layout.h), each value q - 8 exactly.
+// last 8 in r[2..3] (kernels/shared/w4a16_layout.h), each value q - 8 exactly.
 // Shift-and-or into the exponent of a magic number, as Marlin does:
 // (q | 0x6400) is 1024 + q in f16 and (q | 0x4300) 128 + q in bf16, so one
 // subtraction gives q - 8; the kernels then multiply by the scale, which

@@ -8,7 +8,7 @@
 // columns, the scale rows that cover them and the matching columns of A.
 // In Marlin's layout a k-tile of a 64-column block is 512 contiguous
 // bytes, and lane l's 16 bytes at 16 l are exactly its B fragments for
-// the block's four 16 x 16 tiles (lib/w4a16_layout.h), so a warp reads
+// the block's four 16 x 16 tiles (kernels/shared/w4a16_layout.h), so a warp reads
 // its weights from shared memory with one conflict-free 16-byte load per
 // k-tile. Warps: 4 column blocks x 2 groups of 4 k-tiles per stage.
 // A is staged with cp.async where its rows are contiguous, else gathered

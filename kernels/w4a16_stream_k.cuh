@@ -1,4 +1,4 @@
-// Stream-K for the W4A16 wgmma kernels (ptx/w4a16_wgmma.cu; the schedule
+// Stream-K for the W4A16 wgmma kernels (kernels/w4a16_wgmma.cu; the schedule
 // and workspace are described in w4a16_args.h): which stages of which
 // tiles a CTA takes, the sum of a tile split between CTAs, and C written
 // straight from a consumer warp's accumulators.

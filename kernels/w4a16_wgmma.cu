@@ -16,7 +16,7 @@
 //
 // Either K splits over the CTAs of a cluster, which add their partial
 // tiles through distributed shared memory in rank order (as
-// ptx/w4a16_gemm.cu): deterministic, one launch, no workspace; or, where
+// kernels/w4a16_gemm.cu): deterministic, one launch, no workspace; or, where
 // the tiles would leave SMs idle, stream-K (w4a16_stream_k.cuh): one CTA
 // an SM, equal shares of all tiles' stages, split tiles summed through a
 // workspace in a fixed order.
@@ -317,7 +317,7 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                 const uint32_t staging = bars + 16u * STAGES + 528u * cw;
 #ifdef BK_W4A16_SK_TRACE
                 // A development variant: each CTA's timings, 32 words after
-                // the plan's workspace (bench/w4a16-sk-trace.c reads them).
+                // the plan's workspace (bench/probes/w4a16-sk-trace.c reads them).
                 uint64_t *trace = reinterpret_cast<uint64_t *>(
                                       p.workspace + BK_W4A16_SK_COUNTER_BYTES(p.units / p.stages, CW) +
                                       2ull * gridDim.x * BK_W4A16_SK_SLOT_BYTES(TT, CW)) +
@@ -461,5 +461,5 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
 BK_W4A16_WG_TILINGS(f16, __half)
 BK_W4A16_WG_TILINGS(bf16, __nv_bfloat16)
 
-// Zeroes the stream-K counters before a run (ptx/workspace_clear.h).
+// Zeroes the stream-K counters before a run (kernels/shared/workspace_clear.h).
 BK_WORKSPACE_CLEAR_KERNEL(bk_w4a16_sk_clear)

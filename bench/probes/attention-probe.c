@@ -16,7 +16,7 @@
  * or 128) runs that block size only; BK_PROBE_ATOMICS=1 lets the backward
  * add dQ with float atomics (BK_ATTENTION_ALLOW_ATOMICS_BIT).
  * bench/device-run.sh does not run it; build:
- *   cc -O2 -I include -I BUILD/include bench/attention-probe.c -L BUILD/.libs -lbk */
+ *   cc -O2 -I include -I BUILD/include bench/probes/attention-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 

@@ -1,6 +1,6 @@
 /* A development probe (not bkbench, not built by make): how fast one SM
  * takes in a weight streamed through a ring of shared-memory stages, the
- * way the 2:4 decode kernels (ptx/sparse24_decode.cuh) read theirs, by
+ * way the 2:4 decode kernels (kernels/sparse24_decode.cuh) read theirs, by
  * each of several loaders, so that the loader that raises a CTA's intake
  * can be chosen before a kernel is rewritten. A stage is the decode
  * kernels': 8 rows of 1 KiB of W (rows K / 64 KiB apart), 8 rows of 128
@@ -20,7 +20,8 @@
  * of them rotated past the L2; CUDA events around each run, median of 20;
  * grids of 8 CTAs (a CTA's own rate) and of one and two an SM. Build and
  * run on the GPU machine:
- *   nvcc -O3 -arch=sm_90a -Iptx bench/intake-probe.cu -lcuda -o intake-probe && ./intake-probe */
+ *   nvcc -O3 -arch=sm_90a -Ikernels -Ikernels/shared \
+ *       bench/probes/intake-probe.cu -lcuda -o intake-probe && ./intake-probe */
 #include <cuda.h>
 
 #include <algorithm>

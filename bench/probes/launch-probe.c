@@ -2,7 +2,7 @@
  * the driver itself costs, for bench/RESULTS.md. Run on a GPU machine by
  * bench/device-run.sh:
  *
- *   launch-probe BUILD/ptx/gated_forward.fatbin
+ *   launch-probe BUILD/kernels/gated_forward.fatbin
  *
  * libbk: begin + bkCmdRun + end, and submit, of a one-time buffer holding
  * one small plan (f32 GLU forward, 4 x 256). Driver, on the same kernel and
@@ -263,7 +263,7 @@ static void libbk_costs(void *stream)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: launch-probe BUILD/ptx/gated_forward.fatbin\n");
+        fprintf(stderr, "usage: launch-probe BUILD/kernels/gated_forward.fatbin\n");
         return 2;
     }
     void *lib = dlopen("libcuda.so.1", RTLD_NOW);

@@ -19,7 +19,7 @@
  *             of metadata) a batch; P = 1 issues the next batch before
  *             folding this one (two in flight), P = 0 one batch
  * Build and run on the GPU machine:
- *   nvcc -O3 -arch=sm_90a -Iptx bench/ldg-probe.cu -o ldg-probe && ./ldg-probe */
+ *   nvcc -O3 -arch=sm_90a -Ikernels -Ikernels/shared bench/probes/ldg-probe.cu -o ldg-probe && ./ldg-probe */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

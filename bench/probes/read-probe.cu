@@ -5,7 +5,7 @@
  * (2, 4 and 8 CTAs of 512 threads an SM) timed two ways: CUDA events
  * around each run, as bkbench times (median of 100), and 100 runs back to
  * back between two events. Build and run on the GPU machine:
- *   nvcc -O3 -arch=sm_90 bench/read-probe.cu -o read-probe && ./read-probe */
+ *   nvcc -O3 -arch=sm_90 bench/probes/read-probe.cu -o read-probe && ./read-probe */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -13,7 +13,7 @@
  * product with each tiling forced, alternating, two rounds; with
  * BK_PROBE_SETTINGS (planner variables, below) likewise with each setting.
  * bench/device-run.sh does not run it; build:
- *   cc -O2 -I include -I BUILD/include bench/sparse24-probe.c -L BUILD/.libs -lbk -lm */
+ *   cc -O2 -I include -I BUILD/include bench/probes/sparse24-probe.c -L BUILD/.libs -lbk -lm */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 

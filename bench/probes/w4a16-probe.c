@@ -4,7 +4,7 @@
  * submitted 25 times (TYPE [SHAPE [M]] narrows the run to one shape index,
  * or a shape KxN of its own, and one M, e.g. for a profiler). Weights are random words (the GEMM's speed does not
  * depend on their values). bench/device-run.sh does not run it; build:
- *   cc -O2 -I include -I BUILD/include bench/w4a16-probe.c -L BUILD/.libs -lbk */
+ *   cc -O2 -I include -I BUILD/include bench/probes/w4a16-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 

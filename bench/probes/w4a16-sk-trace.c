@@ -7,10 +7,10 @@
  * or the others' copied and added). Needs the wgmma module built with
  * -DBK_W4A16_SK_TRACE (which spills, so with nvcc directly:
  *   nvcc -gencode arch=compute_90a,code=sm_90a -fatbin -O3 -DBK_W4A16_SK_TRACE
- *        -I ptx -o DIR/w4a16_wgmma.fatbin ptx/w4a16_wgmma.cu
+ *        -I kernels -I kernels/shared -o DIR/w4a16_wgmma.fatbin kernels/w4a16_wgmma.cu
  * with the other modules copied to DIR) and BK_CUDA_MODULE_DIR=DIR,
  * BK_CUDA_W4A16_SCHEDULE=stream-k. Build:
- *   cc -O2 -I include -I BUILD/include bench/w4a16-sk-trace.c -L BUILD/.libs -lbk */
+ *   cc -O2 -I include -I BUILD/include bench/probes/w4a16-sk-trace.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 #include <stdio.h>

@@ -11,8 +11,8 @@
  * per shape, median of 9 timed launches. The 2:4 kernels' tiles of 256
  * rows (bench/RESULTS.md, thirty-third session) asked whether narrower
  * instructions cost more per product. Build and run on the GPU machine:
- *   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Iptx \
- *        bench/wgmma-width-probe.cu \
+ *   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Ikernels \
+ *        bench/probes/wgmma-width-probe.cu \
  *        -o wgmma-width-probe && ./wgmma-width-probe */
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-/* The parameter block of the attention kernels (ptx/attention_*.cu,
+/* The parameter block of the attention kernels (kernels/attention_*.cu,
  * nvcc), shared with their launcher (lib/cuda/cuda_attention.c, plain
  * C11). Addresses are device addresses; strides are in elements. */
 #ifndef BK_ATTENTION_ARGS_H
@@ -75,7 +75,7 @@ struct bk_attention_args {
     uint32_t items;
 };
 
-/* The Hopper kernels (ptx/attention_wgmma*.cu, sm_90a): tensor maps of q,
+/* The Hopper kernels (kernels/attention_wgmma*.cu, sm_90a): tensor maps of q,
  * k, v and dy (CUtensorMap, 128 bytes each, 64-byte aligned in the parameter
  * space) for the bulk tensor copy engine, then the usual block. A CTA is
  * one producer warpgroup and two consumer warpgroups of 64 query rows. */
@@ -141,7 +141,7 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_TRIO_ROWS 192
 #define BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 3, BK_ATTENTION_WGMMA_STAGES(d))
-/* The Hopper backward (ptx/attention_wgmma_backward.cu), same threads: dq
+/* The Hopper backward (kernels/attention_wgmma_backward.cu), same threads: dq
  * (128 query rows per CTA) takes Q and dY of both consumers and the
  * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V
  * of both consumers and a ring of Q and dY tiles of 64 queries with their

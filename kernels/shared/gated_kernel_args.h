@@ -1,5 +1,5 @@
 /* The parameter block of every gated-activation kernel, shared by the
- * kernels (ptx/gated_*.cu, compiled by nvcc) and the launcher
+ * kernels (kernels/gated_*.cu, compiled by nvcc) and the launcher
  * (lib/cuda/cuda_gated.c, plain C11), so both agree on the layout.
  *
  * The iteration space is the output shape with its innermost dimension

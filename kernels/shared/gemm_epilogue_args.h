@@ -1,5 +1,5 @@
 /* The parameter block of the dense GEMM's epilogue kernels (module
- * gemm_epilogue, ptx/gemm_epilogue.cu), shared with their launcher
+ * gemm_epilogue, kernels/gemm_epilogue.cu), shared with their launcher
  * (lib/cuda/cuda_gemm.c, plain C11), so both agree. They finish what
  * cuBLASLt cannot do for some layouts:
  *   copy:     dst = src elementwise (C into D, when C's order differs from

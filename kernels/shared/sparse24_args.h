@@ -1,5 +1,5 @@
 /* The parameter blocks of the 2:4 sparse kernels and the layout of a
- * prepared weight on CUDA, shared by the kernels (ptx/sparse24_*.cu, nvcc)
+ * prepared weight on CUDA, shared by the kernels (kernels/sparse24_*.cu, nvcc)
  * and the launchers (lib/cuda/cuda_sparse24*.c, plain C11), so both agree.
  *
  * Prepared F16/BF16 weight (the tensor-core layout). M is padded to

@@ -1,4 +1,4 @@
-/* The parameter blocks of the W4A16 kernels (ptx/w4a16_*.cu, nvcc),
+/* The parameter blocks of the W4A16 kernels (kernels/w4a16_*.cu, nvcc),
  * shared with their launchers (lib/cuda/cuda_w4a16*.c, plain C11) so both
  * agree. Addresses are device addresses; strides are in elements. */
 #ifndef BK_W4A16_ARGS_H
@@ -8,7 +8,7 @@
 
 #include "tensor_map_args.h"
 
-/* ---- GEMM (ptx/w4a16_gemm.cu) -------------------------------------------
+/* ---- GEMM (kernels/w4a16_gemm.cu) -------------------------------------------
  * A CTA computes a tile of tm rows (8, 16, 32 or 64) and BK_W4A16_TILE_N
  * columns over its share of K, streaming the weights through a ring of
  * shared-memory stages (cp.async); the CTAs of a cluster (sm_90, splits
@@ -115,7 +115,7 @@ struct bk_w4a16_tma_args {
 };
 
 /* The Hopper GEMM for tiles of more than 32 rows of a contiguous A
- * (ptx/w4a16_wgmma.cu, sm_90a): C^T = W^T A^T on wgmma, the dequantised
+ * (kernels/w4a16_wgmma.cu, sm_90a): C^T = W^T A^T on wgmma, the dequantised
  * weights as its register operand (64 columns of W per consumer
  * warpgroup, cw of them, below) and t rows of A (64, 128 or 256) as its
  * shared-memory operand; a producer warpgroup's first thread brings each stage
@@ -180,7 +180,7 @@ struct bk_w4a16_tma_args {
     (BK_W4A16_SK_COUNTER_BYTES(tiles, cw) + 2u * (uint64_t)(ctas) * BK_W4A16_SK_SLOT_BYTES(t, cw))
 #define BK_W4A16_SK_STAGING_BYTES(cw) (528u * 4u * (cw))
 #define BK_W4A16_WG_SK_SMEM(t, cw) (BK_W4A16_WG_SMEM(t, cw) + BK_W4A16_SK_STAGING_BYTES(cw))
-/* ---- Conversions (ptx/w4a16_convert.cu) ---------------------------------- */
+/* ---- Conversions (kernels/w4a16_convert.cu) ---------------------------------- */
 #define BK_W4A16_CONVERT_THREADS 256
 
 /* A plain or GPTQ matrix operand: address and element strides. */

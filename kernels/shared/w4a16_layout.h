@@ -1,6 +1,6 @@
 /* Marlin's packed int4 layout as index arithmetic, shared by the host
  * backend's packer and unpacker and the CUDA kernels (plain C, no
- * dependencies, so ptx/ can include it too). bk-w4a16(7) says the same in
+ * dependencies, so kernels/ can include it too). bk-w4a16(7) says the same in
  * words.
  *
  * packed is I32 [K/16, 2N]. Row k/16 holds the 16 rows k/16*16 .. +15 of

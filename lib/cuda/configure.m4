@@ -1,4 +1,4 @@
-# CUDA backend (lib/cuda/, ptx/). --with-cuda[=DIR]: default is to build it
+# CUDA backend (lib/cuda/, kernels/). --with-cuda[=DIR]: default is to build it
 # when nvcc, ptxas and fatbinary are found (on PATH, else /usr/local/cuda);
 # DIR names the toolkit (DIR/bin/nvcc). --without-cuda builds host only.
 # Only the kernels need the toolkit: libbk's C sources use no CUDA header
@@ -14,7 +14,7 @@ AC_ARG_VAR([FATBINARY], [CUDA fatbin packer])
 AC_ARG_VAR([BK_CUDA_ARCHS], [real GPU architectures to build cubins for (default: 80 86 89 90)])
 AC_ARG_VAR([BK_CUDA_PTX_ARCHS], [virtual architectures compiled to PTX (default: 80 90); each
   cubin is assembled from the newest not newer than it, and the newest is embedded])
-AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc when it compiles ptx/*.cu to PTX])
+AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc when it compiles kernels/*.cu to PTX])
 # The kernels are embedded with an assembler .incbin (lib/cuda/cuda_fatbins.S).
 AM_PROG_AS
 
@@ -65,7 +65,7 @@ AM_CONDITIONAL([BK_HAVE_CUDA], [test "x$bk_cuda" = xyes])
 
 # The kernel modules, from the table the C side is made from
 # (lib/cuda/cuda_modules.h, rows "X(ID, NAME, ARCHS)"): every NAME, and
-# the NAMEs whose ARCHS is sm_90a. ptx/local.mk builds and ships them from
+# the NAMEs whose ARCHS is sm_90a. kernels/local.mk builds and ships them from
 # these lists; the table is a dependency of config.status, so a new row
 # reconfigures. Read whatever the backend, for make dist.
 bk_cuda_module_rows=`$SED -n 's/^ *X([[A-Z0-9_]]*, *\([[a-z0-9_]]*\), *\([[a-z0-9_]]*\)).*/\1 \2/p' \

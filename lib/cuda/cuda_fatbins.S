@@ -1,4 +1,4 @@
-/* Embeds the kernel modules built from ptx/ (ptx/NAME.fatbin, found through
+/* Embeds the kernel modules built from kernels/ (kernels/NAME.fatbin, found through
  * the assembler's include path) in libbk's read-only data, as
  * bk_cuda_fatbin_NAME .. bk_cuda_fatbin_NAME_end (lib/cuda/cuda_module.c), one
  * module per row of cuda_modules.h. */

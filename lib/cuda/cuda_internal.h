@@ -164,12 +164,12 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
                                   unsigned int block, unsigned int shared_bytes, const char *name,
                                   const void *args, size_t size);
 /* Fills a launch of a module's workspace-clearing kernel fn (name, see
- * ptx/workspace_clear.h) that zeroes words 32-bit words at words_at. */
+ * kernels/shared/workspace_clear.h) that zeroes words 32-bit words at words_at. */
 BK_HIDDEN void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                     const char *name, uint64_t words_at, uint64_t words);
 
 /* A fresh tag for the tagged flags of a launch's workspace (never 0; see
- * ptx/split_sum_sync.cuh): drawn for each recorded launch, so that what a
+ * kernels/split_sum_sync.cuh): drawn for each recorded launch, so that what a
  * workspace held before can stand for a raised flag only by chance. */
 BK_HIDDEN uint64_t bk_cuda_launch_tag(void);
 

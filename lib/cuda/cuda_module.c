@@ -1,4 +1,4 @@
-/* Kernel modules: the fatbins built from ptx/ (one per row of
+/* Kernel modules: the fatbins built from kernels/ (one per row of
  * cuda_modules.h) and embedded in libbk by cuda_fatbins.S, loaded into a
  * context once, on the first plan that needs one. For kernel development
  * and for tests, BK_CUDA_MODULE_DIR=DIR makes libbk read DIR/NAME.fatbin

@@ -1,13 +1,13 @@
-/* The CUDA backend's kernel modules: one row per ptx/NAME.cu. The module
+/* The CUDA backend's kernel modules: one row per kernels/NAME.cu. The module
  * enum (cuda_internal.h), the embedded fatbins (cuda_fatbins.S), the
  * table that finds them (cuda_module.c) and the build's list of modules
  * and their architectures (lib/cuda/configure.m4 reads the rows for
- * ptx/local.mk) are all made from it.
+ * kernels/local.mk) are all made from it.
  *
  *   X(ID, NAME, ARCHS)
  *
  * ID     enum bk_cuda_module_id's BK_CUDA_MODULE_<ID>
- * NAME   the source ptx/NAME.cu, the fatbin NAME.fatbin, the symbols
+ * NAME   the source kernels/NAME.cu, the fatbin NAME.fatbin, the symbols
  *        bk_cuda_fatbin_NAME and bk_cuda_fatbin_NAME_end
  * ARCHS  configured: cubins for $(BK_CUDA_ARCHS) and the newest PTX of
  *        $(BK_CUDA_PTX_ARCHS); sm_90a: Hopper's own instructions (wgmma,

@@ -1,5 +1,5 @@
 /* Block-sparse attention on the host backend against the naive long
- * double model of t/attention_ref.c: forward and backward on random data
+ * double model of t/lib/attention_ref.c: forward and backward on random data
  * and patterns for every type, both pattern forms, causal masks with
  * Lq < Lk and Lq > Lk, lengths that are not multiples of the blocks,
  * grouped-query heads, strided layouts, shared patterns, every block size

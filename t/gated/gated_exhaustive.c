@@ -1,7 +1,7 @@
 /* Every finite f16 and bf16 value as the gate input b, for every kind, on
  * the device under test (BK_TEST_DEVICE): forward y = 1 * g(b) and the
  * backward dx(a) = 1 * g(b) must be within one unit in the last place of
- * g(b) computed in long double (t/gated_ref.c). This pins the far tails,
+ * g(b) computed in long double (t/lib/gated_ref.c). This pins the far tails,
  * where 0.5 (1 + erf) and 0.5 (1 + tanh) cancel, and the fast float math
  * the CUDA kernels use for the half types. The only slack is below float's
  * normal range (2^-126, times the size of b), which the CUDA kernels flush

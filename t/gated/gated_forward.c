@@ -1,6 +1,6 @@
 /* Gated activations forward on the device under test: every kind and data
  * type on every test shape, against long double closed forms, and exact
- * rounding (t/determinism.c checks repeated runs). */
+ * rounding (t/api/determinism.c checks repeated runs). */
 #include "config.h"
 
 #include <string.h>

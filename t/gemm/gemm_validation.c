@@ -2,7 +2,7 @@
  * of BkGemmInfo broken one field at a time (result code, and the message
  * naming the field, and for shape rules the dimension and both values);
  * for the whole GEMM family (dense and 2:4, whose info rules are in
- * t/sparse24_validation.c) what BkPlanBindingProperties reports for each
+ * t/sparse24/sparse24_validation.c) what BkPlanBindingProperties reports for each
  * plan (checked against the test's own arithmetic and against the
  * run-time checks it describes), the run-time checks on these plans
  * (workspace, alignment, buffer sizes, overlap and the one in-place case,

@@ -1,5 +1,5 @@
-/* Shared by the GPU-against-host tests of the GEMM family (t/gpu_gemm.c,
- * t/gpu_sparse24.c): one host image of a test matrix placed on a device
+/* Shared by the GPU-against-host tests of the GEMM family (t/gpu/gpu_gemm.c,
+ * t/gpu/gpu_sparse24.c): one host image of a test matrix placed on a device
  * between guard bytes, bound one element (or any number of bytes) past a
  * 256-byte boundary, fetched back with the guards checked; and the
  * comparisons of two devices' results element by element (bit for bit or

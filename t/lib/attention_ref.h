@@ -1,5 +1,5 @@
 /* An independent model of block-sparse attention for the tests
- * (t/attention.c on the host, t/gpu_attention.c against the GPU): test
+ * (t/attention/attention.c on the host, t/gpu/gpu_attention.c against the GPU): test
  * problems with every operand in a chosen layout, a random block pattern
  * encoded both as a MASK and as an equivalent LIST (shuffled, with
  * repeats and junk past each count), device buffers, a naive long double

@@ -1,5 +1,5 @@
-/* The valid infos of the GEMM family that t/gemm_validation.c and
- * t/sparse24_validation.c break one field at a time, and the descriptor
+/* The valid infos of the GEMM family that t/gemm/gemm_validation.c and
+ * t/sparse24/sparse24_validation.c break one field at a time, and the descriptor
  * helpers that build them. */
 #ifndef BK_TEST_GEMM_INFOS_H
 #define BK_TEST_GEMM_INFOS_H

@@ -1,4 +1,4 @@
-/* Shared by the GEMM family's tests (t/gemm.c, t/sparse24.c): test
+/* Shared by the GEMM family's tests (t/gemm/gemm.c, t/sparse24/sparse24.c): test
  * matrices in every layout with their host copies and device buffers,
  * random fills, poisoned outputs and their gaps, and the long double
  * reference of the epilogue. Independent of libbk's own code. */

@@ -1,5 +1,5 @@
-/* An independent model of the W4A16 forms for the tests (t/w4a16.c,
- * t/gpu_w4a16.c): Marlin's packer written the way its Python packer
+/* An independent model of the W4A16 forms for the tests (t/w4a16/w4a16.c,
+ * t/gpu/gpu_w4a16.c): Marlin's packer written the way its Python packer
  * builds the layout (permutation tables from its loops, not libbk's index
  * arithmetic), GPTQ's packing of qweight and qzeros, the quantization
  * rule, the dequantized weight and a long double product, and the

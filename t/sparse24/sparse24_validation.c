@@ -5,7 +5,7 @@
  * values), bkCheckSparse24Report, the reports of host runs, and that
  * nothing leaks: the context and every object made from it use the
  * counting allocator. What the 2:4 plans share with the dense GEMM's
- * (binding properties, run-time checks) is in t/gemm_validation.c. */
+ * (binding properties, run-time checks) is in t/gemm/gemm_validation.c. */
 #include "config.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* W4A16 on the device under test: quantizing from F32, F16 and BF16 gives
  * the documented values and scales bit for bit (ties to even, zero, NaN
  * and infinite columns by hand too); packing matches an independent
- * Marlin packer (t/w4a16_ref.c) byte for byte and unpacking gives the
+ * Marlin packer (t/lib/w4a16_ref.c) byte for byte and unpacking gives the
  * plain form back; the GEMM matches a long double reference for both
  * types, every group size, strided and column-major A and C, with and
  * without perm; GPTQ checkpoints (exact and minus-one zeros, with and
