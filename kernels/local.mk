@@ -20,7 +20,8 @@ BK_PTX_COMMON = \
 	kernels/split_sum_sync.cuh
 EXTRA_DIST += $(BK_PTX_COMMON) $(BK_CUDA_MODULE_NAMES:%=kernels/%.cu)
 # The 2:4 sparse modules share their own headers.
-BK_PTX_SPARSE24 = kernels/sparse24_common.cuh kernels/shared/sparse24_args.h kernels/sparse24_decode.cuh
+BK_PTX_SPARSE24 = kernels/sparse24_common.cuh kernels/shared/sparse24_args.h \
+	kernels/sparse24_decode.cuh
 EXTRA_DIST += $(BK_PTX_SPARSE24)
 # The dense GEMM's epilogue kernels (copies of C, bias and activation).
 BK_PTX_GEMM_EPILOGUE = kernels/shared/gemm_epilogue_args.h
@@ -33,7 +34,8 @@ BK_PTX_W4A16 = kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a
 EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a16_cluster_sum.cuh \
 	kernels/w4a16_stream_k.cuh
 # Attention: the general kernels and the tensor-core ones.
-BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh kernels/attention_mma.cuh
+BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
+	kernels/attention_mma.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION)
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
 BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh
@@ -42,10 +44,11 @@ EXTRA_DIST += $(BK_PTX_HOPPER)
 BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)
 CONFIG_STATUS_DEPENDENCIES = $(srcdir)/lib/cuda/cuda_modules.h
 BK_PTX_BUILD = $(SHELL) $(srcdir)/kernels/build-fatbin.sh
+BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
 BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
-	-I$(srcdir)/kernels -I$(srcdir)/kernels/shared $(NVCCFLAGS)
+	$(BK_PTX_INCLUDES) $(NVCCFLAGS)
 # sm_90a code runs on compute capability 9.0 only: the plans check first.
-BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a -I$(srcdir)/kernels -I$(srcdir)/kernels/shared $(NVCCFLAGS)
+BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a $(BK_PTX_INCLUDES) $(NVCCFLAGS)
 
 # One rule builds every module, for the architectures of its row.
 .cu.fatbin:
@@ -64,8 +67,9 @@ kernels/sparse24_convert.fatbin kernels/sparse24_mma.fatbin kernels/sparse24_gen
 kernels/gemm_epilogue.fatbin: $(BK_PTX_GEMM_EPILOGUE:%=$(srcdir)/%)
 kernels/w4a16_gemm.fatbin kernels/w4a16_convert.fatbin kernels/w4a16_wgmma.fatbin: \
 	$(BK_PTX_W4A16:%=$(srcdir)/%)
-kernels/attention_general.fatbin kernels/attention_mma.fatbin kernels/attention_mma_backward.fatbin \
-	kernels/attention_wgmma.fatbin kernels/attention_wgmma_backward.fatbin: \
+kernels/attention_general.fatbin kernels/attention_mma.fatbin \
+	kernels/attention_mma_backward.fatbin kernels/attention_wgmma.fatbin \
+	kernels/attention_wgmma_backward.fatbin: \
 	$(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/sparse24_wgmma.fatbin kernels/w4a16_gemm.fatbin kernels/w4a16_wgmma.fatbin \
 	kernels/attention_wgmma.fatbin kernels/attention_wgmma_backward.fatbin: \

@@ -17,7 +17,8 @@ tools_bkinfo_LDADD = libbk.la
 tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bkbench.c \
 	tools/attention_op.c tools/attention_op.h \
-	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h tools/bkbench/bench_attention_report.c \
+	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
+	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
 	tools/bkbench/bench_gemm.c tools/bkbench/bench_gemm.h tools/bkbench/bench_gemm_report.c \

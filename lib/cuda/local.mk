@@ -44,5 +44,5 @@ TESTS += t/packaging/no-cuda-link.sh
 EXTRA_DIST += t/packaging/no-cuda-link.sh
 
 # Run by hand on a GPU machine: bench/device-run.sh (see bench/RESULTS.md).
-EXTRA_DIST += bench/device-run.sh bench/probes/gpu-check.c bench/probes/w4a16-probe.c bench/w4a16-peers.py \
-	bench/probes/w4a16-sk-trace.c bench/attention-hunt.sh
+EXTRA_DIST += bench/device-run.sh bench/w4a16-peers.py bench/attention-hunt.sh \
+	bench/probes/gpu-check.c bench/probes/w4a16-probe.c bench/probes/w4a16-sk-trace.c
