@@ -42,7 +42,7 @@ BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmm
 EXTRA_DIST += $(BK_PTX_HOPPER)
 
 BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)
-CONFIG_STATUS_DEPENDENCIES = $(srcdir)/lib/cuda/cuda_modules.h
+CONFIG_STATUS_DEPENDENCIES += $(srcdir)/lib/cuda/cuda_modules.h
 BK_PTX_BUILD = $(SHELL) $(srcdir)/kernels/build-fatbin.sh
 BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
 BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
