@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Repeats t/gpu_attention's pass over persistent CTAs of 3 ("(3 CTAs)": the
+# Repeats t/gpu/gpu_attention's pass over persistent CTAs of 3 ("(3 CTAs)": the
 # Hopper forward and dq kernels taking many query tiles each, where
 # wrong dq rows were seen under graph replays until 569b3dd) with two sets of
 # kernel modules, alternated: for an A/B of a fix to a rare race. Each slot
@@ -11,7 +11,7 @@
 #   bench/attention-hunt.sh BUILD_DIR DIR_A DIR_B [SECONDS [PROCS [ROUNDS]]]
 #
 # DIR_A, DIR_B: BK_CUDA_MODULE_DIR folders, each with every module's fatbin
-# (e.g. BUILD_DIR/ptx's, and a copy of them with the modules under test
+# (e.g. BUILD_DIR/kernels's, and a copy of them with the modules under test
 # replaced). Defaults: 75 s, 6 processes, 2 rounds.
 set -u
 build=$1 dir_a=$2 dir_b=$3 secs=${4:-75} procs=${5:-6} rounds=${6:-2}
@@ -25,7 +25,7 @@ hunt() {
             while [ "$(date +%s)" -lt "$end" ]; do
                 log=/tmp/bk-hunt.$v.$p.$n.log
                 BK_CUDA_MODULE_DIR=$dir BK_TEST_ONLY="(3 CTAs)" timeout 150 \
-                    "$build/t/gpu_attention" >"$log" 2>&1
+                    "$build/t/gpu/gpu_attention" >"$log" 2>&1
                 rc=$?
                 bad=$(grep -c '^not ok' "$log")
                 echo "$v rc=$rc notok=$bad" >>"$OUT/hunt.txt"

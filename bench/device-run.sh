@@ -9,7 +9,7 @@
 # STEP: build check gpucheck probe waves bench gemm w4a16 attention variants sanitize
 # (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
-# bandwidth) is used by the bench step and reported. probe: bench/launch-probe.c (launch costs, libbk and the
+# bandwidth) is used by the bench step and reported. probe: bench/probes/launch-probe.c (launch costs, libbk and the
 # driver); bench: bkbench's gated cases and launch costs; gemm: bkbench's
 # dense GEMM (beside cuBLASLt called directly) and 2:4 sparse GEMM cases
 # (beside libbk's dense GEMM), text appended to bench.txt and the JSON in
@@ -60,10 +60,13 @@ if has_step build; then
     fi
     grep 'CUDA backend:' configure.log | sed 's/^ */configure: /' | tee -a "$summary"
     if ! limit 420 make -j"$jobs" >"$OUT/build.log" 2>&1; then
-        grep -v '^ptx: ' "$OUT/build.log" | tail -40
+        tail -40 "$OUT/build.log"
         exit 1
     fi
-    grep '^ptx: .* sm_90 ' "$OUT/build.log" | sed 's/^ptx: //' >"$OUT/resources-sm90.txt"
+    # Each kernel's resources, from the build's kernels/NAME.fatbin.resources.
+    for f in kernels/*.fatbin.resources; do
+        grep '^sm_90 ' "$f" | sed "s|^|$(basename "$f" .fatbin.resources): |"
+    done >"$OUT/resources-sm90.txt"
     note "build: $(($(date +%s) - t0)) s; $(wc -l <"$OUT/resources-sm90.txt") sm_90 kernels, most registers $(awk '{print $4}' "$OUT/resources-sm90.txt" | sort -n | tail -1)"
 fi
 
@@ -76,7 +79,7 @@ fi
 
 gpu_check=$build/bench-gpu-check
 if has_step gpucheck || has_step sanitize; then
-    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/gpu-check.c" -L"$build/.libs" -lbk -lm \
+    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/probes/gpu-check.c" -L"$build/.libs" -lbk -lm \
         -Wl,-rpath,"$build/.libs" -o "$gpu_check" || exit 1
 fi
 if has_step gpucheck; then
@@ -93,9 +96,9 @@ if has_step gpucheck; then
 fi
 
 if has_step probe; then
-    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/launch-probe.c" -L"$build/.libs" -lbk -ldl \
+    ${CC:-cc} -std=c11 -O2 -I"$src/include" "$src/bench/probes/launch-probe.c" -L"$build/.libs" -lbk -ldl \
         -Wl,-rpath,"$build/.libs" -o "$build/bench-launch-probe" &&
-        limit 120 "$build/bench-launch-probe" "$build/ptx/gated_forward.fatbin" 2>&1 |
+        limit 120 "$build/bench-launch-probe" "$build/kernels/gated_forward.fatbin" 2>&1 |
         sed 's/^/probe: /' | tee -a "$summary"
 fi
 
@@ -103,7 +106,7 @@ if has_step waves; then
     best= best_low=0
     for w in ${BK_WAVES:-1 2 4 8 16 64}; do
         for dt in f32 f16 bf16; do
-            BK_CUDA_GATED_WAVES=$w limit 120 tools/bkbench --device cuda --op gated --dtype $dt \
+            BK_CUDA_GATED_WAVES=$w limit 120 tools/bkbench/bkbench --device cuda --op gated --dtype $dt \
                 --repeats 20 --warmup 3 2>&1 | awk -v w="$w" '/^gated/ { print "waves " w ": " $0 }'
         done >"waves-$w.txt"
         low=$(awk '{ v = $NF + 0; if (low == "" || v < low) { low = v; k = $3 " " $4 " " $5 } s += v; n++ }
@@ -118,7 +121,7 @@ if has_step waves; then
 fi
 
 if has_step bench; then
-    limit 420 tools/bkbench --device cuda --op gated >"$OUT/bench.txt" 2>&1
+    limit 420 tools/bkbench/bkbench --device cuda --op gated >"$OUT/bench.txt" 2>&1
     note "bkbench (BK_CUDA_GATED_WAVES=${BK_CUDA_GATED_WAVES:-default}): exit $?"
     cat "$OUT/bench.txt"
 fi
@@ -168,7 +171,7 @@ if has_step gemm; then
     grep '^cuBLASLt' "$build/bkinfo.txt" | sed 's/^/bkinfo: /' | tee -a "$summary"
     {
         echo "==== bkbench --op gemm,sparse24"
-        limit 420 tools/bkbench --device cuda --op gemm,sparse24 --json-file "$OUT/gemm.json" 2>&1
+        limit 420 tools/bkbench/bkbench --device cuda --op gemm,sparse24 --json-file "$OUT/gemm.json" 2>&1
         echo "# exit $?"
     } >"$build/gemm.txt"
     cat "$build/gemm.txt" >>"$OUT/bench.txt"
@@ -181,7 +184,7 @@ if has_step w4a16; then
     [ -n "${BK_CUBLASLT_LIBRARY:-}" ] || find_cublaslt
     {
         echo "==== bkbench --op w4a16"
-        limit 420 tools/bkbench --device cuda --op w4a16 --json-file "$OUT/w4a16.json" 2>&1
+        limit 420 tools/bkbench/bkbench --device cuda --op w4a16 --json-file "$OUT/w4a16.json" 2>&1
         echo "# exit $?"
         echo "==== bench/w4a16-peers.py (PyTorch: cuBLAS f16/bf16, int4 _weight_int4pack_mm)"
         limit 300 python3 "$src/bench/w4a16-peers.py" 2>&1
@@ -193,7 +196,7 @@ fi
 if has_step attention; then
     {
         echo "==== bkbench --op attention"
-        limit "${BK_ATTENTION_LIMIT:-300}" tools/bkbench --device cuda --op attention \
+        limit "${BK_ATTENTION_LIMIT:-300}" tools/bkbench/bkbench --device cuda --op attention \
             --json-file "$OUT/attention.json" 2>&1
         echo "# exit $?"
         echo "==== bench/attention-peers.py (PyTorch: SDPA, FlexAttention)"
@@ -224,8 +227,8 @@ if has_step variants; then
         mkdir -p "variant-$name"
         for m in gated_forward gated_backward; do
             # shellcheck disable=SC2086
-            sh "$src/ptx/build-fatbin.sh" "$src/ptx/$m.cu" "variant-$name/$m.fatbin" "$nvcc" "$ptxas" \
-                "$fatbinary" "90" "90" -I"$src/ptx" $flags >/dev/null &
+            sh "$src/kernels/build-fatbin.sh" "$src/kernels/$m.cu" "variant-$name/$m.fatbin" "$nvcc" "$ptxas" \
+                "$fatbinary" "90" "90" -I"$src/kernels" -I"$src/kernels/shared" $flags >/dev/null &
         done
     done
     wait
@@ -235,7 +238,7 @@ if has_step variants; then
             dir=$build/variant-$name env=BK_UNUSED=
             if [ "$name" = base ]; then dir=; fi
             if [ "$setting" != "$v" ]; then dir= env=$setting; fi
-            (export "$env"; BK_CUDA_MODULE_DIR="$dir" limit 120 tools/bkbench --device cuda \
+            (export "$env"; BK_CUDA_MODULE_DIR="$dir" limit 120 tools/bkbench/bkbench --device cuda \
                 --op gated --dtype $dt --repeats 20 --warmup 3 2>&1) |
                 awk -v n="$name" '/^gated/ { print "variant " n ": " $0 } /^copy/ { print "variant " n ": " $0 }'
         done
@@ -251,7 +254,7 @@ if has_step sanitize; then
     san="compute-sanitizer --error-exitcode 86 --print-limit 20 --report-api-errors no"
     : >"$OUT/sanitize.log"
     for tool in ${BK_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-        for prog in ${BK_SANITIZE_PROGS:-"$gpu_check" t/gpu_gated t/gated_exhaustive t/gpu_launch t/gpu_gemm t/gpu_sparse24}; do
+        for prog in ${BK_SANITIZE_PROGS:-"$gpu_check" t/gpu/gpu_gated t/gated/gated_exhaustive t/gpu/gpu_launch t/gpu/gpu_gemm t/gpu/gpu_sparse24}; do
             BK_TEST_DEVICE=cuda BK_TEST_REQUIRE_GPU=1 limit 240 ./libtool --mode=execute $san --tool $tool "$prog" \
                 >>"$OUT/sanitize.log" 2>&1
             rc=$?

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Peers of the W4A16 GEMM on the GPU (development, beside bench/w4a16-probe.c):
+# Peers of the W4A16 GEMM on the GPU (development, beside bench/probes/w4a16-probe.c):
 # f16/bf16 torch.matmul (cuBLAS) and torch's int4 _weight_int4pack_mm, on the
 # same shapes and M, weights rotated over 8 copies, CUDA events, best of 5 means.
 import torch

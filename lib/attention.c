@@ -417,7 +417,6 @@ BkResult bk_attention_init(BkPlan plan, const void *info)
     struct attention_fields f;
     if (base->sType == BK_STRUCTURE_TYPE_ATTENTION_INFO) {
         const BkAttentionInfo *a = info;
-        plan->op = BK_OP_ATTENTION_FORWARD;
         f = (struct attention_fields){
             .info = "BkAttentionInfo", .flags = a->flags,
             .allowed_flags = BK_ATTENTION_CAUSAL_BIT, .reserved = a->reserved,
@@ -426,7 +425,6 @@ BkResult bk_attention_init(BkPlan plan, const void *info)
         };
     } else {
         const BkAttentionBackwardInfo *b = info;
-        plan->op = BK_OP_ATTENTION_BACKWARD;
         p->backward = true;
         f = (struct attention_fields){
             .info = "BkAttentionBackwardInfo", .flags = b->flags,
@@ -436,6 +434,5 @@ BkResult bk_attention_init(BkPlan plan, const void *info)
             .dq = &b->dq, .dk = &b->dk, .dv = &b->dv,
         };
     }
-    plan->op_name = f.info;
     return attention_validate(&f, plan);
 }

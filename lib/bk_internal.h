@@ -19,6 +19,8 @@
 #include <bk/bk.h>
 #include "checked.h"
 
+#include "op_registry.h"
+
 #define BK_HIDDEN __attribute__((visibility("hidden")))
 
 /* ---- Errors (lib/error.c) -------------------------------------------- */
@@ -151,20 +153,10 @@ BK_HIDDEN BkResult bk_command_buffer_append(BkCommandBuffer cmd, const struct bk
                                             const char *fn);
 
 /* ---- Operations ------------------------------------------------------- */
-enum bk_op {
-    BK_OP_GATED_FORWARD,
-    BK_OP_GATED_BACKWARD,
-    BK_OP_GEMM,
-    BK_OP_SPARSE24_CONVERT,
-    BK_OP_SPARSE24_PREPARE,
-    BK_OP_SPARSE24_GEMM,
-    BK_OP_W4A16_CONVERT,
-    BK_OP_W4A16_GPTQ_REPACK,
-    BK_OP_W4A16_GEMM,
-    BK_OP_ATTENTION_FORWARD,
-    BK_OP_ATTENTION_BACKWARD,
-    BK_OP_COUNT
-};
+/* One per row of the op registry (op_registry.h). */
+#define BK_OP_ENUM(op, stype, info, init, host, cuda) BK_OP_##op,
+enum bk_op { BK_OPS(BK_OP_ENUM) BK_OP_COUNT };
+#undef BK_OP_ENUM
 
 /* Gated activation, normalised: the iteration space is the half-size
  * (output) shape, coalesced; the split axis is folded into gate offsets,
@@ -326,7 +318,7 @@ typedef BkResult (*bk_launch_fn)(BkQueue queue, BkPlan plan, const struct bk_run
 struct BkPlan_T {
     BkContext ctx;
     BkAllocationCallbacks alloc;
-    enum bk_op op;
+    enum bk_op op;                         /* these two set by bkCreatePlan (op_registry.h) */
     const char *op_name;                   /* for messages: "BkGatedActivationInfo" */
     BkPlanProperties props;                /* filled by core + backend select */
     struct bk_slot slot[BK_MAX_BINDINGS];  /* props.bindingCount of them */

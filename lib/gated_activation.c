@@ -134,7 +134,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
             .count = 2, .desc = { &f->input, &f->output }, .field = { "input", "output" },
             .half = { false, true }, .written = { false, true },
         };
-        plan->op = BK_OP_GATED_FORWARD;
     } else {
         const BkGatedActivationBackwardInfo *b = info;
         ops = (struct gated_operands){
@@ -144,7 +143,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
             .field = { "input", "gradOutput", "gradInput" },
             .half = { false, true, false }, .written = { false, false, true },
         };
-        plan->op = BK_OP_GATED_BACKWARD;
     }
 
     struct bk_tensor t[3];
@@ -152,7 +150,6 @@ BkResult bk_gated_activation_init(BkPlan plan, const void *info)
     if (r != BK_SUCCESS)
         return r;
 
-    plan->op_name = ops.info_name;
     plan->props.bindingCount = ops.count;
     for (uint32_t i = 0; i < ops.count; i++) {
         plan->slot[i].name = ops.field[i];

@@ -118,8 +118,6 @@ BkResult bk_gemm_init(BkPlan plan, const void *info)
     char name[96];
     BkResult r;
 
-    plan->op = BK_OP_GEMM;
-    plan->op_name = in;
     if ((unsigned)g->transA > BK_GEMM_OP_T)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.transA = %d is not a BkGemmOp", in,
                         (int)g->transA);

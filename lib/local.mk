@@ -7,6 +7,7 @@ lib_LTLIBRARIES += libbk.la
 libbk_la_SOURCES = \
 	lib/bk_internal.h \
 	lib/checked.h \
+	lib/op_registry.h \
 	lib/error.c \
 	lib/alloc.c \
 	lib/structs.c \
@@ -23,7 +24,7 @@ libbk_la_SOURCES = \
 	lib/sparse24_report.c \
 	lib/w4a16.c \
 	lib/w4a16_report.c \
-	lib/w4a16_layout.h \
+	kernels/shared/w4a16_layout.h \
 	lib/attention.c \
 	lib/half.h \
 	lib/host/host_backend.c \
@@ -44,7 +45,8 @@ libbk_la_SOURCES = \
 	lib/host/host_attention.h \
 	lib/host/host_attention.c \
 	lib/host/host_attention_backward.c
-libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -DBK_BUILDING_LIBRARY
+# The headers the kernels share with the host code: kernels/shared/.
+libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels/shared -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)
 libbk_la_LIBADD =

@@ -7,23 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One row per op info struct: its sType and the family that validates it. */
+/* bkCreatePlan's half of the op registry: each op's info name and core
+ * validation, indexed by enum bk_op. */
+#define OP_FAMILY(op, stype, info, init, host, cuda) [BK_OP_##op] = { info, init },
 static const struct {
-    BkStructureType stype;
+    const char *info;
     BkResult (*init)(BkPlan plan, const void *info);
-} op_families[] = {
-    { BK_STRUCTURE_TYPE_GATED_ACTIVATION_INFO, bk_gated_activation_init },
-    { BK_STRUCTURE_TYPE_GATED_ACTIVATION_BACKWARD_INFO, bk_gated_activation_init },
-    { BK_STRUCTURE_TYPE_GEMM_INFO, bk_gemm_init },
-    { BK_STRUCTURE_TYPE_SPARSE24_CONVERT_INFO, bk_sparse24_convert_init },
-    { BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO, bk_sparse24_prepare_init },
-    { BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO, bk_sparse24_gemm_init },
-    { BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, bk_w4a16_convert_init },
-    { BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO, bk_w4a16_repack_init },
-    { BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, bk_w4a16_gemm_init },
-    { BK_STRUCTURE_TYPE_ATTENTION_INFO, bk_attention_init },
-    { BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, bk_attention_init },
-};
+} op_families[] = { BK_OPS(OP_FAMILY) };
+#undef OP_FAMILY
+_Static_assert(sizeof op_families / sizeof op_families[0] == BK_OP_COUNT,
+               "op_families must have a row for every op of BK_OPS");
+
+/* The op whose info struct has sType stype, or BK_OP_COUNT. A switch, so
+ * that two rows of the registry with one sType do not compile. */
+static enum bk_op op_of_stype(BkStructureType stype)
+{
+#define OP_CASE(op, stype, info, init, host, cuda) case stype: return BK_OP_##op;
+    switch (stype) {
+        BK_OPS(OP_CASE)
+    default:
+        return BK_OP_COUNT;
+    }
+#undef OP_CASE
+}
 
 static void plan_free(BkPlan plan)
 {
@@ -73,14 +79,12 @@ BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateI
     if (!pCreateInfo->pOperation)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "BkPlanCreateInfo.pOperation is NULL");
 
-    BkStructureType op = ((const BkBaseInStructure *)pCreateInfo->pOperation)->sType;
-    size_t f = 0, nf = sizeof op_families / sizeof op_families[0];
-    while (f < nf && op_families[f].stype != op)
-        f++;
-    if (f == nf)
+    BkStructureType stype = ((const BkBaseInStructure *)pCreateInfo->pOperation)->sType;
+    enum bk_op op = op_of_stype(stype);
+    if (op == BK_OP_COUNT)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "BkPlanCreateInfo.pOperation->sType = %d is not an operation info "
-                        "structure type", (int)op);
+                        "structure type", (int)stype);
 
     const BkAllocationCallbacks *alloc = pAllocator ? pAllocator : &context->alloc;
     BkPlan plan = bk_alloc(alloc, sizeof *plan);
@@ -89,13 +93,15 @@ BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateI
     plan->ctx = context;
     plan->alloc = *alloc;
     plan->props.sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES;
-    plan->props.operation = op;
+    plan->props.operation = stype;
+    plan->op = op;
+    plan->op_name = op_families[op].info;
     plan->props.backend = context->props.deviceType;
     plan->props.workspaceAlignment = 256;
     for (uint32_t i = 0; i < BK_MAX_BINDINGS; i++)
         plan->slot[i].alias_of = -1;
 
-    r = op_families[f].init(plan, pCreateInfo->pOperation);
+    r = op_families[op].init(plan, pCreateInfo->pOperation);
     if (r == BK_SUCCESS)
         r = context->backend->plan_select(plan);
     if (r != BK_SUCCESS) {

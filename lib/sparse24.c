@@ -54,8 +54,6 @@ BkResult bk_sparse24_convert_init(BkPlan plan, const void *info)
     struct bk_tensor dense = { 0 }, values = { 0 }, meta = { 0 };
     BkResult r;
 
-    plan->op = BK_OP_SPARSE24_CONVERT;
-    plan->op_name = in;
     if ((unsigned)ci->conversion > BK_SPARSE24_VALIDATE)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.conversion = %d is not a BkSparse24Conversion", in,
@@ -153,8 +151,6 @@ BkResult bk_sparse24_prepare_init(BkPlan plan, const void *info)
     struct bk_tensor values, meta;
     BkResult r;
 
-    plan->op = BK_OP_SPARSE24_PREPARE;
-    plan->op_name = in;
     if ((r = bk_matrix_field(in, "values", &pi->values, &values, &p->values)) != BK_SUCCESS ||
         (r = sparse_type(in, "values.dataType", values.type, false)) != BK_SUCCESS ||
         (r = bk_matrix_field(in, "metadata", &pi->metadata, &meta, &p->metadata)) != BK_SUCCESS ||
@@ -205,8 +201,6 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
     char name[96];
     BkResult r;
 
-    plan->op = BK_OP_SPARSE24_GEMM;
-    plan->op_name = in;
     if ((r = sparse_type(in, "weightType", g->weightType, false)) != BK_SUCCESS ||
         (r = bk_gemm_check_scalars(in, g->activation, g->alpha, g->beta, present[C])) != BK_SUCCESS)
         return r;

@@ -213,8 +213,6 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
                      packed_scales = { 0 };
     BkResult r;
 
-    plan->op = BK_OP_W4A16_CONVERT;
-    plan->op_name = in;
     if ((unsigned)ci->conversion > BK_W4A16_UNPACK)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.conversion = %d is not a BkW4A16Conversion",
                         in, (int)ci->conversion);
@@ -301,8 +299,6 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     struct bk_tensor t[R_SLOTS] = { 0 };
     BkResult r;
 
-    plan->op = BK_OP_W4A16_GPTQ_REPACK;
-    plan->op_name = in;
     if ((unsigned)ri->zeros > BK_W4A16_GPTQ_ZEROS_MINUS_ONE)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.zeros = %d is not a BkW4A16GptqZeros", in,
                         (int)ri->zeros);
@@ -375,8 +371,6 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
     struct bk_tensor t[G_SLOTS] = { 0 };
     BkResult r;
 
-    plan->op = BK_OP_W4A16_GEMM;
-    plan->op_name = in;
     if (g->flags != 0)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x must be 0", in, g->flags);
     if ((r = check_group_size(in, g->groupSize)) != BK_SUCCESS)

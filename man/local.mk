@@ -44,5 +44,5 @@ uninstall-man3-links:
 	done
 
 # Lints every page with mandoc and checks each exported symbol has a page.
-TESTS += t/man-pages.sh
-EXTRA_DIST += t/man-pages.sh
+TESTS += t/packaging/man-pages.sh
+EXTRA_DIST += t/packaging/man-pages.sh

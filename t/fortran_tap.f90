@@ -1,5 +1,5 @@
 ! SPDX-License-Identifier: Apache-2.0
-! A small TAP producer for the Fortran tests (the C tests have t/tap.c).
+! A small TAP producer for the Fortran tests (the C tests have t/lib/tap.c).
 ! Each check prints `ok N - what` or `not ok N - what` and `# ...`
 ! diagnostics; tap_done prints the plan `1..N` last and stops with status 1
 ! when a check failed.

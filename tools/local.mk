@@ -4,7 +4,7 @@
 # CUDA events, and both load cuBLASLt (dlopen) to compare with or report
 # it, bkbench cuSPARSELt (dlopen) to compare its 2:4 GEMM with, so neither
 # links against CUDA.
-bin_PROGRAMS += tools/bkinfo tools/bkbench
+bin_PROGRAMS += tools/bkinfo tools/bkbench/bkbench
 
 tools_bkinfo_SOURCES = \
 	tools/bkinfo.c \
@@ -15,41 +15,44 @@ tools_bkinfo_SOURCES = \
 	tools/tool_common.c tools/tool_common.h
 tools_bkinfo_LDADD = libbk.la
 
-tools_bkbench_SOURCES = \
-	tools/bkbench.c \
+tools_bkbench_bkbench_SOURCES = \
+	tools/bkbench/bkbench.c \
 	tools/attention_op.c tools/attention_op.h \
-	tools/bench_attention.c tools/bench_attention.h tools/bench_attention_report.c \
-	tools/bench_case.h tools/bench_gated.c tools/bench_gated_report.c \
-	tools/bench_device.c tools/bench_device.h \
-	tools/bench_gemm.c tools/bench_gemm.h tools/bench_gemm_report.c \
-	tools/bench_gemm_suite.c tools/bench_gemm_suite.h \
-	tools/bench_launch.c tools/bench_launch.h \
-	tools/bench_plan.c tools/bench_plan.h \
-	tools/bench_progress.c tools/bench_progress.h \
-	tools/bench_random.c tools/bench_random.h \
-	tools/bench_record.c tools/bench_record.h \
-	tools/bench_run.c tools/bench_run.h \
-	tools/bench_sets.c tools/bench_sets.h \
-	tools/bench_sparse24.c tools/bench_sparse24_slt.c \
-	tools/bench_w4a16.c tools/bench_w4a16.h \
+	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
+	tools/bkbench/bench_attention_report.c \
+	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
+	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
+	tools/bkbench/bench_gemm.c tools/bkbench/bench_gemm.h tools/bkbench/bench_gemm_report.c \
+	tools/bkbench/bench_gemm_suite.c tools/bkbench/bench_gemm_suite.h \
+	tools/bkbench/bench_launch.c tools/bkbench/bench_launch.h \
+	tools/bkbench/bench_plan.c tools/bkbench/bench_plan.h \
+	tools/bkbench/bench_progress.c tools/bkbench/bench_progress.h \
+	tools/bkbench/bench_random.c tools/bkbench/bench_random.h \
+	tools/bkbench/bench_record.c tools/bkbench/bench_record.h \
+	tools/bkbench/bench_run.c tools/bkbench/bench_run.h \
+	tools/bkbench/bench_sets.c tools/bkbench/bench_sets.h \
+	tools/bkbench/bench_sparse24.c tools/bkbench/bench_sparse24_slt.c \
+	tools/bkbench/bench_w4a16.c tools/bkbench/bench_w4a16.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
-	tools/cuda_timing.c tools/cuda_timing.h \
-	tools/cusparselt_direct.c tools/cusparselt_direct.h \
-	tools/device_peak.c tools/device_peak.h \
+	tools/bkbench/cuda_timing.c tools/bkbench/cuda_timing.h \
+	tools/bkbench/cusparselt_direct.c tools/bkbench/cusparselt_direct.h \
+	tools/bkbench/device_peak.c tools/bkbench/device_peak.h \
 	tools/gated_op.c tools/gated_op.h \
 	tools/gemm_op.c tools/gemm_op.h \
 	tools/tool_common.c tools/tool_common.h
-tools_bkbench_LDADD = libbk.la
+tools_bkbench_bkbench_LDADD = libbk.la
+# bkbench's sources (tools/bkbench/) use the op wrappers bkinfo shares.
+tools_bkbench_bkbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools
 
 # Unit test of the random test values (half and bfloat16 rounding).
 check_PROGRAMS += tools/test-bench-random
-tools_test_bench_random_SOURCES = tools/test_bench_random.c tools/bench_random.c \
-	tools/bench_random.h
+tools_test_bench_random_SOURCES = tools/bkbench/test_bench_random.c tools/bkbench/bench_random.c \
+	tools/bkbench/bench_random.h
 
 dist_man1_MANS += man/bkinfo.1 man/bkbench.1
 
-TESTS += tools/test-bench-random t/bkbench-quick.sh
-EXTRA_DIST += t/bkbench-quick.sh
+TESTS += tools/test-bench-random tools/bkbench/bkbench-quick.sh
+EXTRA_DIST += tools/bkbench/bkbench-quick.sh
 # bkbench's attention peers (PyTorch), run by bench/device-run.sh attention.
 EXTRA_DIST += bench/attention-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# CUDA backend (lib/cuda/, ptx/). --with-cuda[=DIR]: default is to build it
+# CUDA backend (lib/cuda/, kernels/). --with-cuda[=DIR]: default is to build it
 # when nvcc, ptxas and fatbinary are found (on PATH, else /usr/local/cuda);
 # DIR names the toolkit (DIR/bin/nvcc). --without-cuda builds host only.
 # Only the kernels need the toolkit: libbk's C sources use no CUDA header
@@ -15,7 +15,7 @@ AC_ARG_VAR([FATBINARY], [CUDA fatbin packer])
 AC_ARG_VAR([BK_CUDA_ARCHS], [real GPU architectures to build cubins for (default: 80 86 89 90)])
 AC_ARG_VAR([BK_CUDA_PTX_ARCHS], [virtual architectures compiled to PTX (default: 80 90); each
   cubin is assembled from the newest not newer than it, and the newest is embedded])
-AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc when it compiles ptx/*.cu to PTX])
+AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc when it compiles kernels/*.cu to PTX])
 # The kernels are embedded with an assembler .incbin (lib/cuda/cuda_fatbins.S).
 AM_PROG_AS
 
@@ -63,3 +63,21 @@ AS_IF([test "x$bk_cuda" = xyes], [
                      [Virtual architectures of the embedded PTX.])
 ])
 AM_CONDITIONAL([BK_HAVE_CUDA], [test "x$bk_cuda" = xyes])
+
+# The kernel modules, from the table the C side is made from
+# (lib/cuda/cuda_modules.h, rows "X(ID, NAME, ARCHS)"): every NAME, and
+# the NAMEs whose ARCHS is sm_90a. kernels/local.mk builds and ships them from
+# these lists; the table is a dependency of config.status, so a new row
+# reconfigures. Read whatever the backend, for make dist.
+bk_cuda_module_rows=`$SED -n 's/^ *X([[A-Z0-9_]]*, *\([[a-z0-9_]]*\), *\([[a-z0-9_]]*\)).*/\1 \2/p' \
+  "$srcdir/lib/cuda/cuda_modules.h"`
+BK_CUDA_MODULE_NAMES=`echo "$bk_cuda_module_rows" | $AWK '{ printf "%s%s", s, $[]1; s = " " }'`
+BK_CUDA_SM90A_MODULE_NAMES=`echo "$bk_cuda_module_rows" |
+  $AWK '$[]2 == "sm_90a" { printf "%s%s", s, $[]1; s = " " }'`
+bk_cuda_bad_rows=`echo "$bk_cuda_module_rows" | $AWK '$[]2 != "configured" && $[]2 != "sm_90a"'`
+AS_IF([test -z "$BK_CUDA_MODULE_NAMES"],
+      [AC_MSG_ERROR([no "X(ID, NAME, ARCHS)" rows in lib/cuda/cuda_modules.h])])
+AS_IF([test -n "$bk_cuda_bad_rows"],
+      [AC_MSG_ERROR([lib/cuda/cuda_modules.h: ARCHS must be configured or sm_90a: $bk_cuda_bad_rows])])
+AC_SUBST([BK_CUDA_MODULE_NAMES])
+AC_SUBST([BK_CUDA_SM90A_MODULE_NAMES])

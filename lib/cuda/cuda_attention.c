@@ -7,10 +7,10 @@
  * A run is up to four launches in one stream, each waiting for the one
  * before: the LIST form scattered into the workspace mask; then the
  * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
- * on tensor cores (ptx/attention_mma*.cu) for F16 and BF16, D = Dv = 64
+ * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, D = Dv = 64
  * or 128, blocks that are multiples of 64 (or DENSE), unit column strides
  * and row strides of whole 16-byte steps, lengths below 2^31 (on sm_90 the
- * wgmma kernels, ptx/attention_wgmma*.cu, when the tensors also make
+ * wgmma kernels, kernels/attention_wgmma*.cu, when the tensors also make
  * tensor maps); a run whose tensor addresses are not all 16-byte aligned
  * takes the general kernels, as does every other case. */
 #include "cuda_attention_decode.h"
@@ -451,7 +451,7 @@ static bool backward_override(const char *kind)
 /* Whether the Hopper backward of p takes the kernel that computes dq
  * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
  * shares summed in a fixed order through the workspace: see DenseOrder in
- * ptx/attention_wgmma_backward.cu): only where BK_CUDA_ATTENTION_BACKWARD
+ * kernels/attention_wgmma_backward.cu): only where BK_CUDA_ATTENTION_BACKWARD
  * is "fused" when the plan is made, for DENSE patterns without the causal
  * mask at D = Dv = 128 (every key block sees every query tile). Not the
  * default: on the H100 it runs level with the two kernels (0b9fe39,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA attention forward for few query rows over a long KV cache:
- * ptx/attention_decode.cu's split kernel, then its combining kernel. See
+ * kernels/attention_decode.cu's split kernel, then its combining kernel. See
  * cuda_attention_decode.h. */
 #include "cuda_attention_decode.h"
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA attention forward for few query rows over a long KV cache
- * (ptx/attention_decode.cu): whether a plan takes it, its kernels, grid
+ * (kernels/attention_decode.cu): whether a plan takes it, its kernels, grid
  * and workspace, and the two launches of a run. */
 #ifndef BK_CUDA_ATTENTION_DECODE_H
 #define BK_CUDA_ATTENTION_DECODE_H
 
 #include "cuda_internal.h"
-#include "../../ptx/attention_args.h"
+#include "attention_args.h"
 
 struct attention_decode_plan {
     bool on;

@@ -298,20 +298,8 @@ static BkResult cuda_queue_wait_idle(BkQueue queue)
     return res;
 }
 
-/* Kernel selection per op, indexed by enum bk_op. */
-static BkResult (*const cuda_select[BK_OP_COUNT])(BkPlan) = {
-    [BK_OP_GATED_FORWARD] = bk_cuda_gated_select,
-    [BK_OP_GATED_BACKWARD] = bk_cuda_gated_select,
-    [BK_OP_GEMM] = bk_cuda_gemm_select,
-    [BK_OP_SPARSE24_CONVERT] = bk_cuda_sparse24_convert_select,
-    [BK_OP_SPARSE24_PREPARE] = bk_cuda_sparse24_prepare_select,
-    [BK_OP_SPARSE24_GEMM] = bk_cuda_sparse24_gemm_select,
-    [BK_OP_W4A16_CONVERT] = bk_cuda_w4a16_convert_select,
-    [BK_OP_W4A16_GPTQ_REPACK] = bk_cuda_w4a16_repack_select,
-    [BK_OP_W4A16_GEMM] = bk_cuda_w4a16_gemm_select,
-    [BK_OP_ATTENTION_FORWARD] = bk_cuda_attention_select,
-    [BK_OP_ATTENTION_BACKWARD] = bk_cuda_attention_select,
-};
+/* Kernel selection per op, the op registry's CUDA column. */
+BK_OP_SELECT_TABLE(cuda_select, BK_OP_CUDA_SELECT);
 
 static BkResult cuda_plan_select(BkPlan plan)
 {

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Embeds the kernel modules built from ptx/ (ptx/NAME.fatbin, found through
+/* Embeds the kernel modules built from kernels/ (kernels/NAME.fatbin, found through
  * the assembler's include path) in libbk's read-only data, as
- * bk_cuda_fatbin_NAME .. bk_cuda_fatbin_NAME_end (lib/cuda/cuda_module.c). */
+ * bk_cuda_fatbin_NAME .. bk_cuda_fatbin_NAME_end (lib/cuda/cuda_module.c), one
+ * module per row of cuda_modules.h. */
+#include "cuda_modules.h"
+
         .macro bk_embed_fatbin name
         .section .rodata.bk_cuda_fatbin, "a"
         .balign 64
@@ -17,22 +20,10 @@ bk_cuda_fatbin_\name\()_end:
         .size bk_cuda_fatbin_\name, . - bk_cuda_fatbin_\name
         .endm
 
-        bk_embed_fatbin gated_forward
-        bk_embed_fatbin gated_backward
-        bk_embed_fatbin sparse24_convert
-        bk_embed_fatbin sparse24_mma
-        bk_embed_fatbin sparse24_general
-        bk_embed_fatbin sparse24_wgmma
-        bk_embed_fatbin gemm_epilogue
-        bk_embed_fatbin w4a16_gemm
-        bk_embed_fatbin w4a16_convert
-        bk_embed_fatbin w4a16_wgmma
-        bk_embed_fatbin attention_general
-        bk_embed_fatbin attention_mma
-        bk_embed_fatbin attention_mma_backward
-        bk_embed_fatbin attention_wgmma
-        bk_embed_fatbin attention_wgmma_backward
-        bk_embed_fatbin attention_decode
+        /* One per row of cuda_modules.h; ";" ends each statement, as the
+         * rows expand to one line. */
+#define BK_EMBED_FATBIN(id, name, archs) bk_embed_fatbin name;
+        BK_CUDA_MODULES(BK_EMBED_FATBIN)
 
         /* No executable stack. */
         .section .note.GNU-stack, "", %progbits

@@ -10,7 +10,7 @@
  * which are only known at launch: a plan that qualifies keeps the strided
  * kernel too and falls back to it for addresses that are not aligned. */
 #include "cuda_internal.h"
-#include "../../ptx/gated_kernel_args.h"
+#include "gated_kernel_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>

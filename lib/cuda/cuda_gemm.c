@@ -5,7 +5,7 @@
  * Mapping: see cuda_gemm.h.
  *
  * What cuBLASLt cannot do, kernels of module gemm_epilogue
- * (ptx/gemm_epilogue.cu) do around it; wherever the mapping above works,
+ * (kernels/gemm_epilogue.cu) do around it; wherever the mapping above works,
  * the plan is that one cuBLASLt call and nothing else.
  *  - C not stored in D's order (cuBLASLt cannot transpose C): C is first
  *    copied into D, and cuBLASLt runs in place with D as its C.
@@ -32,7 +32,7 @@
  * (cuBLASLt's, or the split one above). */
 #include "cuda_gemm.h"
 
-#include "../../ptx/gemm_epilogue_args.h"
+#include "gemm_epilogue_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>

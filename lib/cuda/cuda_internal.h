@@ -4,32 +4,18 @@
 #define BK_CUDA_INTERNAL_H
 
 #include "cuda_driver.h"
+#include "cuda_modules.h"
 
 #include <pthread.h>
 
 /* Streams per context (BkDeviceProperties.queueCount). */
 #define BK_CUDA_QUEUE_COUNT 4u
 
-/* Kernel modules, one per ptx/NAME.cu, loaded into a context on first use. */
-enum bk_cuda_module_id {
-    BK_CUDA_MODULE_GATED_FORWARD,
-    BK_CUDA_MODULE_GATED_BACKWARD,
-    BK_CUDA_MODULE_SPARSE24_CONVERT,   /* 2:4 conversions, report, prepare */
-    BK_CUDA_MODULE_SPARSE24_MMA,       /* 2:4 GEMM on sparse tensor cores */
-    BK_CUDA_MODULE_SPARSE24_GENERAL,   /* 2:4 GEMM on CUDA cores */
-    BK_CUDA_MODULE_GEMM_EPILOGUE,      /* dense GEMM: C -> D copies, bias and activation */
-    BK_CUDA_MODULE_W4A16_GEMM,         /* int4 x f16/bf16 GEMM on Marlin-layout weights */
-    BK_CUDA_MODULE_W4A16_CONVERT,      /* quantize, pack, unpack, GPTQ repack */
-    BK_CUDA_MODULE_SPARSE24_WGMMA,     /* the 2:4 sparse GEMM on Hopper: sm_90a only */
-    BK_CUDA_MODULE_W4A16_WGMMA,        /* the int4 GEMM's taller tiles on Hopper: sm_90a only */
-    BK_CUDA_MODULE_ATTENTION_GENERAL,  /* attention on CUDA cores, list scatter, row sums */
-    BK_CUDA_MODULE_ATTENTION_MMA,      /* attention forward on tensor cores */
-    BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, /* attention backward on tensor cores */
-    BK_CUDA_MODULE_ATTENTION_WGMMA,    /* attention forward on Hopper: sm_90a code only */
-    BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD, /* attention backward on Hopper: sm_90a only */
-    BK_CUDA_MODULE_ATTENTION_DECODE,   /* attention forward of few query rows, split keys */
-    BK_CUDA_MODULE_COUNT
-};
+/* Kernel modules, one per row of cuda_modules.h, loaded into a context
+ * on first use. */
+#define BK_CUDA_MODULE_ENUM(id, name, archs) BK_CUDA_MODULE_##id,
+enum bk_cuda_module_id { BK_CUDA_MODULES(BK_CUDA_MODULE_ENUM) BK_CUDA_MODULE_COUNT };
+#undef BK_CUDA_MODULE_ENUM
 
 /* BkContext.impl */
 struct bk_cuda_context {
@@ -179,12 +165,12 @@ BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn
                                   unsigned int block, unsigned int shared_bytes, const char *name,
                                   const void *args, size_t size);
 /* Fills a launch of a module's workspace-clearing kernel fn (name, see
- * ptx/workspace_clear.h) that zeroes words 32-bit words at words_at. */
+ * kernels/shared/workspace_clear.h) that zeroes words 32-bit words at words_at. */
 BK_HIDDEN void bk_cuda_launch_clear(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                     const char *name, uint64_t words_at, uint64_t words);
 
 /* A fresh tag for the tagged flags of a launch's workspace (never 0; see
- * ptx/split_sum_sync.cuh): drawn for each recorded launch, so that what a
+ * kernels/split_sum_sync.cuh): drawn for each recorded launch, so that what a
  * workspace held before can stand for a raised flag only by chance. */
 BK_HIDDEN uint64_t bk_cuda_launch_tag(void);
 

@@ -9,7 +9,7 @@
  * graph per stream: a plan used on several queues does not serialize them. */
 #include "cuda_internal.h"
 
-#include "../../ptx/workspace_clear.h"
+#include "workspace_clear.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Kernel modules: the fatbins built from ptx/ and embedded in libbk by
- * cuda_fatbins.S, loaded into a context once, on the first plan that needs
- * one. For kernel development and for tests, BK_CUDA_MODULE_DIR=DIR makes
- * libbk read DIR/NAME.fatbin instead of the embedded copy. */
+/* Kernel modules: the fatbins built from kernels/ (one per row of
+ * cuda_modules.h) and embedded in libbk by cuda_fatbins.S, loaded into a
+ * context once, on the first plan that needs one. For kernel development
+ * and for tests, BK_CUDA_MODULE_DIR=DIR makes libbk read DIR/NAME.fatbin
+ * instead of the embedded copy. */
 #include "cuda_internal.h"
 
 #include <errno.h>
@@ -10,78 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const unsigned char bk_cuda_fatbin_gated_forward[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_gated_forward_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_gated_backward[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_gated_backward_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_convert[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_convert_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_mma[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_mma_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_general[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_general_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_wgmma[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_sparse24_wgmma_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_gemm_epilogue[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_gemm_epilogue_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_gemm[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_gemm_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_convert[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_convert_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_wgmma[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_w4a16_wgmma_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_general[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_general_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_mma[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_mma_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_mma_backward[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_mma_backward_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_wgmma[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_wgmma_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_wgmma_backward_end[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_decode[] BK_HIDDEN;
-extern const unsigned char bk_cuda_fatbin_attention_decode_end[] BK_HIDDEN;
+/* The fatbins' bounds, from cuda_fatbins.S; one pair per row of
+ * cuda_modules.h. */
+#define MODULE_SYMBOLS(id, name, archs)                                                        \
+    extern const unsigned char bk_cuda_fatbin_##name[] BK_HIDDEN;                              \
+    extern const unsigned char bk_cuda_fatbin_##name##_end[] BK_HIDDEN;
+BK_CUDA_MODULES(MODULE_SYMBOLS)
+#undef MODULE_SYMBOLS
 
+#define MODULE_ROW(id, name, archs)                                                            \
+    [BK_CUDA_MODULE_##id] = { #name, bk_cuda_fatbin_##name, bk_cuda_fatbin_##name##_end },
 static const struct {
     const char *name;
     const unsigned char *start, *end;
-} modules[BK_CUDA_MODULE_COUNT] = {
-    [BK_CUDA_MODULE_GATED_FORWARD] = { "gated_forward", bk_cuda_fatbin_gated_forward,
-                                       bk_cuda_fatbin_gated_forward_end },
-    [BK_CUDA_MODULE_GATED_BACKWARD] = { "gated_backward", bk_cuda_fatbin_gated_backward,
-                                        bk_cuda_fatbin_gated_backward_end },
-    [BK_CUDA_MODULE_SPARSE24_CONVERT] = { "sparse24_convert", bk_cuda_fatbin_sparse24_convert,
-                                          bk_cuda_fatbin_sparse24_convert_end },
-    [BK_CUDA_MODULE_SPARSE24_MMA] = { "sparse24_mma", bk_cuda_fatbin_sparse24_mma,
-                                      bk_cuda_fatbin_sparse24_mma_end },
-    [BK_CUDA_MODULE_SPARSE24_GENERAL] = { "sparse24_general", bk_cuda_fatbin_sparse24_general,
-                                          bk_cuda_fatbin_sparse24_general_end },
-    [BK_CUDA_MODULE_SPARSE24_WGMMA] = { "sparse24_wgmma", bk_cuda_fatbin_sparse24_wgmma,
-                                        bk_cuda_fatbin_sparse24_wgmma_end },
-    [BK_CUDA_MODULE_GEMM_EPILOGUE] = { "gemm_epilogue", bk_cuda_fatbin_gemm_epilogue,
-                                       bk_cuda_fatbin_gemm_epilogue_end },
-    [BK_CUDA_MODULE_W4A16_GEMM] = { "w4a16_gemm", bk_cuda_fatbin_w4a16_gemm,
-                                    bk_cuda_fatbin_w4a16_gemm_end },
-    [BK_CUDA_MODULE_W4A16_CONVERT] = { "w4a16_convert", bk_cuda_fatbin_w4a16_convert,
-                                       bk_cuda_fatbin_w4a16_convert_end },
-    [BK_CUDA_MODULE_W4A16_WGMMA] = { "w4a16_wgmma", bk_cuda_fatbin_w4a16_wgmma,
-                                     bk_cuda_fatbin_w4a16_wgmma_end },
-    [BK_CUDA_MODULE_ATTENTION_GENERAL] = { "attention_general", bk_cuda_fatbin_attention_general,
-                                           bk_cuda_fatbin_attention_general_end },
-    [BK_CUDA_MODULE_ATTENTION_MMA] = { "attention_mma", bk_cuda_fatbin_attention_mma,
-                                       bk_cuda_fatbin_attention_mma_end },
-    [BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD] = { "attention_mma_backward",
-                                                bk_cuda_fatbin_attention_mma_backward,
-                                                bk_cuda_fatbin_attention_mma_backward_end },
-    [BK_CUDA_MODULE_ATTENTION_WGMMA] = { "attention_wgmma", bk_cuda_fatbin_attention_wgmma,
-                                         bk_cuda_fatbin_attention_wgmma_end },
-    [BK_CUDA_MODULE_ATTENTION_WGMMA_BACKWARD] = { "attention_wgmma_backward",
-                                                  bk_cuda_fatbin_attention_wgmma_backward,
-                                                  bk_cuda_fatbin_attention_wgmma_backward_end },
-    [BK_CUDA_MODULE_ATTENTION_DECODE] = { "attention_decode", bk_cuda_fatbin_attention_decode,
-                                          bk_cuda_fatbin_attention_decode_end },
-};
+} modules[] = { BK_CUDA_MODULES(MODULE_ROW) };
+#undef MODULE_ROW
+_Static_assert(sizeof modules / sizeof modules[0] == BK_CUDA_MODULE_COUNT,
+               "modules must have a row for every module of BK_CUDA_MODULES");
 
 static uint64_t little_endian(const unsigned char *p, int bytes)
 {

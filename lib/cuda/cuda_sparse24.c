@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* 2:4 sparse weights on CUDA: conversions between a dense W and the
  * interchange format (with their report), prepare, and the prepared
- * layout's size. Kernels: module sparse24_convert (ptx/sparse24_convert.cu),
+ * layout's size. Kernels: module sparse24_convert (kernels/sparse24_convert.cu),
  * which follows the host backend's semantics exactly.
  *
  * A conversion plan launches three kernels per run: report_init, the
  * conversion (absent for an empty weight), report_finalize; see
- * ptx/sparse24_convert.cu for how the report is built between them. */
+ * kernels/sparse24_convert.cu for how the report is built between them. */
 #include "cuda_sparse24.h"
 
 #include <stdio.h>

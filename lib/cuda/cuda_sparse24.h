@@ -5,10 +5,10 @@
 #define BK_CUDA_SPARSE24_H
 
 #include "cuda_internal.h"
-#include "../../ptx/sparse24_args.h"
+#include "sparse24_args.h"
 
 /* The CUDA prepared weight of type, m rows and k columns (see
- * ptx/sparse24_args.h): F16/BF16 tiles (mts x kbs of them) or F32 rows. */
+ * kernels/shared/sparse24_args.h): F16/BF16 tiles (mts x kbs of them) or F32 rows. */
 struct bk_cuda_sp24_layout {
     int64_t mts, kbs;             /* F16/BF16: padded rows / 16, padded columns / 32 */
     uint64_t meta_offset;         /* bytes from the weight to its metadata */

@@ -43,7 +43,7 @@ _Static_assert(sizeof(struct bk_sp24_gemm_args) <= BK_CUDA_MAX_PARAM_BYTES &&
                    sizeof(struct bk_sp24_wgmma_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the GEMM parameter block fits struct bk_cuda_kernel_launch");
 _Static_assert(BK_GEMM_ACTIVATION_RELU == 1 && BK_GEMM_ACTIVATION_GELU_TANH == 2,
-               "the kernels' activation codes (ptx/sparse24_common.cuh)");
+               "the kernels' activation codes (kernels/sparse24_common.cuh)");
 
 struct tiling {
     unsigned int bm, bn, threads, shared_bytes;

@@ -5,6 +5,6 @@
 #define BK_CUDA_W4A16_H
 
 #include "cuda_internal.h"
-#include "../../ptx/w4a16_args.h"
+#include "w4a16_args.h"
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* W4A16 weight utilities on CUDA (module w4a16_convert): quantize, pack,
  * unpack, and the GPTQ repack's four launches with its report
- * (ptx/w4a16_convert.cu says what each kernel does). */
+ * (kernels/w4a16_convert.cu says what each kernel does). */
 #include "cuda_w4a16.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@ _Static_assert(sizeof(struct bk_w4a16_convert_args) <= BK_CUDA_MAX_PARAM_BYTES,
 _Static_assert(BK_W4A16_REPACK_STATUS_ASYMMETRIC == 1 &&
                    BK_W4A16_REPACK_STATUS_BAD_GROUP_INDEX == 2 &&
                    BK_W4A16_REPACK_STATUS_UNEVEN_GROUPS == 3,
-               "the kernels' status codes (ptx/w4a16_convert.cu)");
+               "the kernels' status codes (kernels/w4a16_convert.cu)");
 
 #define MAX_KERNELS 4
 

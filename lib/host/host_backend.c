@@ -143,23 +143,14 @@ static void host_command_buffer_reset(BkCommandBuffer cmd)
     cmd->impl = NULL;
 }
 
-/* Kernel selection per op, indexed by enum bk_op. */
-static BkResult (*const host_select[BK_OP_COUNT])(BkPlan) = {
-    [BK_OP_GATED_FORWARD] = bk_host_gated_select,
-    [BK_OP_GATED_BACKWARD] = bk_host_gated_select,
-    [BK_OP_GEMM] = bk_host_gemm_select,
-    [BK_OP_SPARSE24_CONVERT] = bk_host_sparse24_convert_select,
-    [BK_OP_SPARSE24_PREPARE] = bk_host_sparse24_prepare_select,
-    [BK_OP_SPARSE24_GEMM] = bk_host_sparse24_gemm_select,
-    [BK_OP_W4A16_CONVERT] = bk_host_w4a16_convert_select,
-    [BK_OP_W4A16_GPTQ_REPACK] = bk_host_w4a16_repack_select,
-    [BK_OP_W4A16_GEMM] = bk_host_w4a16_gemm_select,
-    [BK_OP_ATTENTION_FORWARD] = bk_host_attention_select,
-    [BK_OP_ATTENTION_BACKWARD] = bk_host_attention_select,
-};
+/* Kernel selection per op, the op registry's host column. */
+BK_OP_SELECT_TABLE(host_select, BK_OP_HOST_SELECT);
 
 static BkResult host_plan_select(BkPlan plan)
 {
+    if (!host_select[plan->op])
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: not implemented on the host backend",
+                        plan->op_name);
     return host_select[plan->op](plan);
 }
 

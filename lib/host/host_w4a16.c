@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* W4A16 conversions and the GPTQ repack on the host (bk_w4a16.h):
  * quantize a weight into 4-bit values and scales, pack them into Marlin's
- * layout (lib/w4a16_layout.h) and back, and repack a GPTQ checkpoint after
+ * layout (kernels/shared/w4a16_layout.h) and back, and repack a GPTQ checkpoint after
  * checking it. Scales are moved as bits; only quantizing computes. */
 #include "host_w4a16.h"
 

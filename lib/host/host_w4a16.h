@@ -7,7 +7,7 @@
 
 #include "host_gemm_engine.h"
 #include "../half.h"
-#include "../w4a16_layout.h"
+#include "w4a16_layout.h"
 
 /* F16 or BF16 to and from float, rounding to nearest even (lib/half.h). */
 struct host_w4a16_half {

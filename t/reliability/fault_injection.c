@@ -11,7 +11,7 @@
 #include "config.h"
 
 #include "rel_util.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #include <stdio.h>
 #include <string.h>

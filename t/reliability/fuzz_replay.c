@@ -15,7 +15,7 @@
 #include "fuzz_harness.h"
 #include "fuzz_ops.h"
 #include "rel_util.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #include <dirent.h>
 #include <errno.h>

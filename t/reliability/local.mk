@@ -4,7 +4,7 @@
 # check-valgrind, abi-dump and abi-check. See CONTRIBUTING.md.
 
 BK_REL_COMMON = t/reliability/rel_util.c t/reliability/rel_util.h
-# TAP output comes from t/libbktest.la (t/tap.c); -no-install runs the
+# TAP output comes from t/libbktest.la (t/lib/tap.c); -no-install runs the
 # programs against the uninstalled libbk directly, as t/local.mk does.
 BK_REL_LIBS = t/libbktest.la libbk.la
 BK_FUZZ_HARNESS = \
@@ -84,7 +84,8 @@ $(BK_FUZZ_BIN): $(t_reliability_fuzz_replay_OBJECTS) $(libbk_la_OBJECTS) \
 	  case $$f in lib/cuda/*) ;; *.c) srcs="$$srcs $(srcdir)/$$f" ;; esac; \
 	done; \
 	$(BK_FUZZ_CC) $(BK_FUZZ_CFLAGS) -DBK_FUZZ_LIBFUZZER -DBK_BUILDING_LIBRARY \
-	  -I$(builddir)/t/reliability/fuzz-config -I$(top_srcdir)/include -o $@ $$srcs $(LIBS)
+	  -I$(builddir)/t/reliability/fuzz-config -I$(top_srcdir)/include \
+	  -I$(top_srcdir)/kernels/shared -o $@ $$srcs $(LIBS)
 t/reliability/fuzz-campaign.log: $(BK_FUZZ_BIN) t/reliability/fuzz-replay$(EXEEXT)
 fuzz-libfuzzer: $(BK_FUZZ_BIN)
 else

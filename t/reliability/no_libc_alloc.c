@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "rel_util.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #include <malloc.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 #include "config.h"
 
 #include "rel_util.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #include <pthread.h>
 #include <sched.h>

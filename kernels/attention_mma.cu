@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// Block-sparse attention forward on tensor cores (mma.sync m16n8k16,
+// sm_80 and later), F16 and BF16 with D = Dv = 64 or 128, blocks that are
+// multiples of 64, unit column strides and 16-byte aligned rows: the fast
+// path; everything else runs kernels/attention_general.cu.
+//
+// A CTA of 4 warps takes 64 query rows of one (batch, head), 16 per warp,
+// and walks the active 64-key tiles of its query block: K and V tiles
+// come through cp.async into a double-buffered shared ring (rows
+// swizzled so that ldmatrix is free of bank conflicts) while the tile
+// before is used; S = Q K^T and O += P V run on the tensor cores, the
+// softmax online in registers in base 2, F32 throughout. A skipped block
+// costs a byte of the mask: its K and V are never read.
+#include "attention_mma.cuh"
+
+namespace bk {
+namespace attention {
+
+template <typename T, int DH> static __device__ void forward_tile(const Args &a)
+{
+    constexpr int KSTEPS = DH / 16;   // k-steps of S = Q K^T
+    constexpr int NT_S = TILE / 8;    // n-tiles of S (keys)
+    constexpr int NT_O = DH / 8;      // n-tiles of O (columns)
+    constexpr int TB = SwizzledTile<DH>::BYTES;
+    extern __shared__ __align__(128) unsigned char smem_bytes[];
+    const uint32_t smem = shared_address(smem_bytes);
+    const uint32_t q_s = smem, k_s = smem + TB, v_s = smem + 3 * TB; // K and V: 2 stages each
+
+    grid_dependency_wait();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y, b = blockIdx.z;
+    const int64_t kvh = h / (a.heads / a.kv_heads);
+    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
+    const int64_t ib = r0 / a.block_q;
+    const int64_t last_row = min(r0 + TILE, a.lq) - 1;
+    const int64_t end = key_end(a, last_row); // no key past this is seen by the tile
+    const bool bad = pattern_bad(a, pb, ph);
+    const int g = lane / 4, q4 = lane % 4;
+    const int64_t row_a = r0 + warp * 16 + g, row_b = row_a + 8; // this thread's two rows
+
+    float o[NT_O][4];
+    zero(o);
+    float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+
+    int64_t t = bad ? -1 : next_key_tile(a, pb, ph, ib, 0, end);
+    if (t >= 0) {
+        load_tile<T, DH>(q_s, a.q, b, h, r0, a.lq);
+        load_tile<T, DH>(k_s, a.k, b, kvh, t * TILE, a.lk);
+        load_tile<T, DH>(v_s, a.v, b, kvh, t * TILE, a.lk);
+    }
+    cp_async_commit();
+    uint32_t qf[KSTEPS][4];
+    const ScoreScale ss = score_scale(a.scale);
+    for (int stage = 0, first = 1; t >= 0; stage ^= 1, first = 0) {
+        const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
+        if (next >= 0) {
+            load_tile<T, DH>(k_s + (stage ^ 1) * TB, a.k, b, kvh, next * TILE, a.lk);
+            load_tile<T, DH>(v_s + (stage ^ 1) * TB, a.v, b, kvh, next * TILE, a.lk);
+        }
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+        if (first) { // Q to registers once it has landed
+#pragma unroll
+            for (int kk = 0; kk < KSTEPS; kk++)
+                load_a<DH>(qf[kk], q_s, warp * 16, kk, lane);
+        }
+        const uint32_t ks = k_s + stage * TB, vs = v_s + stage * TB;
+
+        // S = Q K^T for 16 rows x 64 keys per warp.
+        float s[NT_S][4];
+        zero(s);
+        mma_abt<T, DH, NT_S>(s, [&](int kk, uint32_t (&af)[4]) {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                af[i] = qf[kk][i];
+        }, ks, 0, lane);
+
+        // Mask keys past Lk and past the causal limit (only in edge tiles).
+        const int64_t k0 = t * TILE;
+        if (k0 + TILE > key_end(a, r0)) {
+            const int64_t end_a = key_end(a, row_a), end_b = key_end(a, row_b);
+#pragma unroll
+            for (int n = 0; n < NT_S; n++) {
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int64_t j = k0 + n * 8 + 2 * q4 + e;
+                    if (j >= end_a)
+                        s[n][e] = ss.masked;
+                    if (j >= end_b)
+                        s[n][2 + e] = ss.masked;
+                }
+            }
+        }
+
+        // Online softmax in base 2; rows are shared by the 4 lanes of a quad.
+        const float2 mx = row_max(s, ss, make_float2(m_a, m_b));
+        float mx_a = mx.x, mx_b = mx.y;
+#pragma unroll
+        for (int o2 = 1; o2 <= 2; o2 *= 2) {
+            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
+            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
+        }
+        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
+        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
+        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
+        m_a = mx_a;
+        m_b = mx_b;
+        float sum_a = 0.f, sum_b = 0.f;
+#pragma unroll
+        for (int n = 0; n < NT_S; n++) {
+            s[n][0] = exp2_fast(fmaf(s[n][0], ss.sl2, -base_a));
+            s[n][1] = exp2_fast(fmaf(s[n][1], ss.sl2, -base_a));
+            s[n][2] = exp2_fast(fmaf(s[n][2], ss.sl2, -base_b));
+            s[n][3] = exp2_fast(fmaf(s[n][3], ss.sl2, -base_b));
+            sum_a += s[n][0] + s[n][1];
+            sum_b += s[n][2] + s[n][3];
+        }
+        l_a = l_a * corr_a + sum_a; // per lane; the quad adds up at the end
+        l_b = l_b * corr_b + sum_b;
+#pragma unroll
+        for (int n = 0; n < NT_O; n++) {
+            o[n][0] *= corr_a;
+            o[n][1] *= corr_a;
+            o[n][2] *= corr_b;
+            o[n][3] *= corr_b;
+        }
+
+        // O += P V: P's accumulators are the A fragments of 16-key steps.
+        mma_pb<T, DH, NT_S>(o, s, vs, 0, lane);
+        __syncthreads(); // this stage's buffers are refilled two tiles on
+        t = next;
+    }
+    cp_async_wait<0>();
+
+#pragma unroll
+    for (int o2 = 1; o2 <= 2; o2 *= 2) {
+        l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
+        l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
+    }
+    // A row that sees no key: y = 0 and lse = -inf; a bad list: NaN.
+    const float nan = quiet_nan();
+    const float inv_a = bad ? nan : l_a > 0.f ? 1.f / l_a : 0.f;
+    const float inv_b = bad ? nan : l_b > 0.f ? 1.f / l_b : 0.f;
+    store_rows<T, DH>(a.y, b, h, r0 + warp * 16, a.lq, o, inv_a, inv_b, lane);
+    if ((a.flags & BK_ATTENTION_HAS_LSE) && q4 == 0) {
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int64_t row = half ? row_b : row_a;
+            const float l = half ? l_b : l_a, m = half ? m_b : m_a;
+            if (row < a.lq)
+                *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
+        }
+    }
+}
+
+} // namespace attention
+} // namespace bk
+
+using namespace bk::attention;
+
+#define BK_ATTENTION_MMA_FORWARD(NAME, T, DH)                                                    \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS, 2)                  \
+        bk_attention_forward_mma_##NAME##_d##DH(const Args a)                                    \
+    {                                                                                            \
+        forward_tile<T, DH>(a);                                                                  \
+    }
+
+BK_ATTENTION_MMA_FORWARD(f16, __half, 64)
+BK_ATTENTION_MMA_FORWARD(f16, __half, 128)
+BK_ATTENTION_MMA_FORWARD(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_MMA_FORWARD(bf16, __nv_bfloat16, 128)

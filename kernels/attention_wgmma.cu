@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: Apache-2.0
+// Block-sparse attention forward on Hopper (sm_90a): wgmma with K and V
+// tiles brought by the bulk tensor copy engine, warp-specialised. F16 and
+// BF16, D = Dv = 64 or 128, blocks that are multiples of 64; the plan
+// takes kernels/attention_mma.cu elsewhere.
+//
+// A CTA owns 128 query rows of one (batch, head): warpgroup 0 is the
+// producer, warpgroups 1 and 2 each own 64 rows. The producer (one warp,
+// one lane writing) walks the key tiles (128 keys: two active 64-key
+// slots) that either consumer needs (their query blocks' active key
+// blocks, up to the causal limit), 32 slots per mask read, and fills a
+// ring of stages: each tile's record (its keys, which consumer takes it),
+// K, and V a tile behind. The consumers take turns to issue their GEMMs:
+// in its turn a consumer reads the tile's record, issues S = Q K^T (both
+// operands in shared memory) and P V of its previous tile (P from
+// registers), then runs the online softmax of S while P V runs and the
+// other consumer's turn comes. A tile only one consumer needs is skipped
+// by the other (blocks of 64 rows may differ).
+#include "attention_wgmma_walk.cuh"
+
+// Tuning switch (a variant of the module, BK_CUDA_MODULE_DIR): the
+// ping-pong of the two consumers' GEMMs (BK_ATTENTION_WGMMA_SETMAXNREG,
+// the move of registers, is the walk header's).
+#ifndef BK_ATTENTION_WGMMA_PINGPONG
+#define BK_ATTENTION_WGMMA_PINGPONG 1
+#endif
+
+namespace bk {
+namespace attention {
+namespace wg {
+
+// Shared memory of a CTA: NC Q tiles (64 rows each), STAGES K and V
+// tiles (BN rows each), then the barriers. A tile is DH / 64 column
+// blocks of rows x 128 bytes, each 128-byte swizzled.
+template <int DH, int BN, int NC_, int STAGES_> struct Layout {
+    static constexpr int NC = NC_;
+    static constexpr int CB = DH / 64;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int ROW_OPERANDS = 1;
+    // Q as register fragments, loaded once a tile of rows; the trio CTAs'
+    // consumers (160 registers) and the wide CTAs' (scores of 192 keys)
+    // leave it in shared memory.
+    static constexpr bool Q_IN_REGISTERS = NC < 3 && BN <= 128;
+    static constexpr bool V_LAGS = true; // see producer
+    static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
+    static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
+    static constexpr uint32_t Q = 0;
+    static constexpr uint32_t K = NC * Q_BYTES;
+    static constexpr uint32_t V = K + STAGES * KV_BYTES;
+    // A word per consumer thread that the softmax's sums are stored to
+    // (see consumer), the record of each stage's tile, then the barriers.
+    static constexpr uint32_t SINK = V + STAGES * KV_BYTES;
+    static constexpr uint32_t RECORDS = SINK + 128 * NC * 4;
+    static constexpr uint32_t BARS = RECORDS + 16 * BK_ATTENTION_WGMMA_RECORD_SLOTS(STAGES);
+    // Barriers: q_full, then k_full, v_full, k_empty and v_empty per stage
+    // (K is freed once both consumers have their scores, before P V); and
+    // the slack to align the start to 1024 bytes.
+    static constexpr uint32_t BYTES = BARS + 8 * (2 + 4 * STAGES) + 1024;
+    static_assert(BYTES == BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(DH, BN, NC, STAGES),
+                  "the plan asks for the shared memory this layout takes");
+};
+
+// The consumers take turns to issue their GEMMs (named barriers 2, 3 and
+// 4, FlashAttention-3's ping-pong), consumer c passing to c + 1 mod NC:
+// one warpgroup's softmax runs while the tensor cores work on the others'
+// scores and P V. Every consumer takes the same number of turns (one per
+// union tile and one to finish). A solo CTA (NC = 1) has no turns: its
+// SM's other CTA fills the gaps.
+constexpr int TURN_BARRIER = 2;
+template <int NC> static __device__ __forceinline__ void wait_turn(int c)
+{
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC >= 2)
+        asm volatile("bar.sync %0, 256;\n" ::"r"(TURN_BARRIER + c) : "memory");
+}
+template <int NC> static __device__ __forceinline__ void pass_turn(int c)
+{
+    // (c ^ 1 for two: the plain kernels' SASS as it was measured.)
+    const int next = NC == 2 ? c ^ 1 : c + 1 == NC ? 0 : c + 1;
+    if (BK_ATTENTION_WGMMA_PINGPONG && NC >= 2)
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + next) : "memory");
+}
+
+// A consumer's rows, their softmax state and output accumulators.
+template <typename T, int DH> struct Rows {
+    float o[DH / 8][4];
+    float m_a, m_b, l_a, l_b;
+    int end_a, end_b, first_end; // key limits (32 bits: the fast kernels' lengths are)
+    int q4;
+};
+
+// The keys of a tile's 64-key slots (two, or three in a wide CTA) for
+// this consumer: where each starts, and whether the consumer needs it.
+struct Halves {
+    int k0, k1, k2;
+    bool use0, use1, use2;
+};
+
+// Masks the tile's scores past each row's last key, then turns them into
+// P in place, in base 2 against the rows' running maxima (moved as LAZY
+// says); returns the factors that rescale the rows' running sums and
+// outputs (1 where a maximum stayed).
+template <typename T, int DH, int BN, bool LAZY>
+static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN / 8][4],
+                                                 const Halves &hv, const ScoreScale &ss)
+{
+    // Mask a slot this consumer skips, keys past Lk and past the causal
+    // limit (a tile of one slot has no upper ones).
+    constexpr int SLOTS = BN / SLOT;
+    const int k_max = SLOTS == 3 ? max(max(hv.k0, hv.k1), hv.k2) : max(hv.k0, hv.k1);
+    if (!hv.use0 || (SLOTS > 1 && !hv.use1) || (SLOTS > 2 && !hv.use2) ||
+        k_max + SLOT > r.first_end) {
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+            const int slot = j / (SLOT / 8);
+            const bool use = slot == 0 ? hv.use0 : slot == 1 ? hv.use1 : hv.use2;
+            const int first = (slot == 0 ? hv.k0 : slot == 1 ? hv.k1 : hv.k2) +
+                              (j % (SLOT / 8)) * 8 + 2 * r.q4;
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int key = first + e;
+                if (!use || key >= r.end_a)
+                    sc[j][e] = ss.masked;
+                if (!use || key >= r.end_b)
+                    sc[j][2 + e] = ss.masked;
+            }
+        }
+    }
+    float2 mx = row_max(sc, ss, make_float2(r.m_a, r.m_b));
+#pragma unroll
+    for (int x = 1; x <= 2; x *= 2) {
+        mx.x = fmaxf(mx.x, __shfl_xor_sync(0xFFFFFFFFu, mx.x, x));
+        mx.y = fmaxf(mx.y, __shfl_xor_sync(0xFFFFFFFFu, mx.y, x));
+    }
+    // LAZY: a row keeps its running maximum until the new one exceeds it by
+    // more than STALE (base 2): P stays below 2^STALE, and O and the sum
+    // are rescaled only where a maximum moved (FlashAttention-4's rule),
+    // which after a row's first tiles is seldom.
+    constexpr float STALE = 8.f;
+    if (LAZY && r.m_a != -INFINITY && mx.x <= r.m_a + STALE)
+        mx.x = r.m_a;
+    if (LAZY && r.m_b != -INFINITY && mx.y <= r.m_b + STALE)
+        mx.y = r.m_b;
+    const float base_a = mx.x == -INFINITY ? 0.f : mx.x;
+    const float base_b = mx.y == -INFINITY ? 0.f : mx.y;
+    const bool kept_a = LAZY && mx.x == r.m_a, kept_b = LAZY && mx.y == r.m_b;
+    const float2 corr = make_float2(kept_a ? 1.f : exp2_fast(r.m_a - base_a),
+                                    kept_b ? 1.f : exp2_fast(r.m_b - base_b));
+    r.m_a = mx.x;
+    r.m_b = mx.y;
+    float sum_a = 0.f, sum_b = 0.f;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+        sc[j][0] = exp2_fast(fmaf(sc[j][0], ss.sl2, -base_a));
+        sc[j][1] = exp2_fast(fmaf(sc[j][1], ss.sl2, -base_a));
+        sc[j][2] = exp2_fast(fmaf(sc[j][2], ss.sl2, -base_b));
+        sc[j][3] = exp2_fast(fmaf(sc[j][3], ss.sl2, -base_b));
+        sum_a += sc[j][0] + sc[j][1];
+        sum_b += sc[j][2] + sc[j][3];
+    }
+    r.l_a = r.l_a * corr.x + sum_a;
+    r.l_b = r.l_b * corr.y + sum_b;
+    return corr;
+}
+
+// A consumer warpgroup. In its turn for union tile n it reads the tile's
+// record and issues S = Q K^T of tile n and P V of the last tile it took;
+// the softmax of tile n runs under P V (and under the other consumer's
+// GEMMs). K is freed once S is in registers, V once P V is done. After
+// the query tile's last tile, its P V outside the turns. Union tiles
+// count on across the CTA's query tiles (the ring and the turns run on;
+// a query tile without tiles takes a turn of both consumers for its
+// record), and a query tile's outputs are stored while the producer
+// already brings the next one's Q, K and V.
+template <typename T, int DH, int BN, int NC, int STAGES>
+static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC> &tiles,
+                                uint32_t base, int c)
+{
+    typedef Layout<DH, BN, NC, STAGES> L;
+    constexpr int NT_O = DH / 8;
+    // Lazy rescaling (see softmax) everywhere but the plain kernel at D = 64,
+    // which it slowed by 2-3% (H200, bf16, random blocks of 128 at 25-50%;
+    // the others +1-4%, trio +1-2%: daa3e98, bench/log/attention.md).
+    constexpr bool LAZY = !(NC == 2 && DH == 64 && BN == 128);
+    const Args &a = p.a;
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
+    const uint32_t sink = base + L::SINK + 4 * (threadIdx.x - 128);
+    const ScoreScale ss = score_scale(a.scale);
+    int n = 0; // the union tile, counted over the CTA's query tiles
+    if (c == NC - 1)
+        pass_turn<NC>(c); // consumer 0 goes first
+    int use = 0;
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
+        int64_t r0, h, b, row_a, row_b;
+        bool bad;
+        // Query tile i's place: its first row, head and batch, whether its
+        // pattern is bad, and this thread's two rows.
+        auto locate = [&](uint32_t i) {
+            tiles.coords(a, i, r0, h, b);
+            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+            row_a = r0 + ROWS * c + warp * 16 + lane / 4;
+            row_b = row_a + 8;
+        };
+        locate(item);
+        const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
+        Rows<T, DH> r;
+        zero(r.o);
+        r.m_a = r.m_b = -INFINITY;
+        r.l_a = r.l_b = 0.f;
+        r.end_a = (int)key_end(a, row_a);
+        r.end_b = (int)key_end(a, row_b);
+        r.first_end = (int)key_end(a, rows0);
+        r.q4 = lane % 4;
+
+        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q
+        uint32_t qf[L::Q_IN_REGISTERS ? L::CB * 4 : 1][4];
+        if constexpr (L::Q_IN_REGISTERS) {
+            load_row_fragments<L>(qf, q_tile, warp, lane);
+            release_row_operands<L>(base); // the next query tile's Q may come
+        }
+        float sc[BN / 8][4];
+        // S = Q K^T of the tile whose K is k_tile, issued and committed.
+        auto issue_scores = [&](uint32_t k_tile) {
+            if constexpr (L::Q_IN_REGISTERS)
+                issue_fragments_bt<T, L, BN>(sc, qf, k_tile);
+            else
+                issue_shared_bt<T, L, BN>(sc, q_tile, k_tile);
+        };
+        uint32_t pa[BN / 16][4] = {}; // P of the pending tile, the A fragments of 16-key steps
+        int pending = -1;             // the union tile whose P V is still to issue or finish
+        // Rescales O to the new row maxima and keeps P as the next P V's A.
+        auto finish_softmax = [&](float2 corr) {
+            if (!LAZY || __any_sync(0xFFFFFFFFu, corr.x != 1.f || corr.y != 1.f)) {
+#pragma unroll
+                for (int j = 0; j < NT_O; j++) {
+                    r.o[j][0] *= corr.x;
+                    r.o[j][1] *= corr.x;
+                    r.o[j][2] *= corr.y;
+                    r.o[j][3] *= corr.y;
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++) {
+                pa[j / 2][(j % 2) * 2] = pack2<T>(sc[j][0], sc[j][1]);
+                pa[j / 2][(j % 2) * 2 + 1] = pack2<T>(sc[j][2], sc[j][3]);
+            }
+        };
+        auto halves = [&](const uint4 &rec) {
+            return Halves{ (int32_t)rec.x,
+                           (int32_t)rec.y,
+                           (int32_t)rec.w,
+                           (rec.z & TILE_USES_LO << 2 * c) != 0,
+                           (rec.z & TILE_USES_HI << 2 * c) != 0,
+                           (rec.z & TILE_USES_THIRD << c) != 0 };
+        };
+        // After the query tile's last tile, a turn of its own (no stage, as
+        // for a record without a tile) issues that tile's P V.
+        for (bool drain = false;;) {
+            const bool staged = !drain; // this turn has a stage and a record
+            const Stage st = Stage::of<L>(base, n);
+            const Stage pv = Stage::of<L>(base, pending < 0 ? 0 : pending);
+            // The record (and K when there is a tile), read before the turn so
+            // that its latency does not hold up the other consumer.
+            uint4 rec = make_uint4(0u, 0u, TILE_END, 0u);
+            if (staged) {
+                mbar_wait(st.k_full, st.parity);
+                rec = read_record<BN / SLOT>(st.record);
+            }
+            wait_turn<NC>(c);
+            const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;
+            drain = (rec.z & TILE_LAST) != 0;
+            // The steady state, in a branch of its own so that ptxas sees both
+            // groups issued before the wait for the first: serialising them
+            // otherwise (C7514).
+            if (mine && pending >= 0) {
+                issue_scores(st.k_tile);
+                mbar_wait(pv.v_full, pv.parity);
+                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+                pass_turn<NC>(c);
+                const Halves hv = halves(rec);
+                wgmma_wait<1>(); // the scores; P V may still run
+                fence_operand(sc);
+                release(st.k_empty);
+                const float2 corr = softmax<T, DH, BN, LAZY>(r, sc, hv, ss);
+                // ptxas would sink the softmax's exponentials below the wait for
+                // P V (they would run after it instead of under it) but for a
+                // store that needs their sum, ahead of the wait.
+                asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(sink), "f"(r.l_a + r.l_b)
+                             : "memory");
+                wgmma_wait<0>(); // P V: O and pa are free
+                fence_operand(r.o);
+                fence_operand(pa);
+                release(pv.v_empty);
+                finish_softmax(corr);
+                pending = n++;
+                continue;
+            }
+            // The first tile, a skipped one, the record of no tile or the last
+            // tile's P V: one GEMM at most, waited for in its own branch (else
+            // ptxas serialises, C7515).
+            if (mine) {
+                issue_scores(st.k_tile);
+                pass_turn<NC>(c);
+                wgmma_wait<0>();
+            } else if (pending >= 0) {
+                mbar_wait(pv.v_full, pv.parity);
+                issue_ab<T, L, BN>(r.o, pa, pv.v_tile);
+                pass_turn<NC>(c);
+                wgmma_wait<0>();
+            } else {
+                pass_turn<NC>(c);
+            }
+            fence_operand(sc);
+            fence_operand(r.o);
+            fence_operand(pa);
+            if (pending >= 0)
+                release(pv.v_empty);
+            pending = -1;
+            if (mine) {
+                release(st.k_empty);
+                finish_softmax(softmax<T, DH, BN, LAZY>(r, sc, halves(rec), ss));
+                pending = n;
+            } else if (staged) {
+                // A skipped tile, or the stage of a record without a tile.
+                release_skipped<L>(st, n);
+            }
+            if (staged)
+                n++;
+            if (end)
+                break;
+        }
+        if constexpr (!L::Q_IN_REGISTERS)
+            release(base + L::BARS + 8); // every S is done: the next query tile's Q may come
+
+        // Where the outputs go: a trio or wide CTA's consumers find it again
+        // (kept over the tile's loop, it would take registers they lack).
+        if constexpr (NC == 3 || BN > 128) {
+            uint32_t again = item;
+            asm volatile("" : "+r"(again));
+            locate(again);
+        }
+
+#pragma unroll
+        for (int x = 1; x <= 2; x *= 2) {
+            r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
+            r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
+        }
+        const float nan = quiet_nan();
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int64_t row = half ? row_b : row_a;
+            if (row >= a.lq)
+                continue;
+            const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
+            const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
+            T *y = at<T>(a.y, b, h, row) + 2 * r.q4;
+#pragma unroll
+            for (int j = 0; j < NT_O; j++)
+                *(uint32_t *)(y + j * 8) =
+                    pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
+            if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
+                *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
+        }
+    }
+    if (c == 0)
+        wait_turn<NC>(0); // the last consumer's last pass: every turn barrier ends complete
+}
+
+// The kernel the pattern chose (BK_ATTENTION_CHOSE_*) by the sums
+// bk_attention_forward_choice left (a lane per CTA of it; every warp
+// reads them all, so the CTA agrees): deep where neighbouring query blocks
+// share key blocks (U <= 0.8 N), else narrow. With uniform descriptors
+// (a62ba0e) narrow runs level with or ahead of solo on random blocks at
+// 10-50% and deep ahead of both at 50% (U / N = 0.75): bench/log/attention.md.
+static __device__ __forceinline__ int forward_choice(const Args &a)
+{
+    static_assert(BK_ATTENTION_CHOICE_CTAS == 32, "a lane per CTA's sums");
+    const uint2 s = __ldcg((const uint2 *)a.choice + threadIdx.x % 32);
+    const uint32_t u = __reduce_add_sync(0xFFFFFFFFu, s.x), n = __reduce_add_sync(0xFFFFFFFFu, s.y);
+    return 5ull * u <= 4ull * n ? BK_ATTENTION_CHOSE_DEEP : BK_ATTENTION_CHOSE_NARROW;
+}
+
+template <typename T, int DH, int BN, int NC, int STAGES>
+static __device__ void forward(const bk_attention_tma_args &p)
+{
+    typedef Layout<DH, BN, NC, STAGES> L;
+    // Uniform descriptors (warp_uniform): the D = 64 forward 4-11% faster.
+    // Not for one consumer: ptxas then spills the solo kernel at D = 128.
+    uint32_t base = shared_base_1024();
+    if constexpr (NC > 1)
+        base = warp_uniform(base);
+    const Args &a = p.a;
+    init_ring<L>(base);
+    __syncthreads();
+    grid_dependency_wait();
+    // Of the kernels a plan launches in turn for the pattern to choose from
+    // (narrow, deep), the one not chosen ends here. The solo kernel runs
+    // only when forced, without a choice; its own KIND, which the choice
+    // never returns, keeps it from ever taking a chosen pattern's place.
+    constexpr int KIND = NC == 2      ? BK_ATTENTION_CHOSE_DEEP
+                         : BN == SLOT ? BK_ATTENTION_CHOSE_NARROW
+                                      : BK_ATTENTION_CHOSE_SOLO;
+    if (a.choice && forward_choice(a) != KIND)
+        return;
+    // After the wait: a LIST's mask and bad flags come from the kernel before.
+    const QueryTiles<NC> tiles(a);
+    int group = threadIdx.x / 128;
+    if constexpr (NC > 1)
+        group = warp_uniform(group);
+    // Registers move from the producer, which needs few, to the consumers.
+    if (group == 0) {
+        producer_registers<NC, BN, DH>();
+        if (threadIdx.x < 32)
+            produce_tiles<L>(p, base, tiles);
+    } else {
+        consumer_registers<NC, BN, DH>();
+        // One consumer's index is the constant 0, which keeps its wgmma
+        // descriptors uniform (warp_uniform on it made the solo kernels spill).
+        consumer<T, DH, BN, NC, STAGES>(p, tiles, base, NC == 1 ? 0 : group - 1);
+    }
+}
+
+} // namespace wg
+} // namespace attention
+} // namespace bk
+
+// Tiles of BN keys (64-key slots) against 64 rows per consumer:
+// bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES
+// and PER_SM CTAs an SM. KIND _: the plain kernels; for query blocks of 64
+// rows whose neighbours' patterns differ, _solo_ (one consumer, two CTAs
+// an SM; at D = 128 a ring of one stage), _narrow_ (D = 128: solo on
+// tiles of one 64-key slot, two stages) and _deep_ (D = 128: a third
+// stage); for DENSE patterns at D = 64, _trio_ (three consumers: two
+// softmaxes under each one's GEMMs).
+#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
+    extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
+        bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
+    {                                                                                            \
+        bk::attention::wg::forward<T, DH, BN, NC, STAGES>(p);                                    \
+    }
+#define BK_ATTENTION_WGMMA_PLAIN(NAME, T, DH)                                                    \
+    BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,            \
+                               BK_ATTENTION_WGMMA_STAGES(DH))
+#define BK_ATTENTION_WGMMA_SOLO(NAME, T, DH)                                                     \
+    BK_ATTENTION_WGMMA_FORWARD(_solo_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,  \
+                               BK_ATTENTION_WGMMA_SOLO_STAGES(DH))
+#define BK_ATTENTION_WGMMA_NARROW(NAME, T)                                                       \
+    BK_ATTENTION_WGMMA_FORWARD(_narrow_, NAME, T, 128, BK_ATTENTION_WGMMA_NARROW_KEYS,           \
+                               BK_ATTENTION_WGMMA_SOLO_THREADS, 2, 1,                            \
+                               BK_ATTENTION_WGMMA_NARROW_STAGES)
+
+BK_ATTENTION_WGMMA_PLAIN(f16, __half, 64)
+BK_ATTENTION_WGMMA_PLAIN(f16, __half, 128)
+BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_PLAIN(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_SOLO(f16, __half, 64)
+BK_ATTENTION_WGMMA_SOLO(f16, __half, 128)
+BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_SOLO(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_NARROW(f16, __half)
+BK_ATTENTION_WGMMA_NARROW(bf16, __nv_bfloat16)
+BK_ATTENTION_WGMMA_FORWARD(_deep_, f16, __half, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+                           BK_ATTENTION_WGMMA_DEEP_STAGES)
+BK_ATTENTION_WGMMA_FORWARD(_deep_, bf16, __nv_bfloat16, 128, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,
+                           BK_ATTENTION_WGMMA_DEEP_STAGES)
+BK_ATTENTION_WGMMA_FORWARD(_wide_, f16, __half, 128, BK_ATTENTION_WGMMA_WIDE_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
+BK_ATTENTION_WGMMA_FORWARD(_wide_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_WIDE_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
+BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
+                           BK_ATTENTION_WGMMA_STAGES(64))
+BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1,
+                           3, BK_ATTENTION_WGMMA_STAGES(64))

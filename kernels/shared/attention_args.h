@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The parameter block of the attention kernels (kernels/attention_*.cu,
+ * nvcc), shared with their launcher (lib/cuda/cuda_attention.c, plain
+ * C11). Addresses are device addresses; strides are in elements. */
+#ifndef BK_ATTENTION_ARGS_H
+#define BK_ATTENTION_ARGS_H
+
+#include <stdint.h>
+
+#include "tensor_map_args.h"
+
+#define BK_ATTENTION_CAUSAL 0x1u
+#define BK_ATTENTION_HAS_LSE 0x2u
+/* The row sums' kernel zeroes dq_sum (the backward with float atomics). */
+#define BK_ATTENTION_ZERO_DQ_SUM 0x4u
+
+/* The general kernels: one warp per query row (forward, dq) or key row
+ * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */
+#define BK_ATTENTION_GENERAL_WARPS 4
+#define BK_ATTENTION_GENERAL_THREADS (32 * BK_ATTENTION_GENERAL_WARPS)
+#define BK_ATTENTION_SCATTER_THREADS 256
+/* bk_attention_forward_choice: CHOICE_CTAS CTAs each summing its share of
+ * the first CHOICE_ENTRIES (pair of query blocks, key block) entries into
+ * a U32 pair (union, needed) of the workspace's choice area. The kernels
+ * it chooses between: */
+#define BK_ATTENTION_CHOICE_THREADS 1024
+#define BK_ATTENTION_CHOICE_CTAS 32
+#define BK_ATTENTION_CHOICE_ENTRIES (1 << 20)
+/* (SOLO names the solo kernel's kind, which the choice no longer returns
+ * since a62ba0e: solo is forced only.) */
+enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARROW };
+/* The backward's row sums: rows per warp of the general kernels' CTAs. */
+#define BK_ATTENTION_ROWSUM_ROWS 8
+
+/* The tensor-core kernels: 64 query rows (forward, dq) or key rows (dk,
+ * dv) per CTA, 16 per warp, against tiles of 64 keys (or queries). */
+#define BK_ATTENTION_MMA_TILE 64
+#define BK_ATTENTION_MMA_THREADS 128
+
+/* A [batch, heads, rows, cols] operand. */
+struct bk_attention_view {
+    uint64_t base;
+    int64_t s[4];
+};
+
+struct bk_attention_args {
+    struct bk_attention_view q, k, v, y, dy, dq, dk, dv;
+    struct bk_attention_view mask;        /* [Bp, Hp, nbq, nbk]; base 0: every block */
+    struct bk_attention_view counts;      /* LIST: [Bp, Hp, nbq] (s[3] unused) */
+    struct bk_attention_view indices;     /* LIST: [Bp, Hp, nbq, capacity] */
+    uint64_t lse;                         /* [B, H, Lq], lse_s */
+    int64_t lse_s[3];
+    uint64_t bad;                         /* LIST: U8 [Bp * Hp], nonzero: outputs are NaN */
+    uint64_t rowsum;                      /* backward: [B, H, Lq] contiguous, lse's type */
+    /* The Hopper backward with dq in the dk/dv kernel (D = 128; in a fixed
+     * order: DENSE, not causal; with float atomics: any pattern): F32 sums
+     * of dq, a 16 KiB chunk per (batch, head, 64-query tile, 64-column
+     * half), and a U32 counter per chunk (fixed order); the row sums'
+     * kernel zeroes the counters, or with atomics the sums; 0 elsewhere. */
+    uint64_t dq_sum, dq_count;
+    /* The Hopper forward's choice between kernels launched in turn
+     * (narrow, deep): the workspace's choice area, where
+     * bk_attention_forward_choice leaves a U32 pair (U, N) per CTA of it;
+     * each kernel sums them and returns at once where it is not the one
+     * chosen. 0: no choice, the kernel runs. */
+    uint64_t choice;
+    int64_t batch, heads, kv_heads, lq, lk, d, dv_cols;
+    int64_t block_q, block_k, nbq, nbk;   /* DENSE: one block of Lq x Lk */
+    int64_t pattern_batch, pattern_heads, capacity;
+    double scale;
+    uint32_t flags;
+    /* The Hopper forward and dq: 0, a CTA per tile of
+     * BK_ATTENTION_WGMMA_ROWS query rows (x: the tile, y: head, z: batch);
+     * else persistent, a 1-D grid whose CTA i takes tiles i, i + gridDim.x,
+     * ... of the `items` in all (the tile fastest, then head, then batch). */
+    uint32_t items;
+};
+
+/* The Hopper kernels (kernels/attention_wgmma*.cu, sm_90a): tensor maps of q,
+ * k, v and dy (CUtensorMap, 128 bytes each, 64-byte aligned in the parameter
+ * space) for the bulk tensor copy engine, then the usual block. A CTA is
+ * one producer warpgroup and two consumer warpgroups of 64 query rows. */
+#define BK_ATTENTION_WGMMA_THREADS 384
+#define BK_ATTENTION_WGMMA_ROWS 128
+/* Its shared memory, for head size D (64 or 128), nc consumers of 64 rows
+ * and a ring of `stages`: nc Q tiles, the ring of K and V tiles of 128 keys,
+ * the word per consumer thread (512 bytes each consumer), the tile records
+ * (16 bytes per stage, at least two), the barriers (q_full, q_empty; k_full, v_full,
+ * k_empty, v_empty per stage) and 1 KiB to align the swizzled tiles. The
+ * plain kernels: two consumers, two stages at D = 128, else three. A ring
+ * of one stage keeps two records: its producer reads tile n - 1's, for
+ * its V, after writing tile n's. */
+#define BK_ATTENTION_WGMMA_STAGES(d) ((d) == 128 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_RECORD_SLOTS(stages) ((stages) < 2 ? 2 : (stages))
+#define BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, nc, stages)                           \
+    ((nc) * 64 * (d) * 2 + 2 * (stages) * (keys) * (d) * 2 + (nc) * 512 +                    \
+     16 * BK_ATTENTION_WGMMA_RECORD_SLOTS(stages) + 8 * (2 + 4 * (stages)) + 1024)
+#define BK_ATTENTION_WGMMA_FORWARD_BYTES(d, nc, stages)                                      \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, nc, stages)
+#define BK_ATTENTION_WGMMA_SHARED_BYTES(d)                                                   \
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_STAGES(d))
+/* The forward's kernels for query blocks of 64 rows whose neighbours'
+ * patterns differ (the two consumers of a plain CTA would skip each
+ * other's key tiles): at D = 64 the solo kernel, one consumer warpgroup of
+ * 64 rows, two CTAs an SM (108192 bytes each); at D = 128 the deep kernel,
+ * the plain one with a third stage (231584 bytes, of the 232448 a CTA may
+ * have), whose producer runs further ahead of the skips. The solo kernel
+ * also takes D = 128 (faster than deep where neighbouring query blocks
+ * share few key blocks, which the pattern tells at run time), with a ring
+ * of one stage (83536 bytes) so that two CTAs fit an SM (forced only since
+ * a62ba0e); and so does the narrow kernel, solo with tiles of 64 keys
+ * and two stages (83568 bytes): the per-tile costs over half the keys, but
+ * no half-empty tile at the end of a walk with an odd number of slots. The
+ * pattern chooses between deep and narrow (doc/design/attention.md, "How
+ * the forward chooses its kernel"). */
+#define BK_ATTENTION_WGMMA_SOLO_THREADS 256
+#define BK_ATTENTION_WGMMA_SOLO_ROWS 64
+#define BK_ATTENTION_WGMMA_SOLO_STAGES(d) ((d) == 128 ? 1 : 3)
+#define BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, 128, 1, BK_ATTENTION_WGMMA_SOLO_STAGES(d))
+#define BK_ATTENTION_WGMMA_NARROW_KEYS 64
+#define BK_ATTENTION_WGMMA_NARROW_STAGES 2
+#define BK_ATTENTION_WGMMA_NARROW_SHARED_BYTES                                               \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(128, BK_ATTENTION_WGMMA_NARROW_KEYS, 1,             \
+                                          BK_ATTENTION_WGMMA_NARROW_STAGES)
+#define BK_ATTENTION_WGMMA_DEEP_STAGES 3
+#define BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 2, BK_ATTENTION_WGMMA_DEEP_STAGES)
+/* The forward's kernel for DENSE patterns at D = 128: the plain one with
+ * tiles of 192 keys (three slots; Q left in shared memory for the scores'
+ * registers): a tile's fixed costs (turns, waits, row maxima, rescaling O)
+ * over 1.5 times the keys. 231536 bytes, of the 232448 a CTA may have. */
+#define BK_ATTENTION_WGMMA_WIDE_KEYS 192
+#define BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_WIDE_KEYS, 2,                 \
+                                          BK_ATTENTION_WGMMA_STAGES(d))
+/* The forward's kernel for DENSE patterns at D = 64: three consumer
+ * warpgroups of 64 rows (tiles of 192 rows), so that two softmaxes run
+ * under each consumer's GEMMs (at D = 64 a tile's exponentials take the
+ * special function unit as long as its GEMMs take the tensor cores). */
+#define BK_ATTENTION_WGMMA_TRIO_THREADS 512
+#define BK_ATTENTION_WGMMA_TRIO_ROWS 192
+#define BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_BYTES(d, 3, BK_ATTENTION_WGMMA_STAGES(d))
+/* The Hopper backward (kernels/attention_wgmma_backward.cu), same threads: dq
+ * (128 query rows per CTA) takes Q and dY of both consumers and the
+ * forward's ring of K and V tiles; dk/dv (128 keys per CTA) takes K and V
+ * of both consumers and a ring of Q and dY tiles of 64 queries with their
+ * lse and rowsum (512 bytes); each with its records, barriers and 1 KiB
+ * to align the swizzled tiles. */
+#define BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(d)                                                \
+    (4 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_STAGES(d) * 128 * (d) * 2 +                   \
+     16 * BK_ATTENTION_WGMMA_STAGES(d) + 8 * (2 + 4 * BK_ATTENTION_WGMMA_STAGES(d)) + 1024)
+#define BK_ATTENTION_WGMMA_DKV_STAGES 4
+#define BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(d)                                               \
+    (4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKV_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +       \
+     8 * (1 + 2 * BK_ATTENTION_WGMMA_DKV_STAGES) + 1024)
+/* The dk/dv kernel that also computes dq (DENSE patterns, not causal, D =
+ * 128): a ring of three stages, then the tile's dS (64 x 128, two buffers)
+ * and each consumer's F32 half of dq (64 x 64) for the copy engine, from a
+ * 1024-byte boundary. */
+#define BK_ATTENTION_WGMMA_DKVQ_STAGES 3
+/* With float atomics, dQ from the F32 sums: a CTA per (64-query tile,
+ * head, batch), a thread per fragment column of each 64-column half. */
+#define BK_ATTENTION_DQ_FROM_SUM_THREADS 256
+#define BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(d)                                              \
+    (((4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKVQ_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +    \
+       8 * (1 + 2 * BK_ATTENTION_WGMMA_DKVQ_STAGES) + 1023) / 1024 * 1024) +                  \
+     2 * 64 * 128 * 2 + 2 * 64 * 64 * 4 + 1024)
+struct bk_attention_tma_args {
+    BK_TENSOR_MAP_FIELD(map_q);
+    BK_TENSOR_MAP_FIELD(map_k);
+    BK_TENSOR_MAP_FIELD(map_v);
+    BK_TENSOR_MAP_FIELD(map_dy); /* backward only */
+    struct bk_attention_args a;
+};
+
+/* Attention over a KV cache for few query rows (kernels/attention_decode.cu).
+ * The query rows of the heads that share a kv head are packed into the
+ * rows of one tile (packed row R = head-in-group * Lq + query), so that K
+ * and V are read once for all of them; a unit is 16 RG packed rows of one
+ * kv head (b, kvh) and its Lk keys, in steps of DECODE_KEYS keys. The
+ * steps of all units, one after another, are shared out evenly among key
+ * streams (stream-K: every stream walks the same number of steps, across
+ * unit boundaries where it must); a stream is RG warps (a warp takes 16
+ * rows), with a ring of STAGES stages of K and V tiles in shared memory,
+ * and leaves a part of each unit it walks, divided by its own sum, with
+ * its lse in base 2; a second kernel combines each row's parts in a fixed
+ * order. A CTA has WARPS warps: 4, or 8 where a stream has 4 or more. */
+#define BK_ATTENTION_DECODE_MAX_LQ 16
+#define BK_ATTENTION_DECODE_KEYS 32
+#define BK_ATTENTION_DECODE_MAX_STAGES 8
+#define BK_ATTENTION_DECODE_WARPS(rg) ((rg) >= 4 ? 8 : 4)
+#define BK_ATTENTION_DECODE_STREAMS(rg) (BK_ATTENTION_DECODE_WARPS(rg) / (rg))
+#define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS * (d) * 2)
+/* The ring's stages for a CTA's shared-memory budget `ring` (bytes): on
+ * sm_90 192 KiB, three stages a one-warp stream at D = 128, so that two
+ * are in flight while one is used (128 KiB an SM: at 33 GB/s an SM that
+ * covers 4 us of latency); on sm_80 128 KiB, two. */
+#define BK_ATTENTION_DECODE_RING_SM90 (192 * 1024)
+#define BK_ATTENTION_DECODE_RING_SM80 (128 * 1024)
+#define BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                             \
+    ((ring) / (BK_ATTENTION_DECODE_STREAMS(rg) * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
+#define BK_ATTENTION_DECODE_STAGES(d, rg, ring)                                                 \
+    (BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring) < BK_ATTENTION_DECODE_MAX_STAGES               \
+         ? BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                          \
+         : BK_ATTENTION_DECODE_MAX_STAGES)
+#define BK_ATTENTION_DECODE_SHARED_BYTES(d, rg, stages)                                         \
+    (BK_ATTENTION_DECODE_STREAMS(rg) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
+/* The combining kernel: a warp a query row. */
+#define BK_ATTENTION_DECODE_COMBINE_THREADS 128
+
+struct bk_attention_decode_args {
+    struct bk_attention_args a;
+    /* The parts: F32 o [units, max_parts, 16 RG, Dv] and lse [units,
+     * max_parts, 16 RG] (base 2; -inf: no key seen); part slot k of unit u
+     * is stream first(u) + k, first(u) = u unit_steps / stream_steps. */
+    uint64_t part_o, part_lse;
+    uint32_t group;        /* H / Hkv */
+    uint32_t rows;         /* packed rows of a kv head: group * Lq */
+    uint32_t row_groups;   /* units of a kv head: ceil(rows / (16 RG)) */
+    uint32_t max_parts;    /* part slots a unit */
+    int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS) */
+    int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
+    int64_t units;         /* B * Hkv * row_groups */
+};
+
+#endif /* BK_ATTENTION_ARGS_H */

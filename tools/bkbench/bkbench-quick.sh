@@ -1,0 +1,292 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# TAP: tools/bkinfo and tools/bkbench --quick on the host device, text and
+# JSON, the gated and the GEMM-family cases, and their usage errors.
+top_builddir=${top_builddir:-.}
+bkinfo=$top_builddir/tools/bkinfo
+bkbench=$top_builddir/tools/bkbench/bkbench
+# Under an emulator (BK_TEST_RUNNER, see Makefile.am) bkbench's timed runs
+# take minutes each.
+if [ -n "${BK_TEST_RUNNER:-}" ]; then
+    echo "1..0 # SKIP bkbench's timed runs under BK_TEST_RUNNER ($BK_TEST_RUNNER)"
+    exit 0
+fi
+tmp=${TMPDIR:-/tmp}/bkbench-quick.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# 4 dtypes x 3 shapes x (forward, backward) x 5 kinds
+cases=120
+# dense GEMM: (f16, bf16, tf32, f64) x 2 sizes; 2:4 sparse: (f16, bf16) x
+# (a square weight + 4 Llama layers x 2 token counts)
+gemm_cases=8
+sparse_cases=18
+# attention: (f16, bf16) x D (64, 128) x blocks (16, 32) x (full, 50%, 25%,
+# 10% as a mask and a list, window) x (forward, backward)
+attention_rows=96
+
+n=0
+failed=0
+ok() {  # ok CONDITION-STATUS DESCRIPTION
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        failed=1
+    fi
+}
+skip() {
+    n=$((n + 1))
+    echo "ok $n # SKIP $1"
+}
+have_python=no
+if command -v python3 >/dev/null 2>&1; then have_python=yes; fi
+pycheck() {  # pycheck FILE DESCRIPTION PYTHON-EXPRESSION-ON-d
+    if [ $have_python = no ]; then skip "$2: no python3"; return; fi
+    python3 - "$1" <<PY
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    good = bool($3)
+except Exception as e:  # bad JSON or a missing key
+    print("# %s: %s" % (type(e).__name__, e))
+    good = False
+sys.exit(0 if good else 1)
+PY
+    ok $? "$2"
+}
+
+echo "1..50"
+
+# ---- bkinfo ------------------------------------------------------------
+"$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
+ok $? "bkinfo exits 0"
+grep -Eq '^libbk [0-9]+\.[0-9]+\.[0-9]+' "$tmp/info.txt"
+ok $? "bkinfo prints the library version"
+grep -Eq '^  host +0 ' "$tmp/info.txt"
+ok $? "bkinfo lists the host device"
+grep -Eq '^  host +0 +- +- +supported$' "$tmp/info.txt"
+ok $? "bkinfo lists the host's embedded GPU code: none, supported"
+rows=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt" |
+       grep -Ec '^  gated-(fwd|bwd) +[a-z-]+ +ok +ok +ok +ok *$')
+[ "$rows" -eq 10 ]
+ok $? "bkinfo host support matrix: 10 op x kind rows, all dtypes ok (got $rows)"
+
+matrix=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt")
+echo "$matrix" | grep -Eq '^  gemm +- +ok +ok +ok +ok *$' &&
+    echo "$matrix" | grep -Eq '^  gemm +tf32 +ok +- +- +- *$' &&
+    [ "$(echo "$matrix" |
+         grep -Ec '^  sparse24-convert +(strict|prune|decompress) +ok +ok +ok +ok *$')" -eq 3 ] &&
+    echo "$matrix" | grep -Eq '^  sparse24-prepare +- +ok +ok +ok +- *$' &&
+    echo "$matrix" | grep -Eq '^  sparse24-gemm +- +ok +ok +ok +- *$'
+ok $? "bkinfo host support matrix: dense GEMM, 2:4 convert, prepare and sparse GEMM rows"
+[ "$(echo "$matrix" |
+     grep -Ec '^  w4a16-convert +(quantize|pack|unpack) +- +ok +ok +- *$')" -eq 3 ] &&
+    echo "$matrix" | grep -Eq '^  w4a16-gptq-repack +- +- +ok +ok +- *$' &&
+    echo "$matrix" | grep -Eq '^  w4a16-gemm +- +- +ok +ok +- *$'
+ok $? "bkinfo host support matrix: W4A16 convert, GPTQ repack and GEMM rows (f16, bf16)"
+[ "$(echo "$matrix" |
+     grep -Ec '^  attention-(fwd|bwd) +(dense|mask|list) +ok +ok +ok +ok *$')" -eq 6 ]
+ok $? "bkinfo host support matrix: attention forward and backward, each pattern form, all dtypes"
+grep -Eq '^cuBLASLt \(for dense GEMM on CUDA\): (lib.*, version [0-9]+|not found: .+)$' \
+    "$tmp/info.txt"
+ok $? "bkinfo says whether cuBLASLt is there"
+
+"$bkinfo" --json >"$tmp/info.json" 2>>"$tmp/info.err"
+ok $? "bkinfo --json exits 0"
+pycheck "$tmp/info.json" "bkinfo --json: host device with 40 supported gated cells" \
+    "[x for x in d['devices'] if x['type'] == 'host' and x['context']['status'] == 'ok' and
+      len([c for c in x['support'] if c['status'] == 'ok' and c['op'].startswith('gated')]) == 40]"
+pycheck "$tmp/info.json" "bkinfo --json: 23 GEMM-family cells on the host, all supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      len([c for c in x['support'] if c['op'].startswith(('gemm', 'sparse24'))]) == 23 and
+      all(c['status'] == 'ok' for c in x['support'])] and
+     isinstance(d['cublasLt']['found'], bool)"
+pycheck "$tmp/info.json" "bkinfo --json: 10 W4A16 cells on the host (f16, bf16), all supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      sorted((c['op'], c['kind'] or '-', c['dtype']) for c in x['support']
+             if c['op'].startswith('w4a16')) ==
+      sorted((op, kind, t) for op, kind in [('w4a16-convert', 'quantize'),
+             ('w4a16-convert', 'pack'), ('w4a16-convert', 'unpack'),
+             ('w4a16-gptq-repack', '-'), ('w4a16-gemm', '-')] for t in ('f16', 'bf16'))]"
+pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is supported" \
+    "[x for x in d['devices'] if x['type'] == 'host' and
+      x['moduleArchitectures'] == {'binary': [], 'ptx': [], 'deviceSupported': True}]"
+
+"$bkinfo" --no-such-option >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bkinfo rejects an unknown option with status 2"
+
+# ---- bkbench, text -------------------------------------------------------
+"$bkbench" --quick --device host >"$tmp/bench.txt" 2>"$tmp/bench.err"
+status=$?
+ok $status "bkbench --quick --device host exits 0"
+if [ $status -ne 0 ]; then sed 's/^/# /' "$tmp/bench.err"; fi
+grep -Eq '^copy bandwidth .*: [0-9]+\.[0-9] GB/s$' "$tmp/bench.txt" &&
+    ! grep -Eq ': 0\.0 GB/s$' "$tmp/bench.txt"
+ok $? "bkbench prints a non-zero copy bandwidth"
+grep -Eq '^op +kind +dtype +shape +sets +time\(us\) +GB/s +TFLOP/s +roof$' "$tmp/bench.txt"
+ok $? "bkbench prints the table header"
+rows=$(grep -Ec '^gated-(fwd|bwd) ' "$tmp/bench.txt")
+[ "$rows" -eq $cases ]
+ok $? "bkbench prints $cases rows (got $rows)"
+row='^gated-(fwd|bwd) +[a-z-]+ +(f32|f16|bf16|f64) +[0-9]+x[0-9]+( rs=[0-9]+)?'
+row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9] +- +[0-9]+\.[0-9]%$'
+timed=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$timed" -eq $cases ]
+ok $? "every row has a time, GB/s and a roofline fraction (got $timed)"
+[ "$(grep -c ' rs=' "$tmp/bench.txt")" -eq 40 ]
+ok $? "the strided case runs for every op, kind and dtype"
+grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
+    grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
+    grep -Eq '^  reusable buffer of 100 plans, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
+    [ "$(grep -c '^launch cost (gated-fwd f32 ' "$tmp/bench.txt")" -eq 2 ] &&
+    grep -q "^launch cost (gated-fwd f32 1x32, libbk's own work" "$tmp/bench.txt"
+ok $? "bkbench prints the launch costs, for a tiny and a minimal plan"
+# shape, sets, 1x and re TFLOP/s, then no cuBLASLt and no peak on the host
+row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
+rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
+[ "$rows" -eq $gemm_cases ]
+ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, no cuBLASLt on the host (got $rows)"
+# layer, shape, sets, dense and sparse TFLOP/s, speedup, kernel
+row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+'
+rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
+[ "$rows" -eq $sparse_cases ]
+ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
+# shape, blk, pattern, form, active, sets, us, TF/s, kernel
+row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
+row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $attention_rows ]
+ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
+too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
+[ "$too_wide" -eq 0 ]
+ok $? "text output fits in 100 columns"
+
+# ---- bkbench, JSON -------------------------------------------------------
+"$bkbench" --quick --device host --json >"$tmp/bench.json" 2>"$tmp/bench.err"
+ok $? "bkbench --quick --device host --json exits 0"
+pycheck "$tmp/bench.json" "bkbench --json: $cases timed results on the host" \
+    "d['device']['type'] == 'host' and len(d['results']) == $cases and
+     all(r['status'] == 'ok' and r['timeUs'] > 0 and r['gbPerS'] > 0 and r['roofline'] > 0
+         for r in d['results'])"
+pycheck "$tmp/bench.json" "bkbench --json: $gemm_cases dense GEMM results, cuBLASLt skipped" \
+    "len(d['gemm']) == $gemm_cases and d['cublasLt']['status'] == 'skipped' and
+     all(r['status'] == 'ok' and r['oneTimeUs'] > 0 and r['reusableUs'] > 0 and
+         r['reusableTflopPerS'] > 0 and r['flops'] == 2 * r['m'] * r['n'] * r['k'] and
+         r['cublasLt']['status'] == 'skipped' and r['reusableVsCublasLt'] is None and
+         r['peakFraction'] is None and r['kernel'] for r in d['gemm'])"
+pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside dense" \
+    "len(d['sparse24']) == $sparse_cases and
+     all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
+         r['preparedBytes'] > 0 and r['kernel'] and r['denseKernel'] for r in d['sparse24']) and
+     sorted(set(r['n'] for r in d['sparse24'])) == [16, 32, 128]"
+pycheck "$tmp/bench.json" "bkbench --json: $attention_rows attention results, checked, active-block TFLOP/s" \
+    "len(d['attention']) == $attention_rows and
+     all(r['status'] == 'ok' and r['us'] > 0 and r['tflopPerS'] > 0 and
+         r['check']['maxRelErr'] <= r['check']['limit'] and
+         r['flops'] == 4 * r['blockQ'] * r['blockK'] * r['d'] * r['activeBlocks'] *
+                       (2.5 if r['op'] == 'attention-bwd' else 1) and
+         0 < r['activeBlocks'] <= r['totalBlocks'] and
+         (r['patternHash'] is None) == (r['pattern'] == 'full')
+         for r in d['attention']) and
+     len(set(r['patternHash'] for r in d['attention'] if r['form'] == 'list')) ==
+     len(set(r['patternHash'] for r in d['attention'] if r['pattern'] == '10%'))"
+pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
+    "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
+     d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
+     d['launch']['reusableUsPerPlan'] > 0 and d['launch']['reusablePlans'] == 100 and
+     d['launch']['minimal']['shape'] == [1, 32] and
+     d['launch']['minimal']['oneTimeUsPerPlan'] > 0 and
+     d['launch']['minimal']['reusableUsPerPlan'] > 0"
+
+# ---- bkbench, CSV and quiet ---------------------------------------------
+# stderr is a file here, so no progress line may appear: no '\r' anywhere.
+cr=$(printf '\r')
+! grep -q "$cr" "$tmp/bench.err" "$tmp/bench.txt" "$tmp/bench.json"
+ok $? "no progress line (no carriage return) when stderr is not a terminal"
+"$bkbench" --quick --device host --quiet --json-file "$tmp/csv.json" --csv "$tmp/run.csv" \
+    >"$tmp/csv.txt" 2>"$tmp/csv.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/csv.err" ] && grep -Eq '^op +kind +dtype ' "$tmp/csv.txt"
+ok $? "--quiet and --csv are accepted, the table still goes to stdout, stderr stays empty"
+head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
+    head -n 1 "$tmp/run.csv" | grep -q ',cublasLt\.status,' &&
+    ! grep -q "$cr" "$tmp/run.csv"
+ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
+lines=$(wc -l <"$tmp/run.csv")
+pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
+    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention')) ==
+     $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_rows"
+if [ $have_python = no ]; then
+    skip "--csv reads back as CSV: no python3"
+else
+    python3 - "$tmp/run.csv" "$tmp/csv.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention") for r in d[k]]
+good = len(rows) == len(want) and all(
+    c["section"] == k and c["op"] == r["op"] and c["dtype"] == r["dtype"] and
+    c["status"] == r["status"] and c.get("kernel", "") == r.get("kernel", "")
+    for c, (k, r) in zip(rows, want))
+sys.exit(0 if good else 1)
+PY
+    ok $? "--csv reads back as CSV, row by row the JSON's results"
+fi
+
+# ---- bkbench, filters and usage errors ---------------------------------
+"$bkbench" --quick --device host --op gated-bwd --kind swiglu --dtype bf16 \
+    >"$tmp/one.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^gated-bwd +swiglu +bf16 ' "$tmp/one.txt")" -eq 3 ] &&
+    [ "$(grep -Ec '^gated-' "$tmp/one.txt")" -eq 3 ]
+ok $? "filters leave the 3 shapes of one op, kind and dtype"
+"$bkbench" --quick --device host --op gemm,sparse24 --dtype bf16 --json-file "$tmp/gemm.json" \
+    >"$tmp/gemm.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^gemm +bf16 ' "$tmp/gemm.txt")" -eq 2 ] &&
+    [ "$(grep -Ec '^sparse24 +bf16 ' "$tmp/gemm.txt")" -eq 9 ] &&
+    ! grep -Eq '^(gated-|launch cost)' "$tmp/gemm.txt"
+ok $? "--op gemm,sparse24 --dtype bf16 leaves 2 dense and 9 sparse rows, no gated case"
+pycheck "$tmp/gemm.json" "--json-file writes the same run as JSON beside the text" \
+    "len(d['gemm']) == 2 and len(d['sparse24']) == 9 and d['results'] == [] and
+     d['launch'] is None"
+"$bkbench" --quick --device host --op gated --kind glu --dtype f64 >"$tmp/glu.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^gated-(fwd|bwd) +glu +f64 ' "$tmp/glu.txt")" -eq 6 ] &&
+    ! grep -Eq '^(gemm|sparse24) ' "$tmp/glu.txt"
+ok $? "--op gated and --kind leave the gated cases only"
+"$bkbench" --quick --device host --op attention --pattern window --dtype bf16 >"$tmp/att.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +bf16 .* window +mask ' "$tmp/att.txt")" -eq 8 ] &&
+    [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ] &&
+    ! grep -Eq '^(gated-|gemm |sparse24 )' "$tmp/att.txt"
+ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothing else"
+"$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
+[ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
+ok $? "bkbench rejects an unknown attention pattern with status 2"
+"$bkbench" --quick --device host --op gemm,nothing >/dev/null 2>"$tmp/usage.err"
+[ $? -eq 2 ] && grep -q "unknown op 'nothing'" "$tmp/usage.err"
+ok $? "bkbench rejects an unknown op with status 2"
+"$bkbench" --quick --device host --size-mib 0 >/dev/null 2>&1
+[ $? -eq 2 ]
+ok $? "bkbench rejects --size-mib 0 with status 2"
+"$bkbench" --device nowhere >/dev/null 2>"$tmp/usage.err"
+[ $? -eq 2 ] && grep -q "unknown device 'nowhere'" "$tmp/usage.err"
+ok $? "bkbench rejects an unknown device with status 2 and says why"
+"$bkbench" --quick --device host --dtype i32 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 when no case matches"
+"$bkbench" --quick --device host --op sparse24 --dtype f64 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 when no sparse case has the dtype (f64)"
+"$bkbench" --quick --device host --op sparse24 --dtype f16 >"$tmp/sp.txt" 2>&1
+shape=$(awk '$1 == "sparse24" && $4 ~ /x/ { print $4; exit }' "$tmp/sp.txt")
+"$bkbench" --quick --device host --op sparse24,gemm,attention --shape "$shape,1x2x3" >"$tmp/shape.txt" 2>&1
+[ $? -eq 0 ] && [ -n "$shape" ] &&
+    [ "$(grep -Ec "^sparse24 +(f16|bf16) +[a-z-]+ +$shape " "$tmp/shape.txt")" -ge 1 ] &&
+    [ "$(grep -Ec '^sparse24 ' "$tmp/shape.txt")" -eq "$(grep -Ec "^sparse24 .* $shape " "$tmp/shape.txt")" ] &&
+    ! grep -Eq '^(gated-|attention-)' "$tmp/shape.txt"
+ok $? "--shape leaves the GEMM-family rows of that shape only ($shape)"
+"$bkbench" --quick --device host --op sparse24 --shape 1x2x3 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 when no case has the --shape"
+
+exit 0
