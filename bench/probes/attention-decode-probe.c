@@ -6,6 +6,7 @@
  * run, and the bytes of K and V (the step's memory floor is those bytes
  * at the read bandwidth: bench/attention-decode-peers.py measures it and
  * times PyTorch's SDPA on the same shapes). Inputs are random in [-2, 2).
+ * BK_PROBE_PER_BUFFER=N records N runs in each command buffer.
  * Build: cc -O2 -I include bench/attention-decode-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
@@ -78,6 +79,11 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Runs recorded in one command buffer (BK_PROBE_PER_BUFFER, default 1):
+ * more than one times the plan back to back inside one submit, as the
+ * layers of a step would run, without the gaps between submits. */
+static int per_buffer = 1;
+
 static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, int64_t Lk,
                 int64_t D, bool causal)
 {
@@ -106,7 +112,8 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
     BkCommandBufferBeginInfo bi = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                     .usage = BK_COMMAND_BUFFER_USAGE_REUSABLE };
     CHECK(bkBeginCommandBuffer(cb, &bi));
-    CHECK(bkCmdRun(cb, plan, &ri));
+    for (int i = 0; i < per_buffer; i++)
+        CHECK(bkCmdRun(cb, plan, &ri));
     CHECK(bkEndCommandBuffer(cb));
     for (int i = 0; i < 5; i++)
         CHECK(bkQueueSubmit(queue, 1, &cb));
@@ -118,7 +125,7 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
         for (int i = 0; i < REPS; i++)
             CHECK(bkQueueSubmit(queue, 1, &cb));
         CHECK(bkQueueWaitIdle(queue));
-        t[j] = (now() - t0) / REPS * 1e6;
+        t[j] = (now() - t0) / (REPS * per_buffer) * 1e6;
     }
     qsort(t, BATCHES, sizeof t[0], cmp);
     printf("decode %s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s kv_bytes %llu us %.1f [%.1f, %.1f] "
@@ -139,6 +146,9 @@ int main(int argc, char **argv)
                                .deviceType = BK_DEVICE_TYPE_CUDA };
     CHECK(bkCreateContext(&ci, NULL, &ctx));
     CHECK(bkGetQueue(ctx, 0, &queue));
+    const char *pb = getenv("BK_PROBE_PER_BUFFER");
+    if (pb && atoi(pb) > 0)
+        per_buffer = atoi(pb);
     const char *ds = getenv("BK_PROBE_D");
     const int64_t D = ds ? atoll(ds) : 128;
     static const int64_t shapes[][6] = {
