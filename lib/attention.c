@@ -11,6 +11,11 @@
 #define MAX_HEAD_DIM 256
 #define MAX_BLOCK 128
 #define MIN_TILED_BLOCK 16
+#define MIN_PAGE_SIZE 16
+#define MAX_PAGE_SIZE 256
+
+#define SEQS "BkAttentionSequencesInfo"
+#define PAGED "BkAttentionPagedKvInfo"
 
 /* The fields both infos share, so one validator serves both. */
 struct attention_fields {
@@ -20,6 +25,10 @@ struct attention_fields {
     double scale;
     const BkAttentionPattern *pattern;
     const BkTensorDesc *q, *k, *v, *y, *lse, *dy, *dq, *dk, *dv;
+    const void *next;                   /* the info's pNext chain */
+    /* Found in the chain (NULL: absent). */
+    const BkAttentionSequencesInfo *seqs;
+    const BkAttentionPagedKvInfo *paged;
 };
 
 
@@ -75,9 +84,83 @@ static BkResult check_head_dim(const char *info, const char *field, int dim, int
                     info, field, dim, (long long)value, what, MAX_HEAD_DIM);
 }
 
+/* The structs chained to the info: each known sType at most once (a
+ * second could only contradict the first), the paged cache only on the
+ * forward, and only over PADDED lengths that give each sequence's keys.
+ * Unknown sTypes are skipped. */
+static BkResult chain(struct attention_fields *f)
+{
+    const char *in = f->info;
+    BkResult r;
+    if ((r = bk_check_output_chain(&(BkBaseInStructure){ .pNext = f->next }, in)) != BK_SUCCESS)
+        return r;
+    for (const BkBaseInStructure *s = f->next; s; s = s->pNext) {
+        const void **slot = s->sType == BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO
+                                ? (const void **)&f->seqs
+                            : s->sType == BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO
+                                ? (const void **)&f->paged
+                                : NULL;
+        if (!slot)
+            continue;
+        const char *name = slot == (const void **)&f->seqs ? SEQS : PAGED;
+        if (*slot)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s.pNext chains %s twice: each may be chained once", in, name);
+        *slot = s;
+    }
+    if (!f->paged)
+        return BK_SUCCESS;
+    if (f->dq)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pNext chains " PAGED ": the paged KV cache is forward only", in);
+    if (!f->seqs || f->seqs->form != BK_ATTENTION_SEQUENCES_PADDED ||
+        bk_desc_absent(&f->seqs->lengthsK))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.pNext chains " PAGED " without a PADDED " SEQS " whose lengthsK gives "
+                        "each sequence's keys (the cache has no length of its own)", in);
+    return BK_SUCCESS;
+}
+
+/* The paged cache's block table I32 [B, maxPagesPerSequence]: Lk is
+ * maxPagesPerSequence x pageSize. */
+static BkResult block_table(const struct attention_fields *f, struct bk_attention_problem *p,
+                            struct bk_tensor *t)
+{
+    BkResult r;
+    if ((r = bk_tensor_field(PAGED, "blockTable", &f->paged->blockTable, 2, t)) != BK_SUCCESS ||
+        (r = expect_type(PAGED, "blockTable", t->type, BK_DATA_TYPE_I32, "page indices")) !=
+            BK_SUCCESS ||
+        (r = expect(PAGED, "blockTable", t, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS)
+        return r;
+    p->max_pages = t->extent[1];
+    copy_strides(p->block_table_stride, t, 2);
+    bool ovf = false;
+    p->lk = bk_mul_i64(p->max_pages, p->page_size, &ovf);
+    if (ovf)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        PAGED ".blockTable.extent[1] = %lld pages of %lld keys overflow 64 bits",
+                        (long long)p->max_pages, (long long)p->page_size);
+    return BK_SUCCESS;
+}
+
+/* k [pages, Hkv, pageSize, D] of a paged cache (k's own extent[0] and
+ * extent[2] are the pool's, not B and Lk). */
+static BkResult paged_k(const struct attention_fields *f, struct bk_attention_problem *p,
+                        const struct bk_tensor *k)
+{
+    p->pages = k->extent[0];
+    p->page_size = k->extent[2];
+    if (p->page_size < MIN_PAGE_SIZE || p->page_size > MAX_PAGE_SIZE)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.k.extent[2] = %lld (pageSize of the " PAGED " pool) must be in "
+                        "%d..%d", f->info, (long long)p->page_size, MIN_PAGE_SIZE, MAX_PAGE_SIZE);
+    return BK_SUCCESS;
+}
+
 /* q, k, v: the sizes of the problem. */
 static BkResult shapes(const struct attention_fields *f, struct bk_attention_problem *p,
-                       struct bk_tensor *q, struct bk_tensor *k, struct bk_tensor *v)
+                       struct bk_tensor *q, struct bk_tensor *k, struct bk_tensor *v,
+                       struct bk_tensor *table)
 {
     const char *in = f->info;
     BkResult r;
@@ -100,11 +183,13 @@ static BkResult shapes(const struct attention_fields *f, struct bk_attention_pro
 
     if ((r = bk_tensor_field(in, "k", f->k, 4, k)) != BK_SUCCESS ||
         (r = expect_type(in, "k", k->type, p->type, "q's type")) != BK_SUCCESS ||
-        (r = expect(in, "k", k, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (!p->paged && (r = expect(in, "k", k, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS) ||
         (r = expect(in, "k", k, 3, p->d, "D (q.extent[3])")) != BK_SUCCESS)
         return r;
     p->kv_heads = k->extent[1];
     p->lk = k->extent[2];
+    if (p->paged && ((r = paged_k(f, p, k)) != BK_SUCCESS || (r = block_table(f, p, table))))
+        return r;
     if (p->kv_heads == 0 && p->heads > 0)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.k.extent[1] = 0 (Hkv) must be positive when q has %lld heads", in,
@@ -118,14 +203,99 @@ static BkResult shapes(const struct attention_fields *f, struct bk_attention_pro
 
     if ((r = bk_tensor_field(in, "v", f->v, 4, v)) != BK_SUCCESS ||
         (r = expect_type(in, "v", v->type, p->type, "q's type")) != BK_SUCCESS ||
-        (r = expect(in, "v", v, 0, p->batch, "B (q.extent[0])")) != BK_SUCCESS ||
+        (r = expect(in, "v", v, 0, p->paged ? p->pages : p->batch,
+                    p->paged ? "pages (k.extent[0])" : "B (q.extent[0])")) != BK_SUCCESS ||
         (r = expect(in, "v", v, 1, p->kv_heads, "Hkv (k.extent[1])")) != BK_SUCCESS ||
-        (r = expect(in, "v", v, 2, p->lk, "Lk (k.extent[2])")) != BK_SUCCESS)
+        (r = expect(in, "v", v, 2, p->paged ? p->page_size : p->lk,
+                    p->paged ? "pageSize (k.extent[2])" : "Lk (k.extent[2])")) != BK_SUCCESS)
         return r;
     p->dv = v->extent[3];
     if ((r = check_head_dim(in, "v", 3, p->dv, "Dv")) != BK_SUCCESS)
         return r;
     copy_strides(p->stride.v, v, 4);
+    return BK_SUCCESS;
+}
+
+/* One lengths tensor of the sequences struct: I32 [want] (PADDED [B],
+ * PACKED [S + 1]); its stride into *stride. */
+static BkResult lengths_tensor(const char *field, const BkTensorDesc *desc, int64_t want,
+                               const char *rule, struct bk_tensor *t, int64_t *stride)
+{
+    BkResult r;
+    if ((r = bk_tensor_field(SEQS, field, desc, 1, t)) != BK_SUCCESS ||
+        (r = expect_type(SEQS, field, t->type, BK_DATA_TYPE_I32, "lengths and offsets")) !=
+            BK_SUCCESS)
+        return r;
+    if (want >= 0 && (r = expect(SEQS, field, t, 0, want, rule)) != BK_SUCCESS)
+        return r;
+    *stride = t->stride[0];
+    return BK_SUCCESS;
+}
+
+/* PACKED's bound on one axis: 1..L (the length axis L). */
+static BkResult max_length(const char *field, int64_t value, int64_t axis, const char *axis_rule)
+{
+    if (value >= 1 && value <= axis)
+        return BK_SUCCESS;
+    return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                    SEQS ".%s = %lld must be in 1..%s = %lld (PACKED: the longest sequence)",
+                    field, (long long)value, axis_rule, (long long)axis);
+}
+
+/* The sequences struct: form, lengths tensors, bounds (see struct
+ * bk_attention_problem). Without one, one sequence per batch entry. */
+static BkResult sequences(const struct attention_fields *f, struct bk_attention_problem *p,
+                          struct bk_tensor *t /* [2] */)
+{
+    const BkAttentionSequencesInfo *s = f->seqs;
+    BkResult r;
+    p->seq_count = p->batch;
+    p->max_len_q = p->lq;
+    p->max_len_k = p->lk;
+    if (!s)
+        return BK_SUCCESS;
+    p->has_sequences = true;
+    if ((unsigned)s->form > BK_ATTENTION_SEQUENCES_PACKED)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        SEQS ".form = %d is not a BkAttentionSequenceForm", (int)s->form);
+    if (s->reserved != 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, SEQS ".reserved = %u must be 0", s->reserved);
+    p->seq_form = s->form;
+    if (s->form == BK_ATTENTION_SEQUENCES_PADDED) {
+        if (s->maxLengthQ != 0 || s->maxLengthK != 0)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            SEQS ".maxLengthQ = %lld and maxLengthK = %lld must be 0 (PADDED: "
+                            "the tensors' Lq and Lk bound the lengths)",
+                            (long long)s->maxLengthQ, (long long)s->maxLengthK);
+        p->has_lengths_q = !bk_desc_absent(&s->lengthsQ);
+        p->has_lengths_k = !bk_desc_absent(&s->lengthsK);
+        if ((p->has_lengths_q &&
+             (r = lengths_tensor("lengthsQ", &s->lengthsQ, p->batch, "B (q.extent[0])", &t[0],
+                                 &p->lengths_q_stride)) != BK_SUCCESS) ||
+            (p->has_lengths_k &&
+             (r = lengths_tensor("lengthsK", &s->lengthsK, p->batch, "B (q.extent[0])", &t[1],
+                                 &p->lengths_k_stride)) != BK_SUCCESS))
+            return r;
+        return BK_SUCCESS;
+    }
+    if (p->batch != 1)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.q.extent[0] = %lld must be 1 (" SEQS ".form PACKED: the sequences lie "
+                        "end to end along the length axis)", f->info, (long long)p->batch);
+    p->has_lengths_q = p->has_lengths_k = true;
+    if ((r = lengths_tensor("lengthsQ", &s->lengthsQ, -1, NULL, &t[0], &p->lengths_q_stride)))
+        return r;
+    if (t[0].extent[0] < 1)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        SEQS ".lengthsQ.extent[0] = 0 must be S + 1 >= 1 (PACKED offsets)");
+    p->seq_count = t[0].extent[0] - 1;
+    if ((r = lengths_tensor("lengthsK", &s->lengthsK, t[0].extent[0],
+                            "S + 1 (lengthsQ.extent[0])", &t[1], &p->lengths_k_stride)) ||
+        (r = max_length("maxLengthQ", s->maxLengthQ, p->lq, "Lq (q.extent[2])")) ||
+        (r = max_length("maxLengthK", s->maxLengthK, p->lk, "Lk (k.extent[2])")))
+        return r;
+    p->max_len_q = s->maxLengthQ;
+    p->max_len_k = s->maxLengthK;
     return BK_SUCCESS;
 }
 
@@ -173,10 +343,12 @@ static BkResult block_sizes(const char *info, const BkAttentionPattern *pat)
 static BkResult pattern_broadcast(const char *info, const char *field, const struct bk_tensor *t,
                                   struct bk_attention_problem *p)
 {
-    if (t->extent[0] != 1 && t->extent[0] != p->batch)
+    const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
+    if (t->extent[0] != 1 && t->extent[0] != p->seq_count)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "%s.pattern.%s.extent[0] = %lld must be 1 (shared) or B = %lld", info,
-                        field, (long long)t->extent[0], (long long)p->batch);
+                        "%s.pattern.%s.extent[0] = %lld must be 1 (shared) or %s = %lld", info,
+                        field, (long long)t->extent[0],
+                        packed ? "S (PACKED sequences)" : "B", (long long)p->seq_count);
     if (t->extent[1] != 1 && t->extent[1] != p->heads)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.pattern.%s.extent[1] = %lld must be 1 (shared) or H = %lld", info,
@@ -234,8 +406,8 @@ static BkResult pattern(const struct attention_fields *f, struct bk_attention_pr
         p->block_q = pat->blockQ;
         p->block_k = pat->blockK;
         bool ovf = false;
-        p->nbq = bk_ceil_div_i64(p->lq, p->block_q, &ovf);
-        p->nbk = bk_ceil_div_i64(p->lk, p->block_k, &ovf);
+        p->nbq = bk_ceil_div_i64(p->max_len_q, p->block_q, &ovf);
+        p->nbk = bk_ceil_div_i64(p->max_len_k, p->block_k, &ovf);
         if (ovf) /* Lq, Lk >= 0 and the blocks >= 1 were checked: cannot happen */
             return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.pattern: ceil(Lq / blockQ) or "
                             "ceil(Lk / blockK) is out of range", in);
@@ -329,14 +501,16 @@ static BkResult workspace_layout(const char *in, struct bk_attention_problem *p)
     return BK_SUCCESS;
 }
 
-static BkResult attention_validate(const struct attention_fields *f, BkPlan plan)
+static BkResult attention_validate(struct attention_fields *f, BkPlan plan)
 {
     struct bk_attention_problem *p = &plan->problem.attention;
     const char *in = f->info;
     struct bk_tensor q = { 0 }, k = { 0 }, v = { 0 }, y = { 0 }, lse = { 0 }, pat[3] = { 0 };
-    struct bk_tensor dy = { 0 }, dq = { 0 }, dk = { 0 }, dv = { 0 };
+    struct bk_tensor dy = { 0 }, dq = { 0 }, dk = { 0 }, dv = { 0 }, seq[3] = { 0 };
     BkResult r;
 
+    if ((r = chain(f)) != BK_SUCCESS)
+        return r;
     if (f->flags & ~f->allowed_flags)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x has unknown bits 0x%x", in,
                         f->flags, f->flags & ~f->allowed_flags);
@@ -348,7 +522,9 @@ static BkResult attention_validate(const struct attention_fields *f, BkPlan plan
     p->allow_atomics = (f->flags & BK_ATTENTION_ALLOW_ATOMICS_BIT) != 0;
     p->scale = f->scale;
 
-    if ((r = shapes(f, p, &q, &k, &v)) != BK_SUCCESS ||
+    p->paged = f->paged != NULL;
+    if ((r = shapes(f, p, &q, &k, &v, &seq[2])) != BK_SUCCESS ||
+        (r = sequences(f, p, seq)) != BK_SUCCESS ||
         (r = pattern(f, p, pat)) != BK_SUCCESS)
         return r;
     if ((r = view4(f, "y", f->y, p->heads, "H (q.extent[1])", p->lq, "Lq (q.extent[2])", p->dv,
@@ -399,12 +575,19 @@ static BkResult attention_validate(const struct attention_fields *f, BkPlan plan
         { "y", &y, es, !p->backward },    { "lse", &lse, ls, !p->backward },
         { "dy", &dy, es, false },         { "dq", &dq, es, true },
         { "dk", &dk, es, true },          { "dv", &dv, es, true },
+        /* After the info's own slots when a struct is chained: */
+        { "lengthsQ", &seq[0], 4, false }, { "lengthsK", &seq[1], 4, false },
+        { "blockTable", &seq[2], 4, false },
     };
-    plan->props.bindingCount = p->backward ? 12 : 8;
-    for (uint32_t i = 0; i < plan->props.bindingCount; i++)
-        bk_plan_set_slot(plan, i, slots[i].name, slots[i].t->span,
-                         slots[i].t->type != BK_DATA_TYPE_UNDEFINED ? slots[i].align : 1,
-                         slots[i].written);
+    const uint32_t own = p->backward ? 12 : 8, extra = p->backward ? 2 : 3;
+    const bool chained = f->seqs || f->paged;
+    plan->props.bindingCount = own + (chained ? extra : 0);
+    for (uint32_t i = 0; i < plan->props.bindingCount; i++) {
+        const uint32_t from = i < own ? i : 12 + (i - own);
+        bk_plan_set_slot(plan, i, slots[from].name, slots[from].t->span,
+                         slots[from].t->type != BK_DATA_TYPE_UNDEFINED ? slots[from].align : 1,
+                         slots[from].written);
+    }
     bk_plan_set_float_precision(plan, p->type);
     plan->props.workspaceSize = p->ws_size;
     return BK_SUCCESS;
@@ -422,6 +605,7 @@ BkResult bk_attention_init(BkPlan plan, const void *info)
             .allowed_flags = BK_ATTENTION_CAUSAL_BIT, .reserved = a->reserved,
             .scale = a->scale, .pattern = &a->pattern,
             .q = &a->q, .k = &a->k, .v = &a->v, .y = &a->y, .lse = &a->lse,
+            .next = a->pNext,
         };
     } else {
         const BkAttentionBackwardInfo *b = info;
@@ -431,7 +615,7 @@ BkResult bk_attention_init(BkPlan plan, const void *info)
             .allowed_flags = BK_ATTENTION_CAUSAL_BIT | BK_ATTENTION_ALLOW_ATOMICS_BIT,
             .reserved = b->reserved, .scale = b->scale, .pattern = &b->pattern,
             .q = &b->q, .k = &b->k, .v = &b->v, .y = &b->y, .lse = &b->lse, .dy = &b->dy,
-            .dq = &b->dq, .dk = &b->dk, .dv = &b->dv,
+            .dq = &b->dq, .dk = &b->dk, .dv = &b->dv, .next = b->pNext,
         };
     }
     return attention_validate(&f, plan);

@@ -299,6 +299,26 @@ struct bk_attention_problem {
         int64_t q[4], k[4], v[4], y[4], dy[4], dq[4], dk[4], dv[4], lse[3];
     } stride;
     uint64_t ws_mask, ws_bad, ws_rowsum, ws_choice, ws_size;
+    /* Sequences of their own lengths (BkAttentionSequencesInfo chained):
+     * each is a problem of its own (its own causal diagonal and pattern
+     * blocks). PADDED: sequence b is batch b, lengths I32 [B] (absent:
+     * the whole axis). PACKED: batch is 1, sequence s is rows
+     * off[s] .. off[s + 1] - 1 of the length axis, offsets I32 [S + 1];
+     * the pattern's extent[0] (pattern_batch) is 1 or S and nbq, nbk
+     * count max_len_q, max_len_k. Lengths are read when the plan runs. */
+    bool has_sequences;
+    BkAttentionSequenceForm seq_form;      /* PADDED or PACKED */
+    bool has_lengths_q, has_lengths_k;     /* bound (slots 8, 9 / 12, 13) */
+    int64_t seq_count;                     /* S: PACKED sequences; else batch */
+    int64_t max_len_q, max_len_k;          /* PACKED: maxLengthQ, maxLengthK; else lq, lk */
+    int64_t lengths_q_stride, lengths_k_stride; /* element strides of lengthsQ, lengthsK */
+    /* Paged KV cache (BkAttentionPagedKvInfo, forward only, with PADDED
+     * lengthsK): k, v are pools [pages, Hkv, page_size, D] read through
+     * stride.k, stride.v; key j of batch b is row j % page_size of page
+     * blockTable[b, j / page_size]; lk = max_pages * page_size. */
+    bool paged;
+    int64_t page_size, pages, max_pages;
+    int64_t block_table_stride[2];         /* [B, max_pages] */
 };
 
 /* What the generic run-time checks need to know of each binding slot. */

@@ -44,7 +44,8 @@ libbk_la_SOURCES = \
 	lib/host/host_w4a16_gemm.c \
 	lib/host/host_attention.h \
 	lib/host/host_attention.c \
-	lib/host/host_attention_backward.c
+	lib/host/host_attention_backward.c \
+	lib/host/host_attention_sequences.c
 # The headers the kernels share with the host code: kernels/shared/.
 libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels/shared -DBK_BUILDING_LIBRARY
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)

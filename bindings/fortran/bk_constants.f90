@@ -75,6 +75,8 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_W4A16_GEMM_INFO = 302
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_INFO = 400
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO = 401
+    enumerator :: BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO = 402
+    enumerator :: BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO = 403
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = 2147483647
   end enum
 
@@ -270,5 +272,17 @@ module bk_constants
     enumerator :: BK_ATTENTION_BACKWARD_BINDING_DQ = 9
     enumerator :: BK_ATTENTION_BACKWARD_BINDING_DK = 10
     enumerator :: BK_ATTENTION_BACKWARD_BINDING_DV = 11
+  end enum
+  enum, bind(c)  ! BkAttentionSequenceForm
+    enumerator :: BK_ATTENTION_SEQUENCES_PADDED = 0
+    enumerator :: BK_ATTENTION_SEQUENCES_PACKED = 1
+    enumerator :: BK_ATTENTION_SEQUENCE_FORM_MAX_ENUM = 2147483647
+  end enum
+  enum, bind(c)
+    enumerator :: BK_ATTENTION_BINDING_LENGTHS_Q = 8
+    enumerator :: BK_ATTENTION_BINDING_LENGTHS_K = 9
+    enumerator :: BK_ATTENTION_BINDING_BLOCK_TABLE = 10
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q = 12
+    enumerator :: BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K = 13
   end enum
 end module bk_constants

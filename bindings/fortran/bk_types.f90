@@ -26,7 +26,8 @@ module bk_types
        BkRunInfo, BkGatedActivationInfo, BkGatedActivationBackwardInfo, BkGemmInfo, &
        BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, BkSparse24GemmInfo, &
        BkW4A16ConvertInfo, BkW4A16RepackReport, BkW4A16GptqRepackInfo, BkW4A16GemmInfo, &
-       BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo
+       BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo, BkAttentionSequencesInfo, &
+       BkAttentionPagedKvInfo
 
   ! ---- Handles: BK_NULL_HANDLE when new ------------------------------
   type, bind(c) :: BkContext
@@ -354,6 +355,29 @@ module bk_types
     type(BkTensorDesc) :: dk                    ! [B, Hkv, Lk, D], written
     type(BkTensorDesc) :: dv                    ! [B, Hkv, Lk, Dv], written
   end type BkAttentionBackwardInfo
+
+  type, bind(c) :: BkAttentionSequencesInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: form = BK_ATTENTION_SEQUENCES_PADDED
+    ! 0 PADDED: I32 [B], each in 0..Lq (lengthsQ) or 0..Lk (lengthsK); one
+    ! left zeroed (dataType UNDEFINED) means every sequence uses all of that
+    ! axis. PACKED: I32 [S + 1], from 0, non-decreasing, to Lq (lengthsQ) or
+    ! Lk (lengthsK), S sequences; both required.
+    integer(c_int32_t) :: reserved = 0
+    type(BkTensorDesc) :: lengthsQ
+    !  PACKED: bounds on every sequence's queries and keys (they size the
+    ! pattern and the work; a longer sequence's outputs are NaN). PADDED: 0.
+    type(BkTensorDesc) :: lengthsK
+    integer(c_int64_t) :: maxLengthQ = 0
+    integer(c_int64_t) :: maxLengthK = 0
+  end type BkAttentionSequencesInfo
+
+  type, bind(c) :: BkAttentionPagedKvInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    type(BkTensorDesc) :: blockTable            ! I32 [B, maxPagesPerSequence]
+  end type BkAttentionPagedKvInfo
 
   ! ---- Callback types: write a bind(c) procedure of this interface and
   ! pass c_funloc of it. Strings arrive as c_ptr: bk_c_string(pMessage).

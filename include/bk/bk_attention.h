@@ -143,6 +143,73 @@ enum {
     BK_ATTENTION_BACKWARD_BINDING_DV = 11
 };
 
+typedef enum BkAttentionSequenceForm {
+    /* The batch keeps its [B, ...] tensors: sequence b uses only its first
+     * lengthsQ[b] queries and lengthsK[b] keys (a decode batch over a
+     * cache of Lk slots). Query rows past a sequence's length get y = 0
+     * and lse = -inf, as a query that sees no key (and zero gradients). */
+    BK_ATTENTION_SEQUENCES_PADDED = 0,
+    /* The sequences lie end to end along the length axis of tensors whose
+     * extent[0] (B) is 1: sequence s is queries lengthsQ[s] ..
+     * lengthsQ[s + 1] - 1 and keys lengthsK[s] .. lengthsK[s + 1] - 1
+     * (FlashAttention's cu_seqlens). */
+    BK_ATTENTION_SEQUENCES_PACKED = 1,
+    BK_ATTENTION_SEQUENCE_FORM_MAX_ENUM = 0x7FFFFFFF
+} BkAttentionSequenceForm;
+
+/* Sequences of their own lengths in one plan, chained (pNext) to
+ * BkAttentionInfo or BkAttentionBackwardInfo. Each sequence is a problem
+ * of its own: the causal diagonal is aligned to its own bottom right, and
+ * pattern blocks count from its own first query and key (a PACKED
+ * pattern's extent[0] is 1 or the number of sequences, and nbq, nbk come
+ * from maxLengthQ, maxLengthK). Lengths are read on the device when the
+ * plan runs: a length (or offset) out of range, or offsets that decrease,
+ * make every output of that sequence NaN, never a read out of bounds.
+ * Binding slots: forward 8 = lengthsQ, 9 = lengthsK; backward 12 =
+ * lengthsQ, 13 = lengthsK (slots of absent tensors take 0). */
+typedef struct BkAttentionSequencesInfo {
+    BkStructureType sType;              /* BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO */
+    const void *pNext;
+    BkAttentionSequenceForm form;
+    uint32_t reserved;                  /* 0 */
+    /* PADDED: I32 [B], each in 0..Lq (lengthsQ) or 0..Lk (lengthsK); one
+     * left zeroed (dataType UNDEFINED) means every sequence uses all of
+     * that axis. PACKED: I32 [S + 1], from 0, non-decreasing, to Lq
+     * (lengthsQ) or Lk (lengthsK), S sequences; both required. */
+    BkTensorDesc lengthsQ;
+    BkTensorDesc lengthsK;
+    /* PACKED: bounds on every sequence's queries and keys (they size the
+     * pattern and the work; a longer sequence's outputs are NaN). PADDED:
+     * 0. */
+    int64_t maxLengthQ;
+    int64_t maxLengthK;
+} BkAttentionSequencesInfo;
+
+/* A paged KV cache, chained (pNext) to BkAttentionInfo (forward only)
+ * together with a PADDED BkAttentionSequencesInfo whose lengthsK gives
+ * each sequence's keys. k and v then describe the pool of pages: k [pages,
+ * Hkv, pageSize, D], v [pages, Hkv, pageSize, Dv] (extent[0] the pages,
+ * extent[2] the page size, 16..256; any strides, so a [pages, pageSize,
+ * Hkv, D] cache binds as a permuted view). Key j of sequence b is row
+ * j % pageSize of page blockTable[b, j / pageSize]; Lk, for the causal
+ * diagonal and the pattern, is maxPagesPerSequence * pageSize. A page
+ * index outside 0..pages - 1 among the pages a sequence uses makes every
+ * output of that sequence NaN. Pages may be shared and in any order.
+ * Binding slot 10 = blockTable. */
+typedef struct BkAttentionPagedKvInfo {
+    BkStructureType sType;              /* BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO */
+    const void *pNext;
+    BkTensorDesc blockTable;            /* I32 [B, maxPagesPerSequence] */
+} BkAttentionPagedKvInfo;
+
+enum {
+    BK_ATTENTION_BINDING_LENGTHS_Q = 8,
+    BK_ATTENTION_BINDING_LENGTHS_K = 9,
+    BK_ATTENTION_BINDING_BLOCK_TABLE = 10,
+    BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q = 12,
+    BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K = 13
+};
+
 #ifdef __cplusplus
 }
 #endif

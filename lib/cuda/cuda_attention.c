@@ -644,6 +644,10 @@ BkResult bk_cuda_attention_select(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     BkResult res;
+    if (p->has_sequences || p->paged)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s.pNext: %s is not supported by the CUDA backend "
+                        "yet", plan->op_name,
+                        p->paged ? "BkAttentionPagedKvInfo" : "BkAttentionSequencesInfo");
     if ((res = check_grid(p, plan->op_name)) != BK_SUCCESS)
         return res;
     struct attention_plan *ap = bk_cuda_plan_new(plan, sizeof *ap, attention_prepare, NULL, &res);

@@ -164,6 +164,18 @@ void host_attn_begin(struct host_attn *a, BkPlan plan, const struct bk_run_args 
         .lse = bound(args, BK_ATTENTION_BINDING_LSE),
         .group = p->kv_heads ? p->heads / p->kv_heads : 0,
     };
+    if (p->has_sequences) {
+        const int lq_slot = p->backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q
+                                        : BK_ATTENTION_BINDING_LENGTHS_Q;
+        const int lk_slot = p->backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K
+                                        : BK_ATTENTION_BINDING_LENGTHS_K;
+        if (p->has_lengths_q)
+            a->lengths_q = (const int32_t *)bound(args, lq_slot);
+        if (p->has_lengths_k)
+            a->lengths_k = (const int32_t *)bound(args, lk_slot);
+    }
+    if (p->paged)
+        a->block_table = (const int32_t *)bound(args, BK_ATTENTION_BINDING_BLOCK_TABLE);
     if (p->backward) {
         a->dy = bound(args, BK_ATTENTION_BACKWARD_BINDING_DY);
         a->dq = bound(args, BK_ATTENTION_BACKWARD_BINDING_DQ);
@@ -194,20 +206,31 @@ void host_attn_begin(struct host_attn *a, BkPlan plan, const struct bk_run_args 
 
 /* ---- Forward ---------------------------------------------------------------- */
 
-/* Query row i of head h, batch b. */
+/* Query row i of head h, batch b (rows of the tensors): its sequence's
+ * query there, or y = 0 and lse = -inf past a PADDED length, or NaN. */
 static void forward_row(const struct host_attn *a, int64_t b, int64_t h, int64_t i)
 {
     const struct bk_attention_problem *p = a->p;
     const int64_t yo = host_attn_row(p->stride.y, b, h, i);
     const int64_t lo = b * p->stride.lse[0] + h * p->stride.lse[1] + i * p->stride.lse[2];
-    if (host_attn_bad(a, b, h)) {
+    struct host_attn_seq sq;
+    int64_t il;
+    const enum host_attn_place place = host_attn_query_place(a, b, i, &sq, &il);
+    if (place == HOST_ATTN_NAN || host_attn_bad(a, sq.pb, h)) {
         host_attn_fill_row(p->type, a->y, yo, p->stride.y[3], p->dv, NAN);
         if (p->has_lse)
             host_attn_store(p->lse_type, a->lse, lo, NAN);
         return;
     }
+    if (place == HOST_ATTN_PAST_END) { /* sees no key */
+        host_attn_fill_row(p->type, a->y, yo, p->stride.y[3], p->dv, 0.0);
+        if (p->has_lse)
+            host_attn_store(p->lse_type, a->lse, lo, -INFINITY);
+        return;
+    }
+    const struct host_attn_seq *s = &sq;
     const int64_t kvh = h / a->group;
-    const uint8_t *pat = host_attn_pattern(a, b, h);
+    const uint8_t *pat = host_attn_pattern(a, s->pb, h);
     double q[HOST_ATTN_MAX_DIM], row[HOST_ATTN_MAX_DIM], acc[HOST_ATTN_MAX_DIM];
     host_attn_load_row(p->type, a->q, host_attn_row(p->stride.q, b, h, i), p->stride.q[3], p->d,
                        q);
@@ -215,12 +238,12 @@ static void forward_row(const struct host_attn *a, int64_t b, int64_t h, int64_t
     /* Pass 1: the max score (NaN scores are not counted, they reach y). */
     double m = -INFINITY;
     int64_t seen = 0, j0, j1;
-    struct host_attn_keys keys = host_attn_keys_of(a, pat, i);
+    struct host_attn_keys keys = host_attn_keys_of(a, s, pat, il);
     while (host_attn_next_keys(&keys, &j0, &j1))
         for (int64_t j = j0; j < j1; j++, seen++) {
-            const double s = host_attn_score(a, q, b, kvh, j, row);
-            if (s > m)
-                m = s;
+            const double score = host_attn_score(a, q, s, kvh, j, row);
+            if (score > m)
+                m = score;
         }
     if (seen == 0) {
         host_attn_fill_row(p->type, a->y, yo, p->stride.y[3], p->dv, 0.0);
@@ -232,12 +255,12 @@ static void forward_row(const struct host_attn *a, int64_t b, int64_t h, int64_t
     /* Pass 2: the sums. */
     double l = 0;
     memset(acc, 0, sizeof acc);
-    keys = host_attn_keys_of(a, pat, i);
+    keys = host_attn_keys_of(a, s, pat, il);
     while (host_attn_next_keys(&keys, &j0, &j1))
         for (int64_t j = j0; j < j1; j++) {
-            const double w = exp(host_attn_score(a, q, b, kvh, j, row) - m);
+            const double w = exp(host_attn_score(a, q, s, kvh, j, row) - m);
             l += w;
-            host_attn_load_row(p->type, a->v, host_attn_row(p->stride.v, b, kvh, j),
+            host_attn_load_row(p->type, a->v, host_attn_key_offset(a, s, p->stride.v, kvh, j),
                                p->stride.v[3], p->dv, row);
             for (int64_t c = 0; c < p->dv; c++)
                 acc[c] += w * row[c];

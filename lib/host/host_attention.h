@@ -35,7 +35,51 @@ struct host_attn {
     const uint8_t *mask;         /* [Bp, Hp, nbq, nbk] through mask_stride; NULL: dense */
     const uint8_t *bad;          /* [Bp * Hp] list errors; NULL: not a list */
     int64_t group;               /* query heads per kv head */
+    const int32_t *lengths_q, *lengths_k; /* NULL: absent (the whole axis) */
+    const int32_t *block_table;  /* paged only */
 };
+
+/* One sequence: a problem of its own inside the bound tensors. Without a
+ * sequences struct each batch entry is one, of Lq queries and Lk keys. */
+struct host_attn_seq {
+    int64_t b;                   /* batch index of its rows (PACKED: 0) */
+    int64_t pb;                  /* its pattern entry's batch index (PACKED: s) */
+    int64_t q0, k0;              /* rows of its first query and key */
+    int64_t lq, lk;              /* its queries and keys */
+    bool bad;                    /* its run-time lengths broke a rule: NaN */
+};
+
+/* Where a query row (or a key row) of the tensors falls. */
+enum host_attn_place {
+    HOST_ATTN_IN_SEQ,            /* local index into a sequence */
+    HOST_ATTN_PAST_END,          /* PADDED: past its sequence's length */
+    HOST_ATTN_NAN                /* a bad sequence's, or no sequence's */
+};
+
+/* Query row i (key row j) of batch b: the sequence and the local index
+ * (host_attention_sequences.c). A PACKED row belongs to the sequence
+ * whose offsets enclose it; offsets that break a rule make the rows they
+ * claim (and rows no sequence claims) NaN, never read out of bounds. */
+BK_HIDDEN enum host_attn_place host_attn_query_place(const struct host_attn *a, int64_t b,
+                                                     int64_t i, struct host_attn_seq *s,
+                                                     int64_t *local);
+BK_HIDDEN enum host_attn_place host_attn_key_place(const struct host_attn *a, int64_t b,
+                                                   int64_t j, struct host_attn_seq *s,
+                                                   int64_t *local);
+
+/* Element offset of key j (local) of kv head kvh of sequence s in k or v
+ * (stride): through the block table when paged. */
+static inline int64_t host_attn_key_offset(const struct host_attn *a,
+                                           const struct host_attn_seq *s, const int64_t *stride,
+                                           int64_t kvh, int64_t j)
+{
+    const struct bk_attention_problem *p = a->p;
+    if (!p->paged)
+        return s->b * stride[0] + kvh * stride[1] + (s->k0 + j) * stride[2];
+    const int64_t page = a->block_table[s->b * p->block_table_stride[0] +
+                                        j / p->page_size * p->block_table_stride[1]];
+    return page * stride[0] + kvh * stride[1] + j % p->page_size * stride[2];
+}
 
 /* The run's bindings (slots 0..7 are the same in both plans, the
  * backward's 8..11 are read only by the backward) and, for a list, the
@@ -78,22 +122,25 @@ static inline bool host_attn_bad(const struct host_attn *a, int64_t b, int64_t h
     return a->bad && a->bad[b % p->pattern_batch * p->pattern_heads + h % p->pattern_heads];
 }
 
-/* One past the last key query i may see under the causal rule (the
- * diagonal aligned to the bottom right), clamped to 0..Lk. */
-static inline int64_t host_attn_key_end(const struct bk_attention_problem *p, int64_t i)
+/* One past the last key query i of sequence s may see under the causal
+ * rule (the diagonal aligned to the sequence's bottom right), clamped to
+ * 0..its keys. */
+static inline int64_t host_attn_key_end(const struct bk_attention_problem *p,
+                                        const struct host_attn_seq *s, int64_t i)
 {
     if (!p->causal)
-        return p->lk;
-    const int64_t end = i + (p->lk - p->lq) + 1;
-    return end < 0 ? 0 : end < p->lk ? end : p->lk;
+        return s->lk;
+    const int64_t end = i + (s->lk - s->lq) + 1;
+    return end < 0 ? 0 : end < s->lk ? end : s->lk;
 }
 
-/* Whether query i of a head with pattern entry pat sees key j. */
-static inline bool host_attn_visible(const struct host_attn *a, const uint8_t *pat, int64_t i,
-                                     int64_t j)
+/* Whether query i of sequence s, a head with pattern entry pat, sees key
+ * j (both local to the sequence). */
+static inline bool host_attn_visible(const struct host_attn *a, const struct host_attn_seq *s,
+                                     const uint8_t *pat, int64_t i, int64_t j)
 {
     const struct bk_attention_problem *p = a->p;
-    if (j >= host_attn_key_end(p, i))
+    if (j >= host_attn_key_end(p, s, i))
         return false;
     return !pat || pat[i / p->block_q * p->mask_stride[2] + j / p->block_k * p->mask_stride[3]];
 }
@@ -105,13 +152,14 @@ struct host_attn_keys {
 };
 
 static inline struct host_attn_keys host_attn_keys_of(const struct host_attn *a,
+                                                      const struct host_attn_seq *s,
                                                       const uint8_t *pat, int64_t i)
 {
     const struct bk_attention_problem *p = a->p;
     return (struct host_attn_keys){
         .row = pat ? pat + i / p->block_q * p->mask_stride[2] : NULL,
         .stride = p->mask_stride[3], .block = p->block_k, .blocks = p->nbk,
-        .end = host_attn_key_end(p, i),
+        .end = host_attn_key_end(p, s, i),
     };
 }
 
@@ -139,13 +187,14 @@ static inline double host_attn_dot(const double *x, const double *y, int64_t n)
     return s;
 }
 
-/* s_ij = scale * q_i . k_j for kv head kvh of batch b. */
-static inline double host_attn_score(const struct host_attn *a, const double *q, int64_t b,
-                                     int64_t kvh, int64_t j, double *k_row)
+/* s_ij = scale * q_i . k_j for kv head kvh of sequence s (j local). */
+static inline double host_attn_score(const struct host_attn *a, const double *q,
+                                     const struct host_attn_seq *s, int64_t kvh, int64_t j,
+                                     double *k_row)
 {
     const struct bk_attention_problem *p = a->p;
-    host_attn_load_row(p->type, a->k, host_attn_row(p->stride.k, b, kvh, j), p->stride.k[3],
-                       p->d, k_row);
+    host_attn_load_row(p->type, a->k, host_attn_key_offset(a, s, p->stride.k, kvh, j),
+                       p->stride.k[3], p->d, k_row);
     return p->scale * host_attn_dot(q, k_row, p->d);
 }
 

@@ -13,7 +13,9 @@
  * and then rows in order. D_i is recomputed where needed rather than
  * kept (the workspace's F32 row sums would round it). A row whose lse is
  * -inf adds nothing and gets dq = 0; a bad list makes dq of its (b, h)
- * and dk, dv of its kv head NaN. */
+ * and dk, dv of its kv head NaN. With sequences each is a problem of its
+ * own: rows past a PADDED length get dq = 0, and a bad sequence's dq and
+ * its keys' dk, dv are NaN (host_attention_sequences.c). */
 #include "host_attention.h"
 
 #include <string.h>
@@ -28,11 +30,13 @@ struct query_row {
     double lse, rowsum;
 };
 
-/* false when the row contributes nothing (lse -inf: it saw no key). */
-static bool load_query(const struct host_attn *a, int64_t b, int64_t h, int64_t i,
-                       struct query_row *r)
+/* false when the row contributes nothing (lse -inf: it saw no key).
+ * Query i (local) of sequence s. */
+static bool load_query(const struct host_attn *a, const struct host_attn_seq *s, int64_t h,
+                       int64_t il, struct query_row *r)
 {
     const struct bk_attention_problem *p = a->p;
+    const int64_t b = s->b, i = s->q0 + il;
     r->lse = host_attn_load(p->lse_type, a->lse,
                             b * p->stride.lse[0] + h * p->stride.lse[1] + i * p->stride.lse[2]);
     if (r->lse == -INFINITY)
@@ -54,20 +58,23 @@ static void dq_row(const struct host_attn *a, int64_t b, int64_t h, int64_t i)
 {
     const struct bk_attention_problem *p = a->p;
     const int64_t off = host_attn_row(p->stride.dq, b, h, i);
-    if (host_attn_bad(a, b, h)) {
+    struct host_attn_seq s;
+    int64_t il;
+    const enum host_attn_place place = host_attn_query_place(a, b, i, &s, &il);
+    if (place == HOST_ATTN_NAN || host_attn_bad(a, s.pb, h)) {
         host_attn_fill_row(p->type, a->dq, off, p->stride.dq[3], p->d, NAN);
         return;
     }
     struct query_row r;
     double acc[HOST_ATTN_MAX_DIM] = { 0 }, k[HOST_ATTN_MAX_DIM], v[HOST_ATTN_MAX_DIM];
-    if (load_query(a, b, h, i, &r)) {
+    if (place == HOST_ATTN_IN_SEQ && load_query(a, &s, h, il, &r)) {
         const int64_t kvh = h / a->group;
-        struct host_attn_keys keys = host_attn_keys_of(a, host_attn_pattern(a, b, h), i);
+        struct host_attn_keys keys = host_attn_keys_of(a, &s, host_attn_pattern(a, s.pb, h), il);
         int64_t j0, j1;
         while (host_attn_next_keys(&keys, &j0, &j1))
             for (int64_t j = j0; j < j1; j++) {
-                const double prob = exp(host_attn_score(a, r.q, b, kvh, j, k) - r.lse);
-                host_attn_load_row(p->type, a->v, host_attn_row(p->stride.v, b, kvh, j),
+                const double prob = exp(host_attn_score(a, r.q, &s, kvh, j, k) - r.lse);
+                host_attn_load_row(p->type, a->v, host_attn_key_offset(a, &s, p->stride.v, kvh, j),
                                    p->stride.v[3], p->dv, v);
                 const double ds = prob * (host_attn_dot(r.dy, v, p->dv) - r.rowsum);
                 for (int64_t c = 0; c < p->d; c++)
@@ -87,29 +94,39 @@ struct key_task {
     double k[KEY_TILE], v[KEY_TILE], dk[KEY_TILE], dv[KEY_TILE];
 };
 
-/* Whether any of the task's keys is visible to query i (pattern pat). */
-static bool row_reaches(const struct host_attn *a, const uint8_t *pat, const struct key_task *t,
+/* The task's keys jj0 .. jj1 - 1, all of sequence s (jl0 the local
+ * index of jj0). */
+struct key_run {
+    const struct host_attn_seq *s;
+    int64_t jj0, jj1, jl0;
+};
+
+/* Whether any of the run's keys is visible to query i (pattern pat). */
+static bool row_reaches(const struct host_attn *a, const uint8_t *pat, const struct key_run *u,
                         int64_t i, bool *seen)
 {
     bool any = false;
-    for (int64_t jj = 0; jj < t->n; jj++)
-        any |= seen[jj] = host_attn_visible(a, pat, i, t->j0 + jj);
+    for (int64_t jj = u->jj0; jj < u->jj1; jj++)
+        any |= seen[jj] = host_attn_visible(a, u->s, pat, i, u->jl0 + jj - u->jj0);
     return any;
 }
 
-/* Adds what query heads h of the group, rows 0..Lq-1, give the keys. */
-static void key_sums(const struct host_attn *a, struct key_task *t, int64_t h)
+/* Adds what query head h of the group, the sequence's rows, give the
+ * run's keys. */
+static void key_sums(const struct host_attn *a, struct key_task *t, const struct key_run *u,
+                     int64_t h)
 {
     const struct bk_attention_problem *p = a->p;
-    const uint8_t *pat = host_attn_pattern(a, t->b, h);
-    /* Under the causal rule no row before this one sees key j0. */
-    int64_t first = p->causal ? t->j0 - (p->lk - p->lq) : 0;
+    const struct host_attn_seq *s = u->s;
+    const uint8_t *pat = host_attn_pattern(a, s->pb, h);
+    /* Under the causal rule no row before this one sees key jl0. */
+    int64_t first = p->causal ? u->jl0 - (s->lk - s->lq) : 0;
     struct query_row r;
     bool seen[MAX_TASK_KEYS];
-    for (int64_t i = first < 0 ? 0 : first; i < p->lq; i++) {
-        if (!row_reaches(a, pat, t, i, seen) || !load_query(a, t->b, h, i, &r))
+    for (int64_t i = first < 0 ? 0 : first; i < s->lq; i++) {
+        if (!row_reaches(a, pat, u, i, seen) || !load_query(a, s, h, i, &r))
             continue;
-        for (int64_t jj = 0; jj < t->n; jj++) {
+        for (int64_t jj = u->jj0; jj < u->jj1; jj++) {
             if (!seen[jj])
                 continue;
             const double *k = t->k + jj * p->d, *v = t->v + jj * p->dv;
@@ -124,12 +141,36 @@ static void key_sums(const struct host_attn *a, struct key_task *t, int64_t h)
     }
 }
 
+/* Splits the task's keys into runs of one sequence each; a key of a bad
+ * sequence (or of a bad list of its kv head) gets NaN. */
+static void key_task_sums(const struct host_attn *a, struct key_task *t, bool *nan)
+{
+    const struct bk_attention_problem *p = a->p;
+    for (int64_t jj = 0; jj < t->n;) {
+        struct host_attn_seq s;
+        struct key_run u = { .s = &s, .jj0 = jj };
+        const enum host_attn_place place = host_attn_key_place(a, t->b, t->j0 + jj, &s, &u.jl0);
+        /* A PACKED sequence's keys end at its last; a batch's keys are all
+         * of the task (those past a PADDED length are seen by none). */
+        u.jj1 = place == HOST_ATTN_NAN ? jj + 1
+              : p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED &&
+                        s.k0 + s.lk - t->j0 < t->n
+                  ? s.k0 + s.lk - t->j0
+                  : t->n;
+        bool bad = place == HOST_ATTN_NAN;
+        for (int64_t h = t->kvh * a->group; !bad && h < (t->kvh + 1) * a->group; h++)
+            bad = host_attn_bad(a, s.pb, h);
+        for (int64_t h = t->kvh * a->group; !bad && h < (t->kvh + 1) * a->group; h++)
+            key_sums(a, t, &u, h);
+        for (; jj < u.jj1; jj++)
+            nan[jj] = bad;
+    }
+}
+
 static void key_task_run(const struct host_attn *a, struct key_task *t)
 {
     const struct bk_attention_problem *p = a->p;
-    bool bad = false;
-    for (int64_t h = t->kvh * a->group; h < (t->kvh + 1) * a->group; h++)
-        bad |= host_attn_bad(a, t->b, h);
+    bool nan[MAX_TASK_KEYS];
     for (int64_t jj = 0; jj < t->n; jj++) {
         const int64_t j = t->j0 + jj;
         host_attn_load_row(p->type, a->k, host_attn_row(p->stride.k, t->b, t->kvh, j),
@@ -139,10 +180,10 @@ static void key_task_run(const struct host_attn *a, struct key_task *t)
     }
     memset(t->dk, 0, (size_t)(t->n * p->d) * sizeof *t->dk);
     memset(t->dv, 0, (size_t)(t->n * p->dv) * sizeof *t->dv);
-    for (int64_t h = t->kvh * a->group; !bad && h < (t->kvh + 1) * a->group; h++)
-        key_sums(a, t, h);
+    key_task_sums(a, t, nan);
     for (int64_t jj = 0; jj < t->n; jj++) {
         const int64_t j = t->j0 + jj;
+        const bool bad = nan[jj];
         double *dk = t->dk + jj * p->d;
         for (int64_t c = 0; c < p->d; c++)
             dk[c] = bad ? NAN : p->scale * dk[c];
