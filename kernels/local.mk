@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kernels/: the CUDA kernel modules, one per row of lib/cuda/cuda_modules.h
 # (configure reads the rows into BK_CUDA_MODULE_NAMES, and those of ARCHS
 # sm_90a into BK_CUDA_SM90A_MODULE_NAMES). Each kernels/NAME.cu becomes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The op registry: one row per operation. The op enum (bk_internal.h),
  * bkCreatePlan's table (plan.c) and each backend's kernel selection table
  * (lib/host/host_backend.c, lib/cuda/cuda_backend.c) are all made from

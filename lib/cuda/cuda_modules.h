@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CUDA backend's kernel modules: one row per kernels/NAME.cu. The module
  * enum (cuda_internal.h), the embedded fatbins (cuda_fatbins.S), the
  * table that finds them (cuda_module.c) and the build's list of modules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The valid infos of the GEMM family that t/gemm/gemm_validation.c and
  * t/sparse24/sparse24_validation.c break one field at a time, and the descriptor
  * helpers that build them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The 2:4 sparse ops' validation, on the host device: every documented
  * rule of BkSparse24ConvertInfo, BkSparse24PrepareInfo and
  * BkSparse24GemmInfo broken one field at a time (result code, and the
