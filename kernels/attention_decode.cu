@@ -34,25 +34,88 @@ template <int RG> static __device__ __forceinline__ void stream_sync(int stream)
         asm volatile("bar.sync %0, %1;\n" ::"r"(1 + stream), "n"(RG * 32) : "memory");
 }
 
+// A sequence's lengths (its queries and keys) and whether they are in
+// range.
+struct Sequence {
+    int64_t lq, lk;
+    bool bad;
+};
+
+static __device__ __forceinline__ Sequence sequence(const DecodeArgs &d, int64_t b)
+{
+    Sequence q = { d.a.lq, d.a.lk, false };
+    if (d.lengths_q)
+        q.lq = ((const int32_t *)d.lengths_q)[b * d.lengths_s[0]];
+    if (d.lengths_k)
+        q.lk = ((const int32_t *)d.lengths_k)[b * d.lengths_s[1]];
+    q.bad = q.lq < 0 || q.lq > d.a.lq || q.lk < 0 || q.lk > d.a.lk;
+    if (q.bad)
+        q.lq = q.lk = 0;
+    return q;
+}
+
+// Keys query i of a sequence sees: j < lk, and j <= i + (lk - lq) when
+// causal; none past its queries.
+static __device__ __forceinline__ int64_t seq_key_end(const Args &a, const Sequence &q, int64_t i)
+{
+    if (i >= q.lq)
+        return 0;
+    int64_t end = q.lk;
+    if (a.flags & BK_ATTENTION_CAUSAL)
+        end = min(end, i + (q.lk - q.lq) + 1);
+    return end > 0 ? end : 0;
+}
+
+// The page of key j of sequence b (paged caches), or -1 out of range.
+static __device__ __forceinline__ int64_t page_of(const DecodeArgs &d, int64_t b, int64_t j)
+{
+    const int64_t p = ((const int32_t *)d.block_table)[b * d.table_s[0] +
+                                                       (j / d.page_size) * d.table_s[1]];
+    return p >= 0 && p < d.pages ? p : -1;
+}
+
 // cp.async of keys [k0, k0 + KEYS) of kv head (b, kvh) into one stage of a
-// stream's ring: K's tile, then V's. Keys at or past `stop` are zero-filled
-// (and masked by the caller).
+// stream's ring: K's tile, then V's. Keys at or past `stop`, and those of
+// a page out of range, are zero-filled (and masked, or the part is NaN).
 template <typename T, int DH, int RG>
-static __device__ __forceinline__ void load_step(uint32_t stage, const Args &a, int64_t b,
+static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArgs &d, int64_t b,
                                                  int64_t kvh, int64_t k0, int64_t stop, int tid)
 {
     constexpr int CHUNKS = DH / 8;
     constexpr uint32_t TB = KEYS * DH * 2;
-    const T *k = at<T>(a.k, b, kvh, 0), *v = at<T>(a.v, b, kvh, 0);
+    const Args &a = d.a;
+    const bool paged = d.block_table != 0;
+    const T *k = at<T>(a.k, paged ? 0 : b, kvh, 0), *v = at<T>(a.v, paged ? 0 : b, kvh, 0);
 #pragma unroll 4
     for (int e = tid; e < KEYS * CHUNKS; e += RG * 32) {
         const int r = e / CHUNKS, c = e % CHUNKS;
-        const bool in = k0 + r < stop;
-        const int64_t key = in ? k0 + r : 0;
+        bool in = k0 + r < stop;
+        int64_t row = in ? k0 + r : 0, page = 0;
+        if (paged && in) {
+            page = page_of(d, b, row);
+            in = page >= 0;
+            row = in ? row % d.page_size : 0;
+            page = in ? page : 0;
+        }
         const uint32_t off = SwizzledTile<DH>::offset(r, c);
-        cp_async16(stage + off, k + key * a.k.s[2] + c * 8, in ? 16u : 0u);
-        cp_async16(stage + TB + off, v + key * a.v.s[2] + c * 8, in ? 16u : 0u);
+        cp_async16(stage + off, k + page * a.k.s[0] + row * a.k.s[2] + c * 8, in ? 16u : 0u);
+        cp_async16(stage + TB + off, v + page * a.v.s[0] + row * a.v.s[2] + c * 8,
+                   in ? 16u : 0u);
     }
+}
+
+// Whether a page that keys [k0, stop) of sequence b use is out of range
+// (a warp's vote: every lane gets the answer).
+static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b, int64_t k0,
+                                                 int64_t stop, int lane)
+{
+    bool bad = false;
+    if (d.block_table && stop > k0) {
+        const int64_t first = k0 / d.page_size, last = (stop - 1) / d.page_size;
+        for (int64_t p = first + lane; p <= last; p += 32)
+            bad = bad || page_of(d, b, p * d.page_size) < 0;
+    }
+    return __any_sync(0xFFFFFFFFu, bad);
 }
 
 // The first stream that walks a step of unit u (its part slot 0).
@@ -74,8 +137,10 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
     const Args &a = d.a;
     const int64_t rgi = u % d.row_groups, bk = u / d.row_groups;
     const int64_t b = bk / a.kv_heads, kvh = bk % a.kv_heads;
-    const int64_t key0 = s0 * KEYS, stop = min(a.lk, s1 * KEYS);
-    const int64_t steps = s1 - s0;
+    const Sequence seq = sequence(d, b);
+    const int64_t key0 = s0 * KEYS, stop = min(seq.lk, s1 * KEYS);
+    const int64_t steps = stop > key0 ? (stop - key0 + KEYS - 1) / KEYS : 0;
+    const bool bad = seq.bad || pages_bad(d, b, key0, stop, lane);
     const int tid = rank * 32 + lane; // its index among the stream's threads
 
     // This thread's two packed rows (g and g + 8 of its warp's 16).
@@ -89,10 +154,10 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
         valid[half] = r < d.rows;
         head[half] = kvh * d.group + r / a.lq;
         query[half] = r % a.lq;
-        end[half] = valid[half] ? key_end(a, query[half]) : 0;
+        end[half] = valid[half] ? seq_key_end(a, seq, query[half]) : 0;
     }
-    // Keys below this need no mask: every row sees them.
-    const int64_t open = min(stop, key_end(a, 0));
+    // Keys below this need no mask: both of this thread's rows see them.
+    const int64_t open = min(stop, min(end[0], end[1]));
 
     // Q's A fragments, straight from global memory; rows past the packed
     // rows are zero.
@@ -110,7 +175,7 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < steps)
-            load_step<T, DH, RG>(ring + s * STAGE_BYTES, a, b, kvh, key0 + s * KEYS, stop, tid);
+            load_step<T, DH, RG>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop, tid);
         cp_async_commit();
     }
 
@@ -121,7 +186,7 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
     for (int64_t s = 0; s < steps; s++) {
         const int64_t ahead = s + STAGES - 1;
         if (ahead < steps)
-            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, a, b, kvh,
+            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
                                  key0 + ahead * KEYS, stop, tid);
         cp_async_commit();
         cp_async_wait<STAGES - 1>();
@@ -191,7 +256,8 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
         l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
         l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
     }
-    // The part: o / l and lse = m + log2 l (base 2), or 0 and -inf.
+    // The part: o / l and lse = m + log2 l (base 2), or 0 and -inf; NaN
+    // for a sequence out of range.
     const int64_t cell0 = (u * d.max_parts + slot) * (16 * RG) + rank * 16 + g;
 #pragma unroll
     for (int half = 0; half < 2; half++) {
@@ -204,7 +270,7 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
             *(float2 *)(dst + n * 8) = make_float2(o[n][2 * half] * inv,
                                                    o[n][2 * half + 1] * inv);
         if (q4 == 0)
-            ((float *)d.part_lse)[cell] = l > 0.f ? m + log2f(l) : -INFINITY;
+            ((float *)d.part_lse)[cell] = bad ? quiet_nan() : l > 0.f ? m + log2f(l) : -INFINITY;
     }
 }
 
@@ -274,12 +340,18 @@ template <typename T, int DH, int RG> static __device__ void combine(const Decod
     const int64_t cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
     const float *lse = (const float *)d.part_lse + cell0;
     float top = -INFINITY;
-    for (int64_t p0 = 0; p0 < parts; p0 += 32)
-        top = fmaxf(top, p0 + lane < parts ? lse[(p0 + lane) * UR] : -INFINITY);
+    bool nan = false;
+    for (int64_t p0 = 0; p0 < parts; p0 += 32) {
+        const float l = p0 + lane < parts ? lse[(p0 + lane) * UR] : -INFINITY;
+        nan = nan || isnan(l);
+        top = fmaxf(top, l);
+    }
     top = warp_max(top);
+    if (__any_sync(0xFFFFFFFFu, nan))
+        top = quiet_nan(); // a sequence out of range: every output NaN
     float acc[PER_LANE] = {};
     float sum = 0.f;
-    if (top != -INFINITY)
+    if (top != -INFINITY && !isnan(top))
         for (int64_t p0 = 0; p0 < parts; p0 += 32) {
             const bool mine = p0 + lane < parts;
             const float w = mine ? exp2_fast(lse[(p0 + lane) * UR] - top) : 0.f;
@@ -301,13 +373,15 @@ template <typename T, int DH, int RG> static __device__ void combine(const Decod
                     acc[c] = fmaf(wj, v[j][c], acc[c]);
             }
         }
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const float inv = isnan(top) ? top : sum > 0.f ? 1.f / sum : 0.f;
     T *dst = at<T>(a.y, b, h, i) + lane * PER_LANE;
 #pragma unroll
     for (int c = 0; c < PER_LANE; c += 2)
         *(uint32_t *)(dst + c) = pack2<T>(acc[c] * inv, acc[c + 1] * inv);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && lane == 0)
-        *lse_at<float>(a, b, h, i) = sum > 0.f ? (top + log2f(sum)) / LOG2E : -INFINITY;
+        *lse_at<float>(a, b, h, i) = isnan(top) ? top
+                                     : sum > 0.f ? (top + log2f(sum)) / LOG2E
+                                                 : -INFINITY;
 }
 
 } // namespace decode

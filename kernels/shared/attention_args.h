@@ -223,6 +223,19 @@ struct bk_attention_decode_args {
     int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS) */
     int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
     int64_t units;         /* B * Hkv * row_groups */
+    /* Sequences of their own lengths (PADDED): sequence b has the I32 at
+     * lengths_q + 4 b lengths_s[0] queries (0: Lq) and at lengths_k + 4 b
+     * lengths_s[1] keys (0: Lk); a length out of range makes its outputs
+     * NaN. */
+    uint64_t lengths_q, lengths_k;
+    int64_t lengths_s[2];
+    /* A paged cache: key j of sequence b is row j % page_size of page
+     * block_table[b, j / page_size] (I32, strides table_s), k and v's
+     * views [pages, Hkv, page_size, D]; a page outside 0..pages - 1 among
+     * those a sequence uses makes its outputs NaN. 0: K and V are [B, Hkv,
+     * Lk, D]. */
+    uint64_t block_table;
+    int64_t table_s[2], page_size, pages;
 };
 
 #endif /* BK_ATTENTION_ARGS_H */

@@ -366,8 +366,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         if (!queries)
             return 0;
         if (ap->decode.on && fast)
-            return n + bk_cuda_attention_decode_launches(&ap->decode, &a, run->workspace,
-                                                         &launches[n]);
+            return n + bk_cuda_attention_decode_launches(&ap->decode, &a, run, &launches[n]);
         /* Query blocks of 64 rows: a CTA's two consumers own neighbouring
          * query blocks and walk the union of their key blocks, each
          * computing only the slots it needs (the walk pairs slots by the
@@ -644,10 +643,6 @@ BkResult bk_cuda_attention_select(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     BkResult res;
-    if (p->has_sequences || p->paged)
-        return bk_error(BK_ERROR_UNSUPPORTED, "%s.pNext: %s is not supported by the CUDA backend "
-                        "yet", plan->op_name,
-                        p->paged ? "BkAttentionPagedKvInfo" : "BkAttentionSequencesInfo");
     if ((res = check_grid(p, plan->op_name)) != BK_SUCCESS)
         return res;
     struct attention_plan *ap = bk_cuda_plan_new(plan, sizeof *ap, attention_prepare, NULL, &res);
@@ -697,6 +692,23 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if ((res = bk_cuda_attention_decode_plan(plan, ap->fast, &ap->args, &ap->decode)) !=
         BK_SUCCESS)
         return res;
+    /* Sequences of their own lengths and paged caches: the decode kernels
+     * only, which read q, k, v and y in 16-byte pieces (a run's bindings
+     * are held to it, as no other kernel could take the run). */
+    if (p->has_sequences || p->paged) {
+        if (!ap->decode.on)
+            return bk_error(BK_ERROR_UNSUPPORTED,
+                            "%s.pNext: %s runs on the CUDA backend for the forward with Lq <= %d, "
+                            "F16 or BF16, D = Dv = 64 or 128, a DENSE pattern and PADDED "
+                            "lengths (sm_80, sm_90, sm_100), not yet for this plan",
+                            plan->op_name,
+                            p->paged ? "BkAttentionPagedKvInfo" : "BkAttentionSequencesInfo",
+                            BK_ATTENTION_DECODE_MAX_LQ);
+        static const uint32_t sixteen[] = { BK_ATTENTION_BINDING_Q, BK_ATTENTION_BINDING_K,
+                                            BK_ATTENTION_BINDING_V, BK_ATTENTION_BINDING_Y };
+        for (size_t i = 0; i < sizeof sixteen / sizeof sixteen[0]; i++)
+            plan->slot[sixteen[i]].alignment = 16;
+    }
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_backward_%s_%s%s",

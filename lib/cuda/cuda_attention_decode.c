@@ -49,7 +49,8 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     memset(dp, 0, sizeof *dp);
     const unsigned int ring = ring_bytes(dev);
     if (!fast || p->backward || p->form != BK_ATTENTION_PATTERN_DENSE || !ring ||
-        p->lq > BK_ATTENTION_DECODE_MAX_LQ || p->lq < 1 || decode_off())
+        p->lq > BK_ATTENTION_DECODE_MAX_LQ || p->lq < 1 || decode_off() ||
+        (p->has_sequences && p->seq_form != BK_ATTENTION_SEQUENCES_PADDED))
         return BK_SUCCESS;
     const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
     const unsigned int rg = rows <= 16 ? 1 : rows <= 32 ? 2 : rows <= 64 ? 4 : 8;
@@ -85,6 +86,7 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         __builtin_add_overflow(at, bytes, &end) || end > (uint64_t)INT64_MAX)
         return BK_SUCCESS;
 
+    dp->problem = p;
     dp->rg = rg;
     dp->ctas = (unsigned int)ctas;
     dp->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
@@ -99,6 +101,14 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     dp->args.unit_steps = (int64_t)unit_steps;
     dp->args.stream_steps = (int64_t)stream_steps;
     dp->args.units = (int64_t)units;
+    dp->args.lengths_s[0] = p->lengths_q_stride;
+    dp->args.lengths_s[1] = p->lengths_k_stride;
+    if (p->paged) {
+        dp->args.table_s[0] = p->block_table_stride[0];
+        dp->args.table_s[1] = p->block_table_stride[1];
+        dp->args.page_size = p->page_size;
+        dp->args.pages = p->pages;
+    }
     snprintf(dp->split_name, sizeof dp->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
              type_name(p->type), (int)p->d, rg, stages);
     snprintf(dp->combine_name, sizeof dp->combine_name, "bk_attention_decode_combine_%s_d%d_r%u",
@@ -117,11 +127,16 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
 
 uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
                                            const struct bk_attention_args *a,
-                                           BkDeviceAddress workspace,
+                                           const struct bk_run_args *run,
                                            struct bk_cuda_kernel_launch *launches)
 {
+    const struct bk_attention_problem *p = dp->problem;
+    const BkDeviceAddress workspace = run->workspace;
     struct bk_attention_decode_args d = dp->args;
     d.a = *a;
+    d.lengths_q = p->has_lengths_q ? run->binding[BK_ATTENTION_BINDING_LENGTHS_Q] : 0;
+    d.lengths_k = p->has_lengths_k ? run->binding[BK_ATTENTION_BINDING_LENGTHS_K] : 0;
+    d.block_table = p->paged ? run->binding[BK_ATTENTION_BINDING_BLOCK_TABLE] : 0;
     const uint64_t total = (uint64_t)a->batch * (uint64_t)a->heads * (uint64_t)a->lq;
     const uint64_t cells = (uint64_t)d.units * d.max_parts * 16 * dp->rg;
     d.part_o = workspace + dp->ws_parts;

@@ -10,6 +10,7 @@
 
 struct attention_decode_plan {
     bool on;
+    const struct bk_attention_problem *problem; /* the plan's */
     unsigned int rg;            /* warps a key stream */
     unsigned int ctas;          /* of the split kernel: at most one an SM */
     unsigned int threads, shared_bytes;
@@ -20,8 +21,9 @@ struct attention_decode_plan {
 };
 
 /* Whether the forward plan of p takes the decode kernels (f16 or bf16,
- * D = Dv = 64 or 128, DENSE, Lq <= BK_ATTENTION_DECODE_MAX_LQ, rows in
- * whole 16-byte steps: `fast` says the rest; sm_80, sm_90 and sm_100), and if so, its kernels, grid
+ * D = Dv = 64 or 128, DENSE, Lq <= BK_ATTENTION_DECODE_MAX_LQ, PADDED
+ * sequence lengths and paged caches too, rows in whole 16-byte steps:
+ * `fast` says the rest; sm_80, sm_90 and sm_100), and if so, its kernels, grid
  * and workspace (placed past the core's, which *workspace_size grows to
  * cover). BK_CUDA_ATTENTION_DECODE=off, read when a plan is made, turns
  * it off (for tests and tuning). */
@@ -29,11 +31,12 @@ BK_HIDDEN BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast,
                                                  const struct bk_attention_args *a,
                                                  struct attention_decode_plan *dp);
 
-/* The launches of a run (q, k, v, y and lse bound in a): the split kernel
- * and the combining one. Returns how many (2). */
+/* The launches of a run (q, k, v, y and lse bound in a; the lengths and
+ * the block table in run's bindings): the split kernel and the combining
+ * one. Returns how many (2). */
 BK_HIDDEN uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
                                                      const struct bk_attention_args *a,
-                                                     BkDeviceAddress workspace,
+                                                     const struct bk_run_args *run,
                                                      struct bk_cuda_kernel_launch *launches);
 
 #endif /* BK_CUDA_ATTENTION_DECODE_H */

@@ -640,6 +640,153 @@ static void decode_cases(void)
             }
 }
 
+/* A decode batch of sequences of their own lengths (PADDED lengths of
+ * queries and keys), over a contiguous cache or a paged one (pages in
+ * random order, one page shared by two sequences, unused block-table
+ * entries holding junk), and a sequence whose lengths or pages are out of
+ * range (its outputs NaN, the others' exact). */
+struct seq_case {
+    BkDataType type;
+    int64_t b, h, hkv, lq, lk, d;
+    int32_t page_size; /* 0: contiguous */
+    bool causal, lengths_q, bad;
+    enum layout layout;
+};
+
+static void run_seq_case(const struct seq_case *c)
+{
+    char label[200];
+    snprintf(label, sizeof label,
+             "forward %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld%s lengths%s %s page %d%s (decode)",
+             bkt_type_name(c->type), (long long)c->b, (long long)c->h, (long long)c->hkv,
+             (long long)c->lq, (long long)c->lk, (long long)c->d, c->causal ? " causal" : "",
+             c->lengths_q ? " q k" : " k", layout_names[c->layout], c->page_size,
+             c->bad ? " bad" : "");
+    const char *only = getenv("BK_TEST_ONLY");
+    if (only && !strstr(label, only))
+        return;
+    const int64_t max_pages = c->page_size ? (c->lk + c->page_size - 1) / c->page_size : 0;
+    const int64_t lk = c->page_size ? max_pages * c->page_size : c->lk;
+    const int64_t pages = c->b * max_pages + 1;
+    struct tensor q, k, v, y, lse, lq, lkt, table;
+    make_tensor(&q, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
+    if (c->page_size) {
+        make_tensor(&k, c->type, pages, c->hkv, c->page_size, c->d, c->layout, 4);
+        make_tensor(&v, c->type, pages, c->hkv, c->page_size, c->d, c->layout, 4);
+    } else {
+        make_tensor(&k, c->type, c->b, c->hkv, lk, c->d, c->layout, 4);
+        make_tensor(&v, c->type, c->b, c->hkv, lk, c->d, c->layout, 4);
+    }
+    make_tensor(&y, c->type, c->b, c->h, c->lq, c->d, c->layout, 4);
+    make_tensor(&lse, BK_DATA_TYPE_F32, c->b, c->h, c->lq, 1, BHLD, 3);
+    make_tensor(&lq, BK_DATA_TYPE_I32, 1, 1, 1, c->b, BHLD, 4);
+    make_tensor(&lkt, BK_DATA_TYPE_I32, 1, 1, 1, c->b, BHLD, 4);
+    make_tensor(&table, BK_DATA_TYPE_I32, 1, 1, c->b, max_pages ? max_pages : 1, BHLD, 4);
+    random_fill(&q, -2, 2);
+    random_fill(&k, -2, 2);
+    random_fill(&v, -1, 1);
+    /* Lengths: 0, 1, full and random ones; the last sequence's keys out
+     * of range in a bad case. */
+    int32_t *ql = lq.gpu_img, *kl = lkt.gpu_img, *tb = table.gpu_img;
+    for (int64_t b = 0; b < c->b; b++) {
+        kl[b] = b == 0 ? (int32_t)lk : b == 1 ? 1 : (int32_t)bkt_rand_int(&rng, 0, lk);
+        ql[b] = b == 2 ? 0 : (int32_t)bkt_rand_int(&rng, 1, c->lq);
+    }
+    if (c->bad && !c->page_size)
+        kl[c->b - 1] = (int32_t)lk + 1;
+    /* Pages: a random permutation of the pool; sequence 1 shares sequence
+     * 0's first page; entries past a sequence's keys are junk. */
+    if (c->page_size) {
+        int32_t *perm = malloc(sizeof *perm * (size_t)pages);
+        for (int64_t i = 0; i < pages; i++)
+            perm[i] = (int32_t)i;
+        for (int64_t i = pages - 1; i > 0; i--) {
+            const int64_t j = bkt_rand_int(&rng, 0, i);
+            const int32_t t = perm[i];
+            perm[i] = perm[j], perm[j] = t;
+        }
+        for (int64_t b = 0; b < c->b; b++)
+            for (int64_t p = 0; p < max_pages; p++) {
+                const bool used = p * c->page_size < kl[b];
+                tb[b * max_pages + p] = used ? perm[b * max_pages + p] : -7 - (int32_t)p;
+            }
+        if (c->b > 1)
+            tb[max_pages] = tb[0];
+        if (c->bad) /* a used page of the last sequence out of range */
+            tb[(c->b - 1) * max_pages] = (int32_t)pages + 3, kl[c->b - 1] = (int32_t)lk;
+        free(perm);
+    }
+    memcpy(lq.host_img, lq.gpu_img, lq.bytes);
+    memcpy(lkt.host_img, lkt.gpu_img, lkt.bytes);
+    memcpy(table.host_img, table.gpu_img, table.bytes);
+    BkTensorDesc lqd = { .dataType = BK_DATA_TYPE_I32, .rank = 1, .extent = { c->b },
+                         .stride = { 1 } };
+    BkTensorDesc tbd = { .dataType = BK_DATA_TYPE_I32, .rank = 2,
+                         .extent = { c->b, max_pages }, .stride = { max_pages, 1 } };
+    BkAttentionPagedKvInfo paged = { .sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO,
+                                     .blockTable = tbd };
+    BkAttentionSequencesInfo seqs = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO,
+        .pNext = c->page_size ? &paged : NULL, .form = BK_ATTENTION_SEQUENCES_PADDED,
+        .lengthsK = lqd,
+    };
+    if (c->lengths_q)
+        seqs.lengthsQ = lqd;
+    BkAttentionInfo fi = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs,
+        .flags = c->causal ? BK_ATTENTION_CAUSAL_BIT : 0, .scale = 1.0 / sqrt((double)c->d),
+        .q = q.desc, .k = k.desc, .v = v.desc, .y = y.desc, .lse = lse.desc,
+    };
+    struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
+    bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+    if (c->lengths_q)
+        bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lq, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
+    if (c->page_size)
+        bind(gb, hb, BK_ATTENTION_BINDING_BLOCK_TABLE, &table, 0);
+    poison(y.gpu_img, y.bytes), poison(y.host_img, y.bytes);
+    poison(lse.gpu_img, lse.bytes), poison(lse.host_img, lse.bytes);
+    char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+    const BkResult rh = run_images(host, &fi, hb, 11, 1, NULL);
+    const BkResult rg = run_images(gpu, &fi, gb, 11, 1, kernel);
+    if (rh != BK_SUCCESS || rg != BK_SUCCESS) {
+        tap_ok(false, "%s: runs (host %d, cuda %d: %s)", label, rh, rg, bkGetLastErrorMessage());
+    } else {
+        kernel_seen(kernel);
+        const bool ok = compare(&y, tolerance(c->type), 0, "y", label) &
+                        compare(&lse, 0, 2e-4, "lse", label);
+        tap_ok(ok, "%s (%s)", label, kernel);
+    }
+    struct tensor *all[] = { &q, &k, &v, &y, &lse, &lq, &lkt, &table };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free_tensor(all[i]);
+}
+
+static void decode_sequence_cases(void)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const struct seq_case shapes[] = {
+        { 0, 4, 16, 2, 1, 3000, 0, 0, false, false, false, BHLD },
+        { 0, 5, 16, 2, 4, 777, 0, 0, true, true, false, BLHD },
+        { 0, 4, 8, 8, 1, 1000, 0, 16, false, false, false, BLHD },
+        { 0, 3, 32, 4, 2, 2048, 0, 64, true, true, false, BLHD },
+        { 0, 4, 16, 1, 1, 1500, 0, 256, false, false, false, BHLD },
+        { 0, 4, 16, 2, 3, 900, 0, 0, true, true, true, BHLD },
+        { 0, 4, 16, 2, 1, 900, 0, 32, false, false, true, BLHD },
+    };
+    for (int t = 0; t < 2; t++)
+        for (int dh = 64; dh <= 128; dh *= 2)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                struct seq_case c = shapes[i];
+                c.type = types[t], c.d = dh;
+                run_seq_case(&c);
+            }
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -657,6 +804,7 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = " (decode)";
     decode_cases();
+    decode_sequence_cases();
     grid_label = "";
     fused_cases();
     setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
