@@ -21,6 +21,8 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
 	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
+	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \
+	tools/bkbench/bench_decode_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
 	tools/bkbench/bench_gemm.c tools/bkbench/bench_gemm.h tools/bkbench/bench_gemm_report.c \
 	tools/bkbench/bench_gemm_suite.c tools/bkbench/bench_gemm_suite.h \
