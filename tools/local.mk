@@ -34,6 +34,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_run.c tools/bkbench/bench_run.h \
 	tools/bkbench/bench_sets.c tools/bkbench/bench_sets.h \
 	tools/bkbench/bench_sparse24.c tools/bkbench/bench_sparse24_slt.c \
+	tools/bkbench/bench_step.c tools/bkbench/bench_step.h tools/bkbench/bench_step_report.c \
 	tools/bkbench/bench_w4a16.c tools/bkbench/bench_w4a16.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/bkbench/cuda_timing.c tools/bkbench/cuda_timing.h \
