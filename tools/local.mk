@@ -58,6 +58,9 @@ TESTS += tools/test-bench-random tools/bkbench/bkbench-quick.sh
 EXTRA_DIST += tools/bkbench/bkbench-quick.sh
 # bkbench's attention peers (PyTorch), run by bench/device-run.sh attention.
 EXTRA_DIST += bench/attention-peers.py
+# The PyTorch peers of bkbench's attention-decode and decode-step cases (bench/current.sh
+# pairs them by case name).
+EXTRA_DIST += bench/attention-decode-peers.py bench/decode-step-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.
