@@ -17,7 +17,7 @@
 #include "config.h"
 
 #include "rel_util.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #include <signal.h>
 #include <stdio.h>
