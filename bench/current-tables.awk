@@ -287,7 +287,7 @@ function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
 }
 
 function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pfw, pbw, nf, nb,
-                        pat, label) {
+                        pat) {
     L = "bkbench.attention"
     n = count(f, L, "op")
     nk = 0
@@ -320,8 +320,7 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
         PEER_NAME = ""
         pbw = bw != "" ? attention_peer(f, bw, "attention-bwd") : ""
         nb = PEER_NAME
-        label = fam == "decode" ? sprintf("| %s x %s x %s x %s ", kk[7], kk[8], kk[5], kk[6]) : ""
-        printf "| %s | %s | %s %s| %s | %s | %s | %s | %s | %s | %s |\n", kk[1], kk[2], kk[3], label,
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", kk[1], kk[2], kk[3],
                kk[4], tf(fw != "" ? get(f, fw ".tflopPerS") : ""), pfw == "" ? "-" : nf " " tf(pfw),
                ratio(quot(fw != "" ? get(f, fw ".tflopPerS") : "", pfw)),
                tf(bw != "" ? get(f, bw ".tflopPerS") : ""), pbw == "" ? "-" : nb " " tf(pbw),
@@ -349,16 +348,79 @@ function attention(   f) {
     print ""
 }
 
-function decode(   f) {
-    print "## Attention, decode (Lq < Lk)\n"
-    f = newest("decode", "bkbench.attention")
+# The record of list (or of "peers") whose case and peer are these: its
+# path, or "".
+function peer_by_case(f, list, name, peer,   p, j, L) {
+    for (p = 1; p <= 2; p++) {
+        L = p == 1 ? list : "peers"
+        for (j = 0; has(f, L "." j ".case"); j++)
+            if (get(f, L "." j ".case") == name && get(f, L "." j ".peer") == peer &&
+                get(f, L "." j ".us") != "")
+                return L "." j
+    }
+    return ""
+}
+
+function decode(   f, L, n, i, r, pf) {
+    print "## Attention over a KV cache (decode)\n"
+    f = newest("attentionDecode", "bkbench.attentionDecode")
     if (f == "")
-        return none("attention figures with fewer queries than keys (bkbench's attention cases have Lq = Lk)")
+        return none("attention-decode figures")
     stamp(f)
-    print "TFLOP/s over the active blocks; the peer as for the table above.\n"
-    print "| dtype | D | block | B x H x Lq x Lk | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
-    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    attention_rows(f, "decode")
+    print "Microseconds a run (median, and min to max), q [B, H, Lq, D] against K and V [B, Hkv, Lk, D],"
+    print "causal aligned bottom-right where named; GB/s: the K + V bytes over the median; \"of copy\":"
+    print "of the copy bandwidth measured in the same run. The peer is PyTorch's SDPA with enable_gqa"
+    print "(`bench/attention-decode-peers.py`: median, and 10th to 90th percentile).\n"
+    print "| case | libbk us | min - max | GB/s | of copy | SDPA us | p10 - p90 | libbk / SDPA |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.attentionDecode"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        pf = peer_by_case(f, "attentionDecodePeers", get(f, r ".case"), "sdpa")
+        printf "| %s | %s | %s - %s | %s | %s | %s | %s | %s |\n", get(f, r ".case"),
+               us(get(f, r ".us")), us(get(f, r ".usMin")), us(get(f, r ".usMax")),
+               num(get(f, r ".gbPerS"), "%.1f"), pct(get(f, r ".roofline")),
+               pf == "" ? "-" : us(get(f, pf ".us")),
+               pf == "" ? "-" : us(get(f, pf ".us_p10")) " - " us(get(f, pf ".us_p90")),
+               pf == "" ? "-" : ratio(quot(get(f, pf ".us"), get(f, r ".us")))
+    }
+    print ""
+}
+
+# ---- decode step ---------------------------------------------------------------
+
+function decode_step(   f, L, n, i, r, pf, k, ops, names, where) {
+    print "## Decode step (one Llama-3-70B layer)\n"
+    f = newest("decodeStep", "bkbench.decodeStep")
+    if (f == "")
+        return none("decode-step figures")
+    stamp(f)
+    print "Microseconds a step of one decoder layer from one reusable command buffer (W4A16 qkv,"
+    print "attention over the KV cache, W4A16 o, W4A16 gate-up, SwiGLU, W4A16 down; bf16, M rows,"
+    print "KV cache length), layers rotated; \"of floor\": the int4 weights, scales, K and V read once"
+    print "at the copy bandwidth over the step's time; then each op timed alone. The peer is the same"
+    print "step in PyTorch (`bench/decode-step-peers.py`: `_weight_int4pack_mm`, SDPA, silu).\n"
+    print "| case | libbk us | of floor | PyTorch us | libbk / PyTorch | ops alone, us |"
+    print "| --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.decodeStep"
+    n = count(f, L, "op")
+    split("qkv attention o gateUp swiglu down", ops, " ")
+    split("qkv attention o gate-up swiglu down", names, " ")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        where = ""
+        for (k = 1; k <= 6; k++)
+            where = where (k > 1 ? ", " : "") names[k] " " us(get(f, r "." ops[k] ".us"))
+        pf = peer_by_case(f, "decodeStepPeers", get(f, r ".case"), "torch")
+        printf "| %s | %s | %s | %s | %s | %s |\n", get(f, r ".case"), us(get(f, r ".us")),
+               pct(get(f, r ".ofFloor")), pf == "" ? "-" : us(get(f, pf ".us")),
+               pf == "" ? "-" : ratio(quot(get(f, pf ".us"), get(f, r ".us"))), where
+    }
     print ""
 }
 
@@ -384,4 +446,5 @@ END {
     w4a16()
     attention()
     decode()
+    decode_step()
 }

@@ -21,6 +21,8 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
 	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
+	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \
+	tools/bkbench/bench_decode_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
 	tools/bkbench/bench_gemm.c tools/bkbench/bench_gemm.h tools/bkbench/bench_gemm_report.c \
 	tools/bkbench/bench_gemm_suite.c tools/bkbench/bench_gemm_suite.h \
@@ -32,6 +34,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_run.c tools/bkbench/bench_run.h \
 	tools/bkbench/bench_sets.c tools/bkbench/bench_sets.h \
 	tools/bkbench/bench_sparse24.c tools/bkbench/bench_sparse24_slt.c \
+	tools/bkbench/bench_step.c tools/bkbench/bench_step.h tools/bkbench/bench_step_report.c \
 	tools/bkbench/bench_w4a16.c tools/bkbench/bench_w4a16.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/bkbench/cuda_timing.c tools/bkbench/cuda_timing.h \
@@ -55,6 +58,9 @@ TESTS += tools/test-bench-random tools/bkbench/bkbench-quick.sh
 EXTRA_DIST += tools/bkbench/bkbench-quick.sh
 # bkbench's attention peers (PyTorch), run by bench/device-run.sh attention.
 EXTRA_DIST += bench/attention-peers.py
+# The PyTorch peers of bkbench's attention-decode and decode-step cases (bench/current.sh
+# pairs them by case name).
+EXTRA_DIST += bench/attention-decode-peers.py bench/decode-step-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.

@@ -24,6 +24,10 @@ sparse_cases=18
 # attention: (f16, bf16) x D (64, 128) x blocks (16, 32) x (full, 50%, 25%,
 # 10% as a mask and a list, window) x (forward, backward)
 attention_rows=96
+# attention over a KV cache: (f16, bf16) x D (128, 64) x 2 shapes
+decode_rows=8
+# decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
+step_cases=2
 
 n=0
 failed=0
@@ -57,7 +61,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..50"
+echo "1..57"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -160,6 +164,15 @@ row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_a
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $attention_rows ]
 ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
+row='^(f16|bf16) D(128|64) B[0-9]+ H[0-9]+/[0-9]+ Lq[0-9]+ Lk[0-9]+( causal)?'
+row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $decode_rows ]
+ok $? "bkbench prints $decode_rows attention-decode rows: median, min, max, K+V, GB/s, copy (got $rows)"
+row='^bf16 M[0-9]+ KV[0-9]+ +(step|qkv|attention|o|gate-up|swiglu|down)'
+rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
+[ "$rows" -eq $((step_cases * 7)) ]
+ok $? "bkbench prints $step_cases decode steps, a row for the step and each op (got $rows rows)"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -193,6 +206,29 @@ pycheck "$tmp/bench.json" "bkbench --json: $attention_rows attention results, ch
          for r in d['attention']) and
      len(set(r['patternHash'] for r in d['attention'] if r['form'] == 'list')) ==
      len(set(r['patternHash'] for r in d['attention'] if r['pattern'] == '10%'))"
+pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results, checked, named" \
+    "len(d['attentionDecode']) == $decode_rows and
+     all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
+         r['check']['maxRelErr'] <= r['check']['limit'] and r['check']['rows'] == r['lq'] and
+         r['kvBytes'] == 2 * r['batch'] * r['kvHeads'] * r['lk'] * r['d'] * 2 and
+         abs(r['roofline'] - r['gbPerS'] / d['copy']['gbPerS']) <= 1e-3 * r['roofline'] and
+         r['case'] == '%s D%d B%d H%d/%d Lq%d Lk%d%s' % (r['dtype'], r['d'], r['batch'],
+             r['heads'], r['kvHeads'], r['lq'], r['lk'], ' causal' if r['causal'] else '')
+         for r in d['attentionDecode'])"
+pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors and ops" \
+    "len(d['decodeStep']) == $step_cases and
+     all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
+         r['case'] == 'bf16 M%d KV%d' % (r['m'], r['kv']) and
+         r['weightBytes'] == sum(r[k]['k'] * r[k]['n'] // 2 + r[k]['k'] // 128 * r[k]['n'] * 2
+                                 for k in ('qkv', 'o', 'gateUp', 'down')) and
+         r['kvBytes'] == 2 * r['m'] * r['kvHeads'] * r['kv'] * r['d'] * 2 and
+         (r['qkv']['n'], r['gateUp']['n'], r['down']['k']) ==
+         ((r['heads'] + 2 * r['kvHeads']) * r['d'], 2 * r['ffn'], r['ffn']) and
+         abs(r['floorUs'] - (r['weightBytes'] + r['kvBytes']) / d['copy']['gbPerS'] * 1e-3) <=
+         1e-3 * r['floorUs'] and
+         all(r[k]['us'] > 0 and r[k]['kernel']
+             for k in ('qkv', 'attention', 'o', 'gateUp', 'swiglu', 'down'))
+         for r in d['decodeStep'])"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
@@ -216,7 +252,8 @@ head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
 ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
 lines=$(wc -l <"$tmp/run.csv")
 pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
-    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention')) ==
+    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention',
+                             'attentionDecode', 'decodeStep')) ==
      $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_rows"
 if [ $have_python = no ]; then
     skip "--csv reads back as CSV: no python3"
@@ -225,7 +262,8 @@ else
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 d = json.load(open(sys.argv[2]))
-want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention") for r in d[k]]
+want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention", "attentionDecode",
+                         "decodeStep") for r in d[k]]
 good = len(rows) == len(want) and all(
     c["section"] == k and c["op"] == r["op"] and c["dtype"] == r["dtype"] and
     c["status"] == r["status"] and c.get("kernel", "") == r.get("kernel", "")
@@ -262,6 +300,17 @@ ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothin
 "$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown attention pattern with status 2"
+"$bkbench" --quick --device host --op attention-decode --dtype f16 >"$tmp/dec.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^f16 D(128|64) ' "$tmp/dec.txt")" -eq $((decode_rows / 2)) ] &&
+    ! grep -Eq '^(gated-|gemm |sparse24 |attention-(fwd|bwd) |bf16 )' "$tmp/dec.txt"
+ok $? "--op attention-decode --dtype f16 leaves the f16 decode rows, nothing else"
+"$bkbench" --quick --device host --op decode-step --json-file "$tmp/step.json" >"$tmp/step.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^bf16 M[0-9]+ KV[0-9]+ +step ' "$tmp/step.txt")" -eq $step_cases ] &&
+    ! grep -Eq '^(gated-|gemm |sparse24 |attention-|f16 )' "$tmp/step.txt"
+ok $? "--op decode-step leaves the decode steps only"
+"$bkbench" --quick --device host --op decode-step --dtype f16 >/dev/null 2>&1
+[ $? -eq 1 ]
+ok $? "bkbench exits 1 for --op decode-step --dtype f16 (the steps are bf16)"
 "$bkbench" --quick --device host --op gemm,nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown op 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown op with status 2"

@@ -17,6 +17,7 @@
 
 #include "bench_attention.h"
 #include "bench_case.h"
+#include "bench_decode.h"
 #include "bench_device.h"
 #include "bench_gemm.h"
 #include "bench_gemm_suite.h"
@@ -24,6 +25,7 @@
 #include "bench_progress.h"
 #include "bench_record.h"
 #include "bench_run.h"
+#include "bench_step.h"
 #include "tool_common.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -41,8 +43,10 @@ enum {
     OP_W4A16 = 1u << 4,
     OP_ATTENTION_FWD = 1u << 5,
     OP_ATTENTION_BWD = 1u << 6,
+    OP_ATTENTION_DECODE = 1u << 7,
+    OP_DECODE_STEP = 1u << 8,
     OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24 | OP_W4A16 | OP_ATTENTION_FWD |
-             OP_ATTENTION_BWD,
+             OP_ATTENTION_BWD | OP_ATTENTION_DECODE | OP_DECODE_STEP,
 };
 
 static const struct {
@@ -53,6 +57,7 @@ static const struct {
     {"gated", OP_GATED_FWD | OP_GATED_BWD}, {"gemm", OP_GEMM},
     {"sparse24", OP_SPARSE24}, {"w4a16", OP_W4A16}, {"attention-fwd", OP_ATTENTION_FWD},
     {"attention-bwd", OP_ATTENTION_BWD}, {"attention", OP_ATTENTION_FWD | OP_ATTENTION_BWD},
+    {"attention-decode", OP_ATTENTION_DECODE}, {"decode-step", OP_DECODE_STEP},
     {"all", OP_ALL},
 };
 
@@ -80,7 +85,7 @@ static void usage(FILE *f)
             "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
             "               [--shape MxNxK[,...]]\n"
             "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
-            "    attention all (default all).\n"
+            "    attention attention-decode decode-step all (default all).\n"
             "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
             "GEMMs in TFLOP/s against the device's peak and cuBLASLt, or attention in\n"
             "TFLOP/s over its active blocks.\n");
@@ -374,6 +379,8 @@ struct run_report {
     const struct launch_result *launch;   /* NULL: not measured */
     const struct gemm_suite *gemm;
     const struct attention_suite *attention;
+    const struct decode_suite *decode;
+    const struct step_suite *step;
 };
 
 static void print_json(const struct run_report *r)
@@ -407,6 +414,10 @@ static void print_json(const struct run_report *r)
     printf(",\n  \"attention\": ");
     const struct attention_suite *a = r->attention;
     bench_attention_records(&w, a->cases, a->pattern, a->fwd, a->bwd, a->n);
+    printf(",\n  \"attentionDecode\": ");
+    bench_decode_records(&w, r->decode);
+    printf(",\n  \"decodeStep\": ");
+    bench_step_records(&w, r->step);
     printf(",\n");
     const struct launch_result *l = r->launch;
     if (!l) {
@@ -448,7 +459,7 @@ static void print_json_file(const char *path, const struct run_report *r)
 /* ---- CSV output ----------------------------------------------------- */
 
 /* Every result record, in the JSON's order: "results" (gated), "gemm",
- * "sparse24", "w4a16", "attention". */
+ * "sparse24", "w4a16", "attention", "attentionDecode", "decodeStep". */
 static void run_records(struct rec *w, const void *user)
 {
     const struct run_report *r = user;
@@ -456,6 +467,8 @@ static void run_records(struct rec *w, const void *user)
     bench_gated_records(w, r->cases, r->res, r->n);
     gemm_suite_records(w, r->gemm);
     bench_attention_records(w, a->cases, a->pattern, a->fwd, a->bwd, a->n);
+    bench_decode_records(w, r->decode);
+    bench_step_records(w, r->step);
 }
 
 static void print_csv_file(const char *path, const struct run_report *r)
@@ -486,6 +499,22 @@ static bool attention_filter(const struct attention_case *c, bool backward, cons
     return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind && !o->shapes &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0) &&
            (!o->patterns || in_list(o->patterns, c->pattern));
+}
+
+/* Decode cases: --dtype picks among them; no kind, pattern or shape. */
+static bool decode_filter(const struct decode_case *c, const void *user)
+{
+    const struct options *o = user;
+    return (o->ops & OP_ATTENTION_DECODE) && !o->kind && !o->shapes && !o->patterns &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
+}
+
+/* Decode steps: bf16 only, so --dtype bf16 or none keeps them. */
+static bool step_filter(const struct step_case *c, const void *user)
+{
+    const struct options *o = user;
+    return (o->ops & OP_DECODE_STEP) && !o->kind && !o->shapes && !o->patterns &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0);
 }
 
 static enum attention_scale attention_scale(const struct options *o, const struct bench_device *d)
@@ -533,10 +562,14 @@ int main(int argc, char **argv)
     gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), gemm_filter, &o);
     struct attention_suite attention;
     attention_suite_open(&attention, attention_scale(&o, &dev), &p.bench, attention_filter, &o);
-    if (n + gemm_suite_count(&gemm) + attention.n == 0)
+    struct decode_suite decode;
+    decode_suite_open(&decode, attention_scale(&o, &dev), &p.bench, decode_filter, &o);
+    struct step_suite step;
+    step_suite_open(&step, attention_scale(&o, &dev), &p.bench, step_filter, &o);
+    if (n + gemm_suite_count(&gemm) + attention.n + decode.n + step.n == 0)
         tool_die("no case matches --op, --kind, --dtype, --pattern and --shape");
 
-    size_t steps = n + gemm_suite_count(&gemm);
+    size_t steps = n + gemm_suite_count(&gemm) + decode.n + step.n;
     for (size_t i = 0; i < attention.n; i++)
         steps += (size_t)attention.fwd[i].ran + attention.bwd[i].ran;
     bench_progress_start(steps, !o.quiet);
@@ -551,6 +584,8 @@ int main(int argc, char **argv)
                     o.json ? NULL : bench_gated_print_row, NULL);
     gemm_suite_run(&gemm, &dev, copy_gbs, o.json);
     attention_suite_run(&attention, &dev, o.json);
+    decode_suite_run(&decode, &dev, copy_gbs, o.json);
+    step_suite_run(&step, &dev, copy_gbs, o.json);
 
     /* Launch costs go with the gated cases (they time a gated plan). */
     struct launch_result launch;
@@ -559,7 +594,8 @@ int main(int argc, char **argv)
         bench_launch_costs(&dev, &p.launch, &launch);
     bench_progress_finish();
     struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n,
-                                launched ? &launch : NULL, &gemm, &attention};
+                                launched ? &launch : NULL, &gemm, &attention, &decode,
+                                &step};
     if (o.json)
         print_json(&report);
     else if (launched)
@@ -581,6 +617,10 @@ int main(int argc, char **argv)
     }
     unsupported += gemm_suite_report_failures(&gemm);
     unsupported += attention_suite_report_failures(&attention);
+    unsupported += decode_suite_report_failures(&decode);
+    unsupported += step_suite_report_failures(&step);
+    step_suite_close(&step);
+    decode_suite_close(&decode);
     attention_suite_close(&attention);
     gemm_suite_close(&gemm);
     bench_device_close(&dev);
