@@ -22,7 +22,6 @@ namespace attention {
 namespace decode {
 
 typedef bk_attention_decode_args DecodeArgs;
-constexpr int KEYS = BK_ATTENTION_DECODE_KEYS;
 
 // The barrier of a stream's warps (named barrier 1 + stream when the
 // stream has several warps).
@@ -81,7 +80,7 @@ template <typename T, int DH, int RG>
 static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArgs &d, int64_t b,
                                                  int64_t kvh, int64_t k0, int64_t stop, int tid)
 {
-    constexpr int CHUNKS = DH / 8;
+    constexpr int CHUNKS = DH / 8, KEYS = BK_ATTENTION_DECODE_KEYS(DH);
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
     const bool paged = d.block_table != 0;
@@ -132,6 +131,7 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                                                  int64_t s1, int64_t slot)
 {
     constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
     constexpr uint32_t TB = KEYS * DH * 2;
     constexpr int KSTEPS = DH / 16, NT_S = KEYS / 8, NT_O = DH / 8;
     const Args &a = d.a;
@@ -405,26 +405,21 @@ using namespace bk::attention::decode;
         combine<T, DH, RG>(d);                                                                   \
     }
 #define BK_ATTENTION_DECODE_TYPE(NAME, T)                                                        \
-    BK_ATTENTION_DECODE(NAME, T, 64, 1, 4)                                                       \
-    BK_ATTENTION_DECODE(NAME, T, 64, 1, 6)                                                       \
-    BK_ATTENTION_DECODE(NAME, T, 64, 2, 8)                                                       \
-    BK_ATTENTION_DECODE(NAME, T, 64, 4, 8)                                                       \
-    BK_ATTENTION_DECODE(NAME, T, 64, 8, 8)                                                       \
-    BK_ATTENTION_DECODE(NAME, T, 128, 1, 2)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 1, 3)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 2, 4)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 2, 6)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 4, 4)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 4, 6)                                                      \
-    BK_ATTENTION_DECODE(NAME, T, 128, 8, 8)                                                      \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 1)                                                  \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 2)                                                  \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 4)                                                  \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 64, 8)                                                  \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 1)                                                 \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 2)                                                 \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 4)                                                 \
-    BK_ATTENTION_DECODE_COMBINE(NAME, T, 128, 8)
+    BK_ATTENTION_DECODE_D(NAME, T, 64)                                                           \
+    BK_ATTENTION_DECODE_D(NAME, T, 128)
+// Both head sizes take 8 KiB steps, hence the same stages.
+#define BK_ATTENTION_DECODE_D(NAME, T, DH)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 1, 2)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 1, 3)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 2, 4)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 2, 6)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 4, 4)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 4, 6)                                                       \
+    BK_ATTENTION_DECODE(NAME, T, DH, 8, 8)                                                       \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, 1)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, 2)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, 4)                                                  \
+    BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, 8)
 
 BK_ATTENTION_DECODE_TYPE(f16, __half)
 BK_ATTENTION_DECODE_TYPE(bf16, __nv_bfloat16)

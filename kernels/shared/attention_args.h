@@ -179,7 +179,8 @@ struct bk_attention_tma_args {
  * The query rows of the heads that share a kv head are packed into the
  * rows of one tile (packed row R = head-in-group * Lq + query), so that K
  * and V are read once for all of them; a unit is 16 RG packed rows of one
- * kv head (b, kvh) and its Lk keys, in steps of DECODE_KEYS keys. The
+ * kv head (b, kvh) and its Lk keys, in steps of DECODE_KEYS(D) keys (8 KiB
+ * of K: 32 keys at D = 128, 64 at D = 64). The
  * steps of all units, one after another, are shared out evenly among key
  * streams (stream-K: every stream walks the same number of steps, across
  * unit boundaries where it must); a stream is RG warps (a warp takes 16
@@ -188,11 +189,11 @@ struct bk_attention_tma_args {
  * its lse in base 2; a second kernel combines each row's parts in a fixed
  * order. A CTA has WARPS warps: 4, or 8 where a stream has 4 or more. */
 #define BK_ATTENTION_DECODE_MAX_LQ 16
-#define BK_ATTENTION_DECODE_KEYS 32
+#define BK_ATTENTION_DECODE_KEYS(d) (4096 / (d))
 #define BK_ATTENTION_DECODE_MAX_STAGES 8
 #define BK_ATTENTION_DECODE_WARPS(rg) ((rg) >= 4 ? 8 : 4)
 #define BK_ATTENTION_DECODE_STREAMS(rg) (BK_ATTENTION_DECODE_WARPS(rg) / (rg))
-#define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS * (d) * 2)
+#define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS(d) * (d) * 2)
 /* The ring's stages for a CTA's shared-memory budget `ring` (bytes): on
  * sm_90 192 KiB, three stages a one-warp stream at D = 128, so that two
  * are in flight while one is used (128 KiB an SM: at 33 GB/s an SM that
@@ -220,7 +221,7 @@ struct bk_attention_decode_args {
     uint32_t rows;         /* packed rows of a kv head: group * Lq */
     uint32_t row_groups;   /* units of a kv head: ceil(rows / (16 RG)) */
     uint32_t max_parts;    /* part slots a unit */
-    int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS) */
+    int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS(D)) */
     int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
     int64_t units;         /* B * Hkv * row_groups */
     /* Sequences of their own lengths (PADDED): sequence b has the I32 at

@@ -11,7 +11,7 @@
 _Static_assert(sizeof(struct bk_attention_decode_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the decode parameter block fits struct bk_cuda_kernel_launch");
 
-/* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS
+/* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS(D)
  * keys (its Q load, ring start and part store cost about that much). */
 #define MIN_STEPS_PER_STREAM 4
 /* The combining kernel's rows a CTA: a warp each. */
@@ -62,8 +62,8 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         return BK_SUCCESS;
     /* Stream-K: the units' steps end to end, an equal share a stream, one
      * CTA an SM (its ring takes the SM's shared memory). */
-    const uint64_t unit_steps = ((uint64_t)p->lk + BK_ATTENTION_DECODE_KEYS - 1) /
-                                BK_ATTENTION_DECODE_KEYS;
+    const uint64_t keys = BK_ATTENTION_DECODE_KEYS((uint64_t)p->d);
+    const uint64_t unit_steps = ((uint64_t)p->lk + keys - 1) / keys;
     const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads * row_groups;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
     uint64_t all, cells, bytes, end;
