@@ -215,37 +215,7 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                 }
         }
 
-        const float2 mx = row_max(sc, ss, make_float2(m_a, m_b));
-        float mx_a = mx.x, mx_b = mx.y;
-#pragma unroll
-        for (int o2 = 1; o2 <= 2; o2 *= 2) {
-            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
-            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
-        }
-        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
-        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
-        m_a = mx_a;
-        m_b = mx_b;
-        float sum_a = 0.f, sum_b = 0.f;
-#pragma unroll
-        for (int n = 0; n < NT_S; n++) {
-            sc[n][0] = exp2_fast(fmaf(sc[n][0], ss.sl2, -base_a));
-            sc[n][1] = exp2_fast(fmaf(sc[n][1], ss.sl2, -base_a));
-            sc[n][2] = exp2_fast(fmaf(sc[n][2], ss.sl2, -base_b));
-            sc[n][3] = exp2_fast(fmaf(sc[n][3], ss.sl2, -base_b));
-            sum_a += sc[n][0] + sc[n][1];
-            sum_b += sc[n][2] + sc[n][3];
-        }
-        l_a = l_a * corr_a + sum_a; // per lane; the quad adds up at the end
-        l_b = l_b * corr_b + sum_b;
-#pragma unroll
-        for (int n = 0; n < NT_O; n++) {
-            o[n][0] *= corr_a;
-            o[n][1] *= corr_a;
-            o[n][2] *= corr_b;
-            o[n][3] *= corr_b;
-        }
+        online_softmax(sc, o, m_a, m_b, l_a, l_b, ss);
         mma_pb<T, DH, NT_S>(o, sc, vs, 0, lane);
         stream_sync<RG>(stream); // this stage is refilled STAGES - 1 steps on
     }

@@ -93,38 +93,7 @@ template <typename T, int DH> static __device__ void forward_tile(const Args &a)
             }
         }
 
-        // Online softmax in base 2; rows are shared by the 4 lanes of a quad.
-        const float2 mx = row_max(s, ss, make_float2(m_a, m_b));
-        float mx_a = mx.x, mx_b = mx.y;
-#pragma unroll
-        for (int o2 = 1; o2 <= 2; o2 *= 2) {
-            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
-            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
-        }
-        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
-        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
-        m_a = mx_a;
-        m_b = mx_b;
-        float sum_a = 0.f, sum_b = 0.f;
-#pragma unroll
-        for (int n = 0; n < NT_S; n++) {
-            s[n][0] = exp2_fast(fmaf(s[n][0], ss.sl2, -base_a));
-            s[n][1] = exp2_fast(fmaf(s[n][1], ss.sl2, -base_a));
-            s[n][2] = exp2_fast(fmaf(s[n][2], ss.sl2, -base_b));
-            s[n][3] = exp2_fast(fmaf(s[n][3], ss.sl2, -base_b));
-            sum_a += s[n][0] + s[n][1];
-            sum_b += s[n][2] + s[n][3];
-        }
-        l_a = l_a * corr_a + sum_a; // per lane; the quad adds up at the end
-        l_b = l_b * corr_b + sum_b;
-#pragma unroll
-        for (int n = 0; n < NT_O; n++) {
-            o[n][0] *= corr_a;
-            o[n][1] *= corr_a;
-            o[n][2] *= corr_b;
-            o[n][3] *= corr_b;
-        }
+        online_softmax(s, o, m_a, m_b, l_a, l_b, ss);
 
         // O += P V: P's accumulators are the A fragments of 16-key steps.
         mma_pb<T, DH, NT_S>(o, s, vs, 0, lane);
