@@ -14,6 +14,7 @@
  * tensor maps); a run whose tensor addresses are not all 16-byte aligned
  * takes the general kernels, as does every other case. */
 #include "cuda_attention_decode.h"
+#include "../checked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,9 +302,11 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
     const struct forward_kernel *fk = forward_of(ap, k);
     const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
     const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
+    bool ovf = false;
     const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
-    const uint64_t items = tiles_x * (uint64_t)p->heads * (uint64_t)p->batch;
-    if (ctas > 0 && items <= INT32_MAX) {
+    const uint64_t items =
+        bk_mul_u64(bk_mul_u64(tiles_x, (uint64_t)p->heads, &ovf), (uint64_t)p->batch, &ovf);
+    if (ctas > 0 && !ovf && items <= INT32_MAX) {
         t->a.items = (uint32_t)items;
         launch_wgmma(l, ap, k, items < ctas ? (unsigned int)items : ctas, 1, 1, t);
     } else {

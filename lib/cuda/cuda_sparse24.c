@@ -8,6 +8,7 @@
  * conversion (absent for an empty weight), report_finalize; see
  * kernels/sparse24_convert.cu for how the report is built between them. */
 #include "cuda_sparse24.h"
+#include "../checked.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -157,7 +158,11 @@ BkResult bk_cuda_sparse24_convert_select(BkPlan plan)
     a->m = p->m;
     a->groups = p->k / 4;
     a->conversion = (uint32_t)p->conversion;
-    const uint64_t items = (uint64_t)p->m * (uint64_t)(p->k / 8);
+    bool ovf = false;
+    const uint64_t items = bk_mul_u64((uint64_t)p->m, (uint64_t)(p->k / 8), &ovf);
+    if (ovf)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: m x k / 8 = %lld x %lld overflows 64 bits",
+                        plan->op_name, (long long)p->m, (long long)(p->k / 8));
     cp->grid = items ? bk_cuda_sp24_blocks(plan->ctx, items, BK_SP24_CONVERT_BLOCK) : 0;
 
     const char *const names[] = { REPORT_INIT, cp->name, REPORT_FINALIZE };
@@ -219,10 +224,17 @@ BkResult bk_cuda_sparse24_prepare_select(BkPlan plan)
     a->meta_offset = l.meta_offset;
     /* Threads: a lane of each tile, or a metadata element of each row plus
      * 4 bytes of the gap before the metadata. */
-    const uint64_t elements = (uint64_t)p->m * (uint64_t)(p->k / 8);
-    const uint64_t items = p->m == 0 || p->k == 0 ? 0
-                           : tiles ? (uint64_t)l.mts * (uint64_t)l.kbs * 32
-                                   : elements + (l.meta_offset - elements * 16) / 4;
+    bool ovf = false;
+    const uint64_t elements = bk_mul_u64((uint64_t)p->m, (uint64_t)(p->k / 8), &ovf);
+    const uint64_t items =
+        p->m == 0 || p->k == 0 ? 0
+        : tiles ? bk_mul_u64(bk_mul_u64((uint64_t)l.mts, (uint64_t)l.kbs, &ovf), 32, &ovf)
+                : bk_add_u64(elements,
+                             (l.meta_offset - bk_mul_u64(elements, 16, &ovf)) / 4, &ovf);
+    if (ovf)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: the prepared weight's threads for m = %lld, "
+                        "k = %lld overflow 64 bits", plan->op_name, (long long)p->m,
+                        (long long)p->k);
     pp->grid = items ? bk_cuda_sp24_blocks(plan->ctx, items, BK_SP24_CONVERT_BLOCK) : 0;
 
     const char *const names[] = { pp->name };

@@ -3,6 +3,7 @@
  * unpack, and the GPTQ repack's four launches with its report
  * (kernels/w4a16_convert.cu says what each kernel does). */
 #include "cuda_w4a16.h"
+#include "../checked.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -115,8 +116,13 @@ BkResult bk_cuda_w4a16_convert_select(BkPlan plan)
     a->quantized = matrix_of(&p->quantized);
     a->scales = matrix_of(&p->scales);
     a->weight_type = (uint32_t)p->weight.type;
-    const int64_t words = p->shape.k / 16 * 2 * p->shape.n;
-    const int64_t scales = p->shape.groups * p->shape.n;
+    bool ovf = false;
+    const int64_t words = bk_mul_i64(p->shape.k / 16 * 2, p->shape.n, &ovf);
+    const int64_t scales = bk_mul_i64(p->shape.groups, p->shape.n, &ovf);
+    if (ovf)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: the packed words or scales of k = %lld, "
+                        "n = %lld overflow 64 bits", plan->op_name, (long long)p->shape.k,
+                        (long long)p->shape.n);
     const char *name;
     unsigned int grid;
     if (p->conversion == BK_W4A16_QUANTIZE) {
@@ -148,8 +154,13 @@ BkResult bk_cuda_w4a16_repack_select(BkPlan plan)
     a->scales = matrix_of(&p->scales);
     a->qzeros = matrix_of(&p->qzeros);
     a->zero_offset = p->zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 1u : 0u;
-    const int64_t words = p->shape.k / 16 * 2 * p->shape.n;
-    const int64_t scales = p->shape.groups * p->shape.n;
+    bool ovf = false;
+    const int64_t words = bk_mul_i64(p->shape.k / 16 * 2, p->shape.n, &ovf);
+    const int64_t scales = bk_mul_i64(p->shape.groups, p->shape.n, &ovf);
+    if (ovf)
+        return bk_error(BK_ERROR_UNSUPPORTED, "%s: the packed words or scales of k = %lld, "
+                        "n = %lld overflow 64 bits", plan->op_name, (long long)p->shape.k,
+                        (long long)p->shape.n);
     const unsigned int perm_grid =
         p->has_g_idx ? (unsigned int)p->shape.groups : blocks_for(p->shape.k);
     if ((res = add_kernel(plan, cp, "bk_w4a16_repack_init", 1, BK_W4A16_CONVERT_THREADS)) !=
