@@ -39,6 +39,24 @@
 #define PROBE_ATTENTION_L 128             /* Lq = Lk: 2 x 2 blocks */
 #define PROBE_ATTENTION_D 64              /* D = Dv */
 #define PROBE_ATTENTION_BLOCK 64
+/* Per-sequence lengths and a paged cache: a decode batch of B = 2
+ * sequences of Lq = 4 queries (the CUDA decode kernels' shapes) over 128
+ * key slots, as 2 pages of 64 keys each from a pool of 4; PACKED: 2
+ * sequences end to end in 128 queries and keys, each at most 64. */
+#define PROBE_SEQ_BATCH 2
+#define PROBE_SEQ_LQ 4
+#define PROBE_SEQ_PAGE 64
+#define PROBE_SEQ_PAGES 4
+#define PROBE_SEQ_PACKED 2
+
+enum attention_sequence_kind { SEQ_PADDED, SEQ_PACKED, SEQ_PAGED };
+
+/* An attention info with the structs chained to it. */
+struct attention_chained {
+    union attention_op_info info;
+    BkAttentionSequencesInfo seqs;
+    BkAttentionPagedKvInfo paged;
+};
 
 union op_storage {
     union gated_op_info gated;
@@ -50,6 +68,7 @@ union op_storage {
     BkW4A16GptqRepackInfo w4a16_repack;
     BkW4A16GemmInfo w4a16_gemm;
     union attention_op_info attention;
+    struct attention_chained attention_seq;
 };
 
 /* One row of the support matrix: an op and its variant, the columns it
@@ -128,6 +147,63 @@ static const void *build_attention(const struct row_def *r, BkDataType t, union 
     return attention_op_build(&d, &s->attention);
 }
 
+static BkTensorDesc i32_desc(uint32_t rank, int64_t e0, int64_t e1)
+{
+    BkTensorDesc t;
+    memset(&t, 0, sizeof t);
+    t.dataType = BK_DATA_TYPE_I32;
+    t.rank = rank;
+    t.extent[0] = e0;
+    t.extent[1] = e1;
+    return t;
+}
+
+/* Attention, dense, with BkAttentionSequencesInfo (PADDED or PACKED) and,
+ * forward, a BkAttentionPagedKvInfo over PADDED lengths (the kind). */
+static const void *build_attention_sequences(const struct row_def *r, BkDataType t,
+                                             union op_storage *s)
+{
+    const enum attention_sequence_kind kind = (enum attention_sequence_kind)r->param;
+    const bool packed = kind == SEQ_PACKED;
+    const int64_t lk = PROBE_SEQ_PAGE * (PROBE_SEQ_PAGES / 2);
+    const struct attention_op_desc d = {
+        strcmp(r->op, "attention-bwd") == 0, t, packed ? 1 : PROBE_SEQ_BATCH,
+        PROBE_ATTENTION_HEADS, PROBE_ATTENTION_HEADS, packed ? lk : PROBE_SEQ_LQ, lk,
+        PROBE_ATTENTION_D, PROBE_ATTENTION_D, 0, 0, BK_ATTENTION_PATTERN_DENSE, false, 1, 1, 0};
+    struct attention_chained *c = &s->attention_seq;
+    const void *op = attention_op_build(&d, &c->info);
+    memset(&c->seqs, 0, sizeof c->seqs);
+    memset(&c->paged, 0, sizeof c->paged);
+    c->seqs.sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO;
+    if (packed) {
+        c->seqs.form = BK_ATTENTION_SEQUENCES_PACKED;
+        c->seqs.lengthsQ = i32_desc(1, PROBE_SEQ_PACKED + 1, 0);
+        c->seqs.lengthsK = i32_desc(1, PROBE_SEQ_PACKED + 1, 0);
+        c->seqs.maxLengthQ = c->seqs.maxLengthK = lk / PROBE_SEQ_PACKED;
+    } else {
+        c->seqs.lengthsQ = i32_desc(1, PROBE_SEQ_BATCH, 0);
+        c->seqs.lengthsK = i32_desc(1, PROBE_SEQ_BATCH, 0);
+    }
+    if (kind == SEQ_PAGED) {
+        /* k and v become the pool [pages, Hkv, pageSize, D]. */
+        BkAttentionInfo *f = &c->info.fwd;
+        f->k.extent[0] = f->v.extent[0] = PROBE_SEQ_PAGES;
+        f->k.extent[2] = f->v.extent[2] = PROBE_SEQ_PAGE;
+        c->paged.sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO;
+        c->paged.blockTable = i32_desc(2, PROBE_SEQ_BATCH, PROBE_SEQ_PAGES / 2);
+        c->seqs.pNext = &c->paged;
+    }
+    if (d.backward)
+        c->info.bwd.pNext = &c->seqs;
+    else
+        c->info.fwd.pNext = &c->seqs;
+    return op;
+}
+
+#define ATTENTION_SEQUENCE_ROWS(op)                                             \
+    {op, "padded", ALL_COLUMNS, SEQ_PADDED, build_attention_sequences},         \
+    {op, "packed", ALL_COLUMNS, SEQ_PACKED, build_attention_sequences}
+
 #define ATTENTION_ROWS(op)                                                      \
     {op, "dense", ALL_COLUMNS, BK_ATTENTION_PATTERN_DENSE, build_attention},    \
     {op, "mask", ALL_COLUMNS, BK_ATTENTION_PATTERN_MASK, build_attention},      \
@@ -156,7 +232,10 @@ static const struct row_def rows[] = {
     {"w4a16-gptq-repack", NULL, HALF_COLUMNS, 0, build_w4a16_repack},
     {"w4a16-gemm", NULL, HALF_COLUMNS, 0, build_w4a16_gemm},
     ATTENTION_ROWS("attention-fwd"),
+    ATTENTION_SEQUENCE_ROWS("attention-fwd"),
+    {"attention-fwd", "paged", ALL_COLUMNS, SEQ_PAGED, build_attention_sequences},
     ATTENTION_ROWS("attention-bwd"),
+    ATTENTION_SEQUENCE_ROWS("attention-bwd"),
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 #define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)

@@ -315,6 +315,38 @@ static const BkAttentionBackwardInfo attn_bwd_info = {
     .dk = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_D }, { 0 } },
     .dv = { BK_DATA_TYPE_F64, 4, { 1, 1, AB_LK, AB_DV }, { 0 } },
 };
+/* The paged forward pass (F32), chained to PADDED lengths: B = 2, H = 2
+ * query heads on one kv head, Lq = 3 queries of D = 8, a pool of 3 pages
+ * of 16 keys with Dv = 4, 2 pages a sequence (Lk = 32), causal.
+ * Sequence 0 uses 3 queries and 20 keys on pages 2 then 0; sequence 1
+ * one query and 7 keys on page 1 (its second entry, never read, out of
+ * range). With q = 0 each query's weights are 1 / n over the n keys it
+ * sees (j <= i + lengthsK - lengthsQ): with v the page's number, y is the
+ * mean page of those keys and lse = log(n); rows past lengthsQ get y = 0
+ * and lse = -inf. */
+enum { AP_B = 2, AP_H = 2, AP_LQ = 3, AP_D = 8, AP_DV = 4, AP_PAGES = 3, AP_PAGE = 16,
+       AP_MAXP = 2 };
+static const BkAttentionPagedKvInfo attn_paged_kv = {
+    .sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO,
+    .blockTable = { BK_DATA_TYPE_I32, 2, { AP_B, AP_MAXP }, { 0 } },
+};
+static const BkAttentionSequencesInfo attn_paged_seqs = {
+    .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO, .pNext = &attn_paged_kv,
+    .form = BK_ATTENTION_SEQUENCES_PADDED,
+    .lengthsQ = { BK_DATA_TYPE_I32, 1, { AP_B }, { 0 } },
+    .lengthsK = { BK_DATA_TYPE_I32, 1, { AP_B }, { 0 } },
+};
+static const BkAttentionInfo attn_paged_info = {
+    .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &attn_paged_seqs,
+    .flags = BK_ATTENTION_CAUSAL_BIT, .scale = 0.5,
+    .q = { BK_DATA_TYPE_F32, 4, { AP_B, AP_H, AP_LQ, AP_D }, { 0 } },
+    .k = { BK_DATA_TYPE_F32, 4, { AP_PAGES, 1, AP_PAGE, AP_D }, { 0 } },
+    .v = { BK_DATA_TYPE_F32, 4, { AP_PAGES, 1, AP_PAGE, AP_DV }, { 0 } },
+    .y = { BK_DATA_TYPE_F32, 4, { AP_B, AP_H, AP_LQ, AP_DV }, { 0 } },
+    .lse = { BK_DATA_TYPE_F32, 3, { AP_B, AP_H, AP_LQ }, { 0 } },
+};
+static const int32_t ap_len_q[AP_B] = { 3, 1 }, ap_len_k[AP_B] = { 20, 7 };
+static const int32_t ap_table[AP_B][AP_MAXP] = { { 2, 0 }, { 1, 99 } };
 /* The forward pass's lists: [head][query block], entries past the count
  * out of range (never read). */
 static const int32_t af_count[AF_H][2] = { { 1, 3 }, { 0, 1 }, { 2, 3 }, { 1, 2 } };
@@ -388,6 +420,12 @@ static uint8_t abmask[AB_H * AB_NBQ * AB_NBK];
 static double abq[AB_H * AB_LQ * AB_D], abk[AB_LK * AB_D], abv[AB_LK * AB_DV];
 static double aby[AB_H * AB_LQ * AB_DV], ablse[AB_H * AB_LQ], abdy[AB_H * AB_LQ * AB_DV];
 static double abdq[AB_H * AB_LQ * AB_D], abdk[AB_LK * AB_D], abdv[AB_LK * AB_DV];
+
+/* Of the paged run. */
+static float apq[AP_B * AP_H * AP_LQ * AP_D], apk[AP_PAGES * AP_PAGE * AP_D];
+static float apv[AP_PAGES * AP_PAGE * AP_DV], apy[AP_B * AP_H * AP_LQ * AP_DV];
+static float aplse[AP_B * AP_H * AP_LQ];
+static int32_t aplq[AP_B], aplk[AP_B], aptable[AP_B * AP_MAXP];
 
 static BkDeviceAddress at(const void *p)
 {
@@ -606,9 +644,43 @@ static bool ab_sees(int h, int i, int j)
 /* Runs the attention forward or backward pass of the infos above and
  * checks the results: y and lse exactly, dq and dk exactly 0, dv to a
  * few ulps (a sum of exponentials). */
+static bool run_attention_paged(BkContext ctx, BkPlan plan, const BkAllocationCallbacks *alloc,
+                                BkResult *result)
+{
+    memset(apq, 0, sizeof apq);
+    for (size_t i = 0; i < sizeof apk / sizeof apk[0]; i++)
+        apk[i] = (float)(i % 5) - 2;
+    for (size_t i = 0; i < sizeof apv / sizeof apv[0]; i++)
+        apv[i] = (float)(i / (AP_PAGE * AP_DV)); /* the page's number */
+    memcpy(aplq, ap_len_q, sizeof aplq);
+    memcpy(aplk, ap_len_k, sizeof aplk);
+    memcpy(aptable, ap_table, sizeof aptable);
+    memset(apy, 0xFF, sizeof apy);
+    memset(aplse, 0xFF, sizeof aplse);
+    *result = run_plan(ctx, alloc, plan, 11,
+                       (BkDeviceAddress[11]){ at(apq), at(apk), at(apv), 0, 0, 0, at(apy),
+                                              at(aplse), at(aplq), at(aplk), at(aptable) });
+    bool ok = *result == BK_SUCCESS;
+    for (int b = 0; ok && b < AP_B; b++)
+        for (int h = 0; ok && h < AP_H; h++)
+            for (int i = 0; ok && i < AP_LQ; i++) {
+                const int row = (b * AP_H + h) * AP_LQ + i;
+                int n = i < ap_len_q[b] ? i + ap_len_k[b] - ap_len_q[b] + 1 : 0;
+                double pages = 0;
+                for (int j = 0; j < n; j++)
+                    pages += ap_table[b][j / AP_PAGE];
+                ok = aplse[row] == (n ? (float)__builtin_log(n) : -__builtin_inff());
+                for (int c = 0; ok && c < AP_DV; c++)
+                    ok = __builtin_fabs(apy[row * AP_DV + c] - (n ? pages / n : 0)) <= 1e-6;
+            }
+    return ok;
+}
+
 static bool run_attention(BkContext ctx, BkPlan plan, const void *op,
                           const BkAllocationCallbacks *alloc, BkResult *result)
 {
+    if (op == (const void *)&attn_paged_info)
+        return run_attention_paged(ctx, plan, alloc, result);
     if (op == (const void *)&attn_info) {
         memset(afq, 0, sizeof afq);
         for (size_t i = 0; i < sizeof afk / sizeof afk[0]; i++)
@@ -683,7 +755,8 @@ static bool run_attention(BkContext ctx, BkPlan plan, const void *op,
 
 static bool is_attention(const void *op)
 {
-    return op == (const void *)&attn_info || op == (const void *)&attn_bwd_info;
+    return op == (const void *)&attn_info || op == (const void *)&attn_bwd_info ||
+           op == (const void *)&attn_paged_info;
 }
 
 /* Runs s->plan (the forward one) once and checks y = a * silu(b) roughly. */
@@ -902,6 +975,7 @@ int main(void)
                 { &w4pack_info, "w4a16 pack" }, { &w4repack_info, "w4a16 repack" },
                 { &w4gemm_info, "w4a16 gemm" }, { &attn_info, "attention" },
                 { &attn_bwd_info, "attention backward" },
+                { &attn_paged_info, "attention, paged" },
             };
             for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
                 s.op = family[f].op;
@@ -931,6 +1005,7 @@ int main(void)
         { &w4pack_info, "run w4a16 pack" }, { &w4repack_info, "run w4a16 repack" },
         { &w4gemm_info, "run w4a16 gemm" }, { &attn_info, "run attention" },
         { &attn_bwd_info, "run attention backward" },
+        { &attn_paged_info, "run attention, paged" },
     };
     for (size_t f = 0; f < sizeof runs / sizeof runs[0]; f++) {
         struct run_state rs = { .ctx = ctx, .op = runs[f].op };

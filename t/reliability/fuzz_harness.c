@@ -287,6 +287,7 @@ struct run_model {
     bool same_elements[FZ_MAX_SLOTS]; /* ... and it reaches the same elements */
     uint64_t workspace, workspace_alignment;
     unsigned family;
+    bool chained;
 };
 
 /* Whether two tensors reach the same elements at the same offsets: one
@@ -331,6 +332,7 @@ static struct run_model model_of(const struct fz_op_view *v, const BkPlanBinding
     for (unsigned i = 0; i < v->count; i++)
         m.same_elements[i] = m.alias[i] >= 0 && same_elements(v->t[i], v->t[m.alias[i]]);
     m.family = (unsigned)fz_family_of(props->operation);
+    m.chained = v->chained;
     m.workspace = props->workspaceSize;
     m.workspace_alignment = props->workspaceAlignment ? props->workspaceAlignment : 1;
     return m;
@@ -472,6 +474,7 @@ static void record_run(struct fz_input *in, BkCommandBuffer cmd, BkPlan plan,
     }
     stats.runs_recorded++;
     stats.family_runs[model->family]++;
+    stats.chained_runs += model->chained;
     /* Accepted: every non-empty binding must be sound. */
     for (unsigned i = 0; i < model->count; i++) {
         uint64_t span = model->span[i];
@@ -621,11 +624,14 @@ static void fill_pool(struct fz_input *in, BkContext ctx, struct pool *pool)
             bkFreeMemory(ctx, mem);
             continue;
         }
-        /* Varied values for the kernels, from one byte of the input. */
+        /* Varied values for the kernels, from one byte of the input; for
+         * one seed in 16, I32 words 0..7 rising in runs (lengths, offsets
+         * and page indices mostly in range, which bytes seldom are). */
         uint8_t seed = fz_byte(in);
         uint64_t n = info.size < SCRATCH_SIZE ? info.size : SCRATCH_SIZE;
         for (uint64_t i = 0; i < n; i++)
-            scratch[i] = (unsigned char)(i * 131 + seed);
+            scratch[i] = seed % 16 == 15 ? (unsigned char)(i % 4 ? 0 : i / 4 % 8)
+                                         : (unsigned char)(i * 131 + seed);
         RUN("bkCopyToDevice", bkCopyToDevice(ctx, addr, scratch, n));
         pool->mem[pool->count] = mem;
         pool->addr[pool->count] = addr;
@@ -833,6 +839,7 @@ static unsigned create_plans(struct fz_input *in, BkContext ctx, struct plan_slo
             continue;
         }
         check_accepted_plan(&view);
+        stats.chained_plans += view.chained;
         /* What the plan says of its slots and workspace (never fuzzed: the
          * run model needs it). */
         BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };

@@ -25,6 +25,9 @@ struct bk_fuzz_stats {
     /* By op family (fuzz_ops.h, FZ_MAX_FAMILIES): plans made, runs recorded. */
     unsigned long family_plans[12], family_runs[12];
     unsigned long in_place_runs;      /* accepted runs with C == D at one address */
+    /* Attention plans made and runs recorded with a BkAttentionSequencesInfo
+     * or BkAttentionPagedKvInfo chained. */
+    unsigned long chained_plans, chained_runs;
 };
 struct bk_fuzz_stats bk_fuzz_get_stats(void);
 

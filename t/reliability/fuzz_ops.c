@@ -792,7 +792,20 @@ _Static_assert(offsetof(BkAttentionInfo, lse) == offsetof(BkAttentionBackwardInf
  * plan then fails) and the pattern's block grid. */
 struct attn_shape {
     int64_t b, h, hkv, lq, lk, d, dv, nbq, nbk;
+    int64_t seqs;         /* the pattern's extent[0] when not shared: B, or S when PACKED */
+    int64_t max_q, max_k; /* the lengths that size the pattern: Lq, Lk, or PACKED's bounds */
+    int64_t pages, page_size, max_pages; /* a paged cache's pool (pages 0: none) */
 };
+
+/* The structs an attention info chains (pNext), rebuilt with each op.
+ * Either may be left out, chained twice, or chained where the plan must
+ * refuse it (a paged cache on the backward pass, without PADDED lengthsK). */
+static struct {
+    BkAttentionSequencesInfo seqs, seqs_again;
+    BkAttentionPagedKvInfo paged;
+} attn_chain;
+
+enum attn_chaining { ATTN_PLAIN, ATTN_PADDED, ATTN_PACKED, ATTN_PAGED, ATTN_BAD_CHAIN };
 
 static int64_t at_least_1(int64_t x)
 {
@@ -888,10 +901,10 @@ static void attn_pattern(struct fz_input *in, BkAttentionPattern *p, struct attn
     uint8_t b = fz_byte(in);
     p->form = b < 250 ? (BkAttentionPatternForm)(b % 3) : (BkAttentionPatternForm)fz_pick_u32(in);
     attn_blocks(in, p);
-    s->nbq = attn_block_count(s->lq, p->blockQ);
-    s->nbk = attn_block_count(s->lk, p->blockK);
+    s->nbq = attn_block_count(s->max_q, p->blockQ);
+    s->nbk = attn_block_count(s->max_k, p->blockK);
     const uint8_t share = fz_byte(in);
-    const int64_t bp = share & 1 ? s->b : 1, hp = share & 2 ? s->h : 1;
+    const int64_t bp = share & 1 ? s->seqs : 1, hp = share & 2 ? s->h : 1;
     const unsigned extra = fz_one_in(in, 16) ? 1 + fz_byte(in) % 2 : 0;
     if (p->form == BK_ATTENTION_PATTERN_MASK || extra == 1)
         attn_small(in, &p->mask, BK_DATA_TYPE_U8, 3, (int64_t[]){ bp, hp, s->nbq * s->nbk });
@@ -899,6 +912,116 @@ static void attn_pattern(struct fz_input *in, BkAttentionPattern *p, struct attn
         const int64_t capacity = fz_byte(in) % (s->nbk + 2);
         attn_small(in, &p->counts, BK_DATA_TYPE_I32, 3, (int64_t[]){ bp, hp, s->nbq });
         attn_small(in, &p->indices, BK_DATA_TYPE_I32, 4, (int64_t[]){ bp, hp, s->nbq, capacity });
+    }
+}
+
+/* A lengths tensor I32 [n]: contiguous mostly, any layout() sometimes. */
+static void attn_lengths(struct fz_input *in, BkTensorDesc *t, int64_t n)
+{
+    attn_small(in, t, BK_DATA_TYPE_I32, 1, (int64_t[]){ n });
+}
+
+/* A PACKED bound: the axis (mostly), a shorter one, or any value. */
+static int64_t attn_bound(struct fz_input *in, int64_t axis)
+{
+    const uint8_t b = fz_byte(in);
+    if (b % 16 == 15)
+        return fz_pick_i64(in);
+    return b % 2 || axis < 2 ? axis : 1 + b / 2 % axis;
+}
+
+/* The sizes a chained struct changes, picked before the pattern (which
+ * counts its blocks from them): PACKED makes B 1 (mostly) and S
+ * sequences; a paged cache a pool of pages of 16..256 keys (its limits
+ * and neighbours sometimes) and Lk = maxPagesPerSequence x pageSize.
+ * True when k and v are a pool of pages. */
+static bool attn_chain_shape(struct fz_input *in, enum attn_chaining chaining,
+                             struct attn_shape *s)
+{
+    static const int64_t page_sizes[] = { 16, 16, 32, 16, 64, 256, 15, 257 };
+    memset(&attn_chain, 0, sizeof attn_chain);
+    s->seqs = s->b;
+    s->max_q = s->lq;
+    s->max_k = s->lk;
+    s->pages = s->page_size = s->max_pages = 0;
+    if (chaining == ATTN_PACKED) {
+        if (!fz_one_in(in, 16))
+            s->b = 1;
+        s->seqs = fz_byte(in) % 5; /* S, 0 sometimes */
+        attn_chain.seqs.maxLengthQ = s->max_q = attn_bound(in, s->lq);
+        attn_chain.seqs.maxLengthK = s->max_k = attn_bound(in, s->lk);
+        if (s->max_q < 1 || s->max_q > 64)
+            s->max_q = 1; /* the plan refuses it: any small grid */
+        if (s->max_k < 1 || s->max_k > 64)
+            s->max_k = 1;
+    } else if (chaining == ATTN_PAGED || chaining == ATTN_BAD_CHAIN) {
+        const uint8_t b = fz_byte(in);
+        s->page_size = page_sizes[b % 8];
+        s->pages = b / 8 % 4 == 3 ? 0 : 1 + b / 8 % 4;
+        s->max_pages = fz_byte(in) % 3;
+        s->lk = s->max_k = s->max_pages * s->page_size;
+        return true;
+    }
+    return false;
+}
+
+/* The chained structs for the sizes attn_chain_shape picked, in either
+ * order: PADDED lengths (either absent sometimes), PACKED offsets, or
+ * the paged cache with PADDED lengthsK; a bad chain is one of these with
+ * a rule broken (the paged cache alone, over PACKED offsets or PADDED
+ * lengths without lengthsK, or the sequences chained twice). */
+static const void *attn_chain_build(struct fz_input *in, enum attn_chaining chaining,
+                                    const struct attn_shape *s)
+{
+    BkAttentionSequencesInfo *q = &attn_chain.seqs;
+    BkAttentionPagedKvInfo *p = &attn_chain.paged;
+    q->sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO;
+    p->sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO;
+    const uint8_t b = fz_byte(in);
+    const unsigned bad = chaining == ATTN_BAD_CHAIN ? 1 + b / 8 % 4 : 0;
+    if (chaining == ATTN_PACKED || bad == 2) {
+        q->form = BK_ATTENTION_SEQUENCES_PACKED;
+        attn_lengths(in, &q->lengthsQ, s->seqs + 1);
+        attn_lengths(in, &q->lengthsK, fz_one_in(in, 8) ? s->seqs : s->seqs + 1);
+    } else {
+        if (b % 4 != 1 && chaining != ATTN_PAGED && bad != 3)
+            attn_lengths(in, &q->lengthsQ, s->b);
+        if ((b % 4 != 2 || chaining == ATTN_PAGED) && bad != 3)
+            attn_lengths(in, &q->lengthsK, s->b);
+    }
+    if (fz_one_in(in, 16))
+        q->form = (BkAttentionSequenceForm)fz_pick_u32(in);
+    if (chaining == ATTN_PADDED || chaining == ATTN_PACKED)
+        return q;
+    attn_small(in, &p->blockTable, BK_DATA_TYPE_I32, 2, (int64_t[]){ s->b, s->max_pages });
+    if (bad == 1)
+        return p; /* no lengths: the cache has none of its own */
+    if (bad == 4) { /* the sequences twice */
+        attn_chain.seqs_again = *q;
+        attn_chain.seqs_again.pNext = p;
+        q->pNext = &attn_chain.seqs_again;
+        return q;
+    }
+    if (b & 4) {
+        p->pNext = q;
+        return p;
+    }
+    q->pNext = p;
+    return q;
+}
+
+/* The chained structs an info holds, by the harness's own reading: the
+ * first of each sType (libbk refuses a second). */
+static void attn_chained(const void *next, BkAttentionSequencesInfo **seqs,
+                         BkAttentionPagedKvInfo **paged)
+{
+    *seqs = NULL;
+    *paged = NULL;
+    for (const BkBaseInStructure *n = next; n; n = n->pNext) {
+        if (n->sType == BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO && !*seqs)
+            *seqs = (BkAttentionSequencesInfo *)n;
+        else if (n->sType == BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO && !*paged)
+            *paged = (BkAttentionPagedKvInfo *)n;
     }
 }
 
@@ -936,12 +1059,23 @@ static void build_attn_common(struct fz_input *in, BkAttentionInfo *a, bool back
     static const double scales[] = { 0.25, 0.125, 1.0, 0.5 };
     const uint8_t sc = fz_byte(in);
     a->scale = sc % 8 < 6 ? scales[sc % 4] : pick_scalar(in);
+    /* The flags byte's top bits (unused above) chain the per-sequence
+     * and paged structs: 5 PADDED, 6 PACKED, 7 paged or a bad chain. */
+    const enum attn_chaining chaining = f >> 5 < 5 ? ATTN_PLAIN : (enum attn_chaining)((f >> 5) - 4);
+    const bool paged = attn_chain_shape(in, chaining, s);
     attn_pattern(in, &a->pattern, s);
 
     attn_operand(in, &a->q, *type, s->b, s->h, s->lq, s->d);
-    attn_operand(in, &a->k, *type, s->b, s->hkv, s->lk, s->d);
-    attn_operand(in, &a->v, *type, s->b, s->hkv, s->lk, s->dv);
+    if (paged) { /* the pool of pages, [pages, Hkv, pageSize, D] */
+        attn_operand(in, &a->k, *type, s->pages, s->hkv, s->page_size, s->d);
+        attn_operand(in, &a->v, *type, s->pages, s->hkv, s->page_size, s->dv);
+    } else {
+        attn_operand(in, &a->k, *type, s->b, s->hkv, s->lk, s->d);
+        attn_operand(in, &a->v, *type, s->b, s->hkv, s->lk, s->dv);
+    }
     attn_operand(in, &a->y, *type, s->b, s->h, s->lq, s->dv);
+    if (chaining != ATTN_PLAIN)
+        a->pNext = attn_chain_build(in, chaining, s);
     if (backward ? !fz_one_in(in, 16) : fz_byte(in) % 2) {
         const BkDataType lse = *type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
         attn_small(in, &a->lse, lse, 3, (int64_t[]){ s->b, s->h, s->lq });
@@ -957,12 +1091,26 @@ static void attn_odd_type(struct fz_input *in, BkTensorDesc **t, unsigned n)
         t[b / 8 % n]->dataType = pick_type(in);
 }
 
+/* The tensors of the chained structs after the info's own n: lengthsQ,
+ * lengthsK and (forward) blockTable of those chained. */
+static unsigned attn_chain_tensors(const void *next, BkTensorDesc **t, unsigned n, bool backward)
+{
+    BkAttentionSequencesInfo *seqs;
+    BkAttentionPagedKvInfo *paged;
+    attn_chained(next, &seqs, &paged);
+    if (seqs)
+        t[n++] = &seqs->lengthsQ, t[n++] = &seqs->lengthsK;
+    if (paged && !backward)
+        t[n++] = &paged->blockTable;
+    return n;
+}
+
 static unsigned tensors_attn(union fz_op_info *op, BkTensorDesc **t)
 {
     BkAttentionInfo *a = &op->attn;
     t[0] = &a->q, t[1] = &a->k, t[2] = &a->v, t[3] = &a->y, t[4] = &a->lse;
     t[5] = &a->pattern.mask, t[6] = &a->pattern.counts, t[7] = &a->pattern.indices;
-    return 8;
+    return attn_chain_tensors(a->pNext, t, 8, false);
 }
 
 static unsigned tensors_attn_bwd(union fz_op_info *op, BkTensorDesc **t)
@@ -971,7 +1119,7 @@ static unsigned tensors_attn_bwd(union fz_op_info *op, BkTensorDesc **t)
     t[0] = &a->q, t[1] = &a->k, t[2] = &a->v, t[3] = &a->y, t[4] = &a->lse;
     t[5] = &a->pattern.mask, t[6] = &a->pattern.counts, t[7] = &a->pattern.indices;
     t[8] = &a->dy, t[9] = &a->dq, t[10] = &a->dk, t[11] = &a->dv;
-    return 12;
+    return attn_chain_tensors(a->pNext, t, 12, true);
 }
 
 static void build_attn(struct fz_input *in, union fz_op_info *op)
@@ -999,13 +1147,39 @@ static void build_attn_bwd(struct fz_input *in, union fz_op_info *op)
     attn_odd_type(in, t, tensors_attn_bwd(op, t));
 }
 
-/* Both infos: a shared field, or the other info's sType (a forward info
+/* A scalar of a chained struct: the form, reserved, a PACKED bound, or
+ * an sType (which makes the struct unknown, or the other one). */
+static void mutate_attn_chain(struct fz_input *in, BkAttentionInfo *a)
+{
+    BkAttentionSequencesInfo *seqs;
+    BkAttentionPagedKvInfo *paged;
+    attn_chained(a->pNext, &seqs, &paged);
+    const uint8_t b = fz_byte(in);
+    if (!seqs || b % 8 == 7) {
+        BkBaseInStructure *n = seqs ? (BkBaseInStructure *)seqs : (BkBaseInStructure *)paged;
+        if (n)
+            n->sType = b & 8 ? fz_pick_stype(in)
+                             : n->sType == BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO
+                                 ? BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO
+                                 : BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO;
+        return;
+    }
+    switch (b % 8) {
+    case 0: case 1: seqs->form = (BkAttentionSequenceForm)fz_pick_u32(in); break;
+    case 2: seqs->reserved = fz_pick_u32(in); break;
+    case 3: case 4: seqs->maxLengthQ = fz_pick_i64(in); break;
+    default: seqs->maxLengthK = fz_pick_i64(in); break;
+    }
+}
+
+/* Both infos: a shared field, a chained struct's, or the other info's sType (a forward info
  * read as a backward one finds no dq; a backward one read as a forward
  * one is a valid forward pass). */
 static void mutate_attn_scalars(struct fz_input *in, union fz_op_info *op)
 {
     BkAttentionInfo *a = &op->attn;
-    switch (fz_byte(in) % 8) {
+    const uint8_t b = fz_byte(in);
+    switch (b % 8) {
     case 0: a->flags = fz_pick_u32(in); break;
     case 1: a->reserved = fz_pick_u32(in); break;
     case 2: a->scale = pick_scalar(in); break;
@@ -1014,6 +1188,10 @@ static void mutate_attn_scalars(struct fz_input *in, union fz_op_info *op)
     case 5: a->pattern.blockK = (int32_t)fz_pick_u32(in); break;
     case 6: a->pattern.reserved = fz_pick_u32(in); break;
     default:
+        if (a->pNext && b & 8) {
+            mutate_attn_chain(in, a);
+            break;
+        }
         a->sType = a->sType == BK_STRUCTURE_TYPE_ATTENTION_INFO
                        ? BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO
                        : BK_STRUCTURE_TYPE_ATTENTION_INFO;
@@ -1039,15 +1217,44 @@ static struct fz_op_view view_attn_common(BkAttentionInfo *a, unsigned count, bo
     return v;
 }
 
+/* Slots after the info's own (from 8 forward, 12 backward) when a
+ * struct is chained: lengthsQ, lengthsK and, forward, blockTable, read
+ * whole; absent ones 0 bytes. */
+static unsigned attn_slot_count(BkAttentionInfo *a, bool backward)
+{
+    BkAttentionSequencesInfo *seqs;
+    BkAttentionPagedKvInfo *paged;
+    attn_chained(a->pNext, &seqs, &paged);
+    const unsigned own = backward ? 12 : 8;
+    return seqs || paged ? own + (backward ? 2 : 3) : own;
+}
+
+static void view_attn_chain(struct fz_op_view *v, BkAttentionInfo *a, unsigned own)
+{
+    BkAttentionSequencesInfo *seqs;
+    BkAttentionPagedKvInfo *paged;
+    attn_chained(a->pNext, &seqs, &paged);
+    v->chained = seqs || paged;
+    if (seqs) {
+        view_tensor(v, own, &seqs->lengthsQ, false);
+        view_tensor(v, own + 1, &seqs->lengthsK, false);
+    }
+    if (paged && own + 2 < v->count)
+        view_tensor(v, own + 2, &paged->blockTable, false);
+}
+
 static struct fz_op_view view_attn(union fz_op_info *op)
 {
-    return view_attn_common(&op->attn, 8, false);
+    struct fz_op_view v = view_attn_common(&op->attn, attn_slot_count(&op->attn, false), false);
+    view_attn_chain(&v, &op->attn, 8);
+    return v;
 }
 
 static struct fz_op_view view_attn_bwd(union fz_op_info *op)
 {
     BkAttentionBackwardInfo *a = &op->attn_bwd;
-    struct fz_op_view v = view_attn_common(&op->attn, 12, true);
+    struct fz_op_view v = view_attn_common(&op->attn, attn_slot_count(&op->attn, true), true);
+    view_attn_chain(&v, &op->attn, 12);
     view_tensor(&v, 8, &a->dy, false);
     view_tensor(&v, 9, &a->dq, true);
     view_tensor(&v, 10, &a->dk, true);

@@ -10,8 +10,9 @@
 
 #include "fuzz_input.h"
 
-/* The most binding slots of an op (attention backward has 12). */
-#define FZ_MAX_SLOTS 12
+/* The most binding slots of an op (attention backward with a
+ * BkAttentionSequencesInfo chained has 14). */
+#define FZ_MAX_SLOTS 14
 
 /* Large enough for any op info, so one read under another sType stays in
  * bounds. */
@@ -49,6 +50,7 @@ struct fz_op_view {
     uint32_t align[FZ_MAX_SLOTS];     /* ... and their alignment (see above) */
     bool opaque[FZ_MAX_SLOTS];
     int alias[FZ_MAX_SLOTS];          /* a written slot may sit at this slot's address; -1 */
+    bool chained;                     /* attention with per-sequence or paged structs */
 };
 
 /* Builds a consistent info of a family the input picks; returns the

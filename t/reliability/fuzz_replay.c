@@ -290,7 +290,11 @@ int main(int argc, char **argv)
         every = every && s.family_plans[f] > 0 && s.family_runs[f] > 0;
     }
     tap_diag("  runs with C == D in place: %lu", s.in_place_runs);
-    tap_ok(every, "every op family has plans made and runs recorded");
+    tap_diag("  attention with per-sequence or paged structs: plans %lu, runs recorded %lu",
+             s.chained_plans, s.chained_runs);
+    every = every && s.chained_plans > 0 && s.chained_runs > 0;
+    tap_ok(every, "every op family (and attention with per-sequence or paged structs) has "
+                  "plans made and runs recorded");
     corpus_free(&c);
     return tap_done();
 }
