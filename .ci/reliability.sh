@@ -53,7 +53,7 @@ if [ "${BK_CI_NO_APT:-0}" = 1 ]; then
 else
     run $SUDO apt-get update -qq || exit 1
     run $SUDO apt-get install -y -qq --no-install-recommends \
-        autoconf automake libtool make gcc gfortran pkg-config binutils file mandoc \
+        autoconf automake libtool make gcc gfortran pkg-config binutils file mandoc groff-base \
         clang libclang-rt-14-dev valgrind abigail-tools >/dev/null || exit 1
 fi
 

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # cmake/: the CMake package files (find_package(bk) -> imported target
-# bk::bk), made at build time so their paths are the installed ones.
+# bk::bk), made at build time. Paths under the prefix are written relative
+# to the package's own directory (${PACKAGE_PREFIX_DIR}, @BK_CMAKE_UP@ =
+# "../../.." for lib/cmake/bk), so an installed tree can be moved; when
+# cmakedir is outside the prefix every path stays absolute.
 cmakedir = $(libdir)/cmake/bk
 cmake_DATA = cmake/bkConfig.cmake cmake/bkConfigVersion.cmake
 CLEANFILES += $(cmake_DATA)
@@ -10,11 +13,18 @@ EXTRA_DIST += cmake/bkConfig.cmake.in cmake/bkConfigVersion.cmake.in \
 # The soname's major number: current - age of -version-info.
 BK_SOVERSION = `echo $(BK_LT_VERSION) | $(AWK) -F: '{ print $$1 - $$3 }'`
 
-BK_CMAKE_SUBST = $(MKDIR_P) cmake && $(SED) \
-	  -e 's|@libdir[@]|$(libdir)|g' -e 's|@includedir[@]|$(includedir)|g' \
+BK_CMAKE_SUBST = $(MKDIR_P) cmake && \
+	rel=`echo '$(cmakedir)' | $(SED) -n 's|^$(prefix)/||p'` && \
+	if test -n "$$rel"; then \
+	  up=`echo "$$rel" | $(SED) 's|[^/][^/]*|..|g'`; \
+	  rel() { echo "$$1" | $(SED) 's|^$(prefix)/|$${PACKAGE_PREFIX_DIR}/|'; }; \
+	else \
+	  up=.; rel() { echo "$$1"; }; \
+	fi && $(SED) -e "s|@BK_CMAKE_UP[@]|$$up|g" \
+	  -e "s|@libdir[@]|`rel '$(libdir)'`|g" -e "s|@includedir[@]|`rel '$(includedir)'`|g" \
 	  -e 's|@shrext[@]|.so|g' -e "s|@BK_SOVERSION[@]|$(BK_SOVERSION)|g" \
 	  -e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
-	  -e 's|@BK_FMODDIR[@]|$(BK_FMODDIR)|g' -e 's|@BK_FC_ID[@]|$(BK_FC_ID)|g'
+	  -e "s|@BK_FMODDIR[@]|`rel '$(BK_FMODDIR)'`|g" -e 's|@BK_FC_ID[@]|$(BK_FC_ID)|g'
 cmake/bkConfig.cmake: $(srcdir)/cmake/bkConfig.cmake.in Makefile
 	$(AM_V_GEN)$(BK_CMAKE_SUBST) $(srcdir)/cmake/bkConfig.cmake.in > $@-t && mv -f $@-t $@
 cmake/bkConfigVersion.cmake: $(srcdir)/cmake/bkConfigVersion.cmake.in Makefile
@@ -47,4 +57,40 @@ installcheck-cmake:
 	  rm -rf installcheck-cmake.tmp; \
 	else \
 	  echo "installcheck-cmake: skipped (no cmake, or DESTDIR set)"; \
+	fi
+
+# make installcheck: the installed package is relocatable. Its files are
+# copied to another directory, each keeping its place under the prefix
+# (as moving the whole prefix would), and cmake/test is built against the
+# copy (BK_EXPECT_PREFIX: bk::bk's paths must all point into it) and run,
+# and so is cmake/test-fortran when libbk has its Fortran module.
+BK_INSTALLCHECK_HOOKS += installcheck-cmake-moved
+installcheck-cmake-moved:
+	$(AM_V_at)rel=`echo '$(cmakedir)' | $(SED) -n 's|^$(prefix)/||p'`; \
+	if command -v cmake >/dev/null 2>&1 && test -z '$(DESTDIR)' && test -n "$$rel"; then \
+	  tmp=installcheck-moved.tmp && moved=`pwd`/$$tmp/moved && rm -rf $$tmp && \
+	  echo "  CMAKE    cmake/test against a moved copy of the installed bk::bk" && \
+	  for f in '$(cmakedir)' '$(includedir)/bk' '$(libdir)'/libbk.so* \
+	           '$(libdir)'/libbk_fortran.so* '$(BK_FMODDIR)'; do \
+	    test -n "$$f" && test -e "$$f" || continue; \
+	    to=$$moved/`echo "$$f" | $(SED) 's|^$(prefix)/||'`; \
+	    $(MKDIR_P) "`dirname "$$to"`" && cp -RP "$$f" "$$to" || exit 1; \
+	  done && \
+	  cmake -S $(srcdir)/cmake/test -B $$tmp/c -DCMAKE_PREFIX_PATH="$$moved" \
+	    -DBK_EXPECT_PREFIX="$$moved" -DCMAKE_C_COMPILER='$(CC)' \
+	    -DBK_EXAMPLES='$(abs_top_srcdir)/examples' >/dev/null && \
+	  cmake --build $$tmp/c >/dev/null && \
+	  ./$$tmp/c/bk-cmake-check && \
+	  ./$$tmp/c/bk-cmake-swiglu host >/dev/null && \
+	  if test $(BK_FORTRAN_INSTALLCHECK) = yes; then \
+	    echo "  CMAKE    cmake/test-fortran against the moved copy of bk::fortran" && \
+	    cmake -S $(srcdir)/cmake/test-fortran -B $$tmp/f -DCMAKE_PREFIX_PATH="$$moved" \
+	      -DCMAKE_Fortran_COMPILER='$(FC)' \
+	      -DBK_EXAMPLES='$(abs_top_srcdir)/examples' >/dev/null && \
+	    cmake --build $$tmp/f >/dev/null && \
+	    ./$$tmp/f/bk-cmake-fortran host >/dev/null; \
+	  fi && \
+	  rm -rf $$tmp; \
+	else \
+	  echo "installcheck-cmake-moved: skipped (no cmake, DESTDIR set, or cmakedir outside the prefix)"; \
 	fi

@@ -8,8 +8,9 @@
 #
 # usage: packaging/build-debs.sh OUTDIR [dpkg-buildpackage options]
 # The .deb, .changes and .buildinfo files go to OUTDIR. DEB_BUILD_PROFILES
-# and DEB_BUILD_OPTIONS work as for dpkg-buildpackage: CI builds with
-# DEB_BUILD_PROFILES=pkg.libbk.nocuda DEB_BUILD_OPTIONS=nocheck.
+# and DEB_BUILD_OPTIONS work as for dpkg-buildpackage: the default builds
+# without the CUDA backend, DEB_BUILD_PROFILES=pkg.libbk.cuda with it;
+# CI builds the default with DEB_BUILD_OPTIONS=nocheck.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUTDIR [dpkg-buildpackage options]}

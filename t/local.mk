@@ -48,6 +48,7 @@ BK_C_TESTS = \
 	t/attention/attention \
 	t/attention/attention_validation \
 	t/attention/attention_sequences \
+	t/attention/attention_mask_orientation \
 	t/gpu/gpu_gemm \
 	t/gpu/gpu_gemm_nolib \
 	t/gpu/gpu_sparse24 \
@@ -163,6 +164,9 @@ t_attention_attention_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_attention_attention_sequences_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_attention_attention_sequences_LDADD = $(BK_TEST_LIBS)
 t_attention_attention_sequences_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_attention_attention_mask_orientation_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_attention_attention_mask_orientation_LDADD = $(BK_TEST_LIBS)
+t_attention_attention_mask_orientation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 # GPU against host (skipped without a CUDA device unless required).
 # The GPU-against-host tests of the GEMM family share t/gpu/gpu_pair.c.
 t_gpu_gpu_gemm_SOURCES = t/gpu/gpu_gemm.c t/gpu/gpu_pair.c t/gpu/gpu_pair.h

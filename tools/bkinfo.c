@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bkinfo: lists libbk's devices and, for each, which (op, kind, dtype)
- * combinations it can plan, and whether cuBLASLt (dense GEMM on CUDA) is
- * there. See bkinfo(1). Public API only (cuBLASLt itself is looked for
+/* bkinfo: says whether each libbk backend is usable (and why not), lists
+ * libbk's devices and, for each, which (op, kind, dtype) combinations it
+ * can plan, and whether cuBLASLt (dense GEMM on CUDA) is there. See
+ * bkinfo(1). Public API only (cuBLASLt itself is looked for
  * with dlopen). */
 #include <stdbool.h>
 #include <stdio.h>
@@ -112,12 +113,18 @@ static const void *build_sparse(const struct row_def *r, BkDataType t, union op_
     return sparse24_gemm_build(t, PROBE_SPARSE_M, PROBE_SPARSE_K, PROBE_SPARSE_N, &s->sparse);
 }
 
-/* The W4A16 family: the column is the scales' and activations' type. */
+/* The W4A16 family: the column is the scales' and activations' type,
+ * and for QUANTIZE the weight's: scales are F16 or BF16 only, so an F32
+ * weight is quantized to F16 scales. */
 static const void *build_w4a16_convert(const struct row_def *r, BkDataType t,
                                        union op_storage *s)
 {
-    return w4a16_convert_build((BkW4A16Conversion)r->param, t, PROBE_W4A16_K, PROBE_W4A16_N,
-                               PROBE_W4A16_GROUP, &s->w4a16_convert);
+    const BkDataType scales = t == BK_DATA_TYPE_F32 ? BK_DATA_TYPE_F16 : t;
+    w4a16_convert_build((BkW4A16Conversion)r->param, scales, PROBE_W4A16_K, PROBE_W4A16_N,
+                        PROBE_W4A16_GROUP, &s->w4a16_convert);
+    if (r->param == BK_W4A16_QUANTIZE)
+        s->w4a16_convert.weight.dataType = t;
+    return &s->w4a16_convert;
 }
 
 static const void *build_w4a16_repack(const struct row_def *r, BkDataType t,
@@ -226,7 +233,7 @@ static const struct row_def rows[] = {
     {"sparse24-convert", "decompress", ALL_COLUMNS, BK_SPARSE24_DECOMPRESS, build_convert},
     {"sparse24-prepare", NULL, FLOAT_COLUMNS, 0, build_prepare},
     {"sparse24-gemm", NULL, FLOAT_COLUMNS, 0, build_sparse},
-    {"w4a16-convert", "quantize", HALF_COLUMNS, BK_W4A16_QUANTIZE, build_w4a16_convert},
+    {"w4a16-convert", "quantize", FLOAT_COLUMNS, BK_W4A16_QUANTIZE, build_w4a16_convert},
     {"w4a16-convert", "pack", HALF_COLUMNS, BK_W4A16_PACK, build_w4a16_convert},
     {"w4a16-convert", "unpack", HALF_COLUMNS, BK_W4A16_UNPACK, build_w4a16_convert},
     {"w4a16-gptq-repack", NULL, HALF_COLUMNS, 0, build_w4a16_repack},
@@ -257,6 +264,19 @@ struct device_report {
     char context_message[256];
     struct cell cells[CELL_COUNT];        /* [row][column] */
 };
+
+/* A backend, usable when a context opens on one of its devices; else
+ * why not, from libbk's own message (driver library not loaded, no
+ * device, driver too old, or a libbk built without it). */
+struct backend_report {
+    BkDeviceType type;
+    uint32_t devices;                     /* as bkEnumerateDevices lists them */
+    BkResult result;                      /* BK_SUCCESS when usable */
+    char message[256];
+};
+
+static const BkDeviceType backend_types[] = {BK_DEVICE_TYPE_HOST, BK_DEVICE_TYPE_CUDA};
+#define BACKEND_COUNT (sizeof backend_types / sizeof backend_types[0])
 
 /* cuBLASLt as bkinfo finds it (libbk looks for it the same way). */
 struct lt_report {
@@ -324,6 +344,33 @@ static void probe_device(struct device_report *r)
     bkDestroyContext(ctx);
 }
 
+/* From the devices' own results when the backend lists any, else from a
+ * context asked of its device 0, whose failure says why none is listed. */
+static void probe_backend(BkDeviceType type, const struct device_report *reps, uint32_t count,
+                          struct backend_report *b)
+{
+    memset(b, 0, sizeof *b);
+    b->type = type;
+    b->result = BK_ERROR_NO_DEVICE;
+    for (uint32_t i = 0; i < count; i++) {
+        if (reps[i].props.deviceType != type)
+            continue;
+        if (b->devices++ == 0 || reps[i].context_result >= 0) {
+            b->result = reps[i].context_result;
+            snprintf(b->message, sizeof b->message, "%s", reps[i].context_message);
+        }
+    }
+    if (b->devices > 0)
+        return;
+    BkContextCreateInfo ci = {BK_STRUCTURE_TYPE_CONTEXT_CREATE_INFO, NULL, type, 0,
+                              BK_HEADER_VERSION, 0};
+    BkContext ctx = BK_NULL_HANDLE;
+    b->result = bkCreateContext(&ci, NULL, &ctx);
+    if (b->result < 0)
+        copy_message(b->message, sizeof b->message);
+    bkDestroyContext(ctx);
+}
+
 static void probe_cublaslt(struct lt_report *lt)
 {
     memset(lt, 0, sizeof *lt);
@@ -336,11 +383,12 @@ static void probe_cublaslt(struct lt_report *lt)
     cublaslt_close(h);
 }
 
-/* "ok", "unsupported", the error name, or "-" when not tried. */
+/* "ok", "unsupported" (libbk refuses it on this device), the error name,
+ * or "n/a" when the op takes no such type and the cell is not tried. */
 static const char *cell_status(const struct cell *c)
 {
     if (!c->tried)
-        return "-";
+        return "n/a";
     if (c->result >= 0)
         return "ok";
     if (c->result == BK_ERROR_UNSUPPORTED)
@@ -422,13 +470,59 @@ static void print_cuda_gemm_library(const struct device_report *r)
         printf("  dense GEMM through cuBLASLt: no: %.200s\n", c->message);
 }
 
+/* Text from column `used` on, broken at spaces so that lines stay within
+ * TEXT_WIDTH columns; continuation lines are indented by `indent`. */
+#define TEXT_WIDTH 100
+static void print_wrapped(const char *text, size_t used, size_t indent)
+{
+    while (*text) {
+        size_t len = strlen(text);
+        size_t room = TEXT_WIDTH > used ? TEXT_WIDTH - used : 1;
+        size_t cut = len;
+        if (len > room) {
+            cut = room;
+            while (cut > 0 && text[cut] != ' ')
+                cut--;
+            if (cut == 0)             /* one word longer than the line */
+                cut = room;
+        }
+        printf("%.*s\n", (int)cut, text);
+        text += cut;
+        while (*text == ' ')
+            text++;
+        if (*text)
+            printf("%*s", (int)indent, "");
+        used = indent;
+    }
+}
+
+/* "usable: 2 devices" or "not usable: BK_ERROR_...: message". */
+static void print_backends(const struct backend_report *backends)
+{
+    printf("backends:\n");
+    for (size_t i = 0; i < BACKEND_COUNT; i++) {
+        const struct backend_report *b = &backends[i];
+        printf("  %-5s ", tool_device_type_name(b->type));
+        if (b->result >= 0) {
+            printf("usable: %u device%s\n", b->devices, b->devices == 1 ? "" : "s");
+        } else {
+            char line[400];
+            snprintf(line, sizeof line, "not usable: %s: %s", bkResultString(b->result),
+                     b->message);
+            print_wrapped(line, 8, 8);
+        }
+    }
+    printf("\n");
+}
+
 static void print_text(const struct device_report *reps, uint32_t count,
-                       const struct lt_report *lt)
+                       const struct backend_report *backends, const struct lt_report *lt)
 {
     char lib[32], hdr[32], drv[16], rt[16], cc[16];
     version_string(bkGetVersion(), lib, sizeof lib);
     version_string(BK_HEADER_VERSION, hdr, sizeof hdr);
     printf("libbk %s (headers %s)\n\n", lib, hdr);
+    print_backends(backends);
 
     printf("devices:\n");
     printf("  %-5s %-3s  %-30s %-5s %5s %10s %7s %6s %6s\n", "type", "idx", "name", "cc", "SMs",
@@ -530,13 +624,29 @@ static void json_cublaslt(const struct lt_report *lt)
     }
 }
 
+static void json_backends(const struct backend_report *backends)
+{
+    printf("  \"backends\": [");
+    for (size_t i = 0; i < BACKEND_COUNT; i++) {
+        const struct backend_report *b = &backends[i];
+        printf("%s\n    {\"type\": \"%s\", \"usable\": %s, \"devices\": %u, \"status\": \"%s\", "
+               "\"message\": ",
+               i ? "," : "", tool_device_type_name(b->type), b->result >= 0 ? "true" : "false",
+               b->devices, b->result >= 0 ? "ok" : bkResultString(b->result));
+        tool_json_string(stdout, b->result >= 0 ? "" : b->message);
+        printf("}");
+    }
+    printf("\n  ],\n");
+}
+
 static void print_json(const struct device_report *reps, uint32_t count,
-                       const struct lt_report *lt)
+                       const struct backend_report *backends, const struct lt_report *lt)
 {
     char lib[32], hdr[32];
     version_string(bkGetVersion(), lib, sizeof lib);
     version_string(BK_HEADER_VERSION, hdr, sizeof hdr);
     printf("{\n  \"library\": {\"version\": \"%s\", \"headerVersion\": \"%s\"},\n", lib, hdr);
+    json_backends(backends);
     json_cublaslt(lt);
     printf("  \"devices\": [");
     for (uint32_t i = 0; i < count; i++) {
@@ -629,12 +739,15 @@ int main(int argc, char **argv)
         reps[i].props.pNext = NULL;
         probe_device(&reps[i]);
     }
+    struct backend_report backends[BACKEND_COUNT];
+    for (size_t i = 0; i < BACKEND_COUNT; i++)
+        probe_backend(backend_types[i], reps, count, &backends[i]);
     struct lt_report lt;
     probe_cublaslt(&lt);
     if (json)
-        print_json(reps, count, &lt);
+        print_json(reps, count, backends, &lt);
     else
-        print_text(reps, count, &lt);
+        print_text(reps, count, backends, &lt);
 
     /* Errors other than "unsupported" also go to stderr and the status. */
     int status = TOOL_EXIT_OK;

@@ -69,3 +69,6 @@ EXTRA_DIST += tools/install-deps.sh
 EXTRA_DIST += tools/spdx.sh
 # The git hook that checks commit messages (CONTRIBUTING.md; t/commit-msg.sh).
 EXTRA_DIST += tools/commit-msg
+# bkinfo's backends section and support matrix as bkinfo(1) describes them.
+TESTS += t/tools/bkinfo.sh
+EXTRA_DIST += t/tools/bkinfo.sh

@@ -3,12 +3,16 @@
 # TAP test of the man pages (run by `make check`, see man/local.mk):
 #  - every page in man/ lints clean: `mandoc -Tlint -W warning` prints
 #    nothing;
+#  - every page formats without a warning under groff, as Debian's man(1)
+#    formats it: `groff -mandoc -ww -Tutf8` prints nothing (mandoc passes
+#    pages that groff cannot lay out, such as a table row wider than its
+#    columns: "can't break line"); skipped when groff is not installed;
 #  - every symbol in a global section of lib/libbk.map has a page
 #    man/<symbol>.3, or a line "<symbol> <page>" in man/links (installed
 #    as a link), and that page's NAME section names it;
 #  - every page is installed through a *_MANS variable, and every page
 #    man/local.mk lists exists.
-# Environment (from AM_TESTS_ENVIRONMENT): top_srcdir, MANDOC.
+# Environment (from AM_TESTS_ENVIRONMENT): top_srcdir, MANDOC, GROFF.
 
 top_srcdir=${top_srcdir:-.}
 mandir=$top_srcdir/man
@@ -62,7 +66,7 @@ done
 set -- $pages
 npages=$#
 set -- $symbols
-echo "1..$((npages + $# + 2))"
+echo "1..$((2 * npages + $# + 2))"
 
 # mandoc resolves ".so man3/x.3" from the directory it runs in, as man(1)
 # does from the top of a manual tree: build such a tree of links.
@@ -102,6 +106,22 @@ for page in $pages; do
         notok "man/$page lints clean"
         [ -n "$out" ] && printf '%s\n' "$out" | diag
         [ -n "$problem" ] && echo "$problem" | diag
+    fi
+done
+
+# groff warns on stderr; -z formats without writing the page out.
+for page in $pages; do
+    sec=${page##*.}
+    if [ -z "${GROFF:-}" ]; then
+        n=$((n + 1)); echo "ok $n - man/$page formats under groff # SKIP groff not found"
+        continue
+    fi
+    out=$(cd "$tree" && LC_ALL=C.UTF-8 "$GROFF" -mandoc -ww -Tutf8 -z "man$sec/$page" 2>&1)
+    if [ -z "$out" ]; then
+        ok "man/$page formats under groff"
+    else
+        notok "man/$page formats under groff"
+        printf '%s\n' "$out" | diag
     fi
 done
 

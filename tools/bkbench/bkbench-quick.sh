@@ -79,17 +79,18 @@ ok $? "bkinfo host support matrix: 10 op x kind rows, all dtypes ok (got $rows)"
 
 matrix=$(sed -n '/^support (bkCreatePlan) on host 0:/,/^$/p' "$tmp/info.txt")
 echo "$matrix" | grep -Eq '^  gemm +- +ok +ok +ok +ok *$' &&
-    echo "$matrix" | grep -Eq '^  gemm +tf32 +ok +- +- +- *$' &&
+    echo "$matrix" | grep -Eq '^  gemm +tf32 +ok +n/a +n/a +n/a *$' &&
     [ "$(echo "$matrix" |
          grep -Ec '^  sparse24-convert +(strict|prune|decompress) +ok +ok +ok +ok *$')" -eq 3 ] &&
-    echo "$matrix" | grep -Eq '^  sparse24-prepare +- +ok +ok +ok +- *$' &&
-    echo "$matrix" | grep -Eq '^  sparse24-gemm +- +ok +ok +ok +- *$'
+    echo "$matrix" | grep -Eq '^  sparse24-prepare +- +ok +ok +ok +n/a *$' &&
+    echo "$matrix" | grep -Eq '^  sparse24-gemm +- +ok +ok +ok +n/a *$'
 ok $? "bkinfo host support matrix: dense GEMM, 2:4 convert, prepare and sparse GEMM rows"
-[ "$(echo "$matrix" |
-     grep -Ec '^  w4a16-convert +(quantize|pack|unpack) +- +ok +ok +- *$')" -eq 3 ] &&
-    echo "$matrix" | grep -Eq '^  w4a16-gptq-repack +- +- +ok +ok +- *$' &&
-    echo "$matrix" | grep -Eq '^  w4a16-gemm +- +- +ok +ok +- *$'
-ok $? "bkinfo host support matrix: W4A16 convert, GPTQ repack and GEMM rows (f16, bf16)"
+echo "$matrix" | grep -Eq '^  w4a16-convert +quantize +ok +ok +ok +n/a *$' &&
+    [ "$(echo "$matrix" |
+         grep -Ec '^  w4a16-convert +(pack|unpack) +n/a +ok +ok +n/a *$')" -eq 2 ] &&
+    echo "$matrix" | grep -Eq '^  w4a16-gptq-repack +- +n/a +ok +ok +n/a *$' &&
+    echo "$matrix" | grep -Eq '^  w4a16-gemm +- +n/a +ok +ok +n/a *$'
+ok $? "bkinfo host support matrix: W4A16 convert (quantize from f32 too), GPTQ repack and GEMM rows"
 [ "$(echo "$matrix" |
      grep -Ec '^  attention-(fwd|bwd) +(dense|mask|list) +ok +ok +ok +ok *$')" -eq 6 ]
 ok $? "bkinfo host support matrix: attention forward and backward, each pattern form, all dtypes"
@@ -107,13 +108,14 @@ pycheck "$tmp/info.json" "bkinfo --json: 23 GEMM-family cells on the host, all s
       len([c for c in x['support'] if c['op'].startswith(('gemm', 'sparse24'))]) == 23 and
       all(c['status'] == 'ok' for c in x['support'])] and
      isinstance(d['cublasLt']['found'], bool)"
-pycheck "$tmp/info.json" "bkinfo --json: 10 W4A16 cells on the host (f16, bf16), all supported" \
+pycheck "$tmp/info.json" "bkinfo --json: 11 W4A16 cells on the host (f16, bf16; quantize f32), all supported" \
     "[x for x in d['devices'] if x['type'] == 'host' and
       sorted((c['op'], c['kind'] or '-', c['dtype']) for c in x['support']
              if c['op'].startswith('w4a16')) ==
-      sorted((op, kind, t) for op, kind in [('w4a16-convert', 'quantize'),
+      sorted([(op, kind, t) for op, kind in [('w4a16-convert', 'quantize'),
              ('w4a16-convert', 'pack'), ('w4a16-convert', 'unpack'),
-             ('w4a16-gptq-repack', '-'), ('w4a16-gemm', '-')] for t in ('f16', 'bf16'))]"
+             ('w4a16-gptq-repack', '-'), ('w4a16-gemm', '-')] for t in ('f16', 'bf16')] +
+             [('w4a16-convert', 'quantize', 'f32')])]"
 pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is supported" \
     "[x for x in d['devices'] if x['type'] == 'host' and
       x['moduleArchitectures'] == {'binary': [], 'ptx': [], 'deviceSupported': True}]"
