@@ -74,7 +74,7 @@ lib_LTLIBRARIES += bindings/fortran/libbk_fortran.la
 bindings_fortran_libbk_fortran_la_SOURCES = $(BK_FORTRAN_SRC)
 bindings_fortran_libbk_fortran_la_LIBADD = libbk.la
 # Its own libtool version (current:revision:age, libcurl rules as libbk).
-bindings_fortran_libbk_fortran_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+bindings_fortran_libbk_fortran_la_LDFLAGS = -version-info 1:0:1 -no-undefined
 
 # Module dependencies: automake does not see USE statements.
 bindings/fortran/bk_types.lo: bindings/fortran/bk_constants.lo
