@@ -4,8 +4,8 @@
 ! A time-stepping loop applies a SwiGLU to a column-major field
 ! h(2*d, l, b) (feature, position, batch: the first d features are the
 ! values a, the last d the gates g) giving y(d, l, b) = a * g * sigmoid(g).
-! The plan and a reusable command buffer are set up once; each step only
-! uploads the new field, submits the buffer and reads the result back.
+! The plan is set up once; each step uploads the new field, runs the plan
+! on the queue in one call (bk_queue_run) and reads the result back.
 !
 ! Index order: libbk counts dimensions in C (row-major) order, so the
 ! Fortran array h(2*d, l, b) is the libbk tensor of extent [b, l, 2*d] and
@@ -25,11 +25,9 @@ program fortran_swiglu_steps
   type(BkContext) :: ctx
   type(BkQueue) :: queue
   type(BkPlan) :: plan
-  type(BkCommandBuffer) :: cmd
   type(BkMemory) :: hmem, ymem, wsmem
   type(BkGatedActivationInfo) :: info
   type(BkPlanProperties) :: props
-  type(BkCommandBufferBeginInfo) :: begin
   type(BkDeviceProperties) :: device
   integer(c_int64_t) :: haddr, yaddr, wsaddr
   integer(c_int) :: device_type
@@ -68,13 +66,6 @@ program fortran_swiglu_steps
   if (props%workspaceSize > 0) &
        call bk_allocate_memory(ctx, props%workspaceSize, wsmem, wsaddr)
 
-  ! Record once; every submit replays it (a CUDA graph on GPUs).
-  call bk_check(bkAllocateCommandBuffer(ctx, c_null_ptr, cmd), 'bkAllocateCommandBuffer')
-  begin%usage = BK_COMMAND_BUFFER_USAGE_REUSABLE
-  call bk_check(bkBeginCommandBuffer(cmd, begin), 'bkBeginCommandBuffer')
-  call bk_cmd_run(cmd, plan, [haddr, yaddr], wsaddr, props%workspaceSize)
-  call bk_check(bkEndCommandBuffer(cmd), 'bkEndCommandBuffer')
-
   ! ---- Time loop ---------------------------------------------------------
   energy = 0
   max_err = 0
@@ -89,7 +80,7 @@ program fortran_swiglu_steps
     end do
 
     call bk_copy_to_device(ctx, haddr, h)
-    call bk_check(bkQueueSubmit(queue, 1_c_int32_t, [cmd]), 'bkQueueSubmit')
+    call bk_queue_run(queue, plan, [haddr, yaddr], wsaddr, props%workspaceSize)
     call bk_check(bkQueueWaitIdle(queue), 'bkQueueWaitIdle')
     call bk_copy_from_device(ctx, y, yaddr)
 
@@ -107,7 +98,6 @@ program fortran_swiglu_steps
   write (*, '(a, es12.5)') 'mean energy:    ', energy / nsteps
   write (*, '(a, es12.5)') 'max |y - want|: ', max_err
 
-  call bkFreeCommandBuffer(cmd)
   call bkFreeMemory(ctx, hmem)
   call bkFreeMemory(ctx, ymem)
   call bkFreeMemory(ctx, wsmem)

@@ -103,18 +103,11 @@ int main(int argc, char **argv)
     BkPlan plan;
     CHECK(bkCreatePlan(ctx, &pi, NULL, &plan));
 
-    BkCommandBuffer cmd;
-    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cmd));
-    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
     const BkDeviceAddress bindings[] = { [BK_GATED_ACTIVATION_BINDING_INPUT] = xa,
                                          [BK_GATED_ACTIVATION_BINDING_OUTPUT] = ya };
     BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2,
                       .pBindings = bindings };
-    CHECK(bkBeginCommandBuffer(cmd, &begin));
-    CHECK(bkCmdRun(cmd, plan, &run));
-    CHECK(bkEndCommandBuffer(cmd));
-    CHECK(bkQueueSubmit(queue, 1, &cmd));
+    CHECK(bkQueueRun(queue, plan, &run));
     CHECK(bkQueueWaitIdle(queue));
     CHECK(bkCopyFromDevice(ctx, y, ya, ny * sizeof *y));
 
@@ -146,7 +139,6 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
-    bkFreeCommandBuffer(cmd);
     bkDestroyPlan(plan);
     bkFreeMemory(ctx, xm);
     bkFreeMemory(ctx, ym);

@@ -22,10 +22,8 @@ program mpi_swiglu
   type(BkContext) :: ctx
   type(BkQueue) :: queue
   type(BkPlan) :: plan
-  type(BkCommandBuffer) :: cmd
   type(BkMemory) :: hmem, ymem
   type(BkGatedActivationInfo) :: info
-  type(BkCommandBufferBeginInfo) :: begin
   integer(c_int64_t) :: haddr, yaddr
   integer(c_int32_t) :: ndev, gpus
   integer :: ierr, rank, nranks, node, local_rank, i, r, failed
@@ -67,12 +65,7 @@ program mpi_swiglu
   call bk_allocate_memory(ctx, bk_sizeof(h), hmem, haddr)
   call bk_allocate_memory(ctx, bk_sizeof(y), ymem, yaddr)
   call bk_copy_to_device(ctx, haddr, h)
-  call bk_check(bkAllocateCommandBuffer(ctx, c_null_ptr, cmd), 'bkAllocateCommandBuffer')
-  begin%usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME
-  call bk_check(bkBeginCommandBuffer(cmd, begin), 'bkBeginCommandBuffer')
-  call bk_cmd_run(cmd, plan, [haddr, yaddr])
-  call bk_check(bkEndCommandBuffer(cmd), 'bkEndCommandBuffer')
-  call bk_check(bkQueueSubmit(queue, 1_c_int32_t, [cmd]), 'bkQueueSubmit')
+  call bk_queue_run(queue, plan, [haddr, yaddr])
   call bk_check(bkQueueWaitIdle(queue), 'bkQueueWaitIdle')
   call bk_copy_from_device(ctx, y, yaddr)
 
@@ -99,7 +92,6 @@ program mpi_swiglu
   end if
   call MPI_Bcast(failed, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
 
-  call bkFreeCommandBuffer(cmd)
   call bkFreeMemory(ctx, hmem)
   call bkFreeMemory(ctx, ymem)
   call bkDestroyPlan(plan)

@@ -56,7 +56,6 @@ static void *run_slice(void *arg)
     BkContext ctx = BK_NULL_HANDLE;
     BkMemory xm = BK_NULL_HANDLE, ym = BK_NULL_HANDLE;
     BkPlan plan = BK_NULL_HANDLE;
-    BkCommandBuffer cmd = BK_NULL_HANDLE;
     j->worst = INFINITY;
     if (!x || !y) {
         snprintf(j->error, sizeof j->error, "out of host memory");
@@ -96,17 +95,11 @@ static void *run_slice(void *arg)
     };
     BkPlanCreateInfo pi = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = &op };
     TRY(bkCreatePlan(ctx, &pi, NULL, &plan));
-    TRY(bkAllocateCommandBuffer(ctx, NULL, &cmd));
-    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
     const BkDeviceAddress bindings[] = { [BK_GATED_ACTIVATION_BINDING_INPUT] = xa,
                                          [BK_GATED_ACTIVATION_BINDING_OUTPUT] = ya };
     BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2,
                       .pBindings = bindings };
-    TRY(bkBeginCommandBuffer(cmd, &begin));
-    TRY(bkCmdRun(cmd, plan, &run));
-    TRY(bkEndCommandBuffer(cmd));
-    TRY(bkQueueSubmit(queue, 1, &cmd));
+    TRY(bkQueueRun(queue, plan, &run));
     TRY(bkQueueWaitIdle(queue));
     TRY(bkCopyFromDevice(ctx, y, ya, ny * sizeof *y));
 
@@ -123,7 +116,6 @@ static void *run_slice(void *arg)
         snprintf(j->error, sizeof j->error, "wrong result (largest relative error %.3g)",
                  j->worst);
 done:
-    bkFreeCommandBuffer(cmd);
     bkDestroyPlan(plan);
     if (ctx) {
         bkFreeMemory(ctx, xm);

@@ -88,19 +88,12 @@ int main(int argc, char **argv)
     printf("kernel: %s, workspace: %llu bytes\n", props.kernelName,
            (unsigned long long)props.workspaceSize);
 
-    /* 4. Record a one-time command buffer, submit it, wait. */
-    BkCommandBuffer cmd;
-    CHECK(bkAllocateCommandBuffer(ctx, NULL, &cmd));
-    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                       .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+    /* 4. Run the plan on the queue in one call, wait. */
     const BkDeviceAddress bindings[] = { [BK_GATED_ACTIVATION_BINDING_INPUT] = xa,
                                          [BK_GATED_ACTIVATION_BINDING_OUTPUT] = ya };
     BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2,
                       .pBindings = bindings };
-    CHECK(bkBeginCommandBuffer(cmd, &begin));
-    CHECK(bkCmdRun(cmd, plan, &run));
-    CHECK(bkEndCommandBuffer(cmd));
-    CHECK(bkQueueSubmit(queue, 1, &cmd));
+    CHECK(bkQueueRun(queue, plan, &run));
     CHECK(bkQueueWaitIdle(queue));
 
     /* 5. Read back and verify against y = a * b * sigmoid(b) in double. */
@@ -116,7 +109,6 @@ int main(int argc, char **argv)
     }
     printf("largest relative error: %.3g\n", worst);
 
-    bkFreeCommandBuffer(cmd);
     bkDestroyPlan(plan);
     bkFreeMemory(ctx, xm);
     bkFreeMemory(ctx, ym);

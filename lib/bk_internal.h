@@ -151,6 +151,9 @@ struct BkCommandBuffer_T {
 BK_HIDDEN BkResult bk_command_buffer_check_recording(BkCommandBuffer cmd, const char *fn);
 BK_HIDDEN BkResult bk_command_buffer_append(BkCommandBuffer cmd, const struct bk_command *c,
                                             const char *fn);
+/* lib/plan.c: bkCmdRun's checks and its command, shared with bkQueueRun. */
+BK_HIDDEN BkResult bk_plan_run_command(BkContext ctx, BkPlan plan, const BkRunInfo *pRunInfo,
+                                       const char *fn, const char *owner, struct bk_command *c);
 
 /* ---- Operations ------------------------------------------------------- */
 /* One per row of the op registry (op_registry.h). */

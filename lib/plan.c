@@ -252,28 +252,42 @@ static BkResult check_bindings(BkPlan plan, const BkRunInfo *run)
     return BK_SUCCESS;
 }
 
+/* The checks bkCmdRun and bkQueueRun share, in the order they report
+ * them, and the command they record: fn names the call, owner the handle
+ * whose context the plan must share ("commandBuffer", "queue"). */
+BkResult bk_plan_run_command(BkContext ctx, BkPlan plan, const BkRunInfo *pRunInfo,
+                             const char *fn, const char *owner, struct bk_command *c)
+{
+    BkResult r;
+    if (!plan)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: plan is NULL", fn);
+    if (!pRunInfo)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: pRunInfo is NULL", fn);
+    if ((r = bk_check_stype(pRunInfo, BK_STRUCTURE_TYPE_RUN_INFO, "BkRunInfo")) != BK_SUCCESS)
+        return r;
+    if (plan->ctx != ctx)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s: plan belongs to another context than %s",
+                        fn, owner);
+    if ((r = check_bindings(plan, pRunInfo)) != BK_SUCCESS)
+        return r;
+
+    *c = (struct bk_command){ .type = BK_CMD_RUN };
+    c->u.run.plan = plan;
+    for (uint32_t i = 0; i < plan->props.bindingCount; i++)
+        c->u.run.args.binding[i] = pRunInfo->pBindings[i];
+    c->u.run.args.workspace = pRunInfo->workspace;
+    c->u.run.args.workspace_size = pRunInfo->workspaceSize;
+    return BK_SUCCESS;
+}
+
 BK_API BkResult bkCmdRun(BkCommandBuffer commandBuffer, BkPlan plan, const BkRunInfo *pRunInfo)
 {
     BkResult r = bk_command_buffer_check_recording(commandBuffer, "bkCmdRun");
     if (r != BK_SUCCESS)
         return r;
-    if (!plan)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCmdRun: plan is NULL");
-    if (!pRunInfo)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkCmdRun: pRunInfo is NULL");
-    if ((r = bk_check_stype(pRunInfo, BK_STRUCTURE_TYPE_RUN_INFO, "BkRunInfo")) != BK_SUCCESS)
+    struct bk_command c;
+    r = bk_plan_run_command(commandBuffer->ctx, plan, pRunInfo, "bkCmdRun", "commandBuffer", &c);
+    if (r != BK_SUCCESS)
         return r;
-    if (plan->ctx != commandBuffer->ctx)
-        return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "bkCmdRun: plan belongs to another context than commandBuffer");
-    if ((r = check_bindings(plan, pRunInfo)) != BK_SUCCESS)
-        return r;
-
-    struct bk_command c = { .type = BK_CMD_RUN };
-    c.u.run.plan = plan;
-    for (uint32_t i = 0; i < plan->props.bindingCount; i++)
-        c.u.run.args.binding[i] = pRunInfo->pBindings[i];
-    c.u.run.args.workspace = pRunInfo->workspace;
-    c.u.run.args.workspace_size = pRunInfo->workspaceSize;
     return bk_command_buffer_append(commandBuffer, &c, "bkCmdRun");
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Queues: the context's own, imported native ones, and waiting. */
+/* Queues: the context's own, imported native ones, one-call runs and
+ * waiting. */
 #include "bk_internal.h"
 
 BK_API BkResult bkGetQueue(BkContext context, uint32_t queueIndex, BkQueue *pQueue)
@@ -63,4 +64,31 @@ BK_API BkResult bkQueueWaitIdle(BkQueue queue)
     if (!queue)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkQueueWaitIdle: queue is NULL");
     return queue->ctx->backend->queue_wait_idle(queue);
+}
+
+/* One run through the path of a one-time bkQueueSubmit, with a command
+ * buffer of one command on the stack: nothing is allocated, so the call
+ * cannot fail for memory, and the backend sees what it always sees. */
+BK_API BkResult bkQueueRun(BkQueue queue, BkPlan plan, const BkRunInfo *pRunInfo)
+{
+    if (!queue)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, "bkQueueRun: queue is NULL");
+    BkContext ctx = queue->ctx;
+    struct bk_command c;
+    BkResult r = bk_plan_run_command(ctx, plan, pRunInfo, "bkQueueRun", "queue", &c);
+    if (r != BK_SUCCESS)
+        return r;
+    struct BkCommandBuffer_T cmd = {
+        .ctx = ctx,
+        .alloc = ctx->alloc,
+        .state = BK_CMDBUF_EXECUTABLE,
+        .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME,
+        .cmds = &c,
+        .count = 1,
+        .capacity = 1,
+    };
+    r = ctx->backend->submit(queue, &cmd);
+    if (cmd.impl)
+        ctx->backend->command_buffer_reset(&cmd);
+    return r;
 }

@@ -17,6 +17,7 @@ dist_man3_MANS += \
 	man/bkGetLastErrorMessage.3 \
 	man/bkGetQueue.3 \
 	man/bkGetVersion.3 \
+	man/bkQueueRun.3 \
 	man/bkResultString.3
 
 dist_man7_MANS += \

@@ -31,6 +31,7 @@ BK_C_TESTS = \
 	t/api/plan \
 	t/api/plan_threads \
 	t/api/run_checks \
+	t/api/queue_run \
 	t/api/determinism \
 	t/api/host_pointers \
 	t/gated/gated_validation \
@@ -108,6 +109,9 @@ t_api_plan_threads_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_api_run_checks_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_api_run_checks_LDADD = $(BK_TEST_LIBS)
 t_api_run_checks_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_api_queue_run_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_api_queue_run_LDADD = $(BK_TEST_LIBS)
+t_api_queue_run_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_api_determinism_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_api_determinism_LDADD = $(BK_TEST_LIBS)
 t_api_determinism_LDFLAGS = $(BK_TEST_LINK_FLAGS)

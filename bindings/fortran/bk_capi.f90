@@ -25,7 +25,7 @@ module bk_capi
        bkGetQueue, bkImportQueue, bkDestroyQueue, bkQueueWaitIdle, bkAllocateCommandBuffer, &
        bkFreeCommandBuffer, bkBeginCommandBuffer, bkEndCommandBuffer, bkQueueSubmit, &
        bkCmdCopyMemory, bkCmdFillMemory, bkCreatePlan, bkDestroyPlan, bkGetPlanProperties, &
-       bkCmdRun, bkCheckSparse24Report, bkCheckW4A16RepackReport
+       bkCmdRun, bkQueueRun, bkCheckSparse24Report, bkCheckW4A16RepackReport
 
   interface
     ! ---- Errors and messages (bk/bk_core.h) ------------------------------
@@ -244,6 +244,17 @@ module bk_capi
       type(BkRunInfo), intent(in) :: pRunInfo
       integer(c_int) :: res
     end function bkCmdRun
+
+    ! Runs plan on queue in one call: a one-time command buffer of this one
+    ! run, submitted as by bkQueueSubmit (wait with bkQueueWaitIdle before
+    ! reading the outputs). Allocates nothing.
+    function bkQueueRun(queue, plan, pRunInfo) result(res) bind(c, name='bkQueueRun')
+      import :: BkPlan, BkQueue, BkRunInfo, c_int
+      type(BkQueue), value :: queue
+      type(BkPlan), value :: plan
+      type(BkRunInfo), intent(in) :: pRunInfo
+      integer(c_int) :: res
+    end function bkQueueRun
 
     ! ---- 2:4 structured sparsity (bk/bk_gemm.h) --------------------------
     ! BK_SUCCESS for a report whose status is OK; otherwise

@@ -49,7 +49,7 @@ module bk_helpers
   public :: bk_is_null, bk_data_type_size, bk_split_axis, bk_tensor_desc, bk_tensor_desc_of
   public :: bk_sizeof, bk_host_address, bk_copy_to_device, bk_copy_from_device
   public :: bk_enumerate_devices, bk_create_context, bk_allocate_memory, bk_memory_address
-  public :: bk_create_plan, bk_cmd_run
+  public :: bk_create_plan, bk_cmd_run, bk_queue_run
   public :: bk_matrix_desc, bk_matrix_desc_of, bk_get_plan_properties, bk_check_sparse24_report
   public :: bk_check_w4a16_repack_report
   public :: bk_attention_desc, bk_attention_desc_of, bk_attention_mask_pattern, &
@@ -1276,6 +1276,32 @@ contains
     call finish(res, 'bkGetPlanProperties', msg, stat)
   end subroutine bk_get_plan_properties
 
+  ! The BkRunInfo of bk_cmd_run and bk_queue_run: bindings(s + 1) = the
+  ! address for slot s, an optional workspace and per-binding byte sizes.
+  ! The arrays are the callers' dummies, alive until their C call returns.
+  subroutine run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
+    integer(c_int64_t), intent(in), target, contiguous :: bindings(:)
+    integer(c_int64_t), intent(in), optional :: workspace, workspaceSize
+    integer(c_int64_t), intent(in), target, contiguous, optional :: bindingSizes(:)
+    type(BkRunInfo), intent(out) :: info
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    info%bindingCount = int(size(bindings), c_int32_t)
+    if (size(bindings) > 0) info%pBindings = c_loc(bindings)
+    if (present(workspace)) info%workspace = workspace
+    if (present(workspaceSize)) info%workspaceSize = workspaceSize
+    res = BK_SUCCESS
+    msg = ''
+    if (present(bindingSizes)) then
+      if (size(bindingSizes) /= size(bindings)) then
+        res = BK_ERROR_INVALID_ARGUMENT
+        msg = 'size(bindingSizes) must equal size(bindings)'
+      else if (size(bindingSizes) > 0) then
+        info%pBindingSizes = c_loc(bindingSizes)
+      end if
+    end if
+  end subroutine run_info_of
+
   ! Records plan with bindings(s + 1) = the address for slot s (the op's
   ! BK_*_BINDING_* constants are 0-based slots), and an optional workspace
   ! and per-binding byte sizes. libbk copies the arrays while recording.
@@ -1291,19 +1317,7 @@ contains
     type(BkRunInfo) :: info
     character(len=:), allocatable :: msg
     integer(c_int) :: res
-    info%bindingCount = int(size(bindings), c_int32_t)
-    if (size(bindings) > 0) info%pBindings = c_loc(bindings)
-    if (present(workspace)) info%workspace = workspace
-    if (present(workspaceSize)) info%workspaceSize = workspaceSize
-    res = BK_SUCCESS
-    if (present(bindingSizes)) then
-      if (size(bindingSizes) /= size(bindings)) then
-        res = BK_ERROR_INVALID_ARGUMENT
-        msg = 'size(bindingSizes) must equal size(bindings)'
-      else if (size(bindingSizes) > 0) then
-        info%pBindingSizes = c_loc(bindingSizes)
-      end if
-    end if
+    call run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
     if (res == BK_SUCCESS) then
       res = bkCmdRun(commandBuffer, plan, info)
       msg = message_of(res)
@@ -1311,6 +1325,32 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCmdRun', msg, stat)
   end subroutine bk_cmd_run
+
+  ! call bk_queue_run(queue, plan, bindings [, workspace, workspaceSize,
+  ! bindingSizes] [, stat, errmsg]): bkQueueRun, one run of plan submitted
+  ! to queue in one call, the arguments as for bk_cmd_run. Completion is
+  ! bkQueueSubmit's: call bk_check(bkQueueWaitIdle(queue), ...) before
+  ! reading the outputs.
+  subroutine bk_queue_run(queue, plan, bindings, workspace, workspaceSize, bindingSizes, &
+       stat, errmsg)
+    type(BkQueue), intent(in) :: queue
+    type(BkPlan), intent(in) :: plan
+    integer(c_int64_t), intent(in), target, contiguous :: bindings(:)
+    integer(c_int64_t), intent(in), optional :: workspace, workspaceSize
+    integer(c_int64_t), intent(in), target, contiguous, optional :: bindingSizes(:)
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkRunInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    call run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
+    if (res == BK_SUCCESS) then
+      res = bkQueueRun(queue, plan, info)
+      msg = message_of(res)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkQueueRun', msg, stat)
+  end subroutine bk_queue_run
 
   ! call bk_check_sparse24_report(context, address [, report] [, stat,
   ! errmsg]) and bk_check_w4a16_repack_report, the same: read the report a

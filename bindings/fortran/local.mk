@@ -40,7 +40,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran_gemm \
 	t/fortran_w4a16 \
 	t/fortran_attention \
-	t/fortran_attention_sequences
+	t/fortran_attention_sequences \
+	t/fortran_queue_run
 BK_FORTRAN_SH_TESTS = \
 	t/fortran-generated.sh \
 	t/fortran-layout.sh \
@@ -74,7 +75,7 @@ lib_LTLIBRARIES += bindings/fortran/libbk_fortran.la
 bindings_fortran_libbk_fortran_la_SOURCES = $(BK_FORTRAN_SRC)
 bindings_fortran_libbk_fortran_la_LIBADD = libbk.la
 # Its own libtool version (current:revision:age, libcurl rules as libbk).
-bindings_fortran_libbk_fortran_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+bindings_fortran_libbk_fortran_la_LDFLAGS = -version-info 1:0:1 -no-undefined
 
 # Module dependencies: automake does not see USE statements.
 bindings/fortran/bk_types.lo: bindings/fortran/bk_constants.lo
@@ -114,6 +115,8 @@ t_fortran_attention_SOURCES = t/fortran_attention.f90 t/fortran_tap.f90
 t_fortran_attention_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_attention_sequences_SOURCES = t/fortran_attention_sequences.f90 t/fortran_tap.f90
 t_fortran_attention_sequences_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_queue_run_SOURCES = t/fortran_queue_run.f90 t/fortran_tap.f90
+t_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
 nodist_t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
@@ -125,7 +128,7 @@ t/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
 t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
 t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT) t/fortran_gemm.$(OBJEXT) \
 	t/fortran_w4a16.$(OBJEXT) t/fortran_attention.$(OBJEXT) \
-	t/fortran_attention_sequences.$(OBJEXT): t/fortran_tap.$(OBJEXT)
+	t/fortran_attention_sequences.$(OBJEXT) t/fortran_queue_run.$(OBJEXT): t/fortran_tap.$(OBJEXT)
 t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
 	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
 t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo

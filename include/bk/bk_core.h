@@ -334,6 +334,10 @@ BK_API BkResult bkCreatePlan(BkContext context, const BkPlanCreateInfo *pCreateI
 BK_API void bkDestroyPlan(BkPlan plan);
 BK_API BkResult bkGetPlanProperties(BkPlan plan, BkPlanProperties *pProperties);
 BK_API BkResult bkCmdRun(BkCommandBuffer commandBuffer, BkPlan plan, const BkRunInfo *pRunInfo);
+/* Runs plan on queue in one call: a one-time command buffer of this one
+ * run, submitted as by bkQueueSubmit (wait with bkQueueWaitIdle before
+ * reading the outputs). Allocates nothing. */
+BK_API BkResult bkQueueRun(BkQueue queue, BkPlan plan, const BkRunInfo *pRunInfo);
 
 #ifdef __cplusplus
 }

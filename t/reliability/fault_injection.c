@@ -7,7 +7,8 @@
  * (BK_ERROR_OUT_OF_DEVICE_MEMORY when the failed request was the host
  * device's memory itself) with a message, leave no allocation behind and
  * no handle in the output; after that the same call works and the object
- * is usable. */
+ * is usable. bkQueueRun allocates nothing: it must run with every
+ * allocation failing and ask for none. */
 #include "config.h"
 
 #include "rel_util.h"
@@ -923,6 +924,41 @@ static void recording_growth(BkContext ctx, BkPlan plan, int kind)
            "commands run", names[kind], N);
 }
 
+/* bkQueueRun submits a command buffer of its own on the stack: with every
+ * allocation failing from the call on, it runs, asks for nothing, and the
+ * output is the op's. */
+static void queue_run_allocates_nothing(BkContext ctx, BkPlan plan)
+{
+    float x[64], y[32];
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)(i % 7) - 3.0f;
+    memset(y, 0xFF, sizeof y);
+    BkDeviceAddress b[2] = { (BkDeviceAddress)(uintptr_t)x, (BkDeviceAddress)(uintptr_t)y };
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2, .pBindings = b };
+    BkQueue q;
+    if (bkGetQueue(ctx, 0, &q) != BK_SUCCESS)
+        tap_bail("bkGetQueue: %s", bkGetLastErrorMessage());
+    long calls = atomic_load(&stats.calls);
+    rel_alloc_fail_in(&stats, 1, true);
+    BkResult r = bkQueueRun(q, plan, &run);
+    if (r == BK_SUCCESS)
+        r = bkQueueWaitIdle(q);
+    rel_alloc_fail_in(&stats, 0, false);
+    calls = atomic_load(&stats.calls) - calls;
+    tap_ok(r == BK_SUCCESS && calls == 0,
+           "bkQueueRun: runs with every allocation failing and asks for none (%s, %ld asked)",
+           bkResultString(r), calls);
+    bool ok = true;
+    for (int row = 0; row < 4; row++)
+        for (int j = 0; j < 8; j++) {
+            float a = x[row * 16 + j], g = x[row * 16 + 8 + j];
+            float want = a * g / (1.0f + __builtin_expf(-g));
+            ok = ok && __builtin_fabsf(y[row * 8 + j] - want) <=
+                           1e-5f * (1.0f + __builtin_fabsf(want));
+        }
+    tap_ok(ok, "bkQueueRun: the output under failing allocations is the op's");
+}
+
 int main(void)
 {
     cb = rel_alloc_callbacks(&stats);
@@ -995,6 +1031,7 @@ int main(void)
         tap_bail("bkCreatePlan: %s", bkGetLastErrorMessage());
     for (int kind = 0; kind < 3; kind++)
         recording_growth(ctx, plan, kind);
+    queue_run_allocates_nothing(ctx, plan);
     bkDestroyPlan(plan);
 
     /* Runs of the GEMM, W4A16 and attention families: command buffer,
