@@ -50,6 +50,7 @@ union op_storage {
     BkW4A16GptqRepackInfo w4a16_repack;
     BkW4A16GemmInfo w4a16_gemm;
     union attention_op_info attention;
+    BkConvertInfo type_convert;
 };
 
 /* One row of the support matrix: an op and its variant, the columns it
@@ -128,6 +129,31 @@ static const void *build_attention(const struct row_def *r, BkDataType t, union 
     return attention_op_build(&d, &s->attention);
 }
 
+/* Type conversion: the column is the input's type, the kind the
+ * output's ("to-bf16"). */
+static const void *build_type_convert(const struct row_def *r, BkDataType t,
+                                      union op_storage *s)
+{
+    s->type_convert = (BkConvertInfo){
+        .sType = BK_STRUCTURE_TYPE_CONVERT_INFO,
+        .input = { .dataType = t, .rank = 2, .extent = { PROBE_TOKENS, PROBE_HIDDEN } },
+        .output = { .dataType = (BkDataType)r->param, .rank = 2,
+                    .extent = { PROBE_TOKENS, PROBE_HIDDEN } },
+    };
+    return &s->type_convert;
+}
+
+#define CONVERT_ROWS                                                                \
+    {"convert", "to-f32", ALL_COLUMNS, BK_DATA_TYPE_F32, build_type_convert},       \
+    {"convert", "to-f16", ALL_COLUMNS, BK_DATA_TYPE_F16, build_type_convert},       \
+    {"convert", "to-bf16", ALL_COLUMNS, BK_DATA_TYPE_BF16, build_type_convert},     \
+    {"convert", "to-f64", ALL_COLUMNS, BK_DATA_TYPE_F64, build_type_convert},       \
+    {"convert", "to-i32", ALL_COLUMNS, BK_DATA_TYPE_I32, build_type_convert},       \
+    {"convert", "to-u32", ALL_COLUMNS, BK_DATA_TYPE_U32, build_type_convert},       \
+    {"convert", "to-u16", ALL_COLUMNS, BK_DATA_TYPE_U16, build_type_convert},       \
+    {"convert", "to-i8", ALL_COLUMNS, BK_DATA_TYPE_I8, build_type_convert},         \
+    {"convert", "to-u8", ALL_COLUMNS, BK_DATA_TYPE_U8, build_type_convert}
+
 #define ATTENTION_ROWS(op)                                                      \
     {op, "dense", ALL_COLUMNS, BK_ATTENTION_PATTERN_DENSE, build_attention},    \
     {op, "mask", ALL_COLUMNS, BK_ATTENTION_PATTERN_MASK, build_attention},      \
@@ -157,6 +183,7 @@ static const struct row_def rows[] = {
     {"w4a16-gemm", NULL, HALF_COLUMNS, 0, build_w4a16_gemm},
     ATTENTION_ROWS("attention-fwd"),
     ATTENTION_ROWS("attention-bwd"),
+    CONVERT_ROWS,
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 #define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)
