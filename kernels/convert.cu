@@ -36,12 +36,7 @@ static __device__ __forceinline__ float to_float(__nv_bfloat16 v)
 
 static __device__ __forceinline__ double float_to_double(float f)
 {
-    const uint32_t u = __float_as_uint(f);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)  // NaN: its payload, bit for bit
-        return __longlong_as_double((long long)(((uint64_t)(u >> 31) << 63) |
-                                                0x7FF0000000000000ull |
-                                                ((uint64_t)(u & 0x7FFFFFu) << 29)));
-    return (double)f;
+    return __longlong_as_double((long long)bk_convert_f32_bits_to_f64_bits(__float_as_uint(f)));
 }
 template <typename T> static __device__ __forceinline__ double to_double(T v)
 {

@@ -58,6 +58,23 @@ BK_CONVERT_FN uint64_t bk_f64_bits(double d)
     return u;
 }
 
+/* F32 bits widened to F64 bits, exactly: a NaN keeps its sign and payload
+ * bit for bit (a conversion of the value would set the quiet bit on some
+ * machines). */
+BK_CONVERT_FN uint64_t bk_convert_f32_bits_to_f64_bits(uint32_t u)
+{
+    const uint64_t sign = (uint64_t)(u >> 31) << 63;
+    const uint32_t a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return sign | 0x7FF0000000000000ull | ((uint64_t)(a & 0x7FFFFFu) << 29);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    const double d = (double)f;
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
 BK_CONVERT_FN float bk_convert_f64_to_f32(double d)
 {
     uint32_t b = bk_round_f64_bits(bk_f64_bits(d), 23, 8);

@@ -47,10 +47,20 @@ DEFINE_LOAD(float, f, uint16_t, bf16, bk_bf16_to_f32)
 DEFINE_STORE(float, f, float, f32, IDENTITY)
 DEFINE_STORE(float, f, uint16_t, f16, bk_f32_to_f16)
 DEFINE_STORE(float, f, uint16_t, bf16, bk_f32_to_bf16)
-/* double: everything else */
-DEFINE_LOAD(double, d, float, f32, IDENTITY)
-DEFINE_LOAD(double, d, uint16_t, f16, bk_f16_to_f32)
-DEFINE_LOAD(double, d, uint16_t, bf16, bk_bf16_to_f32)
+/* double: everything else; the float types widen by their bits, so a NaN
+ * keeps its payload as on the device */
+static inline double widen(float f)
+{
+    const uint64_t b = bk_convert_f32_bits_to_f64_bits(bk_f32_bits(f));
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+#define WIDEN_F16(h) widen(bk_f16_to_f32(h))
+#define WIDEN_BF16(h) widen(bk_bf16_to_f32(h))
+DEFINE_LOAD(double, d, float, f32, widen)
+DEFINE_LOAD(double, d, uint16_t, f16, WIDEN_F16)
+DEFINE_LOAD(double, d, uint16_t, bf16, WIDEN_BF16)
 DEFINE_LOAD(double, d, double, f64, IDENTITY)
 DEFINE_LOAD(double, d, int32_t, i32, IDENTITY)
 DEFINE_LOAD(double, d, uint32_t, u32, IDENTITY)

@@ -57,10 +57,11 @@ static void test_widen(BkDataType ht, const char *name)
     for (uint32_t i = 0; r == BK_SUCCESS && i < 65536; i++) {
         const double want = decode(h[i]);
         bool same = convert_ref_same(f[i], want);
-        if (isnan(want)) { /* the payload kept: sign, all-ones exponent, mantissa moved up */
+        if (isnan(want)) { /* the payload kept: sign, all-ones exponent, mantissa moved up
+                            * (an x87 FPU may set the quiet bit on the way) */
             uint32_t u, m = ht == BK_DATA_TYPE_F16 ? (i & 0x3FFu) : (i & 0x7Fu);
             memcpy(&u, &f[i], 4);
-            same = u == (((i & 0x8000u) << 16) | 0x7F800000u | (m << shift));
+            same = (u | 0x400000u) == ((((i & 0x8000u) << 16) | 0x7F800000u | (m << shift)) | 0x400000u);
         }
         if (!same && bad++ < 3)
             tap_diag("%s 0x%04x -> f32 %.9g, want %.9g", name, i, f[i], want);
