@@ -38,6 +38,10 @@ EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a1
 BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
 	kernels/attention_mma.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION)
+# Type conversion: its rounding is the host backend's.
+BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
+EXTRA_DIST += kernels/shared/convert_args.h
+
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
 BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh
 EXTRA_DIST += $(BK_PTX_HOPPER)
@@ -72,6 +76,7 @@ kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_mma_backward.fatbin kernels/attention_wgmma.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin: \
 	$(BK_PTX_ATTENTION:%=$(srcdir)/%)
+kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)
 kernels/sparse24_wgmma.fatbin kernels/w4a16_gemm.fatbin kernels/w4a16_wgmma.fatbin \
 	kernels/attention_wgmma.fatbin kernels/attention_wgmma_backward.fatbin: \
 	$(BK_PTX_HOPPER:%=$(srcdir)/%)

@@ -324,6 +324,18 @@ struct bk_attention_problem {
     int64_t block_table_stride[2];         /* [B, max_pages] */
 };
 
+/* Type conversion (lib/convert.c, bk_convert.h), normalised like the
+ * gated activations: unit dimensions dropped, contiguous neighbours
+ * merged. Strides in elements. */
+struct bk_convert_problem {
+    BkDataType in_type, out_type;
+    uint32_t rank;                         /* >= 1 */
+    int64_t extent[BK_MAX_TENSOR_RANK];
+    int64_t in_stride[BK_MAX_TENSOR_RANK];
+    int64_t out_stride[BK_MAX_TENSOR_RANK];
+    int64_t count;                         /* elements */
+};
+
 /* What the generic run-time checks need to know of each binding slot. */
 struct bk_slot {
     const char *name;             /* "input", "gradOutput", ... */
@@ -355,6 +367,7 @@ struct BkPlan_T {
         struct bk_w4a16_repack_problem w4a16_repack;
         struct bk_w4a16_gemm_problem w4a16_gemm;
         struct bk_attention_problem attention;
+        struct bk_convert_problem convert;
     } problem;
     bk_launch_fn launch;                   /* set by plan_select where used */
     void *impl;                            /* backend per-plan state */
@@ -377,6 +390,7 @@ BK_HIDDEN BkResult bk_w4a16_convert_init(BkPlan plan, const void *info);  /* lib
 BK_HIDDEN BkResult bk_w4a16_repack_init(BkPlan plan, const void *info);
 BK_HIDDEN BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info);
 BK_HIDDEN BkResult bk_attention_init(BkPlan plan, const void *info);     /* lib/attention.c */
+BK_HIDDEN BkResult bk_convert_init(BkPlan plan, const void *info);       /* lib/convert.c */
 
 /* Shared by the GEMM family's validation (lib/matrix.c): a rank 2 or 3
  * tensor as a matrix [rows, cols], transposed when trans; blas: one of the

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # libbk itself: core objects, op validation, and the backends.
 bkinclude_HEADERS += include/bk/bk.h include/bk/bk_core.h include/bk/bk_gated_activation.h \
-	include/bk/bk_gemm.h include/bk/bk_w4a16.h include/bk/bk_attention.h
+	include/bk/bk_gemm.h include/bk/bk_w4a16.h include/bk/bk_attention.h \
+	include/bk/bk_convert.h
 
 lib_LTLIBRARIES += libbk.la
 libbk_la_SOURCES = \
@@ -26,10 +27,13 @@ libbk_la_SOURCES = \
 	lib/w4a16_report.c \
 	kernels/shared/w4a16_layout.h \
 	lib/attention.c \
+	lib/convert.c \
+	kernels/shared/convert_round.h \
 	lib/half.h \
 	lib/host/host_backend.c \
 	lib/host/host_internal.h \
 	lib/host/host_gated_activation.c \
+	lib/host/host_convert.c \
 	lib/host/host_gated_simd.h \
 	lib/host/host_gated_simd.c \
 	lib/host/host_gemm.c \

@@ -45,7 +45,9 @@
     X(ATTENTION_FORWARD, BK_STRUCTURE_TYPE_ATTENTION_INFO, "BkAttentionInfo",                 \
       bk_attention_init, bk_host_attention_select, bk_cuda_attention_select)                   \
     X(ATTENTION_BACKWARD, BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, "BkAttentionBackwardInfo", \
-      bk_attention_init, bk_host_attention_select, bk_cuda_attention_select)
+      bk_attention_init, bk_host_attention_select, bk_cuda_attention_select)                   \
+    X(CONVERT, BK_STRUCTURE_TYPE_CONVERT_INFO, "BkConvertInfo", bk_convert_init,               \
+      bk_host_convert_select, bk_cuda_convert_select)
 
 /* A backend's selection table, indexed by enum bk_op: COLUMN is
  * BK_OP_HOST_SELECT or BK_OP_CUDA_SELECT. */

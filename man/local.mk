@@ -23,6 +23,7 @@ dist_man3_MANS += \
 dist_man7_MANS += \
 	man/bk.7 \
 	man/bk-attention.7 \
+	man/bk-convert.7 \
 	man/bk-gated-activation.7 \
 	man/bk-gemm.7 \
 	man/bk-w4a16.7

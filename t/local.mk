@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # t/: the C TAP tests, one folder per kind: api/ (the API itself), one
-# per op family (gated/, gemm/, sparse24/, w4a16/, attention/), gpu/
+# per op family (gated/, gemm/, sparse24/, w4a16/, attention/, convert/), gpu/
 # (GPU against host), packaging/ (exports, symbols, man pages, linking),
 # reliability/ (its own local.mk), and lib/, the library they share (TAP,
 # helpers, reference models). The Fortran tests add themselves from
@@ -14,7 +14,8 @@ t_libbktest_la_SOURCES = \
 	t/lib/gated_case.h t/lib/gated_case.c t/lib/gated_ref.c \
 	t/lib/gemm_ref.h t/lib/gemm_ref.c t/lib/gemm_infos.h \
 	t/lib/w4a16_ref.h t/lib/w4a16_ref.c \
-	t/lib/attention_ref.h t/lib/attention_ref.c
+	t/lib/attention_ref.h t/lib/attention_ref.c \
+	t/lib/convert_ref.h t/lib/convert_ref.c
 
 # Test programs: one area each. -no-install links them against the
 # uninstalled libbk directly (no libtool wrapper), so they run as is,
@@ -50,12 +51,16 @@ BK_C_TESTS = \
 	t/attention/attention_validation \
 	t/attention/attention_sequences \
 	t/attention/attention_mask_orientation \
+	t/convert/convert \
+	t/convert/convert_validation \
+	t/convert/convert_exhaustive \
 	t/gpu/gpu_gemm \
 	t/gpu/gpu_gemm_nolib \
 	t/gpu/gpu_sparse24 \
 	t/gpu/gpu_w4a16 \
 	t/gpu/gpu_attention \
 	t/gpu/gpu_gated \
+	t/gpu/gpu_convert \
 	t/gpu/gpu_launch
 check_PROGRAMS += $(BK_C_TESTS)
 TESTS += $(BK_C_TESTS) t/packaging/exports.sh t/gated/gated_baseline.sh \
@@ -195,6 +200,18 @@ t_gpu_gpu_attention_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_gpu_gated_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gpu_gpu_gated_LDADD = $(BK_TEST_LIBS)
 t_gpu_gpu_gated_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_gpu_convert_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_gpu_gpu_convert_LDADD = $(BK_TEST_LIBS)
+t_gpu_gpu_convert_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_convert_convert_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_convert_convert_LDADD = $(BK_TEST_LIBS)
+t_convert_convert_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_convert_convert_validation_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_convert_convert_validation_LDADD = $(BK_TEST_LIBS)
+t_convert_convert_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_convert_convert_exhaustive_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_convert_convert_exhaustive_LDADD = $(BK_TEST_LIBS)
+t_convert_convert_exhaustive_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_gpu_launch_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gpu_gpu_launch_LDADD = $(BK_TEST_LIBS)
 t_gpu_gpu_launch_LDFLAGS = $(BK_TEST_LINK_FLAGS)

@@ -70,6 +70,7 @@ union op_storage {
     BkW4A16GemmInfo w4a16_gemm;
     union attention_op_info attention;
     struct attention_chained attention_seq;
+    BkConvertInfo type_convert;
 };
 
 /* One row of the support matrix: an op and its variant, the columns it
@@ -210,6 +211,30 @@ static const void *build_attention_sequences(const struct row_def *r, BkDataType
 #define ATTENTION_SEQUENCE_ROWS(op)                                             \
     {op, "padded", ALL_COLUMNS, SEQ_PADDED, build_attention_sequences},         \
     {op, "packed", ALL_COLUMNS, SEQ_PACKED, build_attention_sequences}
+/* Type conversion: the column is the input's type, the kind the
+ * output's ("to-bf16"). */
+static const void *build_type_convert(const struct row_def *r, BkDataType t,
+                                      union op_storage *s)
+{
+    s->type_convert = (BkConvertInfo){
+        .sType = BK_STRUCTURE_TYPE_CONVERT_INFO,
+        .input = { .dataType = t, .rank = 2, .extent = { PROBE_TOKENS, PROBE_HIDDEN } },
+        .output = { .dataType = (BkDataType)r->param, .rank = 2,
+                    .extent = { PROBE_TOKENS, PROBE_HIDDEN } },
+    };
+    return &s->type_convert;
+}
+
+#define CONVERT_ROWS                                                                \
+    {"convert", "to-f32", ALL_COLUMNS, BK_DATA_TYPE_F32, build_type_convert},       \
+    {"convert", "to-f16", ALL_COLUMNS, BK_DATA_TYPE_F16, build_type_convert},       \
+    {"convert", "to-bf16", ALL_COLUMNS, BK_DATA_TYPE_BF16, build_type_convert},     \
+    {"convert", "to-f64", ALL_COLUMNS, BK_DATA_TYPE_F64, build_type_convert},       \
+    {"convert", "to-i32", ALL_COLUMNS, BK_DATA_TYPE_I32, build_type_convert},       \
+    {"convert", "to-u32", ALL_COLUMNS, BK_DATA_TYPE_U32, build_type_convert},       \
+    {"convert", "to-u16", ALL_COLUMNS, BK_DATA_TYPE_U16, build_type_convert},       \
+    {"convert", "to-i8", ALL_COLUMNS, BK_DATA_TYPE_I8, build_type_convert},         \
+    {"convert", "to-u8", ALL_COLUMNS, BK_DATA_TYPE_U8, build_type_convert}
 
 #define ATTENTION_ROWS(op)                                                      \
     {op, "dense", ALL_COLUMNS, BK_ATTENTION_PATTERN_DENSE, build_attention},    \
@@ -243,6 +268,7 @@ static const struct row_def rows[] = {
     {"attention-fwd", "paged", ALL_COLUMNS, SEQ_PAGED, build_attention_sequences},
     ATTENTION_ROWS("attention-bwd"),
     ATTENTION_SEQUENCE_ROWS("attention-bwd"),
+    CONVERT_ROWS,
 };
 #define ROW_COUNT (sizeof rows / sizeof rows[0])
 #define CELL_COUNT (ROW_COUNT * COLUMN_COUNT)

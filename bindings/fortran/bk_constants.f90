@@ -77,6 +77,7 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO = 401
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO = 402
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO = 403
+    enumerator :: BK_STRUCTURE_TYPE_CONVERT_INFO = 500
     enumerator :: BK_STRUCTURE_TYPE_MAX_ENUM = 2147483647
   end enum
 
@@ -284,5 +285,11 @@ module bk_constants
     enumerator :: BK_ATTENTION_BINDING_BLOCK_TABLE = 10
     enumerator :: BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q = 12
     enumerator :: BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K = 13
+  end enum
+
+  ! ---- bk/bk_convert.h ---------------------------------------------------
+  enum, bind(c)
+    enumerator :: BK_CONVERT_BINDING_INPUT = 0
+    enumerator :: BK_CONVERT_BINDING_OUTPUT = 1
   end enum
 end module bk_constants

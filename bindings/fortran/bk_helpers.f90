@@ -54,6 +54,7 @@ module bk_helpers
   public :: bk_check_w4a16_repack_report
   public :: bk_attention_desc, bk_attention_desc_of, bk_attention_mask_pattern, &
        bk_attention_list_pattern, bk_attention_info_of, bk_attention_backward_info_of
+  public :: bk_to_f16, bk_to_bf16, bk_from_f16, bk_from_bf16
 
   ! A NUL-terminated C string (a c_ptr, or a character array such as
   ! BkDeviceProperties%name) as a Fortran string of its exact length.
@@ -140,7 +141,7 @@ module bk_helpers
          create_plan_gemm, create_plan_sparse24_convert, create_plan_sparse24_prepare, &
          create_plan_sparse24_gemm, create_plan_w4a16_convert, create_plan_w4a16_gptq_repack, &
          create_plan_w4a16_gemm, create_plan_attention, create_plan_attention_backward, &
-         create_plan_attention_sequences, create_plan_attention_paged_kv
+         create_plan_attention_sequences, create_plan_attention_paged_kv, create_plan_convert
   end interface bk_create_plan
 
   ! Block-sparse attention (bk-attention(7)) reads its operands as
@@ -157,6 +158,27 @@ module bk_helpers
   ! in the order of `order`, default or c_int64_t integers. Strides
   ! describe part of a larger array: q of a fused qkv(d, 3, h, l, b) is
   ! bk_attention_desc(dt, [d, h, l, b], 'DHLB', [1, 3*d, 3*d*h, 3*d*h*l]).
+  ! Half-precision storage on the host, with no context: call
+  ! bk_to_f16(x, bits) and bk_to_bf16(x, bits) round real(c_float) or
+  ! real(c_double) x to F16 or BF16 bits (integer(c_int16_t)) as the
+  ! conversion op does (bk-convert(7): nearest, ties to even, once;
+  ! subnormals kept, overflow to infinity, NaN stays NaN); call
+  ! bk_from_f16(bits, x) and bk_from_bf16(bits, x) widen them exactly.
+  ! Elemental: x and bits are scalars or arrays of one shape, any rank,
+  ! sections too.
+  interface bk_to_f16
+    module procedure to_f16_f32, to_f16_f64
+  end interface bk_to_f16
+  interface bk_to_bf16
+    module procedure to_bf16_f32, to_bf16_f64
+  end interface bk_to_bf16
+  interface bk_from_f16
+    module procedure from_f16_f32, from_f16_f64
+  end interface bk_from_f16
+  interface bk_from_bf16
+    module procedure from_bf16_f32, from_bf16_f64
+  end interface bk_from_bf16
+
   interface bk_attention_desc
     module procedure attention_desc_i32, attention_desc_i64
   end interface bk_attention_desc
@@ -1255,6 +1277,22 @@ contains
     call finish(res, 'bkCreatePlan', msg, stat)
   end subroutine create_plan_attention_paged_kv
 
+  subroutine create_plan_convert(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkConvertInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkPlanCreateInfo) :: create
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    create%pOperation = c_loc(info)
+    res = bkCreatePlan(context, create, c_null_ptr, plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_convert
+
   ! call bk_get_plan_properties(plan, props [, bindings] [, stat, errmsg]):
   ! bkGetPlanProperties, with a BkPlanBindingProperties chained when
   ! bindings is given: bindings%bindings(s + 1)%size is then the bytes slot
@@ -1892,5 +1930,135 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_backward_info_of', msg, stat)
   end subroutine attention_backward_info_i16
+
+  ! ---- Half-precision storage on the host ---------------------------------
+  ! The bits of F64 value d rounded to nearest even in a format of man
+  ! stored mantissa bits and ebits exponent bits (kernels/shared/
+  ! convert_round.h, in Fortran): subnormals kept, overflow to infinity,
+  ! a NaN a quiet NaN with the top of its payload. Returns 16 bits as a
+  ! non-negative integer.
+  elemental function round_bits(d, man, ebits) result(bits)
+    real(c_double), intent(in) :: d
+    integer, intent(in) :: man, ebits
+    integer(c_int32_t) :: bits
+    integer(c_int64_t), parameter :: mant_mask = int(z'FFFFFFFFFFFFF', c_int64_t)
+    integer(c_int64_t) :: u, a, m, q, rem, half, field, inf
+    integer(c_int32_t) :: sign
+    integer :: e, te, shift, bias
+    u = transfer(d, u)
+    sign = ishft(int(ibits(u, 63, 1), c_int32_t), man + ebits)
+    a = ibclr(u, 63)
+    inf = ishft(ishft(1_c_int64_t, ebits) - 1, man)
+    e = int(ishft(a, -52))
+    m = iand(a, mant_mask)
+    if (e == 2047) then
+      if (m /= 0) then
+        bits = ior(sign, int(ior(ior(inf, ishft(1_c_int64_t, man - 1)), ishft(m, man - 52)), &
+             c_int32_t))
+      else
+        bits = ior(sign, int(inf, c_int32_t))
+      end if
+      return
+    end if
+    bias = 2**(ebits - 1) - 1
+    if (e == 0) then
+      e = 1          ! an F64 subnormal: far below every output's subnormals
+    else
+      m = ibset(m, 52)
+    end if
+    te = e - 1023 + bias
+    shift = 52 - man + max(0, 1 - te)
+    if (shift > 54) then
+      bits = sign
+      return
+    end if
+    q = ishft(m, -shift)
+    rem = iand(m, ishft(1_c_int64_t, shift) - 1)
+    half = ishft(1_c_int64_t, shift - 1)
+    if (rem > half .or. (rem == half .and. btest(q, 0))) q = q + 1
+    field = ishft(int(max(te - 1, 0), c_int64_t), man) + q
+    bits = ior(sign, int(min(field, inf), c_int32_t))
+  end function round_bits
+
+  ! A 16-bit pattern (0..65535) as integer(c_int16_t), two's complement.
+  elemental function as_int16(b) result(h)
+    integer(c_int32_t), intent(in) :: b
+    integer(c_int16_t) :: h
+    h = int(b - ishft(iand(b, 32768_c_int32_t), 1), c_int16_t)
+  end function as_int16
+
+  ! The F32 bits (as a real) of F16 bits h, exact; NaN payloads kept.
+  elemental function f16_value(h) result(x)
+    integer(c_int16_t), intent(in) :: h
+    real(c_float) :: x
+    integer(c_int32_t) :: b, e, m, sign
+    b = iand(int(h, c_int32_t), 65535_c_int32_t)
+    sign = ishft(ibits(b, 15, 1), 31)
+    e = ibits(b, 10, 5)
+    m = ibits(b, 0, 10)
+    if (e == 31) then
+      x = transfer(ior(sign, ior(int(z'7F800000', c_int32_t), ishft(m, 13))), x)
+    else if (e == 0) then
+      x = real(m, c_float) * 2.0_c_float**(-24)    ! exact
+      if (sign /= 0) x = -x
+      if (m == 0) x = transfer(sign, x)             ! the sign of zero
+    else
+      x = transfer(ior(sign, ior(ishft(e + 112, 23), ishft(m, 13))), x)
+    end if
+  end function f16_value
+
+  elemental function bf16_value(h) result(x)
+    integer(c_int16_t), intent(in) :: h
+    real(c_float) :: x
+    x = transfer(ishft(iand(int(h, c_int32_t), 65535_c_int32_t), 16), x)
+  end function bf16_value
+
+  elemental subroutine to_f16_f32(x, bits)
+    real(c_float), intent(in) :: x
+    integer(c_int16_t), intent(out) :: bits
+    bits = as_int16(round_bits(real(x, c_double), 10, 5))
+  end subroutine to_f16_f32
+
+  elemental subroutine to_bf16_f32(x, bits)
+    real(c_float), intent(in) :: x
+    integer(c_int16_t), intent(out) :: bits
+    bits = as_int16(round_bits(real(x, c_double), 7, 8))
+  end subroutine to_bf16_f32
+
+  elemental subroutine from_f16_f32(bits, x)
+    integer(c_int16_t), intent(in) :: bits
+    real(c_float), intent(out) :: x
+    x = real(f16_value(bits), kind(x))
+  end subroutine from_f16_f32
+
+  elemental subroutine from_bf16_f32(bits, x)
+    integer(c_int16_t), intent(in) :: bits
+    real(c_float), intent(out) :: x
+    x = real(bf16_value(bits), kind(x))
+  end subroutine from_bf16_f32
+
+  elemental subroutine to_f16_f64(x, bits)
+    real(c_double), intent(in) :: x
+    integer(c_int16_t), intent(out) :: bits
+    bits = as_int16(round_bits(real(x, c_double), 10, 5))
+  end subroutine to_f16_f64
+
+  elemental subroutine to_bf16_f64(x, bits)
+    real(c_double), intent(in) :: x
+    integer(c_int16_t), intent(out) :: bits
+    bits = as_int16(round_bits(real(x, c_double), 7, 8))
+  end subroutine to_bf16_f64
+
+  elemental subroutine from_f16_f64(bits, x)
+    integer(c_int16_t), intent(in) :: bits
+    real(c_double), intent(out) :: x
+    x = real(f16_value(bits), kind(x))
+  end subroutine from_f16_f64
+
+  elemental subroutine from_bf16_f64(bits, x)
+    integer(c_int16_t), intent(in) :: bits
+    real(c_double), intent(out) :: x
+    x = real(bf16_value(bits), kind(x))
+  end subroutine from_bf16_f64
 
 end module bk_helpers

@@ -27,7 +27,7 @@ module bk_types
        BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, BkSparse24GemmInfo, &
        BkW4A16ConvertInfo, BkW4A16RepackReport, BkW4A16GptqRepackInfo, BkW4A16GemmInfo, &
        BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo, BkAttentionSequencesInfo, &
-       BkAttentionPagedKvInfo
+       BkAttentionPagedKvInfo, BkConvertInfo
 
   ! ---- Handles: BK_NULL_HANDLE when new ------------------------------
   type, bind(c) :: BkContext
@@ -378,6 +378,17 @@ module bk_types
     type(c_ptr) :: pNext = c_null_ptr
     type(BkTensorDesc) :: blockTable            ! I32 [B, maxPagesPerSequence]
   end type BkAttentionPagedKvInfo
+
+  ! ---- bk/bk_convert.h ------------------------------------------------
+
+  type, bind(c) :: BkConvertInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_CONVERT_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int32_t) :: flags = 0             ! reserved, 0
+    integer(c_int32_t) :: reserved = 0          ! 0
+    type(BkTensorDesc) :: input
+    type(BkTensorDesc) :: output                ! input's rank and extents, written
+  end type BkConvertInfo
 
   ! ---- Callback types: write a bind(c) procedure of this interface and
   ! pass c_funloc of it. Strings arrive as c_ptr: bk_c_string(pMessage).

@@ -41,7 +41,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran_w4a16 \
 	t/fortran_attention \
 	t/fortran_attention_sequences \
-	t/fortran_queue_run
+	t/fortran_queue_run \
+	t/fortran_convert
 BK_FORTRAN_SH_TESTS = \
 	t/fortran-generated.sh \
 	t/fortran-layout.sh \
@@ -117,6 +118,8 @@ t_fortran_attention_sequences_SOURCES = t/fortran_attention_sequences.f90 t/fort
 t_fortran_attention_sequences_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_queue_run_SOURCES = t/fortran_queue_run.f90 t/fortran_tap.f90
 t_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_convert_SOURCES = t/fortran_convert.f90 t/fortran_tap.f90
+t_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
 nodist_t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
@@ -128,7 +131,8 @@ t/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
 t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
 t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT) t/fortran_gemm.$(OBJEXT) \
 	t/fortran_w4a16.$(OBJEXT) t/fortran_attention.$(OBJEXT) \
-	t/fortran_attention_sequences.$(OBJEXT) t/fortran_queue_run.$(OBJEXT): t/fortran_tap.$(OBJEXT)
+	t/fortran_attention_sequences.$(OBJEXT) t/fortran_queue_run.$(OBJEXT) \
+	t/fortran_convert.$(OBJEXT): t/fortran_tap.$(OBJEXT)
 t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
 	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
 t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo

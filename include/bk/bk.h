@@ -9,5 +9,6 @@
 #include <bk/bk_gemm.h>
 #include <bk/bk_w4a16.h>
 #include <bk/bk_attention.h>
+#include <bk/bk_convert.h>
 
 #endif /* BK_H */

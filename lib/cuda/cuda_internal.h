@@ -217,6 +217,7 @@ BK_HIDDEN BkResult bk_cuda_w4a16_convert_select(BkPlan plan); /* cuda_w4a16_conv
 BK_HIDDEN BkResult bk_cuda_w4a16_repack_select(BkPlan plan);
 BK_HIDDEN BkResult bk_cuda_w4a16_gemm_select(BkPlan plan);    /* cuda_w4a16_gemm.c */
 BK_HIDDEN BkResult bk_cuda_attention_select(BkPlan plan);     /* cuda_attention.c */
+BK_HIDDEN BkResult bk_cuda_convert_select(BkPlan plan);       /* cuda_convert.c */
 /* struct bk_backend.sparse24_prepared_size for CUDA contexts. */
 BK_HIDDEN uint64_t bk_cuda_sparse24_prepared_size(BkContext ctx, BkDataType type, int64_t m,
                                                   int64_t k);

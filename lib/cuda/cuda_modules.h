@@ -36,6 +36,7 @@
     X(ATTENTION_MMA_BACKWARD, attention_mma_backward, configured)                              \
     X(ATTENTION_WGMMA, attention_wgmma, sm_90a)                                                \
     X(ATTENTION_WGMMA_BACKWARD, attention_wgmma_backward, sm_90a)                              \
-    X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */
+    X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */   \
+    X(CONVERT, convert, configured)                       /* type conversion */
 
 #endif /* BK_CUDA_MODULES_H */

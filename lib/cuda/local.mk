@@ -24,6 +24,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_w4a16_convert.c \
 	lib/cuda/cuda_w4a16_gemm.c \
 	lib/cuda/cuda_attention.c \
+	lib/cuda/cuda_convert.c \
 	lib/cuda/cuda_attention_decode.h lib/cuda/cuda_attention_decode.c \
 	lib/cuda/cuda_tensor_map.c \
 	lib/cuda/cuda_fatbins.S \
@@ -32,6 +33,7 @@ libbk_la_SOURCES += \
 	kernels/shared/gemm_epilogue_args.h \
 	kernels/shared/w4a16_args.h \
 	kernels/shared/attention_args.h \
+	kernels/shared/convert_args.h \
 	kernels/shared/tensor_map_args.h \
 	kernels/shared/workspace_clear.h
 # cuda_fatbins.S .incbin's kernels/NAME.fatbin from the build tree. The object

@@ -28,4 +28,7 @@ BK_HIDDEN BkResult bk_host_w4a16_gemm_select(BkPlan plan);
  * plan->launch and the kernel name; the workspace is the core's. */
 BK_HIDDEN BkResult bk_host_attention_select(BkPlan plan);
 
+/* Type conversion (host_convert.c): set plan->launch and the kernel name. */
+BK_HIDDEN BkResult bk_host_convert_select(BkPlan plan);
+
 #endif

@@ -789,6 +789,41 @@ static bool run_forward(BkContext ctx, BkPlan plan)
     return ok;
 }
 
+/* The conversion: F32 [4, 8] to BF16 [8, 4] strided (a transpose). */
+static const BkConvertInfo convert_info = {
+    .sType = BK_STRUCTURE_TYPE_CONVERT_INFO,
+    .input = { BK_DATA_TYPE_F32, 2, { 4, 8 }, { 0 } },
+    .output = { BK_DATA_TYPE_BF16, 2, { 4, 8 }, { 1, 4 } },
+};
+
+static bool run_convert(BkContext ctx, BkPlan plan)
+{
+    float x[32];
+    uint16_t y[32];
+    for (int i = 0; i < 32; i++)
+        x[i] = (float)i - 0.5f; /* exact in BF16 */
+    memset(y, 0xFF, sizeof y);
+    BkDeviceAddress b[2] = { (BkDeviceAddress)(uintptr_t)x, (BkDeviceAddress)(uintptr_t)y };
+    BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 2, .pBindings = b };
+    BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+    BkCommandBuffer cmd;
+    BkQueue q;
+    if (bkAllocateCommandBuffer(ctx, NULL, &cmd) != BK_SUCCESS)
+        return false;
+    bool ok = bkBeginCommandBuffer(cmd, &begin) == BK_SUCCESS &&
+              bkCmdRun(cmd, plan, &run) == BK_SUCCESS && bkEndCommandBuffer(cmd) == BK_SUCCESS &&
+              bkGetQueue(ctx, 0, &q) == BK_SUCCESS && bkQueueSubmit(q, 1, &cmd) == BK_SUCCESS &&
+              bkQueueWaitIdle(q) == BK_SUCCESS;
+    bkFreeCommandBuffer(cmd);
+    for (int i = 0; ok && i < 4; i++)
+        for (int j = 0; j < 8; j++) {
+            uint32_t bits;
+            memcpy(&bits, &x[i * 8 + j], 4);
+            ok = y[j * 4 + i] == (uint16_t)(bits >> 16);
+        }
+    return ok;
+}
+
 static bool plan_use(void *p)
 {
     struct obj_state *s = p;
@@ -800,6 +835,8 @@ static bool plan_use(void *p)
         return run_forward(s->ctx, s->plan);
     if (s->op == (const void *)&gemm_info)
         return run_gemm(s->ctx, s->plan, NULL, &r);
+    if (s->op == (const void *)&convert_info)
+        return run_convert(s->ctx, s->plan);
     if (s->op == (const void *)&prune_info || s->op == (const void *)&prepare_info)
         return run_sparse(s->ctx, s->plan, s->op, NULL, &r);
     if (is_w4a16(s->op))
@@ -854,6 +891,8 @@ static bool run_use(void *p)
     BkResult r;
     if (s->op == (const void *)&gemm_info)
         return run_gemm(s->ctx, s->plan, NULL, &r);
+    if (s->op == (const void *)&convert_info)
+        return run_convert(s->ctx, s->plan);
     if (is_w4a16(s->op))
         return run_w4a16(s->ctx, s->plan, s->op, NULL, &r);
     if (is_attention(s->op))
@@ -1011,7 +1050,7 @@ int main(void)
                 { &w4pack_info, "w4a16 pack" }, { &w4repack_info, "w4a16 repack" },
                 { &w4gemm_info, "w4a16 gemm" }, { &attn_info, "attention" },
                 { &attn_bwd_info, "attention backward" },
-                { &attn_paged_info, "attention, paged" },
+                { &attn_paged_info, "attention, paged" }, { &convert_info, "convert" },
             };
             for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
                 s.op = family[f].op;

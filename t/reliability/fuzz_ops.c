@@ -176,6 +176,58 @@ static void mutate_gated_scalars(struct fz_input *in, union fz_op_info *op)
         op->gated.splitAxis = fz_pick_u32(in);
 }
 
+/* ---- Type conversion ------------------------------------------------------ */
+
+static unsigned tensors_convert(union fz_op_info *op, BkTensorDesc **t)
+{
+    t[0] = &op->convert.input, t[1] = &op->convert.output;
+    return 2;
+}
+
+static struct fz_op_view view_convert(union fz_op_info *op)
+{
+    struct fz_op_view v = view_new(2);
+    view_tensor(&v, 0, &op->convert.input, false);
+    view_tensor(&v, 1, &op->convert.output, true);
+    return v;
+}
+
+/* Any two types of the nine (now and then one it refuses), the same
+ * extents, layouts of their own. */
+static void build_convert(struct fz_input *in, union fz_op_info *op)
+{
+    static const BkDataType types[] = {
+        BK_DATA_TYPE_F32, BK_DATA_TYPE_F64, BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16,
+        BK_DATA_TYPE_I32, BK_DATA_TYPE_U32, BK_DATA_TYPE_U16, BK_DATA_TYPE_I8, BK_DATA_TYPE_U8,
+    };
+    BkTensorDesc *t[FZ_MAX_SLOTS];
+    op->base.sType = BK_STRUCTURE_TYPE_CONVERT_INFO;
+    tensors_convert(op, t);
+    uint32_t rank = 1 + fz_byte(in) % 4;
+    if (fz_one_in(in, 8))
+        rank = 1 + fz_byte(in) % BK_MAX_TENSOR_RANK;
+    int64_t extent[BK_MAX_TENSOR_RANK];
+    for (uint32_t k = 0; k < rank; k++) {
+        const uint8_t b = fz_byte(in);
+        extent[k] = b % 32 == 31 ? 0 : 1 + b % (rank > 4 ? 2 : 7);
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        const uint8_t b = fz_byte(in);
+        t[i]->dataType = b < 250 ? types[b % 9] : BK_DATA_TYPE_TF32;
+        t[i]->rank = rank;
+        memcpy(t[i]->extent, extent, sizeof extent[0] * rank);
+        layout(in, t[i]);
+    }
+}
+
+static void mutate_convert_scalars(struct fz_input *in, union fz_op_info *op)
+{
+    if (fz_byte(in) & 1)
+        op->convert.flags = fz_pick_u32(in);
+    else
+        op->convert.reserved = fz_pick_u32(in);
+}
+
 /* ---- The GEMM family ------------------------------------------------------- */
 
 static bool half_type(BkDataType t)
@@ -1294,11 +1346,13 @@ static const struct {
       mutate_attn_scalars },
     { BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, "attention bwd", build_attn_bwd,
       view_attn_bwd, tensors_attn_bwd, mutate_attn_scalars },
+    { BK_STRUCTURE_TYPE_CONVERT_INFO, "convert", build_convert, view_convert, tensors_convert,
+      mutate_convert_scalars },
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 _Static_assert(N_FAMILIES <= FZ_MAX_FAMILIES, "FZ_MAX_FAMILIES holds every family");
-_Static_assert(N_FAMILIES == 2 + 4 + 3 + 2,
-               "fz_build_op picks 2 gated, 4 GEMM, 3 W4A16 and 2 attention families");
+_Static_assert(N_FAMILIES == 2 + 4 + 3 + 2 + 1,
+               "fz_build_op picks 2 gated, 4 GEMM, 3 W4A16, 2 attention and 1 convert families");
 
 unsigned fz_build_op(struct fz_input *in, union fz_op_info *op)
 {
@@ -1310,12 +1364,14 @@ unsigned fz_build_op(struct fz_input *in, union fz_op_info *op)
      * the same family); 192 to 239 the dense GEMM and the 2:4 infos, as
      * they did before the W4A16 family took 240 to 255 (GEMM-family
      * inputs of the corpus whose byte was there were moved into
-     * 192..239). */
+     * 192..239); 255 the conversion (it was a W4A16 quantize, which 240,
+     * 243, ... still pick). */
     uint8_t b = fz_byte(in);
     unsigned f = b < 176   ? b % 2u
                  : b < 192 ? 9u + b % 2u
                  : b < 240 ? 2u + b % 4u
-                           : 6u + b % 3u;
+                 : b < 255 ? 6u + b % 3u
+                           : 11u;
     families[f].build(in, op);
     return f;
 }

@@ -29,6 +29,7 @@ union fz_op_info {
     BkW4A16GemmInfo w4_gemm;
     BkAttentionInfo attn;
     BkAttentionBackwardInfo attn_bwd;
+    BkConvertInfo convert;
     unsigned char pad[2048];
 };
 
