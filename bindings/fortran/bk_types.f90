@@ -10,7 +10,7 @@
 !
 ! Enum fields are integer(c_int); C's unsigned fields the signed integer of
 ! the same size; pointers type(c_ptr) (c_loc of a TARGET) and function
-! pointers type(c_funptr). t/fortran-layout.sh checks sizes and offsets
+! pointers type(c_funptr). t/fortran/fortran-layout.sh checks sizes and offsets
 ! against C's.
 module bk_types
   use, intrinsic :: iso_c_binding, only: c_char, c_double, c_funptr, c_int, c_int32_t, c_int64_t, &

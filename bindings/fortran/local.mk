@@ -8,7 +8,7 @@
 # The four module sources but bk.f90 are generated from the C headers by
 # bindings/fortran/gen/ (bk_helpers.f90 from bk_helpers.f90.in) and
 # committed, so building needs no generator run; `make fortran-generate`
-# rewrites them after a header change, and t/fortran-generated.sh fails
+# rewrites them after a header change, and t/fortran/fortran-generated.sh fails
 # while they differ from a fresh run.
 
 # Module sources in dependency order (each uses the ones before it).
@@ -33,21 +33,21 @@ AM_FCFLAGS = $(FC_MODOUT)bindings/fortran $(FC_MODINC)bindings/fortran $(BK_WARN
 # committed binding with a fresh generation, C's layout with Fortran's,
 # check handle type safety and run the example.
 BK_FORTRAN_TAP_TESTS = \
-	t/fortran_api \
-	t/fortran_gated_forward \
-	t/fortran_gated_backward \
-	t/fortran_errors \
-	t/fortran_gemm \
-	t/fortran_w4a16 \
-	t/fortran_attention \
-	t/fortran_attention_sequences \
-	t/fortran_queue_run \
-	t/fortran_convert
+	t/fortran/fortran_api \
+	t/fortran/fortran_gated_forward \
+	t/fortran/fortran_gated_backward \
+	t/fortran/fortran_errors \
+	t/fortran/fortran_gemm \
+	t/fortran/fortran_w4a16 \
+	t/fortran/fortran_attention \
+	t/fortran/fortran_attention_sequences \
+	t/fortran/fortran_queue_run \
+	t/fortran/fortran_convert
 BK_FORTRAN_SH_TESTS = \
-	t/fortran-generated.sh \
-	t/fortran-layout.sh \
-	t/fortran-typesafe.sh \
-	t/fortran-example.sh
+	t/fortran/fortran-generated.sh \
+	t/fortran/fortran-layout.sh \
+	t/fortran/fortran-typesafe.sh \
+	t/fortran/fortran-example.sh
 BK_FORTRAN_LIBS = bindings/fortran/libbk_fortran.la libbk.la
 BK_FORTRAN_GEN = \
 	bindings/fortran/gen/gen.sh \
@@ -63,7 +63,7 @@ BK_FORTRAN_GEN = \
 EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in
 dist_man7_MANS += man/bk-fortran.7
 CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh \
-	t/fortran_layout_c.c t/fortran_layout_f.f90
+	t/fortran/fortran_layout_c.c t/fortran/fortran_layout_f.f90
 
 # After a change to the headers or the generator: rewrite the committed
 # binding (needs only sh and awk, no Fortran compiler).
@@ -94,56 +94,56 @@ bkfortransrcdir = $(includedir)/bk/fortran
 bkfortransrc_DATA = $(BK_FORTRAN_SRC)
 pkgconfig_DATA += bk-fortran.pc
 
-check_PROGRAMS += $(BK_FORTRAN_TAP_TESTS) t/fortran_layout_c t/fortran_layout_f \
+check_PROGRAMS += $(BK_FORTRAN_TAP_TESTS) t/fortran/fortran_layout_c t/fortran/fortran_layout_f \
 	examples/fortran_swiglu_steps
 TESTS += $(BK_FORTRAN_TAP_TESTS) $(BK_FORTRAN_SH_TESTS)
 
-t_fortran_api_SOURCES = t/fortran_api.f90 t/fortran_tap.f90
-t_fortran_api_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_gated_forward_SOURCES = t/fortran_gated_forward.f90 t/fortran_gated_ref.f90 \
-	t/fortran_gated_run.f90 t/fortran_tap.f90
-t_fortran_gated_forward_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_gated_backward_SOURCES = t/fortran_gated_backward.f90 t/fortran_gated_ref.f90 \
-	t/fortran_gated_run.f90 t/fortran_tap.f90
-t_fortran_gated_backward_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_errors_SOURCES = t/fortran_errors.f90 t/fortran_tap.f90
-t_fortran_errors_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_gemm_SOURCES = t/fortran_gemm.f90 t/fortran_tap.f90
-t_fortran_gemm_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_w4a16_SOURCES = t/fortran_w4a16.f90 t/fortran_tap.f90
-t_fortran_w4a16_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_attention_SOURCES = t/fortran_attention.f90 t/fortran_tap.f90
-t_fortran_attention_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_attention_sequences_SOURCES = t/fortran_attention_sequences.f90 t/fortran_tap.f90
-t_fortran_attention_sequences_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_queue_run_SOURCES = t/fortran_queue_run.f90 t/fortran_tap.f90
-t_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
-t_fortran_convert_SOURCES = t/fortran_convert.f90 t/fortran_tap.f90
-t_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_api_SOURCES = t/fortran/fortran_api.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_api_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_gated_forward_SOURCES = t/fortran/fortran_gated_forward.f90 t/fortran/fortran_gated_ref.f90 \
+	t/fortran/fortran_gated_run.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_gated_forward_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_gated_backward_SOURCES = t/fortran/fortran_gated_backward.f90 t/fortran/fortran_gated_ref.f90 \
+	t/fortran/fortran_gated_run.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_gated_backward_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_errors_SOURCES = t/fortran/fortran_errors.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_errors_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_gemm_SOURCES = t/fortran/fortran_gemm.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_gemm_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_w4a16_SOURCES = t/fortran/fortran_w4a16.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_w4a16_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_attention_SOURCES = t/fortran/fortran_attention.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_attention_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_attention_sequences_SOURCES = t/fortran/fortran_attention_sequences.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_attention_sequences_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_queue_run_SOURCES = t/fortran/fortran_queue_run.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_convert_SOURCES = t/fortran/fortran_convert.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
 # The layout programs are generated in the build tree, from the headers.
-nodist_t_fortran_layout_c_SOURCES = t/fortran_layout_c.c
-nodist_t_fortran_layout_f_SOURCES = t/fortran_layout_f.f90
-t_fortran_layout_f_LDADD = $(BK_FORTRAN_LIBS)
+nodist_t_fortran_fortran_layout_c_SOURCES = t/fortran/fortran_layout_c.c
+nodist_t_fortran_fortran_layout_f_SOURCES = t/fortran/fortran_layout_f.f90
+t_fortran_fortran_layout_f_LDADD = $(BK_FORTRAN_LIBS)
 examples_fortran_swiglu_steps_SOURCES = examples/fortran_swiglu_steps.f90
 examples_fortran_swiglu_steps_LDADD = $(BK_FORTRAN_LIBS)
 
-t/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
-t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
-t/fortran_api.$(OBJEXT) t/fortran_errors.$(OBJEXT) t/fortran_gemm.$(OBJEXT) \
-	t/fortran_w4a16.$(OBJEXT) t/fortran_attention.$(OBJEXT) \
-	t/fortran_attention_sequences.$(OBJEXT) t/fortran_queue_run.$(OBJEXT) \
-	t/fortran_convert.$(OBJEXT): t/fortran_tap.$(OBJEXT)
-t/fortran_gated_forward.$(OBJEXT) t/fortran_gated_backward.$(OBJEXT): \
-	t/fortran_tap.$(OBJEXT) t/fortran_gated_ref.$(OBJEXT) t/fortran_gated_run.$(OBJEXT)
-t/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/fortran_tap.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/fortran_api.$(OBJEXT) t/fortran/fortran_errors.$(OBJEXT) t/fortran/fortran_gemm.$(OBJEXT) \
+	t/fortran/fortran_w4a16.$(OBJEXT) t/fortran/fortran_attention.$(OBJEXT) \
+	t/fortran/fortran_attention_sequences.$(OBJEXT) t/fortran/fortran_queue_run.$(OBJEXT) \
+	t/fortran/fortran_convert.$(OBJEXT): t/fortran/fortran_tap.$(OBJEXT)
+t/fortran/fortran_gated_forward.$(OBJEXT) t/fortran/fortran_gated_backward.$(OBJEXT): \
+	t/fortran/fortran_tap.$(OBJEXT) t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT)
+t/fortran/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
 
-t/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
-	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t
-t/fortran_layout_f.f90: t/fortran_layout_c.c
-	@test -f $@ || { echo "$@ is missing: remove t/fortran_layout_c.c and make again" >&2; exit 1; }
+t/fortran/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
+	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t/fortran
+t/fortran/fortran_layout_f.f90: t/fortran/fortran_layout_c.c
+	@test -f $@ || { echo "$@ is missing: remove t/fortran/fortran_layout_c.c and make again" >&2; exit 1; }
 
 # What the .sh tests need to compile small Fortran programs themselves.
-t/fortran-generated.log t/fortran-typesafe.log: bindings/fortran/fortran-env.sh
+t/fortran/fortran-generated.log t/fortran/fortran-typesafe.log: bindings/fortran/fortran-env.sh
 bindings/fortran/fortran-env.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) bindings/fortran && { \
 	  echo "FC='$(FC)'"; \
@@ -163,7 +163,7 @@ BK_FORTRAN_INSTALLCHECK = yes
 else
 BK_FORTRAN_INSTALLCHECK = no
 endif
-BK_FORTRAN_IC_TEST_SRC = t/fortran_tap.f90 t/fortran_gated_ref.f90 t/fortran_gated_run.f90
+BK_FORTRAN_IC_TEST_SRC = t/fortran/fortran_tap.f90 t/fortran/fortran_gated_ref.f90 t/fortran/fortran_gated_run.f90
 BK_INSTALLCHECK_HOOKS += installcheck-fortran
 installcheck-fortran:
 	$(AM_V_at)if test $(BK_FORTRAN_INSTALLCHECK) = yes; then \
@@ -173,7 +173,7 @@ installcheck-fortran:
 	  fcflags=`$(PKG_CONFIG) --cflags bk-fortran` && \
 	  libs="-Wl,-rpath,$(DESTDIR)$(libdir) `$(PKG_CONFIG) --libs bk-fortran`" && \
 	  cd installcheck-fortran.tmp && \
-	  for p in examples/fortran_swiglu_steps t/fortran_gated_forward t/fortran_gated_backward; do \
+	  for p in examples/fortran_swiglu_steps t/fortran/fortran_gated_forward t/fortran/fortran_gated_backward; do \
 	    case $$p in t/*) src='$(BK_FORTRAN_IC_TEST_SRC)' ;; *) src= ;; esac; \
 	    srcs=; for s in $$src $$p.f90; do srcs="$$srcs $(abs_top_srcdir)/$$s"; done; \
 	    echo "  FC       $$p against the installed bk-fortran.pc"; \

@@ -9,7 +9,7 @@ BEGIN {
     skip["BK_API"] = 1
     skip["BK_NULL_HANDLE"] = 1
     # Values that are C expressions the generator does not translate,
-    # spelt out (t/fortran-layout.sh compares the values with C's).
+    # spelt out (t/fortran/fortran-layout.sh compares the values with C's).
     spelt["BK_HEADER_VERSION"] = \
         "ior(ishft(BK_VERSION_MAJOR, 22), ior(ishft(BK_VERSION_MINOR, 12), BK_VERSION_PATCH))"
 }

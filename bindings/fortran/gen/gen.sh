@@ -5,11 +5,11 @@
 #                                 bk_capi.f90 and bk_helpers.f90 (from
 #                                 SRCDIR/bindings/fortran/bk_helpers.f90.in)
 #   gen.sh --layout SRCDIR OUTDIR fortran_layout_c.c and fortran_layout_f.f90,
-#                                 the programs t/fortran-layout.sh compares
+#                                 the programs t/fortran/fortran-layout.sh compares
 # The headers are those SRCDIR/include/bk/bk.h includes, in its order.
 # Needs only sh and a POSIX awk ($AWK, default awk), so the build can run
 # it; `make fortran-generate` writes the committed files, `make check`
-# compares them with a fresh run (t/fortran-generated.sh).
+# compares them with a fresh run (t/fortran/fortran-generated.sh).
 set -e
 LC_ALL=C; export LC_ALL
 layout=no

@@ -107,7 +107,7 @@ END {
     print "!"
     print "! Enum fields are integer(c_int); C's unsigned fields the signed integer of"
     print "! the same size; pointers type(c_ptr) (c_loc of a TARGET) and function"
-    print "! pointers type(c_funptr). t/fortran-layout.sh checks sizes and offsets"
+    print "! pointers type(c_funptr). t/fortran/fortran-layout.sh checks sizes and offsets"
     print "! against C's."
     print "module bk_types"
     print wrap("  use, intrinsic :: iso_c_binding, only: " used_list(), 5)
