@@ -12,8 +12,8 @@ top_builddir=${top_builddir:-.}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bk-fortran-layout.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-$BK_TEST_RUNNER "$top_builddir/t/fortran_layout_c" > "$tmp/c" || { echo "Bail out! t/fortran/fortran_layout_c failed"; exit 1; }
-$BK_TEST_RUNNER "$top_builddir/t/fortran_layout_f" > "$tmp/f" || { echo "Bail out! t/fortran/fortran_layout_f failed"; exit 1; }
+$BK_TEST_RUNNER "$top_builddir/t/fortran/fortran_layout_c" > "$tmp/c" || { echo "Bail out! t/fortran/fortran_layout_c failed"; exit 1; }
+$BK_TEST_RUNNER "$top_builddir/t/fortran/fortran_layout_f" > "$tmp/f" || { echo "Bail out! t/fortran/fortran_layout_f failed"; exit 1; }
 
 structs=$(sed -n 's/^field \([A-Za-z0-9_]*\)\..*/\1/p' "$tmp/c" | sort -u)
 handles=$(sed -n 's/^size \([A-Za-z0-9_]*\) .*/\1/p' "$tmp/c" | grep -v -x -F "$structs")
