@@ -43,34 +43,6 @@ static const struct {
     [BK_DATA_TYPE_U8] = { "u8", 1, false },
 };
 
-/* floor(hi * 2^64 / d) for hi < d, by shift and subtract. */
-static uint64_t div_shifted(uint64_t hi, uint64_t d)
-{
-    uint64_t q = 0, r = hi;
-    for (int i = 0; i < 64; i++) {
-        uint64_t carry = r >> 63;
-        r <<= 1;
-        q <<= 1;
-        if (carry || r >= d) {
-            r -= d;
-            q |= 1;
-        }
-    }
-    return q;
-}
-
-/* Multiplier and shift with n / d == (umulhi(n, magic) + n) >> shift for
- * every n < 2^63 (as lib/cuda/cuda_gated.c: Granlund and Montgomery's
- * round-up method with l = ceil(log2 d)). */
-static void fastdiv_init(uint64_t d, uint64_t *magic, uint32_t *shift)
-{
-    uint32_t l = 0;
-    while (l < 63 && ((uint64_t)1 << l) < d)
-        l++;
-    *magic = div_shifted(((uint64_t)1 << l) - d, d) + 1;
-    *shift = l;
-}
-
 /* Fills the kernel parameters for items of v elements (v = 1: strided). */
 static void fill_args(const struct bk_convert_problem *p, unsigned int v,
                       struct bk_convert_args *a)
@@ -85,7 +57,7 @@ static void fill_args(const struct bk_convert_problem *p, unsigned int v,
         struct bk_convert_dim *d = &a->dim[k];
         const int64_t scale = k == inner ? (int64_t)v : 1;
         d->extent = (uint64_t)(p->extent[k] / scale);
-        fastdiv_init(d->extent ? d->extent : 1, &d->magic, &d->shift);
+        bk_cuda_fastdiv_init(d->extent ? d->extent : 1, &d->magic, &d->shift);
         d->in_stride = p->in_stride[k] * scale;
         d->out_stride = p->out_stride[k] * scale;
         count *= d->extent;

@@ -192,6 +192,10 @@ BK_HIDDEN bool bk_cuda_tensor_map_plain(CUtensorMap *map, uint32_t element_bytes
                                         const int64_t *extent, const int64_t *stride,
                                         uint32_t box_cols, uint32_t box_rows);
 
+/* Multiplier and shift with n / d == (umulhi(n, magic) + n) >> shift for
+ * every n < 2^63 and d >= 1 (lib/cuda/cuda_fastdiv.c). */
+BK_HIDDEN void bk_cuda_fastdiv_init(uint64_t d, uint64_t *magic, uint32_t *shift);
+
 /* Allows fn up to bytes of dynamic shared memory (past the 48 KiB default);
  * name is the kernel's, for the message. The context must be current. */
 BK_HIDDEN BkResult bk_cuda_set_shared_bytes(CUfunction fn, unsigned int bytes, const char *name);

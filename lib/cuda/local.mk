@@ -24,6 +24,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_w4a16_convert.c \
 	lib/cuda/cuda_w4a16_gemm.c \
 	lib/cuda/cuda_attention.c \
+	lib/cuda/cuda_fastdiv.c \
 	lib/cuda/cuda_convert.c \
 	lib/cuda/cuda_attention_decode.h lib/cuda/cuda_attention_decode.c \
 	lib/cuda/cuda_tensor_map.c \
