@@ -20,8 +20,14 @@ list=$(pwd)/t/process-words.files
 if git -C "$top_srcdir" ls-files > "$list" 2>/dev/null && [ -s "$list" ]; then
     :
 else
+    # A tarball: its files, less what autotools generate and any build
+    # tree configured inside it (make distcheck builds in _build/sub).
+    builds=$(cd "$top_srcdir" && find . -name config.status | sed 's|^\./||; s|/*config\.status$||' |
+        sed '/^$/d' | sed 's|.*|^&/|' | tr '\n' '|' | sed 's/|$//')
     (cd "$top_srcdir" && find . -type f | sed 's|^\./||' |
-        grep -Ev '^(configure|aclocal\.m4|config\.h\.in|build-aux/|m4/(libtool|lt)|autom4te\.cache/)|Makefile\.in$') > "$list"
+        grep -Ev '^(configure|aclocal\.m4|config\.h\.in|build-aux/|m4/(libtool|lt)|autom4te\.cache/)|Makefile\.in$' |
+        grep -Ev '^(libtool|config\.(status|log|h)|stamp-h1)$|(^|/)(\.deps|\.libs)/|\.(o|lo|la|log|trs)$' |
+        { if [ -n "$builds" ]; then grep -Ev "$builds"; else cat; fi; }) > "$list"
 fi
 hits=$(cd "$top_srcdir" && grep -v -x -F "$self" < "$list" | while read -r f; do
     [ -f "$f" ] && grep -n -i -E "$words" "$f" /dev/null
