@@ -18,7 +18,8 @@ dist_man3_MANS += \
 	man/bkGetQueue.3 \
 	man/bkGetVersion.3 \
 	man/bkQueueRun.3 \
-	man/bkResultString.3
+	man/bkResultString.3 \
+	man/bk_helpers.3
 
 dist_man7_MANS += \
 	man/bk.7 \

@@ -10,6 +10,10 @@
 #  - every symbol in a global section of lib/libbk.map has a page
 #    man/<symbol>.3, or a line "<symbol> <page>" in man/links (installed
 #    as a link), and that page's NAME section names it;
+#  - every public name of the Fortran module's helpers (the public
+#    statements of bindings/fortran/bk_helpers.f90) has a man3 page the
+#    same way, and man/bk_helpers.3 names nothing else, so the page and
+#    the module cannot drift apart;
 #  - every page is installed through a *_MANS variable, and every page
 #    man/local.mk lists exists.
 # Environment (from AM_TESTS_ENVIRONMENT): top_srcdir, MANDOC, GROFF.
@@ -17,13 +21,14 @@
 top_srcdir=${top_srcdir:-.}
 mandir=$top_srcdir/man
 map=$top_srcdir/lib/libbk.map
+helpers=$top_srcdir/bindings/fortran/bk_helpers.f90
 
 if [ -z "${MANDOC:-}" ]; then
     echo "1..0 # SKIP mandoc not found"
     exit 0
 fi
-if [ ! -r "$map" ] || [ ! -d "$mandir" ]; then
-    echo "Bail out! cannot read $map or $mandir"
+if [ ! -r "$map" ] || [ ! -r "$helpers" ] || [ ! -d "$mandir" ]; then
+    echo "Bail out! cannot read $map, $helpers or $mandir"
     exit 1
 fi
 
@@ -58,6 +63,24 @@ if [ -z "$symbols" ]; then
     exit 1
 fi
 
+# The Fortran helpers: the names of the module's public statements (with
+# their & continuation lines), comments removed.
+fnames=$(awk '
+{ sub(/!.*/, "") }
+/^[[:space:]]*public[[:space:]]*::/ { cont = 1; sub(/^[[:space:]]*public[[:space:]]*::/, "") }
+cont {
+    more = ($0 ~ /&[[:space:]]*$/)
+    gsub(/[&,]/, " ")
+    n = split($0, tok)
+    for (k = 1; k <= n; k++) print tok[k]
+    cont = more
+}' "$helpers")
+if [ -z "$fnames" ]; then
+    echo "Bail out! no public names found in $helpers"
+    exit 1
+fi
+fpage=bk_helpers.3
+
 pages=
 for f in "$mandir"/*.[1-9]; do
     [ -f "$f" ] && pages="$pages ${f##*/}"
@@ -65,8 +88,8 @@ done
 
 set -- $pages
 npages=$#
-set -- $symbols
-echo "1..$((2 * npages + $# + 2))"
+set -- $symbols $fnames
+echo "1..$((2 * npages + $# + 3))"
 
 # mandoc resolves ".so man3/x.3" from the directory it runs in, as man(1)
 # does from the top of a manual tree: build such a tree of links.
@@ -125,7 +148,7 @@ for page in $pages; do
     fi
 done
 
-for sym in $symbols; do
+for sym in $symbols $fnames; do
     page=$sym.3
     [ -f "$mandir/$page" ] || page=$(link_target "$sym")
     if [ -z "$page" ] || [ ! -f "$mandir/$page" ]; then
@@ -138,6 +161,21 @@ for sym in $symbols; do
         echo "man/$page does not list $sym in its NAME section (.Nm)" | diag
     fi
 done
+
+# The Fortran helpers' page names only the module's public names.
+extra=
+for nm in $(sed -n 's/^\.Nm[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/\1/p' "$mandir/$fpage" 2>/dev/null); do
+    case " $(echo $fnames) " in
+        *" $nm "*) ;;
+        *) extra="$extra $nm" ;;
+    esac
+done
+if [ -f "$mandir/$fpage" ] && [ -z "$extra" ]; then
+    ok "man/$fpage names only public helpers of the Fortran module"
+else
+    notok "man/$fpage names only public helpers of the Fortran module"
+    echo "not public in ${helpers#$top_srcdir/} (remove them from the page and man/links):${extra:- (no page)}" | diag
+fi
 
 # Installed: each page is named in some *_MANS list of the build.
 mkfiles=$(ls "$top_srcdir"/Makefile.am "$top_srcdir"/*/local.mk \
