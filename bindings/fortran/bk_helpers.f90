@@ -1317,10 +1317,12 @@ contains
   ! The BkRunInfo of bk_cmd_run and bk_queue_run: bindings(s + 1) = the
   ! address for slot s, an optional workspace and per-binding byte sizes.
   ! The arrays are the callers' dummies, alive until their C call returns.
-  subroutine run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
+  ! The caller's bindingSizes, if any, comes through sizes_of, never as an
+  ! absent optional passed on: gfortran reads the descriptor of an absent
+  ! contiguous array it passes on (UBSan: a load of a null pointer).
+  subroutine run_info_of(bindings, workspace, workspaceSize, info, res, msg)
     integer(c_int64_t), intent(in), target, contiguous :: bindings(:)
     integer(c_int64_t), intent(in), optional :: workspace, workspaceSize
-    integer(c_int64_t), intent(in), target, contiguous, optional :: bindingSizes(:)
     type(BkRunInfo), intent(out) :: info
     integer(c_int), intent(out) :: res
     character(len=:), allocatable, intent(out) :: msg
@@ -1330,15 +1332,23 @@ contains
     if (present(workspaceSize)) info%workspaceSize = workspaceSize
     res = BK_SUCCESS
     msg = ''
-    if (present(bindingSizes)) then
-      if (size(bindingSizes) /= size(bindings)) then
-        res = BK_ERROR_INVALID_ARGUMENT
-        msg = 'size(bindingSizes) must equal size(bindings)'
-      else if (size(bindingSizes) > 0) then
-        info%pBindingSizes = c_loc(bindingSizes)
-      end if
-    end if
   end subroutine run_info_of
+
+  ! The per-binding byte sizes of a run info, one for each binding.
+  subroutine sizes_of(bindingSizes, info, res, msg)
+    integer(c_int64_t), intent(in), target, contiguous :: bindingSizes(:)
+    type(BkRunInfo), intent(inout) :: info
+    integer(c_int), intent(out) :: res
+    character(len=:), allocatable, intent(out) :: msg
+    res = BK_SUCCESS
+    msg = ''
+    if (size(bindingSizes) /= info%bindingCount) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'size(bindingSizes) must equal size(bindings)'
+    else if (size(bindingSizes) > 0) then
+      info%pBindingSizes = c_loc(bindingSizes)
+    end if
+  end subroutine sizes_of
 
   ! Records plan with bindings(s + 1) = the address for slot s (the op's
   ! BK_*_BINDING_* constants are 0-based slots), and an optional workspace
@@ -1355,7 +1365,8 @@ contains
     type(BkRunInfo) :: info
     character(len=:), allocatable :: msg
     integer(c_int) :: res
-    call run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
+    call run_info_of(bindings, workspace, workspaceSize, info, res, msg)
+    if (present(bindingSizes)) call sizes_of(bindingSizes, info, res, msg)
     if (res == BK_SUCCESS) then
       res = bkCmdRun(commandBuffer, plan, info)
       msg = message_of(res)
@@ -1381,7 +1392,8 @@ contains
     type(BkRunInfo) :: info
     character(len=:), allocatable :: msg
     integer(c_int) :: res
-    call run_info_of(bindings, workspace, workspaceSize, bindingSizes, info, res, msg)
+    call run_info_of(bindings, workspace, workspaceSize, info, res, msg)
+    if (present(bindingSizes)) call sizes_of(bindingSizes, info, res, msg)
     if (res == BK_SUCCESS) then
       res = bkQueueRun(queue, plan, info)
       msg = message_of(res)

@@ -178,10 +178,10 @@ static void test_workspace(BkContext ctx)
     struct bkt_buffer a = bkt_alloc(ctx, M * K * 4), b = bkt_alloc(ctx, K * N * 4),
                       c = bkt_alloc(ctx, M * N * 4), d = bkt_alloc(ctx, M * N * 4),
                       bias = bkt_alloc(ctx, N * 4);
-    float host[M * K];
-    for (int i = 0; i < M * K; i++)
+    float host[M * K + K * N + M * N]; /* room for the largest operand */
+    for (int i = 0; i < M * K + K * N + M * N; i++)
         host[i] = (float)(i % 5) - 2.0f;
-    bkt_upload(ctx, a.address, host, sizeof host);
+    bkt_upload(ctx, a.address, host, M * K * 4);
     bkt_upload(ctx, b.address, host, K * N * 4);
     bkt_upload(ctx, c.address, host, M * N * 4);
     bkt_upload(ctx, bias.address, host, N * 4);
