@@ -93,6 +93,8 @@ static void test_bindings(void)
         return;
     }
     struct bkt_buffer buf = bkt_alloc(ctx, 256);
+    const unsigned char zeros[256] = { 0 }; /* defined inputs (valgrind reads them) */
+    bkt_upload(ctx, buf.address, zeros, sizeof zeros);
     BKT_EXPECT(bkt_run(ctx, plan, 2, (BkDeviceAddress[2]){ buf.address, buf.address + 8 }),
                BK_ERROR_INVALID_ARGUMENT, "overlaps", "an output over the input is refused");
     BKT_EXPECT(bkt_run(ctx, plan, 2, (BkDeviceAddress[2]){ buf.address, buf.address + 48 }),
