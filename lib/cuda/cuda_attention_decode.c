@@ -3,6 +3,7 @@
  * kernels/attention_decode.cu's split kernel, then its combining kernel. See
  * cuda_attention_decode.h. */
 #include "cuda_attention_decode.h"
+#include "../checked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +67,9 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     const uint64_t unit_steps = ((uint64_t)p->lk + keys - 1) / keys;
     const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads * row_groups;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
-    uint64_t all, cells, bytes, end;
-    if (__builtin_mul_overflow(units, unit_steps, &all))
+    bool ovf = false;
+    const uint64_t all = bk_mul_u64(units, unit_steps, &ovf);
+    if (ovf)
         return BK_SUCCESS;
     uint64_t want = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
     want = want < 1 ? 1 : want > sms * streams ? sms * streams : want;
@@ -79,11 +81,11 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         max_parts = walking;
 
     /* The parts past the core's workspace: F32 o and lse a row a slot. */
-    const uint64_t at = (plan->props.workspaceSize + 255) & ~(uint64_t)255;
-    if (__builtin_mul_overflow(units * max_parts, (uint64_t)16 * rg, &cells) ||
-        __builtin_mul_overflow(cells, (uint64_t)p->dv + 1, &bytes) ||
-        __builtin_mul_overflow(bytes, (uint64_t)4, &bytes) ||
-        __builtin_add_overflow(at, bytes, &end) || end > (uint64_t)INT64_MAX)
+    const uint64_t at = bk_align_up_u64(plan->props.workspaceSize, 256, &ovf);
+    const uint64_t cells = bk_mul_u64(bk_mul_u64(units, max_parts, &ovf), (uint64_t)16 * rg, &ovf);
+    const uint64_t bytes = bk_mul_u64(bk_mul_u64(cells, (uint64_t)p->dv + 1, &ovf), 4, &ovf);
+    const uint64_t end = bk_add_u64(at, bytes, &ovf);
+    if (ovf || end > (uint64_t)INT64_MAX)
         return BK_SUCCESS;
 
     dp->problem = p;
