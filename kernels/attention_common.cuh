@@ -192,13 +192,14 @@ template <int N> static __device__ __forceinline__ void zero(float (&acc)[N][4])
 
 // Stores rows row0 + lane / 4 (+ 8) of a 16 x DH accumulator (an mma.sync
 // fragment, or a warp's rows of a wgmma one) times factor
-// into a view with unit column stride (rows at or past `rows` are not
-// written).
+// into a view with unit column stride (rows at or past `rows` and columns
+// at or past `cols` are not written: a kernel of width DH takes heads of
+// any size up to it in whole 8-column steps, its columns past them zeros).
 template <typename T, int DH>
 static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int64_t h,
                                                   int64_t row0, int64_t rows,
                                                   const float (&acc)[DH / 8][4], float fa,
-                                                  float fb, int lane)
+                                                  float fb, int lane, int64_t cols = DH)
 {
 #pragma unroll
     for (int half = 0; half < 2; half++) {
@@ -209,8 +210,9 @@ static __device__ __forceinline__ void store_rows(const View &v, int64_t b, int6
         T *dst = at<T>(v, b, h, row) + 2 * (lane % 4);
 #pragma unroll
         for (int n = 0; n < DH / 8; n++)
-            *(uint32_t *)(dst + n * 8) = pack2<T>(acc[n][2 * half] * f,
-                                                      acc[n][2 * half + 1] * f);
+            if (n * 8 < cols)
+                *(uint32_t *)(dst + n * 8) = pack2<T>(acc[n][2 * half] * f,
+                                                          acc[n][2 * half + 1] * f);
     }
 }
 

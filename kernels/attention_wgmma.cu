@@ -356,8 +356,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             T *y = at<T>(a.y, b, h, row) + 2 * r.q4;
 #pragma unroll
             for (int j = 0; j < NT_O; j++)
-                *(uint32_t *)(y + j * 8) =
-                    pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
+                if (j * 8 < a.dv_cols) // the columns past Dv are the maps' zeros
+                    *(uint32_t *)(y + j * 8) =
+                        pack2<T>(r.o[j][2 * half] * inv, r.o[j][2 * half + 1] * inv);
             if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
                 *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
         }

@@ -161,7 +161,7 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
             }
         }
         const float f = bad ? quiet_nan() : (float)a.scale;
-        store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane);
+        store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane, a.d);
     }
 }
 
@@ -580,7 +580,8 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
             View out = a.dq;
             out.base += (uint64_t)(64 * c) * sizeof(T);
             const float f = (float)a.scale;
-            store_rows<T, 64>(out, b, h, q0 + 16 * (tid / 32), a.lq, d, f, f, tid % 32);
+            store_rows<T, 64>(out, b, h, q0 + 16 * (tid / 32), a.lq, d, f, f, tid % 32,
+                              a.d - 64 * c);
             return;
         }
         stage(d, -1);
@@ -780,8 +781,8 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         share.finish();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
-    store_rows<T, DH>(a.dk, b, kvh, keys0 + warp * 16, a.lk, dk, fk, fk, lane);
-    store_rows<T, DH>(a.dv, b, kvh, keys0 + warp * 16, a.lk, dv, fv, fv, lane);
+    store_rows<T, DH>(a.dk, b, kvh, keys0 + warp * 16, a.lk, dk, fk, fk, lane, a.d);
+    store_rows<T, DH>(a.dv, b, kvh, keys0 + warp * 16, a.lk, dv, fv, fv, lane, a.dv_cols);
 }
 
 template <typename L> static __device__ __forceinline__ void init_dkv_barriers(uint32_t base)
@@ -892,7 +893,8 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
     const float f = bad ? quiet_nan() : (float)a.scale;
     View out = a.dq;
     out.base += (uint64_t)(64 * c) * sizeof(T);
-    store_rows<T, 64>(out, b, h, t * 64 + 16 * (tid / 32), a.lq, d, f, f, tid % 32);
+    store_rows<T, 64>(out, b, h, t * 64 + 16 * (tid / 32), a.lq, d, f, f, tid % 32,
+                      a.d - 64 * c);
 }
 
 } // namespace wg

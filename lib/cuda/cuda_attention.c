@@ -40,6 +40,11 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
+    /* Whether the mma.sync kernels take the plan (mma_width()), and the
+     * head width of the tensor-core kernels it takes (the wgmma kernels'
+     * where those take it). */
+    bool mma;
+    int width;
     /* The Hopper backward as the row sums and one kernel for dk, dv and dq
      * (fused_backward()), with its workspace past the core's; or the row
      * sums, such a kernel adding dQ shares with float atomics as they come,
@@ -180,7 +185,7 @@ enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, 
  * both kept uniform descriptors, and takes no part (H200, a62ba0e;
  * doc/design/attention.md, "How the forward chooses its kernel"). */
 static const struct forward_kernel *forward_kernel(const struct bk_attention_problem *p,
-                                                   bool *chooses)
+                                                   int width, bool *chooses)
 {
     *chooses = false;
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
@@ -188,29 +193,47 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     for (int i = 0; s && i < n; i++)
         if (!strcmp(s, forward_kernels[i].tag)) {
             const struct forward_kernel *f = &forward_kernels[i];
-            const bool takes = (f->d == 0 || f->d == p->d) &&
+            const bool takes = (f->d == 0 || f->d == width) &&
                                (!f->dense_only || p->form == BK_ATTENTION_PATTERN_DENSE);
             return takes ? f : &forward_kernels[0];
         }
     int k = FORWARD_PLAIN;
     if (p->form == BK_ATTENTION_PATTERN_DENSE)
-        k = p->d == 64 ? FORWARD_TRIO : FORWARD_WIDE;
+        k = width == 64 ? FORWARD_TRIO : FORWARD_WIDE;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
-        k = p->d == 64 ? FORWARD_SOLO
+        k = width == 64 ? FORWARD_SOLO
             : p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk ? FORWARD_NARROW
                                                                                  : FORWARD_DEEP;
     *chooses = k == FORWARD_DEEP;
     return &forward_kernels[k];
 }
 
+/* The head width the mma.sync kernels take for p: D = Dv = 64 or 128;
+ * 0 where they take none. */
+static int mma_width(const struct bk_attention_problem *p)
+{
+    return p->d == p->dv && (p->d == 64 || p->d == 128) ? (int)p->d : 0;
+}
+
+/* The head width the wgmma kernels take for p: D and Dv padded together
+ * to 64 or 128 (the tensor maps zero-fill the columns past D and Dv, the
+ * stores skip them), for D and Dv in whole 16-byte steps; 0 where they
+ * take none. */
+static int wgmma_width(const struct bk_attention_problem *p)
+{
+    const int64_t m = p->d > p->dv ? p->d : p->dv;
+    if (p->d % 8 || p->dv % 8)
+        return 0;
+    return m <= 64 ? 64 : m <= 128 ? 128 : 0;
+}
+
+/* What every tensor-core kernel asks of p besides its head width. */
 static bool fast_path(const struct bk_attention_problem *p)
 {
     if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16)
         return false;
     /* 32-bit key arithmetic in the kernels, a tile past the last key included. */
     if (p->lq > INT32_MAX - 256 || p->lk > INT32_MAX - 256)
-        return false;
-    if (p->d != p->dv || (p->d != 64 && p->d != 128))
         return false;
     if (p->form != BK_ATTENTION_PATTERN_DENSE &&
         (p->block_q % MMA_TILE != 0 || p->block_k % MMA_TILE != 0))
@@ -230,31 +253,38 @@ static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const BkDeviceProperties *d = &plan->ctx->props;
-    if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
+    if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0 || !wgmma_width(p))
         return false;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    const int64_t v[4] = { p->batch, p->kv_heads, p->lk, p->dv };
+    const int64_t y[4] = { p->batch, p->heads, p->lq, p->dv };
     return bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q) &&
            bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) &&
-           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v) &&
-           (!p->backward || bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.dy));
+           bk_cuda_tensor_map_fits(p->type, 4, v, p->stride.v) &&
+           (!p->backward || bk_cuda_tensor_map_fits(p->type, 4, y, p->stride.dy));
 }
 
-/* The tensor maps of a run (false when the driver refuses one). */
-/* Boxes of 64 x 64: one 128-byte swizzled column block of 64 rows (the
- * kernel gathers two key slots into each 128-key tile). */
+/* The tensor maps of a run (false when the driver refuses one): boxes of
+ * 64 x 64, one 128-byte swizzled column block of 64 rows (the kernel
+ * gathers two key slots into each 128-key tile). The maps' rows are D
+ * (q, k) or Dv (v, dy) long: the engine fills a box's columns past them
+ * with zeros, which is how a kernel of width 64 or 128 takes any D and Dv
+ * up to it (wgmma_width()). */
 static bool tensor_maps(const struct bk_attention_problem *p, struct bk_attention_tma_args *t)
 {
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    const int64_t v[4] = { p->batch, p->kv_heads, p->lk, p->dv };
+    const int64_t y[4] = { p->batch, p->heads, p->lq, p->dv };
     return bk_cuda_tensor_map((CUtensorMap *)t->map_q, p->type, t->a.q.base, 4, q, p->stride.q,
                               64, 64) &&
            bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->a.k.base, 4, kv, p->stride.k,
                               64, 64) &&
-           bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, kv, p->stride.v,
+           bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->a.v.base, 4, v, p->stride.v,
                               64, 64) &&
            (!p->backward || bk_cuda_tensor_map((CUtensorMap *)t->map_dy, p->type, t->a.dy.base,
-                                               4, q, p->stride.dy, 64, 64));
+                                               4, y, p->stride.dy, 64, 64));
 }
 
 /* Whether every tensor the fast kernels read or write is 16-byte aligned. */
@@ -392,7 +422,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
-        else if (fast)
+        else if (fast && ap->mma)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
@@ -425,7 +455,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         }
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
-        else if (fast)
+        else if (fast && ap->mma)
             launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
@@ -435,7 +465,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
-    else if (keys && fast)
+    else if (keys && fast && ap->mma)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb, mt, &a);
     else if (keys)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
@@ -568,9 +598,10 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
-    const int d = (int)p->d;
-    int ks[6], count = p->backward ? 2 : 1;
-    if (p->backward) {
+    const int d = ap->width;
+    int ks[6], count = !ap->mma ? 0 : p->backward ? 2 : 1;
+    if (!ap->mma) {
+    } else if (p->backward) {
         ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
         snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
         snprintf(ap->name[K_DKV_FAST], sizeof ap->name[0], "bk_attention_dkv_mma_%s_d%d", ts, d);
@@ -627,10 +658,11 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     CUfunction *fns[2];
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
-    BkResult res = bk_cuda_find_functions(plan, p->backward ? BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD
-                                                            : BK_CUDA_MODULE_ATTENTION_MMA,
-                                          names, fns, mma_count);
-    if (res != BK_SUCCESS)
+    BkResult res = BK_SUCCESS;
+    if (mma_count > 0 &&
+        (res = bk_cuda_find_functions(plan, p->backward ? BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD
+                                                        : BK_CUDA_MODULE_ATTENTION_MMA,
+                                      names, fns, mma_count)) != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
     if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
@@ -654,12 +686,16 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     fill_args(p, &ap->args);
     ap->list = p->form == BK_ATTENTION_PATTERN_LIST;
     const enum path cap = path_cap();
+    ap->mma = mma_width(p) != 0;
     ap->fast = cap >= PATH_MMA && fast_path(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    ap->mma = ap->fast && ap->mma;
+    ap->fast = ap->mma || ap->wgmma;
+    ap->width = ap->wgmma ? wgmma_width(p) : mma_width(p);
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
     if (!p->backward && ap->wgmma)
-        ap->forward = forward_kernel(p, &ap->chooses);
+        ap->forward = forward_kernel(p, ap->width, &ap->chooses);
     ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
@@ -721,13 +757,13 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  : ap->fast  ? "mma"
                              : "general",
                  ts,
-                 ap->fast ? (p->d == 64 ? "_d64" : "_d128") : "");
+                 ap->fast ? (ap->width == 64 ? "_d64" : "_d128") : "");
     else if (ap->decode.on)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->decode.split_name);
     else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, (int)p->d);
+                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->width);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);

@@ -50,6 +50,7 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     memset(dp, 0, sizeof *dp);
     const unsigned int ring = ring_bytes(dev);
     if (!fast || p->backward || p->form != BK_ATTENTION_PATTERN_DENSE || !ring ||
+        p->d != p->dv || (p->d != 64 && p->d != 128) ||
         p->lq > BK_ATTENTION_DECODE_MAX_LQ || p->lq < 1 || decode_off() ||
         (p->has_sequences && p->seq_form != BK_ATTENTION_SEQUENCES_PADDED))
         return BK_SUCCESS;

@@ -602,6 +602,32 @@ static void general_cases(bool backward)
     run_case(&c);
 }
 
+/* Head sizes the Hopper kernels take by padding: D and Dv in whole
+ * 8-column steps up to 128, run on the kernels of width 64 or 128 whose
+ * tensor maps zero-fill the columns past them (D != Dv too); elsewhere the
+ * plans' other kernels, compared with the host all the same. */
+static void padded_width_cases(bool backward)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const int64_t heads[][2] = {
+        { 32, 32 }, { 80, 80 }, { 96, 96 }, { 48, 48 }, { 8, 8 }, { 64, 128 }, { 128, 64 },
+        { 96, 64 }, { 16, 40 }, { 120, 112 },
+    };
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+            for (int f = 0; f < 3; f++) {
+                const int32_t blk = f == 2 ? 128 : 64;
+                struct acase c = {
+                    .type = types[t], .b = 2, .h = 4, .hkv = 2, .lq = 256, .lk = 320,
+                    .d = heads[i][0], .dv = heads[i][1], .form = forms[f], .bq = blk, .bk = blk,
+                    .density = 0.5, .backward = backward,
+                };
+                run_case(&c);
+                c.causal = true, c.lq = 200, c.lk = 333, c.layout = BLHD, c.hkv = 1;
+                run_case(&c);
+            }
+}
+
 /* Few query rows over many keys (a decode step): the plan splits the keys
  * over CTAs and packs the query heads of a kv head into one tile (rows =
  * H / Hkv * Lq: one warp a stream up to 16, two up to 32, four up to 64,
@@ -802,6 +828,9 @@ int main(void)
         fast_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_PATH");
+    grid_label = " (padded widths)";
+    padded_width_cases(false);
+    padded_width_cases(true);
     grid_label = " (decode)";
     decode_cases();
     decode_sequence_cases();
