@@ -40,7 +40,12 @@ two CUDA events; the backward times torch.autograd.grad of a retained graph
 error while compiling or running, e.g. a block size its kernels do not
 tile) is reported "n/a" with the reason, never fatal.
 
-  python3 bench/attention-peers.py [--quick] [--json FILE] [--dtype bf16]
+With --sweep it runs bkbench's head-size sweep instead: D = 32, 64, 80, 96,
+128, 160, 192, 256 (Dv = D) and D = 192 with Dv = 128, full and 25% with
+blocks of 128, B = 2, L = 4096, H = 2048 / D; TFLOP/s count
+2 * blockQ * blockK * (D + Dv) per active block forward.
+
+  python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
       [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
 """
@@ -135,19 +140,38 @@ def causal_blocks(case):
 
 # ---- Cases --------------------------------------------------------------------
 
+# The head-size sweep, as bkbench runs it (tools/bkbench/bench_attention.c):
+# (D, Dv) pairs, full and 25% with blocks of 128, B = 2, L = 4096, H = 2048 / D.
+SWEEP_HEADS = [(32, 32), (64, 64), (80, 80), (96, 96), (128, 128), (160, 160), (192, 192),
+               (256, 256), (192, 128)]
+
+
+def case_of(args, dtype, d, dv, block, pattern, seq):
+    heads = max(args.width // d, 1)
+    nb = -(-seq // block)
+    case = dict(dtype=dtype, batch=args.batch, heads=heads, l=seq, d=d, dv=dv,
+                block=block, pattern=pattern, causal=pattern == "window",
+                nbq=nb, nbk=nb, window=None, mask=None, mask_heads=1)
+    case["shape"] = "%dx%dx%dx%d" % (args.batch, heads, seq, d) + ("" if dv == d else "/%d" % dv)
+    return case
+
+
 def make_cases(args):
     cases = []
+    if args.sweep:
+        seq = args.seq if args.seq_given or args.quick else 4096
+        for dtype in args.dtypes:
+            for d, dv in SWEEP_HEADS:
+                if args.d and d not in args.d:
+                    continue
+                for pattern in args.pattern or ["full", "25%"]:
+                    cases.append(case_of(args, dtype, d, dv, 128, pattern, seq))
+        return cases
     for dtype in args.dtypes:
         for d in args.ds:
             for block in args.blocks:
                 for pattern in args.patterns:
-                    heads = args.width // d
-                    nb = -(-args.seq // block)
-                    case = dict(dtype=dtype, batch=args.batch, heads=heads, l=args.seq, d=d,
-                                block=block, pattern=pattern, causal=pattern == "window",
-                                nbq=nb, nbk=nb, window=None, mask=None, mask_heads=1)
-                    case["shape"] = "%dx%dx%dx%d" % (args.batch, heads, args.seq, d)
-                    cases.append(case)
+                    cases.append(case_of(args, dtype, d, d, block, pattern, args.seq))
     return cases
 
 
@@ -168,7 +192,7 @@ def build_pattern(case):
 
 
 def flops(case, active, backward):
-    f = 4.0 * case["block"] * case["block"] * case["d"] * active
+    f = 2.0 * case["block"] * case["block"] * (case["d"] + case["dv"]) * active
     return 2.5 * f if backward else f
 
 
@@ -188,14 +212,14 @@ def median_us(torch, fn, warmup, repeats):
 
 
 def inputs(torch, case, dtype):
-    """q, k, v, dy [B, H, L, D] with bkbench's magnitudes (0.25..2, random signs)."""
-    shape = (case["batch"], case["heads"], case["l"], case["d"])
-
-    def one():
+    """q, k [B, H, L, D], v, dy [B, H, L, Dv] with bkbench's magnitudes (0.25..2,
+    random signs)."""
+    def one(cols):
+        shape = (case["batch"], case["heads"], case["l"], cols)
         x = torch.rand(shape, device="cuda", dtype=torch.float32) * 1.75 + 0.25
         sign = torch.randint(0, 2, shape, device="cuda", dtype=torch.int8) * 2 - 1
         return (x * sign).to(dtype)
-    return one(), one(), one(), one()
+    return one(case["d"]), one(case["d"]), one(case["dv"]), one(case["dv"])
 
 
 def time_both(torch, forward, tensors, want, warmup, repeats):
@@ -315,7 +339,7 @@ class Flex:
         b = case["block"]
         tiles = {"fwd_BLOCK_M": b, "fwd_BLOCK_N": b, "bwd_BLOCK_M1": b // 2,
                  "bwd_BLOCK_N1": b, "bwd_BLOCK_M2": b, "bwd_BLOCK_N2": b // 2}
-        key = (case["dtype"], case["d"], b, direction)
+        key = (case["dtype"], case["d"], case["dv"], b, direction)
         tries = [None, tiles]
         if self.options.get(key) == tiles:
             tries.reverse()
@@ -345,10 +369,13 @@ def parse_args():
     ap.add_argument("--quick", action="store_true",
                     help="B = 1, L = 1024: a smoke test of the script (seconds + compiles)")
     ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--seq", type=int, default=8192, help="Lq = Lk")
+    ap.add_argument("--seq", type=int, help="Lq = Lk (8192; 4096 with --sweep)")
     ap.add_argument("--width", type=int, default=2048, help="H * D")
     ap.add_argument("--dtype", action="append", choices=["f16", "bf16"])
-    ap.add_argument("--d", action="append", type=int, choices=[64, 128])
+    ap.add_argument("--d", action="append", type=int, choices=range(1, 257), metavar="D")
+    ap.add_argument("--sweep", action="store_true",
+                    help="bkbench's head-size sweep: D 32..256 and 192/128, full and 25%%, "
+                         "blocks of 128, L = 4096")
     ap.add_argument("--block", action="append", type=int, choices=[64, 128])
     ap.add_argument("--pattern", action="append", choices=PATTERNS)
     ap.add_argument("--direction", choices=["fwd", "bwd", "both"], default="both")
@@ -358,6 +385,9 @@ def parse_args():
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--json", metavar="FILE", help="write the results here too (after each)")
     args = ap.parse_args()
+    args.seq_given = args.seq is not None
+    if args.seq is None:
+        args.seq = 8192
     if args.quick:
         args.batch, args.seq = 1, 1024
         args.warmup, args.repeats = min(args.warmup, 2), min(args.repeats, 5)
@@ -419,7 +449,7 @@ def main():
     def emit(case, peer, op, status, active, us=None, message="", note="", extra=None):
         r = {"peer": peer, "op": op, "dtype": case["dtype"], "shape": case["shape"],
              "batch": case["batch"], "heads": case["heads"], "lq": case["l"], "lk": case["l"],
-             "d": case["d"], "blockQ": case["block"], "blockK": case["block"],
+             "d": case["d"], "dv": case["dv"], "blockQ": case["block"], "blockK": case["block"],
              "pattern": case["pattern"], "causal": case["causal"], "window": case["window"],
              "patternHash": case["hash"], "activeBlocks": active, "totalBlocks": case["total"],
              "density": active / case["total"],
@@ -452,7 +482,7 @@ def main():
             causal = case["pattern"] == "window"
             peer = "sdpa-c" if causal else "sdpa"
             active = causal_blocks(case) if causal else case["total"]
-            key = (case["dtype"], case["d"], causal)
+            key = (case["dtype"], case["d"], case["dv"], causal)
             try:
                 if key not in sdpa_cache:
                     sdpa_cache[key] = time_both(

@@ -54,6 +54,28 @@ static const struct {
 /* The window is an eighth of the sequence: 1024 tokens at L = 8192. */
 #define WINDOW_DIVISOR 8
 
+/* The head-size sweep: the head sizes of the models people run (Phi's 80
+ * and 96, Gemma's 256, the query-key size 192 of multi-head latent
+ * attention with its Dv = 128), dense and 25% with blocks of 128, at a
+ * shorter L so that the sweep stays short; H * D = 2048 as above. */
+static const struct {
+    int64_t d, dv;
+} sweep_heads[] = {
+    {32, 32}, {64, 64}, {80, 80}, {96, 96}, {128, 128}, {160, 160}, {192, 192}, {256, 256},
+    {192, 128},
+};
+#define SWEEP_COUNT (sizeof sweep_heads / sizeof sweep_heads[0])
+static const size_t sweep_patterns[] = {0, 2};  /* full, 25% */
+#define SWEEP_PATTERN_COUNT (sizeof sweep_patterns / sizeof sweep_patterns[0])
+static const struct {
+    int64_t batch, l, width;
+    int32_t block;
+} sweep_scales[] = {
+    [ATTENTION_SCALE_GPU] = {2, 4096, 2048, 128},
+    [ATTENTION_SCALE_HOST] = {1, 64, 256, 32},
+    [ATTENTION_SCALE_QUICK] = {1, 32, 256, 16},
+};
+
 /* Slots of the input and output rotations. */
 enum { IN_Q, IN_K, IN_V, IN_DY, IN_COUNT };
 enum { OUT_Y, OUT_LSE, OUT_DQ, OUT_DK, OUT_DV, OUT_COUNT };
@@ -67,7 +89,38 @@ struct attention_buffers {
 
 size_t bench_attention_case_count(void)
 {
-    return TYPE_COUNT * HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT;
+    return TYPE_COUNT * (HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT +
+                         SWEEP_COUNT * SWEEP_PATTERN_COUNT);
+}
+
+static void name_shape(struct attention_case *c)
+{
+    if (c->dv == c->d)
+        snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lldx%lld", (long long)c->batch,
+                 (long long)c->heads, (long long)c->l, (long long)c->d);
+    else
+        snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lldx%lld/%lld", (long long)c->batch,
+                 (long long)c->heads, (long long)c->l, (long long)c->d, (long long)c->dv);
+}
+
+/* The sweep's cases of one type (see sweep_heads). */
+static size_t sweep_cases(enum attention_scale scale, BkDataType dtype, struct attention_case *out,
+                          size_t max)
+{
+    size_t n = 0;
+    for (size_t h = 0; h < SWEEP_COUNT; h++)
+        for (size_t i = 0; i < SWEEP_PATTERN_COUNT && n < max; i++) {
+            const size_t p = sweep_patterns[i];
+            const int64_t d = sweep_heads[h].d;
+            struct attention_case *c = &out[n++];
+            *c = (struct attention_case){
+                dtype, sweep_scales[scale].batch,
+                sweep_scales[scale].width / d > 0 ? sweep_scales[scale].width / d : 1,
+                sweep_scales[scale].l, d, sweep_heads[h].dv, sweep_scales[scale].block,
+                patterns[p].name, patterns[p].pat, patterns[p].form, patterns[p].causal, ""};
+            name_shape(c);
+        }
+    return n;
 }
 
 size_t bench_attention_cases(enum attention_scale scale, struct attention_case *out, size_t max)
@@ -81,14 +134,14 @@ size_t bench_attention_cases(enum attention_scale scale, struct attention_case *
                     *c = (struct attention_case){
                         attention_types[t], scales[scale].batch,
                         scales[scale].width / head_dims[h], scales[scale].l, head_dims[h],
-                        scales[scale].blocks[b], patterns[p].name, patterns[p].pat,
-                        patterns[p].form, patterns[p].causal, ""};
+                        head_dims[h], scales[scale].blocks[b], patterns[p].name,
+                        patterns[p].pat, patterns[p].form, patterns[p].causal, ""};
                     if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
                         c->pat.window = c->l / WINDOW_DIVISOR;
-                    snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lldx%lld",
-                             (long long)c->batch, (long long)c->heads, (long long)c->l,
-                             (long long)c->d);
+                    name_shape(c);
                 }
+    for (size_t t = 0; t < TYPE_COUNT && n < max; t++)
+        n += sweep_cases(scale, attention_types[t], out + n, max - n);
     return n;
 }
 
@@ -99,7 +152,7 @@ struct attention_op_desc attention_case_desc(const struct attention_case *c, boo
      * one pattern for all. */
     const bool per_head = c->pat.kind == ATTENTION_PATTERN_RANDOM;
     return (struct attention_op_desc){backward, c->dtype, c->batch, c->heads, c->heads, c->l,
-                                      c->l, c->d, c->d, c->block, c->block, c->form, c->causal,
+                                      c->l, c->d, c->dv, c->block, c->block, c->form, c->causal,
                                       1, per_head ? c->heads : 1, capacity};
 }
 

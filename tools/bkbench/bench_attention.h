@@ -9,7 +9,10 @@
  * bf16. Rated in TFLOP/s over the active blocks (attention_flops): a
  * block the causal diagonal cuts counts as a whole one. The host runs
  * B = 1, L = 128 (64 with --quick), H * D = 128 and blocks of 16 and 32:
- * seconds with its reference in double precision.
+ * seconds with its reference in double precision. Then the head-size
+ * sweep: D = 32, 64, 80, 96, 128, 160, 192, 256 and D = 192 with Dv = 128,
+ * dense and 25% with blocks of 128, B = 2, L = 4096, H = 2048 / D (on the
+ * host B = 1, L = 64, H = 256 / D, blocks of 32).
  *
  * Per case, outside the timing: the pattern is made on the host and
  * uploaded, the forward plan runs once on every set to make y and lse
@@ -39,13 +42,13 @@ enum attention_scale {
 
 struct attention_case {
     BkDataType dtype;
-    int64_t batch, heads, l, d;           /* Lq = Lk = L, Hkv = H, Dv = D */
+    int64_t batch, heads, l, d, dv;       /* Lq = Lk = L, Hkv = H */
     int32_t block;                        /* blockQ = blockK */
     const char *pattern;                  /* "full", "50%", "25%", "10%", "window" */
     struct attention_pattern_desc pat;
     BkAttentionPatternForm form;
     bool causal;
-    char shape[32];                       /* "2x32x8192x64": B x H x L x D */
+    char shape[40];                       /* "2x32x8192x64": B x H x L x D (/ Dv) */
 };
 
 /* One direction of a case. */

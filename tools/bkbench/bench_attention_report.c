@@ -22,12 +22,13 @@ static double density(const struct attention_pattern_info *pi)
 void bench_attention_print_header(const struct bench_settings *s)
 {
     printf("\nblock-sparse attention Y = softmax(Q K^T / sqrt(D) + pattern) V, Lq = Lk = L,\n"
-           "Hkv = H, Dv = D, blocks blk x blk; reusable buffers (%u runs after %u warm-up)\n",
+           "Hkv = H, Dv = D (shape BxHxLxD/Dv where not), blocks blk x blk;\n"
+           "reusable buffers (%u runs after %u warm-up)\n",
            s->repeats, s->warmup);
-    printf("TFLOP/s over the active blocks: forward 4*blk*blk*D each, backward 2.5x; "
+    printf("TFLOP/s over the active blocks: forward 2*blk*blk*(D+Dv) each, backward 2.5x; "
            "a block the\ncausal diagonal cuts (window) counts whole; active: "
            "active / all blocks\n");
-    printf("%-13s %-5s %-14s %3s %-7s %-5s %6s %4s %8s %7s %s\n", "op", "dtype",
+    printf("%-13s %-5s %-17s %3s %-7s %-5s %6s %4s %8s %7s %s\n", "op", "dtype",
            "shape(BxHxLxD)", "blk", "pattern", "form", "active", "sets", "us", "TF/s",
            "kernel");
 }
@@ -36,7 +37,7 @@ static void print_row(const struct attention_case *c, const struct attention_pat
                       bool backward, const struct attention_result *r)
 {
     char line[160];
-    int n = snprintf(line, sizeof line, "%-13s %-5s %-14s %3d %-7s %-5s %5.1f%%",
+    int n = snprintf(line, sizeof line, "%-13s %-5s %-17s %3d %-7s %-5s %5.1f%%",
                      attention_op_name(backward), tool_dtype_name(c->dtype), c->shape,
                      (int)c->block, c->pattern, attention_form_name(c->form), 100.0 * density(pi));
     if (n < 0)
@@ -81,7 +82,7 @@ static void record(struct rec *w, const struct attention_case *c,
     rec_int(w, "lq", c->l);
     rec_int(w, "lk", c->l);
     rec_int(w, "d", c->d);
-    rec_int(w, "dv", c->d);
+    rec_int(w, "dv", c->dv);
     rec_int(w, "blockQ", c->block);
     rec_int(w, "blockK", c->block);
     rec_str(w, "pattern", c->pattern);

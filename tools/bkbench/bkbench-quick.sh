@@ -24,8 +24,11 @@ sparse_cases=18
 # attention: (f16, bf16) x D (64, 128) x blocks (16, 32) x (full, 50%, 25%,
 # 10% as a mask and a list, window) x (forward, backward)
 attention_rows=96
-# attention over a KV cache: (f16, bf16) x D (128, 64) x 2 shapes
-decode_rows=8
+# the head-size sweep: (f16, bf16) x 9 (D, Dv) x (full, 25%) x (forward, backward)
+sweep_rows=72
+attention_all=$((attention_rows + sweep_rows))
+# attention over a KV cache: (f16, bf16) x D (128, 64) x 3 shapes (one paged)
+decode_rows=12
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
 step_cases=2
 
@@ -61,7 +64,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..57"
+echo "1..59"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -166,7 +169,12 @@ row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_a
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $attention_rows ]
 ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
-row='^(f16|bf16) D(128|64) B[0-9]+ H[0-9]+/[0-9]+ Lq[0-9]+ Lk[0-9]+( causal)?'
+row='^attention-(fwd|bwd) +(f16|bf16) +1x[0-9]+x32x[0-9]+(/128)? +16 +(full|25%)'
+row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $sweep_rows ]
+ok $? "bkbench prints $sweep_rows head-size sweep rows, D / Dv where they differ (got $rows)"
+row='^(f16|bf16) D(128|64) B[0-9]+ H[0-9]+/[0-9]+ Lq[0-9]+ Lk[0-9]+( causal)?( page[0-9]+)?'
 row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $decode_rows ]
@@ -197,11 +205,14 @@ pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside d
      all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
          r['preparedBytes'] > 0 and r['kernel'] and r['denseKernel'] for r in d['sparse24']) and
      sorted(set(r['n'] for r in d['sparse24'])) == [16, 32, 128]"
-pycheck "$tmp/bench.json" "bkbench --json: $attention_rows attention results, checked, active-block TFLOP/s" \
-    "len(d['attention']) == $attention_rows and
+pycheck "$tmp/bench.json" "bkbench --json: $attention_all attention results, checked, active-block TFLOP/s" \
+    "len(d['attention']) == $attention_all and
+     sorted(set((r['d'], r['dv']) for r in d['attention'])) ==
+         [(32, 32), (64, 64), (80, 80), (96, 96), (128, 128), (160, 160), (192, 128),
+          (192, 192), (256, 256)] and
      all(r['status'] == 'ok' and r['us'] > 0 and r['tflopPerS'] > 0 and
          r['check']['maxRelErr'] <= r['check']['limit'] and
-         r['flops'] == 4 * r['blockQ'] * r['blockK'] * r['d'] * r['activeBlocks'] *
+         r['flops'] == 2 * r['blockQ'] * r['blockK'] * (r['d'] + r['dv']) * r['activeBlocks'] *
                        (2.5 if r['op'] == 'attention-bwd' else 1) and
          0 < r['activeBlocks'] <= r['totalBlocks'] and
          (r['patternHash'] is None) == (r['pattern'] == 'full')
@@ -214,8 +225,9 @@ pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results
          r['check']['maxRelErr'] <= r['check']['limit'] and r['check']['rows'] == r['lq'] and
          r['kvBytes'] == 2 * r['batch'] * r['kvHeads'] * r['lk'] * r['d'] * 2 and
          abs(r['roofline'] - r['gbPerS'] / d['copy']['gbPerS']) <= 1e-3 * r['roofline'] and
-         r['case'] == '%s D%d B%d H%d/%d Lq%d Lk%d%s' % (r['dtype'], r['d'], r['batch'],
-             r['heads'], r['kvHeads'], r['lq'], r['lk'], ' causal' if r['causal'] else '')
+         r['case'] == '%s D%d B%d H%d/%d Lq%d Lk%d%s%s' % (r['dtype'], r['d'], r['batch'],
+             r['heads'], r['kvHeads'], r['lq'], r['lk'], ' causal' if r['causal'] else '',
+             ' page%d' % r['pageSize'] if r['pageSize'] else '')
          for r in d['attentionDecode'])"
 pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors and ops" \
     "len(d['decodeStep']) == $step_cases and
@@ -256,7 +268,7 @@ lines=$(wc -l <"$tmp/run.csv")
 pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
     "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention',
                              'attentionDecode', 'decodeStep')) ==
-     $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_rows"
+     $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_all"
 if [ $have_python = no ]; then
     skip "--csv reads back as CSV: no python3"
 else
@@ -302,6 +314,10 @@ ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothin
 "$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown attention pattern with status 2"
+"$bkbench" --quick --device host --op attention --shape 1x1x32x192/128 >"$tmp/att.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +(f16|bf16) +1x1x32x192/128 ' "$tmp/att.txt")" -eq 8 ] &&
+    [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ]
+ok $? "--op attention --shape B x H x L x D/Dv leaves that shape's attention rows"
 "$bkbench" --quick --device host --op attention-decode --dtype f16 >"$tmp/dec.txt" 2>&1
 [ $? -eq 0 ] && [ "$(grep -Ec '^f16 D(128|64) ' "$tmp/dec.txt")" -eq $((decode_rows / 2)) ] &&
     ! grep -Eq '^(gated-|gemm |sparse24 |attention-(fwd|bwd) |bf16 )' "$tmp/dec.txt"

@@ -70,7 +70,7 @@ struct options {
     unsigned ops;                     /* OP_* bits */
     const char *kind, *dtype;         /* filters; NULL = all */
     const char *patterns;             /* attention patterns, "10%,window"; NULL = all */
-    const char *shapes;               /* GEMM-family shapes, "16x8192x8192,..."; NULL = all */
+    const char *shapes;               /* GEMM-family or attention shapes; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
     const char *csv_file;             /* write the results as CSV here; NULL = no */
 };
@@ -492,11 +492,13 @@ static bool gemm_filter(enum gemm_family family, BkDataType dtype, const char *s
     return keep_gemm(op, dtype, shape, user);
 }
 
-/* Attention cases have no kind either; --pattern picks among them. */
+/* Attention cases have no kind either; --pattern and --shape (BxHxLxD,
+ * BxHxLxD/Dv) pick among them. */
 static bool attention_filter(const struct attention_case *c, bool backward, const void *user)
 {
     const struct options *o = user;
-    return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind && !o->shapes &&
+    return (o->ops & (backward ? OP_ATTENTION_BWD : OP_ATTENTION_FWD)) && !o->kind &&
+           (!o->shapes || in_list(o->shapes, c->shape)) &&
            (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0) &&
            (!o->patterns || in_list(o->patterns, c->pattern));
 }
