@@ -65,41 +65,61 @@ static __device__ __forceinline__ int64_t seq_key_end(const Args &a, const Seque
     return end > 0 ? end : 0;
 }
 
-// The page of key j of sequence b (paged caches), or -1 out of range.
-static __device__ __forceinline__ int64_t page_of(const DecodeArgs &d, int64_t b, int64_t j)
+// Page i of sequence b's table (paged caches), or -1 out of range.
+static __device__ __forceinline__ int64_t page_at(const DecodeArgs &d, int64_t b, int64_t i)
 {
-    const int64_t p = ((const int32_t *)d.block_table)[b * d.table_s[0] +
-                                                       (j / d.page_size) * d.table_s[1]];
+    const int64_t p = ((const int32_t *)d.block_table)[b * d.table_s[0] + i * d.table_s[1]];
     return p >= 0 && p < d.pages ? p : -1;
 }
 
 // cp.async of keys [k0, k0 + KEYS) of kv head (b, kvh) into one stage of a
 // stream's ring: K's tile, then V's. Keys at or past `stop`, and those of
 // a page out of range, are zero-filled (and masked, or the part is NaN).
+// A thread copies one 16-byte column chunk of every STRIDE-th row; in a
+// paged cache it walks its rows' position in their page along, reading
+// the table only when a row crosses into the next page (no division per
+// row: with one, the address arithmetic cost the paged walk two thirds of
+// its speed).
 template <typename T, int DH, int RG>
 static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArgs &d, int64_t b,
                                                  int64_t kvh, int64_t k0, int64_t stop, int tid)
 {
     constexpr int CHUNKS = DH / 8, KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    constexpr int STRIDE = RG * 32 / CHUNKS;
+    static_assert(RG * 32 % CHUNKS == 0, "a thread keeps its column chunk");
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
-    const bool paged = d.block_table != 0;
-    const T *k = at<T>(a.k, paged ? 0 : b, kvh, 0), *v = at<T>(a.v, paged ? 0 : b, kvh, 0);
+    const int c = tid % CHUNKS;
+    if (!d.block_table) {
+        const T *k = at<T>(a.k, b, kvh, 0) + c * 8, *v = at<T>(a.v, b, kvh, 0) + c * 8;
 #pragma unroll 4
-    for (int e = tid; e < KEYS * CHUNKS; e += RG * 32) {
-        const int r = e / CHUNKS, c = e % CHUNKS;
-        bool in = k0 + r < stop;
-        int64_t row = in ? k0 + r : 0, page = 0;
-        if (paged && in) {
-            page = page_of(d, b, row);
-            in = page >= 0;
-            row = in ? row % d.page_size : 0;
-            page = in ? page : 0;
+        for (int r = tid / CHUNKS; r < KEYS; r += STRIDE) {
+            const bool in = k0 + r < stop;
+            const int64_t row = in ? k0 + r : 0;
+            const uint32_t off = SwizzledTile<DH>::offset(r, c);
+            cp_async16(stage + off, k + row * a.k.s[2], in ? 16u : 0u);
+            cp_async16(stage + TB + off, v + row * a.v.s[2], in ? 16u : 0u);
         }
+        return;
+    }
+    const T *k = at<T>(a.k, 0, kvh, 0) + c * 8, *v = at<T>(a.v, 0, kvh, 0) + c * 8;
+    int r = tid / CHUNKS;
+    int64_t key = k0 + r, index = key / d.page_size, pos = key - index * d.page_size;
+    int64_t page = key < stop ? page_at(d, b, index) : -1;
+#pragma unroll 4
+    for (; r < KEYS; r += STRIDE) {
+        const bool in = key < stop && page >= 0;
+        const int64_t at_k = in ? page * a.k.s[0] + pos * a.k.s[2] : 0;
+        const int64_t at_v = in ? page * a.v.s[0] + pos * a.v.s[2] : 0;
         const uint32_t off = SwizzledTile<DH>::offset(r, c);
-        cp_async16(stage + off, k + page * a.k.s[0] + row * a.k.s[2] + c * 8, in ? 16u : 0u);
-        cp_async16(stage + TB + off, v + page * a.v.s[0] + row * a.v.s[2] + c * 8,
-                   in ? 16u : 0u);
+        cp_async16(stage + off, k + at_k, in ? 16u : 0u);
+        cp_async16(stage + TB + off, v + at_v, in ? 16u : 0u);
+        key += STRIDE, pos += STRIDE;
+        bool next = false;
+        while (pos >= d.page_size)
+            pos -= d.page_size, index++, next = true;
+        if (next && key < stop)
+            page = page_at(d, b, index);
     }
 }
 
@@ -112,7 +132,7 @@ static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b,
     if (d.block_table && stop > k0) {
         const int64_t first = k0 / d.page_size, last = (stop - 1) / d.page_size;
         for (int64_t p = first + lane; p <= last; p += 32)
-            bad = bad || page_of(d, b, p * d.page_size) < 0;
+            bad = bad || page_at(d, b, p) < 0;
     }
     return __any_sync(0xFFFFFFFFu, bad);
 }

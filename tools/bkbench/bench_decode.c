@@ -25,22 +25,28 @@ static const int64_t head_dims[] = {128, 64};
 struct decode_shape {
     int64_t batch, heads, kv_heads, lq, lk;
     bool causal;
+    int32_t page;                         /* 0: contiguous */
 };
 
 /* The GPU's: the shapes decoders run (Llama-70B-like GQA 64/8 and 32/8,
  * MHA 32/32, speculative Lq 4 and 16 causal). */
 static const struct decode_shape gpu_shapes[] = {
-    {8, 64, 8, 1, 8192, false},   {8, 64, 8, 1, 32768, false}, {1, 64, 8, 1, 131072, false},
-    {32, 32, 8, 1, 4096, false},  {8, 64, 8, 4, 32768, true},  {8, 64, 8, 16, 8192, true},
-    {8, 32, 32, 1, 8192, false},  {1, 64, 8, 1, 4096, false},
+    {8, 64, 8, 1, 8192, false, 0},    {8, 64, 8, 1, 32768, false, 0},
+    {1, 64, 8, 1, 131072, false, 0},  {32, 32, 8, 1, 4096, false, 0},
+    {8, 64, 8, 4, 32768, true, 0},    {8, 64, 8, 16, 8192, true, 0},
+    {8, 32, 32, 1, 8192, false, 0},   {1, 64, 8, 1, 4096, false, 0},
+    /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
+    {8, 64, 8, 1, 32768, false, 16},  {8, 64, 8, 1, 32768, false, 64},
+    {8, 64, 8, 1, 32768, false, 256}, {32, 32, 8, 1, 4096, false, 16},
+    {8, 64, 8, 4, 32768, true, 64},
 };
 /* The host's: the same kinds of shape, seconds with the check. */
 static const struct decode_shape host_shapes[] = {
-    {2, 8, 2, 1, 512, false}, {1, 8, 2, 4, 256, true}, {1, 8, 2, 16, 256, true},
-    {2, 4, 4, 1, 256, false},
+    {2, 8, 2, 1, 512, false, 0},  {1, 8, 2, 4, 256, true, 0}, {1, 8, 2, 16, 256, true, 0},
+    {2, 4, 4, 1, 256, false, 0},  {2, 8, 2, 1, 512, false, 16}, {1, 8, 2, 4, 256, true, 64},
 };
 static const struct decode_shape quick_shapes[] = {
-    {1, 4, 2, 1, 128, false}, {1, 4, 2, 4, 64, true},
+    {1, 4, 2, 1, 128, false, 0}, {1, 4, 2, 4, 64, true, 0}, {1, 4, 2, 1, 128, false, 32},
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 #define MAX_SHAPES COUNT(gpu_shapes)
@@ -92,11 +98,15 @@ size_t bench_decode_cases(enum attention_scale scale, struct decode_case *out, s
                 const struct decode_shape *sh = &scales[scale].shapes[k];
                 struct decode_case *c = &out[n++];
                 *c = (struct decode_case){decode_types[t], head_dims[h], sh->batch, sh->heads,
-                                          sh->kv_heads, sh->lq, sh->lk, sh->causal, ""};
-                snprintf(c->name, sizeof c->name, "%s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s",
+                                          sh->kv_heads, sh->lq, sh->lk, sh->causal, sh->page,
+                                          ""};
+                char page[16] = "";
+                if (c->page)
+                    snprintf(page, sizeof page, " page%d", (int)c->page);
+                snprintf(c->name, sizeof c->name, "%s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s%s",
                          tool_dtype_name(c->dtype), (long long)c->d, (long long)c->batch,
                          (long long)c->heads, (long long)c->kv_heads, (long long)c->lq,
-                         (long long)c->lk, c->causal ? " causal" : "");
+                         (long long)c->lk, c->causal ? " causal" : "", page);
             }
     return n;
 }
@@ -106,6 +116,86 @@ static struct attention_op_desc case_desc(const struct decode_case *c)
     return (struct attention_op_desc){false, c->dtype, c->batch, c->heads, c->kv_heads,
                                       c->lq, c->lk, c->d, c->d, 0, 0,
                                       BK_ATTENTION_PATTERN_DENSE, c->causal, 1, 1, 0};
+}
+
+/* ---- Paged caches -------------------------------------------------------------- */
+
+/* A paged case's pool: every sequence's ceil(Lk / page) pages, shuffled
+ * over the pool (Fisher-Yates from splitmix64 with a fixed seed), the
+ * table [B, pages a sequence] and the lengths [B] (all Lk) on the device. */
+struct paged_cache {
+    int64_t per_seq, pages;
+    int32_t *table;                       /* host copy */
+    struct bench_buffer table_buf, lengths_buf;
+    BkAttentionSequencesInfo seq;
+    BkAttentionPagedKvInfo paged;
+};
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void upload_i32(struct bench_device *d, const int32_t *data, int64_t n,
+                       struct bench_buffer *b)
+{
+    const uint64_t bytes = (uint64_t)n * sizeof *data;
+    bench_buffer_alloc(d, bytes, b);
+    tool_check(bkCopyToDevice(d->ctx, b->address, data, bytes), "bkCopyToDevice (pages)");
+}
+
+/* Chains the paged description to the forward info f: k and v become the
+ * pool [pages, Hkv, page, D]. */
+static void paged_open(struct bench_device *d, const struct decode_case *c, BkAttentionInfo *f,
+                       struct paged_cache *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->per_seq = (c->lk + c->page - 1) / c->page;
+    pc->pages = c->batch * pc->per_seq;
+    pc->table = malloc((size_t)pc->pages * sizeof *pc->table);
+    int32_t *lengths = malloc((size_t)c->batch * sizeof *lengths);
+    if (!pc->table || !lengths)
+        tool_die("out of host memory");
+    for (int64_t i = 0; i < pc->pages; i++)
+        pc->table[i] = (int32_t)i;
+    uint64_t state = 0x9A6E5EEDull;
+    for (int64_t i = pc->pages - 1; i > 0; i--) {
+        const int64_t j = (int64_t)(splitmix64(&state) % (uint64_t)(i + 1));
+        const int32_t t = pc->table[i];
+        pc->table[i] = pc->table[j];
+        pc->table[j] = t;
+    }
+    for (int64_t b = 0; b < c->batch; b++)
+        lengths[b] = (int32_t)c->lk;
+    upload_i32(d, pc->table, pc->pages, &pc->table_buf);
+    upload_i32(d, lengths, c->batch, &pc->lengths_buf);
+    free(lengths);
+    BkTensorDesc kv = f->k;
+    kv.extent[0] = pc->pages;
+    kv.extent[2] = c->page;
+    f->k = f->v = kv;
+    pc->seq.sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO;
+    pc->seq.form = BK_ATTENTION_SEQUENCES_PADDED;
+    pc->seq.lengthsK.dataType = BK_DATA_TYPE_I32;
+    pc->seq.lengthsK.rank = 1;
+    pc->seq.lengthsK.extent[0] = c->batch;
+    pc->paged.sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO;
+    pc->paged.pNext = &pc->seq;
+    pc->paged.blockTable.dataType = BK_DATA_TYPE_I32;
+    pc->paged.blockTable.rank = 2;
+    pc->paged.blockTable.extent[0] = c->batch;
+    pc->paged.blockTable.extent[1] = pc->per_seq;
+    f->pNext = &pc->paged;
+}
+
+static void paged_close(struct bench_device *d, struct paged_cache *pc)
+{
+    free(pc->table);
+    bench_buffer_free(d, &pc->table_buf);
+    bench_buffer_free(d, &pc->lengths_buf);
 }
 
 /* ---- The check --------------------------------------------------------------- */
@@ -135,19 +225,40 @@ static void compare(double *diff, double *top, double got, double ref)
         *top = fabs(ref);
 }
 
+/* Rows 0..Lk-1 of kv head kvh of sequence b of a paged pool, as doubles:
+ * each page's rows from where the table puts them. */
+static double *download_paged(struct bench_device *d, BkDeviceAddress base, BkDataType dtype,
+                              const struct decode_case *c, const struct paged_cache *pc,
+                              int64_t b, int64_t kvh)
+{
+    double *out = malloc((size_t)c->lk * (size_t)c->d * sizeof *out);
+    if (!out)
+        tool_die("out of host memory");
+    for (int64_t p = 0; p < pc->per_seq; p++) {
+        const int64_t rows = c->lk - p * c->page < c->page ? c->lk - p * c->page : c->page;
+        double *part = download_head(d, base, dtype, pc->table[b * pc->per_seq + p],
+                                     c->kv_heads, kvh, c->page, c->d);
+        memcpy(out + p * c->page * c->d, part, (size_t)(rows * c->d) * sizeof *out);
+        free(part);
+    }
+    return out;
+}
+
 /* max |result - reference| / max |reference| of y and lse (lse against
  * at least 1: it is a log) over every query row of the last batch and
  * head, from set 0. */
 static double check(struct bench_device *d, const struct decode_case *c,
-                    const struct bench_sets *in, const struct bench_sets *out)
+                    const struct paged_cache *pc, const struct bench_sets *in,
+                    const struct bench_sets *out)
 {
     const int64_t b = c->batch - 1, h = c->heads - 1, kvh = h / (c->heads / c->kv_heads);
     const BkDataType t = c->dtype;
     double *q = download_head(d, bench_sets_address(in, 0, IN_Q), t, b, c->heads, h, c->lq, c->d);
-    double *k = download_head(d, bench_sets_address(in, 0, IN_K), t, b, c->kv_heads, kvh, c->lk,
-                              c->d);
-    double *v = download_head(d, bench_sets_address(in, 0, IN_V), t, b, c->kv_heads, kvh, c->lk,
-                              c->d);
+    const BkDeviceAddress ka = bench_sets_address(in, 0, IN_K), va = bench_sets_address(in, 0, IN_V);
+    double *k = c->page ? download_paged(d, ka, t, c, pc, b, kvh)
+                        : download_head(d, ka, t, b, c->kv_heads, kvh, c->lk, c->d);
+    double *v = c->page ? download_paged(d, va, t, c, pc, b, kvh)
+                        : download_head(d, va, t, b, c->kv_heads, kvh, c->lk, c->d);
     double *y = download_head(d, bench_sets_address(out, 0, OUT_Y), t, b, c->heads, h, c->lq,
                               c->d);
     double *lse = download_head(d, bench_sets_address(out, 0, OUT_LSE), BK_DATA_TYPE_F32, b,
@@ -211,16 +322,24 @@ void bench_decode_run(struct bench_device *d, const struct decode_case *c,
     union attention_op_info info;
     struct bench_plan p;
     char msg[200];
-    const BkResult res = bench_plan_try_create(d, attention_op_build(&desc, &info), &p, msg,
-                                               sizeof msg);
+    const void *op = attention_op_build(&desc, &info);
+    struct paged_cache pc;
+    memset(&pc, 0, sizeof pc);
+    if (c->page)
+        paged_open(d, c, &info.fwd, &pc);
+    const BkResult res = bench_plan_try_create(d, op, &p, msg, sizeof msg);
     if (res != BK_SUCCESS) {
         r->failed = res != BK_ERROR_UNSUPPORTED;
         snprintf(r->message, sizeof r->message, "%s%s%s", r->failed ? bkResultString(res) : "",
                  r->failed ? ": " : "", msg);
+        if (c->page)
+            paged_close(d, &pc);
         return;
     }
-    if (p.props.bindingCount != 8)
-        tool_die("attention: a plan with %u bindings, bkbench expects 8", p.props.bindingCount);
+    const uint32_t bindings = c->page ? BK_ATTENTION_BINDING_BLOCK_TABLE + 1 : 8;
+    if (p.props.bindingCount != bindings)
+        tool_die("attention: a plan with %u bindings, bkbench expects %u", p.props.bindingCount,
+                 bindings);
     r->supported = true;
     snprintf(r->kernel, sizeof r->kernel, "%s", p.props.kernelName);
     r->workspace = p.props.workspaceSize;
@@ -243,7 +362,11 @@ void bench_decode_run(struct bench_device *d, const struct decode_case *c,
     if (!cmds)
         tool_die("out of host memory");
     for (uint32_t set = 0; set < r->sets; set++) {
-        BkDeviceAddress a[8] = {0};
+        BkDeviceAddress a[BK_ATTENTION_BINDING_BLOCK_TABLE + 1] = {0};
+        if (c->page) {
+            a[BK_ATTENTION_BINDING_LENGTHS_K] = pc.lengths_buf.address;
+            a[BK_ATTENTION_BINDING_BLOCK_TABLE] = pc.table_buf.address;
+        }
         a[BK_ATTENTION_BINDING_Q] = bench_sets_address(&in, set, IN_Q);
         a[BK_ATTENTION_BINDING_K] = bench_sets_address(&in, set, IN_K);
         a[BK_ATTENTION_BINDING_V] = bench_sets_address(&in, set, IN_V);
@@ -252,8 +375,8 @@ void bench_decode_run(struct bench_device *d, const struct decode_case *c,
         tool_check(bkAllocateCommandBuffer(d->ctx, NULL, &cmds[set]), "bkAllocateCommandBuffer");
         BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
                                        BK_COMMAND_BUFFER_USAGE_REUSABLE};
-        BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, 8, a, NULL, p.workspace_address,
-                        p.props.workspaceSize};
+        BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, bindings, a, NULL,
+                        p.workspace_address, p.props.workspaceSize};
         tool_check(bkBeginCommandBuffer(cmds[set], &bi), "bkBeginCommandBuffer");
         tool_check(bkCmdRun(cmds[set], p.plan, &ri), "bkCmdRun");
         tool_check(bkEndCommandBuffer(cmds[set]), "bkEndCommandBuffer");
@@ -265,7 +388,7 @@ void bench_decode_run(struct bench_device *d, const struct decode_case *c,
     r->gb_per_s = (double)r->kv_bytes / (r->t.us * 1e-6) / 1e9;
     r->roofline = copy_gb_per_s > 0 ? r->gb_per_s / copy_gb_per_s : 0.0;
 
-    r->max_rel_err = check(d, c, &in, &out);
+    r->max_rel_err = check(d, c, &pc, &in, &out);
     const double limit = bench_attention_check_limit(c->dtype, false);
     if (!(r->max_rel_err <= limit)) {
         r->check_failed = true;
@@ -277,6 +400,8 @@ void bench_decode_run(struct bench_device *d, const struct decode_case *c,
     bench_sets_free(d, &out);
     bench_sets_free(d, &in);
     bench_plan_destroy(d, &p);
+    if (c->page)
+        paged_close(d, &pc);
 }
 
 /* ---- The suite ------------------------------------------------------------------ */

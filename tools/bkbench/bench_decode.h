@@ -12,7 +12,13 @@
  * double precision (every query row of the last batch and head).
  *
  * Case names, "bf16 D128 B8 H64/8 Lq1 Lk8192" (" causal" when causal),
- * are the ones bench/attention-decode-peers.py writes. */
+ * are the ones bench/attention-decode-peers.py writes.
+ *
+ * Paged variants (" page16" and so on) keep the same K and V in a pool of
+ * pages (BkAttentionPagedKvInfo, k and v [pages, Hkv, pageSize, D]), the
+ * sequences' pages shuffled over the pool by a fixed seed, every length
+ * Lk (BkAttentionSequencesInfo, PADDED): their time beside the
+ * contiguous row of the same shape is what paging costs. */
 #ifndef BK_TOOL_BENCH_DECODE_H
 #define BK_TOOL_BENCH_DECODE_H
 
@@ -41,7 +47,8 @@ struct decode_case {
     int64_t d;                            /* Dv = D */
     int64_t batch, heads, kv_heads, lq, lk;
     bool causal;
-    char name[64];                        /* "bf16 D128 B8 H64/8 Lq1 Lk8192 causal" */
+    int32_t page;                         /* tokens a page of a paged cache; 0: contiguous */
+    char name[64];                        /* "bf16 D128 B8 H64/8 Lq1 Lk8192 causal page16" */
 };
 
 struct decode_result {

@@ -44,6 +44,7 @@ static void record(struct rec *w, const struct decode_case *c, const struct deco
     rec_int(w, "d", c->d);
     rec_int(w, "dv", c->d);
     rec_bool(w, "causal", c->causal);
+    rec_int(w, "pageSize", c->page);
     rec_uint(w, "kvBytes", r->kv_bytes);
     rec_str(w, "status",
             r->failed         ? "failed"
