@@ -63,7 +63,7 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
         g->s.lt_status = "skipped";
         g->s.host_blas = blas_direct_available(g->lt_message, sizeof g->lt_message);
         if (g->s.host_blas)
-            g->s.lt_name = "BLAS", g->s.lt_status = "ok";
+            g->s.lt_name = "BLAS";
         else
             snprintf(g->lt_message, sizeof g->lt_message, "not a CUDA device, no host BLAS");
     } else if (g->ngemm + g->nw4a16 == 0) {
@@ -123,6 +123,8 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
         if (g->s.lt)
             snprintf(lt, sizeof lt, "%s %zu", cublaslt_library(g->s.lt),
                      cublaslt_version(g->s.lt));
+        else if (g->s.host_blas)
+            snprintf(lt, sizeof lt, "%s", g->lt_message);
         else
             snprintf(lt, sizeof lt, "%s (%s)", g->s.lt_status, g->lt_message);
         bench_gemm_print_header(&g->s, g->peak_model, lt);
