@@ -73,7 +73,7 @@ for a in $arches; do
     t0=$(date +%s)
     (
         cd "$build" &&
-            "$src/configure" --build="$build_triplet" --host="$(triplet "$a")" --without-cuda \
+            "$src/configure" --build="$build_triplet" --host="$(triplet "$a")" --without-cuda --without-blas \
                 --disable-fortran --enable-static --disable-shared --enable-werror \
                 >configure.log 2>&1 &&
             make -j"$(nproc)" >build.log 2>&1 &&

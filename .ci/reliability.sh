@@ -53,8 +53,8 @@ if [ "${BK_CI_NO_APT:-0}" = 1 ]; then
 else
     run $SUDO apt-get update -qq || exit 1
     run $SUDO apt-get install -y -qq --no-install-recommends \
-        autoconf automake libtool make gcc gfortran pkg-config binutils file mandoc groff-base \
-        clang libclang-rt-14-dev valgrind abigail-tools >/dev/null || exit 1
+        autoconf automake libtool make gcc gfortran pkg-config libopenblas-dev binutils file \
+        mandoc groff-base clang libclang-rt-14-dev valgrind abigail-tools >/dev/null || exit 1
 fi
 
 for tool in gcc clang valgrind abidiff; do
@@ -125,12 +125,13 @@ abi() {
     run make abi-check
 }
 
-# 3. ThreadSanitizer: libbk and the thread test only, without OpenMP (libgomp
-# is not instrumented and would give false reports).
+# 3. ThreadSanitizer: libbk and the thread test only, without OpenMP and
+# without a BLAS (libgomp and the BLAS's threads are not instrumented and
+# would give false reports).
 tsan() {
     mkdir -p "$work/tsan" && cd "$work/tsan" || return 1
     run "$src/configure" CC=clang CFLAGS='-g -O1' --enable-sanitizers=thread \
-        --disable-openmp --disable-fortran --disable-libfuzzer ${BK_CI_CONFIGURE_FLAGS:-} \
+        --disable-openmp --without-blas --disable-fortran --disable-libfuzzer ${BK_CI_CONFIGURE_FLAGS:-} \
         >configure.log 2>&1 ||
         { tail -40 configure.log; return 1; }
     run make -j"$jobs" libbk.la t/reliability/threads >build.log 2>&1 ||

@@ -41,6 +41,8 @@ libbk_la_SOURCES = \
 	lib/host/host_gemm_engine.c \
 	lib/host/host_gemm_kernel.c \
 	lib/host/host_gemm_pack.c \
+	lib/host/host_blas.h \
+	lib/host/host_blas.c \
 	lib/host/host_sparse24.c \
 	lib/host/host_sparse24_convert.c \
 	lib/host/host_w4a16.h \
@@ -51,10 +53,10 @@ libbk_la_SOURCES = \
 	lib/host/host_attention_backward.c \
 	lib/host/host_attention_sequences.c
 # The headers the kernels share with the host code: kernels/shared/.
-libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels/shared -DBK_BUILDING_LIBRARY
+libbk_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels/shared -DBK_BUILDING_LIBRARY $(BLAS_CFLAGS)
 libbk_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OPENMP_CFLAGS)
 libbk_la_LDFLAGS = -version-info $(BK_LT_VERSION) -no-undefined $(OPENMP_CFLAGS)
-libbk_la_LIBADD =
+libbk_la_LIBADD = $(BLAS_LIBS)
 EXTRA_libbk_la_DEPENDENCIES = $(srcdir)/lib/libbk.map
 if BK_HAVE_VERSION_SCRIPT
 libbk_la_LDFLAGS += -Wl,--version-script=$(srcdir)/lib/libbk.map

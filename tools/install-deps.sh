@@ -7,7 +7,7 @@
 #
 #   tools/install-deps.sh [PACKAGE...]
 set -eu
-packages="autoconf automake libtool make gcc gfortran mandoc groff-base pkg-config"
+packages="autoconf automake libtool make gcc gfortran mandoc groff-base pkg-config libopenblas-dev"
 if [ "$(id -u)" = 0 ]; then
     run=
 elif command -v sudo >/dev/null 2>&1; then

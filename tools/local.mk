@@ -36,6 +36,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_sparse24.c tools/bkbench/bench_sparse24_slt.c \
 	tools/bkbench/bench_step.c tools/bkbench/bench_step.h tools/bkbench/bench_step_report.c \
 	tools/bkbench/bench_w4a16.c tools/bkbench/bench_w4a16.h \
+	tools/bkbench/blas_direct.c tools/bkbench/blas_direct.h \
 	tools/cublaslt_direct.c tools/cublaslt_direct.h \
 	tools/bkbench/cuda_timing.c tools/bkbench/cuda_timing.h \
 	tools/bkbench/cusparselt_direct.c tools/bkbench/cusparselt_direct.h \
@@ -43,9 +44,10 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/gated_op.c tools/gated_op.h \
 	tools/gemm_op.c tools/gemm_op.h \
 	tools/tool_common.c tools/tool_common.h
-tools_bkbench_bkbench_LDADD = libbk.la
+# The host BLAS, called directly beside libbk's host GEMM.
+tools_bkbench_bkbench_LDADD = libbk.la $(BLAS_LIBS)
 # bkbench's sources (tools/bkbench/) use the op wrappers bkinfo shares.
-tools_bkbench_bkbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools
+tools_bkbench_bkbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tools $(BLAS_CFLAGS)
 
 # Unit test of the random test values (half and bfloat16 rounding).
 check_PROGRAMS += tools/test-bench-random

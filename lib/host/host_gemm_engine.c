@@ -158,6 +158,12 @@ static const epilogue_fn epilogues[HOST_GEMM_COMPUTE_COUNT] = {
     [HOST_GEMM_F64] = epilogue_d,
 };
 
+void host_gemm_epilogue(const struct host_gemm_job *job, int64_t b, int64_t i0, int64_t j0,
+                        int64_t rows, int64_t cols, void *acc, int64_t ld)
+{
+    epilogues[job->compute](job, b, i0, j0, rows, cols, acc, ld);
+}
+
 /* ---- Tasks ---------------------------------------------------------------- */
 
 /* One block of D (batch, block row, block column): every k block packed

@@ -28,15 +28,35 @@ struct host_gemm_operand;
 typedef void (*host_gemm_pack_fn)(const struct host_gemm_operand *op, int64_t b, int64_t r0,
                                   int64_t rows, int64_t p0, int64_t kc, int R, void *dst);
 
+/* A panel of an operand [rows, kc] in the compute type as a BLAS reads
+ * it (host_blas.c): element (r, p) at p[r * ld + p] when row_major, else
+ * at p[p * ld + r]. */
+struct host_blas_panel {
+    const void *p;
+    int64_t ld;
+    bool row_major;
+};
+
+/* Write rows [r0, r0 + rows) and columns [p0, p0 + kc) of the operand in
+ * batch b to dst in the compute type, and say where they are. */
+typedef struct host_blas_panel (*host_blas_fill_fn)(const struct host_gemm_operand *op,
+                                                   int64_t b, int64_t r0, int64_t rows,
+                                                   int64_t p0, int64_t kc, void *dst);
+
 /* An input of the engine seen as [rows, k]: A itself, and B transposed
- * (B^T [n, k]), so one packer serves both. Strides in elements. */
+ * (B^T [n, k]), so one packer serves both. Strides in elements. The BLAS
+ * path reads a dense operand (fill NULL) of its type as it is where it
+ * can, else through fill. */
 struct host_gemm_operand {
     host_gemm_pack_fn pack;
+    host_blas_fill_fn fill;   /* NULL: a dense matrix of type */
+    BkDataType type;
     const char *base;
     int64_t rows;
     int64_t row_stride, col_stride, batch_stride;
     const char *aux;          /* the sparse packer's metadata; row length aux_stride */
     int64_t aux_stride;
+    const void *ctx;          /* what a fill needs besides */
 };
 
 /* C or D: element (i, j) of batch b at base + b * batch_stride +
@@ -82,6 +102,13 @@ BK_HIDDEN uint64_t host_gemm_workspace_size(enum host_gemm_compute compute, int6
  * threads than that workspace holds buffers for). */
 BK_HIDDEN void host_gemm_run(const struct host_gemm_job *job, void *workspace,
                              uint64_t workspace_size);
+
+/* The epilogue for a block of D, rows [i0, i0 + rows) and columns [j0,
+ * j0 + cols) of batch b (cols <= HOST_GEMM_MAX_BLOCK), from an
+ * accumulator block in the compute type whose rows are ld elements apart:
+ * D = act(alpha * acc + beta * C + bias), rounded to D's type. */
+BK_HIDDEN void host_gemm_epilogue(const struct host_gemm_job *job, int64_t b, int64_t i0,
+                                  int64_t j0, int64_t rows, int64_t cols, void *acc, int64_t ld);
 
 /* The dense packer of a matrix of type (F32, F16, BF16 -> f32; F64 -> f64),
  * NULL for another type (host_gemm_pack.c). */

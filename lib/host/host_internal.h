@@ -19,7 +19,7 @@ BK_HIDDEN uint64_t bk_host_sparse24_prepared_size(BkContext ctx, BkDataType type
                                                   int64_t k);
 
 /* W4A16 (host_w4a16.c, host_w4a16_gemm.c): set plan->launch and the
- * kernel name; none needs a workspace. */
+ * kernel name; only the GEMM on a BLAS needs a workspace. */
 BK_HIDDEN BkResult bk_host_w4a16_convert_select(BkPlan plan);
 BK_HIDDEN BkResult bk_host_w4a16_repack_select(BkPlan plan);
 BK_HIDDEN BkResult bk_host_w4a16_gemm_select(BkPlan plan);

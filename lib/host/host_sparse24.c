@@ -8,9 +8,11 @@
  * The sparse GEMM Y = act(alpha * X @ W^T + beta * C + bias) is a job of
  * the dense engine (host_gemm_engine.c) with A = X (the dense packer) and
  * B^T = W, whose panels a packer decodes from the prepared weight: one
- * blocked engine, two packers. Products with the zeros of W are computed:
- * the host gains nothing from the sparsity, the GPU does. */
-#include "host_gemm_engine.h"
+ * blocked engine, two packers. Where the build has a BLAS, W is decoded a
+ * panel of k at a time into f32 for sgemm (host_blas.c). Products with the
+ * zeros of W are computed: the host gains nothing from the sparsity, the
+ * GPU does. */
+#include "host_blas.h"
 #include "../half.h"
 
 #include <stdio.h>
@@ -131,11 +133,87 @@ DEFINE_SPARSE_PACK(f32, float, IDENTITY)
 DEFINE_SPARSE_PACK(f16, uint16_t, bk_f16_to_f32)
 DEFINE_SPARSE_PACK(bf16, uint16_t, bk_bf16_to_f32)
 
-static const host_gemm_pack_fn sparse_packers[] = {
-    [BK_DATA_TYPE_F32] = pack_sparse_f32,
-    [BK_DATA_TYPE_F16] = pack_sparse_f16,
-    [BK_DATA_TYPE_BF16] = pack_sparse_bf16,
+/* The same decoding into a row-major panel [rows, kc] of f32 for the BLAS
+ * (host_blas.c): each row of W decoded into a contiguous row. */
+#define DEFINE_SPARSE_FILL(NAME, STORAGE, TO)                                              \
+    static struct host_blas_panel fill_sparse_##NAME(const struct host_gemm_operand *op,   \
+                                                     int64_t b, int64_t r0, int64_t rows,  \
+                                                     int64_t p0, int64_t kc, void *dst_)   \
+    {                                                                                      \
+        float *dst = dst_;                                                                 \
+        (void)b; /* the weight is shared by every batch */                                 \
+        memset(dst, 0, (size_t)(rows * kc) * sizeof *dst);                                 \
+        for (int64_t r = 0; r < rows; r++) {                                               \
+            const STORAGE *v = (const STORAGE *)(const void *)op->base +                   \
+                               (r0 + r) * op->row_stride + p0 / 2;                         \
+            const uint16_t *meta = (const uint16_t *)(const void *)op->aux +               \
+                                   (r0 + r) * op->aux_stride + p0 / 8;                     \
+            float *row = dst + r * kc;                                                     \
+            for (int64_t g = 0; g < kc / 4; g++) {                                         \
+                const unsigned byte = (unsigned)(meta[g / 2] >> (8 * (g % 2)));             \
+                row[4 * g + (byte & 3u)] = TO(v[2 * g]);                                   \
+                row[4 * g + ((byte >> 2) & 3u)] = TO(v[2 * g + 1]);                        \
+            }                                                                              \
+        }                                                                                  \
+        return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };         \
+    }
+
+DEFINE_SPARSE_FILL(f32, float, IDENTITY)
+DEFINE_SPARSE_FILL(f16, uint16_t, bk_f16_to_f32)
+DEFINE_SPARSE_FILL(bf16, uint16_t, bk_bf16_to_f32)
+
+static const struct {
+    host_gemm_pack_fn pack;
+    host_blas_fill_fn fill;
+} sparse_packers[] = {
+    [BK_DATA_TYPE_F32] = { pack_sparse_f32, fill_sparse_f32 },
+    [BK_DATA_TYPE_F16] = { pack_sparse_f16, fill_sparse_f16 },
+    [BK_DATA_TYPE_BF16] = { pack_sparse_bf16, fill_sparse_bf16 },
 };
+
+/* The plan's problem as a job: engine rows are X's rows (n), engine
+ * columns W's rows (m), D is Y. Without run arguments (plan creation) its
+ * addresses are 0. */
+static struct host_gemm_job job_of(BkPlan plan, const struct bk_run_args *args,
+                                   const struct prepared_layout *l)
+{
+    const struct bk_sparse24_gemm_problem *p = &plan->problem.sparse24_gemm;
+    const BkDeviceAddress none[BK_SPARSE24_GEMM_BINDING_BIAS + 1] = { 0 };
+    const BkDeviceAddress *bound = args ? args->binding : none;
+    const char *weight = (const char *)(uintptr_t)bound[BK_SPARSE24_GEMM_BINDING_WEIGHT];
+    struct host_gemm_job job = {
+        .compute = HOST_GEMM_F32,
+        .m = p->n, .n = p->m, .k = p->k, .batch = p->batch,
+        .a = {
+            .pack = host_gemm_dense_packer(p->type),
+            .type = p->type,
+            .base = (const char *)(uintptr_t)bound[BK_SPARSE24_GEMM_BINDING_X],
+            .rows = p->n,
+            .row_stride = p->x.row_stride, .col_stride = p->x.col_stride,
+            .batch_stride = p->x.batch_stride,
+        },
+        .bt = {
+            .pack = sparse_packers[p->type].pack,
+            .fill = sparse_packers[p->type].fill,
+            .type = p->type,
+            .base = weight,
+            .rows = p->m,
+            .row_stride = p->k / 2,
+            .aux = weight ? weight + l->meta_offset : NULL, /* K = 0: nothing is bound */
+            .aux_stride = p->k / 8,
+        },
+        .d = host_gemm_output_of(bound[BK_SPARSE24_GEMM_BINDING_Y], &p->y),
+        .bias = p->has_bias ? (const char *)(uintptr_t)bound[BK_SPARSE24_GEMM_BINDING_BIAS]
+                            : NULL,
+        .read_c = p->has_c && p->beta != 0,
+        .activation = p->activation,
+        .alpha = p->alpha,
+        .beta = p->beta,
+    };
+    if (job.read_c)
+        job.c = host_gemm_output_of(bound[BK_SPARSE24_GEMM_BINDING_C], &p->c);
+    return job;
+}
 
 static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
 {
@@ -146,37 +224,11 @@ static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_r
         return BK_SUCCESS;
     if (p->k > 0 && !prepared_layout(p->type, p->m, p->k, &l))
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: no prepared layout", plan->op_name);
-    const char *weight = (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_WEIGHT];
-    /* Engine rows are X's rows (n), engine columns W's rows (m): D is Y. */
-    struct host_gemm_job job = {
-        .compute = HOST_GEMM_F32,
-        .m = p->n, .n = p->m, .k = p->k, .batch = p->batch,
-        .a = {
-            .pack = host_gemm_dense_packer(p->type),
-            .base = (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_X],
-            .rows = p->n,
-            .row_stride = p->x.row_stride, .col_stride = p->x.col_stride,
-            .batch_stride = p->x.batch_stride,
-        },
-        .bt = {
-            .pack = sparse_packers[p->type],
-            .base = weight,
-            .rows = p->m,
-            .row_stride = p->k / 2,
-            .aux = weight ? weight + l.meta_offset : NULL, /* K = 0: nothing is bound */
-            .aux_stride = p->k / 8,
-        },
-        .d = host_gemm_output_of(args->binding[BK_SPARSE24_GEMM_BINDING_Y], &p->y),
-        .bias = p->has_bias ? (const char *)(uintptr_t)args->binding[BK_SPARSE24_GEMM_BINDING_BIAS]
-                            : NULL,
-        .read_c = p->has_c && p->beta != 0,
-        .activation = p->activation,
-        .alpha = p->alpha,
-        .beta = p->beta,
-    };
-    if (job.read_c)
-        job.c = host_gemm_output_of(args->binding[BK_SPARSE24_GEMM_BINDING_C], &p->c);
-    host_gemm_run(&job, (void *)(uintptr_t)args->workspace, plan->props.workspaceSize);
+    const struct host_gemm_job job = job_of(plan, args, &l);
+    if (host_blas_takes(&job))
+        host_blas_run(&job, (void *)(uintptr_t)args->workspace);
+    else
+        host_gemm_run(&job, (void *)(uintptr_t)args->workspace, plan->props.workspaceSize);
     return BK_SUCCESS;
 }
 
@@ -184,19 +236,23 @@ BkResult bk_host_sparse24_gemm_select(BkPlan plan)
 {
     const struct bk_sparse24_gemm_problem *p = &plan->problem.sparse24_gemm;
     if ((unsigned)p->type >= sizeof sparse_packers / sizeof sparse_packers[0] ||
-        !sparse_packers[p->type])
+        !sparse_packers[p->type].pack)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: the host backend has no sparse GEMM for %s",
                         plan->op_name, bk_data_type_name(p->type));
-    uint64_t ws = host_gemm_workspace_size(HOST_GEMM_F32, p->n, p->m, p->k, p->batch);
+    const struct prepared_layout none = { 0 };
+    const struct host_gemm_job job = job_of(plan, NULL, &none);
+    const bool blas = p->m > 0 && p->n > 0 && p->batch > 0 && host_blas_takes(&job);
+    uint64_t ws = blas ? host_blas_workspace_size(&job)
+                       : host_gemm_workspace_size(HOST_GEMM_F32, p->n, p->m, p->k, p->batch);
     if (ws > plan->props.workspaceSize)
         plan->props.workspaceSize = ws;
     plan->launch = sparse_gemm_launch;
     if (p->type == p->out_type)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_sparse24_gemm_%s_%s",
-                 host_gemm_type_name(p->type), host_gemm_isa());
+                 host_gemm_type_name(p->type), host_blas_isa(&job));
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "host_sparse24_gemm_%s_%s_%s", host_gemm_type_name(p->type),
-                 host_gemm_type_name(p->out_type), host_gemm_isa());
+                 host_gemm_type_name(p->out_type), host_blas_isa(&job));
     return BK_SUCCESS;
 }

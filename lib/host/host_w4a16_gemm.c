@@ -12,8 +12,12 @@
  * row, dequantizing through a 16-entry table per column that is rebuilt
  * when the group changes. Results do not depend on the thread count.
  * perm is trusted to be a permutation; an index outside 0..K-1 reads 0
- * (never out of bounds). No workspace. */
+ * (never out of bounds). No workspace.
+ *
+ * Where the build has a BLAS the sums are sgemm's instead (below), in its
+ * order, with a workspace for the converted panels and the accumulator. */
 #include "host_w4a16.h"
+#include "host_blas.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -101,6 +105,82 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
         }
 }
 
+/* ---- On the BLAS (host_blas.c) -------------------------------------------------
+ * The same products, summed by sgemm: A's panels gathered through perm
+ * and W's dequantized (weights rounded to A's type as above) into f32,
+ * HOST_BLAS_PANEL_K rows of K at a time (whole tiles of 16, so a group's
+ * table is rebuilt where a tile enters a new group), and the engine's
+ * epilogue rounds C. */
+
+/* Columns [p0, p0 + kc) of rows [r0, r0 + rows) of A as f32, row-major. */
+static struct host_blas_panel fill_a(const struct host_gemm_operand *op, int64_t b, int64_t r0,
+                                     int64_t rows, int64_t p0, int64_t kc, void *dst_)
+{
+    const struct gemm *gm = op->ctx;
+    const struct bk_w4a16_gemm_problem *p = gm->p;
+    float *dst = dst_;
+    (void)b;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t q = 0; q < kc; q++) {
+            const int64_t col = gm->perm ? gm->perm[p0 + q] : p0 + q;
+            uint16_t bits = 0;
+            if (col >= 0 && col < p->shape.k)
+                memcpy(&bits, host_matrix_at(gm->a, &p->a, r0 + r, col, 2), 2);
+            dst[r * kc + q] = gm->half.to_f32(bits);
+        }
+    return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
+}
+
+/* Rows [p0, p0 + kc) of W [K, N], columns [r0, r0 + rows) (whole blocks
+ * of PANEL_N), as f32: W row-major is W^T = B^T column-major. */
+static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t b, int64_t r0,
+                                     int64_t rows, int64_t p0, int64_t kc, void *dst_)
+{
+    const struct gemm *gm = op->ctx;
+    const struct bk_w4a16_gemm_problem *p = gm->p;
+    const int64_t n = p->shape.n;
+    float *dst = dst_;
+    float table[16][PANEL_N];
+    uint8_t word_of[TILE_K][PANEL_N], shift_of[TILE_K][PANEL_N];
+    (void)b;
+    for (int k = 0; k < TILE_K; k++)
+        for (int j = 0; j < PANEL_N; j++) {
+            word_of[k][j] = (uint8_t)bk_w4a16_word(k, j);
+            shift_of[k][j] = (uint8_t)(4 * bk_w4a16_nibble(k, j));
+        }
+    for (int64_t n0 = r0; n0 < r0 + rows; n0 += PANEL_N) {
+        int64_t table_group = -1;
+        for (int64_t k0 = p0; k0 < p0 + kc; k0 += TILE_K) {
+            const int64_t g = k0 / p->shape.group;
+            if (g != table_group) {
+                group_table(gm, g, n0, table);
+                table_group = g;
+            }
+            const uint32_t *block = gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128;
+            for (int k = 0; k < TILE_K; k++) {
+                float *row = dst + (k0 - p0 + k) * rows + (n0 - r0);
+                for (int j = 0; j < PANEL_N; j++)
+                    row[j] = table[(block[word_of[k][j]] >> shift_of[k][j]) & 15u][j];
+            }
+        }
+    }
+    return (struct host_blas_panel){ .p = dst, .ld = rows, .row_major = false };
+}
+
+/* The problem as a job of the BLAS path; gm NULL at plan creation. */
+static struct host_gemm_job blas_job(const struct bk_w4a16_gemm_problem *p, const struct gemm *gm)
+{
+    return (struct host_gemm_job){
+        .compute = HOST_GEMM_F32,
+        .m = p->m, .n = p->shape.n, .k = p->shape.k, .batch = 1,
+        .a = { .fill = fill_a, .type = p->shape.scale_type, .rows = p->m, .ctx = gm },
+        .bt = { .fill = fill_w, .type = p->shape.scale_type, .rows = p->shape.n, .ctx = gm },
+        .d = host_gemm_output_of(gm ? (BkDeviceAddress)(uintptr_t)gm->c : 0, &p->c),
+        .activation = BK_GEMM_ACTIVATION_NONE,
+        .alpha = 1,
+    };
+}
+
 static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
 {
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
@@ -117,6 +197,11 @@ static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args
                             : NULL,
         .half = host_w4a16_half(p->shape.scale_type),
     };
+    const struct host_gemm_job job = blas_job(p, &gm);
+    if (host_blas_takes(&job)) {
+        host_blas_run(&job, (void *)(uintptr_t)args->workspace);
+        return BK_SUCCESS;
+    }
     const int64_t blocks = (p->m + BLOCK_M - 1) / BLOCK_M, panels = p->shape.n / PANEL_N;
     const double work = (double)p->m * (double)p->shape.n * (double)p->shape.k;
 #pragma omp parallel for schedule(static) if (work >= PARALLEL_MIN_WORK)
@@ -132,6 +217,9 @@ BkResult bk_host_w4a16_gemm_select(BkPlan plan)
 {
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
     plan->launch = gemm_launch;
+    const struct host_gemm_job job = blas_job(p, NULL);
+    if (p->m > 0 && host_blas_takes(&job))
+        plan->props.workspaceSize = host_blas_workspace_size(&job);
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gemm_%s",
              host_gemm_type_name(p->shape.scale_type));
     return BK_SUCCESS;

@@ -166,10 +166,12 @@ static void test_errors(BkContext ctx, BkPlan plan)
     bkt_free(ctx, &out);
 }
 
-/* A plan with a workspace: given in BkRunInfo as for bkCmdRun. */
+/* A plan with a workspace: given in BkRunInfo as for bkCmdRun. f16 A and
+ * B: the host converts them in its workspace (with a BLAS as without). */
 static void test_workspace(BkContext ctx)
 {
     BkGemmInfo info = gemm_info();
+    info.a = mat(BK_DATA_TYPE_F16, M, K), info.b = mat(BK_DATA_TYPE_F16, K, N);
     BkPlan plan;
     if (bkt_create_plan(ctx, &info, &plan) != BK_SUCCESS)
         tap_bail("bkCreatePlan(GEMM): %s", bkGetLastErrorMessage());
@@ -181,8 +183,11 @@ static void test_workspace(BkContext ctx)
     float host[M * K + K * N + M * N]; /* room for the largest operand */
     for (int i = 0; i < M * K + K * N + M * N; i++)
         host[i] = (float)(i % 5) - 2.0f;
-    bkt_upload(ctx, a.address, host, M * K * 4);
-    bkt_upload(ctx, b.address, host, K * N * 4);
+    uint16_t half[M * K + K * N];   /* small integers: exact */
+    for (int i = 0; i < M * K + K * N; i++)
+        half[i] = bkt_f32_to_f16(host[i]);
+    bkt_upload(ctx, a.address, half, M * K * 2);
+    bkt_upload(ctx, b.address, half, K * N * 2);
     bkt_upload(ctx, c.address, host, M * N * 4);
     bkt_upload(ctx, bias.address, host, N * 4);
     const BkDeviceAddress bind[5] = { a.address, b.address, c.address, d.address, bias.address };

@@ -91,24 +91,29 @@ contains
     call bkDestroyPlan(plan)
   end subroutine glu
 
-  ! D(4, 4) = relu(A(4, 4) B(4, 4)), whose host plan needs a workspace.
+  ! D(4, 4) = relu(A(4, 4) B(4, 4)), F16 A and B, F32 D: the host plan
+  ! converts A and B in a workspace (with a BLAS as without).
   subroutine gemm_workspace()
+    ! The F16 bits of -2, -1, 0, 1, 2.
+    integer(c_int16_t), parameter :: half_bits(0:4) = [-16384_c_int16_t, -17408_c_int16_t, &
+         0_c_int16_t, 15360_c_int16_t, 16384_c_int16_t]
     type(BkGemmInfo) :: info
     type(BkPlan) :: plan
     type(BkPlanProperties) :: props
     type(BkMemory) :: am, dm, wm
     integer(c_int64_t) :: aa, da, wa
-    real(c_float) :: a(4, 4), want(4, 4), got(4, 4)
+    integer(c_int16_t) :: a(4, 4)
+    real(c_float) :: want(4, 4), got(4, 4)
     integer(c_int) :: stat
     integer :: i
-    a = reshape([(real(mod(i, 5) - 2, c_float), i = 1, 16)], [4, 4])
+    a = reshape([(half_bits(mod(i, 5)), i = 1, 16)], [4, 4])
     info%transA = BK_GEMM_OP_N
     info%transB = BK_GEMM_OP_N
     info%activation = BK_GEMM_ACTIVATION_RELU
     info%alpha = 1
-    info%a = bk_tensor_desc(BK_DATA_TYPE_F32, [4, 4])
+    info%a = bk_tensor_desc(BK_DATA_TYPE_F16, [4, 4])
     info%b = info%a
-    info%d = info%a
+    info%d = bk_tensor_desc(BK_DATA_TYPE_F32, [4, 4])
     call bk_create_plan(ctx, info, plan)
     call bk_get_plan_properties(plan, props)
     call tap_ok(props%workspaceSize > 0, 'the host GEMM plan needs a workspace')

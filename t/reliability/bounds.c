@@ -660,6 +660,10 @@ static void w4a16_self_alias(int cases)
 #define W4_ARENA 32768
 #define W4_SLOTS 8
 
+static BkResult record_ws(BkPlan plan, uint32_t n, const BkDeviceAddress *b,
+                          const uint64_t *sizes, BkDeviceAddress ws, uint64_t ws_size,
+                          const char **why);
+
 static void w4a16_binding_sizes(int cases)
 {
     static _Alignas(256) unsigned char host[W4_SLOTS][W4_ARENA];
@@ -774,8 +778,17 @@ static void w4a16_binding_sizes(int cases)
             sizes[slot] = room;
             memset(host[slot], 0xA5, W4_ARENA);
         }
+        /* The GEMM on a BLAS takes a workspace: exactly its size, on the heap. */
+        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+        if (bkGetPlanProperties(plan, &props) != BK_SUCCESS)
+            tap_bail("w4a16 case %d: bkGetPlanProperties: %s", c, bkGetLastErrorMessage());
+        void *ws = props.workspaceSize ? aligned_alloc(256, (props.workspaceSize + 255) / 256 * 256)
+                                       : NULL;
+        if (props.workspaceSize && !ws)
+            tap_bail("w4a16 case %d: no memory for a workspace", c);
         begin();
-        BkResult r = record(plan, count, b, sizes, &why);
+        BkResult r = record_ws(plan, count, b, sizes, (BkDeviceAddress)(uintptr_t)ws,
+                               props.workspaceSize, &why);
         if (room < span) {
             small++;
             if (r != BK_ERROR_BUFFER_TOO_SMALL || why) {
@@ -808,6 +821,7 @@ static void w4a16_binding_sizes(int cases)
                     }
             }
         }
+        free(ws);
         bkDestroyPlan(plan);
     }
     bkFreeMemory(ctx, mem);

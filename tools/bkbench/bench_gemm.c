@@ -12,6 +12,7 @@
 #include "bench_plan.h"
 #include "bench_random.h"
 #include "bench_sets.h"
+#include "blas_direct.h"
 #include "device_peak.h"
 #include "gemm_op.h"
 #include "tool_common.h"
@@ -28,9 +29,11 @@ static const struct {
 };
 #define TYPE_COUNT (sizeof gemm_types / sizeof gemm_types[0])
 
-/* M = N = K, at the GPU scale. */
-static const int64_t gemm_sizes[] = {4096, 8192};
+/* M = N = K, at the GPU scale; the host scale adds the largest (2048^3
+ * on the host), the GPU scale leaves it out. */
+static const int64_t gemm_sizes[] = {4096, 8192, 16384};
 #define SIZE_COUNT (sizeof gemm_sizes / sizeof gemm_sizes[0])
+#define HOST_ONLY_SIZE 16384
 
 enum { SLOT_A, SLOT_B, SLOT_D, SLOT_COUNT };
 
@@ -57,6 +60,8 @@ size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size
     size_t n = 0;
     for (size_t t = 0; t < TYPE_COUNT; t++)
         for (size_t s = 0; s < SIZE_COUNT && n < max; s++) {
+            if (gemm_sizes[s] == HOST_ONLY_SIZE && scale != BENCH_GEMM_HOST)
+                continue;
             struct gemm_case *c = &out[n++];
             int64_t size = gemm_sizes[s] / (int64_t)scale;
             *c = (struct gemm_case){gemm_types[t].dtype, gemm_types[t].tf32, size, size, size,
@@ -78,6 +83,13 @@ void lt_rotation_run(void *user, uint32_t i)
     uint32_t set = i % r->d_sets->sets;
     if (r->failed)
         return;
+    if (r->host_blas) {
+        blas_direct_gemm(r->dtype, r->m, r->n, r->k,
+                         (void *)(uintptr_t)bench_sets_address(r->d_sets, set, r->d_slot),
+                         (const void *)(uintptr_t)bench_sets_address(r->a_sets, set, r->a_slot),
+                         (const void *)(uintptr_t)bench_sets_address(r->b_sets, set, r->b_slot));
+        return;
+    }
     if (cublaslt_gemm_run(r->g, bench_sets_address(r->d_sets, set, r->d_slot),
                           bench_sets_address(r->a_sets, set, r->a_slot),
                           bench_sets_address(r->b_sets, set, r->b_slot), r->workspace,
@@ -107,8 +119,9 @@ static void check_agreement(struct bench_device *d, const struct gemm_case *c,
         if (!(r->lt_max_rel_diff <= gemm_agreement(c->dtype))) {
             r->lt_status = "mismatch";
             snprintf(r->lt_message, sizeof r->lt_message,
-                     "cuBLASLt's D differs from libbk's by %.3g of max |D| (allowed %.3g)",
-                     r->lt_max_rel_diff, gemm_agreement(c->dtype));
+                     "%s's D differs from libbk's by %.3g of max |D| (allowed %.3g)",
+                     rot->host_blas ? "the BLAS" : "cuBLASLt", r->lt_max_rel_diff,
+                     gemm_agreement(c->dtype));
         }
     }
     free(theirs);
@@ -124,7 +137,20 @@ static bool lt_setup(struct bench_device *d, const struct gemm_case *c,
     *rot = (struct lt_rotation){.d_sets = sets, .a_sets = sets, .b_sets = sets,
                                 .d_slot = SLOT_D, .a_slot = SLOT_A, .b_slot = SLOT_B};
     memset(ws, 0, sizeof *ws);
+    /* tf32 on the host is f32 (libbk's host GEMM computes f32 for it). */
+    if (s->host_blas && blas_direct_takes(c->dtype)) {
+        rot->host_blas = true;
+        rot->dtype = c->dtype, rot->m = c->m, rot->n = c->n, rot->k = c->k;
+        snprintf(r->lt_message, sizeof r->lt_message, "%s", s->lt_message);
+        return true;
+    }
     if (!s->lt) {
+        if (s->host_blas) {
+            r->lt_status = "skipped";
+            snprintf(r->lt_message, sizeof r->lt_message, "the BLAS has no %s GEMM",
+                     tool_dtype_name(c->dtype));
+            return false;
+        }
         r->lt_status = s->lt_status;
         snprintf(r->lt_message, sizeof r->lt_message, "%s", s->lt_message ? s->lt_message : "");
         return false;
@@ -161,7 +187,8 @@ static void lt_finish(struct bench_device *d, const struct gemm_case *c,
     }
     if (ws->size)
         bench_buffer_free(d, ws);
-    cublaslt_gemm_destroy(rot->g);
+    if (rot->g)
+        cublaslt_gemm_destroy(rot->g);
 }
 
 /* Rounds of timings: reusable replays, then libbk's one-time submits and

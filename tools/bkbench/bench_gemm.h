@@ -91,6 +91,8 @@ struct gemm_settings {
     struct bench_settings bench;
     enum bench_gemm_scale scale;
     struct cublaslt *lt;                  /* NULL: no cuBLASLt comparison */
+    bool host_blas;                       /* the dense cases' "Lt": the host BLAS direct */
+    const char *lt_name;                  /* "cuBLASLt" or "BLAS": the Lt column's library */
     const char *lt_status;                /* when lt is NULL: "skipped" or "unavailable" */
     const char *lt_message;
     uint64_t lt_workspace_limit;          /* bytes offered to cuBLASLt's heuristic, as libbk */
@@ -108,7 +110,10 @@ size_t bench_sparse24_cases(enum bench_gemm_scale scale, struct sparse24_case *o
  * slots of their sets (which may be different rotations of as many sets).
  * The first failure stops the runs and is kept in err. */
 struct lt_rotation {
-    struct cublaslt_gemm *g;
+    struct cublaslt_gemm *g;              /* NULL with host_blas */
+    bool host_blas;                       /* the host BLAS (blas_direct.h) instead */
+    BkDataType dtype;
+    int64_t m, n, k;
     const struct bench_sets *d_sets, *a_sets, *b_sets;
     uint32_t d_slot, a_slot, b_slot;
     uint64_t workspace, workspace_size;

@@ -72,10 +72,11 @@ void bench_gemm_print_header(const struct gemm_settings *s, const char *peak_mod
                              const char *lt)
 {
     printf("\ndense GEMM D[M,N] = A[M,K] @ B[N,K]^T, row-major; TFLOP/s = 2MNK / median time\n");
+    const char *name = s->lt_name ? s->lt_name : "cuBLASLt";
     printf("1x: one-time buffers, re: reusable buffers (%u runs after %u warm-up), "
-           "Lt: cuBLASLt direct\n", s->bench.repeats, s->bench.warmup);
-    printf("peak: of %s; cuBLASLt: %.60s\n", peak_model ? peak_model : "an unknown device (n/a)",
-           lt);
+           "Lt: %s direct\n", s->bench.repeats, s->bench.warmup, name);
+    printf("peak: of %s; %s: %.60s\n", peak_model ? peak_model : "an unknown device (n/a)",
+           name, lt);
     printf("%-8s %-5s %-17s %4s %8s %8s %8s %7s %7s %7s\n", "op", "dtype", "shape(MxNxK)", "sets",
            "1x TF/s", "re TF/s", "Lt TF/s", "1x/Lt", "re/Lt", "peak");
 }

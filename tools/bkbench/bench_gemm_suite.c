@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bkbench: the GEMM-family cases of one run. */
 #include "bench_gemm_suite.h"
+#include "blas_direct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +56,16 @@ void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct 
     /* cuBLASLt runs only on a GPU, and only for the dense and W4A16
      * cases. */
     g->s.lt_message = g->lt_message;
+    g->s.lt_name = "cuBLASLt";
     if (!bench_device_is_cuda(d)) {
+        /* On the host the dense cases' comparison is the BLAS libbk's host
+         * GEMMs run on, called directly. */
         g->s.lt_status = "skipped";
-        snprintf(g->lt_message, sizeof g->lt_message, "not a CUDA device");
+        g->s.host_blas = blas_direct_available(g->lt_message, sizeof g->lt_message);
+        if (g->s.host_blas)
+            g->s.lt_name = "BLAS";
+        else
+            snprintf(g->lt_message, sizeof g->lt_message, "not a CUDA device, no host BLAS");
     } else if (g->ngemm + g->nw4a16 == 0) {
         g->s.lt_status = "skipped";
         snprintf(g->lt_message, sizeof g->lt_message, "no dense GEMM or W4A16 case selected");
@@ -115,6 +123,8 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
         if (g->s.lt)
             snprintf(lt, sizeof lt, "%s %zu", cublaslt_library(g->s.lt),
                      cublaslt_version(g->s.lt));
+        else if (g->s.host_blas)
+            snprintf(lt, sizeof lt, "%s", g->lt_message);
         else
             snprintf(lt, sizeof lt, "%s (%s)", g->s.lt_status, g->lt_message);
         bench_gemm_print_header(&g->s, g->peak_model, lt);

@@ -153,11 +153,17 @@ grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &
     [ "$(grep -c '^launch cost (gated-fwd f32 ' "$tmp/bench.txt")" -eq 2 ] &&
     grep -q "^launch cost (gated-fwd f32 1x32, libbk's own work" "$tmp/bench.txt"
 ok $? "bkbench prints the launch costs, for a tiny and a minimal plan"
-# shape, sets, 1x and re TFLOP/s, then no cuBLASLt and no peak on the host
+# shape, sets, 1x and re TFLOP/s, no peak on the host; where libbk has a
+# BLAS its direct TFLOP/s and ratios for tf32 (computed as f32) and f64,
+# else none
 row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
+blas_rows=0
+grep -q '^1x: .*Lt: BLAS direct$' "$tmp/bench.txt" && blas_rows=$((gemm_cases / 2))
 rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
-[ "$rows" -eq $gemm_cases ]
-ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, no cuBLASLt on the host (got $rows)"
+with_blas=$(grep -Ec '^gemm +(tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){3}( +[0-9.]+%){2} +n/a$' \
+    "$tmp/bench.txt")
+[ "$rows" -eq $((gemm_cases - blas_rows)) ] && [ "$with_blas" -eq $blas_rows ]
+ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, the BLAS beside $blas_rows (got $rows and $with_blas)"
 # layer, shape, sets, dense and sparse TFLOP/s, speedup, kernel
 row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+'
 rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
@@ -194,12 +200,14 @@ pycheck "$tmp/bench.json" "bkbench --json: $cases timed results on the host" \
     "d['device']['type'] == 'host' and len(d['results']) == $cases and
      all(r['status'] == 'ok' and r['timeUs'] > 0 and r['gbPerS'] > 0 and r['roofline'] > 0
          for r in d['results'])"
-pycheck "$tmp/bench.json" "bkbench --json: $gemm_cases dense GEMM results, cuBLASLt skipped" \
+pycheck "$tmp/bench.json" "bkbench --json: $gemm_cases dense GEMM results, cuBLASLt skipped, the BLAS beside $blas_rows" \
     "len(d['gemm']) == $gemm_cases and d['cublasLt']['status'] == 'skipped' and
      all(r['status'] == 'ok' and r['oneTimeUs'] > 0 and r['reusableUs'] > 0 and
          r['reusableTflopPerS'] > 0 and r['flops'] == 2 * r['m'] * r['n'] * r['k'] and
-         r['cublasLt']['status'] == 'skipped' and r['reusableVsCublasLt'] is None and
-         r['peakFraction'] is None and r['kernel'] for r in d['gemm'])"
+         ((r['cublasLt']['status'] == 'skipped' and r['reusableVsCublasLt'] is None) or
+          (r['cublasLt']['status'] == 'ok' and r['reusableVsCublasLt'] > 0)) and
+         r['peakFraction'] is None and r['kernel'] for r in d['gemm']) and
+     sum(r['cublasLt']['status'] == 'ok' for r in d['gemm']) == $blas_rows"
 pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside dense" \
     "len(d['sparse24']) == $sparse_cases and
      all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
