@@ -33,7 +33,9 @@
     X(W4A16_WGMMA, w4a16_wgmma, sm_90a)                   /* int4 GEMM's taller tiles */       \
     X(ATTENTION_GENERAL, attention_general, configured)   /* CUDA cores, scatter, row sums */  \
     X(ATTENTION_MMA, attention_mma, configured)           /* forward on tensor cores */        \
+    X(ATTENTION_MMA_WIDE, attention_mma_wide, configured) /* its widths past 128 */            \
     X(ATTENTION_MMA_BACKWARD, attention_mma_backward, configured)                              \
+    X(ATTENTION_MMA_BACKWARD_WIDE, attention_mma_backward_wide, configured)                    \
     X(ATTENTION_WGMMA, attention_wgmma, sm_90a)                                                \
     X(ATTENTION_WGMMA_BACKWARD, attention_wgmma_backward, sm_90a)                              \
     X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */   \
