@@ -633,8 +633,7 @@ static void general_cases(bool backward)
         run_case(&c);
     }
     /* The fast kernel's shape, bound off 16 bytes: the tensor-core kernels
-     * load it element by element (the general ones with
-     * BK_CUDA_ATTENTION_PATH=general). */
+     * load it element by element. */
     struct acase c = {
         .type = BK_DATA_TYPE_F16, .b = 1, .h = 2, .hkv = 2, .lq = 128, .lk = 128, .d = 64,
         .dv = 64, .form = BK_ATTENTION_PATTERN_DENSE, .offset = 2, .backward = backward,
