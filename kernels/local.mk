@@ -51,17 +51,24 @@ BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)
 CONFIG_STATUS_DEPENDENCIES += $(srcdir)/lib/cuda/cuda_modules.h
 BK_PTX_BUILD = $(SHELL) $(srcdir)/kernels/build-fatbin.sh
 BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
-BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
-	$(BK_PTX_INCLUDES) $(NVCCFLAGS)
 # sm_90a code runs on compute capability 9.0 only: the plans check first.
 BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a $(BK_PTX_INCLUDES) $(NVCCFLAGS)
+# The attention kernels of widths past 128 need more shared memory than
+# sm_86 and sm_89 let a CTA have (99 KiB): the plans never load them
+# there, so these modules get no cubins for them (sm_80's would run).
+BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide
 
 # One rule builds every module, for the architectures of its row.
 .cu.fatbin:
 	@$(MKDIR_P) kernels
 	$(AM_V_GEN)case " $(BK_CUDA_SM90A_MODULE_NAMES) " in \
 	*" $(*F) "*) $(BK_PTX_BUILD) $< $@ $(BK_PTX_TOOLS_SM90A) ;; \
-	*) $(BK_PTX_BUILD) $< $@ $(BK_PTX_TOOLS) ;; \
+	*) archs="$(BK_CUDA_ARCHS)"; \
+	   case " $(BK_CUDA_LARGE_SHARED_MODULE_NAMES) " in *" $(*F) "*) \
+	       archs=`for a in $$archs; do case $$a in 86|89) ;; *) printf '%s ' $$a ;; esac; done` ;; \
+	   esac; \
+	   $(BK_PTX_BUILD) $< $@ "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$$archs" \
+	       "$(BK_CUDA_PTX_ARCHS)" $(BK_PTX_INCLUDES) $(NVCCFLAGS) ;; \
 	esac
 
 if BK_HAVE_CUDA

@@ -10,8 +10,9 @@
  * ID     enum bk_cuda_module_id's BK_CUDA_MODULE_<ID>
  * NAME   the source kernels/NAME.cu, the fatbin NAME.fatbin, the symbols
  *        bk_cuda_fatbin_NAME and bk_cuda_fatbin_NAME_end
- * ARCHS  configured: cubins for $(BK_CUDA_ARCHS) and the newest PTX of
- *        $(BK_CUDA_PTX_ARCHS); sm_90a: Hopper's own instructions (wgmma,
+ * ARCHS  configured: cubins for $(BK_CUDA_ARCHS) (but sm_86 and sm_89 for
+ *        the modules kernels/local.mk names large-shared) and the newest
+ *        PTX of $(BK_CUDA_PTX_ARCHS); sm_90a: Hopper's own instructions (wgmma,
  *        TMA), an sm_90a cubin and PTX only, so plans check the device
  *        before they pick a kernel of it
  *
