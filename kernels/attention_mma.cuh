@@ -165,9 +165,8 @@ static __device__ __forceinline__ void mma_abt(float (&acc)[NT][4], AFrag a_frag
 #pragma unroll
         for (int np = 0; np < NT / 2; np++) {
             uint32_t bf[4];
-            ldmatrix_x4(bf, bt + Tile<DH>::offset(brow0 + np * 16 + lane % 8 +
-                                                               8 * (lane / 16),
-                                                           kk * 2 + (lane / 8) % 2));
+            ldmatrix_x4(bf, bt + Tile<DH>::offset(brow0 + np * 16 + lane % 8 + 8 * (lane / 16),
+                                                  kk * 2 + (lane / 8) % 2));
             Mma<T>::run(acc[2 * np], af, bf[0], bf[1]);
             Mma<T>::run(acc[2 * np + 1], af, bf[2], bf[3]);
         }

@@ -749,7 +749,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
         return res;
     /* The decode kernels: D = Dv = 64 or 128, 16-byte copies. */
-    const bool decode = ap->fast && ap->vectorised && p->d == p->dv && (p->d == 64 || p->d == 128);
+    const bool decode =
+        ap->fast && ap->vectorised && p->d == p->dv && (p->d == 64 || p->d == 128);
     if ((res = bk_cuda_attention_decode_plan(plan, decode, &ap->args, &ap->decode)) !=
         BK_SUCCESS)
         return res;
