@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the tensor-core attention kernels share (kernels/attention_mma.cu,
-// kernels/attention_mma_backward.cu): the mma.sync wrapper (mma_ops.cuh), swizzled 64-row tiles in shared memory filled by cp.async, and the walk
-// over a query block's active key tiles.
+// kernels/attention_mma*.cu, kernels/attention_decode.cu): the mma.sync
+// wrapper (mma_ops.cuh), 64-row tiles of a compiled width in shared memory
+// filled by cp.async or element by element, and the walk over a query
+// block's active key tiles.
 #ifndef BK_ATTENTION_MMA_CUH
 #define BK_ATTENTION_MMA_CUH
 
@@ -24,31 +26,99 @@ static __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint3
                  : "r"(address));
 }
 
-// A tile of 64 rows of DH elements in shared memory: row r's 16-byte
-// chunk c sits at chunk c ^ (r % 8), so the 8 rows an ldmatrix reads at
-// one chunk fall in 8 different bank groups.
-template <int DH> struct SwizzledTile {
-    static constexpr int CHUNKS = DH / 8;
-    static constexpr int BYTES = TILE * DH * 2;
+// A tile of 64 rows of a compiled width W (BK_ATTENTION_MMA_WIDTH) in
+// shared memory. Where W is a multiple of 64, rows of W * 2 bytes with row
+// r's 16-byte chunk c at chunk c ^ (r % 8): the 8 rows an ldmatrix reads
+// at one chunk fall in 8 different bank groups. The swizzle needs a
+// multiple of 8 chunks a row, so other widths (32, 96, 160) pad each row
+// by one chunk instead: W / 8 + 1 chunks, an odd number, puts the same 8
+// rows in 8 different bank groups too, for 16 bytes a row.
+template <int W> struct Tile {
+    static_assert(W % 32 == 0, "widths are multiples of 32");
+    static constexpr bool SWIZZLED = W % 64 == 0;
+    static constexpr int CHUNKS = W / 8;
+    static constexpr int ROW_CHUNKS = BK_ATTENTION_MMA_ROW_BYTES(W) / 16;
+    static constexpr int BYTES = BK_ATTENTION_MMA_TILE_BYTES(W);
+    static_assert(SWIZZLED ? ROW_CHUNKS == CHUNKS : ROW_CHUNKS % 2 == 1, "bank-conflict free");
     static __device__ __forceinline__ uint32_t offset(int r, int c)
     {
-        return (uint32_t)((r * CHUNKS + (c ^ (r & 7))) * 16);
+        return (uint32_t)((r * ROW_CHUNKS + (SWIZZLED ? c ^ (r & 7) : c)) * 16);
     }
 };
+// The kernels of 64 and 128 columns (decode) name it by its layout.
+template <int DH> using SwizzledTile = Tile<DH>;
 
-// cp.async of rows [r0, r0 + 64) of a view into a swizzled tile; rows past
-// `rows` are zero-filled, so they add nothing (V) or are masked (K).
-template <typename T, int DH>
+// Rows [r0, r0 + 64) of a view into a tile of width W: rows past `rows`
+// and columns past `cols` are zero, so they add nothing (V, and every
+// product over the padded columns) or are masked (K). With `vec` (unit
+// column strides, rows starting on 16-byte boundaries) by cp.async, its
+// source size cut at `cols`; else element by element (any strides), which
+// the caller's barrier after its cp.async wait publishes as well.
+template <typename T, int W, int NTHREADS = THREADS>
 static __device__ __forceinline__ void load_tile(uint32_t smem, const View &v, int64_t b,
-                                                 int64_t h, int64_t r0, int64_t rows)
+                                                 int64_t h, int64_t r0, int64_t rows, int cols,
+                                                 bool vec)
 {
-    constexpr int CHUNKS = SwizzledTile<DH>::CHUNKS;
+    constexpr int CHUNKS = Tile<W>::CHUNKS;
+    if (vec) {
 #pragma unroll 1 // few registers: it runs while the accumulators are live
-    for (int e = threadIdx.x; e < TILE * CHUNKS; e += THREADS) {
+        for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
+            const int r = e / CHUNKS, c = e % CHUNKS, left = cols - c * 8;
+            const bool in = r0 + r < rows && left > 0;
+            const T *src = at<T>(v, b, h, in ? r0 + r : 0) + (in ? c * 8 : 0);
+            cp_async16(smem + Tile<W>::offset(r, c), src,
+                       in ? (left >= 8 ? 16u : (uint32_t)left * 2u) : 0u);
+        }
+        return;
+    }
+#pragma unroll 1
+    for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
         const int r = e / CHUNKS, c = e % CHUNKS;
         const bool in = r0 + r < rows;
-        const T *src = at<T>(v, b, h, in ? r0 + r : 0) + c * 8;
-        cp_async16(smem + SwizzledTile<DH>::offset(r, c), src, in ? 16u : 0u);
+        const uint16_t *src = (const uint16_t *)at<T>(v, b, h, in ? r0 + r : 0);
+        uint32_t w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int j = c * 8 + 2 * i;
+            const uint32_t lo = in && j < cols ? src[j * v.s[3]] : 0u;
+            const uint32_t hi = in && j + 1 < cols ? src[(j + 1) * v.s[3]] : 0u;
+            w[i] = lo | hi << 16;
+        }
+        store_shared16(smem + Tile<W>::offset(r, c), make_uint4(w[0], w[1], w[2], w[3]));
+    }
+}
+
+// Stores rows row0 + lane / 4 (+ 8) of a 16 x NC accumulator (columns
+// col0 ..) times fa (fb for the second row) into a view: columns at or
+// past `cols` and rows at or past `rows` are not written. With `vec`
+// (unit column stride, 16-byte row starts) pairs of columns as one 32-bit
+// store, else element by element.
+template <typename T, int NC>
+static __device__ __forceinline__ void store_cols(const View &v, int64_t b, int64_t h,
+                                                  int64_t row0, int64_t rows,
+                                                  const float (&acc)[NC / 8][4], int col0,
+                                                  int cols, float fa, float fb, int lane, bool vec)
+{
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        const int64_t row = row0 + lane / 4 + 8 * half;
+        if (row >= rows)
+            continue;
+        const float f = half ? fb : fa;
+        T *dst = at<T>(v, b, h, row);
+#pragma unroll
+        for (int n = 0; n < NC / 8; n++) {
+            const int c = col0 + n * 8 + 2 * (lane % 4);
+            const uint32_t pair = pack2<T>(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
+            if (vec && c + 1 < cols) {
+                *(uint32_t *)(dst + c) = pair;
+            } else {
+                if (c < cols)
+                    ((uint16_t *)dst)[c * v.s[3]] = (uint16_t)pair;
+                if (c + 1 < cols)
+                    ((uint16_t *)dst)[(c + 1) * v.s[3]] = (uint16_t)(pair >> 16);
+            }
+        }
     }
 }
 
@@ -71,44 +141,47 @@ static __device__ __forceinline__ int64_t next_key_tile(const Args &a, int64_t p
 }
 
 // The A fragments (m16n8k16) of k-step kk for rows row0 .. row0 + 15 of a
-// swizzled tile.
+// tile of width DH.
 template <int DH>
 static __device__ __forceinline__ void load_a(uint32_t (&af)[4], uint32_t tile, int row0, int kk,
                                               int lane)
 {
-    ldmatrix_x4(af, tile + SwizzledTile<DH>::offset(row0 + lane % 16, kk * 2 + lane / 16));
+    ldmatrix_x4(af, tile + Tile<DH>::offset(row0 + lane % 16, kk * 2 + lane / 16));
 }
 
 // acc (16 x 8 NT) += A (16 x DH) B^T, B rows brow0 .. brow0 + 8 NT - 1 of
-// a swizzled tile of DH columns; A's fragments come from the callable
+// a tile of width DH; A's fragments come from the callable
 // a_frag(kk, frag).
 template <typename T, int DH, int NT, typename AFrag>
 static __device__ __forceinline__ void mma_abt(float (&acc)[NT][4], AFrag a_frag, uint32_t bt,
                                                int brow0, int lane)
 {
-#pragma unroll
+    // Past 8 k-steps, unrolled by 4: ptxas would otherwise hoist every
+    // step's fragment loads beside wide accumulators and spill.
+#pragma unroll(DH <= 128 ? DH / 16 : 4)
     for (int kk = 0; kk < DH / 16; kk++) {
         uint32_t af[4];
         a_frag(kk, af);
 #pragma unroll
         for (int np = 0; np < NT / 2; np++) {
             uint32_t bf[4];
-            ldmatrix_x4(bf, bt + SwizzledTile<DH>::offset(brow0 + np * 16 + lane % 8 +
-                                                               8 * (lane / 16),
-                                                           kk * 2 + (lane / 8) % 2));
+            ldmatrix_x4(bf, bt + Tile<DH>::offset(brow0 + np * 16 + lane % 8 + 8 * (lane / 16),
+                                                  kk * 2 + (lane / 8) % 2));
             Mma<T>::run(acc[2 * np], af, bf[0], bf[1]);
             Mma<T>::run(acc[2 * np + 1], af, bf[2], bf[3]);
         }
     }
 }
 
-// acc (16 x DH) += P (16 x 8 NT, F32 in the accumulator layout) B, B rows
-// krow0 .. krow0 + 8 NT - 1 (the k dimension) of a swizzled tile of DH
-// columns.
-template <typename T, int DH, int NT>
-static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const float (&p)[NT][4],
-                                              uint32_t bt, int krow0, int lane)
+// acc (16 x NC) += P (16 x 8 NT, F32 in the accumulator layout) B, B rows
+// krow0 .. krow0 + 8 NT - 1 (the k dimension) and columns col0 .. col0 +
+// NC - 1 of a tile of width W.
+template <typename T, int W, int NT, int NC>
+static __device__ __forceinline__ void mma_pb_cols(float (&acc)[NC / 8][4],
+                                                   const float (&p)[NT][4], uint32_t bt, int krow0,
+                                                   int col0, int lane)
 {
+    static_assert(NC % 16 == 0, "16 columns an ldmatrix");
 #pragma unroll
     for (int kk = 0; kk < NT / 2; kk++) {
         const uint32_t pa[4] = {
@@ -118,15 +191,23 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
             pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3]),
         };
 #pragma unroll
-        for (int np = 0; np < DH / 16; np++) {
+        for (int np = 0; np < NC / 16; np++) {
             uint32_t bf[4];
-            ldmatrix_x4_trans(bf, bt + SwizzledTile<DH>::offset(
+            ldmatrix_x4_trans(bf, bt + Tile<W>::offset(
                                           krow0 + kk * 16 + lane % 8 + 8 * ((lane / 8) % 2),
-                                          np * 2 + lane / 16));
+                                          col0 / 8 + np * 2 + lane / 16));
             Mma<T>::run(acc[2 * np], pa, bf[0], bf[1]);
             Mma<T>::run(acc[2 * np + 1], pa, bf[2], bf[3]);
         }
     }
+}
+
+// acc (16 x DH) += P B over all DH columns of B.
+template <typename T, int DH, int NT>
+static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int lane)
+{
+    mma_pb_cols<T, DH, NT, DH>(acc, p, bt, krow0, 0, lane);
 }
 
 // One tile's online softmax in base 2 for a fragment's two rows (a: g,

@@ -36,7 +36,8 @@ EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a1
 	kernels/w4a16_stream_k.cuh
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
-	kernels/attention_mma.cuh
+	kernels/attention_mma.cuh kernels/attention_mma_forward.cuh \
+	kernels/attention_mma_backward.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION)
 # Type conversion: its rounding is the host backend's.
 BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
@@ -50,17 +51,24 @@ BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)
 CONFIG_STATUS_DEPENDENCIES += $(srcdir)/lib/cuda/cuda_modules.h
 BK_PTX_BUILD = $(SHELL) $(srcdir)/kernels/build-fatbin.sh
 BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
-BK_PTX_TOOLS = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$(BK_CUDA_ARCHS)" "$(BK_CUDA_PTX_ARCHS)" \
-	$(BK_PTX_INCLUDES) $(NVCCFLAGS)
 # sm_90a code runs on compute capability 9.0 only: the plans check first.
 BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a $(BK_PTX_INCLUDES) $(NVCCFLAGS)
+# The attention kernels of widths past 128 need more shared memory than
+# sm_86 and sm_89 let a CTA have (99 KiB): the plans never load them
+# there, so these modules get no cubins for them (sm_80's would run).
+BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide
 
 # One rule builds every module, for the architectures of its row.
 .cu.fatbin:
 	@$(MKDIR_P) kernels
 	$(AM_V_GEN)case " $(BK_CUDA_SM90A_MODULE_NAMES) " in \
 	*" $(*F) "*) $(BK_PTX_BUILD) $< $@ $(BK_PTX_TOOLS_SM90A) ;; \
-	*) $(BK_PTX_BUILD) $< $@ $(BK_PTX_TOOLS) ;; \
+	*) archs="$(BK_CUDA_ARCHS)"; \
+	   case " $(BK_CUDA_LARGE_SHARED_MODULE_NAMES) " in *" $(*F) "*) \
+	       archs=`for a in $$archs; do case $$a in 86|89) ;; *) printf '%s ' $$a ;; esac; done` ;; \
+	   esac; \
+	   $(BK_PTX_BUILD) $< $@ "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" "$$archs" \
+	       "$(BK_CUDA_PTX_ARCHS)" $(BK_PTX_INCLUDES) $(NVCCFLAGS) ;; \
 	esac
 
 if BK_HAVE_CUDA
@@ -73,7 +81,8 @@ kernels/gemm_epilogue.fatbin: $(BK_PTX_GEMM_EPILOGUE:%=$(srcdir)/%)
 kernels/w4a16_gemm.fatbin kernels/w4a16_convert.fatbin kernels/w4a16_wgmma.fatbin: \
 	$(BK_PTX_W4A16:%=$(srcdir)/%)
 kernels/attention_general.fatbin kernels/attention_mma.fatbin \
-	kernels/attention_mma_backward.fatbin kernels/attention_wgmma.fatbin \
+	kernels/attention_mma_wide.fatbin kernels/attention_mma_backward.fatbin \
+	kernels/attention_mma_backward_wide.fatbin kernels/attention_wgmma.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin: \
 	$(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)

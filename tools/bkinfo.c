@@ -166,6 +166,18 @@ static BkTensorDesc i32_desc(uint32_t rank, int64_t e0, int64_t e1)
     return t;
 }
 
+/* Attention, dense, at other head sizes (param: D * 1000 + Dv), which
+ * the CUDA backend runs at compiled widths: the kernel names say which. */
+static const void *build_attention_heads(const struct row_def *r, BkDataType t,
+                                         union op_storage *s)
+{
+    const struct attention_op_desc d = {
+        strcmp(r->op, "attention-bwd") == 0, t, 1, PROBE_ATTENTION_HEADS,
+        PROBE_ATTENTION_HEADS, PROBE_ATTENTION_L, PROBE_ATTENTION_L, r->param / 1000,
+        r->param % 1000, 0, 0, BK_ATTENTION_PATTERN_DENSE, false, 1, 1, 0};
+    return attention_op_build(&d, &s->attention);
+}
+
 /* Attention, dense, with BkAttentionSequencesInfo (PADDED or PACKED) and,
  * forward, a BkAttentionPagedKvInfo over PADDED lengths (the kind). */
 static const void *build_attention_sequences(const struct row_def *r, BkDataType t,
@@ -239,7 +251,9 @@ static const void *build_type_convert(const struct row_def *r, BkDataType t,
 #define ATTENTION_ROWS(op)                                                      \
     {op, "dense", ALL_COLUMNS, BK_ATTENTION_PATTERN_DENSE, build_attention},    \
     {op, "mask", ALL_COLUMNS, BK_ATTENTION_PATTERN_MASK, build_attention},      \
-    {op, "list", ALL_COLUMNS, BK_ATTENTION_PATTERN_LIST, build_attention}
+    {op, "list", ALL_COLUMNS, BK_ATTENTION_PATTERN_LIST, build_attention},      \
+    {op, "d96", ALL_COLUMNS, 96 * 1000 + 96, build_attention_heads},            \
+    {op, "d192-v128", ALL_COLUMNS, 192 * 1000 + 128, build_attention_heads}
 
 #define GATED_ROWS(op)                                                          \
     {op, "glu", ALL_COLUMNS, BK_GATED_ACTIVATION_GLU, build_gated},             \

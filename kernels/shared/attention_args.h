@@ -13,6 +13,9 @@
 #define BK_ATTENTION_HAS_LSE 0x2u
 /* The row sums' kernel zeroes dq_sum (the backward with float atomics). */
 #define BK_ATTENTION_ZERO_DQ_SUM 0x4u
+/* The tensor-core kernels load and store element by element (strides,
+ * row starts or addresses that 16-byte copies cannot take). */
+#define BK_ATTENTION_ELEMENTWISE 0x8u
 
 /* The general kernels: one warp per query row (forward, dq) or key row
  * (dk and dv), BK_ATTENTION_GENERAL_WARPS rows per CTA. */
@@ -36,6 +39,31 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
  * dv) per CTA, 16 per warp, against tiles of 64 keys (or queries). */
 #define BK_ATTENTION_MMA_TILE 64
 #define BK_ATTENTION_MMA_THREADS 128
+/* Head sizes run at a compiled width W, columns D..W - 1 zero in shared
+ * memory: the smallest of 32, 64, 96, 128, 160, 192, 256 that holds D (0:
+ * none). */
+#define BK_ATTENTION_MMA_WIDTH(d)                                                             \
+    ((d) < 1 ? 0 : (d) <= 192 ? ((d) + 31) / 32 * 32 : (d) <= 256 ? 256 : 0)
+/* A tile of 64 rows of width W in shared memory: rows of W * 2 bytes with
+ * their 16-byte chunks swizzled where W is a multiple of 64, else rows of
+ * W * 2 + 16 bytes (kernels/attention_mma.cuh, Tile). */
+#define BK_ATTENTION_MMA_ROW_BYTES(w) ((w) % 64 == 0 ? (w) * 2 : (w) * 2 + 16)
+#define BK_ATTENTION_MMA_TILE_BYTES(w) (BK_ATTENTION_MMA_TILE * BK_ATTENTION_MMA_ROW_BYTES(w))
+/* Widths past 128 run in modules of their own (attention_mma_wide,
+ * attention_mma_backward_wide), so that the builds overlap; the dk/dv
+ * kernel there has two warps per 16 keys, each owning half the columns
+ * of dK and dV. */
+#define BK_ATTENTION_MMA_WIDE(dk, dv) ((dk) > 128 || (dv) > 128)
+#define BK_ATTENTION_MMA_DKV_SPLIT(dk, dv) (BK_ATTENTION_MMA_WIDE(dk, dv) ? 2 : 1)
+/* Shared memory: the forward holds Q and two stages of K and V; dq Q, dY
+ * and two stages of K and V; dk/dv K, V and two stages of Q, dY and their
+ * lse and rowsum. */
+#define BK_ATTENTION_MMA_FORWARD_BYTES(dk, dv)                                                \
+    (3 * BK_ATTENTION_MMA_TILE_BYTES(dk) + 2 * BK_ATTENTION_MMA_TILE_BYTES(dv))
+#define BK_ATTENTION_MMA_DQ_BYTES(dk, dv)                                                     \
+    (3 * (BK_ATTENTION_MMA_TILE_BYTES(dk) + BK_ATTENTION_MMA_TILE_BYTES(dv)))
+#define BK_ATTENTION_MMA_DKV_BYTES(dk, dv)                                                    \
+    (BK_ATTENTION_MMA_DQ_BYTES(dk, dv) + 4 * 4 * BK_ATTENTION_MMA_TILE)
 
 /* A [batch, heads, rows, cols] operand. */
 struct bk_attention_view {

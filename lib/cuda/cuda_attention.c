@@ -7,12 +7,16 @@
  * A run is up to four launches in one stream, each waiting for the one
  * before: the LIST form scattered into the workspace mask; then the
  * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
- * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, D = Dv = 64
- * or 128, blocks that are multiples of 64 (or DENSE), unit column strides
- * and row strides of whole 16-byte steps, lengths below 2^31 (on sm_90 the
- * wgmma kernels, kernels/attention_wgmma*.cu, when the tensors also make
- * tensor maps); a run whose tensor addresses are not all 16-byte aligned
- * takes the general kernels, as does every other case. */
+ * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, any D and
+ * Dv from 1 to 256 (at the compiled widths of BK_ATTENTION_MMA_WIDTH),
+ * blocks that are multiples of 64 (or DENSE), lengths below 2^31, where
+ * the device lets a CTA have the kernel's shared memory: by 16-byte copies
+ * where every stride but the unit column one is a whole number of 16-byte
+ * steps and every tensor address of the run is 16-byte aligned, element by
+ * element otherwise. On sm_90 the wgmma kernels (kernels/attention_wgmma*.cu)
+ * take D and Dv up to 128 in 8-column steps (at width 64 or 128,
+ * wgmma_width()) where the 16-byte copies would and the tensors make
+ * tensor maps. Every other case takes the general kernels. */
 #include "cuda_attention_decode.h"
 #include "../checked.h"
 
@@ -40,11 +44,12 @@ enum path { PATH_GENERAL, PATH_MMA, PATH_WGMMA };
 struct attention_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool list, fast, wgmma;
-    /* Whether the mma.sync kernels take the plan (mma_width()), and the
-     * head width of the tensor-core kernels it takes (the wgmma kernels'
-     * where those take it). */
-    bool mma;
-    int width;
+    /* The tensor-core kernels' widths (BK_ATTENTION_MMA_WIDTH) and whether
+     * every stride allows 16-byte copies (rows_vectorised). */
+    int width_k, width_v;
+    /* The Hopper kernels' width (wgmma_width()), where they take the plan. */
+    int wgmma_width;
+    bool vectorised;
     /* The Hopper backward as the row sums and one kernel for dk, dv and dq
      * (fused_backward()), with its workspace past the core's; or the row
      * sums, such a kernel adding dQ shares with float atomics as they come,
@@ -208,14 +213,65 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     return &forward_kernels[k];
 }
 
-/* The head width the mma.sync kernels take for p: D = Dv = 64 or 128;
- * 0 where they take none. */
-static int mma_width(const struct bk_attention_problem *p)
+/* The compiled widths of D and Dv: each its own where the pair is
+ * instantiated (DK = DV, or 192 and 128), else both the larger. */
+static void mma_widths(const struct bk_attention_problem *p, int *wk, int *wv)
 {
-    return p->d == p->dv && (p->d == 64 || p->d == 128) ? (int)p->d : 0;
+    *wk = BK_ATTENTION_MMA_WIDTH((int)p->d);
+    *wv = BK_ATTENTION_MMA_WIDTH((int)p->dv);
+    if (*wk != *wv && !(*wk == 192 && *wv == 128))
+        *wk = *wv = *wk > *wv ? *wk : *wv;
 }
 
-/* The head width the wgmma kernels take for p: D and Dv padded together
+/* The shared memory of the tensor-core kernels at widths wk, wv. */
+static unsigned int mma_shared_bytes(int k, int wk, int wv)
+{
+    return k == K_FAST      ? BK_ATTENTION_MMA_FORWARD_BYTES(wk, wv)
+           : k == K_DQ_FAST ? BK_ATTENTION_MMA_DQ_BYTES(wk, wv)
+                            : BK_ATTENTION_MMA_DKV_BYTES(wk, wv);
+}
+
+/* Whether the tensor-core kernels take p on this device: F16 or BF16, D
+ * and Dv up to 256, blocks of whole tiles, and shared memory the device
+ * lets a CTA have (the widest, 256, needs more than sm_86 and sm_89
+ * allow, and its backward more than sm_80's 163 KiB). */
+static bool fast_path(BkPlan plan)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16)
+        return false;
+    /* 32-bit key arithmetic in the kernels, a tile past the last key included. */
+    if (p->lq > INT32_MAX - 256 || p->lk > INT32_MAX - 256)
+        return false;
+    if (p->d < 1 || p->d > 256 || p->dv < 1 || p->dv > 256)
+        return false;
+    if (p->form != BK_ATTENTION_PATTERN_DENSE &&
+        (p->block_q % MMA_TILE != 0 || p->block_k % MMA_TILE != 0))
+        return false;
+    int wk, wv;
+    mma_widths(p, &wk, &wv);
+    const int ks[] = { K_FAST, K_DQ_FAST, K_DKV_FAST };
+    for (int i = p->backward ? 1 : 0; i < (p->backward ? 3 : 1); i++)
+        if (mma_shared_bytes(ks[i], wk, wv) > c->shared_optin)
+            return false;
+    return true;
+}
+
+/* Whether every stride of p lets the tensor-core kernels copy rows in
+ * 16-byte pieces (their addresses checked at each run). */
+static bool strides_vectorised(const struct bk_attention_problem *p)
+{
+    if (p->backward)
+        return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
+               rows_vectorised(p->stride.v) && rows_vectorised(p->stride.dy) &&
+               rows_vectorised(p->stride.dq) && rows_vectorised(p->stride.dk) &&
+               rows_vectorised(p->stride.dv);
+    return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
+           rows_vectorised(p->stride.v) && rows_vectorised(p->stride.y);
+}
+
+/* The head width the Hopper kernels take for p: D and Dv padded together
  * to 64 or 128 (the tensor maps zero-fill the columns past D and Dv, the
  * stores skip them), for D and Dv in whole 16-byte steps; 0 where they
  * take none. */
@@ -227,33 +283,16 @@ static int wgmma_width(const struct bk_attention_problem *p)
     return m <= 64 ? 64 : m <= 128 ? 128 : 0;
 }
 
-/* What every tensor-core kernel asks of p besides its head width. */
-static bool fast_path(const struct bk_attention_problem *p)
-{
-    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16)
-        return false;
-    /* 32-bit key arithmetic in the kernels, a tile past the last key included. */
-    if (p->lq > INT32_MAX - 256 || p->lk > INT32_MAX - 256)
-        return false;
-    if (p->form != BK_ATTENTION_PATTERN_DENSE &&
-        (p->block_q % MMA_TILE != 0 || p->block_k % MMA_TILE != 0))
-        return false;
-    if (p->backward)
-        return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
-               rows_vectorised(p->stride.v) && rows_vectorised(p->stride.dy) &&
-               rows_vectorised(p->stride.dq) && rows_vectorised(p->stride.dk) &&
-               rows_vectorised(p->stride.dv);
-    return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
-           rows_vectorised(p->stride.v) && rows_vectorised(p->stride.y);
-}
-
-/* The Hopper kernels: sm_90 exactly (sm_90a code), and q, k, v (and dy)
- * describable as tensor maps. */
+/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 128 in
+ * 8-column steps (wgmma_width()), strides of 16-byte steps, and q, k, v
+ * (and dy) describable as tensor maps. */
 static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const BkDeviceProperties *d = &plan->ctx->props;
-    if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0 || !wgmma_width(p))
+    if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
+        return false;
+    if (!wgmma_width(p) || !strides_vectorised(p))
         return false;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
@@ -376,7 +415,11 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
 
     const bool queries = p->batch > 0 && p->heads > 0 && p->lq > 0;
     const bool keys = p->batch > 0 && p->kv_heads > 0 && p->lk > 0;
-    const bool fast = ap->fast && aligned16(&a, p->backward);
+    /* The tensor-core kernels copy 16 bytes at a time where they can,
+     * else element by element; the others need the 16-byte copies. */
+    const bool fast = ap->fast && ap->vectorised && aligned16(&a, p->backward);
+    if (ap->fast && !fast)
+        a.flags |= BK_ATTENTION_ELEMENTWISE;
     if (!queries) /* no list was scattered: no head is bad */
         a.bad = 0;
     const unsigned int gb = (unsigned int)p->batch, gh = (unsigned int)p->heads;
@@ -422,7 +465,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
-        else if (fast && ap->mma)
+        else if (ap->fast)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
@@ -455,7 +498,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         }
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
-        else if (fast && ap->mma)
+        else if (ap->fast)
             launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
         else
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
@@ -465,8 +508,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
-    else if (keys && fast && ap->mma)
-        launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb, mt, &a);
+    else if (keys && ap->fast)
+        launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
+               mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
     else if (keys)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
     return n;
@@ -591,26 +635,22 @@ static void fill_args(const struct bk_attention_problem *p, struct bk_attention_
     }
 }
 
-/* The tensor-core kernels of the plan, with their shared memory: Q and
- * two stages of K and V (forward, dq); K, V, two stages of Q and dY and
- * of lse and rowsum (dk/dv). */
+/* The tensor-core kernels of the plan (named by their widths), with their
+ * shared memory (BK_ATTENTION_MMA_*_BYTES). */
 static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
-    const unsigned int tile = (unsigned int)(MMA_TILE * p->d * 2);
-    const int d = ap->width;
-    int ks[6], count = !ap->mma ? 0 : p->backward ? 2 : 1;
-    if (!ap->mma) {
-    } else if (p->backward) {
-        ks[0] = K_DQ_FAST, ks[1] = K_DKV_FAST;
-        snprintf(ap->name[K_DQ_FAST], sizeof ap->name[0], "bk_attention_dq_mma_%s_d%d", ts, d);
-        snprintf(ap->name[K_DKV_FAST], sizeof ap->name[0], "bk_attention_dkv_mma_%s_d%d", ts, d);
-        ap->fast_shared_bytes[K_DQ_FAST] = 6 * tile;
-        ap->fast_shared_bytes[K_DKV_FAST] = 6 * tile + 4 * 4 * MMA_TILE;
-    } else {
-        ks[0] = K_FAST;
-        snprintf(ap->name[K_FAST], sizeof ap->name[0], "bk_attention_forward_mma_%s_d%d", ts, d);
-        ap->fast_shared_bytes[K_FAST] = 5 * tile;
+    const int d = ap->wgmma_width, width_k = ap->width_k, width_v = ap->width_v;
+    static const char *const mma_pattern[K_COUNT] = {
+        [K_FAST] = "bk_attention_forward_mma_%s_d%d_v%d",
+        [K_DQ_FAST] = "bk_attention_dq_mma_%s_d%d_v%d",
+        [K_DKV_FAST] = "bk_attention_dkv_mma_%s_d%d_v%d",
+    };
+    int ks[6], count = p->backward ? 2 : 1;
+    ks[0] = p->backward ? K_DQ_FAST : K_FAST, ks[1] = K_DKV_FAST;
+    for (int i = 0; i < count; i++) {
+        snprintf(ap->name[ks[i]], sizeof ap->name[0], mma_pattern[ks[i]], ts, width_k, width_v);
+        ap->fast_shared_bytes[ks[i]] = mma_shared_bytes(ks[i], width_k, width_v);
     }
     const int mma_count = count;
     if (ap->wgmma) {
@@ -658,11 +698,14 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     CUfunction *fns[2];
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
-    BkResult res = BK_SUCCESS;
-    if (mma_count > 0 &&
-        (res = bk_cuda_find_functions(plan, p->backward ? BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD
-                                                        : BK_CUDA_MODULE_ATTENTION_MMA,
-                                      names, fns, mma_count)) != BK_SUCCESS)
+    static const enum bk_cuda_module_id mma_module[2][2] = {
+        { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE },
+        { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE },
+    };
+    const int wide = BK_ATTENTION_MMA_WIDE(width_k, width_v);
+    BkResult res =
+        bk_cuda_find_functions(plan, mma_module[p->backward][wide], names, fns, mma_count);
+    if (res != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
     if ((res = bk_cuda_enter(plan->ctx, &scope)) != BK_SUCCESS)
@@ -686,16 +729,16 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     fill_args(p, &ap->args);
     ap->list = p->form == BK_ATTENTION_PATTERN_LIST;
     const enum path cap = path_cap();
-    ap->mma = mma_width(p) != 0;
-    ap->fast = cap >= PATH_MMA && fast_path(p);
+    ap->fast = cap >= PATH_MMA && fast_path(plan);
+    if (ap->fast)
+        mma_widths(p, &ap->width_k, &ap->width_v);
+    ap->vectorised = strides_vectorised(p);
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
-    ap->mma = ap->fast && ap->mma;
-    ap->fast = ap->mma || ap->wgmma;
-    ap->width = ap->wgmma ? wgmma_width(p) : mma_width(p);
+    ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
     if (!p->backward && ap->wgmma)
-        ap->forward = forward_kernel(p, ap->width, &ap->chooses);
+        ap->forward = forward_kernel(p, ap->wgmma_width, &ap->chooses);
     ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
@@ -728,7 +771,10 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         return res;
     if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
         return res;
-    if ((res = bk_cuda_attention_decode_plan(plan, ap->fast, &ap->args, &ap->decode)) !=
+    /* The decode kernels: D = Dv = 64 or 128, 16-byte copies. */
+    const bool decode =
+        ap->fast && ap->vectorised && p->d == p->dv && (p->d == 64 || p->d == 128);
+    if ((res = bk_cuda_attention_decode_plan(plan, decode, &ap->args, &ap->decode)) !=
         BK_SUCCESS)
         return res;
     /* Sequences of their own lengths and paged caches: the decode kernels
@@ -748,6 +794,13 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         for (size_t i = 0; i < sizeof sixteen / sizeof sixteen[0]; i++)
             plan->slot[sixteen[i]].alignment = 16;
     }
+    /* The tensor-core kernels' names carry their widths (_dDK_vDV), the
+     * Hopper ones theirs. */
+    char widths[32] = "";
+    if (ap->wgmma)
+        snprintf(widths, sizeof widths, "_d%d", ap->wgmma_width);
+    else if (ap->fast)
+        snprintf(widths, sizeof widths, "_d%d_v%d", ap->width_k, ap->width_v);
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_backward_%s_%s%s",
@@ -756,14 +809,13 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  : ap->wgmma ? "wgmma"
                  : ap->fast  ? "mma"
                              : "general",
-                 ts,
-                 ap->fast ? (ap->width == 64 ? "_d64" : "_d128") : "");
+                 ts, widths);
     else if (ap->decode.on)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->decode.split_name);
     else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->width);
+                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->wgmma_width);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);

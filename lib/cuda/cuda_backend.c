@@ -129,6 +129,14 @@ static BkResult cuda_context_create(BkContext ctx, uint32_t device_index)
         return bk_cuda_error(r, BK_SUCCESS, "retaining the primary context of CUDA device %u",
                              device_index);
     }
+    /* Kernels that need more shared memory than this run elsewhere; where
+     * the driver cannot tell, the 48 KiB every CTA may have. */
+    int optin = 0;
+    if (bk_cu.cuDeviceGetAttribute(&optin, BK_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                   c->device) != BK_CUDA_SUCCESS ||
+        optin < 48 * 1024)
+        optin = 48 * 1024;
+    c->shared_optin = (unsigned int)optin;
     if (pthread_mutex_init(&c->lock, NULL) != 0) {
         (void)bk_cu.cuDevicePrimaryCtxRelease(c->device);
         bk_free(&ctx->alloc, c);

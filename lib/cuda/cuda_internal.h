@@ -22,6 +22,7 @@ struct bk_cuda_context {
     CUdevice device;
     CUcontext primary;                    /* the device's primary context, retained */
     int sm_count;
+    unsigned int shared_optin;            /* shared memory a CTA may opt in to, bytes */
     bool programmatic;                    /* kernels use programmatic dependent launch */
     pthread_mutex_t lock;                 /* guards module loading and graph capture */
     CUmodule module[BK_CUDA_MODULE_COUNT];

@@ -10,8 +10,9 @@
  * ID     enum bk_cuda_module_id's BK_CUDA_MODULE_<ID>
  * NAME   the source kernels/NAME.cu, the fatbin NAME.fatbin, the symbols
  *        bk_cuda_fatbin_NAME and bk_cuda_fatbin_NAME_end
- * ARCHS  configured: cubins for $(BK_CUDA_ARCHS) and the newest PTX of
- *        $(BK_CUDA_PTX_ARCHS); sm_90a: Hopper's own instructions (wgmma,
+ * ARCHS  configured: cubins for $(BK_CUDA_ARCHS) (but sm_86 and sm_89 for
+ *        the modules kernels/local.mk names large-shared) and the newest
+ *        PTX of $(BK_CUDA_PTX_ARCHS); sm_90a: Hopper's own instructions (wgmma,
  *        TMA), an sm_90a cubin and PTX only, so plans check the device
  *        before they pick a kernel of it
  *
@@ -33,7 +34,9 @@
     X(W4A16_WGMMA, w4a16_wgmma, sm_90a)                   /* int4 GEMM's taller tiles */       \
     X(ATTENTION_GENERAL, attention_general, configured)   /* CUDA cores, scatter, row sums */  \
     X(ATTENTION_MMA, attention_mma, configured)           /* forward on tensor cores */        \
+    X(ATTENTION_MMA_WIDE, attention_mma_wide, configured) /* its widths past 128 */            \
     X(ATTENTION_MMA_BACKWARD, attention_mma_backward, configured)                              \
+    X(ATTENTION_MMA_BACKWARD_WIDE, attention_mma_backward_wide, configured)                    \
     X(ATTENTION_WGMMA, attention_wgmma, sm_90a)                                                \
     X(ATTENTION_WGMMA_BACKWARD, attention_wgmma_backward, sm_90a)                              \
     X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */   \

@@ -4,9 +4,11 @@
  *
  * - forward on the tensor-core path (F16, BF16, D = Dv = 64 and 128,
  *   blocks 64 and 128, DENSE, MASK and LIST, causal, Lq != Lk, lengths
- *   that are no multiple of the tiles, GQA, [B, L, H, D] storage) and on
- *   the general path (F32, F64, odd D and Dv, blocks 16, 48 and the
- *   single size 8, padded rows, a binding off 16 bytes);
+ *   that are no multiple of the tiles, GQA, [B, L, H, D] storage), at
+ *   head sizes from 1 to 256 around each compiled width, D != Dv,
+ *   loaded in 16-byte pieces (padded rows) and element by element (rows
+ *   of odd lengths, a binding off 16 bytes), and on the general path
+ *   (F32, F64, odd D and Dv, blocks 16, 48 and the single size 8);
  * - backward (dq, dk, dv) for every type;
  * - a bad LIST: NaN exactly where the host writes NaN.
  * The fast cases run once per kernel family (BK_CUDA_ATTENTION_PATH),
@@ -66,7 +68,9 @@ static void make_tensor(struct tensor *t, BkDataType type, int64_t b, int64_t h,
     const int64_t e[4] = { b, h, l, c };
     for (int i = 0; i < rank; i++)
         d->extent[i] = e[i];
-    const int64_t pc = layout == PADDED ? c + 8 : c; /* whole 16-byte steps stay fast */
+    /* Padded rows start on 16-byte steps whatever c: the tensor-core
+     * kernels copy them 16 bytes at a time. */
+    const int64_t pc = layout == PADDED ? (c + 7) / 8 * 8 + 8 : c;
     if (l == 0) /* strides as for one row: an empty tensor's must still be positive */
         l = 1;
     if (rank == 4 && layout == BLHD) {
@@ -569,6 +573,47 @@ static void fused_cases(void)
         }
 }
 
+/* Head sizes from 1 to 256 on the tensor-core kernels, which run each at
+ * a compiled width (32, 64, 96, 128, 160, 192, 256) with the columns past
+ * it zero: every width, sizes just past one (33, 255) and between (7, 48,
+ * 100), D != Dv at its own pair of widths (192 and 128) and at the larger
+ * width for both (64 and 128, 80 and 96, 7 and 40); each pattern form,
+ * causal or not, Lq above and below Lk (neither a multiple of 64), GQA;
+ * contiguous rows of an odd length and [B, L, H, D] rows load element by
+ * element, padded ones in 16-byte pieces cut at D; then a binding off 16
+ * bytes. */
+static void headsize_cases(bool backward)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    static const int64_t sizes[][2] = {
+        { 1, 1 },     { 7, 7 },     { 16, 16 },   { 32, 32 },   { 33, 33 },   { 48, 48 },
+        { 80, 80 },   { 96, 96 },   { 100, 100 }, { 160, 160 }, { 192, 192 }, { 255, 255 },
+        { 256, 256 }, { 192, 128 }, { 64, 128 },  { 80, 96 },   { 7, 40 },
+    };
+    static const enum layout layouts[] = { BHLD, PADDED, BLHD };
+    const int n = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n; i++) {
+            const int f = (i + t) % 3;
+            struct acase c = {
+                .type = types[t], .b = 1, .h = 4, .hkv = 2, .lq = i % 2 ? 100 : 150,
+                .lk = i % 2 ? 150 : 70, .d = sizes[i][0], .dv = sizes[i][1], .form = forms[f],
+                .bq = 64, .bk = f == 2 ? 128 : 64, .density = 0.6, .causal = (i + t) % 2 == 0,
+                .layout = layouts[(i + 2 * t) % 3], .backward = backward,
+            };
+            run_case(&c);
+        }
+    struct acase c = {
+        .type = BK_DATA_TYPE_F16, .b = 1, .h = 2, .hkv = 1, .lq = 130, .lk = 70, .d = 48,
+        .dv = 48, .form = BK_ATTENTION_PATTERN_DENSE, .offset = 2, .causal = true,
+        .backward = backward,
+    };
+    run_case(&c);
+    c.type = BK_DATA_TYPE_BF16, c.d = 192, c.dv = 128, c.lq = 64, c.lk = 200, c.hkv = 2;
+    c.form = BK_ATTENTION_PATTERN_MASK, c.bq = c.bk = 64, c.density = 0.7, c.causal = false;
+    run_case(&c);
+}
+
 static void general_cases(bool backward)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F32, BK_DATA_TYPE_F64, BK_DATA_TYPE_F16,
@@ -587,7 +632,8 @@ static void general_cases(bool backward)
         c.lk = 60, c.causal = true; /* Lq > Lk: the first 90 rows see nothing */
         run_case(&c);
     }
-    /* The fast kernel's shape, bound off 16 bytes: the general kernel runs. */
+    /* The fast kernel's shape, bound off 16 bytes: the tensor-core kernels
+     * load it element by element. */
     struct acase c = {
         .type = BK_DATA_TYPE_F16, .b = 1, .h = 2, .hkv = 2, .lq = 128, .lk = 128, .d = 64,
         .dv = 64, .form = BK_ATTENTION_PATTERN_DENSE, .offset = 2, .backward = backward,
@@ -826,6 +872,8 @@ int main(void)
             setenv("BK_CUDA_ATTENTION_PATH", paths[i], 1);
         fast_cases(false);
         fast_cases(true);
+        headsize_cases(false);
+        headsize_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = " (padded widths)";
