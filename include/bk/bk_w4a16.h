@@ -71,8 +71,9 @@ enum {
     BK_W4A16_CONVERT_BINDING_PACKED_SCALES = 4
 };
 
-/* How a GPTQ checkpoint stores its zero points. Only symmetric weights
- * (zero point 8 everywhere) can be repacked. */
+/* How a GPTQ checkpoint stores its zero points. Without a
+ * BkW4A16ZeroPointsInfo only symmetric weights (zero point 8 everywhere)
+ * can be repacked; with one, any. */
 typedef enum BkW4A16GptqZeros {
     BK_W4A16_GPTQ_ZEROS_EXACT = 0,      /* qzeros hold the zero point: 8 */
     BK_W4A16_GPTQ_ZEROS_MINUS_ONE = 1,  /* AutoGPTQ's legacy form: zero point - 1, so 7 */
