@@ -7,7 +7,9 @@
 // The GPTQ repack is four launches: report_init (one CTA: the report, and
 // g_idx checked for range), perm (one CTA per group ranks that group's
 // rows in order: a stable counting sort, and groups of the wrong size),
-// repack (words, scales, zero points) and report_finalize. A status is
+// repack (words, scales, zero points) and report_finalize; with zero
+// points (asymmetric, GPTQ or AWQ) repack_zeros writes packedZeros before
+// finalize, and repack no longer checks them. A status is
 // recorded only while no earlier check failed, so the report names the
 // first rule broken in the documented order; during the run firstBadRow
 // holds a key that orders the candidates (atomicMin), which finalize
@@ -57,17 +59,27 @@ __device__ __forceinline__ uint16_t scale_bits(float v, bool bf16)
                 : __half_as_ushort(__float2half_rn(v));
 }
 
-// The quantized value of w with scale s (host_w4a16.c does the same):
-// nearest-even(w / s) + 8 clamped to 0..15; 8 where s is 0 or w / s is
-// not a number.
-__device__ __forceinline__ uint32_t quantize_one(float w, float s)
+// The quantized value of w with scale s and zero point z (8 when
+// symmetric; host_w4a16.c does the same): nearest-even(w / s) + z clamped
+// to 0..15; z where s is 0 or w / s is not a number.
+__device__ __forceinline__ uint32_t quantize_one(float w, float s, uint32_t z = 8)
 {
     if (s == 0.f)
-        return 8;
+        return z;
     const float x = rintf(__fdiv_rn(w, s));
     if (x != x)
+        return z;
+    return (uint32_t)fminf(fmaxf(x + (float)z, 0.f), 15.f);
+}
+
+// The asymmetric zero point of a group whose range is lo .. hi (lo <= 0)
+// under the rounded scale s: nearest-even(-lo / s) clamped to 0..15; 8
+// where s is 0 or infinite.
+__device__ __forceinline__ uint32_t zero_point(float lo, float s)
+{
+    if (s == 0.f || isinf(s))
         return 8;
-    return (uint32_t)fminf(fmaxf(x + 8.f, 0.f), 15.f);
+    return (uint32_t)fminf(fmaxf(rintf(__fdiv_rn(-lo, s)), 0.f), 15.f);
 }
 
 template <typename W> __device__ __forceinline__ float weight_at(const bk_w4a16_convert_args &a,
@@ -85,17 +97,28 @@ template <typename W> __device__ void quantize(const bk_w4a16_convert_args &a)
     if (i >= a.groups * a.n)
         return;
     const int64_t g = i / a.n, n = i % a.n;
-    const bool bf16 = a.scale_bf16;
-    float amax = 0.f;
-    for (int64_t k = g * a.group; k < (g + 1) * a.group; k++)
-        amax = fmaxf(amax, fabsf(weight_at<W>(a, k, n)));
-    const uint16_t sb = scale_bits(__fdiv_rn(__fmul_rn(amax, 2.f), 15.f), bf16);
+    const bool bf16 = a.scale_bf16, asymmetric = a.zeros.base != 0;
+    float amax = 0.f, lo = 0.f, hi = 0.f;   // fmaxf and fminf ignore a NaN
+    for (int64_t k = g * a.group; k < (g + 1) * a.group; k++) {
+        const float w = weight_at<W>(a, k, n);
+        amax = fmaxf(amax, fabsf(w));
+        lo = fminf(lo, w);
+        hi = fmaxf(hi, w);
+    }
+    const float raw = asymmetric ? __fdiv_rn(__fsub_rn(hi, lo), 15.f)
+                                 : __fdiv_rn(__fmul_rn(amax, 2.f), 15.f);
+    const uint16_t sb = scale_bits(raw, bf16);
     store_u16(a.scales, g, n, sb);
     const float s = scale_value(sb, bf16);
+    uint32_t z = 8;
+    if (asymmetric) {
+        z = zero_point(lo, s);
+        reinterpret_cast<uint8_t *>(a.zeros.base)[g * a.zeros.rs + n * a.zeros.cs] = (uint8_t)z;
+    }
     uint8_t *q = reinterpret_cast<uint8_t *>(a.quantized.base);
     for (int64_t k = g * a.group; k < (g + 1) * a.group; k++)
         q[k * a.quantized.rs + n * a.quantized.cs] =
-            (uint8_t)quantize_one(weight_at<W>(a, k, n), s);
+            (uint8_t)quantize_one(weight_at<W>(a, k, n), s, z);
 }
 
 // Element (g, n)'s place in packedScales.
@@ -104,6 +127,24 @@ __device__ __forceinline__ uint16_t *packed_scale(const bk_w4a16_convert_args &a
 {
     return reinterpret_cast<uint16_t *>(a.packed_scales) + g * a.n +
            bk_w4a16_scale_position(n, a.per_channel);
+}
+
+// Word w of packedZeros row g (w < n / 8): its eight columns are those
+// whose scales sit at positions 8 (w % (n / 8)) .. + 7 of the row. Calls
+// f(g, n, nibble) for each.
+template <typename F>
+__device__ __forceinline__ void for_zero_word_columns(const bk_w4a16_convert_args &a, int64_t i,
+                                                      F f)
+{
+    const int64_t g = i / (a.n / 8), w = i % (a.n / 8);
+    // Positions 8w .. 8w + 7 lie in one block of 64 (32 per channel) columns;
+    // find each one's column by the layout's own rule, within that block.
+    const int64_t span = a.per_channel ? 32 : 64, block = 8 * w / span * span;
+    for (int64_t c = block; c < block + span; c++) {
+        const int64_t p = bk_w4a16_scale_position(c, a.per_channel);
+        if (p / 8 == w)
+            f(g, c, (int)(p % 8));
+    }
 }
 
 // Calls f(k, n, nibble) for the eight elements of packed word `word` of
@@ -154,6 +195,14 @@ __global__ void bk_w4a16_pack(const bk_w4a16_convert_args a)
         const int64_t g = i / a.n, n = i % a.n;
         *packed_scale(a, g, n) = load_u16(a.scales, g, n);
     }
+    if (a.packed_zeros && i < a.groups * (a.n / 8)) {
+        const uint8_t *z = reinterpret_cast<const uint8_t *>(a.zeros.base);
+        uint32_t v = 0;
+        for_zero_word_columns(a, i, [&](int64_t g, int64_t n, int nib) {
+            v |= (uint32_t)(z[g * a.zeros.rs + n * a.zeros.cs] & 15u) << (4 * nib);
+        });
+        reinterpret_cast<uint32_t *>(a.packed_zeros)[i] = v;
+    }
 }
 
 __global__ void bk_w4a16_unpack(const bk_w4a16_convert_args a)
@@ -171,6 +220,13 @@ __global__ void bk_w4a16_unpack(const bk_w4a16_convert_args a)
     if (i < a.groups * a.n) {
         const int64_t g = i / a.n, n = i % a.n;
         store_u16(a.scales, g, n, *packed_scale(a, g, n));
+    }
+    if (a.packed_zeros && i < a.groups * (a.n / 8)) {
+        uint8_t *z = reinterpret_cast<uint8_t *>(a.zeros.base);
+        const uint32_t v = reinterpret_cast<const uint32_t *>(a.packed_zeros)[i];
+        for_zero_word_columns(a, i, [&](int64_t g, int64_t n, int nib) {
+            z[g * a.zeros.rs + n * a.zeros.cs] = (uint8_t)((v >> (4 * nib)) & 15u);
+        });
     }
 }
 
@@ -277,15 +333,19 @@ __global__ void bk_w4a16_repack(const bk_w4a16_convert_args a)
             int64_t src = a.g_idx ? (int64_t)perm[k] : k;
             if (src < 0 || src >= a.k) // only after a bad g_idx, which the report names
                 src = k;
-            const uint32_t word_in = (uint32_t)qw[(src / 8) * a.qweight.rs + n * a.qweight.cs];
-            v |= ((word_in >> (4 * (src % 8))) & 15u) << (4 * nib);
+            // GPTQ packs eight rows a word, AWQ eight columns in its order.
+            const uint32_t word_in =
+                a.awq ? (uint32_t)qw[src * a.qweight.rs + (n / 8) * a.qweight.cs]
+                      : (uint32_t)qw[(src / 8) * a.qweight.rs + n * a.qweight.cs];
+            const int at = a.awq ? bk_w4a16_awq_nibble((int)(n % 8)) : (int)(src % 8);
+            v |= ((word_in >> (4 * at)) & 15u) << (4 * nib);
         });
         reinterpret_cast<uint32_t *>(a.packed)[i] = v;
     }
     if (i < a.groups * a.n) {
         const int64_t g = i / a.n, n = i % a.n;
         *packed_scale(a, g, n) = load_u16(a.scales, g, n);
-        if (a.qzeros.base) {
+        if (a.qzeros.base && !a.packed_zeros) {
             const uint32_t zw = (uint32_t)reinterpret_cast<const int32_t *>(a.qzeros.base)
                                     [g * a.qzeros.rs + (n / 8) * a.qzeros.cs];
             const uint32_t zero = ((zw >> (4 * (n % 8))) & 15u) + a.zero_offset;
@@ -297,6 +357,29 @@ __global__ void bk_w4a16_repack(const bk_w4a16_convert_args a)
             }
         }
     }
+}
+
+// With zero points: packedZeros from qzeros (stored nibble plus the
+// offset, modulo 16; 8 without qzeros), one thread per word (grid over
+// groups * n / 8). Every zero point is accepted.
+__global__ void bk_w4a16_repack_zeros(const bk_w4a16_convert_args a)
+{
+    bk::grid_dependency_wait();
+    const int64_t i = thread_index();
+    if (i >= a.groups * (a.n / 8))
+        return;
+    const int32_t *qz = reinterpret_cast<const int32_t *>(a.qzeros.base);
+    uint32_t v = 0;
+    for_zero_word_columns(a, i, [&](int64_t g, int64_t n, int nib) {
+        uint32_t z = 8;
+        if (qz) {
+            const uint32_t zw = (uint32_t)qz[g * a.qzeros.rs + (n / 8) * a.qzeros.cs];
+            const int at = a.awq ? bk_w4a16_awq_nibble((int)(n % 8)) : (int)(n % 8);
+            z = (((zw >> (4 * at)) & 15u) + a.zero_offset) & 15u;
+        }
+        v |= z << (4 * nib);
+    });
+    reinterpret_cast<uint32_t *>(a.packed_zeros)[i] = v;
 }
 
 // The key split into the row and column the status documents.

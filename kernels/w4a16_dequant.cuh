@@ -8,6 +8,9 @@
 // (q | 0x6400) is 1024 + q in f16 and (q | 0x4300) 128 + q in bf16, so one
 // subtraction gives q - 8; the kernels then multiply by the scale, which
 // rounds (q - 8) * s once to A's type, as the host reference does.
+// Zero points: run_zero subtracts 1024 + z (128 + z) instead, constants a
+// kernel makes once per scale row (zero_constants), so q - z costs the
+// same instructions; run passes the constants of z = 8 as immediates.
 #ifndef BK_W4A16_DEQUANT_CUH
 #define BK_W4A16_DEQUANT_CUH
 
@@ -48,15 +51,30 @@ template <> struct Dequant<__half> {
         __half2 r = __hmul2(*reinterpret_cast<__half2 *>(&x), *reinterpret_cast<__half2 *>(&y));
         return *reinterpret_cast<uint32_t *>(&r);
     }
-    static __device__ __forceinline__ void run(uint32_t w, uint32_t r[4])
+    // z[0], z[1]: 1024 + z and -(64 + z) for the first 8 columns (rows 2t
+    // + 8.. come x 16: (1024 + 16 q) / 16 - 64 - z); z[2], z[3] the next 8.
+    static __device__ __forceinline__ void run_zero(uint32_t w, uint32_t r[4], uint32_t z0,
+                                                    uint32_t z1, uint32_t z2, uint32_t z3)
     {
         const uint32_t ex = 0x64006400u, lo = 0x000f000fu, hi = 0x00f000f0u;
-        const uint32_t k1032 = 0x64086408u, k1_16 = 0x2c002c00u, km72 = 0xd480d480u;
+        const uint32_t k1_16 = 0x2c002c00u;
         const uint32_t w8 = w >> 8;
-        r[0] = sub(or_mask(w, lo, ex), k1032);
-        r[1] = fma(or_mask(w, hi, ex), k1_16, km72);
-        r[2] = sub(or_mask(w8, lo, ex), k1032);
-        r[3] = fma(or_mask(w8, hi, ex), k1_16, km72);
+        r[0] = sub(or_mask(w, lo, ex), z0);
+        r[1] = fma(or_mask(w, hi, ex), k1_16, z1);
+        r[2] = sub(or_mask(w8, lo, ex), z2);
+        r[3] = fma(or_mask(w8, hi, ex), k1_16, z3);
+    }
+    static __device__ __forceinline__ void run(uint32_t w, uint32_t r[4])
+    {
+        const uint32_t k1032 = 0x64086408u, km72 = 0xd480d480u;
+        run_zero(w, r, k1032, km72, k1032, km72);
+    }
+    // The pair of constants of zero point z (0..15), in both halves.
+    static __device__ __forceinline__ void zero_constants(uint32_t z, uint32_t &sub_k,
+                                                          uint32_t &fma_k)
+    {
+        sub_k = (0x6400u + z) * 0x10001u;
+        fma_k = (0xd400u + 16u * z) * 0x10001u;
     }
 };
 
@@ -75,13 +93,26 @@ template <> struct Dequant<__nv_bfloat16> {
                                    *reinterpret_cast<__nv_bfloat162 *>(&y));
         return *reinterpret_cast<uint32_t *>(&r);
     }
+    // z0 (first 8 columns) and z2 (next 8): 128 + z; z1, z3 unused.
+    static __device__ __forceinline__ void run_zero(uint32_t w, uint32_t r[4], uint32_t z0,
+                                                    uint32_t, uint32_t z2, uint32_t)
+    {
+        const uint32_t ex = 0x43004300u, lo = 0x000f000fu;
+        r[0] = sub(or_mask(w, lo, ex), z0);
+        r[1] = sub(or_mask(w >> 4, lo, ex), z0);
+        r[2] = sub(or_mask(w >> 8, lo, ex), z2);
+        r[3] = sub(or_mask(w >> 12, lo, ex), z2);
+    }
     static __device__ __forceinline__ void run(uint32_t w, uint32_t r[4])
     {
-        const uint32_t ex = 0x43004300u, lo = 0x000f000fu, k136 = 0x43084308u;
-        r[0] = sub(or_mask(w, lo, ex), k136);
-        r[1] = sub(or_mask(w >> 4, lo, ex), k136);
-        r[2] = sub(or_mask(w >> 8, lo, ex), k136);
-        r[3] = sub(or_mask(w >> 12, lo, ex), k136);
+        const uint32_t k136 = 0x43084308u;
+        run_zero(w, r, k136, 0u, k136, 0u);
+    }
+    static __device__ __forceinline__ void zero_constants(uint32_t z, uint32_t &sub_k,
+                                                          uint32_t &fma_k)
+    {
+        sub_k = (0x4300u + z) * 0x10001u;
+        fma_k = 0u;
     }
 };
 

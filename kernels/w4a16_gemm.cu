@@ -14,7 +14,11 @@
 // k-tile. Warps: 4 column blocks x 2 groups of 4 k-tiles per stage.
 // A is staged with cp.async where its rows are contiguous, else gathered
 // element by element (perm applied), and read with ldmatrix.
-// Dequantisation: w4a16_dequant.cuh.
+// Dequantisation: w4a16_dequant.cuh. With zero points (ZP, the
+// bk_w4a16_gemm_zp_* kernels, cp.async pipeline only) a lane reads the
+// word of packedZeros beside its eight scales from global memory one stage
+// ahead, and turns it into the dequantisation's constants once per scale
+// row; the symmetric kernels are compiled without any of it.
 //
 // The two warp groups of a CTA add their sums through shared memory; the
 // CTAs of a cluster (sm_90) split K and add their partial tiles through
@@ -49,9 +53,24 @@ __device__ __forceinline__ void scale_pairs(const uint4 &s, uint32_t pair[8])
         pair[q] = __byte_perm(w[q / 2], 0, (q & 1) ? 0x3232 : 0x1010);
 }
 
+// The dequantisation constants of the eight zero points of a lane's word
+// of packedZeros (nibble q: the column of scale pair q).
+struct ZeroPairs {
+    uint32_t sub[8], fma[8];
+};
+
+template <typename T> __device__ __forceinline__ void zero_pairs(uint32_t word, ZeroPairs &z)
+{
+#pragma unroll
+    for (int q = 0; q < 8; q++)
+        Dequant<T>::zero_constants((word >> (4 * q)) & 15u, z.sub[q], z.fma[q]);
+}
+
 // HOPPER: the bulk tensor copy pipeline (run_tma), whose stages are whole
-// KiB and hold A 128-byte swizzled; else the cp.async one (run).
-template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct Gemm {
+// KiB and hold A 128-byte swizzled; else the cp.async one (run). ZP: zero
+// points (the cp.async pipeline only).
+template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER, bool ZP = false>
+struct Gemm {
     static constexpr bool SWAP = TM == 8;              // weights as the mma's A operand
     static constexpr int MT = SWAP ? 1 : TM / 16;      // m16 fragments of A
     static constexpr int NT = SWAP ? 4 : 8;            // accumulator tiles per warp and fragment
@@ -81,6 +100,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
     static_assert(W_PIECES * THREADS == SKT * KT_PIECES, "whole weight pieces");
     static_assert(THREADS % KT_PIECES == 0, "a thread keeps its column piece");
     static_assert(THREADS % A_PIECES == 0, "a thread keeps its A column piece");
+    static_assert(!ZP || (!HOPPER && 16 * KW <= 64), "zero points: cp.async, two rows a warp");
 
     struct WarpView; // a consumer warp's place in a stage (warp_view)
 
@@ -278,13 +298,60 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
                           h[6] | h[7] << 16);
     }
 
+    // The lane's word of packedZeros row g (its column block cb): 8 zero
+    // points, nibble q that of scale pair q; 8s past N and past the groups
+    // (where the weights and scales are zero-filled).
+    __device__ __forceinline__ uint32_t zero_word(int64_t g, int cb, int lane) const
+    {
+        const int64_t block = n0 + 64 * cb;
+        if (block >= p.n || g * p.group >= p.k)
+            return 0x88888888u;
+        const uint32_t *z = reinterpret_cast<const uint32_t *>(p.zeros);
+        return __ldg(z + g * (p.n / 8) + block / 8 + lane / 4);
+    }
+
+    // The zero words of the warp's scale rows in stage c: its first row,
+    // and the next when a group is shorter than the warp's k-tiles.
+    __device__ __forceinline__ void stage_zero_words(int64_t c, const WarpView &v,
+                                                     uint32_t zw[2]) const
+    {
+        if (!ZP || (p.flags & BK_W4A16_PER_CHANNEL) || c >= c_end)
+            return;
+        const int64_t g = (c * SK + 16 * KW * v.kg) >> v.group_shift;
+        zw[0] = zero_word(g, v.cb, v.lane);
+        zw[1] = p.group < 16 * KW ? zero_word(g + 1, v.cb, v.lane) : zw[0];
+    }
+
+    // The per-channel zero points of the lane's eight columns, in the
+    // order of a grouped zero word.
+    __device__ uint32_t channel_zeros(int cb) const
+    {
+        const int lane = threadIdx.x % 32;
+        const uint32_t *zeros = reinterpret_cast<const uint32_t *>(p.zeros);
+        const int64_t block = n0 + 64 * cb;
+        uint32_t w = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const int64_t n = block + 8 * q + lane / 4;
+            const uint32_t z = block < p.n ? (zeros[bk_w4a16_zero_word(n, 1)] >>
+                                              (4 * bk_w4a16_zero_nibble(n, 1))) & 15u
+                                           : 8u;
+            w |= z << (4 * q);
+        }
+        return w;
+    }
+
     // Word j of a lane's weight vector, dequantised and scaled: the B
     // fragments {b0, b1} of the 16 x 16 tile's first 8 columns in r[0..1],
     // of its last 8 in r[2..3].
-    static __device__ __forceinline__ void weights(uint32_t word, const uint32_t pair[8], int j,
-                                                   uint32_t r[4])
+    static __device__ __forceinline__ void weights(uint32_t word, const uint32_t pair[8],
+                                                   const ZeroPairs &zp, int j, uint32_t r[4])
     {
-        Dequant<T>::run(word, r);
+        if (ZP)
+            Dequant<T>::run_zero(word, r, zp.sub[2 * j], zp.fma[2 * j], zp.sub[2 * j + 1],
+                                 zp.fma[2 * j + 1]);
+        else
+            Dequant<T>::run(word, r);
         r[0] = Dequant<T>::mul(r[0], pair[2 * j]);
         r[1] = Dequant<T>::mul(r[1], pair[2 * j]);
         r[2] = Dequant<T>::mul(r[2], pair[2 * j + 1]);
@@ -293,7 +360,9 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
 
     // The warp's k-tiles of the stage at shared address `stage`: column
     // block cb, k-tiles KW kg .. KW kg + KW - 1, at the offsets of v.
+    // zw: with ZP, the zero words of the warp's scale rows (stage_zero_words).
     __device__ __forceinline__ void mma_stage(uint32_t stage, const WarpView &v, uint32_t pair[8],
+                                              ZeroPairs &zp, const uint32_t zw[2],
                                               float acc[MT][NT][4]) const
     {
         const uint32_t w_at = v.w_at, s_at = v.s_at;
@@ -302,16 +371,22 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
 #pragma unroll
         for (int i = 0; i < KW; i++)
             w[i] = load_shared16(stage + w_at + i * (TN * 8));
-        if (grouped)
+        if (grouped) {
             scale_pairs(load_shared16(stage + s_at), pair);
+            if (ZP)
+                zero_pairs<T>(zw[0], zp);
+        }
 #pragma unroll
         for (int i = 0; i < KW; i++) {
             // Groups of 32 or 64 shorter than the warp's k-tiles: the next
             // row (groups are powers of two: masks and shifts, no division
             // in the loop).
-            if (grouped && i > 0 && ((16 * i) & (p.group - 1)) == 0)
+            if (grouped && i > 0 && ((16 * i) & (p.group - 1)) == 0) {
                 scale_pairs(load_shared16(stage + s_at + (TN * 2) * ((16 * i) >> v.group_shift)),
                             pair);
+                if (ZP)
+                    zero_pairs<T>(zw[1], zp);
+            }
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
             if (SWAP) {
                 // B: rows of A as 8 columns, k-tiles i (x2: two 8 x 8 matrices).
@@ -320,7 +395,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     uint32_t r[4];
-                    weights(words[j], pair, j, r);
+                    weights(words[j], pair, zp, j, r);
                     const uint32_t a[4] = { r[0], r[2], r[1], r[3] };
                     Mma<T>::run(acc[0][j], a, b[0], b[1]);
                 }
@@ -332,7 +407,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     uint32_t r[4];
-                    weights(words[j], pair, j, r);
+                    weights(words[j], pair, zp, j, r);
 #pragma unroll
                     for (int mi = 0; mi < MT; mi++) {
                         Mma<T>::run(acc[mi][2 * j], a[mi], r[0], r[1]);
@@ -409,8 +484,14 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
         bk::grid_dependency_wait();
         zero_pad_rows();
         uint32_t pair[8];
-        if (p.flags & BK_W4A16_PER_CHANNEL)
+        ZeroPairs zp;
+        uint32_t zw[2] = { 0x88888888u, 0x88888888u };
+        if (p.flags & BK_W4A16_PER_CHANNEL) {
             scale_pairs(channel_scales(v.cb), pair);
+            if (ZP)
+                zero_pairs<T>(channel_zeros(v.cb), zp);
+        }
+        stage_zero_words(c_begin, v, zw);
         for (int i = 0; i < STAGES - 1; i++)
             load_stage(c_begin + i, i);
         int b = 0;
@@ -420,7 +501,12 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
             // with the slot the next load overwrites (stage c - 1's).
             __syncthreads();
             load_stage(c + STAGES - 1, b == 0 ? STAGES - 1 : b - 1);
-            mma_stage(smem0 + b * STAGE_BYTES, v, pair, acc);
+            // The next stage's zero words load under this stage's work.
+            uint32_t zn[2] = { zw[0], zw[1] };
+            stage_zero_words(c + 1, v, zn);
+            mma_stage(smem0 + b * STAGE_BYTES, v, pair, zp, zw, acc);
+            zw[0] = zn[0];
+            zw[1] = zn[1];
             b = b == STAGES - 1 ? 0 : b + 1;
         }
         bk::cp_async_wait<0>();
@@ -454,6 +540,8 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
             produce(q, bars, lane);
         } else {
             uint32_t pair[8];
+            ZeroPairs zp;
+            const uint32_t zw[2] = { 0x88888888u, 0x88888888u }; // no zero points here
             if (p.flags & BK_W4A16_PER_CHANNEL)
                 scale_pairs(channel_scales(v.cb), pair);
             // Slot b's barriers and stage, and the phase its full barrier
@@ -462,7 +550,7 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
             uint32_t full = bars, stage = smem0, phase = 0;
             for (int i = 0, b = 0; i < n; i++) {
                 mbar_wait(full, phase);
-                mma_stage(stage, v, pair, acc);
+                mma_stage(stage, v, pair, zp, zw, acc);
                 __syncwarp();
                 if (lane == 0)
                     mbar_arrive(full + 8 * STAGES);
@@ -588,6 +676,22 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
         }                                                                                      \
     }
 
+// The same with zero points: bk_w4a16_gemm_zp_<type>_m<tile rows>_s<splits>.
+#define BK_W4A16_ZP_KERNEL(TNAME, T, TM, S, CLUSTER)                                           \
+    extern "C" __global__ void CLUSTER                                                         \
+    __launch_bounds__(BK_W4A16_THREADS, BK_W4A16_CTAS_PER_SM(TM))                              \
+        bk_w4a16_gemm_zp_##TNAME##_m##TM##_s##S(const bk_w4a16_gemm_args args)                \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        if (!BK_W4A16_CLUSTER_OK(S)) {                                                         \
+            __trap();                                                                          \
+        } else {                                                                               \
+            Gemm<T, TM, S, BK_W4A16_WARPS, BK_W4A16_STAGES(TM, BK_W4A16_CC), false, true> g(   \
+                args, smem);                                                                   \
+            g.run();                                                                           \
+        }                                                                                      \
+    }
+
 #define BK_W4A16_TMA_KERNEL(TNAME, T, TM, S, CLUSTER)                                          \
     extern "C" __global__ void CLUSTER                                                         \
     __launch_bounds__(BK_W4A16_TMA_THREADS(TM), BK_W4A16_TMA_CTAS_PER_SM(TM))                  \
@@ -620,15 +724,18 @@ template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER> struct 
 // Tiles up to 32 rows also have the Hopper pipeline (taller ones are not
 // bound by the weights' stream, and their accumulators leave no registers
 // for a producer warp).
+// The zero-point kernels: the cp.async pipeline at every height.
 #define BK_W4A16_KERNELS_TM(TNAME, T, TM)                                                    \
     BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, TM)                                    \
-    BK_W4A16_SPLIT_KERNELS(BK_W4A16_TMA_KERNEL, TNAME, T, TM)
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_TMA_KERNEL, TNAME, T, TM)                                \
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_ZP_KERNEL, TNAME, T, TM)
 
 #define BK_W4A16_KERNELS_TYPE(TNAME, T)                                                      \
     BK_W4A16_KERNELS_TM(TNAME, T, 8)                                                         \
     BK_W4A16_KERNELS_TM(TNAME, T, 16)                                                        \
     BK_W4A16_KERNELS_TM(TNAME, T, 32)                                                        \
-    BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, 64)
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, 64)                                    \
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_ZP_KERNEL, TNAME, T, 64)
 
 BK_W4A16_KERNELS_TYPE(f16, __half)
 BK_W4A16_KERNELS_TYPE(bf16, __nv_bfloat16)

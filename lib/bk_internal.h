@@ -245,12 +245,17 @@ struct bk_w4a16_shape {
     BkDataType scale_type;                 /* F16 or BF16 */
 };
 
+/* has_zeros: a BkW4A16ZeroPointsInfo is chained (asymmetric weights):
+ * plain zeros U8 [groups, n] (conversions), packedZeros I32 [groups, n/8]
+ * contiguous (conversions other than QUANTIZE, the repack, the GEMM). */
 struct bk_w4a16_convert_problem {
     BkW4A16Conversion conversion;
     struct bk_w4a16_shape shape;
     struct bk_matrix weight;               /* QUANTIZE's input [k, n], else type UNDEFINED */
     struct bk_matrix quantized;            /* [k, n] U8 */
     struct bk_matrix scales;               /* [groups, n] */
+    bool has_zeros;
+    struct bk_matrix zeros;                /* [groups, n] U8 when has_zeros */
 };
 
 struct bk_w4a16_repack_problem {
@@ -260,6 +265,8 @@ struct bk_w4a16_repack_problem {
     struct bk_matrix scales;               /* [groups, n] */
     struct bk_matrix qzeros;               /* [groups, n/8] I32, or type UNDEFINED */
     bool has_g_idx, has_perm;
+    bool has_zeros;                        /* packedZeros written, any zero point taken */
+    BkW4A16CheckpointFormat format;        /* AWQ: qweight [k, n/8], AWQ's column order */
 };
 
 /* C = A @ dequant(packed): A [m, k], C [m, n], both shape.scale_type. */
@@ -268,6 +275,7 @@ struct bk_w4a16_gemm_problem {
     int64_t m;
     struct bk_matrix a, c;
     bool has_perm;
+    bool has_zeros;                        /* packedZeros bound */
 };
 
 /* Block-sparse attention (lib/attention.c, bk_attention.h). Operands are

@@ -22,8 +22,9 @@ struct dim_source {
     const char *field;
     int dim;
     int64_t extent;
-    int64_t scale;        /* K = scale * extent */
-    const char *what;     /* "K", "N", "K/8" */
+    int64_t scale;        /* K (or N) = scale * extent */
+    const char *what;     /* "K", "N", "K/8", "N/8" */
+    const char *whole;    /* "K" or "N" where scale > 1 */
 };
 
 static void describe(char *buf, size_t size, const char *info, const struct dim_source *d)
@@ -32,8 +33,8 @@ static void describe(char *buf, size_t size, const char *info, const struct dim_
         snprintf(buf, size, "%s.%s.extent[%d] = %lld (%s)", info, d->field, d->dim,
                  (long long)d->extent, d->what);
     else
-        snprintf(buf, size, "%s.%s.extent[%d] = %lld (%s, so K = %lld)", info, d->field, d->dim,
-                 (long long)d->extent, d->what,
+        snprintf(buf, size, "%s.%s.extent[%d] = %lld (%s, so %s = %lld)", info, d->field,
+                 d->dim, (long long)d->extent, d->what, d->whole,
                  (long long)bk_mul_i64(d->extent, d->scale, &(bool){ false }));
 }
 
@@ -56,12 +57,18 @@ static BkResult shape_init(const char *info, int32_t group_size, const struct di
     describe(kd, sizeof kd, info, ks);
     describe(nd, sizeof nd, info, ns);
     bool ovf = false;
-    const int64_t k = bk_mul_i64(ks->extent, ks->scale, &ovf), n = ns->extent;
+    const int64_t k = bk_mul_i64(ks->extent, ks->scale, &ovf);
+    const struct dim_source *big = ks;
+    int64_t n = 0;
+    if (!ovf) {
+        big = ns;
+        n = bk_mul_i64(ns->extent, ns->scale, &ovf);
+    }
     if (ovf)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "%s.%s.extent[%d] = %lld (%s) is too large: K = %lld x extent[%d] must "
-                        "fit in 64 bits", info, ks->field, ks->dim, (long long)ks->extent,
-                        ks->what, (long long)ks->scale, ks->dim);
+                        "%s.%s.extent[%d] = %lld (%s) is too large: %s = %lld x extent[%d] must "
+                        "fit in 64 bits", info, big->field, big->dim, (long long)big->extent,
+                        big->what, big->whole, (long long)big->scale, big->dim);
     if (k <= 0)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s must be positive", kd);
     if (n <= 0)
@@ -185,6 +192,76 @@ static BkResult index_vector(const char *info, const char *field, const BkTensor
     return check_i32_rows(info, field, k);
 }
 
+/* ---- Zero points (BkW4A16ZeroPointsInfo) ------------------------------------ */
+
+#define ZP "BkW4A16ZeroPointsInfo"
+
+/* The BkW4A16ZeroPointsInfo chained to an info (NULL when none; at most
+ * one), its flags 0 and its format known; only a repack reads the format,
+ * so elsewhere it must be GPTQ's (0), as a zeroed struct has it. */
+static BkResult zero_points_info(const char *in, const void *next, bool repack,
+                                 const BkW4A16ZeroPointsInfo **out)
+{
+    BkResult r;
+    *out = NULL;
+    if ((r = bk_check_output_chain(&(BkBaseInStructure){ .pNext = next }, in)) != BK_SUCCESS)
+        return r;
+    for (const BkBaseInStructure *c = next; c; c = c->pNext) {
+        if (c->sType != BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO)
+            continue;
+        if (*out)
+            return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                            "%s.pNext chains " ZP " twice: it may be chained once", in);
+        *out = (const BkW4A16ZeroPointsInfo *)(const void *)c;
+    }
+    const BkW4A16ZeroPointsInfo *z = *out;
+    if (!z)
+        return BK_SUCCESS;
+    if (z->flags != 0)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT, ZP ".flags = 0x%x must be 0", z->flags);
+    if ((unsigned)z->checkpointFormat > BK_W4A16_CHECKPOINT_AWQ)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        ZP ".checkpointFormat = %d is not a BkW4A16CheckpointFormat",
+                        (int)z->checkpointFormat);
+    if (!repack && z->checkpointFormat != BK_W4A16_CHECKPOINT_GPTQ)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        ZP ".checkpointFormat = %d must be BK_W4A16_CHECKPOINT_GPTQ (0) when "
+                        "chained to %s: only a repack reads a checkpoint",
+                        (int)z->checkpointFormat, in);
+    return BK_SUCCESS;
+}
+
+/* packedZeros: I32 [G, N/8], contiguous. */
+static BkResult packed_zeros(const BkW4A16ZeroPointsInfo *z, const struct bk_w4a16_shape *s,
+                             struct bk_tensor *t)
+{
+    BkResult r;
+    if (bk_desc_absent(&z->packedZeros))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        ZP ".packedZeros is absent: this operation reads or writes the packed "
+                        "zero points");
+    if ((r = contiguous(ZP, "packedZeros", &z->packedZeros, 2, t)) != BK_SUCCESS ||
+        (r = type_is(ZP, "packedZeros", t->type, BK_DATA_TYPE_I32)) != BK_SUCCESS)
+        return r;
+    return expect_shape(ZP, "packedZeros", t, (uint64_t)s->groups, "G", (uint64_t)s->n / 8,
+                        "N/8");
+}
+
+/* zeros: U8 [G, N], any positive strides. */
+static BkResult plain_zeros(const BkW4A16ZeroPointsInfo *z, const struct bk_w4a16_shape *s,
+                            struct bk_tensor *t, struct bk_matrix *m)
+{
+    BkResult r;
+    if (bk_desc_absent(&z->zeros))
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        ZP ".zeros is absent: a conversion reads or writes the plain zero "
+                        "points");
+    if ((r = bk_matrix_field(ZP, "zeros", &z->zeros, t, m)) != BK_SUCCESS ||
+        (r = type_is(ZP, "zeros", t->type, BK_DATA_TYPE_U8)) != BK_SUCCESS)
+        return r;
+    return expect_shape(ZP, "zeros", t, (uint64_t)s->groups, "G", (uint64_t)s->n, "N");
+}
+
 /* Conversions and the repack move bits (values keep their exact bits);
  * quantizing computes in F32. */
 static void set_convert_precision(BkPlan plan, BkDataType compute)
@@ -210,13 +287,16 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
     const char *in = "BkW4A16ConvertInfo";
     struct bk_w4a16_convert_problem *p = &plan->problem.w4a16_convert;
     struct bk_tensor weight = { 0 }, quantized = { 0 }, scales = { 0 }, packed = { 0 },
-                     packed_scales = { 0 };
+                     packed_scales = { 0 }, zeros = { 0 }, packed_zeros_t = { 0 };
     BkResult r;
 
     if ((unsigned)ci->conversion > BK_W4A16_UNPACK)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.conversion = %d is not a BkW4A16Conversion",
                         in, (int)ci->conversion);
     if ((r = check_group_size(in, ci->groupSize)) != BK_SUCCESS)
+        return r;
+    const BkW4A16ZeroPointsInfo *zp;
+    if ((r = zero_points_info(in, ci->pNext, false, &zp)) != BK_SUCCESS)
         return r;
     p->conversion = ci->conversion;
     const char *conv = conversion_names[ci->conversion];
@@ -243,8 +323,8 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
         return r;
     const struct bk_matrix *src = quantize ? &p->weight : &p->quantized;
     const char *src_name = quantize ? "weight" : "quantized";
-    const struct dim_source ks = { src_name, 0, src->rows, 1, "K" };
-    const struct dim_source ns = { src_name, 1, src->cols, 1, "N" };
+    const struct dim_source ks = { src_name, 0, src->rows, 1, "K", "K" };
+    const struct dim_source ns = { src_name, 1, src->cols, 1, "N", "N" };
     if ((r = shape_init(in, ci->groupSize, &ks, &ns, !quantize, &p->shape)) != BK_SUCCESS)
         return r;
     struct bk_w4a16_shape *s = &p->shape;
@@ -267,12 +347,19 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
                                 &packed_scales)) != BK_SUCCESS) {
         return r;
     }
+    p->has_zeros = zp != NULL;
+    p->zeros = (struct bk_matrix){ .type = BK_DATA_TYPE_UNDEFINED };
+    if (zp && ((r = plain_zeros(zp, s, &zeros, &p->zeros)) != BK_SUCCESS ||
+               (r = quantize ? bk_check_absent_field(ZP, "packedZeros", &zp->packedZeros, conv)
+                             : packed_zeros(zp, s, &packed_zeros_t)) != BK_SUCCESS))
+        return r;
     /* Written plain tensors; the packed ones are contiguous. */
     if (!pack && ((r = bk_check_written_field(in, "quantized", &quantized)) != BK_SUCCESS ||
-                  (r = bk_check_written_field(in, "scales", &scales)) != BK_SUCCESS))
+                  (r = bk_check_written_field(in, "scales", &scales)) != BK_SUCCESS ||
+                  (zp && (r = bk_check_written_field(ZP, "zeros", &zeros)) != BK_SUCCESS)))
         return r;
 
-    plan->props.bindingCount = 5;
+    plan->props.bindingCount = zp ? 7 : 5;
     const uint32_t packed_align = quantize ? 1 : PACKED_ALIGNMENT;
     bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_WEIGHT, "weight", weight.span,
                      (uint32_t)bk_data_type_size(weight.type), false);
@@ -283,6 +370,11 @@ BkResult bk_w4a16_convert_init(BkPlan plan, const void *info)
                      pack);
     bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED_SCALES, "packedScales",
                      packed_scales.span, packed_align, pack);
+    if (zp) {
+        bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_ZEROS, "zeros", zeros.span, 1, !pack);
+        bk_plan_set_slot(plan, BK_W4A16_CONVERT_BINDING_PACKED_ZEROS, "packedZeros",
+                         packed_zeros_t.span, packed_align, pack);
+    }
     set_convert_precision(plan, quantize ? BK_DATA_TYPE_F32 : s->scale_type);
     return BK_SUCCESS;
 }
@@ -304,16 +396,32 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
                         (int)ri->zeros);
     if ((r = check_group_size(in, ri->groupSize)) != BK_SUCCESS)
         return r;
+    const BkW4A16ZeroPointsInfo *zp;
+    if ((r = zero_points_info(in, ri->pNext, true, &zp)) != BK_SUCCESS)
+        return r;
+    p->has_zeros = zp != NULL;
+    p->format = zp ? zp->checkpointFormat : BK_W4A16_CHECKPOINT_GPTQ;
     p->zeros = ri->zeros;
     p->has_g_idx = !bk_desc_absent(&ri->gIdx);
+    if (p->format == BK_W4A16_CHECKPOINT_AWQ && p->has_g_idx)
+        return bk_error(BK_ERROR_INVALID_ARGUMENT,
+                        "%s.gIdx is given with " ZP ".checkpointFormat = "
+                        "BK_W4A16_CHECKPOINT_AWQ: AWQ checkpoints have no g_idx", in);
     p->has_perm = !bk_desc_absent(&ri->perm);
 
     if ((r = bk_matrix_field(in, "qweight", &ri->qweight, &t[R_QWEIGHT], &p->qweight)) !=
             BK_SUCCESS ||
         (r = type_is(in, "qweight", t[R_QWEIGHT].type, BK_DATA_TYPE_I32)) != BK_SUCCESS)
         return r;
-    const struct dim_source ks = { "qweight", 0, p->qweight.rows, 8, "K/8" };
-    const struct dim_source ns = { "qweight", 1, p->qweight.cols, 1, "N" };
+    const bool awq = p->format == BK_W4A16_CHECKPOINT_AWQ;
+    const struct dim_source ks = awq ? (struct dim_source){ "qweight", 0, p->qweight.rows, 1, "K",
+                                                            "K" }
+                                     : (struct dim_source){ "qweight", 0, p->qweight.rows, 8,
+                                                            "K/8", "K" };
+    const struct dim_source ns = awq ? (struct dim_source){ "qweight", 1, p->qweight.cols, 8,
+                                                            "N/8", "N" }
+                                     : (struct dim_source){ "qweight", 1, p->qweight.cols, 1, "N",
+                                                            "N" };
     if ((r = shape_init(in, ri->groupSize, &ks, &ns, true, &p->shape)) != BK_SUCCESS)
         return r;
     struct bk_w4a16_shape *s = &p->shape;
@@ -344,17 +452,24 @@ BkResult bk_w4a16_repack_init(BkPlan plan, const void *info)
     if (p->has_perm &&
         (r = index_vector(in, "perm", &ri->perm, s->k, &t[R_PERM])) != BK_SUCCESS)
         return r;
+    struct bk_tensor packed_zeros_t = { 0 };
+    if (zp && ((r = bk_check_absent_field(ZP, "zeros", &zp->zeros, "a repack")) != BK_SUCCESS ||
+               (r = packed_zeros(zp, s, &packed_zeros_t)) != BK_SUCCESS))
+        return r;
 
     static const char *const names[R_SLOTS] = { "qweight", "scales", "qzeros", "gIdx", "packed",
                                                 "packedScales", "perm" };
     static const uint32_t align[R_SLOTS] = { 4, 2, 4, 4, PACKED_ALIGNMENT, PACKED_ALIGNMENT, 4 };
-    plan->props.bindingCount = R_SLOTS + 1;
+    plan->props.bindingCount = R_SLOTS + (zp ? 2 : 1);
     for (int i = 0; i < R_SLOTS; i++) {
         const bool present = t[i].type != BK_DATA_TYPE_UNDEFINED;
         bk_plan_set_slot(plan, (uint32_t)i, names[i], t[i].span, present ? align[i] : 1,
                          present && i >= R_PACKED);
     }
     bk_plan_set_slot(plan, BK_W4A16_REPACK_BINDING_REPORT, "report", REPORT_BYTES, 8, true);
+    if (zp)
+        bk_plan_set_slot(plan, BK_W4A16_REPACK_BINDING_PACKED_ZEROS, "packedZeros",
+                         packed_zeros_t.span, PACKED_ALIGNMENT, true);
     set_convert_precision(plan, s->scale_type);
     return BK_SUCCESS;
 }
@@ -373,6 +488,9 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
 
     if (g->flags != 0)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.flags = 0x%x must be 0", in, g->flags);
+    const BkW4A16ZeroPointsInfo *zp;
+    if ((r = zero_points_info(in, g->pNext, false, &zp)) != BK_SUCCESS)
+        return r;
     if ((r = check_group_size(in, g->groupSize)) != BK_SUCCESS)
         return r;
     if ((r = bk_matrix_field(in, "a", &g->a, &t[G_A], &p->a)) != BK_SUCCESS)
@@ -387,8 +505,8 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
                         "%s.c.dataType = %s is not supported with a.dataType %s (c must have "
                         "a's type)", in, bk_data_type_name(t[G_C].type),
                         bk_data_type_name(t[G_A].type));
-    const struct dim_source ks = { "a", 1, p->a.cols, 1, "K" };
-    const struct dim_source ns = { "c", 1, p->c.cols, 1, "N" };
+    const struct dim_source ks = { "a", 1, p->a.cols, 1, "K", "K" };
+    const struct dim_source ns = { "c", 1, p->c.cols, 1, "N", "N" };
     if ((r = shape_init(in, g->groupSize, &ks, &ns, true, &p->shape)) != BK_SUCCESS)
         return r;
     p->shape.scale_type = t[G_A].type;
@@ -406,6 +524,11 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
         return r;
     if ((r = bk_check_written_field(in, "c", &t[G_C])) != BK_SUCCESS)
         return r;
+    struct bk_tensor packed_zeros_t = { 0 };
+    p->has_zeros = zp != NULL;
+    if (zp && ((r = bk_check_absent_field(ZP, "zeros", &zp->zeros, "the GEMM")) != BK_SUCCESS ||
+               (r = packed_zeros(zp, &p->shape, &packed_zeros_t)) != BK_SUCCESS))
+        return r;
 
     /* M == 0: nothing is read or written, and the bindings may be 0. */
     static const char *const names[G_SLOTS] = { "a", "packed", "packedScales", "perm", "c" };
@@ -415,6 +538,11 @@ BkResult bk_w4a16_gemm_init(BkPlan plan, const void *info)
     for (int i = 0; i < G_SLOTS; i++)
         bk_plan_set_slot(plan, (uint32_t)i, names[i], p->m ? t[i].span : 0,
                          t[i].type != BK_DATA_TYPE_UNDEFINED ? align[i] : 1, i == G_C);
+    if (zp) {
+        plan->props.bindingCount = G_SLOTS + 1;
+        bk_plan_set_slot(plan, BK_W4A16_GEMM_BINDING_PACKED_ZEROS, "packedZeros",
+                         p->m ? packed_zeros_t.span : 0, PACKED_ALIGNMENT, false);
+    }
     /* Weights are rounded to a's type; products are summed in F32. */
     plan->props.precision = (BkPrecisionGuarantee){
         .computeType = t[G_A].type, .accumulatorType = BK_DATA_TYPE_F32,

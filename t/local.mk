@@ -47,6 +47,7 @@ BK_C_TESTS = \
 	t/sparse24/sparse24_validation \
 	t/w4a16/w4a16 \
 	t/w4a16/w4a16_validation \
+	t/w4a16/w4a16_zero_points \
 	t/attention/attention \
 	t/attention/attention_validation \
 	t/attention/attention_sequences \
@@ -163,6 +164,9 @@ t_w4a16_w4a16_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_w4a16_w4a16_validation_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_w4a16_w4a16_validation_LDADD = $(BK_TEST_LIBS)
 t_w4a16_w4a16_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_w4a16_w4a16_zero_points_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_w4a16_w4a16_zero_points_LDADD = $(BK_TEST_LIBS)
+t_w4a16_w4a16_zero_points_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 # Attention.
 t_attention_attention_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_attention_attention_LDADD = $(BK_TEST_LIBS)

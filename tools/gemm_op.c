@@ -64,6 +64,18 @@ const void *w4a16_repack_build(BkDataType dtype, int64_t k, int64_t n, int32_t g
     return info;
 }
 
+const void *w4a16_zero_points_build(bool plain, bool packed, int64_t k, int64_t n, int32_t group,
+                                    BkW4A16ZeroPointsInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO;
+    if (plain)
+        info->zeros = matrix(BK_DATA_TYPE_U8, k / group, n);
+    if (packed)
+        info->packedZeros = matrix(BK_DATA_TYPE_I32, k / group, n / 8);
+    return info;
+}
+
 const void *w4a16_gemm_build(BkDataType dtype, int64_t m, int64_t k, int64_t n, int32_t group,
                              BkW4A16GemmInfo *info)
 {

@@ -39,6 +39,10 @@ const void *w4a16_convert_build(BkW4A16Conversion conversion, BkDataType dtype, 
 /* A GPTQ checkpoint with qzeros (AutoGPTQ's zero - 1) and g_idx; perm is written. */
 const void *w4a16_repack_build(BkDataType dtype, int64_t k, int64_t n, int32_t group,
                                BkW4A16GptqRepackInfo *info);
+/* Zero points to chain to one of those: plain zeros [k/group, n] U8 (a
+ * conversion's), packedZeros [k/group, n/8] I32 (PACK, UNPACK, the GEMM). */
+const void *w4a16_zero_points_build(bool plain, bool packed, int64_t k, int64_t n, int32_t group,
+                                    BkW4A16ZeroPointsInfo *info);
 /* C[m, n] = A[m, k] @ dequant(packed), no perm. */
 const void *w4a16_gemm_build(BkDataType dtype, int64_t m, int64_t k, int64_t n, int32_t group,
                              BkW4A16GemmInfo *info);

@@ -73,6 +73,7 @@ module bk_constants
     enumerator :: BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO = 300
     enumerator :: BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO = 301
     enumerator :: BK_STRUCTURE_TYPE_W4A16_GEMM_INFO = 302
+    enumerator :: BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO = 303
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_INFO = 400
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO = 401
     enumerator :: BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO = 402
@@ -236,6 +237,17 @@ module bk_constants
     enumerator :: BK_W4A16_GEMM_BINDING_PACKED_SCALES = 2
     enumerator :: BK_W4A16_GEMM_BINDING_PERM = 3
     enumerator :: BK_W4A16_GEMM_BINDING_C = 4
+  end enum
+  enum, bind(c)  ! BkW4A16CheckpointFormat
+    enumerator :: BK_W4A16_CHECKPOINT_GPTQ = 0
+    enumerator :: BK_W4A16_CHECKPOINT_AWQ = 1
+    enumerator :: BK_W4A16_CHECKPOINT_FORMAT_MAX_ENUM = 2147483647
+  end enum
+  enum, bind(c)
+    enumerator :: BK_W4A16_CONVERT_BINDING_ZEROS = 5
+    enumerator :: BK_W4A16_CONVERT_BINDING_PACKED_ZEROS = 6
+    enumerator :: BK_W4A16_REPACK_BINDING_PACKED_ZEROS = 8
+    enumerator :: BK_W4A16_GEMM_BINDING_PACKED_ZEROS = 5
   end enum
 
   ! ---- bk/bk_attention.h -------------------------------------------------

@@ -140,8 +140,9 @@ module bk_helpers
     module procedure create_plan_gated_activation, create_plan_gated_activation_backward, &
          create_plan_gemm, create_plan_sparse24_convert, create_plan_sparse24_prepare, &
          create_plan_sparse24_gemm, create_plan_w4a16_convert, create_plan_w4a16_gptq_repack, &
-         create_plan_w4a16_gemm, create_plan_attention, create_plan_attention_backward, &
-         create_plan_attention_sequences, create_plan_attention_paged_kv, create_plan_convert
+         create_plan_w4a16_gemm, create_plan_w4a16_zero_points, create_plan_attention, &
+         create_plan_attention_backward, create_plan_attention_sequences, &
+         create_plan_attention_paged_kv, create_plan_convert
   end interface bk_create_plan
 
   ! Block-sparse attention (bk-attention(7)) reads its operands as
@@ -1212,6 +1213,22 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCreatePlan', msg, stat)
   end subroutine create_plan_w4a16_gemm
+
+  subroutine create_plan_w4a16_zero_points(context, info, plan, stat, errmsg)
+    type(BkContext), intent(in) :: context
+    type(BkW4A16ZeroPointsInfo), intent(in), target :: info
+    type(BkPlan), intent(out) :: plan
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkPlanCreateInfo) :: create
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    create%pOperation = c_loc(info)
+    res = bkCreatePlan(context, create, c_null_ptr, plan)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreatePlan', msg, stat)
+  end subroutine create_plan_w4a16_zero_points
 
   subroutine create_plan_attention(context, info, plan, stat, errmsg)
     type(BkContext), intent(in) :: context

@@ -26,8 +26,8 @@ module bk_types
        BkRunInfo, BkGatedActivationInfo, BkGatedActivationBackwardInfo, BkGemmInfo, &
        BkSparse24Report, BkSparse24ConvertInfo, BkSparse24PrepareInfo, BkSparse24GemmInfo, &
        BkW4A16ConvertInfo, BkW4A16RepackReport, BkW4A16GptqRepackInfo, BkW4A16GemmInfo, &
-       BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo, BkAttentionSequencesInfo, &
-       BkAttentionPagedKvInfo, BkConvertInfo
+       BkW4A16ZeroPointsInfo, BkAttentionPattern, BkAttentionInfo, BkAttentionBackwardInfo, &
+       BkAttentionSequencesInfo, BkAttentionPagedKvInfo, BkConvertInfo
 
   ! ---- Handles: BK_NULL_HANDLE when new ------------------------------
   type, bind(c) :: BkContext
@@ -304,6 +304,15 @@ module bk_types
     type(BkTensorDesc) :: perm                  ! [K], I32, or dataType UNDEFINED
     type(BkTensorDesc) :: c                     ! [M, N], a's type, written
   end type BkW4A16GemmInfo
+
+  type, bind(c) :: BkW4A16ZeroPointsInfo
+    integer(c_int) :: sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO
+    type(c_ptr) :: pNext = c_null_ptr
+    integer(c_int) :: checkpointFormat = BK_W4A16_CHECKPOINT_GPTQ
+    integer(c_int32_t) :: flags = 0             ! reserved, 0
+    type(BkTensorDesc) :: zeros                 ! [G, N], U8, or dataType UNDEFINED
+    type(BkTensorDesc) :: packedZeros           ! [G, N/8], I32, or dataType UNDEFINED
+  end type BkW4A16ZeroPointsInfo
 
   ! ---- bk/bk_attention.h ----------------------------------------------
 

@@ -6,7 +6,8 @@
  * bk-w4a16(7).
  *
  * Forms of a quantized weight B[K, N] (K input features, N output
- * features), all symmetric with zero point 8:
+ * features), symmetric with zero point 8 unless a BkW4A16ZeroPointsInfo
+ * is chained (below):
  *   plain    quantized U8 [K, N], each 0..15, and scales [G, N] (F16 or
  *            BF16); the weight is (q[k, n] - 8) * scales[k / groupSize, n];
  *   packed   Marlin's layout: packed I32 [K/16, 2N] (eight 4-bit values
@@ -14,7 +15,9 @@
  *            [G, N] (columns permuted within blocks of 64, or of 32 when
  *            per-channel), K % 16 == 0, N % 64 == 0;
  *   GPTQ     a checkpoint's qweight I32 [K/8, N], scales [G, N], qzeros
- *            I32 [G, N/8] and g_idx I32 [K] (repacked, never run as is).
+ *            I32 [G, N/8] and g_idx I32 [K] (repacked, never run as is);
+ *   AWQ      a checkpoint's qweight I32 [K, N/8], qzeros I32 [G, N/8]
+ *            (columns in AWQ's order) and scales [G, N] (repacked too).
  * groupSize is 32, 64 or 128 (G = K / groupSize, K % groupSize == 0), or
  * BK_W4A16_GROUP_PER_CHANNEL: one scale per column (G = 1). */
 #ifndef BK_W4A16_H
@@ -32,7 +35,11 @@ typedef enum BkW4A16Conversion {
     /* weight [K, N] (F32, F16 or BF16) -> quantized, scales: per group
      * and column, scale = max|w| * 2/15 rounded to the scales' type, and
      * q = clamp(nearest-even(w / scale) + 8, 0, 15) (q = 8 where the
-     * scale is 0). */
+     * scale is 0). With a BkW4A16ZeroPointsInfo, asymmetric: lo =
+     * min(0, min w), hi = max(0, max w), scale = (hi - lo) / 15 rounded,
+     * z = clamp(nearest-even(-lo / scale), 0, 15) and q = clamp(nearest-
+     * even(w / scale) + z, 0, 15) (z = q = 8 where the scale is 0 or
+     * infinite). */
     BK_W4A16_QUANTIZE = 0,
     BK_W4A16_PACK = 1,                  /* quantized, scales -> packed, packedScales */
     BK_W4A16_UNPACK = 2,                /* packed, packedScales -> quantized, scales */
@@ -64,8 +71,9 @@ enum {
     BK_W4A16_CONVERT_BINDING_PACKED_SCALES = 4
 };
 
-/* How a GPTQ checkpoint stores its zero points. Only symmetric weights
- * (zero point 8 everywhere) can be repacked. */
+/* How a GPTQ checkpoint stores its zero points. Without a
+ * BkW4A16ZeroPointsInfo only symmetric weights (zero point 8 everywhere)
+ * can be repacked; with one, any. */
 typedef enum BkW4A16GptqZeros {
     BK_W4A16_GPTQ_ZEROS_EXACT = 0,      /* qzeros hold the zero point: 8 */
     BK_W4A16_GPTQ_ZEROS_MINUS_ONE = 1,  /* AutoGPTQ's legacy form: zero point - 1, so 7 */
@@ -157,6 +165,57 @@ enum {
     BK_W4A16_GEMM_BINDING_PACKED_SCALES = 2,
     BK_W4A16_GEMM_BINDING_PERM = 3,
     BK_W4A16_GEMM_BINDING_C = 4
+};
+
+/* The layout of a repacked checkpoint's qweight and qzeros. */
+typedef enum BkW4A16CheckpointFormat {
+    /* GPTQ: qweight [K/8, N], row k of column n in bits 4 (k % 8) ..;
+     * qzeros [G, N/8], column n in bits 4 (n % 8) .. */
+    BK_W4A16_CHECKPOINT_GPTQ = 0,
+    /* AWQ: qweight [K, N/8] and qzeros [G, N/8], column 8j + c of word j
+     * in bits 4 i .. 4 i + 3 where i = 4 (c % 2) + c / 2 (nibbles hold
+     * columns 0, 2, 4, 6, 1, 3, 5, 7); qzeros hold the zero point itself
+     * (BK_W4A16_GPTQ_ZEROS_EXACT); no gIdx. */
+    BK_W4A16_CHECKPOINT_AWQ = 1,
+    BK_W4A16_CHECKPOINT_FORMAT_MAX_ENUM = 0x7FFFFFFF
+} BkW4A16CheckpointFormat;
+
+/* Chained to a BkW4A16ConvertInfo, BkW4A16GptqRepackInfo or
+ * BkW4A16GemmInfo: the weight is asymmetric, each group and column with
+ * its own zero point z (0..15), W[k, n] = (q[k, n] - z[k / groupSize, n])
+ * * scales[k / groupSize, n]. Its tensors take the binding slots after
+ * the info's own (BK_W4A16_*_BINDING_ZEROS, _PACKED_ZEROS below).
+ *   zeros        plain U8 [G, N], each 0..15, any positive strides: a
+ *                conversion's (QUANTIZE writes it, computing scales and
+ *                zero points from each group's minimum and maximum; PACK
+ *                reads it; UNPACK writes it); zeroed elsewhere;
+ *   packedZeros  I32 [G, N/8], contiguous, 16-byte aligned: the zero
+ *                point of column n is nibble p % 8 (bits 4 (p % 8) ..) of
+ *                word p / 8 of its row, p = the position of column n's
+ *                scale in packedScales, so a lane of the GEMM finds the
+ *                zero points of its eight scales in one word. PACK and
+ *                the repack write it, UNPACK and the GEMM read it;
+ *                zeroed for QUANTIZE.
+ * checkpointFormat is the repack's (GPTQ or AWQ); BK_W4A16_CHECKPOINT_GPTQ
+ * elsewhere. A repack with this struct accepts every zero point (the
+ * report's ASYMMETRIC status is never set). */
+typedef struct BkW4A16ZeroPointsInfo {
+    BkStructureType sType;              /* BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO */
+    const void *pNext;
+    BkW4A16CheckpointFormat checkpointFormat;
+    uint32_t flags;                     /* reserved, 0 */
+    BkTensorDesc zeros;                 /* [G, N], U8, or dataType UNDEFINED */
+    BkTensorDesc packedZeros;           /* [G, N/8], I32, or dataType UNDEFINED */
+} BkW4A16ZeroPointsInfo;
+
+/* The slots of a BkW4A16ZeroPointsInfo's tensors, after each info's own:
+ * the plan's bindingCount grows by 2 (a conversion), 1 (a repack or the
+ * GEMM). */
+enum {
+    BK_W4A16_CONVERT_BINDING_ZEROS = 5,
+    BK_W4A16_CONVERT_BINDING_PACKED_ZEROS = 6,
+    BK_W4A16_REPACK_BINDING_PACKED_ZEROS = 8,
+    BK_W4A16_GEMM_BINDING_PACKED_ZEROS = 5
 };
 
 /* BK_SUCCESS for a report whose status is OK; otherwise

@@ -23,6 +23,8 @@
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
 #define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 16-byte aligned */
+/* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline
+ * only) read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout). */
 
 /* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
  * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
@@ -82,7 +84,13 @@ struct bk_w4a16_gemm_args {
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
     uint32_t tiles_m;             /* stream-K: row tiles (grid z of the tiled kernels) */
     uint32_t units;               /* stream-K: tiles x stages */
-    uint64_t workspace;           /* stream-K: counters and partial tiles (below) */
+    /* The stream-K kernels' workspace, or the zp kernels' packedZeros
+     * (which have no workspace): one field keeps the block 128 bytes, which
+     * the compiler keeps in registers. */
+    union {
+        uint64_t workspace;       /* stream-K: counters and partial tiles (below) */
+        uint64_t zeros;           /* packedZeros */
+    };
 };
 
 /* The Hopper GEMM kernels (sm_90), tiles up to 32 rows of a contiguous
@@ -190,14 +198,19 @@ struct bk_w4a16_matrix {
     int64_t rs, cs;
 };
 
+/* With zero points (BkW4A16ZeroPointsInfo): zeros is the plain U8 [G, N]
+ * (quantize, pack, unpack; base 0 otherwise) and packed_zeros the I32
+ * [G, N/8] (0 when symmetric or quantizing). */
 struct bk_w4a16_convert_args {
-    struct bk_w4a16_matrix weight, quantized, scales, qweight, qzeros;
-    uint64_t packed, packed_scales, g_idx, perm, report;
+    struct bk_w4a16_matrix weight, quantized, scales, qweight, qzeros, zeros;
+    uint64_t packed, packed_scales, g_idx, perm, report, packed_zeros;
     int64_t k, n, group, groups;
     uint32_t per_channel;
     uint32_t weight_type;         /* BkDataType of weight (quantize) */
     uint32_t scale_bf16;          /* scales are BF16 (else F16) */
     uint32_t zero_offset;         /* GPTQ: added to a stored zero (0 or 1) */
+    uint32_t awq;                 /* the repack reads AWQ's qweight [K, N/8] and column order */
+    uint32_t pad;
 };
 
 #endif /* BK_W4A16_ARGS_H */

@@ -45,4 +45,27 @@ BK_W4A16_FN int64_t bk_w4a16_scale_position(int64_t n, int per_channel)
     return 64 * (n / 64) + 8 * (n % 8) + (n % 64) / 8;
 }
 
+/* Zero points (packedZeros, I32 [G, N/8]): column n's is in the nibble
+ * of its row that has the index of its scale's position p, word p / 8,
+ * bits 4 (p % 8) .. +3; so the word a lane of the GEMM reads beside its
+ * eight grouped scales (positions 8w .. 8w + 7) holds their zero points
+ * in the same order. */
+BK_W4A16_FN int64_t bk_w4a16_zero_word(int64_t n, int per_channel)
+{
+    return bk_w4a16_scale_position(n, per_channel) / 8;
+}
+
+BK_W4A16_FN int bk_w4a16_zero_nibble(int64_t n, int per_channel)
+{
+    return (int)(bk_w4a16_scale_position(n, per_channel) % 8);
+}
+
+/* AWQ's order of eight columns in a 32-bit word: column c of the eight is
+ * in nibble 4 (c % 2) + c / 2 (the nibbles hold columns 0, 2, 4, 6, 1, 3,
+ * 5, 7). */
+BK_W4A16_FN int bk_w4a16_awq_nibble(int c)
+{
+    return 4 * (c % 2) + c / 2;
+}
+
 #endif /* BK_W4A16_LAYOUT_H */

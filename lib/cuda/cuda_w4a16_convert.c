@@ -15,7 +15,7 @@ _Static_assert(BK_W4A16_REPACK_STATUS_ASYMMETRIC == 1 &&
                    BK_W4A16_REPACK_STATUS_UNEVEN_GROUPS == 3,
                "the kernels' status codes (kernels/w4a16_convert.cu)");
 
-#define MAX_KERNELS 4
+#define MAX_KERNELS 5
 
 struct convert_kernel {
     CUfunction fn;
@@ -75,6 +75,12 @@ static uint32_t convert_prepare(BkPlan plan, const struct bk_run_args *run,
         a.scales.base = run->binding[BK_W4A16_CONVERT_BINDING_SCALES];
         a.packed = run->binding[BK_W4A16_CONVERT_BINDING_PACKED];
         a.packed_scales = run->binding[BK_W4A16_CONVERT_BINDING_PACKED_SCALES];
+        const struct bk_w4a16_convert_problem *p = &plan->problem.w4a16_convert;
+        if (p->has_zeros) {
+            a.zeros.base = run->binding[BK_W4A16_CONVERT_BINDING_ZEROS];
+            if (p->conversion != BK_W4A16_QUANTIZE)
+                a.packed_zeros = run->binding[BK_W4A16_CONVERT_BINDING_PACKED_ZEROS];
+        }
     } else {
         const struct bk_w4a16_repack_problem *p = &plan->problem.w4a16_repack;
         a.qweight.base = run->binding[BK_W4A16_REPACK_BINDING_QWEIGHT];
@@ -86,6 +92,8 @@ static uint32_t convert_prepare(BkPlan plan, const struct bk_run_args *run,
         a.packed_scales = run->binding[BK_W4A16_REPACK_BINDING_PACKED_SCALES];
         a.perm = p->has_perm ? run->binding[BK_W4A16_REPACK_BINDING_PERM] : 0;
         a.report = run->binding[BK_W4A16_REPACK_BINDING_REPORT];
+        if (p->has_zeros)
+            a.packed_zeros = run->binding[BK_W4A16_REPACK_BINDING_PACKED_ZEROS];
     }
     for (uint32_t i = 0; i < cp->count; i++)
         bk_cuda_launch_set(&launches[i], cp->kernel[i].fn, cp->kernel[i].grid, 1, 1,
@@ -115,6 +123,7 @@ BkResult bk_cuda_w4a16_convert_select(BkPlan plan)
     a->weight = matrix_of(&p->weight);
     a->quantized = matrix_of(&p->quantized);
     a->scales = matrix_of(&p->scales);
+    a->zeros = matrix_of(&p->zeros);
     a->weight_type = (uint32_t)p->weight.type;
     bool ovf = false;
     const int64_t words = bk_mul_i64(p->shape.k / 16 * 2, p->shape.n, &ovf);
@@ -137,6 +146,7 @@ BkResult bk_cuda_w4a16_convert_select(BkPlan plan)
                         "quantize %s weights", bk_data_type_name(p->weight.type));
     if ((res = add_kernel(plan, cp, name, grid, BK_W4A16_CONVERT_THREADS)) != BK_SUCCESS)
         return res;
+    /* The kernels see zero points by their addresses (0 when symmetric). */
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s", name);
     return BK_SUCCESS;
 }
@@ -154,6 +164,7 @@ BkResult bk_cuda_w4a16_repack_select(BkPlan plan)
     a->scales = matrix_of(&p->scales);
     a->qzeros = matrix_of(&p->qzeros);
     a->zero_offset = p->zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 1u : 0u;
+    a->awq = p->format == BK_W4A16_CHECKPOINT_AWQ;
     bool ovf = false;
     const int64_t words = bk_mul_i64(p->shape.k / 16 * 2, p->shape.n, &ovf);
     const int64_t scales = bk_mul_i64(p->shape.groups, p->shape.n, &ovf);
@@ -169,8 +180,12 @@ BkResult bk_cuda_w4a16_repack_select(BkPlan plan)
                           BK_W4A16_CONVERT_THREADS)) != BK_SUCCESS ||
         (res = add_kernel(plan, cp, "bk_w4a16_repack", blocks_for(words > scales ? words : scales),
                           BK_W4A16_CONVERT_THREADS)) != BK_SUCCESS ||
+        (p->has_zeros &&
+         (res = add_kernel(plan, cp, "bk_w4a16_repack_zeros", blocks_for(scales / 8),
+                           BK_W4A16_CONVERT_THREADS)) != BK_SUCCESS) ||
         (res = add_kernel(plan, cp, "bk_w4a16_repack_finalize", 1, 32)) != BK_SUCCESS)
         return res;
-    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "bk_w4a16_repack");
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "bk_w4a16_repack%s",
+             p->has_zeros ? "_zeros" : "");
     return BK_SUCCESS;
 }

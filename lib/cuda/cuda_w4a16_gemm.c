@@ -23,7 +23,10 @@
  * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels,
  * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
  * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height,
- * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule. */
+ * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule.
+ * Zero points (a BkW4A16ZeroPointsInfo) run the portable kernels'
+ * bk_w4a16_gemm_zp_* twins on every GPU: they read packedZeros beside the
+ * scales; the Hopper pipelines have no zero-point form yet. */
 #include "cuda_w4a16.h"
 
 #include <stdint.h>
@@ -58,6 +61,7 @@ struct gemm_plan {
     struct bk_cuda_plan base;             /* first: see struct bk_cuda_plan */
     bool empty;
     bool a_vector_fits;                   /* A's layout allows 16-byte copies (address: per run) */
+    bool zeros;                           /* packedZeros bound: the zp kernels */
     int64_t groups;
     BkDataType type;                      /* of A, C and the scales */
     struct kernel k[K_COUNT];
@@ -188,6 +192,8 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
         a->scales = run->binding[BK_W4A16_GEMM_BINDING_PACKED_SCALES];
         a->perm = (a->flags & BK_W4A16_HAS_PERM) ? run->binding[BK_W4A16_GEMM_BINDING_PERM] : 0;
         a->c = run->binding[BK_W4A16_GEMM_BINDING_C];
+        if (g->zeros)
+            a->zeros = run->binding[BK_W4A16_GEMM_BINDING_PACKED_ZEROS];
         if (vector)
             a->flags |= BK_W4A16_A_VECTOR;
         if (a->c_cs == 1 && (a->m <= 1 || a->c_rs % 8 == 0) && a->c % 16 == 0)
@@ -433,6 +439,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     g->empty = p->m == 0;
     g->groups = p->shape.groups;
     g->type = p->shape.scale_type;
+    g->zeros = p->has_zeros;
 
     /* The kernels' rings are sized for the architecture they were built
      * for; a newer one runs the sm_90 code (from PTX). */
@@ -441,13 +448,13 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     kernel_init(k, p, &a, tm, BK_W4A16_TILE_N, BK_W4A16_STAGE_KT, BK_W4A16_THREADS,
                 BK_W4A16_SMEM(tm, cc >= 90 ? 90 : cc), BK_W4A16_CTAS_PER_SM(tm));
     k->module = BK_CUDA_MODULE_W4A16_GEMM;
-    k->prefix = "bk_w4a16_gemm";
+    k->prefix = p->has_zeros ? "bk_w4a16_gemm_zp" : "bk_w4a16_gemm";
     k->tile_tag = 'm';
     if ((res = choose_splits(plan, k, type, clusters)) != BK_SUCCESS)
         return res;
     const struct kernel *chosen = k;
 
-    if (clusters && tm <= 32 && !portable_only) {
+    if (clusters && tm <= 32 && !portable_only && !p->has_zeros) {
         k = &g->k[K_TMA];
         kernel_init(k, p, &a, tm, BK_W4A16_TILE_N, BK_W4A16_STAGE_KT, BK_W4A16_TMA_THREADS(tm),
                     BK_W4A16_TMA_SMEM(tm), BK_W4A16_TMA_CTAS_PER_SM(tm));
@@ -460,7 +467,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
             return res;
         chosen = k;
     }
-    if (sm90a && tm > 32 && !portable_only) {
+    if (sm90a && tm > 32 && !portable_only && !p->has_zeros) {
         int forced;
         const int tt = wgmma_rows(p, &forced);
         k = &g->k[K_WGMMA];

@@ -20,6 +20,8 @@ struct convert {
     char *weight, *quantized, *scales;
     uint32_t *packed;
     uint16_t *packed_scales;
+    char *zeros;                          /* plain zero points, NULL when symmetric */
+    uint32_t *packed_zeros;               /* NULL when symmetric or QUANTIZE */
     host_gemm_load_fn load;               /* QUANTIZE: a row of weight as float */
     struct host_w4a16_half half;
 };
@@ -37,19 +39,30 @@ static float nearest_even(float x)
     return f;
 }
 
-/* q = clamp(nearest-even(w / s) + 8, 0, 15), the division in float; 8
+/* q = clamp(nearest-even(w / s) + z, 0, 15), the division in float; z
  * where s is 0 and where w / s is NaN (a NaN weight, or an infinite one
- * under an infinite scale). */
-static uint8_t quantize_one(float w, float s)
+ * under an infinite scale). z is 8 when symmetric. */
+static uint8_t quantize_one(float w, float s, unsigned z)
 {
     if (s == 0.0f)
-        return 8;
+        return (uint8_t)z;
     float x = w / s;
     if (isnan(x))
-        return 8;
-    x = x < -16.0f ? -16.0f : x > 16.0f ? 16.0f : x;
-    const float q = nearest_even(x) + 8.0f;
+        return (uint8_t)z;
+    x = x < -32.0f ? -32.0f : x > 32.0f ? 32.0f : x;
+    const float q = nearest_even(x) + (float)z;
     return (uint8_t)(q < 0.0f ? 0.0f : q > 15.0f ? 15.0f : q);
+}
+
+/* The asymmetric zero point of a group whose range is lo .. hi (lo <= 0
+ * <= hi) under scale s: clamp(nearest-even(-lo / s), 0, 15); 8 where s is
+ * 0 or infinite (then every q is 8 too). */
+static unsigned zero_point(float lo, float s)
+{
+    if (s == 0.0f || isinf(s))
+        return 8;
+    const float z = nearest_even(-lo / s);
+    return (unsigned)(z < 0.0f ? 0.0f : z > 15.0f ? 15.0f : z);
 }
 
 /* Group g, columns n0 .. n0 + CHUNK - 1 (fewer at the end). NaN weights
@@ -62,25 +75,36 @@ static void quantize_chunk(const struct convert *cv, int64_t g, int64_t n0)
     const int64_t k0 = g * p->shape.group, k1 = k0 + p->shape.group;
     const int cols = (int)(p->shape.n - n0 < CHUNK ? p->shape.n - n0 : CHUNK);
     const size_t es = bk_data_type_size(p->weight.type);
-    float amax[CHUNK] = { 0 }, scale[CHUNK], w[CHUNK];
+    float amax[CHUNK] = { 0 }, lo[CHUNK] = { 0 }, hi[CHUNK] = { 0 }, scale[CHUNK], w[CHUNK];
+    unsigned zero[CHUNK];
     for (int64_t k = k0; k < k1; k++) {
         cv->load(host_matrix_at(cv->weight, &p->weight, k, n0, es), p->weight.col_stride, cols, w);
-        for (int j = 0; j < cols; j++)
-            if (fabsf(w[j]) > amax[j])   /* false for NaN */
+        for (int j = 0; j < cols; j++) {  /* comparisons are false for NaN */
+            if (fabsf(w[j]) > amax[j])
                 amax[j] = fabsf(w[j]);
+            if (w[j] < lo[j])
+                lo[j] = w[j];
+            if (w[j] > hi[j])
+                hi[j] = w[j];
+        }
     }
     for (int j = 0; j < cols; j++) {
-        /* The formula, in float, that the CUDA kernel uses too:
-         * scale = round_to_scale_type(amax * 2.0f / 15.0f). */
-        const uint16_t bits = cv->half.from_f32(amax[j] * 2.0f / 15.0f);
+        /* The formulas, in float, that the CUDA kernel uses too:
+         * scale = round_to_scale_type(amax * 2.0f / 15.0f), or when
+         * asymmetric round_to_scale_type((hi - lo) / 15.0f). */
+        const float raw = cv->zeros ? (hi[j] - lo[j]) / 15.0f : amax[j] * 2.0f / 15.0f;
+        const uint16_t bits = cv->half.from_f32(raw);
         scale[j] = cv->half.to_f32(bits);
         memcpy(host_matrix_at(cv->scales, &p->scales, g, n0 + j, 2), &bits, 2);
+        zero[j] = cv->zeros ? zero_point(lo[j], scale[j]) : 8;
+        if (cv->zeros)
+            *(uint8_t *)host_matrix_at(cv->zeros, &p->zeros, g, n0 + j, 1) = (uint8_t)zero[j];
     }
     for (int64_t k = k0; k < k1; k++) {
         cv->load(host_matrix_at(cv->weight, &p->weight, k, n0, es), p->weight.col_stride, cols, w);
         for (int j = 0; j < cols; j++)
             *(uint8_t *)host_matrix_at(cv->quantized, &p->quantized, k, n0 + j, 1) =
-                quantize_one(w[j], scale[j]);
+                quantize_one(w[j], scale[j], zero[j]);
     }
 }
 
@@ -127,6 +151,26 @@ static void pack_scales(uint16_t *dst, const char *scales, const struct bk_matri
                    host_matrix_at((char *)scales, m, g, j, 2), 2);
 }
 
+/* The zero point of (g, n) of a plain or checkpoint source. */
+typedef unsigned (*zero_fn)(const void *source, int64_t g, int64_t n);
+
+/* packedZeros [groups, n/8] from a source; only the low 4 bits are kept. */
+static void pack_zeros(uint32_t *dst, const struct bk_w4a16_shape *s, zero_fn z,
+                       const void *source)
+{
+    memset(dst, 0, (size_t)(s->groups * (s->n / 8)) * sizeof *dst);
+    for (int64_t g = 0; g < s->groups; g++)
+        for (int64_t j = 0; j < s->n; j++)
+            dst[g * (s->n / 8) + bk_w4a16_zero_word(j, s->per_channel)] |=
+                (z(source, g, j) & 15u) << (4 * bk_w4a16_zero_nibble(j, s->per_channel));
+}
+
+static unsigned plain_zero(const void *source, int64_t g, int64_t n)
+{
+    const struct convert *cv = source;
+    return *(const uint8_t *)host_matrix_at(cv->zeros, &cv->p->zeros, g, n, 1);
+}
+
 static unsigned quantized_nibble(const void *source, int64_t k, int64_t n)
 {
     const struct convert *cv = source;
@@ -137,6 +181,8 @@ static void pack(const struct convert *cv)
 {
     pack_rows(cv->packed, &cv->p->shape, quantized_nibble, cv);
     pack_scales(cv->packed_scales, cv->scales, &cv->p->scales, &cv->p->shape);
+    if (cv->packed_zeros)
+        pack_zeros(cv->packed_zeros, &cv->p->shape, plain_zero, cv);
 }
 
 static void unpack(const struct convert *cv)
@@ -154,6 +200,11 @@ static void unpack(const struct convert *cv)
         for (int64_t j = 0; j < s->n; j++)
             memcpy(host_matrix_at(cv->scales, &p->scales, g, j, 2),
                    cv->packed_scales + g * s->n + bk_w4a16_scale_position(j, s->per_channel), 2);
+    for (int64_t g = 0; cv->packed_zeros && g < s->groups; g++)
+        for (int64_t j = 0; j < s->n; j++)
+            *(uint8_t *)host_matrix_at(cv->zeros, &p->zeros, g, j, 1) =
+                (uint8_t)((cv->packed_zeros[g * (s->n / 8) + bk_w4a16_zero_word(j, s->per_channel)] >>
+                           (4 * bk_w4a16_zero_nibble(j, s->per_channel))) & 15u);
 }
 
 static const struct {
@@ -177,6 +228,12 @@ static BkResult convert_launch(BkQueue queue, BkPlan plan, const struct bk_run_a
         .packed = (uint32_t *)(uintptr_t)args->binding[BK_W4A16_CONVERT_BINDING_PACKED],
         .packed_scales =
             (uint16_t *)(uintptr_t)args->binding[BK_W4A16_CONVERT_BINDING_PACKED_SCALES],
+        .zeros = p->has_zeros
+                     ? (char *)(uintptr_t)args->binding[BK_W4A16_CONVERT_BINDING_ZEROS] : NULL,
+        .packed_zeros = p->has_zeros && p->conversion != BK_W4A16_QUANTIZE
+                            ? (uint32_t *)(uintptr_t)
+                                  args->binding[BK_W4A16_CONVERT_BINDING_PACKED_ZEROS]
+                            : NULL,
         .load = p->conversion == BK_W4A16_QUANTIZE ? host_gemm_row_loader(p->weight.type) : NULL,
         .half = host_w4a16_half(p->shape.scale_type),
     };
@@ -189,12 +246,13 @@ BkResult bk_host_w4a16_convert_select(BkPlan plan)
     const struct bk_w4a16_convert_problem *p = &plan->problem.w4a16_convert;
     const char *scale = host_gemm_type_name(p->shape.scale_type);
     plan->launch = convert_launch;
+    const char *zp = p->has_zeros ? "_zp" : "";
     if (p->conversion == BK_W4A16_QUANTIZE)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "host_w4a16_quantize_%s_%s", host_gemm_type_name(p->weight.type), scale);
+                 "host_w4a16_quantize%s_%s_%s", zp, host_gemm_type_name(p->weight.type), scale);
     else
-        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_%s_%s",
-                 conversions[p->conversion].name, scale);
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_%s%s_%s",
+                 conversions[p->conversion].name, zp, scale);
     return BK_SUCCESS;
 }
 
@@ -207,6 +265,7 @@ struct repack {
     uint32_t *packed;
     uint16_t *packed_scales;
     int32_t *perm;                 /* NULL when not bound */
+    uint32_t *packed_zeros;        /* NULL without a BkW4A16ZeroPointsInfo */
 };
 
 /* Nibble i of the I32 word (r, c): GPTQ's order, bits 4 i .. 4 i + 3. */
@@ -217,12 +276,31 @@ static unsigned gptq_nibble(char *base, const struct bk_matrix *m, int64_t r, in
     return (w >> (4 * i)) & 15u;
 }
 
-/* Packed row k holds the checkpoint's row perm[k] (k without gIdx). */
+/* Packed row k holds the checkpoint's row perm[k] (k without gIdx):
+ * GPTQ's packs 8 rows a word, AWQ's 8 columns in its order. */
 static unsigned qweight_nibble(const void *source, int64_t k, int64_t n)
 {
     const struct repack *rp = source;
     const int64_t row = rp->g_idx ? rp->perm[k] : k;
+    if (rp->p->format == BK_W4A16_CHECKPOINT_AWQ)
+        return gptq_nibble(rp->qweight, &rp->p->qweight, row, n / 8,
+                           bk_w4a16_awq_nibble((int)(n % 8)));
     return gptq_nibble(rp->qweight, &rp->p->qweight, row / 8, n, (int)(row % 8));
+}
+
+/* The zero point of group g, column n: the stored nibble (in the
+ * format's column order) plus 1 for BK_W4A16_GPTQ_ZEROS_MINUS_ONE, modulo
+ * 16; 8 without qzeros. */
+static unsigned checkpoint_zero(const void *source, int64_t g, int64_t n)
+{
+    const struct repack *rp = source;
+    const struct bk_w4a16_repack_problem *p = rp->p;
+    if (p->qzeros.type == BK_DATA_TYPE_UNDEFINED)
+        return 8;
+    const int c = (int)(n % 8);
+    const int nib = p->format == BK_W4A16_CHECKPOINT_AWQ ? bk_w4a16_awq_nibble(c) : c;
+    const unsigned offset = p->zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 1 : 0;
+    return (gptq_nibble(rp->qzeros, &p->qzeros, g, n / 8, nib) + offset) & 15u;
 }
 
 /* Records one broken rule at (row, column); the first one is kept. */
@@ -262,7 +340,7 @@ static void check_group_sizes(const struct repack *rp, uint64_t *count, BkW4A16R
 static void check_zeros(const struct repack *rp, BkW4A16RepackReport *rep)
 {
     const struct bk_w4a16_repack_problem *p = rp->p;
-    if (p->qzeros.type == BK_DATA_TYPE_UNDEFINED)
+    if (p->qzeros.type == BK_DATA_TYPE_UNDEFINED || rp->packed_zeros)
         return;
     const unsigned offset = p->zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 1 : 0;
     for (int64_t g = 0; g < p->shape.groups; g++)
@@ -306,6 +384,10 @@ static BkResult repack_launch(BkQueue queue, BkPlan plan, const struct bk_run_ar
             (uint16_t *)(uintptr_t)args->binding[BK_W4A16_REPACK_BINDING_PACKED_SCALES],
         .perm = p->has_perm ? (int32_t *)(uintptr_t)args->binding[BK_W4A16_REPACK_BINDING_PERM]
                             : NULL,
+        .packed_zeros =
+            p->has_zeros
+                ? (uint32_t *)(uintptr_t)args->binding[BK_W4A16_REPACK_BINDING_PACKED_ZEROS]
+                : NULL,
     };
     uint64_t *counters = (uint64_t *)(void *)rp.packed;
     BkW4A16RepackReport rep = { .status = BK_W4A16_REPACK_STATUS_OK };
@@ -328,6 +410,8 @@ static BkResult repack_launch(BkQueue queue, BkPlan plan, const struct bk_run_ar
         }
         pack_rows(rp.packed, &p->shape, qweight_nibble, &rp);
         pack_scales(rp.packed_scales, rp.scales, &p->scales, &p->shape);
+        if (rp.packed_zeros)
+            pack_zeros(rp.packed_zeros, &p->shape, checkpoint_zero, &rp);
     }
     memcpy((void *)(uintptr_t)args->binding[BK_W4A16_REPACK_BINDING_REPORT], &rep, sizeof rep);
     return BK_SUCCESS;
@@ -337,7 +421,8 @@ BkResult bk_host_w4a16_repack_select(BkPlan plan)
 {
     const struct bk_w4a16_repack_problem *p = &plan->problem.w4a16_repack;
     plan->launch = repack_launch;
-    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gptq_repack_%s",
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_%s_repack%s_%s",
+             p->format == BK_W4A16_CHECKPOINT_AWQ ? "awq" : "gptq", p->has_zeros ? "_zp" : "",
              host_gemm_type_name(p->shape.scale_type));
     return BK_SUCCESS;
 }

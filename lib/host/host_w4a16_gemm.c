@@ -2,8 +2,9 @@
 /* The W4A16 GEMM on the host, C[M, N] = A[M, K] @ dequant(B)[K, N]
  * (bk_w4a16.h), the reference the GPU is held to:
  *
- *   W[k, n] = round_to_type((q[k, n] - 8) * scale[k / group, n]), the
- *             product in float, rounded to A's type;
+ *   W[k, n] = round_to_type((q[k, n] - z) * scale[k / group, n]), the
+ *             product in float, rounded to A's type; z = 8, or the
+ *             group's zero point of column n when packedZeros is bound;
  *   C[m, n] = round_to_type(sum over k = 0.. of A[m, perm[k]] * W[k, n]),
  *             the sum in float, in k order (no fused multiply-add).
  *
@@ -34,6 +35,7 @@ struct gemm {
     const uint32_t *packed;
     const uint16_t *scales;        /* packedScales */
     const int32_t *perm;           /* NULL when not bound */
+    const uint32_t *zeros;         /* packedZeros, NULL when symmetric */
     struct host_w4a16_half half;
 };
 
@@ -44,8 +46,13 @@ static void group_table(const struct gemm *gm, int64_t g, int64_t n0, float tabl
     for (int j = 0; j < PANEL_N; j++) {
         const float scale = gm->half.to_f32(
             gm->scales[g * s->n + bk_w4a16_scale_position(n0 + j, s->per_channel)]);
+        const int z = gm->zeros ? (int)((gm->zeros[g * (s->n / 8) +
+                                                   bk_w4a16_zero_word(n0 + j, s->per_channel)] >>
+                                         (4 * bk_w4a16_zero_nibble(n0 + j, s->per_channel))) &
+                                        15u)
+                                : 8;
         for (int q = 0; q < 16; q++)
-            table[q][j] = gm->half.to_f32(gm->half.from_f32((float)(q - 8) * scale));
+            table[q][j] = gm->half.to_f32(gm->half.from_f32((float)(q - z) * scale));
     }
 }
 
@@ -195,6 +202,10 @@ static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args
         .scales = (const uint16_t *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_PACKED_SCALES],
         .perm = p->has_perm ? (const int32_t *)(uintptr_t)args->binding[BK_W4A16_GEMM_BINDING_PERM]
                             : NULL,
+        .zeros = p->has_zeros
+                     ? (const uint32_t *)(uintptr_t)
+                           args->binding[BK_W4A16_GEMM_BINDING_PACKED_ZEROS]
+                     : NULL,
         .half = host_w4a16_half(p->shape.scale_type),
     };
     const struct host_gemm_job job = blas_job(p, &gm);
@@ -220,7 +231,7 @@ BkResult bk_host_w4a16_gemm_select(BkPlan plan)
     const struct host_gemm_job job = blas_job(p, NULL);
     if (p->m > 0 && host_blas_takes(&job))
         plan->props.workspaceSize = host_blas_workspace_size(&job);
-    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gemm_%s",
-             host_gemm_type_name(p->shape.scale_type));
+    snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gemm%s_%s",
+             p->has_zeros ? "_zp" : "", host_gemm_type_name(p->shape.scale_type));
     return BK_SUCCESS;
 }

@@ -12,6 +12,9 @@
 !   PACK's words, an act-order g_idx its stable sort as perm and a GEMM
 !   that matches, and bad checkpoints their reports
 !   (bk_check_w4a16_repack_report);
+! - zero points: PACK with a chained BkW4A16ZeroPointsInfo puts each zero
+!   point where bk-w4a16(7) says, and the GEMM with it matches a reference
+!   of (q - z) * scale;
 ! - bkCheckW4A16RepackReport on good and bad reports, and plan errors.
 module fortran_w4a16_util
   use, intrinsic :: iso_c_binding
@@ -207,6 +210,7 @@ program fortran_w4a16
   call quantize()
   call pack_unpack()
   call gemm()
+  call gemm_zero_points()
   call gptq()
   call report_checks()
   call plan_errors()
@@ -410,6 +414,78 @@ contains
     call tap_near(reshape(f16_value(c), [m * n]), reshape(want, [m * n]), 2d-3, &
          'f16 GEMM with perm reads A(m, perm(k)) for row k of the weight')
   end subroutine gemm
+
+  ! ---- Zero points -------------------------------------------------------------
+  subroutine gemm_zero_points()
+    type(BkW4A16ZeroPointsInfo), target :: zp
+    type(BkW4A16ConvertInfo) :: conv
+    type(BkW4A16GemmInfo) :: info
+    type(BkPlan) :: plan
+    type(BkPlanProperties) :: props
+    integer(c_int8_t) :: z(g, n)                 ! plain zero points [G, N]
+    integer(c_int32_t) :: pz(n / 8, g)           ! packedZeros [G, N/8]
+    integer(c_int16_t) :: c(m, n)
+    real(8) :: wd(k, n), want(m, n)
+    integer :: kk, nn, gg, pos
+    logical :: layout
+    integer(c_int64_t) :: dz, dpz, dc
+
+    do nn = 1, n
+      do gg = 1, g
+        z(gg, nn) = int(mod(7 * nn + 5 * gg, 16), c_int8_t)
+      end do
+    end do
+    zp%zeros = bk_matrix_desc_of(z, BK_DATA_TYPE_U8)
+    zp%packedZeros = bk_tensor_desc_of(pz)
+    conv%pNext = c_loc(zp)
+    conv%conversion = BK_W4A16_PACK
+    conv%groupSize = gs
+    conv%quantized = bk_matrix_desc_of(q, BK_DATA_TYPE_U8)
+    conv%scales = bk_matrix_desc_of(s, BK_DATA_TYPE_F16)
+    conv%packed = bk_tensor_desc_of(p)
+    conv%packedScales = bk_tensor_desc_of(ps, BK_DATA_TYPE_F16)
+    call bk_create_plan(ctx, conv, plan)
+    call bk_get_plan_properties(plan, props)
+    call tap_ok(props%bindingCount == 7, 'pack with zero points: 7 slots (zeros 5, packedZeros 6)')
+    dz = up8(z)
+    dpz = scratch(bk_sizeof(pz))
+    call run_plan(plan, [0_c_int64_t, dq, ds, dp, dps, dz, dpz])
+    call bkDestroyPlan(plan)
+    call bk_copy_from_device(ctx, pz, dpz)
+    layout = .true.
+    do gg = 1, g
+      do nn = 0, n - 1
+        pos = scale_position(nn, .false.)
+        if (ibits(pz(pos / 8 + 1, gg), 4 * mod(pos, 8), 4) /= z(gg, nn + 1)) layout = .false.
+      end do
+    end do
+    call tap_ok(layout, 'each zero point is at nibble p % 8 of word p / 8, p its scale''s position')
+
+    ! C = A @ ((q - z) * scale), each weight rounded to f16.
+    do nn = 1, n
+      do kk = 1, k
+        gg = (kk - 1) / gs + 1
+        wd(kk, nn) = f16_value(f16_bits((q(kk, nn) - z(gg, nn)) * f16_value(s(gg, nn))))
+      end do
+    end do
+    want = matmul(f16_value(a), wd)
+    info%pNext = c_loc(zp)
+    zp%zeros = BkTensorDesc()
+    info%groupSize = gs
+    info%a = bk_matrix_desc_of(a, BK_DATA_TYPE_F16)
+    info%packed = bk_tensor_desc_of(p)
+    info%packedScales = bk_tensor_desc_of(ps, BK_DATA_TYPE_F16)
+    info%c = bk_matrix_desc_of(c, BK_DATA_TYPE_F16)
+    call bk_create_plan(ctx, info, plan)
+    call bk_get_plan_properties(plan, props)
+    call tap_ok(props%bindingCount == 6, 'GEMM with zero points: 6 slots (packedZeros 5)')
+    dc = scratch(bk_sizeof(c))
+    call run_plan(plan, [up16(a), dp, dps, 0_c_int64_t, dc, dpz])
+    call bkDestroyPlan(plan)
+    call bk_copy_from_device(ctx, c, dc)
+    call tap_near(reshape(f16_value(c), [m * n]), reshape(want, [m * n]), 2d-3, &
+         'f16 GEMM with zero points: C = A @ ((q - z) * scale) matches the reference')
+  end subroutine gemm_zero_points
 
   ! ---- GPTQ repack -----------------------------------------------------------
 

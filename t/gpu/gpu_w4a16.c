@@ -25,7 +25,12 @@
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
  *   weights, the gaps of a padded C untouched, and a reusable command
- *   buffer replayed three times giving the same bits.
+ *   buffer replayed three times giving the same bits;
+ * - zero points (BkW4A16ZeroPointsInfo): asymmetric quantize, pack and
+ *   unpack with zero points, AWQ and asymmetric GPTQ repacks (act-order
+ *   too) byte for byte equal to the host's, and the GEMM's zp kernels at
+ *   every tile height, group size and split, A permuted and strided, each
+ *   within w4a16_ref_close of the product of (q - z) * scale.
  * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
 #include "config.h"
 
@@ -247,6 +252,183 @@ static void test_repacks(void)
     test_repack(BK_DATA_TYPE_BF16, 128, true, BK_W4A16_GPTQ_ZEROS_EXACT, FAULT_UNEVEN);
 }
 
+/* ---- Zero-point conversions and repacks ------------------------------------------ */
+
+/* Asymmetric quantize of an F32 weight (some columns all positive or all
+ * negative), pack with zero points on both devices, unpack on CUDA. */
+static void test_zp_convert(BkDataType stype, int32_t gs, int64_t k, int64_t n,
+                            bool column_major)
+{
+    const int64_t groups = groups_of(gs, k);
+    float *w = malloc((size_t)(k * n) * 4);
+    for (int64_t j = 0; j < n; j++) {
+        const double off = bkt_rand_uniform(&rng, -2, 2);
+        for (int64_t i = 0; i < k; i++)
+            w[column_major ? j * k + i : i * n + j] =
+                (float)(off + bkt_rand_uniform(&rng, -1, 1));
+    }
+    const uint64_t qb = (uint64_t)(k * n), sb = (uint64_t)(groups * n) * 2,
+                   zb = (uint64_t)(groups * n), pb = (uint64_t)(k / 16 * 2 * n) * 4,
+                   pzb = (uint64_t)(groups * n / 8) * 4;
+    void *o[2][6];
+    const uint64_t ob[6] = { qb, sb, zb, pb, sb, pzb };
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 6; i++)
+            o[d][i] = malloc(ob[i]), poison(o[d][i], ob[i]);
+    BkW4A16ZeroPointsInfo zp = { .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO };
+    zp.zeros = w4a16_mat_strided(BK_DATA_TYPE_U8, groups, n, 0, 0);
+    BkW4A16ConvertInfo ci = { .sType = BK_STRUCTURE_TYPE_W4A16_CONVERT_INFO, .pNext = &zp,
+                              .conversion = BK_W4A16_QUANTIZE, .groupSize = gs };
+    ci.weight = column_major ? w4a16_mat_strided(BK_DATA_TYPE_F32, k, n, 1, k)
+                             : w4a16_mat_strided(BK_DATA_TYPE_F32, k, n, 0, 0);
+    ci.quantized = w4a16_mat_strided(BK_DATA_TYPE_U8, k, n, 0, 0);
+    ci.scales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    BkResult r[2];
+    for (int d = 0; d < 2; d++) {
+        struct binding b[7] = { { w, (uint64_t)(k * n) * 4, 0 }, { o[d][0], qb, 0 },
+                                { o[d][1], sb, 0 }, { 0 }, { 0 }, { o[d][2], zb, 0 } };
+        r[d] = run_images(d ? host : gpu, &ci, b, 7, 1, NULL);
+    }
+    char label[128];
+    snprintf(label, sizeof label, "zero points: quantize f32 -> %s, %s, K %lld N %lld%s",
+             bkt_type_name(stype), w4a16_group_name(gs), (long long)k, (long long)n,
+             column_major ? ", column-major" : "");
+    bool same = r[0] == BK_SUCCESS && r[1] == BK_SUCCESS;
+    for (int i = 0; i < 3; i++)
+        same = same && memcmp(o[0][i], o[1][i], ob[i]) == 0;
+    tap_ok(same, "%s: values, scales and zero points equal to the host's", label);
+
+    ci.conversion = BK_W4A16_PACK;
+    ci.weight = (BkTensorDesc){ 0 };
+    ci.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    ci.packedScales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    zp.packedZeros = w4a16_mat_strided(BK_DATA_TYPE_I32, groups, n / 8, 0, 0);
+    for (int d = 0; d < 2; d++) {
+        struct binding b[7] = { { 0 }, { o[1][0], qb, 0 }, { o[1][1], sb, 0 },
+                                { o[d][3], pb, 0 }, { o[d][4], sb, 0 }, { o[1][2], zb, 0 },
+                                { o[d][5], pzb, 0 } };
+        r[d] = run_images(d ? host : gpu, &ci, b, 7, 1, NULL);
+    }
+    same = r[0] == BK_SUCCESS && r[1] == BK_SUCCESS;
+    for (int i = 3; i < 6; i++)
+        same = same && memcmp(o[0][i], o[1][i], ob[i]) == 0;
+    tap_ok(same, "%s: packed, packedScales and packedZeros equal to the host's", label);
+
+    ci.conversion = BK_W4A16_UNPACK;
+    for (int i = 0; i < 3; i++)
+        poison(o[0][i], ob[i]);
+    struct binding b[7] = { { 0 }, { o[0][0], qb, 0 }, { o[0][1], sb, 0 }, { o[1][3], pb, 0 },
+                            { o[1][4], sb, 0 }, { o[0][2], zb, 0 }, { o[1][5], pzb, 0 } };
+    r[0] = run_images(gpu, &ci, b, 7, 1, NULL);
+    same = r[0] == BK_SUCCESS;
+    for (int i = 0; i < 3; i++)
+        same = same && memcmp(o[0][i], o[1][i], ob[i]) == 0;
+    tap_ok(same, "%s: unpack on CUDA gives q, scales and zero points back", label);
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 6; i++)
+            free(o[d][i]);
+    free(w);
+}
+
+/* An AWQ or asymmetric GPTQ checkpoint of random q, z and scales, made
+ * by the reference packers: every output of the repack equal to the
+ * host's, and the report OK. */
+static void test_zp_repack(BkW4A16CheckpointFormat format, BkW4A16GptqZeros zeros,
+                           BkDataType stype, int32_t gs, bool act_order)
+{
+    const bool awq = format == BK_W4A16_CHECKPOINT_AWQ;
+    const int64_t k = 512, n = 192, groups = groups_of(gs, k), rows = k / groups;
+    uint8_t *q = malloc((size_t)(k * n)), *z = malloc((size_t)(groups * n));
+    uint16_t *s = malloc((size_t)(groups * n) * 2);
+    for (int64_t i = 0; i < k * n; i++)
+        q[i] = (uint8_t)bkt_rand_int(&rng, 0, 15);
+    for (int64_t i = 0; i < groups * n; i++) {
+        z[i] = (uint8_t)bkt_rand_int(&rng, 0, 15);   /* as stored */
+        s[i] = stype == BK_DATA_TYPE_BF16
+                   ? bkt_f32_to_bf16((float)bkt_rand_uniform(&rng, 0.01, 0.1))
+                   : bkt_f32_to_f16((float)bkt_rand_uniform(&rng, 0.01, 0.1));
+    }
+    const uint64_t qwb = (uint64_t)(k * n / 8) * 4, qzb = (uint64_t)(groups * n / 8) * 4;
+    uint32_t *qw = malloc(qwb), *qz = malloc(qzb);
+    if (awq) {
+        w4a16_ref_awq_pack(q, k, n, qw);
+        w4a16_ref_awq_pack(z, groups, n, qz);
+    } else {
+        w4a16_ref_gptq_pack(q, k, n, qw);
+        w4a16_ref_gptq_pack_zeros(z, groups, n, qz);
+    }
+    int32_t *g_idx = malloc((size_t)k * 4), *order = malloc((size_t)k * 4);
+    for (int64_t i = 0; i < k; i++)
+        order[i] = (int32_t)i;
+    for (int64_t i = k - 1; act_order && i > 0; i--) {
+        const int64_t j = bkt_rand_int(&rng, 0, i);
+        const int32_t t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (int64_t j = 0; j < k; j++)
+        g_idx[order[j]] = (int32_t)(j / rows);
+    const BkW4A16ZeroPointsInfo zp = {
+        .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO, .checkpointFormat = format,
+        .packedZeros = w4a16_mat_strided(BK_DATA_TYPE_I32, groups, n / 8, 0, 0),
+    };
+    BkW4A16GptqRepackInfo info = { .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO,
+                                   .pNext = &zp, .zeros = zeros, .groupSize = gs };
+    info.qweight = awq ? w4a16_mat_strided(BK_DATA_TYPE_I32, k, n / 8, 0, 0)
+                       : w4a16_mat_strided(BK_DATA_TYPE_I32, k / 8, n, 0, 0);
+    info.scales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    info.qzeros = w4a16_mat_strided(BK_DATA_TYPE_I32, groups, n / 8, 0, 0);
+    if (act_order)
+        info.gIdx = w4a16_vec(BK_DATA_TYPE_I32, k);
+    info.packed = w4a16_mat_strided(BK_DATA_TYPE_I32, k / 16, 2 * n, 0, 0);
+    info.packedScales = w4a16_mat_strided(stype, groups, n, 0, 0);
+    info.perm = w4a16_vec(BK_DATA_TYPE_I32, k);
+    const uint64_t ob[5] = { (uint64_t)(k / 16 * 2 * n) * 4, (uint64_t)(groups * n) * 2,
+                             (uint64_t)k * 4, 32, qzb };
+    void *o[2][5];
+    BkResult r[2];
+    for (int d = 0; d < 2; d++) {
+        for (int i = 0; i < 5; i++)
+            o[d][i] = malloc(ob[i]), poison(o[d][i], ob[i]);
+        struct binding b[9] = {
+            { qw, qwb, 0 }, { s, (uint64_t)(groups * n) * 2, 0 }, { qz, qzb, 0 },
+            { act_order ? g_idx : NULL, act_order ? (uint64_t)k * 4 : 0, 0 },
+            { o[d][0], ob[0], 0 }, { o[d][1], ob[1], 0 }, { o[d][2], ob[2], 0 },
+            { o[d][3], ob[3], 0 }, { o[d][4], ob[4], 0 },
+        };
+        r[d] = run_images(d ? host : gpu, &info, b, 9, 1, NULL);
+    }
+    BkW4A16RepackReport rep;
+    memcpy(&rep, o[0][3], sizeof rep);
+    bool same = r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && rep.status == BK_W4A16_REPACK_STATUS_OK;
+    for (int i = 0; i < 5; i++)
+        same = same && memcmp(o[0][i], o[1][i], ob[i]) == 0;
+    tap_ok(same, "%s repack with zero points, %s, %s scales, %s%s: packed, packedScales, perm, "
+           "report and packedZeros equal to the host's (status %u)", awq ? "AWQ" : "GPTQ",
+           zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? "zeros - 1" : "exact zeros",
+           bkt_type_name(stype), w4a16_group_name(gs), act_order ? ", act-order" : "",
+           rep.status);
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 5; i++)
+            free(o[d][i]);
+    free(q), free(z), free(s), free(qw), free(qz), free(g_idx), free(order);
+}
+
+static void test_zero_point_conversions(void)
+{
+    static const int32_t groups[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
+    for (int g = 0; g < 4; g++)
+        test_zp_convert(g % 2 ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16, groups[g], 256, 192,
+                        g == 1);
+    test_zp_repack(BK_W4A16_CHECKPOINT_AWQ, BK_W4A16_GPTQ_ZEROS_EXACT, BK_DATA_TYPE_F16, 128,
+                   false);
+    test_zp_repack(BK_W4A16_CHECKPOINT_AWQ, BK_W4A16_GPTQ_ZEROS_EXACT, BK_DATA_TYPE_BF16,
+                   BK_W4A16_GROUP_PER_CHANNEL, false);
+    test_zp_repack(BK_W4A16_CHECKPOINT_GPTQ, BK_W4A16_GPTQ_ZEROS_MINUS_ONE, BK_DATA_TYPE_F16, 32,
+                   false);
+    test_zp_repack(BK_W4A16_CHECKPOINT_GPTQ, BK_W4A16_GPTQ_ZEROS_EXACT, BK_DATA_TYPE_BF16, 64,
+                   true);
+}
+
 /* ---- GEMM ------------------------------------------------------------------------ */
 
 enum a_layout { A_ROW, A_PADDED, A_COLUMN, A_OFFSET, A_PERM, A_LAYOUTS };
@@ -265,6 +447,7 @@ struct gcase {
     bool wide;             /* tiles of 64 rows 256 columns wide (BK_CUDA_W4A16_COLUMNS) */
     int rows;              /* the wgmma tiles' rows (BK_CUDA_W4A16_ROWS); 0: the planner's */
     bool stream_k;         /* the wgmma kernel in stream-K (BK_CUDA_W4A16_SCHEDULE) */
+    bool zeros;            /* random zero points (BkW4A16ZeroPointsInfo) */
 };
 
 static void test_gemm(const struct gcase *c)
@@ -283,6 +466,13 @@ static void test_gemm(const struct gcase *c)
     uint32_t *packed = malloc(pbytes);
     uint16_t *pscales = malloc(sbytes);
     w4a16_ref_pack(q, s, k, n, c->gs, packed, pscales);
+    /* Zero points: 8 everywhere when symmetric. */
+    const uint64_t zbytes = (uint64_t)(groups * n / 8) * 4;
+    uint8_t *z = malloc((size_t)(groups * n));
+    uint32_t *pzeros = malloc(zbytes);
+    for (int64_t i = 0; i < groups * n; i++)
+        z[i] = c->zeros ? (uint8_t)bkt_rand_int(&rng, 0, 15) : 8;
+    w4a16_ref_pack_zeros(z, k, n, c->gs, pzeros);
 
     /* A in its layout. */
     const int64_t lda = c->a_layout == A_PADDED ? k + 24 : k;
@@ -324,6 +514,12 @@ static void test_gemm(const struct gcase *c)
     if (perm)
         info.perm = w4a16_vec(BK_DATA_TYPE_I32, k);
     info.c = w4a16_mat_strided(t, m, n, c_rs, c_cs);
+    const BkW4A16ZeroPointsInfo zp = {
+        .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO,
+        .packedZeros = w4a16_mat_strided(BK_DATA_TYPE_I32, groups, n / 8, 0, 0),
+    };
+    if (c->zeros)
+        info.pNext = &zp;
 
     void *out[2];
     BkResult r[2];
@@ -334,9 +530,10 @@ static void test_gemm(const struct gcase *c)
     for (int d = 0; d < 2; d++) {
         out[d] = malloc(c_bytes);
         poison(out[d], c_bytes);
-        struct binding b[5] = {
+        struct binding b[6] = {
             { a, a_bytes, c->a_layout == A_OFFSET ? 2u : 0u }, { packed, pbytes, 0 },
             { pscales, sbytes, 0 }, { perm, perm ? (uint64_t)k * 4 : 0, 0 }, { out[d], c_bytes, 0 },
+            { pzeros, zbytes, 0 },
         };
         if (d == 0 && c->splits)
             setenv("BK_CUDA_W4A16_SPLITS", splits, 1);
@@ -348,7 +545,8 @@ static void test_gemm(const struct gcase *c)
             setenv("BK_CUDA_W4A16_ROWS", rows, 1);
         if (d == 0 && c->stream_k)
             setenv("BK_CUDA_W4A16_SCHEDULE", "stream-k", 1);
-        r[d] = run_images(d ? host : gpu, &info, b, 5, d ? 1 : c->replays, d ? NULL : kernel);
+        r[d] = run_images(d ? host : gpu, &info, b, c->zeros ? 6 : 5, d ? 1 : c->replays,
+                          d ? NULL : kernel);
         unsetenv("BK_CUDA_W4A16_SPLITS");
         unsetenv("BK_CUDA_W4A16_PIPELINE");
         unsetenv("BK_CUDA_W4A16_COLUMNS");
@@ -360,7 +558,7 @@ static void test_gemm(const struct gcase *c)
 
     /* The exact product of the rounded weights. */
     double *w = malloc((size_t)(k * n) * sizeof *w);
-    w4a16_ref_dequant(q, s, t, k, n, c->gs, w);
+    w4a16_ref_dequant_zp(q, s, z, t, k, n, c->gs, w);
     long double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
     double *size = malloc((size_t)(m * n + 1) * sizeof *size);
     w4a16_ref_gemm(av, w, perm, m, k, n, ref, size);
@@ -381,14 +579,14 @@ static void test_gemm(const struct gcase *c)
                 gaps += v != (uint16_t)(BKT_POISON & 0xffffu) && v != (uint16_t)(BKT_POISON >> 16);
             }
     tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps,
-           "GEMM %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
+           "GEMM%s %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
            "misses, %ld gap writes",
-           bkt_type_name(t), w4a16_group_name(c->gs), (long long)m, (long long)k, (long long)n,
+           c->zeros ? " with zero points" : "", bkt_type_name(t), w4a16_group_name(c->gs), (long long)m, (long long)k, (long long)n,
            a_layout_names[c->a_layout], c->c_column ? "column-major" : "padded rows",
            c->splits ? splits : "auto", c->replays > 1 ? ", replayed x3" : "", kernel, bad[0],
            bad[1], gaps);
     free(q), free(s), free(packed), free(pscales), free(a), free(av), free(perm), free(w);
-    free(ref), free(size), free(out[0]), free(out[1]);
+    free(ref), free(size), free(out[0]), free(out[1]), free(z), free(pzeros);
 }
 
 static void test_gemms(void)
@@ -417,11 +615,11 @@ static void test_gemms(void)
      * A on the Hopper one's producer warp). */
     for (int portable = 0; portable < 2; portable++) {
         struct gcase big = {
-            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0, false
+            BK_DATA_TYPE_F16, 128, 16, 4096, 4096, A_ROW, false, 0, 1, portable, false, 0, false, false
         };
         test_gemm(&big);
         struct gcase perm = {
-            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false, 0, false
+            BK_DATA_TYPE_BF16, 128, 1, 2048, 1024, A_PERM, false, 0, 1, portable, false, 0, false, false
         };
         test_gemm(&perm);
     }
@@ -429,19 +627,19 @@ static void test_gemms(void)
     static const struct gcase planned[] = {
         /* K past a stage tail, split in two. */
         { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 3, 272, 64, A_ROW, false, 2, 1, false,
-          false, 0, false },
+          false, 0, false, false },
         /* M = 0. */
-        { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0, false },
+        { BK_DATA_TYPE_F16, 64, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0, false, false },
         /* N wide enough that the planner itself takes tiles of 64 x 256 on
          * the H100 (66 of them), the last one partly past N. */
-        { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0, false },
+        { BK_DATA_TYPE_BF16, 128, 48, 256, 16832, A_ROW, false, 0, 1, false, false, 0, false, false },
         /* M past one tile of each height: 256 rows in tiles of 128 (which
          * the planner itself takes here, where tiles of 256 fill few SMs),
          * 300 in tiles of 64 (the last one partly past M), 200 in one of
          * 256. */
-        { BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0, false },
-        { BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64, false },
-        { BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256, false },
+        { BK_DATA_TYPE_F16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0, false, false },
+        { BK_DATA_TYPE_BF16, 64, 300, 512, 384, A_PADDED, false, 0, 1, false, false, 64, false, false },
+        { BK_DATA_TYPE_BF16, 32, 200, 1024, 320, A_ROW, true, 0, 3, false, false, 256, false, false },
         /* Stream-K (a unit per SM at least, else the plan keeps its
          * tiles): each height; tiles shared by up to ~14 CTAs (64 rows,
          * 160 units of 16 stages), C through the vector stores (padded
@@ -449,20 +647,43 @@ static void test_gemms(void)
          * tile, replays of one workspace, and a shape the planner itself
          * takes stream-K for on the H100 (140 tiles of 64 x 128, 1.06
          * waves, a tile or more a CTA). */
-        { BK_DATA_TYPE_F16, 128, 64, 2048, 1280, A_ROW, false, 0, 1, false, false, 0, true },
+        { BK_DATA_TYPE_F16, 128, 64, 2048, 1280, A_ROW, false, 0, 1, false, false, 0, true, false },
         { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 1024, 2560, A_PADDED, true, 0, 3,
-          false, false, 0, true },
-        { BK_DATA_TYPE_F16, 32, 256, 768, 1536, A_PADDED, false, 0, 3, false, false, 0, true },
-        { BK_DATA_TYPE_BF16, 64, 300, 512, 1152, A_ROW, false, 0, 1, false, false, 256, true },
-        { BK_DATA_TYPE_F16, 128, 33, 4096, 17920, A_ROW, false, 0, 3, false, false, 0, false },
+          false, false, 0, true, false },
+        { BK_DATA_TYPE_F16, 32, 256, 768, 1536, A_PADDED, false, 0, 3, false, false, 0, true, false },
+        { BK_DATA_TYPE_BF16, 64, 300, 512, 1152, A_ROW, false, 0, 1, false, false, 256, true, false },
+        { BK_DATA_TYPE_F16, 128, 33, 4096, 17920, A_ROW, false, 0, 3, false, false, 0, false, false },
         /* At least a tile a CTA (133 tiles, 128 rows): whole tiles stored
          * between split ones, each split in two; C both ways. */
-        { BK_DATA_TYPE_F16, 64, 130, 512, 17024, A_ROW, false, 0, 3, false, false, 0, true },
+        { BK_DATA_TYPE_F16, 64, 130, 512, 17024, A_ROW, false, 0, 3, false, false, 0, true, false },
         { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 512, 17024, A_ROW, true, 0, 1,
-          false, false, 0, true },
+          false, false, 0, true, false },
     };
     for (size_t j = 0; j < sizeof planned / sizeof planned[0]; j++)
         test_gemm(&planned[j]);
+    /* Zero points: the zp kernels at every tile height (M 1 .. 130), each
+     * group size, splits forced and chosen, A in each layout. */
+    i = 0;
+    for (int t = 0; t < 2; t++)
+        for (int g = 0; g < 4; g++)
+            for (int mi = 0; mi < 12; mi += 2, i++) {
+                struct gcase c = {
+                    .type = t ? BK_DATA_TYPE_BF16 : BK_DATA_TYPE_F16, .gs = groups[g],
+                    .m = ms[mi + i % 2], .k = i % 2 ? 1024 : k_tails[g],
+                    .n = (i % 3 == 0) ? 192 : 256 + 64 * (i % 4),
+                    .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 5 == 2,
+                    .splits = splits[i % 9], .replays = i % 7 == 3 ? 3 : 1, .zeros = true,
+                };
+                test_gemm(&c);
+            }
+    static const struct gcase zp_planned[] = {
+        { BK_DATA_TYPE_F16, 128, 1, 4096, 4096, A_ROW, false, 0, 1, false, false, 0, false, true },
+        { BK_DATA_TYPE_BF16, 128, 256, 1024, 512, A_ROW, false, 0, 1, false, false, 0, false,
+          true },
+        { BK_DATA_TYPE_F16, 32, 0, 256, 128, A_ROW, false, 0, 1, false, false, 0, false, true },
+    };
+    for (size_t j = 0; j < sizeof zp_planned / sizeof zp_planned[0]; j++)
+        test_gemm(&zp_planned[j]);
 }
 
 /* A plan the device runs in stream-K reports its workspace (counters and
@@ -513,6 +734,7 @@ int main(void)
     unsetenv("BK_CUDA_W4A16_SCHEDULE");
     test_conversions();
     test_repacks();
+    test_zero_point_conversions();
     test_gemms();
     test_stream_k_workspace();
     kernels_report("W4A16 GEMM on CUDA (plans' kernel names)");

@@ -146,6 +146,80 @@ void w4a16_ref_quantize(const float *w, int64_t k, int64_t n, int32_t group_size
         }
 }
 
+void w4a16_ref_pack_zeros(const uint8_t *z, int64_t k, int64_t n, int32_t group_size,
+                          uint32_t *packed_zeros)
+{
+    int scale_perm[64], scale_perm_single[32];
+    marlin_scale_perms(scale_perm, scale_perm_single);
+    const int64_t groups = k / w4a16_ref_group_rows(group_size, k);
+    const bool per_channel = group_size == BK_W4A16_GROUP_PER_CHANNEL;
+    const int plen = per_channel ? 32 : 64;
+    const int *sp = per_channel ? scale_perm_single : scale_perm;
+    uint8_t *permuted = malloc((size_t)(groups * n));
+    if (!permuted)
+        tap_bail("out of memory");
+    for (int64_t c = 0; c < groups * n / plen; c++)
+        for (int i = 0; i < plen; i++)
+            permuted[c * plen + i] = z[c * plen + sp[i]];
+    for (int64_t w = 0; w < groups * n / 8; w++) {
+        uint32_t word = 0;
+        for (int i = 0; i < 8; i++)
+            word |= (uint32_t)(permuted[8 * w + i] & 15u) << (4 * i);
+        packed_zeros[w] = word;
+    }
+    free(permuted);
+}
+
+void w4a16_ref_awq_pack(const uint8_t *q, int64_t rows, int64_t n, uint32_t *packed)
+{
+    static const int order_map[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < n / 8; c++) {
+            uint32_t word = 0;
+            for (int i = 0; i < 8; i++)
+                word |= (uint32_t)(q[r * n + 8 * c + order_map[i]] & 15u) << (4 * i);
+            packed[r * (n / 8) + c] = word;
+        }
+}
+
+void w4a16_ref_quantize_asym(const float *w, int64_t k, int64_t n, int32_t group_size,
+                             BkDataType scale_type, uint8_t *q, uint16_t *scales,
+                             uint8_t *zeros)
+{
+    const int64_t rows = w4a16_ref_group_rows(group_size, k);
+    for (int64_t g = 0; g < k / rows; g++)
+        for (int64_t c = 0; c < n; c++) {
+            float lo = 0, hi = 0;
+            for (int64_t r = g * rows; r < (g + 1) * rows; r++) {
+                lo = fminf(lo, w[r * n + c]);   /* fminf ignores a NaN */
+                hi = fmaxf(hi, w[r * n + c]);
+            }
+            const float target = (hi - lo) / 15.0f;
+            const uint16_t bits = scale_type == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16(target)
+                                                                  : bkt_f32_to_f16(target);
+            scales[g * n + c] = bits;
+            const float s = half_to_f32(bits, scale_type);
+            const bool degenerate = s == 0 || isinf(s);
+            const float z = degenerate ? 8.0f : fminf(fmaxf(rintf(-lo / s), 0.0f), 15.0f);
+            zeros[g * n + c] = (uint8_t)z;
+            for (int64_t r = g * rows; r < (g + 1) * rows; r++) {
+                const float x = degenerate ? NAN : w[r * n + c] / s;
+                const float v = isnan(x) ? z : rintf(x) + z;
+                q[r * n + c] = (uint8_t)(v < 0 ? 0 : v > 15 ? 15 : v);
+            }
+        }
+}
+
+void w4a16_ref_dequant_zp(const uint8_t *q, const uint16_t *scales, const uint8_t *zeros,
+                          BkDataType type, int64_t k, int64_t n, int32_t group_size, double *w)
+{
+    const int64_t rows = w4a16_ref_group_rows(group_size, k);
+    for (int64_t r = 0; r < k; r++)
+        for (int64_t c = 0; c < n; c++)
+            w[r * n + c] = w4a16_ref_weight(q[r * n + c], zeros[r / rows * n + c],
+                                            scales[r / rows * n + c], type);
+}
+
 double w4a16_ref_weight(int q, int zero, uint16_t scale, BkDataType type)
 {
     return bkt_round_to(type, (double)(q - zero) * half_to_f32(scale, type));

@@ -34,6 +34,29 @@ void w4a16_ref_gptq_pack_zeros(const uint8_t *z, int64_t groups, int64_t n, uint
 void w4a16_ref_quantize(const float *w, int64_t k, int64_t n, int32_t group_size,
                         BkDataType scale_type, uint8_t *q, uint16_t *scales);
 
+/* ---- Zero points (asymmetric weights) -------------------------------- */
+/* packedZeros [groups][n/8] from z [groups][n]: the zeros permuted as
+ * Marlin's packer permutes scales (its tables), then eight consecutive
+ * ones a word, the first in the low bits. */
+void w4a16_ref_pack_zeros(const uint8_t *z, int64_t k, int64_t n, int32_t group_size,
+                          uint32_t *packed_zeros);
+/* AWQ's packing (AutoAWQ's order map 0, 2, 4, 6, 1, 3, 5, 7: nibble i
+ * holds column 8c + map[i]): qweight [k][n/8] from q [k][n], and qzeros
+ * [groups][n/8] from z [groups][n]. */
+void w4a16_ref_awq_pack(const uint8_t *q, int64_t rows, int64_t n, uint32_t *packed);
+/* Asymmetric quantization, as GPTQ's quantizer with sym=False finds its
+ * grid: per group and column lo = min(0, min w), hi = max(0, max w),
+ * scale = round_to_type((hi - lo) / 15) in float, zero =
+ * clamp(rint(-lo / scale), 0, 15), q = clamp(rint(w / scale) + zero, 0,
+ * 15); zero = q = 8 where the scale is 0 or infinite. */
+void w4a16_ref_quantize_asym(const float *w, int64_t k, int64_t n, int32_t group_size,
+                             BkDataType scale_type, uint8_t *q, uint16_t *scales,
+                             uint8_t *zeros);
+/* The plain form with zero points dequantized: w [k][n] = (q - zeros[g][n])
+ * * scales[g][n] rounded to type. */
+void w4a16_ref_dequant_zp(const uint8_t *q, const uint16_t *scales, const uint8_t *zeros,
+                          BkDataType type, int64_t k, int64_t n, int32_t group_size, double *w);
+
 /* One weight: (q - zero) * scale rounded to type (F16 or BF16). */
 double w4a16_ref_weight(int q, int zero, uint16_t scale, BkDataType type);
 /* The plain form dequantized: w [k][n] = (q - 8) * scales[k / group][n]

@@ -273,6 +273,20 @@ static const BkW4A16GemmInfo w4gemm_info = {
     .perm = { BK_DATA_TYPE_I32, 1, { 32 }, { 0 } },
     .c = { BK_DATA_TYPE_F16, 2, { 5, 64 }, { 0 } },
 };
+/* The same GEMM with zero points 7 (BkW4A16ZeroPointsInfo): every weight
+ * (9 - 7) * 1 = 2, so C[m, n] is twice the sum of A's row m. */
+static const BkW4A16ZeroPointsInfo w4gemm_zeros = {
+    .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO,
+    .packedZeros = { BK_DATA_TYPE_I32, 2, { 1, 8 }, { 0 } },
+};
+static const BkW4A16GemmInfo w4gemm_zp_info = {
+    .sType = BK_STRUCTURE_TYPE_W4A16_GEMM_INFO, .pNext = &w4gemm_zeros, .groupSize = 32,
+    .a = { BK_DATA_TYPE_F16, 2, { 5, 32 }, { 40, 1 } },
+    .packed = { BK_DATA_TYPE_I32, 2, { 2, 128 }, { 0 } },
+    .packedScales = { BK_DATA_TYPE_F16, 2, { 1, 64 }, { 0 } },
+    .perm = { BK_DATA_TYPE_I32, 1, { 32 }, { 0 } },
+    .c = { BK_DATA_TYPE_F16, 2, { 5, 64 }, { 0 } },
+};
 
 /* The attention family. The forward pass (F16): B = 2, H = 4 query heads
  * on Hkv = 2 kv heads, Lq = 24 queries of D = 16, Lk = 40 keys with Dv = 8,
@@ -411,6 +425,7 @@ static uint32_t w4qweight[8 * 64], w4qzeros[2 * 8];
 static int32_t w4g_idx[64], w4perm[64];
 static _Alignas(16) uint32_t w4packed[4 * 128];
 static _Alignas(16) uint16_t w4packed_scales[2 * 64];
+static _Alignas(16) uint32_t w4zeros[8];
 static BkW4A16RepackReport w4report;
 /* Of the attention runs. */
 static uint16_t afq[AF_B * AF_H * AF_LQ * AF_D], afk[AF_B * AF_HKV * AF_LK * AF_D];
@@ -590,14 +605,17 @@ static bool run_w4a16(BkContext ctx, BkPlan plan, const void *op,
     for (int k = 0; k < 32; k++)
         w4perm[k] = 31 - k;
     memset(w4c, 0xFF, sizeof w4c);
-    *result = run_plan(ctx, alloc, plan, 5,
-                       (BkDeviceAddress[5]){ at(w4a), at(w4packed), at(w4packed_scales),
-                                             at(w4perm), at(w4c) });
+    const bool zp = op == (const void *)&w4gemm_zp_info;
+    for (int i = 0; i < 8; i++)
+        w4zeros[i] = 0x77777777u;
+    *result = run_plan(ctx, alloc, plan, zp ? 6 : 5,
+                       (BkDeviceAddress[6]){ at(w4a), at(w4packed), at(w4packed_scales),
+                                             at(w4perm), at(w4c), at(w4zeros) });
     bool ok = *result == BK_SUCCESS;
     for (int m = 0; ok && m < 5; m++) {
         float want = 0;
         for (int k = 0; k < 32; k++)
-            want += f16_value(w4a[m * 40 + k]);
+            want += (zp ? 2 : 1) * f16_value(w4a[m * 40 + k]);
         for (int n = 0; ok && n < 64; n++)
             ok = f16_value(w4c[m * 64 + n]) == want;
     }
@@ -607,7 +625,7 @@ static bool run_w4a16(BkContext ctx, BkPlan plan, const void *op,
 static bool is_w4a16(const void *op)
 {
     return op == (const void *)&w4pack_info || op == (const void *)&w4repack_info ||
-           op == (const void *)&w4gemm_info;
+           op == (const void *)&w4gemm_info || op == (const void *)&w4gemm_zp_info;
 }
 
 /* The F16 of 0 <= n < 2048, exactly. */
@@ -1048,7 +1066,8 @@ int main(void)
                 { &gemm_info, "gemm" }, { &prune_info, "2:4 prune" },
                 { &prepare_info, "2:4 prepare" }, { &sgemm_info, "2:4 gemm" },
                 { &w4pack_info, "w4a16 pack" }, { &w4repack_info, "w4a16 repack" },
-                { &w4gemm_info, "w4a16 gemm" }, { &attn_info, "attention" },
+                { &w4gemm_info, "w4a16 gemm" },
+                { &w4gemm_zp_info, "w4a16 gemm, zero points" }, { &attn_info, "attention" },
                 { &attn_bwd_info, "attention backward" },
                 { &attn_paged_info, "attention, paged" }, { &convert_info, "convert" },
             };
@@ -1079,7 +1098,8 @@ int main(void)
         { &gemm_info, "run gemm" }, { &prune_info, "run 2:4 prune" },
         { &prepare_info, "run 2:4 prepare" }, { &sgemm_info, "run 2:4 gemm" },
         { &w4pack_info, "run w4a16 pack" }, { &w4repack_info, "run w4a16 repack" },
-        { &w4gemm_info, "run w4a16 gemm" }, { &attn_info, "run attention" },
+        { &w4gemm_info, "run w4a16 gemm" },
+        { &w4gemm_zp_info, "run w4a16 gemm, zero points" }, { &attn_info, "run attention" },
         { &attn_bwd_info, "run attention backward" },
         { &attn_paged_info, "run attention, paged" },
     };

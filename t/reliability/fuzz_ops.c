@@ -663,12 +663,60 @@ static void align_packed(struct fz_op_view *v, unsigned i, unsigned j)
     v->align[j] = v->t[j] ? 16 : 0;
 }
 
+/* The zero points a W4A16 info chains (pNext) a third of the time,
+ * rebuilt with each op: plain zeros [G, N] where a conversion uses them,
+ * packedZeros [G, N/8] where the op reads or writes packed weights, AWQ's
+ * format for a repack sometimes, and now and then a tensor the op does
+ * not use, a bad flag or format (the plan then fails). */
+static BkW4A16ZeroPointsInfo w4_zp;
+
+static const void *w4_zp_build(struct fz_input *in, bool plain, bool packed, bool repack,
+                               int64_t g, int64_t n)
+{
+    memset(&w4_zp, 0, sizeof w4_zp);
+    const uint8_t b = fz_byte(in);
+    if (b % 3)
+        return NULL;
+    w4_zp.sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO;
+    if (plain || fz_one_in(in, 16))
+        matrix(in, &w4_zp.zeros, or_sometimes(in, BK_DATA_TYPE_U8), 0, g, n);
+    if (packed || fz_one_in(in, 16))
+        packed_tensor(in, &w4_zp.packedZeros, or_sometimes(in, BK_DATA_TYPE_I32), 2, g, n / 8);
+    if (repack && (b & 8))
+        w4_zp.checkpointFormat = BK_W4A16_CHECKPOINT_AWQ;
+    if (fz_one_in(in, 32))
+        w4_zp.flags = fz_pick_u32(in);
+    if (fz_one_in(in, 32))
+        w4_zp.checkpointFormat = (BkW4A16CheckpointFormat)fz_pick_u32(in);
+    return &w4_zp;
+}
+
+/* The first BkW4A16ZeroPointsInfo of a chain, as libbk reads it (a
+ * mutated chain may hold another, zeroed past its header). */
+static BkW4A16ZeroPointsInfo *w4_zp_chained(const void *next)
+{
+    for (const BkBaseInStructure *c = next; c; c = c->pNext)
+        if (c->sType == BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO)
+            return (BkW4A16ZeroPointsInfo *)(uintptr_t)c;
+    return NULL;
+}
+
+/* The chained zero points' tensors after an info's n. */
+static unsigned w4_zp_tensors(const void *next, BkTensorDesc **t, unsigned n)
+{
+    BkW4A16ZeroPointsInfo *z = w4_zp_chained(next);
+    if (!z)
+        return n;
+    t[n] = &z->zeros, t[n + 1] = &z->packedZeros;
+    return n + 2;
+}
+
 static unsigned tensors_w4_convert(union fz_op_info *op, BkTensorDesc **t)
 {
     BkW4A16ConvertInfo *c = &op->w4_convert;
     t[0] = &c->weight, t[1] = &c->quantized, t[2] = &c->scales, t[3] = &c->packed;
     t[4] = &c->packedScales;
-    return 5;
+    return w4_zp_tensors(c->pNext, t, 5);
 }
 
 static void build_w4_convert(struct fz_input *in, union fz_op_info *op)
@@ -696,6 +744,7 @@ static void build_w4_convert(struct fz_input *in, union fz_op_info *op)
         packed_tensor(in, &c->packed, or_sometimes(in, BK_DATA_TYPE_I32), 2, k / 16, 2 * n);
         packed_tensor(in, &c->packedScales, or_sometimes(in, scale), 2, g, n);
     }
+    c->pNext = w4_zp_build(in, true, !quantize, false, g, n);
 }
 
 static void mutate_w4_convert_scalars(struct fz_input *in, union fz_op_info *op)
@@ -720,6 +769,13 @@ static struct fz_op_view view_w4_convert(union fz_op_info *op)
     view_tensor(&v, 3, &c->packed, pack);
     view_tensor(&v, 4, &c->packedScales, pack);
     align_packed(&v, 3, 4);
+    BkW4A16ZeroPointsInfo *z = w4_zp_chained(c->pNext);
+    if (z) {
+        v.count = 7;
+        view_tensor(&v, 5, &z->zeros, !pack);
+        view_tensor(&v, 6, &z->packedZeros, pack);
+        v.align[6] = v.t[6] ? 16 : 0;
+    }
     return v;
 }
 
@@ -728,7 +784,7 @@ static unsigned tensors_w4_repack(union fz_op_info *op, BkTensorDesc **t)
     BkW4A16GptqRepackInfo *r = &op->w4_repack;
     t[0] = &r->qweight, t[1] = &r->scales, t[2] = &r->qzeros, t[3] = &r->gIdx;
     t[4] = &r->packed, t[5] = &r->packedScales, t[6] = &r->perm;
-    return 7;
+    return w4_zp_tensors(r->pNext, t, 7);
 }
 
 static void build_w4_repack(struct fz_input *in, union fz_op_info *op)
@@ -754,6 +810,10 @@ static void build_w4_repack(struct fz_input *in, union fz_op_info *op)
     /* perm: required with gIdx (left out sometimes), optional without. */
     if (g_idx ? !fz_one_in(in, 16) : (present & 4) != 0)
         packed_tensor(in, &r->perm, or_sometimes(in, BK_DATA_TYPE_I32), 1, 0, k);
+    /* AWQ packs eight columns a word: qweight [K, N/8]. */
+    r->pNext = w4_zp_build(in, false, true, true, g, n);
+    if (r->pNext && w4_zp.checkpointFormat == BK_W4A16_CHECKPOINT_AWQ)
+        matrix(in, &r->qweight, or_sometimes(in, BK_DATA_TYPE_I32), 0, k, n / 8);
 }
 
 static void mutate_w4_repack_scalars(struct fz_input *in, union fz_op_info *op)
@@ -780,6 +840,12 @@ static struct fz_op_view view_w4_repack(union fz_op_info *op)
     v.bytes[7] = sizeof(BkW4A16RepackReport);
     v.align[7] = 8;
     v.written[7] = true;
+    BkW4A16ZeroPointsInfo *z = w4_zp_chained(r->pNext);
+    if (z) {
+        v.count = 9;
+        view_tensor(&v, 8, &z->packedZeros, true);
+        v.align[8] = v.t[8] ? 16 : 0;
+    }
     return v;
 }
 
@@ -787,7 +853,7 @@ static unsigned tensors_w4_gemm(union fz_op_info *op, BkTensorDesc **t)
 {
     BkW4A16GemmInfo *g = &op->w4_gemm;
     t[0] = &g->a, t[1] = &g->packed, t[2] = &g->packedScales, t[3] = &g->perm, t[4] = &g->c;
-    return 5;
+    return w4_zp_tensors(g->pNext, t, 5);
 }
 
 static void build_w4_gemm(struct fz_input *in, union fz_op_info *op)
@@ -806,6 +872,7 @@ static void build_w4_gemm(struct fz_input *in, union fz_op_info *op)
     matrix(in, &g->c, or_sometimes(in, type), 0, m, n);
     if (fz_one_in(in, 32))
         g->flags = fz_pick_u32(in);
+    g->pNext = w4_zp_build(in, false, true, false, group_count(g->groupSize, k), n);
 }
 
 static void mutate_w4_gemm_scalars(struct fz_input *in, union fz_op_info *op)
@@ -828,6 +895,13 @@ static struct fz_op_view view_w4_gemm(union fz_op_info *op)
     }
     view_tensor(&v, 4, &g->c, true);
     align_packed(&v, 1, 2);
+    BkW4A16ZeroPointsInfo *z = w4_zp_chained(g->pNext);
+    if (z) {
+        v.count = 6;
+        if (g->a.extent[0] > 0)
+            view_tensor(&v, 5, &z->packedZeros, false);
+        v.align[5] = v.t[5] ? 16 : 0;
+    }
     return v;
 }
 

@@ -11,7 +11,8 @@
  * W4A16 plan replayed from reusable command buffers, alternating with
  * the dense GEMM of the same M, N, K, A and C (cuBLASLt called directly
  * where it is loaded, else libbk's dense plan), both rotating over the
- * same sets. */
+ * same sets. Zero-point cases quantize asymmetrically, pack the zero
+ * points too and chain a BkW4A16ZeroPointsInfo to every plan. */
 #include "bench_w4a16.h"
 
 #include <math.h>
@@ -45,16 +46,21 @@ static const struct {
 };
 #define WEIGHT_COUNT (sizeof weights / sizeof weights[0])
 
+/* The weights (the first ZP_WEIGHTS above: Llama-2-7B's) that also run
+ * with zero points, in F16. */
+#define ZP_WEIGHTS 3
+
 /* Tokens: decode steps and small batches, never scaled. */
 static const int64_t tokens[] = {1, 4, 16, 64, 256};
 #define TOKEN_COUNT (sizeof tokens / sizeof tokens[0])
 
-/* Slots of a weight set: the packed weight, its scales, the dense B. */
-enum { W_PACKED, W_SCALES, W_DENSE, W_COUNT };
+/* Slots of a weight set: the packed weight, its scales, its zero points
+ * (0 bytes when symmetric), the dense B. */
+enum { W_PACKED, W_SCALES, W_ZEROS, W_DENSE, W_COUNT };
 /* Slots of a case's sets: A and C (the dense GEMM's D too). */
 enum { IO_A, IO_C, IO_COUNT };
 /* The one set of buffers used while quantizing. */
-enum { T_WEIGHT, T_QUANTIZED, T_SCALES, T_COUNT };
+enum { T_WEIGHT, T_QUANTIZED, T_SCALES, T_ZEROS, T_COUNT };
 
 /* Rounds of timings, the W4A16 plan and the dense GEMM alternating;
  * each reports the median of its rounds' medians. */
@@ -65,6 +71,7 @@ enum { T_WEIGHT, T_QUANTIZED, T_SCALES, T_COUNT };
 struct w4a16_weight {
     BkDataType dtype;
     int64_t k, n;
+    bool zeros;
     bool ok;                              /* false: a conversion was unsupported */
     char message[256];
     uint32_t sets;
@@ -77,7 +84,7 @@ struct w4a16_weight {
 
 size_t bench_w4a16_case_count(void)
 {
-    return TYPE_COUNT * WEIGHT_COUNT * TOKEN_COUNT;
+    return (TYPE_COUNT * WEIGHT_COUNT + ZP_WEIGHTS) * TOKEN_COUNT;
 }
 
 /* v / div rounded to the nearest multiple of unit, at least unit. */
@@ -89,15 +96,20 @@ static int64_t scaled(int64_t v, int64_t div, int64_t unit)
 
 size_t bench_w4a16_cases(enum bench_gemm_scale scale, struct w4a16_case *out, size_t max)
 {
+    static const char *const zp_layers[ZP_WEIGHTS] = {"qkv-zp", "gate-up-zp", "down-zp"};
     const int64_t div = (int64_t)scale;
     size_t n = 0;
-    for (size_t t = 0; t < TYPE_COUNT; t++)
-        for (size_t w = 0; w < WEIGHT_COUNT; w++)
+    /* Every type and weight, then the zero-point rows (F16, Llama-2-7B). */
+    for (size_t t = 0; t <= TYPE_COUNT; t++)
+        for (size_t w = 0; w < (t < TYPE_COUNT ? WEIGHT_COUNT : ZP_WEIGHTS); w++)
             for (size_t m = 0; m < TOKEN_COUNT && n < max; m++) {
+                const bool zp = t == TYPE_COUNT;
                 struct w4a16_case *c = &out[n++];
-                *c = (struct w4a16_case){w4a16_types[t], weights[w].model, weights[w].layer,
+                *c = (struct w4a16_case){zp ? BK_DATA_TYPE_F16 : w4a16_types[t],
+                                         weights[w].model,
+                                         zp ? zp_layers[w] : weights[w].layer,
                                          tokens[m], scaled(weights[w].n, div, 64),
-                                         scaled(weights[w].k, div, W4A16_GROUP), ""};
+                                         scaled(weights[w].k, div, W4A16_GROUP), zp, ""};
                 snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lld", (long long)c->m,
                          (long long)c->n, (long long)c->k);
             }
@@ -109,9 +121,10 @@ double w4a16_case_flops(const struct w4a16_case *c)
     return 2.0 * (double)c->m * (double)c->n * (double)c->k;
 }
 
-uint64_t w4a16_weight_bytes(int64_t k, int64_t n)
+uint64_t w4a16_weight_bytes(int64_t k, int64_t n, bool zeros)
 {
-    return (uint64_t)k * (uint64_t)n / 2 + (uint64_t)(k / W4A16_GROUP) * (uint64_t)n * 2;
+    const uint64_t g = (uint64_t)(k / W4A16_GROUP);
+    return (uint64_t)k * (uint64_t)n / 2 + g * (uint64_t)n * 2 + (zeros ? g * (uint64_t)n / 2 : 0);
 }
 
 /* ---- Op infos ---------------------------------------------------------- */
@@ -123,12 +136,12 @@ static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
 
 /* ---- The weight ---------------------------------------------------------- */
 
-/* (q - 8) * scale rounded to dtype, as the GEMM rounds each weight; the
- * weights are normal numbers or 0 (scales are max|w| * 2/15 of weights
- * of magnitude 0.25 to 2). */
-static float dequantize(BkDataType dtype, unsigned q, double scale)
+/* (q - z) * scale rounded to dtype, as the GEMM rounds each weight (z
+ * is 8 when symmetric); the weights are normal numbers or 0 (scales are
+ * max|w| * 2/15, or the range / 15, of weights of magnitude 0.25 to 2). */
+static float dequantize(BkDataType dtype, unsigned q, unsigned z, double scale)
 {
-    float x = (float)((int)q - 8) * (float)scale;
+    float x = (float)((int)q - (int)z) * (float)scale;
     if (x == 0.0f)
         return 0.0f;
     uint16_t bits = dtype == BK_DATA_TYPE_BF16 ? bench_float_to_bfloat(x) : bench_float_to_half(x);
@@ -145,6 +158,9 @@ static void make_reference(struct bench_device *d, struct w4a16_weight *w,
         w->columns[j] = (int64_t)j * (n - 1) / (W4A16_CHECK_COLUMNS - 1);
     void *scales = bench_device_download(d, bench_sets_address(tmp, 0, T_SCALES),
                                          gemm_matrix_bytes(w->dtype, groups, n));
+    unsigned char *zeros = w->zeros ? bench_device_download(d, bench_sets_address(tmp, 0, T_ZEROS),
+                                                            (uint64_t)groups * (uint64_t)n)
+                                    : NULL;
     int64_t chunk = (int64_t)(REFERENCE_CHUNK / (uint64_t)n);
     chunk = chunk < 1 ? 1 : chunk > k ? k : chunk;
     unsigned char *q = malloc((size_t)chunk * (size_t)n);
@@ -165,12 +181,14 @@ static void make_reference(struct bench_device *d, struct w4a16_weight *w,
                     snprintf(w->bad_value, sizeof w->bad_value,
                              "BK_W4A16_QUANTIZE wrote %u at [%lld, %lld], not a value 0..15", v,
                              (long long)row, (long long)col);
-                const double scale = bench_value_at(
-                    scales, (size_t)(row / W4A16_GROUP * n + col), w->dtype);
-                w->ref[row * W4A16_CHECK_COLUMNS + j] = dequantize(w->dtype, v & 15u, scale);
+                const size_t at = (size_t)(row / W4A16_GROUP * n + col);
+                const double scale = bench_value_at(scales, at, w->dtype);
+                const unsigned z = zeros ? zeros[at] & 15u : 8u;
+                w->ref[row * W4A16_CHECK_COLUMNS + j] = dequantize(w->dtype, v & 15u, z, scale);
             }
     }
     free(q);
+    free(zeros);
     free(scales);
 }
 
@@ -180,11 +198,17 @@ static void prepare_weight(struct bench_device *d, const struct gemm_settings *s
                            struct w4a16_weight *w)
 {
     BkW4A16ConvertInfo qi, pi;
+    BkW4A16ZeroPointsInfo qz, pz;
     struct bench_plan quantize, pack;
     const void *quantize_info =
         w4a16_convert_build(BK_W4A16_QUANTIZE, w->dtype, w->k, w->n, W4A16_GROUP, &qi);
     const void *pack_info =
         w4a16_convert_build(BK_W4A16_PACK, w->dtype, w->k, w->n, W4A16_GROUP, &pi);
+    if (w->zeros) {
+        qi.pNext = w4a16_zero_points_build(true, false, w->k, w->n, W4A16_GROUP, &qz);
+        pi.pNext = w4a16_zero_points_build(true, true, w->k, w->n, W4A16_GROUP, &pz);
+    }
+    const uint32_t slots = w->zeros ? 7 : 5;
     w->ok = bench_plan_create(d, quantize_info, &quantize, w->message, sizeof w->message);
     if (!w->ok)
         return;
@@ -193,41 +217,50 @@ static void prepare_weight(struct bench_device *d, const struct gemm_settings *s
         bench_plan_destroy(d, &quantize);
         return;
     }
-    if (quantize.props.bindingCount != 5 || pack.props.bindingCount != 5)
-        tool_die("w4a16: conversions with %u and %u bindings, bkbench expects 5",
-                 quantize.props.bindingCount, pack.props.bindingCount);
+    if (quantize.props.bindingCount != slots || pack.props.bindingCount != slots)
+        tool_die("w4a16: conversions with %u and %u bindings, bkbench expects %u",
+                 quantize.props.bindingCount, pack.props.bindingCount, slots);
 
     const uint64_t tmp_bytes[T_COUNT] = {
         binding_size(&quantize, BK_W4A16_CONVERT_BINDING_WEIGHT),
         binding_size(&quantize, BK_W4A16_CONVERT_BINDING_QUANTIZED),
-        binding_size(&quantize, BK_W4A16_CONVERT_BINDING_SCALES)};
+        binding_size(&quantize, BK_W4A16_CONVERT_BINDING_SCALES),
+        w->zeros ? binding_size(&quantize, BK_W4A16_CONVERT_BINDING_ZEROS) : 0};
     struct bench_sets tmp;
     bench_sets_alloc(d, &tmp, 1, tmp_bytes, T_COUNT);
     bench_sets_fill(d, &tmp, T_WEIGHT, w->dtype);
 
     w->bytes[W_PACKED] = binding_size(&pack, BK_W4A16_CONVERT_BINDING_PACKED);
     w->bytes[W_SCALES] = binding_size(&pack, BK_W4A16_CONVERT_BINDING_PACKED_SCALES);
+    w->bytes[W_ZEROS] =
+        w->zeros ? binding_size(&pack, BK_W4A16_CONVERT_BINDING_PACKED_ZEROS) : 0;
     w->bytes[W_DENSE] = gemm_matrix_bytes(w->dtype, w->n, w->k);
-    if (w->bytes[W_PACKED] + w->bytes[W_SCALES] != w4a16_weight_bytes(w->k, w->n))
-        tool_die("w4a16: the packed weight of %lldx%lld takes %llu + %llu bytes, not %llu",
-                 (long long)w->k, (long long)w->n, (unsigned long long)w->bytes[W_PACKED],
-                 (unsigned long long)w->bytes[W_SCALES],
-                 (unsigned long long)w4a16_weight_bytes(w->k, w->n));
+    const uint64_t int4_bytes = w->bytes[W_PACKED] + w->bytes[W_SCALES] + w->bytes[W_ZEROS];
+    if (int4_bytes != w4a16_weight_bytes(w->k, w->n, w->zeros))
+        tool_die("w4a16: the packed weight of %lldx%lld takes %llu bytes, not %llu",
+                 (long long)w->k, (long long)w->n, (unsigned long long)int4_bytes,
+                 (unsigned long long)w4a16_weight_bytes(w->k, w->n, w->zeros));
     /* Enough sets that the int4 weights alone exceed the rotation size. */
-    w->sets = bench_sets_for(w->bytes[W_PACKED] + w->bytes[W_SCALES], &s->bench);
+    w->sets = bench_sets_for(int4_bytes, &s->bench);
     bench_sets_alloc(d, &w->buf, w->sets, w->bytes, W_COUNT);
 
-    BkDeviceAddress qb[5] = {0}, pb[5] = {0};
+    BkDeviceAddress qb[7] = {0}, pb[7] = {0};
     qb[BK_W4A16_CONVERT_BINDING_WEIGHT] = bench_sets_address(&tmp, 0, T_WEIGHT);
     qb[BK_W4A16_CONVERT_BINDING_QUANTIZED] = bench_sets_address(&tmp, 0, T_QUANTIZED);
     qb[BK_W4A16_CONVERT_BINDING_SCALES] = bench_sets_address(&tmp, 0, T_SCALES);
+    if (w->zeros)
+        qb[BK_W4A16_CONVERT_BINDING_ZEROS] = bench_sets_address(&tmp, 0, T_ZEROS);
     bench_plan_run_once(d, &quantize, qb);
     pb[BK_W4A16_CONVERT_BINDING_QUANTIZED] = qb[BK_W4A16_CONVERT_BINDING_QUANTIZED];
     pb[BK_W4A16_CONVERT_BINDING_SCALES] = qb[BK_W4A16_CONVERT_BINDING_SCALES];
     pb[BK_W4A16_CONVERT_BINDING_PACKED] = bench_sets_address(&w->buf, 0, W_PACKED);
     pb[BK_W4A16_CONVERT_BINDING_PACKED_SCALES] = bench_sets_address(&w->buf, 0, W_SCALES);
+    if (w->zeros) {
+        pb[BK_W4A16_CONVERT_BINDING_ZEROS] = qb[BK_W4A16_CONVERT_BINDING_ZEROS];
+        pb[BK_W4A16_CONVERT_BINDING_PACKED_ZEROS] = bench_sets_address(&w->buf, 0, W_ZEROS);
+    }
     bench_plan_run_once(d, &pack, pb);
-    bench_sets_copy_first(d, &w->buf, 0, W_SCALES + 1);
+    bench_sets_copy_first(d, &w->buf, 0, W_ZEROS + 1);
     bench_sets_fill(d, &w->buf, W_DENSE, w->dtype);
     make_reference(d, w, &tmp);
 
@@ -254,7 +287,7 @@ static struct w4a16_weight *weight_for(struct bench_device *d, const struct w4a1
                                        struct w4a16_weight **cache)
 {
     struct w4a16_weight *w = *cache;
-    if (w && w->dtype == c->dtype && w->k == c->k && w->n == c->n)
+    if (w && w->dtype == c->dtype && w->k == c->k && w->n == c->n && w->zeros == c->zeros)
         return w;
     bench_w4a16_release(d, cache);
     w = calloc(1, sizeof *w);
@@ -263,6 +296,7 @@ static struct w4a16_weight *weight_for(struct bench_device *d, const struct w4a1
     w->dtype = c->dtype;
     w->k = c->k;
     w->n = c->n;
+    w->zeros = c->zeros;
     prepare_weight(d, s, w);
     *cache = w;
     return w;
@@ -440,19 +474,23 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
     r->dense_by = s->lt ? "cublasLt" : "libbk";
     r->dense_status = "skipped";
     r->dense_algo = -1;
-    r->weight_bytes = w4a16_weight_bytes(c->k, c->n);
+    r->weight_bytes = w4a16_weight_bytes(c->k, c->n, c->zeros);
     /* bytes / (GB/s) = ns; the copy bandwidth counts bytes read + written,
      * so reading the weight once at it takes this long. */
     if (copy_gb_per_s > 0)
         r->floor_us = (double)r->weight_bytes / copy_gb_per_s * 1e-3;
 
     BkW4A16GemmInfo info;
+    BkW4A16ZeroPointsInfo zp;
     struct bench_plan p;
     const void *gemm_info = w4a16_gemm_build(c->dtype, c->m, c->k, c->n, W4A16_GROUP, &info);
+    if (c->zeros)
+        info.pNext = w4a16_zero_points_build(false, true, c->k, c->n, W4A16_GROUP, &zp);
     if (!bench_plan_create(d, gemm_info, &p, r->message, sizeof r->message))
         return;
-    if (p.props.bindingCount != 5)
-        tool_die("w4a16: %u bindings, bkbench expects 5", p.props.bindingCount);
+    if (p.props.bindingCount != (c->zeros ? 6u : 5u))
+        tool_die("w4a16: %u bindings, bkbench expects %u", p.props.bindingCount,
+                 c->zeros ? 6u : 5u);
     const struct w4a16_weight *w = weight_for(d, c, s, weight);
     if (!w->ok) {
         snprintf(r->message, sizeof r->message, "%s", w->message);
@@ -486,6 +524,8 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
         b[BK_W4A16_GEMM_BINDING_PACKED] = bench_sets_address(&w->buf, set, W_PACKED);
         b[BK_W4A16_GEMM_BINDING_PACKED_SCALES] = bench_sets_address(&w->buf, set, W_SCALES);
         b[BK_W4A16_GEMM_BINDING_C] = bench_sets_address(&io, set, IO_C);
+        if (c->zeros)
+            b[BK_W4A16_GEMM_BINDING_PACKED_ZEROS] = bench_sets_address(&w->buf, set, W_ZEROS);
     }
     check_result(d, c, &p, bind, &io, w, r);
 

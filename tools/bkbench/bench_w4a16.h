@@ -9,7 +9,10 @@
  * device where it loads, else libbk's dense BkGemmInfo plan); a few
  * entries of C are checked against a dequantized reference made on the
  * host. Shapes are the GPU ones divided by the scale's divisor, K
- * rounded to a multiple of 128 and N to one of 64; M is never scaled. */
+ * rounded to a multiple of 128 and N to one of 64; M is never scaled.
+ * Llama-2-7B's layers in F16 also run with zero points (layer "qkv-zp"
+ * and so on: an asymmetric weight, BkW4A16ZeroPointsInfo), whose floor
+ * counts the packed zero points too. */
 #ifndef BK_TOOL_BENCH_W4A16_H
 #define BK_TOOL_BENCH_W4A16_H
 
@@ -31,6 +34,7 @@ struct w4a16_case {
     const char *model;                    /* "llama-2-7b", "llama-70b"; NULL: square */
     const char *layer;                    /* "qkv", "gate-up", "down", "square" */
     int64_t m, n, k;                      /* A[M, K], B[K, N], C[M, N] */
+    bool zeros;                           /* asymmetric, with zero points */
     char shape[64];                       /* "16x12288x4096": M x N x K */
 };
 
@@ -40,7 +44,8 @@ struct w4a16_result {
     char message[256];
     char kernel[BK_MAX_KERNEL_NAME_SIZE]; /* the W4A16 GEMM plan's */
     uint64_t workspace;                   /* its workspace, bytes */
-    uint64_t weight_bytes;                /* K*N/2 + (K/128)*N*2: packed + packedScales */
+    uint64_t weight_bytes;                /* K*N/2 + (K/128)*N*2: packed + packedScales
+                                             (+ (K/128)*N/2 of packedZeros) */
     uint32_t sets;                        /* weight sets rotated through */
     double us;                            /* median, reusable submits */
     double floor_us;                      /* weight_bytes at the copy bandwidth; 0: unknown */
@@ -69,8 +74,9 @@ size_t bench_w4a16_case_count(void);
 size_t bench_w4a16_cases(enum bench_gemm_scale scale, struct w4a16_case *out, size_t max);
 /* 2 M N K. */
 double w4a16_case_flops(const struct w4a16_case *c);
-/* Bytes of the packed weight and its scales: K*N/2 + (K/128)*N*2. */
-uint64_t w4a16_weight_bytes(int64_t k, int64_t n);
+/* Bytes of the packed weight and its scales: K*N/2 + (K/128)*N*2; with
+ * zero points also their (K/128)*N/2. */
+uint64_t w4a16_weight_bytes(int64_t k, int64_t n, bool zeros);
 
 /* Measures one case: s->lt (when not NULL) times the dense GEMM, else
  * libbk's dense plan does; copy_gb_per_s gives the floor. *weight is the
