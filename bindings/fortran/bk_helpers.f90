@@ -704,9 +704,12 @@ contains
   ! ---- Arrays: sizes, host addresses, copies -------------------------------
   ! c_loc is only defined for a contiguous array, so bk_host_address
   ! checks that first; an empty array has address 0 (empty tensors may
-  ! bind 0). The copies' dummies are CONTIGUOUS: a section is gathered
-  ! into (and scattered back from) a temporary by the compiler around the
-  ! call.
+  ! bind 0). The copies take any array, as assumed rank without
+  ! CONTIGUOUS: a contiguous one is copied in place, a section is
+  ! gathered into (or scattered back from) a contiguous temporary here,
+  ! one rank at a time. (A CONTIGUOUS assumed-rank dummy would make the
+  ! caller build that temporary, and gfortran 12 stops with an internal
+  ! compiler error when the caller's actual is itself assumed rank.)
   pure function sizeof_f32(x) result(bytes)
     real(c_float), intent(in) :: x(..)
     integer(c_int64_t) :: bytes
@@ -733,16 +736,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_f32
 
+  ! The elements of x in array element order.
+  subroutine gather_f32(x, buf)
+    real(c_float), intent(in) :: x(..)
+    real(c_float), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_f32
+
+  ! x = buf, in array element order.
+  subroutine scatter_f32(buf, x)
+    real(c_float), intent(in) :: buf(:)
+    real(c_float), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_f32
+
   subroutine copy_to_f32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    real(c_float), intent(in), target, contiguous :: src(..)
+    real(c_float), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_float), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_f32(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -750,14 +839,21 @@ contains
 
   subroutine copy_from_f32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    real(c_float), intent(inout), target, contiguous :: dst(..)
+    real(c_float), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_float), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_f32(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -789,16 +885,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_f64
 
+  ! The elements of x in array element order.
+  subroutine gather_f64(x, buf)
+    real(c_double), intent(in) :: x(..)
+    real(c_double), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_f64
+
+  ! x = buf, in array element order.
+  subroutine scatter_f64(buf, x)
+    real(c_double), intent(in) :: buf(:)
+    real(c_double), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_f64
+
   subroutine copy_to_f64(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    real(c_double), intent(in), target, contiguous :: src(..)
+    real(c_double), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_double), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_f64(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -806,14 +988,21 @@ contains
 
   subroutine copy_from_f64(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    real(c_double), intent(inout), target, contiguous :: dst(..)
+    real(c_double), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_double), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_f64(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -845,16 +1034,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i32
 
+  ! The elements of x in array element order.
+  subroutine gather_i32(x, buf)
+    integer(c_int32_t), intent(in) :: x(..)
+    integer(c_int32_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i32
+
+  ! x = buf, in array element order.
+  subroutine scatter_i32(buf, x)
+    integer(c_int32_t), intent(in) :: buf(:)
+    integer(c_int32_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i32
+
   subroutine copy_to_i32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int32_t), intent(in), target, contiguous :: src(..)
+    integer(c_int32_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int32_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i32(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -862,14 +1137,21 @@ contains
 
   subroutine copy_from_i32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int32_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int32_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int32_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i32(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -901,16 +1183,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i16
 
+  ! The elements of x in array element order.
+  subroutine gather_i16(x, buf)
+    integer(c_int16_t), intent(in) :: x(..)
+    integer(c_int16_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i16
+
+  ! x = buf, in array element order.
+  subroutine scatter_i16(buf, x)
+    integer(c_int16_t), intent(in) :: buf(:)
+    integer(c_int16_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i16
+
   subroutine copy_to_i16(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int16_t), intent(in), target, contiguous :: src(..)
+    integer(c_int16_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int16_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i16(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -918,14 +1286,21 @@ contains
 
   subroutine copy_from_i16(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int16_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int16_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int16_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i16(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -957,16 +1332,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i8
 
+  ! The elements of x in array element order.
+  subroutine gather_i8(x, buf)
+    integer(c_int8_t), intent(in) :: x(..)
+    integer(c_int8_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i8
+
+  ! x = buf, in array element order.
+  subroutine scatter_i8(buf, x)
+    integer(c_int8_t), intent(in) :: buf(:)
+    integer(c_int8_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i8
+
   subroutine copy_to_i8(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int8_t), intent(in), target, contiguous :: src(..)
+    integer(c_int8_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int8_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i8(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -974,14 +1435,21 @@ contains
 
   subroutine copy_from_i8(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int8_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int8_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int8_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i8(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)

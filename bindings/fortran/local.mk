@@ -42,7 +42,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran/fortran_attention \
 	t/fortran/fortran_attention_sequences \
 	t/fortran/fortran_queue_run \
-	t/fortran/fortran_convert
+	t/fortran/fortran_convert \
+	t/fortran/fortran_wrappers
 BK_FORTRAN_SH_TESTS = \
 	t/fortran/fortran-generated.sh \
 	t/fortran/fortran-layout.sh \
@@ -120,6 +121,8 @@ t_fortran_fortran_queue_run_SOURCES = t/fortran/fortran_queue_run.f90 t/fortran/
 t_fortran_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_fortran_convert_SOURCES = t/fortran/fortran_convert.f90 t/fortran/fortran_tap.f90
 t_fortran_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_wrappers_SOURCES = t/fortran/fortran_wrappers.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_wrappers_LDADD = $(BK_FORTRAN_LIBS)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_fortran_layout_c_SOURCES = t/fortran/fortran_layout_c.c
 nodist_t_fortran_fortran_layout_f_SOURCES = t/fortran/fortran_layout_f.f90
@@ -132,7 +135,8 @@ t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT): bin
 t/fortran/fortran_api.$(OBJEXT) t/fortran/fortran_errors.$(OBJEXT) t/fortran/fortran_gemm.$(OBJEXT) \
 	t/fortran/fortran_w4a16.$(OBJEXT) t/fortran/fortran_attention.$(OBJEXT) \
 	t/fortran/fortran_attention_sequences.$(OBJEXT) t/fortran/fortran_queue_run.$(OBJEXT) \
-	t/fortran/fortran_convert.$(OBJEXT): t/fortran/fortran_tap.$(OBJEXT)
+	t/fortran/fortran_convert.$(OBJEXT) t/fortran/fortran_wrappers.$(OBJEXT): \
+	t/fortran/fortran_tap.$(OBJEXT)
 t/fortran/fortran_gated_forward.$(OBJEXT) t/fortran/fortran_gated_backward.$(OBJEXT): \
 	t/fortran/fortran_tap.$(OBJEXT) t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT)
 t/fortran/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
