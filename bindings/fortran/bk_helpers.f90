@@ -68,6 +68,20 @@ module bk_helpers
          is_null_memory
   end interface bk_is_null
 
+  ! Counts, indices and sizes (fortranDim and rank, deviceIndex, blockQ
+  ! and blockK, shapes, strides) take default or c_int64_t integers, so
+  ! code built with -fdefault-integer-8 passes its literals as they are
+  ! (deviceIndex, an optional beside another, as class(*)).
+  interface bk_split_axis
+    module procedure split_axis_i32, split_axis_i64
+  end interface bk_split_axis
+  interface bk_attention_mask_pattern
+    module procedure mask_pattern_i32, mask_pattern_i64
+  end interface bk_attention_mask_pattern
+  interface bk_attention_list_pattern
+    module procedure list_pattern_i32, list_pattern_i64
+  end interface bk_attention_list_pattern
+
   ! desc = bk_tensor_desc(dataType, shape [, stride] [, stat, errmsg]):
   ! shape and stride (in elements) in Fortran order, default or c_int64_t
   ! integers; no stride means contiguous.
@@ -385,11 +399,31 @@ contains
 
   ! The C (row-major) axis of Fortran dimension fortranDim (1-based) of a
   ! rank-`rank` array: what BkGatedActivationInfo%splitAxis wants.
-  elemental function bk_split_axis(fortranDim, rank) result(axis)
-    integer, intent(in) :: fortranDim, rank
+  elemental function split_axis_i32(fortranDim, rank) result(axis)
+    integer(c_int32_t), intent(in) :: fortranDim, rank
     integer(c_int32_t) :: axis
     axis = int(rank - fortranDim, c_int32_t)
-  end function bk_split_axis
+  end function split_axis_i32
+  elemental function split_axis_i64(fortranDim, rank) result(axis)
+    integer(c_int64_t), intent(in) :: fortranDim, rank
+    integer(c_int32_t) :: axis
+    axis = int(rank - fortranDim, c_int32_t)
+  end function split_axis_i64
+
+  ! A count or an index x for a C int32_t or (unsigned) uint32_t field,
+  ! as the field's bits: x when the C type holds it, else -1 (4294967295
+  ! unsigned), which libbk refuses, rather than x wrapped around.
+  elemental function int32_of(x, unsigned) result(bits)
+    integer(c_int64_t), intent(in) :: x
+    logical, intent(in) :: unsigned
+    integer(c_int32_t) :: bits
+    bits = -1
+    if (unsigned .and. x >= 0 .and. x <= 4294967295_c_int64_t) then
+      bits = int(x - merge(4294967296_c_int64_t, 0_c_int64_t, x > huge(bits)), c_int32_t)
+    else if (.not. unsigned .and. x >= -huge(bits) - 1 .and. x <= huge(bits)) then
+      bits = int(x, c_int32_t)
+    end if
+  end function int32_of
 
   ! Shape and strides in Fortran order, reversed into the C order of
   ! BkTensorDesc: the heart of the index-order rule.
@@ -1486,19 +1520,34 @@ contains
   subroutine bk_create_context(context, deviceType, deviceIndex, stat, errmsg)
     type(BkContext), intent(out) :: context
     integer(c_int), intent(in), optional :: deviceType
-    integer(c_int32_t), intent(in), optional :: deviceIndex
+    class(*), intent(in), optional :: deviceIndex
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkContextCreateInfo) :: info
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     if (present(deviceType)) info%deviceType = deviceType
-    if (present(deviceIndex)) info%deviceIndex = deviceIndex
-    res = bkCreateContext(info, c_null_ptr, context)
-    msg = message_of(res)
+    res = BK_SUCCESS
+    if (present(deviceIndex)) then
+      select type (deviceIndex)
+      type is (integer(c_int32_t))
+        info%deviceIndex = deviceIndex
+      type is (integer(c_int64_t))
+        info%deviceIndex = int32_of(deviceIndex, .true.)
+      class default
+        res = BK_ERROR_INVALID_ARGUMENT
+      end select
+    end if
+    if (res == BK_SUCCESS) then
+      res = bkCreateContext(info, c_null_ptr, context)
+      msg = message_of(res)
+    else
+      msg = 'deviceIndex must be an integer of kind c_int32_t or c_int64_t'
+    end if
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCreateContext', msg, stat)
   end subroutine bk_create_context
+
 
   ! size bytes of memoryType (default BK_MEMORY_TYPE_DEVICE); address, when
   ! given, receives its device address. bk_sizeof(x) is the size of array x.
@@ -2095,10 +2144,10 @@ contains
   ! mask(nbk, nbq [, Hp [, Bp]]), nonzero where query block i attends to
   ! key block j: mask(j + 1, i + 1, ...) with blocks counted from 0. Left
   ! out, Hp and Bp are 1 (shared). blockK defaults to blockQ.
-  function bk_attention_mask_pattern(mask, blockQ, blockK, stat, errmsg) result(pattern)
+  function mask_pattern_i32(mask, blockQ, blockK, stat, errmsg) result(pattern)
     integer(c_int8_t), intent(in) :: mask(..)
-    integer, intent(in) :: blockQ
-    integer, intent(in), optional :: blockK
+    integer(c_int32_t), intent(in) :: blockQ
+    integer(c_int32_t), intent(in), optional :: blockK
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkAttentionPattern) :: pattern
@@ -2106,9 +2155,9 @@ contains
     integer(c_int64_t) :: shp(rank(mask))
     integer(c_int) :: res
     pattern%form = BK_ATTENTION_PATTERN_MASK
-    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
     pattern%blockK = pattern%blockQ
-    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
     shp = shape(mask, c_int64_t)
     if (size(shp) < 2 .or. size(shp) > 4) then
       res = BK_ERROR_INVALID_ARGUMENT
@@ -2120,27 +2169,54 @@ contains
     end if
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_mask_pattern', msg, stat)
-  end function bk_attention_mask_pattern
+  end function mask_pattern_i32
+
+  function mask_pattern_i64(mask, blockQ, blockK, stat, errmsg) result(pattern)
+    integer(c_int8_t), intent(in) :: mask(..)
+    integer(c_int64_t), intent(in) :: blockQ
+    integer(c_int64_t), intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int64_t) :: shp(rank(mask))
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_MASK
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
+    shp = shape(mask, c_int64_t)
+    if (size(shp) < 2 .or. size(shp) > 4) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'mask must be mask(nbk, nbq [, Hp [, Bp]])'
+    else
+      ! (nbk, nbq) is C's one axis nbq * nbk, key blocks fastest.
+      call pattern_tensor('mask', [shp(1) * shp(2), shp(3:)], 1, BK_DATA_TYPE_U8, &
+           pattern%mask, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_mask_pattern', msg, stat)
+  end function mask_pattern_i64
 
   ! pattern = bk_attention_list_pattern(counts, indices, blockQ [, blockK]
   ! [, stat, errmsg]): the LIST form of integer(c_int32_t) arrays
   ! counts(nbq [, Hp [, Bp]]) and indices(capacity, nbq [, Hp [, Bp]]):
   ! query block i attends to key blocks indices(1:counts(i + 1), i + 1),
   ! numbered from 0.
-  function bk_attention_list_pattern(counts, indices, blockQ, blockK, stat, errmsg) &
+  function list_pattern_i32(counts, indices, blockQ, blockK, stat, errmsg) &
        result(pattern)
     integer(c_int32_t), intent(in) :: counts(..), indices(..)
-    integer, intent(in) :: blockQ
-    integer, intent(in), optional :: blockK
+    integer(c_int32_t), intent(in) :: blockQ
+    integer(c_int32_t), intent(in), optional :: blockK
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkAttentionPattern) :: pattern
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     pattern%form = BK_ATTENTION_PATTERN_LIST
-    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
     pattern%blockK = pattern%blockQ
-    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
     if (rank(indices) /= rank(counts) + 1) then
       res = BK_ERROR_INVALID_ARGUMENT
       msg = 'indices must have one dimension (capacity) before those of counts'
@@ -2152,7 +2228,33 @@ contains
     end if
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_list_pattern', msg, stat)
-  end function bk_attention_list_pattern
+  end function list_pattern_i32
+  function list_pattern_i64(counts, indices, blockQ, blockK, stat, errmsg) &
+       result(pattern)
+    integer(c_int32_t), intent(in) :: counts(..), indices(..)
+    integer(c_int64_t), intent(in) :: blockQ
+    integer(c_int64_t), intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_LIST
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
+    if (rank(indices) /= rank(counts) + 1) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'indices must have one dimension (capacity) before those of counts'
+    else
+      call pattern_tensor('counts', shape(counts, c_int64_t), 1, BK_DATA_TYPE_I32, &
+           pattern%counts, res, msg)
+      if (res == BK_SUCCESS) call pattern_tensor('indices', shape(indices, c_int64_t), 2, &
+           BK_DATA_TYPE_I32, pattern%indices, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_list_pattern', msg, stat)
+  end function list_pattern_i64
 
   ! The next operand of an info filler, unless an earlier one failed; an
   ! lse is described in `order` without D.

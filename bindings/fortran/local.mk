@@ -43,7 +43,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran/fortran_attention_sequences \
 	t/fortran/fortran_queue_run \
 	t/fortran/fortran_convert \
-	t/fortran/fortran_wrappers
+	t/fortran/fortran_wrappers \
+	t/fortran/fortran_integer8
 BK_FORTRAN_SH_TESTS = \
 	t/fortran/fortran-generated.sh \
 	t/fortran/fortran-layout.sh \
@@ -123,6 +124,10 @@ t_fortran_fortran_convert_SOURCES = t/fortran/fortran_convert.f90 t/fortran/fort
 t_fortran_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_fortran_wrappers_SOURCES = t/fortran/fortran_wrappers.f90 t/fortran/fortran_tap.f90
 t_fortran_fortran_wrappers_LDADD = $(BK_FORTRAN_LIBS)
+# Built with 8-byte default integers against the module built without.
+t_fortran_fortran_integer8_SOURCES = t/fortran/fortran_integer8.f90
+t_fortran_fortran_integer8_FCFLAGS = $(AM_FCFLAGS) $(BK_FC_INTEGER8)
+t_fortran_fortran_integer8_LDADD = $(BK_FORTRAN_LIBS)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_fortran_layout_c_SOURCES = t/fortran/fortran_layout_c.c
 nodist_t_fortran_fortran_layout_f_SOURCES = t/fortran/fortran_layout_f.f90
@@ -140,6 +145,7 @@ t/fortran/fortran_api.$(OBJEXT) t/fortran/fortran_errors.$(OBJEXT) t/fortran/for
 t/fortran/fortran_gated_forward.$(OBJEXT) t/fortran/fortran_gated_backward.$(OBJEXT): \
 	t/fortran/fortran_tap.$(OBJEXT) t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT)
 t/fortran/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/t_fortran_fortran_integer8-fortran_integer8.$(OBJEXT): bindings/fortran/bk.lo
 
 t/fortran/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
 	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t/fortran
