@@ -44,6 +44,7 @@ struct gemm_result {
     uint64_t workspace;                   /* libbk's plan's workspace, bytes */
     uint32_t sets;                        /* buffer sets rotated through */
     double one_time_us, reusable_us;      /* medians */
+    struct bench_spread reusable_t;       /* reusable_us, min and max of every round's runs */
     /* cuBLASLt called directly: "ok", "skipped" (not a CUDA device),
      * "unavailable" (no library), "failed" (lt_message says why) or
      * "mismatch" (timed, but its D is not libbk's). */
@@ -74,6 +75,7 @@ struct sparse24_result {
     uint64_t prepared_bytes;              /* the prepared weight */
     uint32_t sets;
     double sparse_us, dense_us;           /* medians, reusable submits */
+    struct bench_spread sparse_t;         /* sparse_us, min and max of every round's runs */
     double peak_tflops;                   /* dense peak, 0 = unknown */
     /* cuSPARSELt called directly: "ok", "unavailable" (no library or not
      * a CUDA device), "failed" (slt_message says why) or "mismatch"

@@ -11,6 +11,7 @@
 
 #include "bench_case.h"
 #include "bench_device.h"
+#include "bench_spread.h"
 
 struct bench_settings {
     uint32_t warmup;
@@ -23,6 +24,7 @@ struct bench_result {
     bool supported;                   /* false: bkCreatePlan said unsupported */
     uint32_t sets;                    /* buffer sets rotated through */
     double us;                        /* median time of one run */
+    struct bench_spread t;            /* its median, min and max */
     double gb_per_s;
     double tflop_per_s;               /* 0 for memory-bound ops */
     double roofline;                  /* of the copy bandwidth; 0 if not rated */

@@ -132,16 +132,16 @@ if [ $status -ne 0 ]; then sed 's/^/# /' "$tmp/bench.err"; fi
 grep -Eq '^copy bandwidth .*: [0-9]+\.[0-9] GB/s$' "$tmp/bench.txt" &&
     ! grep -Eq ': 0\.0 GB/s$' "$tmp/bench.txt"
 ok $? "bkbench prints a non-zero copy bandwidth"
-grep -Eq '^op +kind +dtype +shape +sets +time\(us\) +GB/s +TFLOP/s +roof$' "$tmp/bench.txt"
+grep -Eq '^op +kind +dtype +shape +sets +time\(us\) +spread +GB/s +TFLOP/s +roof$' "$tmp/bench.txt"
 ok $? "bkbench prints the table header"
 rows=$(grep -Ec '^gated-(fwd|bwd) ' "$tmp/bench.txt")
 [ "$rows" -eq $cases ]
 ok $? "bkbench prints $cases rows (got $rows)"
 row='^gated-(fwd|bwd) +[a-z-]+ +(f32|f16|bf16|f64) +[0-9]+x[0-9]+( rs=[0-9]+)?'
-row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9] +- +[0-9]+\.[0-9]%$'
+row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +- +[0-9]+\.[0-9]%$'
 timed=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$timed" -eq $cases ]
-ok $? "every row has a time, GB/s and a roofline fraction (got $timed)"
+ok $? "every row has a time, its spread, GB/s and a roofline fraction (got $timed)"
 [ "$(grep -c ' rs=' "$tmp/bench.txt")" -eq 40 ]
 ok $? "the strided case runs for every op, kind and dtype"
 grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
@@ -150,19 +150,20 @@ grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &
     [ "$(grep -c '^launch cost (gated-fwd f32 ' "$tmp/bench.txt")" -eq 2 ] &&
     grep -q "^launch cost (gated-fwd f32 1x32, libbk's own work" "$tmp/bench.txt"
 ok $? "bkbench prints the launch costs, for a tiny and a minimal plan"
-# shape, sets, 1x and re TFLOP/s, then no cuBLASLt and no peak on the host
+# shape, sets, 1x and re TFLOP/s, re's spread, then no cuBLASLt and no peak on the host
 row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
-rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
+rows=$(grep -Ec "$row"' +-[0-9]+/\+[0-9]+% +- +n/a +n/a +n/a$' "$tmp/bench.txt")
 [ "$rows" -eq $gemm_cases ]
 ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, no cuBLASLt on the host (got $rows)"
-# layer, shape, sets, dense and sparse TFLOP/s, speedup, kernel
+# layer, shape, sets, dense and sparse TFLOP/s, sparse's spread, speedup, kernel
 row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+'
-rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
+rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9]+x +[a-z0-9_]+' \
+       "$tmp/bench.txt")
 [ "$rows" -eq $sparse_cases ]
 ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
-# shape, blk, pattern, form, active, sets, us, TF/s, kernel
+# shape, blk, pattern, form, active, sets, us, spread, TF/s, kernel (cut)
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
-row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+ +host_att'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $attention_rows ]
 ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"

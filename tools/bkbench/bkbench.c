@@ -22,9 +22,11 @@
 #include "bench_gemm.h"
 #include "bench_gemm_suite.h"
 #include "bench_launch.h"
+#include "bench_plot.h"
 #include "bench_progress.h"
 #include "bench_record.h"
 #include "bench_run.h"
+#include "bench_spread.h"
 #include "bench_step.h"
 #include "tool_common.h"
 
@@ -73,14 +75,15 @@ struct options {
     const char *shapes;               /* GEMM-family shapes, "16x8192x8192,..."; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
     const char *csv_file;             /* write the results as CSV here; NULL = no */
+    const char *plot_file;            /* write an SVG chart here; NULL = no */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--quiet] [--json]\n"
-            "               [--json-file FILE] [--csv FILE] [--size-mib N] [--repeats N]\n"
-            "               [--warmup N]\n"
+            "               [--json-file FILE] [--csv FILE] [--plot FILE.svg]\n"
+            "               [--size-mib N] [--repeats N] [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
             "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
             "               [--shape MxNxK[,...]]\n"
@@ -182,14 +185,14 @@ static void parse_patterns(const char *list)
 static void parse_options(int argc, char **argv, struct options *o)
 {
     *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, false, 0.0, -1, -1, 0, NULL,
-                          NULL, NULL, NULL, NULL, NULL};
+                          NULL, NULL, NULL, NULL, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
                                                  "--warmup", "--op",       "--kind",
                                                  "--dtype",  "--json-file", "--pattern",
-                                                 "--csv",    "--shape"};
+                                                 "--csv",    "--shape",     "--plot"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -242,6 +245,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             if (*value == '\0')
                 usage_error("%s needs a file name", "--csv");
             o->csv_file = value;
+        } else if (strcmp(name, "--plot") == 0) {
+            if (*value == '\0')
+                usage_error("%s needs a file name", "--plot");
+            o->plot_file = value;
         } else if (strcmp(name, "--kind") == 0) {
             BkGatedActivationKind k;
             o->kind = value;
@@ -306,6 +313,10 @@ static void choose_settings(const struct options *o, const struct bench_device *
     uint64_t size_bytes = (uint64_t)(p->size_mib * MIB);
     if (!o->quick && p->copy_bytes < size_bytes)
         p->copy_bytes = size_bytes;
+    /* The roof is memory's: the copy is past the last-level cache, even
+     * with --quick. */
+    if (p->copy_bytes < 2 * d->cache_bytes)
+        p->copy_bytes = 2 * d->cache_bytes;
     p->timer = cuda ? "cuda-events" : "clock-monotonic";
 }
 
@@ -345,6 +356,15 @@ static void print_header(const struct bench_device *d, const struct plan_of_run 
            (double)d->cache_bytes / MIB, quick ? ", quick" : "");
     printf("copy bandwidth (bkCmdCopyMemory %.0f MiB, read + write): %.1f GB/s\n",
            (double)p->copy_bytes / MIB, copy_gbs);
+    printf("roof: an op's bytes read + written per second over that copy bandwidth, the copy\n"
+           "past the %.0f MiB last-level cache; %s\n", (double)d->cache_bytes / MIB,
+           quick ? "with --quick the ops' inputs stay in the cache, so\n"
+                   "a roof above 100% measures the cache, not memory"
+                 : "each op rotates buffer sets past it too");
+    if (dp->deviceType == BK_DEVICE_TYPE_HOST)
+        printf("On the host the copy is one thread's memmove: an op whose traffic is not a "
+               "copy's\n(more reads than writes) can pass 100%%.\n");
+    printf("spread: the fastest and the slowest run against the median\n");
 }
 
 static void print_launch(const struct launch_result *l, const struct launch_settings *s)
@@ -404,8 +424,13 @@ static void print_json(const struct run_report *r)
            "\"rotateBytes\": %llu, \"timer\": \"%s\"},\n",
            r->o->quick ? "true" : "false", p->size_mib, p->bench.warmup, p->bench.repeats,
            (unsigned long long)p->bench.rotate_bytes, p->timer);
-    printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g},\n",
-           (unsigned long long)p->copy_bytes, r->copy_gbs);
+    printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g, \"pastCache\": %s},\n",
+           (unsigned long long)p->copy_bytes, r->copy_gbs,
+           p->copy_bytes > r->d->cache_bytes ? "true" : "false");
+    unsigned rows, wide;
+    bench_noise_counts(&rows, &wide);
+    printf("  \"noise\": {\"rows\": %u, \"wideRows\": %u, \"wideAbove\": %.6g},\n", rows, wide,
+           BENCH_SPREAD_WIDE);
     struct rec w = rec_json(stdout);
     printf("  \"results\": ");
     bench_gated_records(&w, r->cases, r->res, r->n);
@@ -600,10 +625,19 @@ int main(int argc, char **argv)
         print_json(&report);
     else if (launched)
         print_launch(&launch, &p.launch);
+    bench_noise_warn(o.json ? stderr : stdout);
     if (o.json_file)
         print_json_file(o.json_file, &report);
     if (o.csv_file)
         print_csv_file(o.csv_file, &report);
+    if (o.plot_file) {
+        char title[320];
+        snprintf(title, sizeof title, "bkbench: libbk on %s %u: %s%s",
+                 tool_device_type_name(dev.props.deviceType), dev.props.deviceIndex,
+                 dev.props.name, o.quick ? " (quick)" : "");
+        if (bench_plot_write(o.plot_file, title, run_records, &report) < 0)
+            tool_die("--plot %s: cannot write it", o.plot_file);
+    }
 
     /* Every op is meant to exist on every backend: a gap fails the run. */
     size_t unsupported = 0;
