@@ -3,7 +3,7 @@
  *   gemm      dense D[M, N] = A[M, K] @ B[N, K]^T (the transformer layout),
  *             libbk's plan as one-time and as reusable submits beside
  *             cuBLASLt called directly with the same algorithm policy;
- *   sparse24  Y[N, M] = X[N, K] @ W^T with a 2:4 W[M, K], libbk's sparse
+ *   sparse24  Y[M, N] = X[M, K] @ W^T with a 2:4 W[N, K], libbk's sparse
  *             plan beside its dense plan of the same shape and beside
  *             cuSPARSELt called directly on the same pruned W (flops
  *             counted as the dense 2 M N K for all).
@@ -63,8 +63,10 @@ struct gemm_result {
 struct sparse24_case {
     BkDataType dtype;
     const char *layer;                    /* "square", "qkv", "o", "gate-up", "down" */
-    int64_t m, n, k;                      /* W[M, K], X[N, K], Y[N, M] */
-    char shape[32];                       /* "2048x10240x8192": N x M x K */
+    /* m: W's rows, the output features (BkSparse24GemmInfo's m; N in the
+     * tables), n: X's rows, the tokens (M), k: the input features. */
+    int64_t m, n, k;
+    char shape[32];                       /* "2048x10240x8192": tokens x out x in */
 };
 
 struct sparse24_result {

@@ -81,6 +81,7 @@ void bench_gemm_print_header(const struct gemm_settings *s, const char *peak_mod
                              const char *lt)
 {
     printf("\ndense GEMM D[M,N] = A[M,K] @ B[N,K]^T, row-major; TFLOP/s = 2MNK / median time\n");
+    printf("shapes M x N x K: M tokens, N output features, K input features\n");
     printf("1x: one-time buffers, re: reusable buffers (%u runs after %u warm-up), "
            "Lt: cuBLASLt direct\n", s->bench.repeats, s->bench.warmup);
     printf("peak: of %s; cuBLASLt: %.60s\n", peak_model ? peak_model : "an unknown device (n/a)",
@@ -114,13 +115,13 @@ void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r
 
 void bench_sparse24_print_header(const char *slt)
 {
-    printf("\n2:4 sparse GEMM Y[N,M] = X[N,K] @ W[M,K]^T beside libbk's dense GEMM, "
+    printf("\n2:4 sparse GEMM Y[M,N] = X[M,K] @ W[N,K]^T beside libbk's dense GEMM, "
            "reusable buffers;\n");
     printf("TFLOP/s = 2MNK / median time for both (dense-equivalent); speedup: dense time / "
            "sparse time\n");
     printf("cuSPARSELt: %.80s\n", slt);
     printf("%-8s %-5s %-7s %-15s %4s %8s %8s %9s %7s %s\n", "op", "dtype", "layer",
-           "shape(NxMxK)", "sets", "dense", "sparse", "spread", "speedup", "sparse kernel");
+           "shape(MxNxK)", "sets", "dense", "sparse", "spread", "speedup", "sparse kernel");
 }
 
 /* A table of its own, after the sparse rows: the rows above keep their
@@ -130,7 +131,7 @@ void bench_sparse24_print_slt(const struct sparse24_case *c, const struct sparse
 {
     printf("\n2:4 sparse GEMM, libbk beside cuSPARSELt on the same pruned W (same sets, same X);"
            "\nTFLOP/s dense-equivalent; bk/SLt: cuSPARSELt time / libbk sparse time\n");
-    printf("%-10s %-5s %-7s %-15s %8s %8s %7s %s\n", "op", "dtype", "layer", "shape(NxMxK)",
+    printf("%-10s %-5s %-7s %-15s %8s %8s %7s %s\n", "op", "dtype", "layer", "shape(MxNxK)",
            "sparse", "SLt", "bk/SLt", "status");
     for (size_t i = 0; i < n; i++, c++, r++) {
         if (!r->supported)
@@ -259,6 +260,7 @@ void bench_gemm_records(struct rec *w, const struct gemm_case *c, const struct g
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_str(w, "transA", "N");
         rec_str(w, "transB", "T");
         rec_whole(w, "flops", flops);
@@ -311,6 +313,7 @@ void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_whole(w, "denseFlops", flops);
         rec_str(w, "status", r->supported ? "ok" : "unsupported");
         if (!r->supported) {
@@ -365,6 +368,7 @@ void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_int(w, "groupSize", W4A16_GROUP);
         rec_whole(w, "flops", flops);
         rec_uint(w, "weightBytes", r->weight_bytes);

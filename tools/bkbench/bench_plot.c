@@ -91,12 +91,6 @@ static void take_row(const struct rec *r, void *user)
             snprintf(rs, sizeof rs, "rs=%.*s", (int)strcspn(strides, " "), strides);
             append(b->label, sizeof b->label, rs);
         }
-        if (!rec_cell(r, "shape") && rec_cell(r, "m") && rec_cell(r, "n") && rec_cell(r, "k")) {
-            char shape[64];
-            snprintf(shape, sizeof shape, "%sx%sx%s", rec_cell(r, "m"), rec_cell(r, "n"),
-                     rec_cell(r, "k"));
-            append(b->label, sizeof b->label, shape);
-        }
         return;
     }
 }
