@@ -21,6 +21,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
 	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
+	tools/bkbench/bench_convert.c \
 	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \
 	tools/bkbench/bench_decode_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
@@ -70,6 +71,8 @@ EXTRA_DIST += bench/attention-peers.py
 # The PyTorch peers of bkbench's attention-decode and decode-step cases (bench/current.sh
 # pairs them by case name).
 EXTRA_DIST += bench/attention-decode-peers.py bench/decode-step-peers.py
+# The PyTorch peer of bkbench's conversion cases (Tensor.to()).
+EXTRA_DIST += bench/convert-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.

@@ -32,18 +32,18 @@ check() { # check DESCRIPTION COMMAND...: one TAP line
 }
 
 "$bkbench" --quick --device host --quiet --dtype bf16 \
-    --op gated-fwd,gemm,sparse24,w4a16,attention-fwd,attention-decode,decode-step \
+    --op gated-fwd,convert,gemm,sparse24,w4a16,attention-fwd,attention-decode,decode-step \
     --json-file "$tmp/run.json" --plot "$tmp/run.svg" >"$tmp/run.txt" 2>"$tmp/run.err"
 check "bkbench --quick --plot --json-file exits 0" test $? -eq 0 ||
     sed 's/^/# /' "$tmp/run.err"
 
 # The rows of the five tables with a spread column, and those with it.
-rows=$(grep -Ec '^(gated-fwd|gemm|sparse24|w4a16|attention-fwd) ' "$tmp/run.txt")
-spread=$(grep -Ec '^(gated-fwd|gemm|sparse24|w4a16|attention-fwd) .* -[0-9]+/\+[0-9]+% ' \
+rows=$(grep -Ec '^(gated-fwd|convert|gemm|sparse24|w4a16|attention-fwd) ' "$tmp/run.txt")
+spread=$(grep -Ec '^(gated-fwd|convert|gemm|sparse24|w4a16|attention-fwd) .* -[0-9]+/\+[0-9]+% ' \
          "$tmp/run.txt")
 headers=$(grep -Ec '^op .* (re )?spread ' "$tmp/run.txt")
-check "every row of the 5 tables has its spread ($spread of $rows), under 5 headers ($headers)" \
-    test "$rows" -gt 0 -a "$rows" -eq "$spread" -a "$headers" -eq 5
+check "every row of the 6 tables has its spread ($spread of $rows), under 6 headers ($headers)" \
+    test "$rows" -gt 0 -a "$rows" -eq "$spread" -a "$headers" -eq 6
 
 check "the header defines the roof and says the copy is past the last-level cache" \
     grep -q "^roof: an op's bytes read + written per second over that copy bandwidth" \
@@ -52,7 +52,7 @@ check "the header defines the roof and says the copy is past the last-level cach
 python3 - "$tmp/run.json" >"$tmp/spread.out" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-keys = {"results": "timeUs usMin usMax", "gemm": "reusableUs reusableUsMin reusableUsMax",
+keys = {"results": "timeUs usMin usMax", "convert": "timeUs usMin usMax", "gemm": "reusableUs reusableUsMin reusableUsMax",
         "sparse24": "sparseUs sparseUsMin sparseUsMax", "w4a16": "us usMin usMax",
         "attention": "us usMin usMax", "attentionDecode": "us usMin usMax",
         "decodeStep": "us usMin usMax"}
@@ -87,7 +87,7 @@ def first(r, *keys):
         if o is not None:
             return o
     return None
-ratio = {"results": ("roofline",), "gemm": ("reusableVsCublasLt", "peakFraction"),
+ratio = {"results": ("roofline",), "convert": ("roofline",), "gemm": ("reusableVsCublasLt", "peakFraction"),
          "sparse24": ("cusparseLt.sparseVsCusparseLt", "speedup"), "w4a16": ("ofFloor",),
          "attentionDecode": ("roofline",), "decodeStep": ("ofFloor",)}
 want = [first(r, *ks) for k, ks in ratio.items() for r in d[k] if r["status"] == "ok"]

@@ -77,7 +77,8 @@ static void take_row(const struct rec *r, void *user)
         for (size_t k = 0; k < sizeof label_keys / sizeof label_keys[0]; k++) {
             const char *s = rec_cell(r, label_keys[k]);
             char text[64];
-            if (!s || !*s || (strcmp(label_keys[k], "dtype") == 0 && rec_cell(r, "case")))
+            if (!s || !*s || (strcmp(label_keys[k], "dtype") == 0 &&
+                              (rec_cell(r, "case") || rec_cell(r, "from"))))
                 continue;
             snprintf(text, sizeof text, "%s", s);
             for (char *p = text; *p; p++)          /* "2 64" (CSV's list) -> "2x64" */

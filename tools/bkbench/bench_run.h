@@ -55,6 +55,14 @@ struct rec;
 void bench_gated_records(struct rec *w, const struct bench_case *cases,
                          const struct bench_result *res, size_t n);
 
+/* The conversion table (bench_convert.c): its header, a row and the
+ * records of "convert". */
+void bench_convert_print_header(void);
+void bench_convert_print_row(const struct bench_case *c, const struct bench_result *r,
+                             void *user);
+void bench_convert_records(struct rec *w, const struct bench_case *cases,
+                           const struct bench_result *res, size_t n);
+
 /* The number of sets for a case of this working set. */
 uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s);
 

@@ -28,6 +28,8 @@ attention_rows=96
 decode_rows=8
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
 step_cases=2
+# conversions: f32 -> bf16, bf16 -> f32, f32 -> f16, f16 -> f32, strided f32 -> bf16
+convert_cases=5
 
 n=0
 failed=0
@@ -61,7 +63,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..57"
+echo "1..59"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -142,7 +144,7 @@ row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +- +[0-9]+
 timed=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$timed" -eq $cases ]
 ok $? "every row has a time, its spread, GB/s and a roofline fraction (got $timed)"
-[ "$(grep -c ' rs=' "$tmp/bench.txt")" -eq 40 ]
+[ "$(grep -c '^gated-.* rs=' "$tmp/bench.txt")" -eq 40 ]
 ok $? "the strided case runs for every op, kind and dtype"
 grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
     grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
@@ -176,6 +178,10 @@ row='^bf16 M[0-9]+ KV[0-9]+ +(step|qkv|attention|o|gate-up|swiglu|down)'
 rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
 [ "$rows" -eq $((step_cases * 7)) ]
 ok $? "bkbench prints $step_cases decode steps, a row for the step and each op (got $rows rows)"
+row='^convert +(f32|bf16|f16) +(f32|bf16|f16) +64x4096( rs=8192)? +[0-9]+ +[0-9]+\.[0-9]+'
+rows=$(grep -Ec "$row"' +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +[0-9]+\.[0-9]% +host_convert_' "$tmp/bench.txt")
+[ "$rows" -eq $convert_cases ]
+ok $? "bkbench prints $convert_cases conversion rows: time, spread, GB/s, roof, kernel (got $rows)"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -232,6 +238,16 @@ pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floor
          all(r[k]['us'] > 0 and r[k]['kernel']
              for k in ('qkv', 'attention', 'o', 'gateUp', 'swiglu', 'down'))
          for r in d['decodeStep'])"
+pycheck "$tmp/bench.json" "bkbench --json: $convert_cases conversions, bytes in + out, rated" \
+    "len(d['convert']) == $convert_cases and
+     sorted((r['from'], r['to'], r['inputStrides'] is None) for r in d['convert']) ==
+     sorted([('f32', 'bf16', True), ('bf16', 'f32', True), ('f32', 'f16', True),
+             ('f16', 'f32', True), ('f32', 'bf16', False)]) and
+     all(r['status'] == 'ok' and r['usMin'] <= r['timeUs'] <= r['usMax'] and
+         r['bytes'] == r['shape'][0] * r['shape'][1] *
+                       sum({'f32': 4, 'bf16': 2, 'f16': 2}[t] for t in (r['from'], r['to'])) and
+         abs(r['roofline'] - r['gbPerS'] / d['copy']['gbPerS']) <= 1e-3 * r['roofline'] and
+         r['kernel'] for r in d['convert'])"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
@@ -255,7 +271,7 @@ head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
 ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
 lines=$(wc -l <"$tmp/run.csv")
 pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
-    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention',
+    "sum(len(d[k]) for k in ('results', 'convert', 'gemm', 'sparse24', 'w4a16', 'attention',
                              'attentionDecode', 'decodeStep')) ==
      $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_rows"
 if [ $have_python = no ]; then
@@ -265,8 +281,8 @@ else
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 d = json.load(open(sys.argv[2]))
-want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention", "attentionDecode",
-                         "decodeStep") for r in d[k]]
+want = [(k, r) for k in ("results", "convert", "gemm", "sparse24", "w4a16", "attention",
+                         "attentionDecode", "decodeStep") for r in d[k]]
 good = len(rows) == len(want) and all(
     c["section"] == k and c["op"] == r["op"] and c["dtype"] == r["dtype"] and
     c["status"] == r["status"] and c.get("kernel", "") == r.get("kernel", "")
