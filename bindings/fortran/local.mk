@@ -44,7 +44,8 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran/fortran_queue_run \
 	t/fortran/fortran_convert \
 	t/fortran/fortran_wrappers \
-	t/fortran/fortran_integer8
+	t/fortran/fortran_integer8 \
+	t/fortran/fortran_readme
 BK_FORTRAN_SH_TESTS = \
 	t/fortran/fortran-generated.sh \
 	t/fortran/fortran-layout.sh \
@@ -62,9 +63,9 @@ BK_FORTRAN_GEN = \
 	bindings/fortran/gen/layout.awk \
 	bindings/fortran/bk_helpers.f90.in
 
-EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in
+EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in t/fortran/readme-program.sh
 dist_man7_MANS += man/bk-fortran.7
-CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh \
+CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh t/fortran/fortran_readme.f90 \
 	t/fortran/fortran_layout_c.c t/fortran/fortran_layout_f.f90
 
 # After a change to the headers or the generator: rewrite the committed
@@ -128,6 +129,15 @@ t_fortran_fortran_wrappers_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_fortran_integer8_SOURCES = t/fortran/fortran_integer8.f90
 t_fortran_fortran_integer8_FCFLAGS = $(AM_FCFLAGS) $(BK_FC_INTEGER8)
 t_fortran_fortran_integer8_LDADD = $(BK_FORTRAN_LIBS)
+# README.md's Fortran block inside a program that checks its result,
+# generated in the build tree, so that the README's code compiles.
+t_fortran_fortran_readme_SOURCES = t/fortran/fortran_tap.f90
+nodist_t_fortran_fortran_readme_SOURCES = t/fortran/fortran_readme.f90
+t_fortran_fortran_readme_LDADD = $(BK_FORTRAN_LIBS)
+t/fortran/fortran_readme.f90: $(srcdir)/README.md $(srcdir)/t/fortran/readme-program.sh
+	$(AM_V_GEN)$(MKDIR_P) t/fortran && \
+	  $(SHELL) $(srcdir)/t/fortran/readme-program.sh $(srcdir)/README.md > $@-t && mv -f $@-t $@
+t/fortran/fortran_readme.$(OBJEXT): t/fortran/fortran_tap.$(OBJEXT)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_fortran_layout_c_SOURCES = t/fortran/fortran_layout_c.c
 nodist_t_fortran_fortran_layout_f_SOURCES = t/fortran/fortran_layout_f.f90
