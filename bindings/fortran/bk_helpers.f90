@@ -70,16 +70,19 @@ module bk_helpers
 
   ! Counts, indices and sizes (fortranDim and rank, deviceIndex, blockQ
   ! and blockK, shapes, strides) take default or c_int64_t integers, so
-  ! code built with -fdefault-integer-8 passes its literals as they are
-  ! (deviceIndex, an optional beside another, as class(*)).
+  ! code built with -fdefault-integer-8 passes its literals as they are.
+  ! The default-kind specifics keep the names they had.
   interface bk_split_axis
-    module procedure split_axis_i32, split_axis_i64
+    module procedure bk_split_axis, split_axis_i64
   end interface bk_split_axis
+  interface bk_create_context
+    module procedure bk_create_context, create_context_i64
+  end interface bk_create_context
   interface bk_attention_mask_pattern
-    module procedure mask_pattern_i32, mask_pattern_i64
+    module procedure bk_attention_mask_pattern, mask_pattern_i64
   end interface bk_attention_mask_pattern
   interface bk_attention_list_pattern
-    module procedure list_pattern_i32, list_pattern_i64
+    module procedure bk_attention_list_pattern, list_pattern_i64
   end interface bk_attention_list_pattern
 
   ! desc = bk_tensor_desc(dataType, shape [, stride] [, stat, errmsg]):
@@ -399,11 +402,11 @@ contains
 
   ! The C (row-major) axis of Fortran dimension fortranDim (1-based) of a
   ! rank-`rank` array: what BkGatedActivationInfo%splitAxis wants.
-  elemental function split_axis_i32(fortranDim, rank) result(axis)
-    integer(c_int32_t), intent(in) :: fortranDim, rank
+  elemental function bk_split_axis(fortranDim, rank) result(axis)
+    integer, intent(in) :: fortranDim, rank
     integer(c_int32_t) :: axis
     axis = int(rank - fortranDim, c_int32_t)
-  end function split_axis_i32
+  end function bk_split_axis
   elemental function split_axis_i64(fortranDim, rank) result(axis)
     integer(c_int64_t), intent(in) :: fortranDim, rank
     integer(c_int32_t) :: axis
@@ -1520,33 +1523,38 @@ contains
   subroutine bk_create_context(context, deviceType, deviceIndex, stat, errmsg)
     type(BkContext), intent(out) :: context
     integer(c_int), intent(in), optional :: deviceType
-    class(*), intent(in), optional :: deviceIndex
+    integer(c_int32_t), intent(in), optional :: deviceIndex
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkContextCreateInfo) :: info
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     if (present(deviceType)) info%deviceType = deviceType
-    res = BK_SUCCESS
-    if (present(deviceIndex)) then
-      select type (deviceIndex)
-      type is (integer(c_int32_t))
-        info%deviceIndex = deviceIndex
-      type is (integer(c_int64_t))
-        info%deviceIndex = int32_of(deviceIndex, .true.)
-      class default
-        res = BK_ERROR_INVALID_ARGUMENT
-      end select
-    end if
-    if (res == BK_SUCCESS) then
-      res = bkCreateContext(info, c_null_ptr, context)
-      msg = message_of(res)
-    else
-      msg = 'deviceIndex must be an integer of kind c_int32_t or c_int64_t'
-    end if
+    if (present(deviceIndex)) info%deviceIndex = deviceIndex
+    res = bkCreateContext(info, c_null_ptr, context)
+    msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCreateContext', msg, stat)
   end subroutine bk_create_context
+
+  ! The same with a c_int64_t deviceIndex, given (so that the generic can
+  ! tell the two apart).
+  subroutine create_context_i64(context, deviceType, deviceIndex, stat, errmsg)
+    type(BkContext), intent(out) :: context
+    integer(c_int), intent(in), optional :: deviceType
+    integer(c_int64_t), intent(in) :: deviceIndex
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkContextCreateInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(deviceType)) info%deviceType = deviceType
+    info%deviceIndex = int32_of(deviceIndex, .true.)
+    res = bkCreateContext(info, c_null_ptr, context)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreateContext', msg, stat)
+  end subroutine create_context_i64
 
 
   ! size bytes of memoryType (default BK_MEMORY_TYPE_DEVICE); address, when
@@ -2144,10 +2152,10 @@ contains
   ! mask(nbk, nbq [, Hp [, Bp]]), nonzero where query block i attends to
   ! key block j: mask(j + 1, i + 1, ...) with blocks counted from 0. Left
   ! out, Hp and Bp are 1 (shared). blockK defaults to blockQ.
-  function mask_pattern_i32(mask, blockQ, blockK, stat, errmsg) result(pattern)
+  function bk_attention_mask_pattern(mask, blockQ, blockK, stat, errmsg) result(pattern)
     integer(c_int8_t), intent(in) :: mask(..)
-    integer(c_int32_t), intent(in) :: blockQ
-    integer(c_int32_t), intent(in), optional :: blockK
+    integer, intent(in) :: blockQ
+    integer, intent(in), optional :: blockK
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkAttentionPattern) :: pattern
@@ -2169,7 +2177,7 @@ contains
     end if
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_mask_pattern', msg, stat)
-  end function mask_pattern_i32
+  end function bk_attention_mask_pattern
 
   function mask_pattern_i64(mask, blockQ, blockK, stat, errmsg) result(pattern)
     integer(c_int8_t), intent(in) :: mask(..)
@@ -2203,11 +2211,11 @@ contains
   ! counts(nbq [, Hp [, Bp]]) and indices(capacity, nbq [, Hp [, Bp]]):
   ! query block i attends to key blocks indices(1:counts(i + 1), i + 1),
   ! numbered from 0.
-  function list_pattern_i32(counts, indices, blockQ, blockK, stat, errmsg) &
+  function bk_attention_list_pattern(counts, indices, blockQ, blockK, stat, errmsg) &
        result(pattern)
     integer(c_int32_t), intent(in) :: counts(..), indices(..)
-    integer(c_int32_t), intent(in) :: blockQ
-    integer(c_int32_t), intent(in), optional :: blockK
+    integer, intent(in) :: blockQ
+    integer, intent(in), optional :: blockK
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
     type(BkAttentionPattern) :: pattern
@@ -2228,7 +2236,7 @@ contains
     end if
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_list_pattern', msg, stat)
-  end function list_pattern_i32
+  end function bk_attention_list_pattern
   function list_pattern_i64(counts, indices, blockQ, blockK, stat, errmsg) &
        result(pattern)
     integer(c_int32_t), intent(in) :: counts(..), indices(..)

@@ -155,7 +155,7 @@ t/fortran/fortran_api.$(OBJEXT) t/fortran/fortran_errors.$(OBJEXT) t/fortran/for
 t/fortran/fortran_gated_forward.$(OBJEXT) t/fortran/fortran_gated_backward.$(OBJEXT): \
 	t/fortran/fortran_tap.$(OBJEXT) t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT)
 t/fortran/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
-t/fortran/t_fortran_fortran_integer8-fortran_integer8.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/fortran_integer8-fortran_integer8.$(OBJEXT): bindings/fortran/bk.lo
 
 t/fortran/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
 	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t/fortran
