@@ -190,9 +190,9 @@ function sparse24(   f, L, n, i, r, v) {
     if (f == "")
         return none("2:4 sparse GEMM figures")
     stamp(f)
-    print "Dense-equivalent TFLOP/s (2NMK for both): libbk's dense GEMM and its 2:4 GEMM on the same"
-    print "pruned weight, and cuSPARSELt on it; N tokens by a weight of M x K (Llama-70B's layers).\n"
-    print "| dtype | layer | N x M x K | libbk dense | libbk 2:4 | 2:4 / dense | cuSPARSELt | libbk / cuSPARSELt |"
+    print "Dense-equivalent TFLOP/s (2MNK for both): libbk's dense GEMM and its 2:4 GEMM on the same"
+    print "pruned weight, and cuSPARSELt on it; M tokens by a weight of N x K (Llama-70B's layers).\n"
+    print "| dtype | layer | M x N x K | libbk dense | libbk 2:4 | 2:4 / dense | cuSPARSELt | libbk / cuSPARSELt |"
     print "| --- | --- | --- | --- | --- | --- | --- | --- |"
     L = "bkbench.sparse24"
     n = count(f, L, "op")
@@ -204,7 +204,7 @@ function sparse24(   f, L, n, i, r, v) {
         if (v == "")
             v = quot(get(f, r ".sparseTflopPerS"), get(f, r ".cusparseLt.tflopPerS"))
         printf "| %s | %s | %s x %s x %s | %s | %s | %s | %s | %s |\n", get(f, r ".dtype"),
-               get(f, r ".layer"), get(f, r ".n"), get(f, r ".m"), get(f, r ".k"),
+               get(f, r ".layer"), get(f, r ".n"), get(f, r ".m"), get(f, r ".k"),  # tokens, out, in
                tf(get(f, r ".denseTflopPerS")), tf(get(f, r ".sparseTflopPerS")),
                ratio(get(f, r ".speedup")), tf(get(f, r ".cusparseLt.tflopPerS")), ratio(v)
     }

@@ -16,8 +16,8 @@ static BkResult expect_shape(const char *info, const char *field, const struct b
 {
     if (m->rows != rows)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "%s.%s.extent[0] = %lld must equal M = %lld", info, field,
-                        (long long)m->rows, (long long)rows);
+                        "%s.%s.extent[0] = %lld must equal N = %lld (W's rows: output features)",
+                        info, field, (long long)m->rows, (long long)rows);
     if (m->cols != cols)
         return bk_error(BK_ERROR_INVALID_ARGUMENT, "%s.%s.extent[1] = %lld must equal %s = %lld",
                         info, field, (long long)m->cols, cols_rule, (long long)cols);
@@ -135,7 +135,7 @@ static BkResult prepared_size(BkPlan plan, const char *info, BkDataType type, in
     *size = m > 0 && k > 0 ? plan->ctx->backend->sparse24_prepared_size(plan->ctx, type, m, k) : 0;
     if (m > 0 && k > 0 && *size == 0)
         return bk_error(BK_ERROR_UNSUPPORTED,
-                        "%s: the %s backend cannot prepare a %s 2:4 weight of M = %lld, K = %lld",
+                        "%s: the %s backend cannot prepare a %s 2:4 weight of N = %lld, K = %lld",
                         info, plan->ctx->backend->name, bk_data_type_name(type), (long long)m,
                         (long long)k);
     return BK_SUCCESS;
@@ -228,7 +228,7 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
     if (present[C] && t[C].type != t[Y].type)
         return bk_error(BK_ERROR_UNSUPPORTED, "%s.c.dataType = %s must be y.dataType %s", in,
                         bk_data_type_name(t[C].type), bk_data_type_name(t[Y].type));
-    /* X [N, K] @ W^T [K, M] = Y [N, M]. */
+    /* X [M, K] @ W^T [K, N] = Y [M, N]: M tokens, N = m output features. */
     if (p->x.cols != g->k)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
                         "%s.x.extent[%u] = %lld (x's columns) must equal k = %lld", in,
@@ -239,7 +239,7 @@ BkResult bk_sparse24_gemm_init(BkPlan plan, const void *info)
                         t[Y].rank - 1, (long long)p->y.cols, (long long)g->m);
     if (p->y.rows != p->x.rows)
         return bk_error(BK_ERROR_INVALID_ARGUMENT,
-                        "%s: N disagrees: y has %lld rows but x has %lld", in,
+                        "%s: M (tokens) disagrees: y has %lld rows but x has %lld", in,
                         (long long)p->y.rows, (long long)p->x.rows);
     if (present[C] && (p->c.rows != p->y.rows || p->c.cols != p->y.cols))
         return bk_error(BK_ERROR_INVALID_ARGUMENT,

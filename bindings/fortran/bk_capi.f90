@@ -13,7 +13,10 @@
 ! reference (intent(in) when const); optional pointers, void * data and
 ! the array of the two-call idiom are type(c_ptr), value: pass c_null_ptr
 ! or c_loc(x); numbers and enums are by value, or by reference where C
-! takes a pointer to one. See bk-fortran(7).
+! takes a pointer to one. A count, an index or a size takes either
+! integer kind (c_int32_t or c_int64_t, so default integers with or
+! without -fdefault-integer-8): its function is also a generic. See
+! bk-fortran(7).
 module bk_capi
   use, intrinsic :: iso_c_binding, only: c_funptr, c_int, c_int32_t, c_int64_t, c_ptr
   use bk_types
@@ -276,4 +279,126 @@ module bk_capi
       integer(c_int) :: res
     end function bkCheckW4A16RepackReport
   end interface
+
+  ! Counts, indices and sizes of either integer kind (see above).
+  interface bkEnumerateDevices
+    procedure :: bkEnumerateDevices
+    module procedure bkEnumerateDevices_i64
+  end interface bkEnumerateDevices
+
+  interface bkCopyToDevice
+    procedure :: bkCopyToDevice
+    module procedure bkCopyToDevice_i32
+  end interface bkCopyToDevice
+
+  interface bkCopyFromDevice
+    procedure :: bkCopyFromDevice
+    module procedure bkCopyFromDevice_i32
+  end interface bkCopyFromDevice
+
+  interface bkGetQueue
+    procedure :: bkGetQueue
+    module procedure bkGetQueue_i64
+  end interface bkGetQueue
+
+  interface bkQueueSubmit
+    procedure :: bkQueueSubmit
+    module procedure bkQueueSubmit_i64
+  end interface bkQueueSubmit
+
+  interface bkCmdCopyMemory
+    procedure :: bkCmdCopyMemory
+    module procedure bkCmdCopyMemory_i32
+  end interface bkCmdCopyMemory
+
+  interface bkCmdFillMemory
+    procedure :: bkCmdFillMemory
+    module procedure bkCmdFillMemory_i32
+  end interface bkCmdFillMemory
+
+contains
+
+  ! A count or an index for a uint32_t, as its two's complement bits:
+  ! itself in [0, 4294967295], else 4294967295 (never a value wrapped
+  ! around into range).
+  elemental function u32_of(x) result(u)
+    integer(c_int64_t), intent(in) :: x
+    integer(c_int32_t) :: u
+    if (x < 0 .or. x > 4294967295_c_int64_t) then
+      u = -1
+    else if (x > 2147483647_c_int64_t) then
+      u = int(x - 4294967296_c_int64_t, c_int32_t)
+    else
+      u = int(x, c_int32_t)
+    end if
+  end function u32_of
+
+  ! bkEnumerateDevices with pDeviceCount of kind c_int64_t.
+  function bkEnumerateDevices_i64(pDeviceCount, pProperties) result(res)
+    integer(c_int64_t), intent(inout) :: pDeviceCount
+    type(c_ptr), intent(in) :: pProperties
+    integer(c_int32_t) :: n
+    integer(c_int) :: res
+    n = u32_of(pDeviceCount)
+    res = bkEnumerateDevices(n, pProperties)
+    pDeviceCount = iand(int(n, c_int64_t), 4294967295_c_int64_t)
+  end function bkEnumerateDevices_i64
+
+  ! bkCopyToDevice with size of kind c_int32_t.
+  function bkCopyToDevice_i32(context, dst, pSrc, size) result(res)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: dst
+    type(c_ptr), intent(in) :: pSrc
+    integer(c_int32_t), intent(in) :: size
+    integer(c_int) :: res
+    res = bkCopyToDevice(context, dst, pSrc, int(size, c_int64_t))
+  end function bkCopyToDevice_i32
+
+  ! bkCopyFromDevice with size of kind c_int32_t.
+  function bkCopyFromDevice_i32(context, pDst, src, size) result(res)
+    type(BkContext), intent(in) :: context
+    type(c_ptr), intent(in) :: pDst
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int32_t), intent(in) :: size
+    integer(c_int) :: res
+    res = bkCopyFromDevice(context, pDst, src, int(size, c_int64_t))
+  end function bkCopyFromDevice_i32
+
+  ! bkGetQueue with queueIndex of kind c_int64_t.
+  function bkGetQueue_i64(context, queueIndex, pQueue) result(res)
+    type(BkContext), intent(in) :: context
+    integer(c_int64_t), intent(in) :: queueIndex
+    type(BkQueue), intent(out) :: pQueue
+    integer(c_int) :: res
+    res = bkGetQueue(context, u32_of(queueIndex), pQueue)
+  end function bkGetQueue_i64
+
+  ! bkQueueSubmit with commandBufferCount of kind c_int64_t.
+  function bkQueueSubmit_i64(queue, commandBufferCount, pCommandBuffers) result(res)
+    type(BkQueue), intent(in) :: queue
+    integer(c_int64_t), intent(in) :: commandBufferCount
+    type(BkCommandBuffer), intent(in) :: pCommandBuffers(*)
+    integer(c_int) :: res
+    res = bkQueueSubmit(queue, u32_of(commandBufferCount), pCommandBuffers)
+  end function bkQueueSubmit_i64
+
+  ! bkCmdCopyMemory with size of kind c_int32_t.
+  function bkCmdCopyMemory_i32(commandBuffer, dst, src, size) result(res)
+    type(BkCommandBuffer), intent(in) :: commandBuffer
+    integer(c_int64_t), intent(in) :: dst
+    integer(c_int64_t), intent(in) :: src
+    integer(c_int32_t), intent(in) :: size
+    integer(c_int) :: res
+    res = bkCmdCopyMemory(commandBuffer, dst, src, int(size, c_int64_t))
+  end function bkCmdCopyMemory_i32
+
+  ! bkCmdFillMemory with size of kind c_int32_t.
+  function bkCmdFillMemory_i32(commandBuffer, dst, size, pattern) result(res)
+    type(BkCommandBuffer), intent(in) :: commandBuffer
+    integer(c_int64_t), intent(in) :: dst
+    integer(c_int32_t), intent(in) :: size
+    integer(c_int32_t), intent(in) :: pattern
+    integer(c_int) :: res
+    res = bkCmdFillMemory(commandBuffer, dst, int(size, c_int64_t), pattern)
+  end function bkCmdFillMemory_i32
 end module bk_capi

@@ -68,6 +68,23 @@ module bk_helpers
          is_null_memory
   end interface bk_is_null
 
+  ! Counts, indices and sizes (fortranDim and rank, deviceIndex, blockQ
+  ! and blockK, shapes, strides) take default or c_int64_t integers, so
+  ! code built with -fdefault-integer-8 passes its literals as they are.
+  ! The default-kind specifics keep the names they had.
+  interface bk_split_axis
+    module procedure bk_split_axis, split_axis_i64
+  end interface bk_split_axis
+  interface bk_create_context
+    module procedure bk_create_context, create_context_i64
+  end interface bk_create_context
+  interface bk_attention_mask_pattern
+    module procedure bk_attention_mask_pattern, mask_pattern_i64
+  end interface bk_attention_mask_pattern
+  interface bk_attention_list_pattern
+    module procedure bk_attention_list_pattern, list_pattern_i64
+  end interface bk_attention_list_pattern
+
   ! desc = bk_tensor_desc(dataType, shape [, stride] [, stat, errmsg]):
   ! shape and stride (in elements) in Fortran order, default or c_int64_t
   ! integers; no stride means contiguous.
@@ -391,6 +408,26 @@ contains
     integer(c_int32_t) :: axis
     axis = int(rank - fortranDim, c_int32_t)
   end function bk_split_axis
+  elemental function split_axis_i64(fortranDim, rank) result(axis)
+    integer(c_int64_t), intent(in) :: fortranDim, rank
+    integer(c_int32_t) :: axis
+    axis = int(rank - fortranDim, c_int32_t)
+  end function split_axis_i64
+
+  ! A count or an index x for a C int32_t or (unsigned) uint32_t field,
+  ! as the field's bits: x when the C type holds it, else -1 (4294967295
+  ! unsigned), which libbk refuses, rather than x wrapped around.
+  elemental function int32_of(x, unsigned) result(bits)
+    integer(c_int64_t), intent(in) :: x
+    logical, intent(in) :: unsigned
+    integer(c_int32_t) :: bits
+    bits = -1
+    if (unsigned .and. x >= 0 .and. x <= 4294967295_c_int64_t) then
+      bits = int(x - merge(4294967296_c_int64_t, 0_c_int64_t, x > huge(bits)), c_int32_t)
+    else if (.not. unsigned .and. x >= -huge(bits) - 1 .and. x <= huge(bits)) then
+      bits = int(x, c_int32_t)
+    end if
+  end function int32_of
 
   ! Shape and strides in Fortran order, reversed into the C order of
   ! BkTensorDesc: the heart of the index-order rule.
@@ -705,9 +742,12 @@ contains
   ! ---- Arrays: sizes, host addresses, copies -------------------------------
   ! c_loc is only defined for a contiguous array, so bk_host_address
   ! checks that first; an empty array has address 0 (empty tensors may
-  ! bind 0). The copies' dummies are CONTIGUOUS: a section is gathered
-  ! into (and scattered back from) a temporary by the compiler around the
-  ! call.
+  ! bind 0). The copies take any array, as assumed rank without
+  ! CONTIGUOUS: a contiguous one is copied in place, a section is
+  ! gathered into (or scattered back from) a contiguous temporary here,
+  ! one rank at a time. (A CONTIGUOUS assumed-rank dummy would make the
+  ! caller build that temporary, and gfortran 12 stops with an internal
+  ! compiler error when the caller's actual is itself assumed rank.)
   pure function sizeof_f32(x) result(bytes)
     real(c_float), intent(in) :: x(..)
     integer(c_int64_t) :: bytes
@@ -734,16 +774,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_f32
 
+  ! The elements of x in array element order.
+  subroutine gather_f32(x, buf)
+    real(c_float), intent(in) :: x(..)
+    real(c_float), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_f32
+
+  ! x = buf, in array element order.
+  subroutine scatter_f32(buf, x)
+    real(c_float), intent(in) :: buf(:)
+    real(c_float), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_f32
+
   subroutine copy_to_f32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    real(c_float), intent(in), target, contiguous :: src(..)
+    real(c_float), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_float), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_f32(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -751,14 +877,21 @@ contains
 
   subroutine copy_from_f32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    real(c_float), intent(inout), target, contiguous :: dst(..)
+    real(c_float), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_float), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_f32(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -790,16 +923,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_f64
 
+  ! The elements of x in array element order.
+  subroutine gather_f64(x, buf)
+    real(c_double), intent(in) :: x(..)
+    real(c_double), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_f64
+
+  ! x = buf, in array element order.
+  subroutine scatter_f64(buf, x)
+    real(c_double), intent(in) :: buf(:)
+    real(c_double), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_f64
+
   subroutine copy_to_f64(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    real(c_double), intent(in), target, contiguous :: src(..)
+    real(c_double), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_double), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_f64(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -807,14 +1026,21 @@ contains
 
   subroutine copy_from_f64(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    real(c_double), intent(inout), target, contiguous :: dst(..)
+    real(c_double), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    real(c_double), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_f64(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -846,16 +1072,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i32
 
+  ! The elements of x in array element order.
+  subroutine gather_i32(x, buf)
+    integer(c_int32_t), intent(in) :: x(..)
+    integer(c_int32_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i32
+
+  ! x = buf, in array element order.
+  subroutine scatter_i32(buf, x)
+    integer(c_int32_t), intent(in) :: buf(:)
+    integer(c_int32_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i32
+
   subroutine copy_to_i32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int32_t), intent(in), target, contiguous :: src(..)
+    integer(c_int32_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int32_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i32(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -863,14 +1175,21 @@ contains
 
   subroutine copy_from_i32(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int32_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int32_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int32_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i32(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -902,16 +1221,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i16
 
+  ! The elements of x in array element order.
+  subroutine gather_i16(x, buf)
+    integer(c_int16_t), intent(in) :: x(..)
+    integer(c_int16_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i16
+
+  ! x = buf, in array element order.
+  subroutine scatter_i16(buf, x)
+    integer(c_int16_t), intent(in) :: buf(:)
+    integer(c_int16_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i16
+
   subroutine copy_to_i16(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int16_t), intent(in), target, contiguous :: src(..)
+    integer(c_int16_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int16_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i16(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -919,14 +1324,21 @@ contains
 
   subroutine copy_from_i16(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int16_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int16_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int16_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i16(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -958,16 +1370,102 @@ contains
     call finish(res, 'bk_host_address', msg, stat)
   end function host_address_i8
 
+  ! The elements of x in array element order.
+  subroutine gather_i8(x, buf)
+    integer(c_int8_t), intent(in) :: x(..)
+    integer(c_int8_t), allocatable, target, intent(out) :: buf(:)
+    select rank (x)
+    rank (0)
+      buf = [x]
+    rank (1)
+      buf = reshape(x, [size(x)])
+    rank (2)
+      buf = reshape(x, [size(x)])
+    rank (3)
+      buf = reshape(x, [size(x)])
+    rank (4)
+      buf = reshape(x, [size(x)])
+    rank (5)
+      buf = reshape(x, [size(x)])
+    rank (6)
+      buf = reshape(x, [size(x)])
+    rank (7)
+      buf = reshape(x, [size(x)])
+    rank (8)
+      buf = reshape(x, [size(x)])
+    rank (9)
+      buf = reshape(x, [size(x)])
+    rank (10)
+      buf = reshape(x, [size(x)])
+    rank (11)
+      buf = reshape(x, [size(x)])
+    rank (12)
+      buf = reshape(x, [size(x)])
+    rank (13)
+      buf = reshape(x, [size(x)])
+    rank (14)
+      buf = reshape(x, [size(x)])
+    rank (15)
+      buf = reshape(x, [size(x)])
+    end select
+  end subroutine gather_i8
+
+  ! x = buf, in array element order.
+  subroutine scatter_i8(buf, x)
+    integer(c_int8_t), intent(in) :: buf(:)
+    integer(c_int8_t), intent(inout) :: x(..)
+    select rank (x)
+    rank (0)
+      x = buf(1)
+    rank (1)
+      x = reshape(buf, shape(x))
+    rank (2)
+      x = reshape(buf, shape(x))
+    rank (3)
+      x = reshape(buf, shape(x))
+    rank (4)
+      x = reshape(buf, shape(x))
+    rank (5)
+      x = reshape(buf, shape(x))
+    rank (6)
+      x = reshape(buf, shape(x))
+    rank (7)
+      x = reshape(buf, shape(x))
+    rank (8)
+      x = reshape(buf, shape(x))
+    rank (9)
+      x = reshape(buf, shape(x))
+    rank (10)
+      x = reshape(buf, shape(x))
+    rank (11)
+      x = reshape(buf, shape(x))
+    rank (12)
+      x = reshape(buf, shape(x))
+    rank (13)
+      x = reshape(buf, shape(x))
+    rank (14)
+      x = reshape(buf, shape(x))
+    rank (15)
+      x = reshape(buf, shape(x))
+    end select
+  end subroutine scatter_i8
+
   subroutine copy_to_i8(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
     integer(c_int64_t), intent(in) :: dst
-    integer(c_int8_t), intent(in), target, contiguous :: src(..)
+    integer(c_int8_t), intent(in), target :: src(..)
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int8_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(src) > 0) res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    if (size(src) > 0 .and. is_contiguous(src)) then
+      res = bkCopyToDevice(context, dst, c_loc(src), bk_sizeof(src))
+    else if (size(src) > 0) then
+      call gather_i8(src, buf)
+      res = bkCopyToDevice(context, dst, c_loc(buf), bk_sizeof(buf))
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyToDevice', msg, stat)
@@ -975,14 +1473,21 @@ contains
 
   subroutine copy_from_i8(context, dst, src, stat, errmsg)
     type(BkContext), intent(in) :: context
-    integer(c_int8_t), intent(inout), target, contiguous :: dst(..)
+    integer(c_int8_t), intent(inout), target :: dst(..)
     integer(c_int64_t), intent(in) :: src
     integer(c_int), intent(out), optional :: stat
     character(len=:), allocatable, intent(inout), optional :: errmsg
+    integer(c_int8_t), allocatable, target :: buf(:)
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     res = BK_SUCCESS
-    if (size(dst) > 0) res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    if (size(dst) > 0 .and. is_contiguous(dst)) then
+      res = bkCopyFromDevice(context, c_loc(dst), src, bk_sizeof(dst))
+    else if (size(dst) > 0) then
+      allocate (buf(size(dst)))
+      res = bkCopyFromDevice(context, c_loc(buf), src, bk_sizeof(buf))
+      if (res >= 0) call scatter_i8(buf, dst)
+    end if
     msg = message_of(res)
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCopyFromDevice', msg, stat)
@@ -1032,6 +1537,26 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bkCreateContext', msg, stat)
   end subroutine bk_create_context
+
+  ! The same with a c_int64_t deviceIndex, given (so that the generic can
+  ! tell the two apart).
+  subroutine create_context_i64(context, deviceType, deviceIndex, stat, errmsg)
+    type(BkContext), intent(out) :: context
+    integer(c_int), intent(in), optional :: deviceType
+    integer(c_int64_t), intent(in) :: deviceIndex
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkContextCreateInfo) :: info
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    if (present(deviceType)) info%deviceType = deviceType
+    info%deviceIndex = int32_of(deviceIndex, .true.)
+    res = bkCreateContext(info, c_null_ptr, context)
+    msg = message_of(res)
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bkCreateContext', msg, stat)
+  end subroutine create_context_i64
+
 
   ! size bytes of memoryType (default BK_MEMORY_TYPE_DEVICE); address, when
   ! given, receives its device address. bk_sizeof(x) is the size of array x.
@@ -1655,9 +2180,9 @@ contains
     integer(c_int64_t) :: shp(rank(mask))
     integer(c_int) :: res
     pattern%form = BK_ATTENTION_PATTERN_MASK
-    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
     pattern%blockK = pattern%blockQ
-    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
     shp = shape(mask, c_int64_t)
     if (size(shp) < 2 .or. size(shp) > 4) then
       res = BK_ERROR_INVALID_ARGUMENT
@@ -1670,6 +2195,33 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_mask_pattern', msg, stat)
   end function bk_attention_mask_pattern
+
+  function mask_pattern_i64(mask, blockQ, blockK, stat, errmsg) result(pattern)
+    integer(c_int8_t), intent(in) :: mask(..)
+    integer(c_int64_t), intent(in) :: blockQ
+    integer(c_int64_t), intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int64_t) :: shp(rank(mask))
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_MASK
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
+    shp = shape(mask, c_int64_t)
+    if (size(shp) < 2 .or. size(shp) > 4) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'mask must be mask(nbk, nbq [, Hp [, Bp]])'
+    else
+      ! (nbk, nbq) is C's one axis nbq * nbk, key blocks fastest.
+      call pattern_tensor('mask', [shp(1) * shp(2), shp(3:)], 1, BK_DATA_TYPE_U8, &
+           pattern%mask, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_mask_pattern', msg, stat)
+  end function mask_pattern_i64
 
   ! pattern = bk_attention_list_pattern(counts, indices, blockQ [, blockK]
   ! [, stat, errmsg]): the LIST form of integer(c_int32_t) arrays
@@ -1687,9 +2239,9 @@ contains
     character(len=:), allocatable :: msg
     integer(c_int) :: res
     pattern%form = BK_ATTENTION_PATTERN_LIST
-    pattern%blockQ = int(blockQ, c_int32_t)
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
     pattern%blockK = pattern%blockQ
-    if (present(blockK)) pattern%blockK = int(blockK, c_int32_t)
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
     if (rank(indices) /= rank(counts) + 1) then
       res = BK_ERROR_INVALID_ARGUMENT
       msg = 'indices must have one dimension (capacity) before those of counts'
@@ -1702,6 +2254,32 @@ contains
     if (res < 0 .and. present(errmsg)) errmsg = msg
     call finish(res, 'bk_attention_list_pattern', msg, stat)
   end function bk_attention_list_pattern
+  function list_pattern_i64(counts, indices, blockQ, blockK, stat, errmsg) &
+       result(pattern)
+    integer(c_int32_t), intent(in) :: counts(..), indices(..)
+    integer(c_int64_t), intent(in) :: blockQ
+    integer(c_int64_t), intent(in), optional :: blockK
+    integer(c_int), intent(out), optional :: stat
+    character(len=:), allocatable, intent(inout), optional :: errmsg
+    type(BkAttentionPattern) :: pattern
+    character(len=:), allocatable :: msg
+    integer(c_int) :: res
+    pattern%form = BK_ATTENTION_PATTERN_LIST
+    pattern%blockQ = int32_of(int(blockQ, c_int64_t), .false.)
+    pattern%blockK = pattern%blockQ
+    if (present(blockK)) pattern%blockK = int32_of(int(blockK, c_int64_t), .false.)
+    if (rank(indices) /= rank(counts) + 1) then
+      res = BK_ERROR_INVALID_ARGUMENT
+      msg = 'indices must have one dimension (capacity) before those of counts'
+    else
+      call pattern_tensor('counts', shape(counts, c_int64_t), 1, BK_DATA_TYPE_I32, &
+           pattern%counts, res, msg)
+      if (res == BK_SUCCESS) call pattern_tensor('indices', shape(indices, c_int64_t), 2, &
+           BK_DATA_TYPE_I32, pattern%indices, res, msg)
+    end if
+    if (res < 0 .and. present(errmsg)) errmsg = msg
+    call finish(res, 'bk_attention_list_pattern', msg, stat)
+  end function list_pattern_i64
 
   ! The next operand of an info filler, unless an earlier one failed; an
   ! lse is described in `order` without D.

@@ -225,16 +225,16 @@ module bk_types
     type(c_ptr) :: pNext = c_null_ptr
     integer(c_int) :: conversion = BK_SPARSE24_COMPRESS_STRICT
     integer(c_int32_t) :: reserved = 0          ! 0
-    type(BkTensorDesc) :: dense                 ! [M, K]
-    type(BkTensorDesc) :: values                ! [M, K/2]
-    type(BkTensorDesc) :: metadata              ! [M, K/8], U16
+    type(BkTensorDesc) :: dense                 ! [N, K]
+    type(BkTensorDesc) :: values                ! [N, K/2]
+    type(BkTensorDesc) :: metadata              ! [N, K/8], U16
   end type BkSparse24ConvertInfo
 
   type, bind(c) :: BkSparse24PrepareInfo
     integer(c_int) :: sType = BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO
     type(c_ptr) :: pNext = c_null_ptr
-    type(BkTensorDesc) :: values                ! [M, K/2]: F32, F16 or BF16
-    type(BkTensorDesc) :: metadata              ! [M, K/8], U16
+    type(BkTensorDesc) :: values                ! [N, K/2]: F32, F16 or BF16
+    type(BkTensorDesc) :: metadata              ! [N, K/8], U16
   end type BkSparse24PrepareInfo
 
   type, bind(c) :: BkSparse24GemmInfo
@@ -242,15 +242,15 @@ module bk_types
     type(c_ptr) :: pNext = c_null_ptr
     integer(c_int) :: weightType = BK_DATA_TYPE_UNDEFINED  ! F32, F16 or BF16
     integer(c_int) :: activation = BK_GEMM_ACTIVATION_NONE
-    integer(c_int64_t) :: m = 0                 ! rows of W: output features
+    integer(c_int64_t) :: m = 0                 ! N, the rows of W: output features
     integer(c_int64_t) :: k = 0                 ! columns of W: input features, K % 8 == 0
     ! 1, not 0: a zero alpha would silently give beta * C.
     real(c_double) :: alpha = 1
     real(c_double) :: beta = 0
-    type(BkTensorDesc) :: x                     ! [N, K]
-    type(BkTensorDesc) :: c                     ! [N, M], or dataType UNDEFINED
-    type(BkTensorDesc) :: y                     ! [N, M], written
-    type(BkTensorDesc) :: bias                  ! [M], or dataType UNDEFINED
+    type(BkTensorDesc) :: x                     ! [M, K]
+    type(BkTensorDesc) :: c                     ! [M, N], or dataType UNDEFINED
+    type(BkTensorDesc) :: y                     ! [M, N], written
+    type(BkTensorDesc) :: bias                  ! [N], or dataType UNDEFINED
   end type BkSparse24GemmInfo
 
   ! ---- bk/bk_w4a16.h --------------------------------------------------

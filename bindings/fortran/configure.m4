@@ -30,7 +30,8 @@ AS_IF([test "x$enable_fortran" = xno],
   AC_FC_SRCEXT([f90], [bk_fortran_ok=yes], [bk_fortran_why="$FC cannot compile .f90 files"])
   AS_IF([test "x$bk_fortran_ok" = xyes], [
     # The module needs Fortran 2008 bind(c) types with default
-    # initialisation, and assumed-rank CONTIGUOUS dummies (Fortran 2018).
+    # initialisation, and assumed-rank dummies with SELECT RANK (Fortran
+    # 2018).
     AC_MSG_CHECKING([whether $FC compiles the features the bk module uses])
     AC_COMPILE_IFELSE([AC_LANG_SOURCE([[
 module conftest_bk
@@ -41,10 +42,14 @@ module conftest_bk
   end type handle_t
 contains
   function address(x) result(p)
-    real(c_float), intent(in), target, contiguous :: x(..)
+    real(c_float), intent(in), target :: x(..)
     type(c_ptr) :: p
     p = c_null_ptr
     if (is_contiguous(x) .and. size(x) > 0) p = c_loc(x)
+    select rank (x)
+    rank (2)
+      if (size(x, 2) < 0) p = c_null_ptr
+    end select
   end function address
 end module conftest_bk
 ]])], [bk_fortran_ok=yes], [bk_fortran_ok=no; bk_fortran_why="$FC lacks Fortran 2008/2018 features the module needs"])
@@ -63,15 +68,16 @@ AS_IF([test "x$enable_fortran" = xyes && test "x$bk_fortran_ok" != xyes],
 # they go in a directory named after it: gfortran-12, ifx-2024, ...
 bk_fc_id=unknown
 BK_WARN_FCFLAGS=
+BK_FC_INTEGER8=
 AS_IF([test "x$bk_fortran_ok" = xyes], [
   bk_fc_banner=`$FC --version 2>&1 | sed 1q`
   AS_CASE([$bk_fc_banner],
-    [*"GNU Fortran"*], [bk_fc_name=gfortran
+    [*"GNU Fortran"*], [bk_fc_name=gfortran BK_FC_INTEGER8=-fdefault-integer-8
       BK_WARN_FCFLAGS="-std=f2018 -Wall -Wextra -Wno-compare-reals"
       AS_IF([test "x$enable_werror" = xyes], [BK_WARN_FCFLAGS="$BK_WARN_FCFLAGS -Werror"])],
-    [*ifx*|*IFX*], [bk_fc_name=ifx],
-    [*ifort*|*IFORT*], [bk_fc_name=ifort],
-    [*flang*], [bk_fc_name=flang],
+    [*ifx*|*IFX*], [bk_fc_name=ifx BK_FC_INTEGER8=-i8],
+    [*ifort*|*IFORT*], [bk_fc_name=ifort BK_FC_INTEGER8=-i8],
+    [*flang*], [bk_fc_name=flang BK_FC_INTEGER8=-fdefault-integer-8],
     [bk_fc_name=`AS_ECHO(["$FC"]) | sed 's/ .*//; s|.*/||'`])
   bk_fc_version=`$FC -dumpversion 2>/dev/null | sed 1q`
   AS_IF([test -z "$bk_fc_version"],
@@ -86,6 +92,9 @@ AC_SUBST([BK_FMODDIR])
 BK_FC_ID=$bk_fc_id
 AC_SUBST([BK_FC_ID])
 AC_SUBST([BK_WARN_FCFLAGS])
+# The flag that makes default integers 8 bytes, for the test that user
+# code built so compiles against the module; empty where unknown.
+AC_SUBST([BK_FC_INTEGER8])
 AC_SUBST([FC_MODINC])
 AC_SUBST([FC_MODOUT])
 

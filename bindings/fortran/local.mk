@@ -42,7 +42,10 @@ BK_FORTRAN_TAP_TESTS = \
 	t/fortran/fortran_attention \
 	t/fortran/fortran_attention_sequences \
 	t/fortran/fortran_queue_run \
-	t/fortran/fortran_convert
+	t/fortran/fortran_convert \
+	t/fortran/fortran_wrappers \
+	t/fortran/fortran_integer8 \
+	t/fortran/fortran_readme
 BK_FORTRAN_SH_TESTS = \
 	t/fortran/fortran-generated.sh \
 	t/fortran/fortran-layout.sh \
@@ -60,9 +63,9 @@ BK_FORTRAN_GEN = \
 	bindings/fortran/gen/layout.awk \
 	bindings/fortran/bk_helpers.f90.in
 
-EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in
+EXTRA_DIST += $(BK_FORTRAN_SH_TESTS) $(BK_FORTRAN_GEN) bk-fortran.pc.in t/fortran/readme-program.sh
 dist_man7_MANS += man/bk-fortran.7
-CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh \
+CLEANFILES += bindings/fortran/*.mod bindings/fortran/fortran-env.sh t/fortran/fortran_readme.f90 \
 	t/fortran/fortran_layout_c.c t/fortran/fortran_layout_f.f90
 
 # After a change to the headers or the generator: rewrite the committed
@@ -120,6 +123,21 @@ t_fortran_fortran_queue_run_SOURCES = t/fortran/fortran_queue_run.f90 t/fortran/
 t_fortran_fortran_queue_run_LDADD = $(BK_FORTRAN_LIBS)
 t_fortran_fortran_convert_SOURCES = t/fortran/fortran_convert.f90 t/fortran/fortran_tap.f90
 t_fortran_fortran_convert_LDADD = $(BK_FORTRAN_LIBS)
+t_fortran_fortran_wrappers_SOURCES = t/fortran/fortran_wrappers.f90 t/fortran/fortran_tap.f90
+t_fortran_fortran_wrappers_LDADD = $(BK_FORTRAN_LIBS)
+# Built with 8-byte default integers against the module built without.
+t_fortran_fortran_integer8_SOURCES = t/fortran/fortran_integer8.f90
+t_fortran_fortran_integer8_FCFLAGS = $(AM_FCFLAGS) $(BK_FC_INTEGER8)
+t_fortran_fortran_integer8_LDADD = $(BK_FORTRAN_LIBS)
+# README.md's Fortran block inside a program that checks its result,
+# generated in the build tree, so that the README's code compiles.
+t_fortran_fortran_readme_SOURCES = t/fortran/fortran_tap.f90
+nodist_t_fortran_fortran_readme_SOURCES = t/fortran/fortran_readme.f90
+t_fortran_fortran_readme_LDADD = $(BK_FORTRAN_LIBS)
+t/fortran/fortran_readme.f90: $(srcdir)/README.md $(srcdir)/t/fortran/readme-program.sh
+	$(AM_V_GEN)$(MKDIR_P) t/fortran && \
+	  $(SHELL) $(srcdir)/t/fortran/readme-program.sh $(srcdir)/README.md > $@-t && mv -f $@-t $@
+t/fortran/fortran_readme.$(OBJEXT): t/fortran/fortran_tap.$(OBJEXT)
 # The layout programs are generated in the build tree, from the headers.
 nodist_t_fortran_fortran_layout_c_SOURCES = t/fortran/fortran_layout_c.c
 nodist_t_fortran_fortran_layout_f_SOURCES = t/fortran/fortran_layout_f.f90
@@ -132,10 +150,12 @@ t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT): bin
 t/fortran/fortran_api.$(OBJEXT) t/fortran/fortran_errors.$(OBJEXT) t/fortran/fortran_gemm.$(OBJEXT) \
 	t/fortran/fortran_w4a16.$(OBJEXT) t/fortran/fortran_attention.$(OBJEXT) \
 	t/fortran/fortran_attention_sequences.$(OBJEXT) t/fortran/fortran_queue_run.$(OBJEXT) \
-	t/fortran/fortran_convert.$(OBJEXT): t/fortran/fortran_tap.$(OBJEXT)
+	t/fortran/fortran_convert.$(OBJEXT) t/fortran/fortran_wrappers.$(OBJEXT): \
+	t/fortran/fortran_tap.$(OBJEXT)
 t/fortran/fortran_gated_forward.$(OBJEXT) t/fortran/fortran_gated_backward.$(OBJEXT): \
 	t/fortran/fortran_tap.$(OBJEXT) t/fortran/fortran_gated_ref.$(OBJEXT) t/fortran/fortran_gated_run.$(OBJEXT)
 t/fortran/fortran_layout_f.$(OBJEXT) examples/fortran_swiglu_steps.$(OBJEXT): bindings/fortran/bk.lo
+t/fortran/fortran_integer8-fortran_integer8.$(OBJEXT): bindings/fortran/bk.lo
 
 t/fortran/fortran_layout_c.c: $(BK_FORTRAN_GEN:%=$(srcdir)/%) $(bkinclude_HEADERS:%=$(srcdir)/%)
 	$(AM_V_GEN)AWK='$(AWK)' $(SHELL) $(srcdir)/bindings/fortran/gen/gen.sh --layout $(srcdir) t/fortran

@@ -71,12 +71,12 @@ enum {
 };
 
 /* ---- 2:4 structured sparsity -------------------------------------------
- * A weight W[M, K] is 2:4 sparse when each group of 4 consecutive elements
- * of a row (columns 4g .. 4g+3) holds at most 2 non-zeros. The interchange
- * format, K % 8 == 0:
- *   values   [M, K/2] of W's type: the two kept elements of group g at
+ * A weight W[N, K] (N output features) is 2:4 sparse when each group of
+ * 4 consecutive elements of a row (columns 4g .. 4g+3) holds at most 2
+ * non-zeros. The interchange format, K % 8 == 0:
+ *   values   [N, K/2] of W's type: the two kept elements of group g at
  *            columns 2g and 2g+1, in increasing position;
- *   metadata [M, K/8] U16: one byte per group, group 2j in the low byte of
+ *   metadata [N, K/8] U16: one byte per group, group 2j in the low byte of
  *            element j and group 2j+1 in the high byte; bits 0-1 hold the
  *            position (0-3) of the first kept element, bits 2-3 the second,
  *            first < second, bits 4-7 zero. */
@@ -117,9 +117,9 @@ typedef struct BkSparse24ConvertInfo {
     const void *pNext;
     BkSparse24Conversion conversion;
     uint32_t reserved;                  /* 0 */
-    BkTensorDesc dense;                 /* [M, K] */
-    BkTensorDesc values;                /* [M, K/2] */
-    BkTensorDesc metadata;              /* [M, K/8], U16 */
+    BkTensorDesc dense;                 /* [N, K] */
+    BkTensorDesc values;                /* [N, K/2] */
+    BkTensorDesc metadata;              /* [N, K/8], U16 */
 } BkSparse24ConvertInfo;
 
 enum {
@@ -132,14 +132,14 @@ enum {
 /* Prepare: the interchange format -> the device's own layout of the
  * weight (opaque; its size is the prepared binding's size in
  * BkPlanBindingProperties). A prepared weight serves sparse GEMM plans of
- * the same context with the same weightType, M and K. Metadata must be
+ * the same context with the same weightType, N and K. Metadata must be
  * valid (BK_SPARSE24_VALIDATE checks it).
  * Binding slots: 0 = values, 1 = metadata, 2 = prepared. */
 typedef struct BkSparse24PrepareInfo {
     BkStructureType sType;              /* BK_STRUCTURE_TYPE_SPARSE24_PREPARE_INFO */
     const void *pNext;
-    BkTensorDesc values;                /* [M, K/2]: F32, F16 or BF16 */
-    BkTensorDesc metadata;              /* [M, K/8], U16 */
+    BkTensorDesc values;                /* [N, K/2]: F32, F16 or BF16 */
+    BkTensorDesc metadata;              /* [N, K/8], U16 */
 } BkSparse24PrepareInfo;
 
 enum {
@@ -148,27 +148,28 @@ enum {
     BK_SPARSE24_PREPARE_BINDING_PREPARED = 2
 };
 
-/* Sparse GEMM with a prepared 2:4 weight W[M, K]:
- *   Y[N, M] = act(alpha * X[N, K] @ W^T + beta * C[N, M] + bias[M]),
- * the linear layer of a transformer. With column-major X and Y it is
- * Y^T[M, N] = W @ X^T, the "sparse A times dense B" form. X: weightType;
+/* Sparse GEMM with a prepared 2:4 weight W[N, K]:
+ *   Y[M, N] = act(alpha * X[M, K] @ W^T + beta * C[M, N] + bias[N]),
+ * the linear layer of a transformer (M tokens, N output features, K
+ * input features; the field m holds N). With column-major X and Y it is
+ * Y^T[N, M] = W @ X^T, the "sparse A times dense B" form. X: weightType;
  * C, Y and bias as for BkGemmInfo. F16 and BF16 run on sparse tensor cores
  * where the GPU has them; F32 is exact F32 arithmetic (TF32 is not used).
- * X, C and Y may be rank 3 ([batch, N, ...]): the weight is shared.
+ * X, C and Y may be rank 3 ([batch, M, ...]): the weight is shared.
  * Binding slots: 0 = weight (prepared), 1 = x, 2 = c, 3 = y, 4 = bias. */
 typedef struct BkSparse24GemmInfo {
     BkStructureType sType;              /* BK_STRUCTURE_TYPE_SPARSE24_GEMM_INFO */
     const void *pNext;
     BkDataType weightType;              /* F32, F16 or BF16 */
     BkGemmActivation activation;
-    int64_t m;                          /* rows of W: output features */
+    int64_t m;                          /* N, the rows of W: output features */
     int64_t k;                          /* columns of W: input features, K % 8 == 0 */
     double alpha;
     double beta;
-    BkTensorDesc x;                     /* [N, K] */
-    BkTensorDesc c;                     /* [N, M], or dataType UNDEFINED */
-    BkTensorDesc y;                     /* [N, M], written */
-    BkTensorDesc bias;                  /* [M], or dataType UNDEFINED */
+    BkTensorDesc x;                     /* [M, K] */
+    BkTensorDesc c;                     /* [M, N], or dataType UNDEFINED */
+    BkTensorDesc y;                     /* [M, N], written */
+    BkTensorDesc bias;                  /* [N], or dataType UNDEFINED */
 } BkSparse24GemmInfo;
 
 enum {

@@ -76,8 +76,8 @@ static void test_convert_rules(void)
     EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: metadata [4, 3] for K = 16",
                 "BkSparse24ConvertInfo.metadata.extent[1] = 3", "K/8 = 2");
     ci = convert_info(BK_SPARSE24_COMPRESS_PRUNE, f32), ci.metadata = mat(BK_DATA_TYPE_U16, 5, 2);
-    EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: metadata [5, 2] for M = 4",
-                "BkSparse24ConvertInfo.metadata.extent[0] = 5", "M = 4");
+    EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: metadata [5, 2] for N = 4",
+                "BkSparse24ConvertInfo.metadata.extent[0] = 5", "N = 4");
     /* Validation takes K = 8 x metadata's columns: a count whose bytes fit
      * 64 bits but whose K would not (found by the fuzz campaign). */
     ci = convert_info(BK_SPARSE24_VALIDATE, f32), ci.dense = ABSENT_DESC, ci.values = ABSENT_DESC;
@@ -112,8 +112,8 @@ static void test_convert_rules(void)
     EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: values [4, 16]",
                 "BkSparse24ConvertInfo.values.extent[1] = 16", "K/2 = 8");
     ci = convert_info(BK_SPARSE24_DECOMPRESS, f32), ci.values = mat(f32, 3, SK / 2);
-    EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: values [3, 8] for M = 4",
-                "BkSparse24ConvertInfo.values.extent[0] = 3", "M = 4");
+    EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: values [3, 8] for N = 4",
+                "BkSparse24ConvertInfo.values.extent[0] = 3", "N = 4");
     ci = convert_info(BK_SPARSE24_COMPRESS_PRUNE, f32), ci.values = vec(f32, SM * SK / 2);
     EXPECT_PLAN(&ci, BK_ERROR_INVALID_ARGUMENT, "convert: values of rank 1",
                 "BkSparse24ConvertInfo.values.rank = 1");
@@ -146,7 +146,7 @@ static void test_convert_rules(void)
     /* Empty weights. */
     ci = convert_info(BK_SPARSE24_COMPRESS_PRUNE, f32), ci.dense = mat(f32, 0, SK);
     ci.values = mat(f32, 0, SK / 2), ci.metadata = mat(BK_DATA_TYPE_U16, 0, SK / 8);
-    EXPECT_PLAN(&ci, BK_SUCCESS, "convert: M = 0", NULL);
+    EXPECT_PLAN(&ci, BK_SUCCESS, "convert: N = 0 (no rows of W)", NULL);
     ci = convert_info(BK_SPARSE24_COMPRESS_STRICT, f32), ci.dense = mat(f32, SM, 0);
     ci.values = mat(f32, SM, 0), ci.metadata = mat(BK_DATA_TYPE_U16, SM, 0);
     EXPECT_PLAN(&ci, BK_SUCCESS, "convert: K = 0", NULL);
@@ -178,8 +178,8 @@ static void test_prepare_rules(void)
     EXPECT_PLAN(&pi, BK_ERROR_INVALID_ARGUMENT, "prepare: metadata [4, 1] for K = 16",
                 "BkSparse24PrepareInfo.metadata.extent[1] = 1", "K/8 = 2");
     pi = prepare_info(f16), pi.metadata = mat(BK_DATA_TYPE_U16, 2, 2);
-    EXPECT_PLAN(&pi, BK_ERROR_INVALID_ARGUMENT, "prepare: metadata [2, 2] for M = 4",
-                "BkSparse24PrepareInfo.metadata.extent[0] = 2", "M = 4");
+    EXPECT_PLAN(&pi, BK_ERROR_INVALID_ARGUMENT, "prepare: metadata [2, 2] for N = 4",
+                "BkSparse24PrepareInfo.metadata.extent[0] = 2", "N = 4");
     pi = prepare_info(f16), pi.metadata.dataType = f16;
     EXPECT_PLAN(&pi, BK_ERROR_INVALID_ARGUMENT, "prepare: f16 metadata",
                 "BkSparse24PrepareInfo.metadata.dataType", "U16");
@@ -194,7 +194,7 @@ static void test_prepare_rules(void)
     EXPECT_PLAN(&pi, BK_SUCCESS, "prepare: overlapping (read) values and metadata", NULL);
     pi = prepare_info(f16), pi.values = mat(f16, 0, SK / 2);
     pi.metadata = mat(BK_DATA_TYPE_U16, 0, 2);
-    EXPECT_PLAN(&pi, BK_SUCCESS, "prepare: M = 0", NULL);
+    EXPECT_PLAN(&pi, BK_SUCCESS, "prepare: N = 0 (no rows of W)", NULL);
 }
 
 static void test_sparse_gemm_rules(void)
@@ -273,8 +273,8 @@ static void test_sparse_gemm_rules(void)
     EXPECT_PLAN(&s, BK_ERROR_INVALID_ARGUMENT, "sparse gemm: y [3, 5] for m = 4",
                 "BkSparse24GemmInfo.y.extent[1] = 5", "m = 4");
     s = sgemm_info(f16, f16), s.y = mat(f16, 2, SM), s.c = s.y;
-    EXPECT_PLAN(&s, BK_ERROR_INVALID_ARGUMENT, "sparse gemm: y has 2 rows, x 3", "N disagrees",
-                "y has 2 rows", "x has 3");
+    EXPECT_PLAN(&s, BK_ERROR_INVALID_ARGUMENT, "sparse gemm: y has 2 rows, x 3",
+                "M (tokens) disagrees", "y has 2 rows", "x has 3");
     s = sgemm_info(f16, f16), s.c = mat(f16, SN, 3);
     EXPECT_PLAN(&s, BK_ERROR_INVALID_ARGUMENT, "sparse gemm: c [3, 3] vs y [3, 4]",
                 "BkSparse24GemmInfo.c", "[3, 3]", "[3, 4]");

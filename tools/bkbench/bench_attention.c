@@ -665,7 +665,8 @@ void bench_attention_run(struct bench_device *d, const struct attention_case *c,
     /* Run 0 of a timing uses set 0, the set checked. */
     if (time_fwd) {
         plan_facts(&fp, bufs->sets, fwd);
-        fwd->us = bench_plan_time(d, &fp, fb, bufs->sets, BENCH_SUBMIT_REUSABLE, s);
+        fwd->us = bench_plan_time(d, &fp, fb, bufs->sets, BENCH_SUBMIT_REUSABLE, s, &fwd->t);
+        bench_noise_note(&fwd->t);
     } else {
         bench_plan_run_once(d, &fp, fb);
     }
@@ -676,7 +677,8 @@ void bench_attention_run(struct bench_device *d, const struct attention_case *c,
     if (backward) {
         BkDeviceAddress *bb = bind_sets(bufs, &pat, true);
         plan_facts(&bp, bufs->sets, bwd);
-        bwd->us = bench_plan_time(d, &bp, bb, bufs->sets, BENCH_SUBMIT_REUSABLE, s);
+        bwd->us = bench_plan_time(d, &bp, bb, bufs->sets, BENCH_SUBMIT_REUSABLE, s, &bwd->t);
+        bench_noise_note(&bwd->t);
         judge(bwd, check_backward(d, &bd, pat.mask, bufs), c->dtype, true);
         free(bb);
         bench_plan_destroy(d, &bp);

@@ -63,6 +63,7 @@ struct attention_result {
     uint32_t sets;
     double flops;                         /* over the active blocks */
     double us;                            /* median, reusable submits */
+    struct bench_spread t;                /* us, min and max */
     double max_rel_err;                   /* the check's; < 0: not run */
 };
 

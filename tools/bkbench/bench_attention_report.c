@@ -5,6 +5,7 @@
 
 #include "bench_attention.h"
 #include "bench_record.h"
+#include "bench_spread.h"
 #include "tool_common.h"
 
 #define TEXT_WIDTH 100                    /* bkbench's text fits in 100 columns */
@@ -28,8 +29,8 @@ void bench_attention_print_header(const struct bench_settings *s)
     printf("TFLOP/s over the active blocks: forward 2*blk*blk*(D+Dv) each, backward 2.5x; "
            "a block the\ncausal diagonal cuts (window) counts whole; active: "
            "active / all blocks\n");
-    printf("%-13s %-5s %-17s %3s %-7s %-5s %6s %4s %8s %7s %s\n", "op", "dtype",
-           "shape(BxHxLxD)", "blk", "pattern", "form", "active", "sets", "us", "TF/s",
+    printf("%-13s %-5s %-17s %3s %-7s %-5s %6s %4s %7s %9s %6s %s\n", "op", "dtype",
+           "shape(BxHxLxD)", "blk", "pattern", "form", "active", "sets", "us", "spread", "TF/s",
            "kernel");
 }
 
@@ -46,8 +47,11 @@ static void print_row(const struct attention_case *c, const struct attention_pat
         printf("%s %4s %8s\n", line, "-", r->failed ? "failed" : "unsupported");
     } else {
         const double tf = tflops(r->flops, r->us);
-        int m = snprintf(line + n, sizeof line - (size_t)n, " %4u %8.*f %7.*f", r->sets,
-                         r->us < 10000 ? 1 : 0, r->us, tf >= 100 ? 1 : tf >= 1 ? 2 : 4, tf);
+        char spread[32];
+        bench_spread_text(spread, sizeof spread, 9, &r->t);
+        int m = snprintf(line + n, sizeof line - (size_t)n, " %4u %7.*f%s %6.*f", r->sets,
+                         r->us < 10000 ? 1 : 0, r->us, spread, tf >= 100 ? 1 : tf >= 1 ? 2 : 4,
+                         tf);
         /* The kernel name, cut to the text width (JSON has it whole); a
          * wrong result says so instead. */
         int room = TEXT_WIDTH - (n + (m > 0 ? m : 0)) - 1;
@@ -120,6 +124,8 @@ static void record(struct rec *w, const struct attention_case *c,
     rec_uint(w, "workspaceBytes", r->workspace);
     rec_uint(w, "sets", r->sets);
     rec_num(w, "us", r->us, true);
+    rec_num(w, "usMin", r->t.min_us, true);
+    rec_num(w, "usMax", r->t.max_us, true);
     rec_num(w, "tflopPerS", tflops(r->flops, r->us), true);
     rec_object_begin(w, "check");
     rec_int(w, "rows", ATTENTION_CHECK_ROWS);

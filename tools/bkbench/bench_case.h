@@ -30,6 +30,7 @@ struct bench_case {
     uint64_t slot_bytes[BENCH_SLOT_COUNT];  /* bytes each slot must hold, 0 = unused */
     double bytes;                     /* inputs read once + outputs written once */
     double flops;                     /* 0: a memory-bound op, rated in GB/s */
+    BkConvertInfo convert;            /* a conversion case when its sType is set */
 };
 
 /* Appends the gated-activation cases for input tensors of size_bytes:
@@ -39,6 +40,10 @@ struct bench_case {
 size_t bench_gated_cases(uint64_t size_bytes, struct bench_case *out, size_t max);
 /* The number of cases bench_gated_cases makes. */
 size_t bench_gated_case_count(void);
+
+/* Appends the conversion cases (bench_convert.c), at most max. */
+size_t bench_convert_cases(uint64_t size_bytes, struct bench_case *out, size_t max);
+size_t bench_convert_case_count(void);
 
 /* The op info for bkCreatePlan; storage must outlive its use. */
 const void *bench_case_operation(const struct bench_case *c, union gated_op_info *storage);

@@ -73,12 +73,8 @@ void bench_spread_time(struct bench_device *d, const BkCommandBuffer *cmds, uint
     if (!us)
         tool_die("out of host memory");
     bench_device_time(d, cmds, ncmds, s->warmup, s->repeats, us);
-    t->min_us = t->max_us = us[0];
-    for (uint32_t i = 1; i < s->repeats; i++) {
-        t->min_us = us[i] < t->min_us ? us[i] : t->min_us;
-        t->max_us = us[i] > t->max_us ? us[i] : t->max_us;
-    }
-    t->us = tool_median(us, s->repeats);
+    bench_spread_of(us, s->repeats, t);
+    bench_noise_note(t);
     free(us);
 }
 

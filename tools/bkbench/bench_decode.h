@@ -31,11 +31,7 @@
 #include "bench_attention.h"
 #include "bench_device.h"
 #include "bench_run.h"
-
-/* Median, min and max of one measurement, microseconds a run. */
-struct bench_spread {
-    double us, min_us, max_us;
-};
+#include "bench_spread.h"
 
 /* Submits cmds round robin as bench_device_time does (s's warm-up and
  * repeats) and sums up the timed runs. */

@@ -84,5 +84,7 @@ size_t bench_gated_cases(uint64_t size_bytes, struct bench_case *out, size_t max
 
 const void *bench_case_operation(const struct bench_case *c, union gated_op_info *storage)
 {
+    if (c->convert.sType == BK_STRUCTURE_TYPE_CONVERT_INFO)
+        return &c->convert;
     return gated_op_build(&c->gated, storage);
 }

@@ -5,22 +5,25 @@
 #include "bench_case.h"
 #include "bench_record.h"
 #include "bench_run.h"
+#include "bench_spread.h"
 #include "tool_common.h"
 
 void bench_gated_print_header(void)
 {
-    printf("\n%-10s %-11s %-5s %-20s %4s %10s %9s %8s %6s\n", "op", "kind", "dtype", "shape",
-           "sets", "time(us)", "GB/s", "TFLOP/s", "roof");
+    printf("\n%-10s %-11s %-5s %-17s %4s %9s %9s %7s %8s %6s\n", "op", "kind", "dtype", "shape",
+           "sets", "time(us)", "spread", "GB/s", "TFLOP/s", "roof");
 }
 
 void bench_gated_print_row(const struct bench_case *c, const struct bench_result *r, void *user)
 {
     (void)user;
-    printf("%-10s %-11s %-5s %-20s ", c->op, c->variant, tool_dtype_name(c->dtype), c->shape);
+    printf("%-10s %-11s %-5s %-17s ", c->op, c->variant, tool_dtype_name(c->dtype), c->shape);
     if (!r->supported) {
-        printf("%4s %10s\n", "-", "unsupported");
+        printf("%4s %9s\n", "-", "unsupported");
     } else {
-        printf("%4u %10.2f %9.1f ", r->sets, r->us, r->gb_per_s);
+        char spread[32];
+        bench_spread_text(spread, sizeof spread, 9, &r->t);
+        printf("%4u %9.2f%s %7.1f ", r->sets, r->us, spread, r->gb_per_s);
         if (r->tflop_per_s > 0)
             printf("%8.2f ", r->tflop_per_s);
         else
@@ -58,6 +61,8 @@ void bench_gated_records(struct rec *w, const struct bench_case *cases,
         }
         rec_uint(w, "sets", r->sets);
         rec_num(w, "timeUs", r->us, true);
+        rec_num(w, "usMin", r->t.min_us, true);
+        rec_num(w, "usMax", r->t.max_us, true);
         rec_num(w, "gbPerS", r->gb_per_s, true);
         rec_num(w, "tflopPerS", r->tflop_per_s, r->tflop_per_s > 0);
         rec_num(w, "roofline", r->roofline, r->roofline > 0);

@@ -238,10 +238,13 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
     double one_time[GEMM_ROUNDS], reusable[GEMM_ROUNDS], direct[GEMM_ROUNDS];
     uint32_t lt_rounds = 0;
     for (uint32_t round = 0; round < GEMM_ROUNDS; round++) {
-        reusable[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        struct bench_spread t;
+        reusable[round] =
+            bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench, &t);
+        bench_spread_widen(&r->reusable_t, &t);
         if (!lt || rot.failed) {
             one_time[round] =
-                bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench);
+                bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_ONE_TIME, &s->bench, NULL);
             continue;
         }
         bench_plan_time_paired(d, &p, bind, r->sets, lt_rotation_run, &rot, &s->bench,
@@ -250,7 +253,8 @@ void bench_gemm_run(struct bench_device *d, const struct gemm_case *c,
             lt_rounds++;
     }
     r->one_time_us = tool_median(one_time, GEMM_ROUNDS);
-    r->reusable_us = tool_median(reusable, GEMM_ROUNDS);
+    r->reusable_us = r->reusable_t.us = tool_median(reusable, GEMM_ROUNDS);
+    bench_noise_note(&r->reusable_t);
     if (lt) {
         r->lt_us = lt_rounds ? tool_median(direct, lt_rounds) : 0.0;
         lt_finish(d, c, &p, bind, &rot, &ws, r);

@@ -3,7 +3,7 @@
  *   gemm      dense D[M, N] = A[M, K] @ B[N, K]^T (the transformer layout),
  *             libbk's plan as one-time and as reusable submits beside
  *             cuBLASLt called directly with the same algorithm policy;
- *   sparse24  Y[N, M] = X[N, K] @ W^T with a 2:4 W[M, K], libbk's sparse
+ *   sparse24  Y[M, N] = X[M, K] @ W^T with a 2:4 W[N, K], libbk's sparse
  *             plan beside its dense plan of the same shape and beside
  *             cuSPARSELt called directly on the same pruned W (flops
  *             counted as the dense 2 M N K for all).
@@ -44,6 +44,7 @@ struct gemm_result {
     uint64_t workspace;                   /* libbk's plan's workspace, bytes */
     uint32_t sets;                        /* buffer sets rotated through */
     double one_time_us, reusable_us;      /* medians */
+    struct bench_spread reusable_t;       /* reusable_us, min and max of every round's runs */
     /* cuBLASLt called directly: "ok", "skipped" (not a CUDA device),
      * "unavailable" (no library), "failed" (lt_message says why) or
      * "mismatch" (timed, but its D is not libbk's). */
@@ -62,8 +63,10 @@ struct gemm_result {
 struct sparse24_case {
     BkDataType dtype;
     const char *layer;                    /* "square", "qkv", "o", "gate-up", "down" */
-    int64_t m, n, k;                      /* W[M, K], X[N, K], Y[N, M] */
-    char shape[32];                       /* "2048x10240x8192": N x M x K */
+    /* m: W's rows, the output features (BkSparse24GemmInfo's m; N in the
+     * tables), n: X's rows, the tokens (M), k: the input features. */
+    int64_t m, n, k;
+    char shape[32];                       /* "2048x10240x8192": tokens x out x in */
 };
 
 struct sparse24_result {
@@ -74,6 +77,7 @@ struct sparse24_result {
     uint64_t prepared_bytes;              /* the prepared weight */
     uint32_t sets;
     double sparse_us, dense_us;           /* medians, reusable submits */
+    struct bench_spread sparse_t;         /* sparse_us, min and max of every round's runs */
     double peak_tflops;                   /* dense peak, 0 = unknown */
     /* cuSPARSELt called directly: "ok", "unavailable" (no library or not
      * a CUDA device), "failed" (slt_message says why) or "mismatch"

@@ -7,6 +7,7 @@
 
 #include "bench_gemm.h"
 #include "bench_record.h"
+#include "bench_spread.h"
 #include "bench_w4a16.h"
 #include "tool_common.h"
 
@@ -60,6 +61,14 @@ static void add_percent(struct line *l, double fraction, bool valid)
         add(l, " %7s", "n/a");
 }
 
+/* min and max of a time beside its median, relative to it. */
+static void add_spread(struct line *l, const struct bench_spread *t)
+{
+    char s[32];
+    bench_spread_text(s, sizeof s, 9, t);
+    add(l, "%s", s);
+}
+
 static void emit(const struct line *l)
 {
     printf("%s\n", l->text);
@@ -73,12 +82,13 @@ void bench_gemm_print_header(const struct gemm_settings *s, const char *peak_mod
 {
     printf("\ndense GEMM D[M,N] = A[M,K] @ B[N,K]^T, row-major; TFLOP/s = 2MNK / median time\n");
     const char *name = s->lt_name ? s->lt_name : "cuBLASLt";
+    printf("shapes M x N x K: M tokens, N output features, K input features\n");
     printf("1x: one-time buffers, re: reusable buffers (%u runs after %u warm-up), "
            "Lt: %s direct\n", s->bench.repeats, s->bench.warmup, name);
     printf("peak: of %s; %s: %.60s\n", peak_model ? peak_model : "an unknown device (n/a)",
            name, lt);
-    printf("%-8s %-5s %-17s %4s %8s %8s %8s %7s %7s %7s\n", "op", "dtype", "shape(MxNxK)", "sets",
-           "1x TF/s", "re TF/s", "Lt TF/s", "1x/Lt", "re/Lt", "peak");
+    printf("%-8s %-5s %-17s %4s %8s %8s %9s %8s %7s %7s %7s\n", "op", "dtype", "shape(MxNxK)",
+           "sets", "1x TF/s", "re TF/s", "re spread", "Lt TF/s", "1x/Lt", "re/Lt", "peak");
 }
 
 void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r)
@@ -96,6 +106,7 @@ void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r
     add(&l, " %4u", r->sets);
     add_tflops(&l, tflops(flops, r->one_time_us), true);
     add_tflops(&l, re, true);
+    add_spread(&l, &r->reusable_t);
     add_tflops(&l, tflops(flops, r->lt_us), lt);
     add_percent(&l, r->lt_us / r->one_time_us, lt);
     add_percent(&l, r->lt_us / r->reusable_us, lt);
@@ -105,13 +116,13 @@ void bench_gemm_print_row(const struct gemm_case *c, const struct gemm_result *r
 
 void bench_sparse24_print_header(const char *slt)
 {
-    printf("\n2:4 sparse GEMM Y[N,M] = X[N,K] @ W[M,K]^T beside libbk's dense GEMM, "
+    printf("\n2:4 sparse GEMM Y[M,N] = X[M,K] @ W[N,K]^T beside libbk's dense GEMM, "
            "reusable buffers;\n");
     printf("TFLOP/s = 2MNK / median time for both (dense-equivalent); speedup: dense time / "
            "sparse time\n");
     printf("cuSPARSELt: %.80s\n", slt);
-    printf("%-8s %-5s %-7s %-15s %4s %8s %8s %7s %s\n", "op", "dtype", "layer",
-           "shape(NxMxK)", "sets", "dense", "sparse", "speedup", "sparse kernel");
+    printf("%-8s %-5s %-7s %-15s %4s %8s %8s %9s %7s %s\n", "op", "dtype", "layer",
+           "shape(MxNxK)", "sets", "dense", "sparse", "spread", "speedup", "sparse kernel");
 }
 
 /* A table of its own, after the sparse rows: the rows above keep their
@@ -121,7 +132,7 @@ void bench_sparse24_print_slt(const struct sparse24_case *c, const struct sparse
 {
     printf("\n2:4 sparse GEMM, libbk beside cuSPARSELt on the same pruned W (same sets, same X);"
            "\nTFLOP/s dense-equivalent; bk/SLt: cuSPARSELt time / libbk sparse time\n");
-    printf("%-10s %-5s %-7s %-15s %8s %8s %7s %s\n", "op", "dtype", "layer", "shape(NxMxK)",
+    printf("%-10s %-5s %-7s %-15s %8s %8s %7s %s\n", "op", "dtype", "layer", "shape(MxNxK)",
            "sparse", "SLt", "bk/SLt", "status");
     for (size_t i = 0; i < n; i++, c++, r++) {
         if (!r->supported)
@@ -158,6 +169,7 @@ void bench_sparse24_print_row(const struct sparse24_case *c, const struct sparse
     add(&l, " %4u", r->sets);
     add_tflops(&l, tflops(flops, r->dense_us), true);
     add_tflops(&l, tflops(flops, r->sparse_us), true);
+    add_spread(&l, &r->sparse_t);
     add(&l, " %6.2fx", r->dense_us / r->sparse_us);
     /* The kernel name, cut to the text width (JSON has it whole). */
     int room = TEXT_WIDTH - (int)l.len - 1;
@@ -194,8 +206,8 @@ void bench_w4a16_print_header(const struct gemm_settings *s, double copy_gb_per_
            copy_gb_per_s);
     printf("dense: D[M,N] = A[M,K] @ B[N,K]^T on the same sets; dn/w4: dense time / W4A16 time\n");
     printf("dense GEMM by %.85s\n", dense);
-    printf("%-5s %-5s %-7s %-14s %4s %7s %6s %6s %7s %5s %s\n", "op", "dtype", "layer",
-           "shape(MxNxK)", "sets", "us", "TF/s", "floor", "dense", "dn/w4", "kernel");
+    printf("%-5s %-5s %-7s %-14s %4s %7s %9s %6s %6s %7s %5s %s\n", "op", "dtype", "layer",
+           "shape(MxNxK)", "sets", "us", "spread", "TF/s", "floor", "dense", "dn/w4", "kernel");
 }
 
 void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result *r)
@@ -210,6 +222,7 @@ void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result
     const bool dense = r->dense_us > 0;
     add(&l, " %4u", r->sets);
     add_us(&l, r->us, true);
+    add_spread(&l, &r->t);
     add_tflops6(&l, tflops(w4a16_case_flops(c), r->us));
     if (r->floor_us > 0)
         add(&l, " %5.1f%%", 100.0 * r->floor_us / r->us);
@@ -248,6 +261,7 @@ void bench_gemm_records(struct rec *w, const struct gemm_case *c, const struct g
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_str(w, "transA", "N");
         rec_str(w, "transB", "T");
         rec_whole(w, "flops", flops);
@@ -263,6 +277,8 @@ void bench_gemm_records(struct rec *w, const struct gemm_case *c, const struct g
         rec_num(w, "oneTimeUs", r->one_time_us, true);
         rec_num(w, "oneTimeTflopPerS", tflops(flops, r->one_time_us), true);
         rec_num(w, "reusableUs", r->reusable_us, true);
+        rec_num(w, "reusableUsMin", r->reusable_t.min_us, true);
+        rec_num(w, "reusableUsMax", r->reusable_t.max_us, true);
         rec_num(w, "reusableTflopPerS", tflops(flops, r->reusable_us), true);
         bool lt = r->lt_us > 0;
         rec_object_begin(w, "cublasLt");
@@ -298,6 +314,7 @@ void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_whole(w, "denseFlops", flops);
         rec_str(w, "status", r->supported ? "ok" : "unsupported");
         if (!r->supported) {
@@ -310,6 +327,8 @@ void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
         rec_uint(w, "preparedBytes", r->prepared_bytes);
         rec_uint(w, "sets", r->sets);
         rec_num(w, "sparseUs", r->sparse_us, true);
+        rec_num(w, "sparseUsMin", r->sparse_t.min_us, true);
+        rec_num(w, "sparseUsMax", r->sparse_t.max_us, true);
         rec_num(w, "sparseTflopPerS", tflops(flops, r->sparse_us), true);
         rec_num(w, "denseUs", r->dense_us, true);
         rec_num(w, "denseTflopPerS", tflops(flops, r->dense_us), true);
@@ -350,6 +369,7 @@ void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
         rec_int(w, "m", c->m);
         rec_int(w, "n", c->n);
         rec_int(w, "k", c->k);
+        rec_str(w, "shape", c->shape);
         rec_int(w, "groupSize", W4A16_GROUP);
         rec_whole(w, "flops", flops);
         rec_uint(w, "weightBytes", r->weight_bytes);
@@ -365,6 +385,8 @@ void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
         rec_uint(w, "workspaceBytes", r->workspace);
         rec_uint(w, "sets", r->sets);
         rec_num(w, "us", r->us, true);
+        rec_num(w, "usMin", r->t.min_us, true);
+        rec_num(w, "usMax", r->t.max_us, true);
         rec_num(w, "tflopPerS", tflops(flops, r->us), true);
         rec_num(w, "floorUs", r->floor_us, r->floor_us > 0);
         rec_num(w, "ofFloor", r->floor_us / r->us, r->floor_us > 0);

@@ -96,7 +96,8 @@ static void one_time_run(void *user, uint32_t i)
 
 double bench_plan_time(struct bench_device *d, const struct bench_plan *p,
                        const BkDeviceAddress *bindings, uint32_t sets,
-                       enum bench_submit_mode mode, const struct bench_settings *s)
+                       enum bench_submit_mode mode, const struct bench_settings *s,
+                       struct bench_spread *t)
 {
     double *us = calloc(s->repeats, sizeof *us);
     BkCommandBuffer *cmds = calloc(sets, sizeof *cmds);
@@ -119,10 +120,13 @@ double bench_plan_time(struct bench_device *d, const struct bench_plan *p,
         for (uint32_t set = 0; set < sets; set++)
             bkFreeCommandBuffer(cmds[set]);
     }
-    double median = tool_median(us, s->repeats);
+    struct bench_spread spread;
+    bench_spread_of(us, s->repeats, &spread);
+    if (t)
+        *t = spread;
     free(cmds);
     free(us);
-    return median;
+    return spread.us;
 }
 
 /* One-time runs of the plan and other's runs, alternating run by run. */

@@ -13,6 +13,7 @@
 #include <bk/bk.h>
 
 #include "bench_device.h"
+#include "bench_spread.h"
 #include "bench_run.h"
 
 struct bench_plan {
@@ -39,14 +40,16 @@ void bench_plan_run_once(struct bench_device *d, const struct bench_plan *p,
                          const BkDeviceAddress *bindings);
 
 /* The median time of one run in microseconds; run i uses the bindings of
- * set i % sets, at bindings[set * props.bindingCount]. */
+ * set i % sets, at bindings[set * props.bindingCount]. t, when not NULL,
+ * receives the median, min and max. */
 enum bench_submit_mode {
     BENCH_SUBMIT_ONE_TIME,                /* begin + bkCmdRun + end + submit per run */
     BENCH_SUBMIT_REUSABLE,                /* one reusable buffer per set, replayed */
 };
 double bench_plan_time(struct bench_device *d, const struct bench_plan *p,
                        const BkDeviceAddress *bindings, uint32_t sets,
-                       enum bench_submit_mode mode, const struct bench_settings *s);
+                       enum bench_submit_mode mode, const struct bench_settings *s,
+                       struct bench_spread *t);
 
 /* One-time submits of p and other(other_user, i), alternating run by run
  * so that clock drift reaches both alike; the medians of each. */

@@ -61,7 +61,7 @@ static void field(struct rec *r, const char *key, const char *json, const char *
         return;
     }
     size_t i = column(r, key);
-    if (r->mode == REC_CSV_ROWS) {
+    if (r->mode == REC_CSV_ROWS || r->mode == REC_EACH_ROW) {
         free(r->cells[i]);
         r->cells[i] = xstrdup(csv ? csv : json);
     }
@@ -101,7 +101,7 @@ void rec_begin(struct rec *r)
         fprintf(r->f, "%s\n    {", r->items ? "," : "");
     } else {
         size_t i = column(r, "section");
-        if (r->mode == REC_CSV_ROWS) {
+        if (r->mode != REC_CSV_COLUMNS) {
             for (size_t k = 0; k < r->ncolumns; k++) {
                 free(r->cells[k]);
                 r->cells[k] = NULL;
@@ -134,6 +134,8 @@ void rec_end(struct rec *r)
 {
     if (r->mode == REC_JSON) {
         fputc('}', r->f);
+    } else if (r->mode == REC_EACH_ROW) {
+        r->row(r, r->row_user);
     } else if (r->mode == REC_CSV_ROWS) {
         for (size_t k = 0; k < r->ncolumns; k++) {
             if (k)
@@ -226,13 +228,29 @@ void rec_object_end(struct rec *r)
     }
 }
 
+/* The columns of every record (a first pass), and cells for a row. */
+static void collect_columns(struct rec *r, rec_source_fn records, const void *user)
+{
+    records(r, user);
+    r->cells = calloc(r->ncolumns ? r->ncolumns : 1, sizeof *r->cells);
+    if (!r->cells)
+        tool_die("out of host memory");
+}
+
+static void free_columns(struct rec *r)
+{
+    for (size_t k = 0; k < r->ncolumns; k++) {
+        free(r->cells[k]);
+        free(r->columns[k]);
+    }
+    free(r->cells);
+    free(r->columns);
+}
+
 int rec_write_csv(FILE *f, rec_source_fn records, const void *user)
 {
     struct rec r = {.mode = REC_CSV_COLUMNS, .f = f};
-    records(&r, user);
-    r.cells = calloc(r.ncolumns ? r.ncolumns : 1, sizeof *r.cells);
-    if (!r.cells)
-        tool_die("out of host memory");
+    collect_columns(&r, records, user);
     for (size_t k = 0; k < r.ncolumns; k++) {
         if (k)
             fputc(',', f);
@@ -241,11 +259,23 @@ int rec_write_csv(FILE *f, rec_source_fn records, const void *user)
     fputc('\n', f);
     r.mode = REC_CSV_ROWS;
     records(&r, user);
-    for (size_t k = 0; k < r.ncolumns; k++) {
-        free(r.cells[k]);
-        free(r.columns[k]);
-    }
-    free(r.cells);
-    free(r.columns);
+    free_columns(&r);
     return ferror(f) ? -1 : 0;
+}
+
+void rec_each_row(rec_source_fn records, const void *user, rec_row_fn row, void *row_user)
+{
+    struct rec r = {.mode = REC_CSV_COLUMNS, .row = row, .row_user = row_user};
+    collect_columns(&r, records, user);
+    r.mode = REC_EACH_ROW;
+    records(&r, user);
+    free_columns(&r);
+}
+
+const char *rec_cell(const struct rec *r, const char *key)
+{
+    for (size_t i = 0; i < r->ncolumns; i++)
+        if (strcmp(r->columns[i], key) == 0)
+            return r->cells[i];
+    return NULL;
 }

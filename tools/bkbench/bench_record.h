@@ -15,7 +15,11 @@ enum rec_mode {
     REC_JSON,                             /* write JSON to f */
     REC_CSV_COLUMNS,                      /* CSV, first pass: collect the columns */
     REC_CSV_ROWS,                         /* CSV, second pass: write the rows to f */
+    REC_EACH_ROW,                         /* as REC_CSV_ROWS, a callback per row */
 };
+
+struct rec;
+typedef void (*rec_row_fn)(const struct rec *r, void *user);
 
 struct rec {
     enum rec_mode mode;
@@ -26,6 +30,8 @@ struct rec {
     char prefix[64];                      /* "cublasLt." inside a nested object (CSV) */
     char **columns, **cells;              /* CSV: names, the current row's values */
     size_t ncolumns, capacity;
+    rec_row_fn row;                       /* REC_EACH_ROW: called at each rec_end */
+    void *row_user;
 };
 
 /* A list of records: the JSON array that is the member 'section' (the
@@ -56,5 +62,9 @@ struct rec rec_json(FILE *f);
  * need it. Returns 0, or -1 when a write failed. */
 typedef void (*rec_source_fn)(struct rec *r, const void *user);
 int rec_write_csv(FILE *f, rec_source_fn records, const void *user);
+/* Calls row() for each record that records() lists, with its fields as
+ * CSV has them: rec_cell gives one (NULL when the record lacks it). */
+void rec_each_row(rec_source_fn records, const void *user, rec_row_fn row, void *row_user);
+const char *rec_cell(const struct rec *r, const char *key);
 
 #endif /* BK_TOOL_BENCH_RECORD_H */

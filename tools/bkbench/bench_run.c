@@ -142,7 +142,8 @@ static void run_case(struct bench_device *d, struct pool *p, const struct bench_
         for (uint32_t b = 0; b < c->binding_count; b++)
             addr[set * c->binding_count + b] =
                 p->buf[set * BENCH_SLOT_COUNT + c->slot[b]].address;
-    r->us = bench_plan_time(d, &plan, addr, r->sets, BENCH_SUBMIT_REUSABLE, s);
+    r->us = bench_plan_time(d, &plan, addr, r->sets, BENCH_SUBMIT_REUSABLE, s, &r->t);
+    bench_noise_note(&r->t);
     free(addr);
 
     r->gb_per_s = c->bytes / (r->us * 1e-6) / 1e9;

@@ -11,6 +11,7 @@
 
 #include "bench_case.h"
 #include "bench_device.h"
+#include "bench_spread.h"
 
 struct bench_settings {
     uint32_t warmup;
@@ -23,6 +24,7 @@ struct bench_result {
     bool supported;                   /* false: bkCreatePlan said unsupported */
     uint32_t sets;                    /* buffer sets rotated through */
     double us;                        /* median time of one run */
+    struct bench_spread t;            /* its median, min and max */
     double gb_per_s;
     double tflop_per_s;               /* 0 for memory-bound ops */
     double roofline;                  /* of the copy bandwidth; 0 if not rated */
@@ -52,6 +54,14 @@ void bench_gated_print_row(const struct bench_case *c, const struct bench_result
 struct rec;
 void bench_gated_records(struct rec *w, const struct bench_case *cases,
                          const struct bench_result *res, size_t n);
+
+/* The conversion table (bench_convert.c): its header, a row and the
+ * records of "convert". */
+void bench_convert_print_header(void);
+void bench_convert_print_row(const struct bench_case *c, const struct bench_result *r,
+                             void *user);
+void bench_convert_records(struct rec *w, const struct bench_case *cases,
+                           const struct bench_result *res, size_t n);
 
 /* The number of sets for a case of this working set. */
 uint32_t bench_sets_for(uint64_t working_set, const struct bench_settings *s);

@@ -192,13 +192,18 @@ static void time_rounds(struct bench_device *d, const struct gemm_settings *s,
     double dense[SPARSE24_ROUNDS], sparse[SPARSE24_ROUNDS], theirs[SPARSE24_ROUNDS];
     uint32_t timed = 0;  /* cuSPARSELt's rounds */
     for (uint32_t round = 0; round < SPARSE24_ROUNDS; round++) {
-        dense[round] = bench_plan_time(d, &p->dense, db, sets, BENCH_SUBMIT_REUSABLE, &s->bench);
-        sparse[round] = bench_plan_time(d, &p->sparse, sb, sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        struct bench_spread t;
+        dense[round] =
+            bench_plan_time(d, &p->dense, db, sets, BENCH_SUBMIT_REUSABLE, &s->bench, NULL);
+        sparse[round] =
+            bench_plan_time(d, &p->sparse, sb, sets, BENCH_SUBMIT_REUSABLE, &s->bench, &t);
+        bench_spread_widen(&r->sparse_t, &t);
         if (slt && timed == round && (theirs[round] = bench_sparse24_slt_time(d, slt, s, r)) > 0)
             timed++;
     }
     r->dense_us = tool_median(dense, SPARSE24_ROUNDS);
-    r->sparse_us = tool_median(sparse, SPARSE24_ROUNDS);
+    r->sparse_us = r->sparse_t.us = tool_median(sparse, SPARSE24_ROUNDS);
+    bench_noise_note(&r->sparse_t);
     r->slt_us = timed == SPARSE24_ROUNDS ? tool_median(theirs, SPARSE24_ROUNDS) : 0.0;
 }
 

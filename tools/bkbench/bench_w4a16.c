@@ -432,7 +432,7 @@ static double dense_time(struct bench_device *d, struct dense *dn, uint32_t sets
                          const struct bench_settings *b)
 {
     if (!dn->lt)
-        return bench_plan_time(d, &dn->plan, dn->bind, sets, BENCH_SUBMIT_REUSABLE, b);
+        return bench_plan_time(d, &dn->plan, dn->bind, sets, BENCH_SUBMIT_REUSABLE, b, NULL);
     if (dn->rot.failed)
         return -1.0;
     double *us = calloc(b->repeats, sizeof *us);
@@ -534,14 +534,18 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
     double mine[W4A16_ROUNDS], dense[W4A16_ROUNDS];
     uint32_t dense_rounds = 0;
     for (uint32_t round = 0; round < W4A16_ROUNDS; round++) {
-        mine[round] = bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench);
+        struct bench_spread spread;
+        mine[round] =
+            bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench, &spread);
+        bench_spread_widen(&r->t, &spread);
         if (!dn.ready)
             continue;
         double t = dense_time(d, &dn, r->sets, &s->bench);
         if (t >= 0)
             dense[dense_rounds++] = t;
     }
-    r->us = tool_median(mine, W4A16_ROUNDS);
+    r->us = r->t.us = tool_median(mine, W4A16_ROUNDS);
+    bench_noise_note(&r->t);
     r->dense_us = dense_rounds ? tool_median(dense, dense_rounds) : 0.0;
     dense_finish(d, &dn, r);
 

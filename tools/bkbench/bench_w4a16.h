@@ -48,6 +48,7 @@ struct w4a16_result {
                                              (+ (K/128)*N/2 of packedZeros) */
     uint32_t sets;                        /* weight sets rotated through */
     double us;                            /* median, reusable submits */
+    struct bench_spread t;                /* us, min and max of every round's runs */
     double floor_us;                      /* weight_bytes at the copy bandwidth; 0: unknown */
     double max_rel_err;                   /* the check's max |C - ref| / max |ref|; < 0: not run */
     uint32_t check_rows;                  /* rows of C checked */

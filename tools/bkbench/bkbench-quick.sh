@@ -31,6 +31,8 @@ attention_all=$((attention_rows + sweep_rows))
 decode_rows=12
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
 step_cases=2
+# conversions: f32 -> bf16, bf16 -> f32, f32 -> f16, f16 -> f32, strided f32 -> bf16
+convert_cases=5
 
 n=0
 failed=0
@@ -135,17 +137,17 @@ if [ $status -ne 0 ]; then sed 's/^/# /' "$tmp/bench.err"; fi
 grep -Eq '^copy bandwidth .*: [0-9]+\.[0-9] GB/s$' "$tmp/bench.txt" &&
     ! grep -Eq ': 0\.0 GB/s$' "$tmp/bench.txt"
 ok $? "bkbench prints a non-zero copy bandwidth"
-grep -Eq '^op +kind +dtype +shape +sets +time\(us\) +GB/s +TFLOP/s +roof$' "$tmp/bench.txt"
+grep -Eq '^op +kind +dtype +shape +sets +time\(us\) +spread +GB/s +TFLOP/s +roof$' "$tmp/bench.txt"
 ok $? "bkbench prints the table header"
 rows=$(grep -Ec '^gated-(fwd|bwd) ' "$tmp/bench.txt")
 [ "$rows" -eq $cases ]
 ok $? "bkbench prints $cases rows (got $rows)"
 row='^gated-(fwd|bwd) +[a-z-]+ +(f32|f16|bf16|f64) +[0-9]+x[0-9]+( rs=[0-9]+)?'
-row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9] +- +[0-9]+\.[0-9]%$'
+row="$row"' +[0-9]+ +[0-9]+\.[0-9]+ +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +- +[0-9]+\.[0-9]%$'
 timed=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$timed" -eq $cases ]
-ok $? "every row has a time, GB/s and a roofline fraction (got $timed)"
-[ "$(grep -c ' rs=' "$tmp/bench.txt")" -eq 40 ]
+ok $? "every row has a time, its spread, GB/s and a roofline fraction (got $timed)"
+[ "$(grep -c '^gated-.* rs=' "$tmp/bench.txt")" -eq 40 ]
 ok $? "the strided case runs for every op, kind and dtype"
 grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
     grep -Eq '^  \.\.\. the same bindings each time: +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &&
@@ -153,30 +155,31 @@ grep -Eq '^  one-time buffer, .* +[0-9]+\.[0-9]+ us per plan' "$tmp/bench.txt" &
     [ "$(grep -c '^launch cost (gated-fwd f32 ' "$tmp/bench.txt")" -eq 2 ] &&
     grep -q "^launch cost (gated-fwd f32 1x32, libbk's own work" "$tmp/bench.txt"
 ok $? "bkbench prints the launch costs, for a tiny and a minimal plan"
-# shape, sets, 1x and re TFLOP/s, no peak on the host; where libbk has a
-# BLAS its direct TFLOP/s and ratios for tf32 (computed as f32) and f64,
-# else none
-row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2}'
+# shape, sets, 1x and re TFLOP/s, re's spread, no peak on the host; where
+# libbk has a BLAS its direct TFLOP/s and ratios for tf32 (computed as f32)
+# and f64, else none
+row='^gemm +(f16|bf16|tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+%'
+blas_row='^gemm +(tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+%'
 blas_rows=0
 grep -q '^1x: .*Lt: BLAS direct$' "$tmp/bench.txt" && blas_rows=$((gemm_cases / 2))
 rows=$(grep -Ec "$row"' +- +n/a +n/a +n/a$' "$tmp/bench.txt")
-with_blas=$(grep -Ec '^gemm +(tf32|f64) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+( +[0-9.e+-]+){3}( +[0-9.]+%){2} +n/a$' \
-    "$tmp/bench.txt")
+with_blas=$(grep -Ec "$blas_row"' +[0-9.e+-]+( +[0-9.]+%){2} +n/a$' "$tmp/bench.txt")
 [ "$rows" -eq $((gemm_cases - blas_rows)) ] && [ "$with_blas" -eq $blas_rows ]
 ok $? "bkbench prints $gemm_cases dense GEMM rows with TFLOP/s, the BLAS beside $blas_rows (got $rows and $with_blas)"
-# layer, shape, sets, dense and sparse TFLOP/s, speedup, kernel
+# layer, shape, sets, dense and sparse TFLOP/s, sparse's spread, speedup, kernel
 row='^sparse24 +(f16|bf16) +(square|qkv|o|gate-up|down) +[0-9]+x[0-9]+x[0-9]+ +[0-9]+'
-rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +[0-9]+\.[0-9]+x +[a-z0-9_]+' "$tmp/bench.txt")
+rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9]+x +[a-z0-9_]+' \
+       "$tmp/bench.txt")
 [ "$rows" -eq $sparse_cases ]
 ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
-# shape, blk, pattern, form, active, sets, us, TF/s, kernel
+# shape, blk, pattern, form, active, sets, us, spread, TF/s, kernel (cut)
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
-row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+ +host_att'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $attention_rows ]
 ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[0-9]+x32x[0-9]+(/128)? +16 +(full|25%)'
-row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +[0-9.]+ +host_attention'
+row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+ +host_att'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $sweep_rows ]
 ok $? "bkbench prints $sweep_rows head-size sweep rows, D / Dv where they differ (got $rows)"
@@ -189,6 +192,10 @@ row='^bf16 M[0-9]+ KV[0-9]+ +(step|qkv|attention|o|gate-up|swiglu|down)'
 rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
 [ "$rows" -eq $((step_cases * 7)) ]
 ok $? "bkbench prints $step_cases decode steps, a row for the step and each op (got $rows rows)"
+row='^convert +(f32|bf16|f16) +(f32|bf16|f16) +64x4096( rs=8192)? +[0-9]+ +[0-9]+\.[0-9]+'
+rows=$(grep -Ec "$row"' +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +[0-9]+\.[0-9]% +host_convert_' "$tmp/bench.txt")
+[ "$rows" -eq $convert_cases ]
+ok $? "bkbench prints $convert_cases conversion rows: time, spread, GB/s, roof, kernel (got $rows)"
 too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 [ "$too_wide" -eq 0 ]
 ok $? "text output fits in 100 columns"
@@ -251,6 +258,16 @@ pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floor
          all(r[k]['us'] > 0 and r[k]['kernel']
              for k in ('qkv', 'attention', 'o', 'gateUp', 'swiglu', 'down'))
          for r in d['decodeStep'])"
+pycheck "$tmp/bench.json" "bkbench --json: $convert_cases conversions, bytes in + out, rated" \
+    "len(d['convert']) == $convert_cases and
+     sorted((r['from'], r['to'], r['inputStrides'] is None) for r in d['convert']) ==
+     sorted([('f32', 'bf16', True), ('bf16', 'f32', True), ('f32', 'f16', True),
+             ('f16', 'f32', True), ('f32', 'bf16', False)]) and
+     all(r['status'] == 'ok' and r['usMin'] <= r['timeUs'] <= r['usMax'] and
+         r['bytes'] == r['shape'][0] * r['shape'][1] *
+                       sum({'f32': 4, 'bf16': 2, 'f16': 2}[t] for t in (r['from'], r['to'])) and
+         abs(r['roofline'] - r['gbPerS'] / d['copy']['gbPerS']) <= 1e-3 * r['roofline'] and
+         r['kernel'] for r in d['convert'])"
 pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
     "d['copy']['gbPerS'] > 0 and d['launch']['oneTimeUsPerPlan'] > 0 and
      d['launch']['oneTimeSameBindingsUsPerPlan'] > 0 and
@@ -274,7 +291,7 @@ head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
 ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
 lines=$(wc -l <"$tmp/run.csv")
 pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
-    "sum(len(d[k]) for k in ('results', 'gemm', 'sparse24', 'w4a16', 'attention',
+    "sum(len(d[k]) for k in ('results', 'convert', 'gemm', 'sparse24', 'w4a16', 'attention',
                              'attentionDecode', 'decodeStep')) ==
      $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_all"
 if [ $have_python = no ]; then
@@ -284,8 +301,8 @@ else
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 d = json.load(open(sys.argv[2]))
-want = [(k, r) for k in ("results", "gemm", "sparse24", "w4a16", "attention", "attentionDecode",
-                         "decodeStep") for r in d[k]]
+want = [(k, r) for k in ("results", "convert", "gemm", "sparse24", "w4a16", "attention",
+                         "attentionDecode", "decodeStep") for r in d[k]]
 good = len(rows) == len(want) and all(
     c["section"] == k and c["op"] == r["op"] and c["dtype"] == r["dtype"] and
     c["status"] == r["status"] and c.get("kernel", "") == r.get("kernel", "")

@@ -22,9 +22,11 @@
 #include "bench_gemm.h"
 #include "bench_gemm_suite.h"
 #include "bench_launch.h"
+#include "bench_plot.h"
 #include "bench_progress.h"
 #include "bench_record.h"
 #include "bench_run.h"
+#include "bench_spread.h"
 #include "bench_step.h"
 #include "tool_common.h"
 
@@ -45,8 +47,9 @@ enum {
     OP_ATTENTION_BWD = 1u << 6,
     OP_ATTENTION_DECODE = 1u << 7,
     OP_DECODE_STEP = 1u << 8,
+    OP_CONVERT = 1u << 9,
     OP_ALL = OP_GATED_FWD | OP_GATED_BWD | OP_GEMM | OP_SPARSE24 | OP_W4A16 | OP_ATTENTION_FWD |
-             OP_ATTENTION_BWD | OP_ATTENTION_DECODE | OP_DECODE_STEP,
+             OP_ATTENTION_BWD | OP_ATTENTION_DECODE | OP_DECODE_STEP | OP_CONVERT,
 };
 
 static const struct {
@@ -58,7 +61,7 @@ static const struct {
     {"sparse24", OP_SPARSE24}, {"w4a16", OP_W4A16}, {"attention-fwd", OP_ATTENTION_FWD},
     {"attention-bwd", OP_ATTENTION_BWD}, {"attention", OP_ATTENTION_FWD | OP_ATTENTION_BWD},
     {"attention-decode", OP_ATTENTION_DECODE}, {"decode-step", OP_DECODE_STEP},
-    {"all", OP_ALL},
+    {"convert", OP_CONVERT}, {"all", OP_ALL},
 };
 
 struct options {
@@ -73,19 +76,20 @@ struct options {
     const char *shapes;               /* GEMM-family or attention shapes; NULL = all */
     const char *json_file;            /* also write the JSON here; NULL = no */
     const char *csv_file;             /* write the results as CSV here; NULL = no */
+    const char *plot_file;            /* write an SVG chart here; NULL = no */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bkbench [--device auto|host|cuda|cuda:N] [--quick] [--quiet] [--json]\n"
-            "               [--json-file FILE] [--csv FILE] [--size-mib N] [--repeats N]\n"
-            "               [--warmup N]\n"
+            "               [--json-file FILE] [--csv FILE] [--plot FILE.svg]\n"
+            "               [--size-mib N] [--repeats N] [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
             "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
             "               [--shape MxNxK[,...]]\n"
             "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
-            "    attention attention-decode decode-step all (default all).\n"
+            "    attention attention-decode decode-step convert all (default all).\n"
             "Times libbk's ops and rates them against the measured copy bandwidth, or\n"
             "GEMMs in TFLOP/s against the device's peak and cuBLASLt, or attention in\n"
             "TFLOP/s over its active blocks.\n");
@@ -182,14 +186,14 @@ static void parse_patterns(const char *list)
 static void parse_options(int argc, char **argv, struct options *o)
 {
     *o = (struct options){BK_DEVICE_TYPE_AUTO, 0, false, false, false, 0.0, -1, -1, 0, NULL,
-                          NULL, NULL, NULL, NULL, NULL};
+                          NULL, NULL, NULL, NULL, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
         static const char *const with_value[] = {"--device", "--size-mib", "--repeats",
                                                  "--warmup", "--op",       "--kind",
                                                  "--dtype",  "--json-file", "--pattern",
-                                                 "--csv",    "--shape"};
+                                                 "--csv",    "--shape",     "--plot"};
         char name[32];
         snprintf(name, sizeof name, "%s", a);
         char *eq = strchr(name, '=');
@@ -242,6 +246,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             if (*value == '\0')
                 usage_error("%s needs a file name", "--csv");
             o->csv_file = value;
+        } else if (strcmp(name, "--plot") == 0) {
+            if (*value == '\0')
+                usage_error("%s needs a file name", "--plot");
+            o->plot_file = value;
         } else if (strcmp(name, "--kind") == 0) {
             BkGatedActivationKind k;
             o->kind = value;
@@ -306,7 +314,20 @@ static void choose_settings(const struct options *o, const struct bench_device *
     uint64_t size_bytes = (uint64_t)(p->size_mib * MIB);
     if (!o->quick && p->copy_bytes < size_bytes)
         p->copy_bytes = size_bytes;
+    /* The roof is memory's: the copy is past the last-level cache, even
+     * with --quick. */
+    if (p->copy_bytes < 2 * d->cache_bytes)
+        p->copy_bytes = 2 * d->cache_bytes;
     p->timer = cuda ? "cuda-events" : "clock-monotonic";
+}
+
+/* Conversion cases have no kind, pattern or shape; --dtype keeps those
+ * that convert from or to it. */
+static bool keep_convert(const struct bench_case *c, const struct options *o)
+{
+    return (o->ops & OP_CONVERT) && !o->kind && !o->patterns && !o->shapes &&
+           (!o->dtype || strcmp(o->dtype, tool_dtype_name(c->dtype)) == 0 ||
+            strcmp(o->dtype, c->variant) == 0);
 }
 
 static bool keep_case(const struct bench_case *c, const struct options *o)
@@ -345,6 +366,15 @@ static void print_header(const struct bench_device *d, const struct plan_of_run 
            (double)d->cache_bytes / MIB, quick ? ", quick" : "");
     printf("copy bandwidth (bkCmdCopyMemory %.0f MiB, read + write): %.1f GB/s\n",
            (double)p->copy_bytes / MIB, copy_gbs);
+    printf("roof: an op's bytes read + written per second over that copy bandwidth, the copy\n"
+           "past the %.0f MiB last-level cache; %s\n", (double)d->cache_bytes / MIB,
+           quick ? "with --quick the ops' inputs stay in the cache, so\n"
+                   "a roof above 100% measures the cache, not memory"
+                 : "each op rotates buffer sets past it too");
+    if (dp->deviceType == BK_DEVICE_TYPE_HOST)
+        printf("On the host the copy is one thread's memmove: an op whose traffic is not a "
+               "copy's\n(more reads than writes) can pass 100%%.\n");
+    printf("spread: the fastest and the slowest run against the median\n");
 }
 
 static void print_launch(const struct launch_result *l, const struct launch_settings *s)
@@ -376,6 +406,9 @@ struct run_report {
     const struct bench_case *cases;
     const struct bench_result *res;
     size_t n;
+    const struct bench_case *conv;        /* the conversion cases */
+    const struct bench_result *conv_res;
+    size_t nconv;
     const struct launch_result *launch;   /* NULL: not measured */
     const struct gemm_suite *gemm;
     const struct attention_suite *attention;
@@ -404,11 +437,18 @@ static void print_json(const struct run_report *r)
            "\"rotateBytes\": %llu, \"timer\": \"%s\"},\n",
            r->o->quick ? "true" : "false", p->size_mib, p->bench.warmup, p->bench.repeats,
            (unsigned long long)p->bench.rotate_bytes, p->timer);
-    printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g},\n",
-           (unsigned long long)p->copy_bytes, r->copy_gbs);
+    printf("  \"copy\": {\"bytes\": %llu, \"gbPerS\": %.6g, \"pastCache\": %s},\n",
+           (unsigned long long)p->copy_bytes, r->copy_gbs,
+           p->copy_bytes > r->d->cache_bytes ? "true" : "false");
+    unsigned rows, wide;
+    bench_noise_counts(&rows, &wide);
+    printf("  \"noise\": {\"rows\": %u, \"wideRows\": %u, \"wideAbove\": %.6g},\n", rows, wide,
+           BENCH_SPREAD_WIDE);
     struct rec w = rec_json(stdout);
     printf("  \"results\": ");
     bench_gated_records(&w, r->cases, r->res, r->n);
+    printf(",\n  \"convert\": ");
+    bench_convert_records(&w, r->conv, r->conv_res, r->nconv);
     printf(",\n");
     gemm_suite_print_json(r->gemm);
     printf(",\n  \"attention\": ");
@@ -458,13 +498,15 @@ static void print_json_file(const char *path, const struct run_report *r)
 
 /* ---- CSV output ----------------------------------------------------- */
 
-/* Every result record, in the JSON's order: "results" (gated), "gemm",
- * "sparse24", "w4a16", "attention", "attentionDecode", "decodeStep". */
+/* Every result record, in the JSON's order: "results" (gated),
+ * "convert", "gemm", "sparse24", "w4a16", "attention", "attentionDecode",
+ * "decodeStep". */
 static void run_records(struct rec *w, const void *user)
 {
     const struct run_report *r = user;
     const struct attention_suite *a = r->attention;
     bench_gated_records(w, r->cases, r->res, r->n);
+    bench_convert_records(w, r->conv, r->conv_res, r->nconv);
     gemm_suite_records(w, r->gemm);
     bench_attention_records(w, a->cases, a->pattern, a->fwd, a->bwd, a->n);
     bench_decode_records(w, r->decode);
@@ -560,6 +602,17 @@ int main(int argc, char **argv)
             if (keep_case(&cases[i], &o))
                 cases[n++] = cases[i];
     }
+    size_t conv_total = bench_convert_case_count(), nconv = 0;
+    struct bench_case *conv = calloc(conv_total, sizeof *conv);
+    struct bench_result *conv_res = calloc(conv_total, sizeof *conv_res);
+    if (!conv || !conv_res)
+        tool_die("out of host memory");
+    if (o.ops & OP_CONVERT) {
+        size_t made = bench_convert_cases((uint64_t)(p.size_mib * MIB), conv, conv_total);
+        for (size_t i = 0; i < made; i++)
+            if (keep_convert(&conv[i], &o))
+                conv[nconv++] = conv[i];
+    }
     struct gemm_suite gemm;
     gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), gemm_filter, &o);
     struct attention_suite attention;
@@ -568,10 +621,10 @@ int main(int argc, char **argv)
     decode_suite_open(&decode, attention_scale(&o, &dev), &p.bench, decode_filter, &o);
     struct step_suite step;
     step_suite_open(&step, attention_scale(&o, &dev), &p.bench, step_filter, &o);
-    if (n + gemm_suite_count(&gemm) + attention.n + decode.n + step.n == 0)
+    if (n + nconv + gemm_suite_count(&gemm) + attention.n + decode.n + step.n == 0)
         tool_die("no case matches --op, --kind, --dtype, --pattern and --shape");
 
-    size_t steps = n + gemm_suite_count(&gemm) + decode.n + step.n;
+    size_t steps = n + nconv + gemm_suite_count(&gemm) + decode.n + step.n;
     for (size_t i = 0; i < attention.n; i++)
         steps += (size_t)attention.fwd[i].ran + attention.bwd[i].ran;
     bench_progress_start(steps, !o.quiet);
@@ -584,6 +637,10 @@ int main(int argc, char **argv)
     }
     bench_run_cases(&dev, cases, n, &p.bench, copy_gbs, results,
                     o.json ? NULL : bench_gated_print_row, NULL);
+    if (nconv && !o.json)
+        bench_convert_print_header();
+    bench_run_cases(&dev, conv, nconv, &p.bench, copy_gbs, conv_res,
+                    o.json ? NULL : bench_convert_print_row, NULL);
     gemm_suite_run(&gemm, &dev, copy_gbs, o.json);
     attention_suite_run(&attention, &dev, o.json);
     decode_suite_run(&decode, &dev, copy_gbs, o.json);
@@ -595,17 +652,26 @@ int main(int argc, char **argv)
     if (launched)
         bench_launch_costs(&dev, &p.launch, &launch);
     bench_progress_finish();
-    struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n,
-                                launched ? &launch : NULL, &gemm, &attention, &decode,
+    struct run_report report = {&dev, &p, &o, copy_gbs, cases, results, n, conv, conv_res,
+                                nconv, launched ? &launch : NULL, &gemm, &attention, &decode,
                                 &step};
     if (o.json)
         print_json(&report);
     else if (launched)
         print_launch(&launch, &p.launch);
+    bench_noise_warn(o.json ? stderr : stdout);
     if (o.json_file)
         print_json_file(o.json_file, &report);
     if (o.csv_file)
         print_csv_file(o.csv_file, &report);
+    if (o.plot_file) {
+        char title[320];
+        snprintf(title, sizeof title, "bkbench: libbk on %s %u: %s%s",
+                 tool_device_type_name(dev.props.deviceType), dev.props.deviceIndex,
+                 dev.props.name, o.quick ? " (quick)" : "");
+        if (bench_plot_write(o.plot_file, title, run_records, &report) < 0)
+            tool_die("--plot %s: cannot write it", o.plot_file);
+    }
 
     /* Every op is meant to exist on every backend: a gap fails the run. */
     size_t unsupported = 0;
@@ -617,6 +683,14 @@ int main(int argc, char **argv)
                 cases[i].variant, tool_dtype_name(cases[i].dtype), cases[i].shape,
                 results[i].message);
     }
+    for (size_t i = 0; i < nconv; i++) {
+        if (conv_res[i].supported)
+            continue;
+        unsupported++;
+        fprintf(stderr, "bkbench: convert %s -> %s %s: unsupported: %s\n",
+                tool_dtype_name(conv[i].dtype), conv[i].variant, conv[i].shape,
+                conv_res[i].message);
+    }
     unsupported += gemm_suite_report_failures(&gemm);
     unsupported += attention_suite_report_failures(&attention);
     unsupported += decode_suite_report_failures(&decode);
@@ -626,6 +700,8 @@ int main(int argc, char **argv)
     attention_suite_close(&attention);
     gemm_suite_close(&gemm);
     bench_device_close(&dev);
+    free(conv_res);
+    free(conv);
     free(results);
     free(cases);
     return unsupported ? TOOL_EXIT_ERROR : TOOL_EXIT_OK;

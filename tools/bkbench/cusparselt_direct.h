@@ -4,8 +4,9 @@
  * never a dependency of libbk. Only the few types and entry points needed
  * are declared; no CUDA header is used and nothing links against CUDA.
  *
- * The product is bkbench's 2:4 sparse GEMM: row-major Y[N, M] =
- * X[N, K] @ W^T with a 2:4 W[M, K] (groups of 4 along K), alpha 1, beta 0.
+ * The product is bkbench's 2:4 sparse GEMM: row-major Y[M, N] =
+ * X[M, K] @ W^T with a 2:4 W[N, K] (groups of 4 along K), alpha 1, beta 0
+ * (M tokens, N output features: the parameters m and n below are N and M).
  * cuSPARSELt is column-major, so it is handed the same memory as
  * Y^T[M, N] = op(A) @ B with the structured operand as A: A is W read as
  * the column-major [K, M] (ld K) with opA = T, B is X read as the

@@ -14,6 +14,13 @@
 #                                 intent(out)
 #   numbers, enums                by value, the integer of the C size
 #   function pointers             type(c_funptr), value
+# A count, an index or a size (an integer parameter named *Count, *Index
+# or size, by value or the two-call count) takes either integer kind: the
+# function is also a generic of its name whose second specific, NAME_i64
+# or NAME_i32, converts it (code built with -fdefault-integer-8 passes
+# INTEGER(8) literals where C has uint32_t, default-integer code INTEGER(4)
+# ones where C has uint64_t). A value outside uint32_t's range becomes
+# 4294967295, never a small value wrapped around.
 BEGIN { optional["BkAllocationCallbacks"] = 1 }
 
 function emit(s) { body = body s "\n" }
@@ -42,7 +49,53 @@ function param_decl(k,    base, c, p, name, spec, attr, nb, np, dims) {
     return "      " spec attr " :: " name dims
 }
 
-function flush_func(    k, kind, head, decls, res) {
+# The index of the count, index or size parameter, 0 if none.
+function flex_param(    k, t, b, found) {
+    found = 0
+    for (k = 1; k <= nparam; k++) {
+        b = pbase[k]; while (b in alias) b = alias[b]
+        if (pbase[k] in alias && pbase[k] ~ /Address$/) continue
+        if (b !~ /^u?int(32|64)_t$/ || pname[k] !~ /(Count|Index)$|^size$/) continue
+        if (pptrs[k] > 1 || (pptrs[k] == 1 && pconst[k])) continue
+        if (found) fail(fname ": two count parameters; the generator makes one alternative")
+        found = k
+    }
+    return found
+}
+
+# The specific of a count parameter of the other kind: declarations as
+# the C interface's (values by intent(in)), the count converted.
+function flex_specific(k, kind, res,    j, d, alt, altname, call_, pre, post, a) {
+    alt = ftype(pbase[k]) == "integer(c_int32_t)" ? "c_int64_t" : "c_int32_t"
+    altname = fname "_" (alt == "c_int64_t" ? "i64" : "i32")
+    s = "  ! " fname " with " pname[k] " of kind " alt ".\n"
+    s = s wrap("  " kind " " altname "(" args ")" (res == "" ? "" : " result(res)"), 5) "\n"
+    call_ = ""
+    for (j = 1; j <= nparam; j++) {
+        d = param_decl(j); sub(/, value/, ", intent(in)", d); sub(/^      /, "    ", d)
+        if (j == k) sub(/integer\(c_int(32|64)_t\)/, "integer(" alt ")", d)
+        s = s d "\n"
+        a = pname[j]
+        if (j == k && pptrs[k] == 1) a = "n"
+        else if (j == k) a = alt == "c_int64_t" ? "u32_of(" a ")" : "int(" a ", c_int64_t)"
+        call_ = call_ (j > 1 ? ", " : "") a
+    }
+    pre = ""; post = ""
+    if (pptrs[k] == 1) {
+        if (alt != "c_int64_t") fail(fname ": a uint64_t count by reference has no rule")
+        s = s "    integer(c_int32_t) :: n\n"
+        pre = "    n = u32_of(" pname[k] ")\n"
+        post = "    " pname[k] " = iand(int(n, c_int64_t), 4294967295_c_int64_t)\n"
+    }
+    if (res != "") s = s "    " res " :: res\n"
+    s = s pre wrap("    " (res == "" ? "call " : "res = ") fname "(" call_ ")", 5) "\n" post
+    s = s "  end " kind " " altname "\n"
+    specifics = specifics "\n" s
+    generics = generics "\n  interface " fname "\n    procedure :: " fname "\n    module procedure " \
+        altname "\n  end interface " fname "\n"
+}
+
+function flush_func(    k, kind, head, decls, res, flex) {
     if (fname == "") return
     imports = ""; decls = ""; args = ""
     for (k = 1; k <= nparam; k++) {
@@ -61,6 +114,8 @@ function flush_func(    k, kind, head, decls, res) {
     body = body decls
     if (res != "") emit("      " res " :: res")
     emit("    end " kind " " fname)
+    flex = flex_param()
+    if (flex) flex_specific(flex, kind, res)
     pub[++npub] = fname
     fname = ""
 }
@@ -88,7 +143,7 @@ END {
         } else if (f[1] != "param") ndoc = 0
     }
     flush_func()
-    uses(body)
+    uses(body); uses(specifics)
 
     generated("libbk Fortran binding: one bind(c) interface per function of include/bk/*.h.")
     print "!"
@@ -97,7 +152,10 @@ END {
     print "! reference (intent(in) when const); optional pointers, void * data and"
     print "! the array of the two-call idiom are type(c_ptr), value: pass c_null_ptr"
     print "! or c_loc(x); numbers and enums are by value, or by reference where C"
-    print "! takes a pointer to one. See bk-fortran(7)."
+    print "! takes a pointer to one. A count, an index or a size takes either"
+    print "! integer kind (c_int32_t or c_int64_t, so default integers with or"
+    print "! without -fdefault-integer-8): its function is also a generic. See"
+    print "! bk-fortran(7)."
     print "module bk_capi"
     print wrap("  use, intrinsic :: iso_c_binding, only: " used_list(), 5)
     print "  use bk_types"
@@ -111,5 +169,28 @@ END {
     sub(/^\n/, "", body)
     printf "%s", body
     print "  end interface"
+    if (specifics != "") {
+        print ""
+        print "  ! Counts, indices and sizes of either integer kind (see above)."
+        printf "%s", substr(generics, 2)
+        print ""
+        print "contains"
+        print ""
+        print "  ! A count or an index for a uint32_t, as its two's complement bits:"
+        print "  ! itself in [0, 4294967295], else 4294967295 (never a value wrapped"
+        print "  ! around into range)."
+        print "  elemental function u32_of(x) result(u)"
+        print "    integer(c_int64_t), intent(in) :: x"
+        print "    integer(c_int32_t) :: u"
+        print "    if (x < 0 .or. x > 4294967295_c_int64_t) then"
+        print "      u = -1"
+        print "    else if (x > 2147483647_c_int64_t) then"
+        print "      u = int(x - 4294967296_c_int64_t, c_int32_t)"
+        print "    else"
+        print "      u = int(x, c_int32_t)"
+        print "    end if"
+        print "  end function u32_of"
+        printf "%s", specifics
+    }
     print "end module bk_capi"
 }

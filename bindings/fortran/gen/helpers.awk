@@ -4,6 +4,8 @@
 #   !@ list NAME ITEM ...        a list of items
 #   !@ procedures PATTERN LIST   "module procedure" of PATTERN per item
 #   !@ for LIST ... !@ end       the block once per item, @K@ its name
+#   !@ each LIST ... !@ done     inside a for block: the lines once per
+#                                item of LIST, @R@ its name
 #   !@# TEXT                     a comment about the template, left out
 # Two lists come from the headers: HANDLE (K the snake-case name, T the
 # type) and OP (the op info structs: those with an sType declared outside
@@ -34,6 +36,22 @@ function subst(s, item,    k, v, out, p, q) {
     return out s
 }
 
+# The stored for block for one item; an each block inside it once per
+# item of its list, @R@ replaced first.
+function expand(item,    j, e, ne, ri, r, k, l) {
+    for (j = 1; j <= nblock; j++) {
+        if (block[j] !~ /^!@ each /) { print subst(block[j], item); continue }
+        l = block[j]; sub(/^!@ each +/, "", l)
+        if (items[l] == "") fail("template: '!@ each' of no list " l)
+        for (e = j + 1; e <= nblock && block[e] !~ /^!@ done$/; e++) ;
+        if (e > nblock) fail("template: '!@ each' without '!@ done'")
+        ne = split(items[l], ri, " ")
+        for (r = 1; r <= ne; r++)
+            for (k = j + 1; k < e; k++) { l = block[k]; gsub(/@R@/, ri[r], l); print subst(l, item) }
+        j = e
+    }
+}
+
 FNR != NR && FNR == 1 {
     if (failed) exit 1
     for (i = 1; i <= nrec; i++) {
@@ -57,8 +75,7 @@ FNR != NR {
     if (infor) {
         if ($0 ~ /^!@ end$/) {
             n = split(items[forlist], it, " ")
-            for (i = 1; i <= n; i++)
-                for (j = 1; j <= nblock; j++) print subst(block[j], it[i])
+            for (i = 1; i <= n; i++) expand(it[i])
             infor = 0
         } else block[++nblock] = $0
         next
