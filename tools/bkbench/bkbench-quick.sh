@@ -66,7 +66,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..59"
+echo "1..61"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -174,12 +174,12 @@ rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9]+x +[a
 ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
 # shape, blk, pattern, form, active, sets, us, spread, TF/s, kernel (cut)
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
-row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+ +host_att'
+row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $attention_rows ]
 ok $? "bkbench prints $attention_rows attention rows with time, TF/s and kernel (got $rows)"
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[0-9]+x32x[0-9]+(/128)? +16 +(full|25%)'
-row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+ +host_att'
+row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $sweep_rows ]
 ok $? "bkbench prints $sweep_rows head-size sweep rows, D / Dv where they differ (got $rows)"
