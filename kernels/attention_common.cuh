@@ -112,8 +112,8 @@ struct Seq {
     // (Lk) where rows past a PADDED length get the host's zeros, its own
     // end where PACKED (the rows between sequences are the fix-up's).
     int64_t q_out, k_out;
-    bool bad;           // its lengths broke a rule: its outputs are NaN
-    bool skip;          // PACKED and bad: its offsets address nothing
+    bool bad;           // its lengths broke a rule: its outputs are NaN (PACKED:
+                        // q_out = k_out = 0, its offsets address nothing)
 };
 
 static __device__ __forceinline__ int64_t seq_entry(uint64_t base, int64_t stride, int64_t i)
@@ -149,7 +149,7 @@ static __device__ __forceinline__ Seq batch_entry(const Args &a, int64_t z)
     s.q0 = s.k0 = 0;
     s.lq = s.q_out = a.lq;
     s.lk = s.k_out = a.lk;
-    s.bad = s.skip = false;
+    s.bad = false;
     return s;
 }
 
@@ -163,7 +163,7 @@ static __device__ __forceinline__ Seq sequence(const Args &a, int64_t z)
     s.q0 = s.k0 = 0;
     s.lq = s.q_out = a.lq;
     s.lk = s.k_out = a.lk;
-    s.bad = s.skip = false;
+    s.bad = false;
     if (a.seq_form == BK_ATTENTION_SEQ_PADDED) {
         if (a.seq_q)
             s.lq = seq_entry(a.seq_q, a.seq_s[0], z);
@@ -174,8 +174,8 @@ static __device__ __forceinline__ Seq sequence(const Args &a, int64_t z)
             s.lq = s.lk = 0;
     } else if (a.seq_form == BK_ATTENTION_SEQ_PACKED) {
         s.b = 0;
-        s.bad = s.skip = packed_bad(a, z);
-        if (s.skip) {
+        s.bad = packed_bad(a, z);
+        if (s.bad) {
             s.lq = s.lk = s.q_out = s.k_out = 0;
             return s;
         }
