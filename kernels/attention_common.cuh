@@ -94,6 +94,149 @@ static __device__ __forceinline__ int64_t query_begin(const Args &a, int64_t j)
     return c > 0 ? c : 0;
 }
 
+// ---- Sequences of their own lengths ------------------------------------------
+//
+// Grid z index z names a sequence: a problem of its own inside the bound
+// tensors (lib/host/host_attention_sequences.c states the rules). Without
+// the struct it is batch entry z, of Lq queries and Lk keys; PADDED, batch
+// entry z with its own lengths; PACKED, rows off[z] .. off[z + 1] - 1 of
+// the one batch entry. Row indices the kernels walk are local to the
+// sequence (the causal diagonal and the pattern blocks count from its
+// first query and key); q0 and k0 make them rows of the tensors.
+struct Seq {
+    int64_t b;          // batch index of its rows (PACKED: 0)
+    int64_t pb;         // its pattern entry's batch index
+    int64_t q0, k0;     // rows of its first query and key (PADDED: 0)
+    int64_t lq, lk;     // its queries and keys
+    // One past the last query (key) row its CTAs write: the tensors' Lq
+    // (Lk) where rows past a PADDED length get the host's zeros, its own
+    // end where PACKED (the rows between sequences are the fix-up's).
+    int64_t q_out, k_out;
+    bool bad;           // its lengths broke a rule: its outputs are NaN (PACKED:
+                        // q_out = k_out = 0, its offsets address nothing)
+};
+
+static __device__ __forceinline__ int64_t seq_entry(uint64_t base, int64_t stride, int64_t i)
+{
+    return ((const int32_t *)base)[i * stride];
+}
+
+// Whether PACKED offsets off[s], off[s + 1] of an axis of n rows (bound
+// max) break a rule: outside 0..n, decreasing, longer than max, the first
+// not 0 or the last not n.
+static __device__ __forceinline__ bool offsets_bad(const Args &a, uint64_t off, int64_t stride,
+                                                   int64_t s, int64_t n, int64_t max)
+{
+    const int64_t lo = seq_entry(off, stride, s), hi = seq_entry(off, stride, s + 1);
+    return lo < 0 || hi > n || hi < lo || hi - lo > max || (s == 0 && lo != 0) ||
+           (s == a.seq_count - 1 && hi != n);
+}
+
+static __device__ __forceinline__ bool packed_bad(const Args &a, int64_t s)
+{
+    return offsets_bad(a, a.seq_q, a.seq_s[0], s, a.lq, a.max_lq) ||
+           offsets_bad(a, a.seq_k, a.seq_s[1], s, a.lk, a.max_lk);
+}
+
+// Batch entry z as the one sequence it is without the struct: what the
+// tensor-core kernels compiled without sequences (SEQ false) take, every
+// field but b a constant or a parameter.
+static __device__ __forceinline__ Seq batch_entry(const Args &a, int64_t z)
+{
+    Seq s;
+    s.b = z;
+    s.pb = pattern_b(a, z);
+    s.q0 = s.k0 = 0;
+    s.lq = s.q_out = a.lq;
+    s.lk = s.k_out = a.lk;
+    s.bad = false;
+    return s;
+}
+
+// The sequence of grid z index z: one branch a CTA; without sequences the
+// batch entry as the kernels have always taken it.
+static __device__ __forceinline__ Seq sequence(const Args &a, int64_t z)
+{
+    Seq s;
+    s.b = z;
+    s.pb = pattern_b(a, z);
+    s.q0 = s.k0 = 0;
+    s.lq = s.q_out = a.lq;
+    s.lk = s.k_out = a.lk;
+    s.bad = false;
+    if (a.seq_form == BK_ATTENTION_SEQ_PADDED) {
+        if (a.seq_q)
+            s.lq = seq_entry(a.seq_q, a.seq_s[0], z);
+        if (a.seq_k)
+            s.lk = seq_entry(a.seq_k, a.seq_s[1], z);
+        s.bad = s.lq < 0 || s.lq > a.lq || s.lk < 0 || s.lk > a.lk;
+        if (s.bad) // nothing is read; every row written is NaN
+            s.lq = s.lk = 0;
+    } else if (a.seq_form == BK_ATTENTION_SEQ_PACKED) {
+        s.b = 0;
+        s.bad = packed_bad(a, z);
+        if (s.bad) {
+            s.lq = s.lk = s.q_out = s.k_out = 0;
+            return s;
+        }
+        s.q0 = seq_entry(a.seq_q, a.seq_s[0], z);
+        s.k0 = seq_entry(a.seq_k, a.seq_s[1], z);
+        s.lq = seq_entry(a.seq_q, a.seq_s[0], z + 1) - s.q0;
+        s.lk = seq_entry(a.seq_k, a.seq_s[1], z + 1) - s.k0;
+        s.q_out = s.q0 + s.lq;
+        s.k_out = s.k0 + s.lk;
+    }
+    return s;
+}
+
+// The sequence of grid z index z in a kernel compiled with (SEQ) or
+// without sequences: the plans launch the SEQ variants for plans with
+// them only, so that the others' code and registers stay as they were.
+template <bool SEQ> static __device__ __forceinline__ Seq grid_sequence(const Args &a, int64_t z)
+{
+    return SEQ ? sequence(a, z) : batch_entry(a, z);
+}
+
+// Keys query i (local) of sequence s may see: j < lk, and j <= i + (lk -
+// lq) when causal (its diagonal aligned to its bottom right).
+static __device__ __forceinline__ int64_t key_end(const Args &a, const Seq &s, int64_t i)
+{
+    int64_t end = s.lk;
+    if (a.flags & BK_ATTENTION_CAUSAL) {
+        const int64_t c = i + (s.lk - s.lq) + 1;
+        end = c < end ? c : end;
+    }
+    return end > 0 ? end : 0;
+}
+
+// Keys any of its query rows [first, first + rows) may see (0: none of
+// the rows is below its lq).
+static __device__ __forceinline__ int64_t rows_key_end(const Args &a, const Seq &s, int64_t first,
+                                                       int64_t rows)
+{
+    return first < s.lq ? key_end(a, s, min(first + rows, s.lq) - 1) : 0;
+}
+
+// Its queries that may see its key j: i >= j - (lk - lq) when causal.
+static __device__ __forceinline__ int64_t query_begin(const Args &a, const Seq &s, int64_t j)
+{
+    if (!(a.flags & BK_ATTENTION_CAUSAL))
+        return 0;
+    const int64_t c = j - (s.lk - s.lq);
+    return c > 0 ? c : 0;
+}
+
+// Whether any query head of kv head kvh's group has a bad list, pattern
+// batch index pb.
+static __device__ __forceinline__ bool group_bad_pb(const Args &a, int64_t pb, int64_t kvh)
+{
+    const int64_t group = a.heads / a.kv_heads;
+    bool bad = false;
+    for (int64_t g = 0; g < group; g++)
+        bad = bad || pattern_bad(a, pb, pattern_h(a, kvh * group + g));
+    return bad;
+}
+
 constexpr float LOG2E = 1.4426950408889634f; // scores run in base 2
 
 // The tensor-core forward kernels take scores to base 2 as s * sl2. A key a

@@ -99,24 +99,27 @@ template <typename T> static __device__ void forward_row(const Args &a)
     __shared__ C qrow[WARPS][MAX_COLS];
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
-    if (i >= a.lq)
+    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y;
+    const Seq sq = sequence(a, blockIdx.z);
+    const int64_t b = sq.b, r = sq.q0 + i; // r: the tensors' row
+    if (r >= sq.q_out)
         return;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
-    T *y = at<T>(a.y, b, h, i);
-    C *lse = (a.flags & BK_ATTENTION_HAS_LSE) ? lse_at<C>(a, b, h, i) : nullptr;
-    if (pattern_bad(a, pb, ph)) {
+    const int64_t pb = sq.pb, ph = pattern_h(a, h);
+    T *y = at<T>(a.y, b, h, r);
+    C *lse = (a.flags & BK_ATTENTION_HAS_LSE) ? lse_at<C>(a, b, h, r) : nullptr;
+    if (sq.bad || pattern_bad(a, pb, ph)) {
         fill_row(y, a.dv_cols, a.y.s[3], quiet_nan(), lane);
         if (lse && lane == 0)
             *lse = quiet_nan();
         return;
     }
-    load_row(qrow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3], lane);
-
     C acc[COLS_PER_LANE] = {};
     C m = -INFINITY, l = 0;
-    const int64_t ib = i / a.block_q, kend = key_end(a, i);
+    // Past a PADDED length the row sees no key (y = 0, lse = -inf).
+    const int64_t ib = i / a.block_q, kend = i < sq.lq ? key_end(a, sq, i) : 0;
+    if (kend > 0)
+        load_row(qrow[warp], at<T>(a.q, b, h, r), a.d, a.q.s[3], lane);
     for (int64_t jb = 0; jb * a.block_k < kend; jb++) {
         if (!block_active(a, pb, ph, ib, jb))
             continue;
@@ -125,7 +128,8 @@ template <typename T> static __device__ void forward_row(const Args &a)
             const int64_t j = j0 + lane;
             C s = -INFINITY;
             if (j < hi)
-                s = dot_row(qrow[warp], at<T>(a.k, b, kvh, j), a.d, a.k.s[3]) * (C)a.scale;
+                s = dot_row(qrow[warp], at<T>(a.k, b, kvh, sq.k0 + j), a.d, a.k.s[3]) *
+                    (C)a.scale;
             const C mc = warp_max(s);
             const C mn = fmax(m, mc);
             const C corr = m == -INFINITY ? (C)0 : exp_c(m - mn);
@@ -136,8 +140,8 @@ template <typename T> static __device__ void forward_row(const Args &a)
                 acc[t] *= corr;
             const int n = (int)min((int64_t)32, hi - j0);
             for (int jj = 0; jj < n; jj++)
-                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, p, jj), at<T>(a.v, b, kvh, j0 + jj),
-                         a.dv_cols, a.v.s[3], lane);
+                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, p, jj),
+                         at<T>(a.v, b, kvh, sq.k0 + j0 + jj), a.dv_cols, a.v.s[3], lane);
             m = mn;
         }
     }
@@ -239,22 +243,27 @@ template <typename T> static __device__ void dq_row(const Args &a)
     __shared__ C qrow[WARPS][MAX_COLS], dyrow[WARPS][MAX_COLS];
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y, b = blockIdx.z;
-    if (i >= a.lq)
+    const int64_t i = (int64_t)blockIdx.x * WARPS + warp, h = blockIdx.y;
+    const Seq sq = sequence(a, blockIdx.z);
+    const int64_t b = sq.b, r = sq.q0 + i; // r: the tensors' row
+    if (r >= sq.q_out)
         return;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
-    T *dq = at<T>(a.dq, b, h, i);
-    if (pattern_bad(a, pb, ph)) {
+    const int64_t pb = sq.pb, ph = pattern_h(a, h);
+    T *dq = at<T>(a.dq, b, h, r);
+    if (sq.bad || pattern_bad(a, pb, ph)) {
         fill_row(dq, a.d, a.dq.s[3], quiet_nan(), lane);
         return;
     }
-    const C lse = *lse_at<C>(a, b, h, i), rowsum = *rowsum_at<C>(a, b, h, i);
+    // Past a PADDED length: dq = 0.
+    C lse = -INFINITY, rowsum = 0;
+    if (i < sq.lq)
+        lse = *lse_at<C>(a, b, h, r), rowsum = *rowsum_at<C>(a, b, h, r);
     C acc[COLS_PER_LANE] = {};
-    const int64_t kend = lse == -INFINITY ? 0 : key_end(a, i);
+    const int64_t kend = lse == -INFINITY ? 0 : key_end(a, sq, i);
     if (kend > 0) {
-        load_row(qrow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3], lane);
-        load_row(dyrow[warp], at<T>(a.dy, b, h, i), a.dv_cols, a.dy.s[3], lane);
+        load_row(qrow[warp], at<T>(a.q, b, h, r), a.d, a.q.s[3], lane);
+        load_row(dyrow[warp], at<T>(a.dy, b, h, r), a.dv_cols, a.dy.s[3], lane);
     }
     const int64_t ib = i / a.block_q;
     for (int64_t jb = 0; jb * a.block_k < kend; jb++) {
@@ -265,12 +274,12 @@ template <typename T> static __device__ void dq_row(const Args &a)
             const int64_t j = j0 + lane;
             Grad<C> g = { 0, 0 };
             if (j < hi)
-                g = pair_grad(a, qrow[warp], dyrow[warp], at<T>(a.k, b, kvh, j),
-                              at<T>(a.v, b, kvh, j), lse, rowsum);
+                g = pair_grad(a, qrow[warp], dyrow[warp], at<T>(a.k, b, kvh, sq.k0 + j),
+                              at<T>(a.v, b, kvh, sq.k0 + j), lse, rowsum);
             const int n = (int)min((int64_t)32, hi - j0);
             for (int jj = 0; jj < n; jj++)
-                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, g.ds, jj), at<T>(a.k, b, kvh, j0 + jj),
-                         a.d, a.k.s[3], lane);
+                axpy_row(acc, __shfl_sync(0xFFFFFFFFu, g.ds, jj),
+                         at<T>(a.k, b, kvh, sq.k0 + j0 + jj), a.d, a.k.s[3], lane);
         }
     }
     store_row(dq, a.d, a.dq.s[3], acc, (C)a.scale, lane);
@@ -284,56 +293,127 @@ template <typename T> static __device__ void dkv_row(const Args &a)
     __shared__ C krow[WARPS][MAX_COLS], vrow[WARPS][MAX_COLS];
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t j = (int64_t)blockIdx.x * WARPS + warp, kvh = blockIdx.y, b = blockIdx.z;
-    if (j >= a.lk)
+    const int64_t j = (int64_t)blockIdx.x * WARPS + warp, kvh = blockIdx.y;
+    const Seq sq = sequence(a, blockIdx.z);
+    const int64_t b = sq.b, rk = sq.k0 + j; // rk: the tensors' key row
+    if (rk >= sq.k_out)
         return;
-    const int64_t group = a.heads / a.kv_heads, pb = pattern_b(a, b);
-    T *dk = at<T>(a.dk, b, kvh, j), *dv = at<T>(a.dv, b, kvh, j);
-    for (int64_t g = 0; g < group; g++) {
-        if (pattern_bad(a, pb, pattern_h(a, kvh * group + g))) {
-            fill_row(dk, a.d, a.dk.s[3], quiet_nan(), lane);
-            fill_row(dv, a.dv_cols, a.dv.s[3], quiet_nan(), lane);
-            return;
-        }
+    const int64_t group = a.heads / a.kv_heads, pb = sq.pb;
+    T *dk = at<T>(a.dk, b, kvh, rk), *dv = at<T>(a.dv, b, kvh, rk);
+    if (sq.bad || group_bad_pb(a, pb, kvh)) {
+        fill_row(dk, a.d, a.dk.s[3], quiet_nan(), lane);
+        fill_row(dv, a.dv_cols, a.dv.s[3], quiet_nan(), lane);
+        return;
     }
-    load_row(krow[warp], at<T>(a.k, b, kvh, j), a.d, a.k.s[3], lane);
-    load_row(vrow[warp], at<T>(a.v, b, kvh, j), a.dv_cols, a.v.s[3], lane);
     C acc_k[COLS_PER_LANE] = {}, acc_v[COLS_PER_LANE] = {};
-    const int64_t jb = j / a.block_k, first = query_begin(a, j);
-    for (int64_t g = 0; g < group; g++) {
+    // Past a PADDED length no query sees the key: dk = dv = 0.
+    const int64_t first = j < sq.lk ? query_begin(a, sq, j) : sq.lq;
+    if (first < sq.lq) {
+        load_row(krow[warp], at<T>(a.k, b, kvh, rk), a.d, a.k.s[3], lane);
+        load_row(vrow[warp], at<T>(a.v, b, kvh, rk), a.dv_cols, a.v.s[3], lane);
+    }
+    const int64_t jb = j / a.block_k;
+    for (int64_t g = 0; g < group && first < sq.lq; g++) {
         const int64_t h = kvh * group + g, ph = pattern_h(a, h);
         for (int64_t ib = first / a.block_q; ib < a.nbq; ib++) {
             if (!block_active(a, pb, ph, ib, jb))
                 continue;
             const int64_t lo = max(ib * a.block_q, first), hi = min(ib * a.block_q + a.block_q,
-                                                                     a.lq);
+                                                                     sq.lq);
             for (int64_t i0 = lo; i0 < hi; i0 += 32) {
                 const int64_t i = i0 + lane;
                 Grad<C> gr = { 0, 0 };
                 if (i < hi) {
-                    const C lse = *lse_at<C>(a, b, h, i);
+                    const int64_t r = sq.q0 + i;
+                    const C lse = *lse_at<C>(a, b, h, r);
                     if (lse != -INFINITY) {
                         // pair_grad with the roles of the rows swapped.
-                        const C s = dot_row(krow[warp], at<T>(a.q, b, h, i), a.d, a.q.s[3]) *
+                        const C s = dot_row(krow[warp], at<T>(a.q, b, h, r), a.d, a.q.s[3]) *
                                     (C)a.scale;
                         const C p = exp_c(s - lse);
-                        const C dp = dot_row(vrow[warp], at<T>(a.dy, b, h, i), a.dv_cols,
+                        const C dp = dot_row(vrow[warp], at<T>(a.dy, b, h, r), a.dv_cols,
                                              a.dy.s[3]);
-                        gr = Grad<C>{ p, p * (dp - *rowsum_at<C>(a, b, h, i)) };
+                        gr = Grad<C>{ p, p * (dp - *rowsum_at<C>(a, b, h, r)) };
                     }
                 }
                 const int n = (int)min((int64_t)32, hi - i0);
                 for (int ii = 0; ii < n; ii++) {
-                    axpy_row(acc_v, __shfl_sync(0xFFFFFFFFu, gr.p, ii),
-                             at<T>(a.dy, b, h, i0 + ii), a.dv_cols, a.dy.s[3], lane);
-                    axpy_row(acc_k, __shfl_sync(0xFFFFFFFFu, gr.ds, ii),
-                             at<T>(a.q, b, h, i0 + ii), a.d, a.q.s[3], lane);
+                    const int64_t r = sq.q0 + i0 + ii;
+                    axpy_row(acc_v, __shfl_sync(0xFFFFFFFFu, gr.p, ii), at<T>(a.dy, b, h, r),
+                             a.dv_cols, a.dy.s[3], lane);
+                    axpy_row(acc_k, __shfl_sync(0xFFFFFFFFu, gr.ds, ii), at<T>(a.q, b, h, r),
+                             a.d, a.q.s[3], lane);
                 }
             }
         }
     }
     store_row(dk, a.d, a.dk.s[3], acc_k, (C)a.scale, lane);
     store_row(dv, a.dv_cols, a.dv.s[3], acc_v, (C)1, lane);
+}
+
+// ---- PACKED sequences: the rows no good sequence owns -------------------------
+
+// Whether row r of an axis (offsets off, stride) is NaN: a bad sequence
+// claims it (the rows between its offsets, whichever order they are in),
+// two claim it, or none does (lib/host/host_attention_sequences.c).
+static __device__ bool unowned_row(const Args &a, uint64_t off, int64_t stride, int64_t r)
+{
+    int found = 0;
+    for (int64_t s = 0; s < a.seq_count; s++) {
+        const int64_t x = seq_entry(off, stride, s), y = seq_entry(off, stride, s + 1);
+        if (r < min(x, y) || r >= max(x, y))
+            continue;
+        if (found++ || packed_bad(a, s))
+            return true;
+    }
+    return !found;
+}
+
+template <typename T>
+static __device__ __forceinline__ void fill_rows(const View &v, int64_t heads, int64_t r,
+                                                 int64_t cols)
+{
+    const T nan = Storage<T>::out(quiet_nan());
+    for (int64_t e = threadIdx.x; e < heads * cols; e += blockDim.x)
+        at<T>(v, 0, e / cols, r)[e % cols * v.s[3]] = nan;
+}
+
+// Runs after the sequences' kernels and overwrites what they may have
+// written there. With good offsets (non-decreasing from 0 to the axis's
+// end) every row belongs to exactly one sequence, so each CTA first reads
+// every sequence's offsets (four I32 each, from L2) and returns at once
+// where all are good; otherwise thread t decides query row and key row
+// first + t, and the CTA fills the NaN rows of every head.
+template <typename T> static __device__ void sequences_fixup(const Args &a)
+{
+    typedef typename Storage<T>::C C;
+    constexpr int N = BK_ATTENTION_FIXUP_THREADS;
+    __shared__ unsigned char nan_q[N], nan_k[N];
+    grid_dependency_wait();
+    int bad = a.seq_count == 0;
+    for (int64_t s = threadIdx.x; s < a.seq_count && !bad; s += N)
+        bad = packed_bad(a, s);
+    if (!__syncthreads_or(bad))
+        return;
+    const bool backward = a.flags & BK_ATTENTION_BACKWARD;
+    const int64_t first = (int64_t)blockIdx.x * N, r = first + threadIdx.x;
+    nan_q[threadIdx.x] = r < a.lq && unowned_row(a, a.seq_q, a.seq_s[0], r);
+    nan_k[threadIdx.x] = backward && r < a.lk && unowned_row(a, a.seq_k, a.seq_s[1], r);
+    __syncthreads();
+    for (int t = 0; t < N; t++) {
+        if (nan_q[t] && !backward) {
+            fill_rows<T>(a.y, a.heads, first + t, a.dv_cols);
+            for (int64_t h = threadIdx.x; (a.flags & BK_ATTENTION_HAS_LSE) && h < a.heads;
+                 h += N)
+                *lse_at<C>(a, 0, h, first + t) = quiet_nan();
+        }
+        if (nan_q[t] && backward)
+            fill_rows<T>(a.dq, a.heads, first + t, a.d);
+        if (nan_k[t]) {
+            fill_rows<T>(a.dk, a.kv_heads, first + t, a.d);
+            fill_rows<T>(a.dv, a.kv_heads, first + t, a.dv_cols);
+        }
+    }
 }
 
 } // namespace attention
@@ -454,6 +534,11 @@ extern "C" __global__ void __launch_bounds__(BK_ATTENTION_CHOICE_THREADS)
         bk_attention_dkv_general_##NAME(const Args a)                                            \
     {                                                                                            \
         dkv_row<T>(a);                                                                           \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_FIXUP_THREADS)                     \
+        bk_attention_sequences_fixup_##NAME(const Args a)                                        \
+    {                                                                                            \
+        sequences_fixup<T>(a);                                                                   \
     }
 
 BK_ATTENTION_GENERAL(f16, __half)

@@ -44,11 +44,12 @@ constexpr int NS = SUB / 8; // its n-tiles
 // group) whose query block sees key block jb and whose rows reach
 // `first` (the causal start); advances g past exhausted heads. Returns
 // false at the end.
-static __device__ __forceinline__ bool next_query_tile(const Args &a, int64_t pb, int64_t kvh,
-                                                       int group, int64_t jb, int first, int &g,
-                                                       int &t)
+// Pattern batch index pb; lq: the sequence's queries.
+static __device__ __forceinline__ bool next_query_tile(const Args &a, int64_t pb, int lq,
+                                                       int64_t kvh, int group, int64_t jb,
+                                                       int first, int &g, int &t)
 {
-    const int per_block = (int)(a.block_q / TILE), tiles = (int)((a.lq + TILE - 1) / TILE);
+    const int per_block = (int)(a.block_q / TILE), tiles = (lq + TILE - 1) / TILE;
     for (; g < group; g++, t = first / TILE) {
         const int64_t ph = pattern_h(a, kvh * group + g);
         for (; t < tiles; t += 32) { // whole warps: 32 tiles per step
@@ -64,30 +65,32 @@ static __device__ __forceinline__ bool next_query_tile(const Args &a, int64_t pb
     return false;
 }
 
-// lse (as +inf where the query sees nothing or lies past Lq, so that P
-// is 0) and rowsum of 64 queries into shared memory: threads 0..63 and
-// 64..127 (the others, if any, idle).
+// lse (as +inf where the query sees nothing or lies past its sequence's
+// lq, so that P is 0) and rowsum of its 64 queries from i0 (rows q0 + i0
+// .. of batch entry b) into shared memory: threads 0..63 and 64..127 (the
+// others, if any, idle).
 static __device__ __forceinline__ void load_row_stats(const Args &a, float *lse_s, float *sum_s,
-                                                      int64_t b, int64_t h, int64_t q0)
+                                                      int b, int q0, int lq, int64_t h, int i0)
 {
     const int e = threadIdx.x % TILE;
-    const int64_t i = q0 + e;
+    const int i = i0 + e, r = q0 + i;
     if (threadIdx.x >= 2 * TILE)
         return;
     if (threadIdx.x < TILE) {
         float l = INFINITY;
-        if (i < a.lq) {
-            l = lse_base2(*lse_at<const float>(a, b, h, i));
+        if (i < lq) {
+            l = lse_base2(*lse_at<const float>(a, b, h, r));
         }
         lse_s[e] = l;
     } else {
-        sum_s[e] = i < a.lq ? *((const float *)a.rowsum + (b * a.heads + h) * a.lq + i) : 0.f;
+        sum_s[e] = i < lq ? *rowsum_at<const float>(a, b, h, r) : 0.f;
     }
 }
 
 // SPLIT warps per 16 keys, warp w owning columns [part CK, (part + 1) CK)
 // of dK and [part CV, ...) of dV, part = w / 4.
-template <typename T, int DK, int DV, int SPLIT> static __device__ void dkv_tile(const Args &a)
+template <typename T, int DK, int DV, int SPLIT, bool SEQ>
+static __device__ void dkv_tile(const Args &a)
 {
     constexpr int NTHREADS = THREADS * SPLIT, CK = DK / SPLIT, CV = DV / SPLIT;
     constexpr int TK = Tile<DK>::BYTES, TV = Tile<DV>::BYTES;
@@ -102,40 +105,55 @@ template <typename T, int DK, int DV, int SPLIT> static __device__ void dkv_tile
     const int lane = threadIdx.x % 32, q4 = lane % 4;
     const int warp = (int)(threadIdx.x / 32) % 4, part = (int)(threadIdx.x / 32) / 4;
     // Row and tile numbers fit in int: the plan takes this path for Lq, Lk < 2^31.
-    const int k0 = (int)blockIdx.x * TILE, kvh = blockIdx.y, b = blockIdx.z;
-    const int group = (int)(a.heads / a.kv_heads), pb = (int)pattern_b(a, b);
+    // Keys and queries are the sequence's (sequence()), from its rows
+    // k0s and q0s of the tensors.
+    const int k0 = (int)blockIdx.x * TILE, kvh = blockIdx.y;
+    const Seq sq = grid_sequence<SEQ>(a, blockIdx.z);
+    const int b = (int)sq.b, q0s = (int)sq.q0, k0s = (int)sq.k0, pb = (int)sq.pb;
+    const int lq = (int)sq.lq, lk = (int)sq.lk, k_out = (int)sq.k_out;
+    if (k0s + k0 >= k_out)
+        return;
+    const int group = (int)(a.heads / a.kv_heads);
     const int jb = k0 / (int)a.block_k;
-    const bool bad = group_bad(a, b, kvh);
+    const bool bad = sq.bad || group_bad_pb(a, pb, kvh);
     // Queries before `first` see none of the tile's keys (causal).
-    const int first = (int)query_begin(a, k0);
+    const int first = (int)query_begin(a, sq, k0);
     const int krow_a = k0 + warp * 16 + lane / 4, krow_b = krow_a + 8;
+    // The first query each of this thread's two keys meets: none for keys
+    // past lk (PADDED: their dk and dv are 0); the tile masks them where
+    // it holds such keys or meets the causal diagonal.
+    const int meet_a = krow_a < lk ? (int)query_begin(a, sq, krow_a) : lq;
+    const int meet_b = krow_b < lk ? (int)query_begin(a, sq, krow_b) : lq;
+    const bool ragged = k0 + TILE > lk;
 
     float dk[CK / 8][4], dv[CV / 8][4];
     zero(dk);
     zero(dv);
     int g = 0, t = first / TILE;
-    bool more = !bad && next_query_tile(a, pb, kvh, group, jb, first, g, t);
+    bool more = !bad && k0 < lk && first < lq &&
+                next_query_tile(a, pb, lq, kvh, group, jb, first, g, t);
     if (more) {
-        load_tile<T, DK, NTHREADS>(k_s, a.k, b, kvh, k0, a.lk, dk_cols, vec);
-        load_tile<T, DV, NTHREADS>(v_s, a.v, b, kvh, k0, a.lk, dv_cols, vec);
-        load_tile<T, DK, NTHREADS>(q_s, a.q, b, kvh * group + g, t * TILE, a.lq, dk_cols, vec);
-        load_tile<T, DV, NTHREADS>(dy_s, a.dy, b, kvh * group + g, t * TILE, a.lq, dv_cols,
-                                   vec);
-        load_row_stats(a, stats, stats + TILE, b, kvh * group + g, t * TILE);
+        load_tile<T, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
+        load_tile<T, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
+        load_tile<T, DK, NTHREADS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE, q0s + lq,
+                                   dk_cols, vec);
+        load_tile<T, DV, NTHREADS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE, q0s + lq,
+                                   dv_cols, vec);
+        load_row_stats(a, stats, stats + TILE, b, q0s, lq, kvh * group + g, t * TILE);
     }
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     for (int stage = 0; more; stage ^= 1) {
         int ng = g, nt = t + 1;
-        const bool next = next_query_tile(a, pb, kvh, group, jb, first, ng, nt);
+        const bool next = next_query_tile(a, pb, lq, kvh, group, jb, first, ng, nt);
         if (next) {
             const int h = kvh * group + ng;
-            load_tile<T, DK, NTHREADS>(q_s + (stage ^ 1) * TK, a.q, b, h, nt * TILE, a.lq,
-                                       dk_cols, vec);
-            load_tile<T, DV, NTHREADS>(dy_s + (stage ^ 1) * TV, a.dy, b, h, nt * TILE, a.lq,
-                                       dv_cols, vec);
+            load_tile<T, DK, NTHREADS>(q_s + (stage ^ 1) * TK, a.q, b, h, q0s + nt * TILE,
+                                       q0s + lq, dk_cols, vec);
+            load_tile<T, DV, NTHREADS>(dy_s + (stage ^ 1) * TV, a.dy, b, h, q0s + nt * TILE,
+                                       q0s + lq, dv_cols, vec);
             float *st = stats + (stage ^ 1) * 2 * TILE;
-            load_row_stats(a, st, st + TILE, b, h, nt * TILE);
+            load_row_stats(a, st, st + TILE, b, q0s, lq, h, nt * TILE);
         }
         cp_async_commit();
         cp_async_wait<1>();
@@ -144,8 +162,8 @@ template <typename T, int DK, int DV, int SPLIT> static __device__ void dkv_tile
         const float *lse = stats + stage * 2 * TILE, *rowsum = lse + TILE;
         const int q0 = t * TILE;
 
-        const bool diagonal = (a.flags & BK_ATTENTION_CAUSAL) &&
-                              q0 < query_begin(a, k0 + TILE - 1);
+        const bool diagonal = ragged || ((a.flags & BK_ATTENTION_CAUSAL) &&
+                                         q0 < k0 + TILE - 1 - (lk - lq));
 #pragma unroll 1
         for (int c0 = 0; c0 < TILE; c0 += SUB) {
             // P^T = exp(S^T - lse) for 16 keys x SUB queries.
@@ -160,7 +178,7 @@ template <typename T, int DK, int DV, int SPLIT> static __device__ void dkv_tile
                 for (int e = 0; e < 4; e++) {
                     const int col = c0 + n * 8 + 2 * q4 + (e & 1);
                     float v = exp2f(p[n][e] * sl2 - lse[col]);
-                    if (diagonal && q0 + col < query_begin(a, e < 2 ? krow_a : krow_b))
+                    if (diagonal && q0 + col < (e < 2 ? meet_a : meet_b))
                         v = 0.f;
                     p[n][e] = v;
                 }
@@ -188,13 +206,13 @@ template <typename T, int DK, int DV, int SPLIT> static __device__ void dkv_tile
     cp_async_wait<0>();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
-    store_cols<T, CK>(a.dk, b, kvh, k0 + warp * 16, a.lk, dk, part * CK, dk_cols, fk, fk, lane,
-                      vec);
-    store_cols<T, CV>(a.dv, b, kvh, k0 + warp * 16, a.lk, dv, part * CV, dv_cols, fv, fv, lane,
-                      vec);
+    store_cols<T, CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
+                      lane, vec);
+    store_cols<T, CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
+                      lane, vec);
 }
 
-template <typename T, int DK, int DV> static __device__ void dq_tile(const Args &a)
+template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(const Args &a)
 {
     constexpr int TK = Tile<DK>::BYTES, TV = Tile<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
@@ -205,17 +223,27 @@ template <typename T, int DK, int DV> static __device__ void dq_tile(const Args 
 
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q4 = lane % 4;
-    const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y, b = blockIdx.z;
+    // Rows and keys are the sequence's (sequence()), from its rows q0s
+    // and k0s of the tensors.
+    const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y;
+    const Seq sq = grid_sequence<SEQ>(a, blockIdx.z);
+    const int b = (int)sq.b, q0s = (int)sq.q0, k0s = (int)sq.k0;
+    const int lq = (int)sq.lq, lk = (int)sq.lk, q_out = (int)sq.q_out;
+    if (q0s + r0 >= q_out)
+        return;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h), ib = r0 / a.block_q;
-    const int64_t end = key_end(a, min(r0 + TILE, a.lq) - 1);
-    const bool bad = pattern_bad(a, pb, ph);
+    const int64_t pb = sq.pb, ph = pattern_h(a, h), ib = r0 / a.block_q;
+    const int64_t end = rows_key_end(a, sq, r0, TILE);
+    const bool bad = sq.bad || pattern_bad(a, pb, ph);
     const int64_t row_a = r0 + warp * 16 + lane / 4, row_b = row_a + 8;
-    // This thread's rows: lse in base 2 (+inf: P = 0) and rowsum.
+    // This thread's rows: lse in base 2 (+inf: P = 0, past lq too) and
+    // rowsum.
     float lse2[2], rsum[2];
 #pragma unroll
     for (int half = 0; half < 2; half++) {
-        const float2 st = backward_row_stats(a, b, h, half ? row_b : row_a);
+        const int64_t i = half ? row_b : row_a;
+        const float2 st = i < lq ? backward_row_stats(a, b, h, q0s + i)
+                                 : make_float2(INFINITY, 0.f);
         lse2[half] = st.x;
         rsum[half] = st.y;
     }
@@ -224,20 +252,20 @@ template <typename T, int DK, int DV> static __device__ void dq_tile(const Args 
     zero(dq);
     int64_t t = bad ? -1 : next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile<T, DK>(q_s, a.q, b, h, r0, a.lq, dk_cols, vec);
-        load_tile<T, DV>(dy_s, a.dy, b, h, r0, a.lq, dv_cols, vec);
-        load_tile<T, DK>(k_s, a.k, b, kvh, t * TILE, a.lk, dk_cols, vec);
-        load_tile<T, DV>(v_s, a.v, b, kvh, t * TILE, a.lk, dv_cols, vec);
+        load_tile<T, DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
+        load_tile<T, DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
+        load_tile<T, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols, vec);
+        load_tile<T, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols, vec);
     }
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     for (int stage = 0; t >= 0; stage ^= 1) {
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
-            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, next * TILE, a.lk, dk_cols,
-                             vec);
-            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, next * TILE, a.lk, dv_cols,
-                             vec);
+            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE,
+                             k0s + lk, dk_cols, vec);
+            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE,
+                             k0s + lk, dv_cols, vec);
         }
         cp_async_commit();
         cp_async_wait<1>();
@@ -245,8 +273,8 @@ template <typename T, int DK, int DV> static __device__ void dq_tile(const Args 
         const uint32_t ks = k_s + stage * TK, vs = v_s + stage * TV;
         const int64_t k0 = t * TILE;
 
-        const bool edge = k0 + TILE > key_end(a, r0);
-        const int64_t end_a = key_end(a, row_a), end_b = key_end(a, row_b);
+        const bool edge = k0 + TILE > key_end(a, sq, r0);
+        const int64_t end_a = key_end(a, sq, row_a), end_b = key_end(a, sq, row_b);
 #pragma unroll 1
         for (int c0 = 0; c0 < TILE; c0 += SUB) {
             float p[NS][4];
@@ -283,27 +311,31 @@ template <typename T, int DK, int DV> static __device__ void dq_tile(const Args 
     }
     cp_async_wait<0>();
     const float f = bad ? quiet_nan() : (float)a.scale;
-    store_cols<T, DK>(a.dq, b, h, r0 + warp * 16, a.lq, dq, 0, dk_cols, f, f, lane, vec);
+    store_cols<T, DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
 }
 
 } // namespace attention
 } // namespace bk
 
 // The backward kernels of element type T (NAME: f16, bf16) at widths DK,
-// DV: dk/dv with BK_ATTENTION_MMA_DKV_SPLIT(DK, DV) warps per 16 keys.
-#define BK_ATTENTION_MMA_BACKWARD(NAME, T, DK, DV)                                               \
+// DV: dk/dv with BK_ATTENTION_MMA_DKV_SPLIT(DK, DV) warps per 16 keys;
+// _seq: those for plans with sequences of their own lengths.
+#define BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SEQ, TAG)                             \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS *                    \
                                                      BK_ATTENTION_MMA_DKV_SPLIT(DK, DV),       \
                                                  1)                                            \
-        bk_attention_dkv_mma_##NAME##_d##DK##_v##DV(const bk::attention::Args a)                 \
+        bk_attention_dkv_mma##TAG##_##NAME##_d##DK##_v##DV(const bk::attention::Args a)          \
     {                                                                                            \
-        bk::attention::dkv_tile<T, DK, DV, BK_ATTENTION_MMA_DKV_SPLIT(DK, DV)>(a);               \
+        bk::attention::dkv_tile<T, DK, DV, BK_ATTENTION_MMA_DKV_SPLIT(DK, DV), SEQ>(a);          \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS, 1)                  \
-        bk_attention_dq_mma_##NAME##_d##DK##_v##DV(const bk::attention::Args a)                  \
+        bk_attention_dq_mma##TAG##_##NAME##_d##DK##_v##DV(const bk::attention::Args a)           \
     {                                                                                            \
-        bk::attention::dq_tile<T, DK, DV>(a);                                                    \
+        bk::attention::dq_tile<T, DK, DV, SEQ>(a);                                               \
     }
+#define BK_ATTENTION_MMA_BACKWARD(NAME, T, DK, DV)                                               \
+    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, false, )                                  \
+    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, true, _seq)
 
 #define BK_ATTENTION_MMA_BACKWARD_TYPES(DK, DV)                                                  \
     BK_ATTENTION_MMA_BACKWARD(f16, __half, DK, DV)                                               \

@@ -25,7 +25,7 @@
 namespace bk {
 namespace attention {
 
-template <typename T, int DK, int DV> static __device__ void forward_tile(const Args &a)
+template <typename T, int DK, int DV, bool SEQ> static __device__ void forward_tile(const Args &a)
 {
     constexpr int KSTEPS = DK / 16;   // k-steps of S = Q K^T
     constexpr int NT_S = TILE / 8;    // n-tiles of S (keys)
@@ -40,15 +40,24 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
 
     grid_dependency_wait();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y, b = blockIdx.z;
+    // Rows and keys are the sequence's (sequence()); its first query and
+    // key rows are q0 and k0 of the tensors.
+    // Row numbers fit in int: the plan takes this path for Lq, Lk < 2^31.
+    const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y;
+    const Seq sq = grid_sequence<SEQ>(a, blockIdx.z);
+    const int b = (int)sq.b, q0 = (int)sq.q0, k0s = (int)sq.k0;
+    const int lq = (int)sq.lq, lk = (int)sq.lk, q_out = (int)sq.q_out;
+    if (q0 + r0 >= q_out)
+        return;
     const int64_t kvh = h / (a.heads / a.kv_heads);
-    const int64_t pb = pattern_b(a, b), ph = pattern_h(a, h);
+    const int64_t pb = sq.pb, ph = pattern_h(a, h);
     const int64_t ib = r0 / a.block_q;
-    const int64_t last_row = min(r0 + TILE, a.lq) - 1;
-    const int64_t end = key_end(a, last_row); // no key past this is seen by the tile
-    const bool bad = pattern_bad(a, pb, ph);
+    const int64_t end = rows_key_end(a, sq, r0, TILE); // no key past this is seen by the tile
+    const bool bad = sq.bad || pattern_bad(a, pb, ph);
     const int g = lane / 4, q4 = lane % 4;
     const int64_t row_a = r0 + warp * 16 + g, row_b = row_a + 8; // this thread's two rows
+    // Rows past a PADDED length see no key: the tile is masked whole.
+    const bool ragged = r0 + TILE > lq;
 
     float o[NT_O][4];
     zero(o);
@@ -56,9 +65,9 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
 
     int64_t t = bad ? -1 : next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile<T, DK>(q_s, a.q, b, h, r0, a.lq, dk, vec);
-        load_tile<T, DK>(k_s, a.k, b, kvh, t * TILE, a.lk, dk, vec);
-        load_tile<T, DV>(v_s, a.v, b, kvh, t * TILE, a.lk, dv, vec);
+        load_tile<T, DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
+        load_tile<T, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
+        load_tile<T, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
     }
     cp_async_commit();
     uint32_t qf[Q_IN_REGISTERS ? KSTEPS : 1][4];
@@ -66,8 +75,10 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
     for (int stage = 0, first = 1; t >= 0; stage ^= 1, first = 0) {
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
-            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, next * TILE, a.lk, dk, vec);
-            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, next * TILE, a.lk, dv, vec);
+            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE, k0s + lk,
+                             dk, vec);
+            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE, k0s + lk,
+                             dv, vec);
         }
         cp_async_commit();
         cp_async_wait<1>();
@@ -94,10 +105,12 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
             }
         }, ks, 0, lane);
 
-        // Mask keys past Lk and past the causal limit (only in edge tiles).
+        // Mask keys past lk and past the causal limit (only in edge tiles),
+        // and every key of rows past lq.
         const int64_t k0 = t * TILE;
-        if (k0 + TILE > key_end(a, r0)) {
-            const int64_t end_a = key_end(a, row_a), end_b = key_end(a, row_b);
+        if (ragged || k0 + TILE > key_end(a, sq, r0)) {
+            const int64_t end_a = row_a < lq ? key_end(a, sq, row_a) : 0;
+            const int64_t end_b = row_b < lq ? key_end(a, sq, row_b) : 0;
 #pragma unroll
             for (int n = 0; n < NT_S; n++) {
 #pragma unroll
@@ -129,13 +142,13 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
     const float nan = quiet_nan();
     const float inv_a = bad ? nan : l_a > 0.f ? 1.f / l_a : 0.f;
     const float inv_b = bad ? nan : l_b > 0.f ? 1.f / l_b : 0.f;
-    store_cols<T, DV>(a.y, b, h, r0 + warp * 16, a.lq, o, 0, dv, inv_a, inv_b, lane, vec);
+    store_cols<T, DV>(a.y, b, h, q0 + r0 + warp * 16, q_out, o, 0, dv, inv_a, inv_b, lane, vec);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && q4 == 0) {
 #pragma unroll
         for (int half = 0; half < 2; half++) {
-            const int64_t row = half ? row_b : row_a;
+            const int64_t row = q0 + (half ? row_b : row_a);
             const float l = half ? l_b : l_a, m = half ? m_b : m_a;
-            if (row < a.lq)
+            if (row < q_out)
                 *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
         }
     }
@@ -145,14 +158,18 @@ template <typename T, int DK, int DV> static __device__ void forward_tile(const 
 } // namespace bk
 
 // The forward kernel of element type T (NAME: f16, bf16) at widths DK,
-// DV: two CTAs an SM where their shared memory allows (widths up to 128).
-#define BK_ATTENTION_MMA_FORWARD(NAME, T, DK, DV)                                                \
+// DV: two CTAs an SM where their shared memory allows (widths up to 128);
+// _seq: the one for plans with sequences of their own lengths.
+#define BK_ATTENTION_MMA_FORWARD_KERNEL(NAME, T, DK, DV, SEQ, TAG)                               \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS,                     \
                                                  BK_ATTENTION_MMA_WIDE(DK, DV) ? 1 : 2)        \
-        bk_attention_forward_mma_##NAME##_d##DK##_v##DV(const bk::attention::Args a)             \
+        bk_attention_forward_mma##TAG##_##NAME##_d##DK##_v##DV(const bk::attention::Args a)      \
     {                                                                                            \
-        bk::attention::forward_tile<T, DK, DV>(a);                                               \
+        bk::attention::forward_tile<T, DK, DV, SEQ>(a);                                          \
     }
+#define BK_ATTENTION_MMA_FORWARD(NAME, T, DK, DV)                                                \
+    BK_ATTENTION_MMA_FORWARD_KERNEL(NAME, T, DK, DV, false, )                                    \
+    BK_ATTENTION_MMA_FORWARD_KERNEL(NAME, T, DK, DV, true, _seq)
 
 #define BK_ATTENTION_MMA_FORWARD_TYPES(DK, DV)                                                   \
     BK_ATTENTION_MMA_FORWARD(f16, __half, DK, DV)                                                \

@@ -35,6 +35,17 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
 /* The backward's row sums: rows per warp of the general kernels' CTAs. */
 #define BK_ATTENTION_ROWSUM_ROWS 8
 
+/* Sequences of their own lengths (bk_attention_args.seq_form). */
+#define BK_ATTENTION_SEQ_NONE 0u
+#define BK_ATTENTION_SEQ_PADDED 1u
+#define BK_ATTENTION_SEQ_PACKED 2u
+/* PACKED: the kernel that makes NaN the rows the host makes NaN (those a
+ * bad sequence claims or none does), a query row and a key row a thread;
+ * it returns at once where every sequence is good. */
+#define BK_ATTENTION_FIXUP_THREADS 256
+/* The backward (the fix-up kernel writes dq, dk and dv, not y and lse). */
+#define BK_ATTENTION_BACKWARD 0x10u
+
 /* The tensor-core kernels: 64 query rows (forward, dq) or key rows (dk,
  * dv) per CTA, 16 per warp, against tiles of 64 keys (or queries). */
 #define BK_ATTENTION_MMA_TILE 64
@@ -102,6 +113,16 @@ struct bk_attention_args {
      * else persistent, a 1-D grid whose CTA i takes tiles i, i + gridDim.x,
      * ... of the `items` in all (the tile fastest, then head, then batch). */
     uint32_t items;
+    /* Sequences of their own lengths (BkAttentionSequencesInfo), grid z
+     * over them (kernels/attention_common.cuh, sequence()): seq_form
+     * (BK_ATTENTION_SEQ_*); the I32 lengths (PADDED [B], 0: the whole
+     * axis) or offsets (PACKED [S + 1]) of queries and keys at seq_q and
+     * seq_k, element strides seq_s; seq_count (S; PADDED: B) and the
+     * PACKED bounds max_lq, max_lk. */
+    uint32_t seq_form;
+    uint64_t seq_q, seq_k;
+    int64_t seq_s[2];
+    int64_t seq_count, max_lq, max_lk;
 };
 
 /* The Hopper kernels (kernels/attention_wgmma*.cu, sm_90a): tensor maps of q,

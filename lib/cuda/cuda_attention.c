@@ -33,7 +33,7 @@ _Static_assert(sizeof(struct bk_attention_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 enum {
     K_SCATTER, K_GENERAL, K_FAST, K_ROWSUM, K_DQ, K_DKV, K_DQ_FAST, K_DKV_FAST, K_WGMMA,
     K_DQ_WGMMA, K_DKV_WGMMA, K_CHOICE, K_DKVQ_WGMMA, K_DKVQ_ATOMIC_WGMMA,
-    K_DQ_FROM_SUM, K_WGMMA_NARROW, K_COUNT
+    K_DQ_FROM_SUM, K_WGMMA_NARROW, K_FIXUP, K_COUNT
 };
 
 /* The kernels a plan may take, fastest last; BK_CUDA_ATTENTION_PATH
@@ -385,6 +385,28 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
     }
 }
 
+/* PACKED: the rows no good sequence owns made NaN, after the other
+ * kernels (it returns at once where every sequence is good): a CTA per
+ * BK_ATTENTION_FIXUP_THREADS rows of the query axis (and, backward, of
+ * the key axis). */
+static uint32_t fixup_launch(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap,
+                             const struct bk_attention_problem *p,
+                             const struct bk_attention_args *a)
+{
+    struct bk_attention_args f = *a;
+    int64_t rows = p->heads > 0 ? p->lq : 0;
+    if (p->backward) {
+        f.flags |= BK_ATTENTION_BACKWARD;
+        if (p->kv_heads > 0 && p->lk > rows)
+            rows = p->lk;
+    }
+    if (rows == 0)
+        return 0;
+    launch(l, ap, K_FIXUP, (unsigned int)ceil_div(rows, BK_ATTENTION_FIXUP_THREADS), 1, 1,
+           BK_ATTENTION_FIXUP_THREADS, &f);
+    return 1;
+}
+
 static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
                                   struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
@@ -412,6 +434,12 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         a.dv.base = bind[BK_ATTENTION_BACKWARD_BINDING_DV];
         a.rowsum = run->workspace + p->ws_rowsum;
     }
+    if (p->has_lengths_q)
+        a.seq_q = bind[p->backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q
+                                   : BK_ATTENTION_BINDING_LENGTHS_Q];
+    if (p->has_lengths_k)
+        a.seq_k = bind[p->backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K
+                                   : BK_ATTENTION_BINDING_LENGTHS_K];
 
     const bool queries = p->batch > 0 && p->heads > 0 && p->lq > 0;
     const bool keys = p->batch > 0 && p->kv_heads > 0 && p->lk > 0;
@@ -422,12 +450,16 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         a.flags |= BK_ATTENTION_ELEMENTWISE;
     if (!queries) /* no list was scattered: no head is bad */
         a.bad = 0;
-    const unsigned int gb = (unsigned int)p->batch, gh = (unsigned int)p->heads;
+    /* Grid z over the sequences (B, or S where PACKED), x over the
+     * longest one's rows (Lq, Lk, or the PACKED bounds). */
+    const unsigned int gb = (unsigned int)p->seq_count, gh = (unsigned int)p->heads;
     const unsigned int gkv = (unsigned int)p->kv_heads;
-    const unsigned int rows = (unsigned int)ceil_div(p->lq, GENERAL_ROWS);
-    const unsigned int key_rows = (unsigned int)ceil_div(p->lk, GENERAL_ROWS);
-    const unsigned int tiles = (unsigned int)ceil_div(p->lq, MMA_TILE);
-    const unsigned int key_tiles = (unsigned int)ceil_div(p->lk, MMA_TILE);
+    const unsigned int rows = (unsigned int)ceil_div(p->max_len_q, GENERAL_ROWS);
+    const unsigned int key_rows = (unsigned int)ceil_div(p->max_len_k, GENERAL_ROWS);
+    const unsigned int tiles = (unsigned int)ceil_div(p->max_len_q, MMA_TILE);
+    const unsigned int key_tiles = (unsigned int)ceil_div(p->max_len_k, MMA_TILE);
+    const bool seqs = p->seq_count > 0; /* PACKED may have none */
+    const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
     const unsigned int mt = BK_ATTENTION_MMA_THREADS, gt = BK_ATTENTION_GENERAL_THREADS;
     uint32_t n = 0;
     /* The Hopper kernels when the driver makes the run's tensor maps. */
@@ -465,10 +497,12 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
-        else if (ap->fast)
+        else if (ap->fast && seqs)
             launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
-        else
+        else if (seqs)
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
+        if (packed)
+            n += fixup_launch(&launches[n], ap, p, &a);
         return n;
     }
     const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
@@ -498,9 +532,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         }
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
-        else if (ap->fast)
+        else if (ap->fast && seqs)
             launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
-        else
+        else if (seqs)
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
     }
     /* With no query, dk and dv are still written: zeros. The Hopper dk/dv
@@ -508,11 +542,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
-    else if (keys && ap->fast)
+    else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
                mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
-    else if (keys)
+    else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
+    if (packed && (queries || keys))
+        n += fixup_launch(&launches[n], ap, p, &a);
     return n;
 }
 
@@ -573,9 +609,14 @@ static bool fused_workspace(BkPlan plan, struct attention_plan *ap)
     return true;
 }
 
-/* The grid: rows / 4 CTAs along x, heads along y, batches along z. */
+/* The grid: rows / 4 CTAs along x, heads along y, batches (sequences)
+ * along z. */
 static BkResult check_grid(const struct bk_attention_problem *p, const char *info)
 {
+    if (p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED && p->seq_count > 65535)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "BkAttentionSequencesInfo.lengthsQ.extent[0] = %lld: the CUDA kernels "
+                        "take up to 65535 PACKED sequences", (long long)p->seq_count + 1);
     if (p->batch > 65535)
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "%s.q.extent[0] = %lld: the CUDA kernels take B up to 65535", info,
@@ -622,6 +663,15 @@ static void fill_args(const struct bk_attention_problem *p, struct bk_attention_
     a->capacity = p->capacity;
     a->scale = p->scale;
     a->flags = (p->causal ? BK_ATTENTION_CAUSAL : 0u) | (p->has_lse ? BK_ATTENTION_HAS_LSE : 0u);
+    /* Grid z over the sequences (kernels/attention_common.cuh, sequence()). */
+    a->seq_form = !p->has_sequences                             ? BK_ATTENTION_SEQ_NONE
+                  : p->seq_form == BK_ATTENTION_SEQUENCES_PACKED ? BK_ATTENTION_SEQ_PACKED
+                                                                 : BK_ATTENTION_SEQ_PADDED;
+    a->seq_s[0] = p->lengths_q_stride;
+    a->seq_s[1] = p->lengths_k_stride;
+    a->seq_count = p->seq_count;
+    a->max_lq = p->max_len_q;
+    a->max_lk = p->max_len_k;
     if (p->form == BK_ATTENTION_PATTERN_DENSE) {
         /* One block over everything, in whole tiles of every fast kernel. */
         a->block_q = round_up(p->lq > 0 ? p->lq : 1, 128);
@@ -641,15 +691,20 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const int d = ap->wgmma_width, width_k = ap->width_k, width_v = ap->width_v;
+    /* Plans with sequences of their own lengths take the kernels compiled
+     * for them (_seq: kernels/attention_mma_forward.cuh), the others
+     * theirs, untouched by what sequences need. */
     static const char *const mma_pattern[K_COUNT] = {
-        [K_FAST] = "bk_attention_forward_mma_%s_d%d_v%d",
-        [K_DQ_FAST] = "bk_attention_dq_mma_%s_d%d_v%d",
-        [K_DKV_FAST] = "bk_attention_dkv_mma_%s_d%d_v%d",
+        [K_FAST] = "bk_attention_forward_mma%s_%s_d%d_v%d",
+        [K_DQ_FAST] = "bk_attention_dq_mma%s_%s_d%d_v%d",
+        [K_DKV_FAST] = "bk_attention_dkv_mma%s_%s_d%d_v%d",
     };
+    const char *seq = p->has_sequences ? "_seq" : "";
     int ks[6], count = p->backward ? 2 : 1;
     ks[0] = p->backward ? K_DQ_FAST : K_FAST, ks[1] = K_DKV_FAST;
     for (int i = 0; i < count; i++) {
-        snprintf(ap->name[ks[i]], sizeof ap->name[0], mma_pattern[ks[i]], ts, width_k, width_v);
+        snprintf(ap->name[ks[i]], sizeof ap->name[0], mma_pattern[ks[i]], seq, ts, width_k,
+                 width_v);
         ap->fast_shared_bytes[ks[i]] = mma_shared_bytes(ks[i], width_k, width_v);
     }
     const int mma_count = count;
@@ -733,7 +788,10 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (ap->fast)
         mma_widths(p, &ap->width_k, &ap->width_v);
     ap->vectorised = strides_vectorised(p);
-    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    /* The Hopper kernels walk whole batch entries (their tiles, tensor
+     * maps and persistent grids know no sequences): a plan with them takes
+     * the mma.sync kernels or the general ones. */
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && !p->has_sequences && wgmma_path(plan);
     ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
@@ -754,6 +812,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         [K_SCATTER] = "bk_attention_scatter", [K_GENERAL] = "bk_attention_forward_general_%s",
         [K_ROWSUM] = "bk_attention_rowsum_%s", [K_DQ] = "bk_attention_dq_general_%s",
         [K_DKV] = "bk_attention_dkv_general_%s", [K_CHOICE] = "bk_attention_forward_choice",
+        [K_FIXUP] = "bk_attention_sequences_fixup_%s",
     };
     const int *wanted = p->backward ? backward : forward;
     const int wanted_count = p->backward ? 4 : ap->chooses ? 3 : 2;
@@ -766,6 +825,12 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         names[count] = ap->name[k];
         fns[count++] = &ap->fn[k];
     }
+    const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
+    if (packed) {
+        snprintf(ap->name[K_FIXUP], sizeof ap->name[K_FIXUP], patterns[K_FIXUP], ts);
+        names[count] = ap->name[K_FIXUP];
+        fns[count++] = &ap->fn[K_FIXUP];
+    }
     if ((res = bk_cuda_find_functions(plan, BK_CUDA_MODULE_ATTENTION_GENERAL, names, fns,
                                       count)) != BK_SUCCESS)
         return res;
@@ -777,39 +842,39 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if ((res = bk_cuda_attention_decode_plan(plan, decode, &ap->args, &ap->decode)) !=
         BK_SUCCESS)
         return res;
-    /* Sequences of their own lengths and paged caches: the decode kernels
-     * only, which read q, k, v and y in 16-byte pieces (a run's bindings
-     * are held to it, as no other kernel could take the run). */
-    if (p->has_sequences || p->paged) {
+    /* Paged caches: the decode kernels only, which read q, k, v and y in
+     * 16-byte pieces (a run's bindings are held to it, as no other kernel
+     * could take the run). Sequences of their own lengths run on every
+     * kernel but the Hopper ones (see above). */
+    if (p->paged) {
         if (!ap->decode.on)
             return bk_error(BK_ERROR_UNSUPPORTED,
-                            "%s.pNext: %s runs on the CUDA backend for the forward with Lq <= %d, "
-                            "F16 or BF16, D = Dv = 64 or 128, a DENSE pattern and PADDED "
-                            "lengths (sm_80, sm_90, sm_100), not yet for this plan",
-                            plan->op_name,
-                            p->paged ? "BkAttentionPagedKvInfo" : "BkAttentionSequencesInfo",
-                            BK_ATTENTION_DECODE_MAX_LQ);
+                            "%s.pNext: BkAttentionPagedKvInfo runs on the CUDA backend for the "
+                            "forward with Lq <= %d, F16 or BF16, D = Dv = 64 or 128, a DENSE "
+                            "pattern and 16-byte strides (sm_80, sm_90, sm_100), not yet for "
+                            "this plan", plan->op_name, BK_ATTENTION_DECODE_MAX_LQ);
         static const uint32_t sixteen[] = { BK_ATTENTION_BINDING_Q, BK_ATTENTION_BINDING_K,
                                             BK_ATTENTION_BINDING_V, BK_ATTENTION_BINDING_Y };
         for (size_t i = 0; i < sizeof sixteen / sizeof sixteen[0]; i++)
             plan->slot[sixteen[i]].alignment = 16;
     }
     /* The tensor-core kernels' names carry their widths (_dDK_vDV), the
-     * Hopper ones theirs. */
+     * Hopper ones theirs; a plan with sequences _padded or _packed. */
     char widths[32] = "";
     if (ap->wgmma)
         snprintf(widths, sizeof widths, "_d%d", ap->wgmma_width);
     else if (ap->fast)
         snprintf(widths, sizeof widths, "_d%d_v%d", ap->width_k, ap->width_v);
+    const char *seq_tag = !p->has_sequences ? "" : packed ? "_packed" : "_padded";
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_backward_%s_%s%s",
+                 "bk_attention_backward_%s_%s%s%s",
                  ap->atomic  ? "wgmma_atomic"
                  : ap->fused ? "wgmma_fused"
                  : ap->wgmma ? "wgmma"
                  : ap->fast  ? "mma"
                              : "general",
-                 ts, widths);
+                 ts, widths, seq_tag);
     else if (ap->decode.on)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
                  ap->decode.split_name);
@@ -817,7 +882,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->wgmma_width);
     else
-        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
-                 ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL]);
+        snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s%s",
+                 ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL], seq_tag);
     return BK_SUCCESS;
 }

@@ -10,7 +10,9 @@
  *   of odd lengths, a binding off 16 bytes), and on the general path
  *   (F32, F64, odd D and Dv, blocks 16, 48 and the single size 8);
  * - backward (dq, dk, dv) for every type;
- * - a bad LIST: NaN exactly where the host writes NaN.
+ * - a bad LIST: NaN exactly where the host writes NaN;
+ * - sequences of their own lengths, PADDED and PACKED, forward and
+ *   backward, bad lengths and offsets among them (varlen_cases).
  * The fast cases run once per kernel family (BK_CUDA_ATTENTION_PATH),
  * with the Hopper kernels' persistent CTAs capped (BK_CUDA_ATTENTION_CTAS)
  * and each of the forward's kernels forced (BK_CUDA_ATTENTION_FORWARD).
@@ -859,6 +861,240 @@ static void decode_sequence_cases(void)
             }
 }
 
+/* Sequences of their own lengths on the prefill and training kernels
+ * (tensor cores, and the general kernels): PADDED batches and PACKED
+ * ones (offsets along one length axis), forward and backward, each
+ * sequence's queries and keys of its own number (0, 1, the whole axis,
+ * shorter and longer than a 64-row tile), its causal diagonal and its
+ * pattern (shared, or one per sequence); and offsets or lengths that
+ * break a rule: NaN exactly where the host writes NaN (the sequence's
+ * rows, and PACKED rows no sequence or a bad one claims). */
+enum varlen_bad {
+    VARLEN_GOOD,
+    VARLEN_LONG,       /* PADDED: a length past the axis */
+    VARLEN_DECREASING, /* PACKED: an offset below the one before */
+    VARLEN_SHORT_END,  /* PACKED: the last offset short of the axis */
+    VARLEN_OVER_MAX    /* PACKED: a sequence longer than maxLength */
+};
+static const char *const varlen_bad_names[] = { "", " bad: long", " bad: decreasing",
+                                                " bad: short end", " bad: over max" };
+
+struct varlen_case {
+    BkDataType type;
+    BkAttentionSequenceForm form;
+    int64_t h, hkv, d, dv;
+    int n;                        /* sequences */
+    const int32_t *lq, *lk;       /* their lengths */
+    BkAttentionPatternForm pattern;
+    bool per_sequence;            /* pattern extent[0] S (or B), else 1 */
+    bool causal, backward;
+    enum layout layout;
+    enum varlen_bad bad;
+};
+
+static void run_varlen_case(const struct varlen_case *c)
+{
+    const bool packed = c->form == BK_ATTENTION_SEQUENCES_PACKED;
+    int64_t maxq = 0, maxk = 0, totq = 0, totk = 0;
+    for (int s = 0; s < c->n; s++) {
+        maxq = c->lq[s] > maxq ? c->lq[s] : maxq, totq += c->lq[s];
+        maxk = c->lk[s] > maxk ? c->lk[s] : maxk, totk += c->lk[s];
+    }
+    /* PADDED: the axes a little past the longest; PACKED: end to end. */
+    const int64_t b = packed ? 1 : c->n;
+    const int64_t lq = packed ? totq : maxq + 3, lk = packed ? totk : maxk + 5;
+    char label[256];
+    snprintf(label, sizeof label, "%s %s %s S%d H%lld/%lld Lq%lld Lk%lld D%lld/%lld %s%s%s %s%s%s",
+             c->backward ? "backward" : "forward", bkt_type_name(c->type),
+             packed ? "packed" : "padded", c->n, (long long)c->h, (long long)c->hkv,
+             (long long)lq, (long long)lk, (long long)c->d, (long long)c->dv,
+             form_name(c->pattern), c->per_sequence ? " per sequence" : "",
+             c->causal ? " causal" : "", layout_names[c->layout], varlen_bad_names[c->bad],
+             grid_label);
+    const char *only = getenv("BK_TEST_ONLY");
+    if (only && !strstr(label, only))
+        return;
+    const BkDataType lt = c->type == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64 : BK_DATA_TYPE_F32;
+    const int64_t nl = packed ? c->n + 1 : c->n;
+    struct tensor q, k, v, y, lse, dy, dq, dk, dv, lqt, lkt;
+    make_tensor(&q, c->type, b, c->h, lq, c->d, c->layout, 4);
+    make_tensor(&k, c->type, b, c->hkv, lk, c->d, c->layout, 4);
+    make_tensor(&v, c->type, b, c->hkv, lk, c->dv, c->layout, 4);
+    make_tensor(&y, c->type, b, c->h, lq, c->dv, c->layout, 4);
+    make_tensor(&lse, lt, b, c->h, lq, 1, BHLD, 3);
+    make_tensor(&dy, c->type, b, c->h, lq, c->dv, c->layout, 4);
+    make_tensor(&dq, c->type, b, c->h, lq, c->d, c->layout, 4);
+    make_tensor(&dk, c->type, b, c->hkv, lk, c->d, c->layout, 4);
+    make_tensor(&dv, c->type, b, c->hkv, lk, c->dv, c->layout, 4);
+    make_tensor(&lqt, BK_DATA_TYPE_I32, 1, 1, 1, nl, BHLD, 4);
+    make_tensor(&lkt, BK_DATA_TYPE_I32, 1, 1, 1, nl, BHLD, 4);
+    random_fill(&q, -2, 2);
+    random_fill(&k, -2, 2);
+    random_fill(&v, -1, 1);
+    random_fill(&dy, -1, 1);
+    int32_t *ql = lqt.gpu_img, *kl = lkt.gpu_img;
+    int64_t max_q = maxq, max_k = maxk;
+    if (packed) {
+        ql[0] = kl[0] = 0;
+        for (int s = 0; s < c->n; s++)
+            ql[s + 1] = ql[s] + c->lq[s], kl[s + 1] = kl[s] + c->lk[s];
+        if (c->bad == VARLEN_DECREASING && c->n > 2) /* sequence 1 runs backwards */
+            ql[2] = ql[1] > 3 ? ql[1] - 3 : 0, ql[1] = ql[2] + 3;
+        if (c->bad == VARLEN_SHORT_END) /* its last rows belong to none */
+            kl[c->n] -= kl[c->n] > 2 ? 2 : 0, ql[c->n] -= ql[c->n] > 3 ? 3 : 0;
+        if (c->bad == VARLEN_OVER_MAX) /* the longest breaks the bound */
+            max_q = maxq > 1 ? maxq - 1 : 1;
+    } else {
+        for (int s = 0; s < c->n; s++)
+            ql[s] = c->lq[s], kl[s] = c->lk[s];
+        if (c->bad == VARLEN_LONG)
+            ql[c->n - 1] = (int32_t)lq + 1;
+    }
+    memcpy(lqt.host_img, lqt.gpu_img, lqt.bytes);
+    memcpy(lkt.host_img, lkt.gpu_img, lkt.bytes);
+    /* The pattern over the longest sequence's blocks of 64. */
+    const struct acase pc = {
+        .b = c->per_sequence ? c->n : 1, .h = c->h, .lq = max_q, .lk = max_k,
+        .form = c->pattern, .bq = 64, .bk = 64, .density = 0.6,
+    };
+    struct pattern pat;
+    BkAttentionPattern pdesc;
+    make_pattern(&pc, &pat, &pdesc);
+    const BkTensorDesc lengths = { .dataType = BK_DATA_TYPE_I32, .rank = 1, .extent = { nl },
+                                   .stride = { 1 } };
+    const BkAttentionSequencesInfo seqs = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO, .form = c->form,
+        .lengthsQ = lengths, .lengthsK = lengths,
+        .maxLengthQ = packed ? max_q : 0, .maxLengthK = packed ? max_k : 0,
+    };
+    const double scale = 1.0 / sqrt((double)c->d);
+    const BkAttentionFlags flags = c->causal ? BK_ATTENTION_CAUSAL_BIT : 0;
+    struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
+    bind_pattern(gb, hb, &pc, &pat);
+    bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+    char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+    bool ok = true;
+    BkResult rh, rg;
+    poison(y.gpu_img, y.bytes), poison(y.host_img, y.bytes);
+    poison(lse.gpu_img, lse.bytes), poison(lse.host_img, lse.bytes);
+    if (!c->backward) {
+        const BkAttentionInfo fi = {
+            .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .flags = flags,
+            .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
+            .y = y.desc, .lse = lse.desc,
+        };
+        bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lqt, 0);
+        bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
+        rh = run_images(host, &fi, hb, 10, 1, NULL);
+        rg = run_images(gpu, &fi, gb, 10, 1, kernel);
+        if (rh == BK_SUCCESS && rg == BK_SUCCESS) {
+            const double lt_tol = c->type == BK_DATA_TYPE_F64 ? 1e-11 : 2e-4;
+            ok = compare(&y, tolerance(c->type), 0, "y", label) &
+                 compare(&lse, 0, lt_tol, "lse", label);
+        }
+    } else {
+        /* y and lse: the host forward's (random ones would make P
+         * meaningless), bound to both. */
+        const BkAttentionInfo fi = {
+            .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .flags = flags,
+            .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
+            .y = y.desc, .lse = lse.desc,
+        };
+        bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lqt, 0);
+        bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
+        rh = run_images(host, &fi, hb, 10, 1, NULL);
+        memcpy(y.gpu_img, y.host_img, y.bytes);
+        memcpy(lse.gpu_img, lse.host_img, lse.bytes);
+        gb[BK_ATTENTION_BINDING_LENGTHS_Q] = gb[BK_ATTENTION_BINDING_LENGTHS_K] =
+            (struct binding){ 0 };
+        hb[BK_ATTENTION_BINDING_LENGTHS_Q] = hb[BK_ATTENTION_BINDING_LENGTHS_K] =
+            (struct binding){ 0 };
+        const BkAttentionBackwardInfo bi = {
+            .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .pNext = &seqs, .flags = flags,
+            .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
+            .y = y.desc, .lse = lse.desc, .dy = dy.desc, .dq = dq.desc, .dk = dk.desc,
+            .dv = dv.desc,
+        };
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DY, &dy, 0);
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DQ, &dq, 0);
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DK, &dk, 0);
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DV, &dv, 0);
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q, &lqt, 0);
+        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K, &lkt, 0);
+        struct tensor *outs[] = { &dq, &dk, &dv };
+        for (int i = 0; i < 3; i++)
+            poison(outs[i]->gpu_img, outs[i]->bytes), poison(outs[i]->host_img, outs[i]->bytes);
+        rg = BK_SUCCESS;
+        if (rh == BK_SUCCESS)
+            rh = run_images(host, &bi, hb, 14, 1, NULL);
+        if (rh == BK_SUCCESS)
+            rg = run_images(gpu, &bi, gb, 14, 1, kernel);
+        if (rh == BK_SUCCESS && rg == BK_SUCCESS) {
+            const double tol = 2 * tolerance(c->type);
+            ok = compare(&dq, tol, 0, "dq", label) & compare(&dk, tol, 0, "dk", label) &
+                 compare(&dv, tol, 0, "dv", label);
+        }
+    }
+    if (rh != BK_SUCCESS || rg != BK_SUCCESS) {
+        tap_ok(false, "%s: runs (host %d, cuda %d: %s)", label, rh, rg, bkGetLastErrorMessage());
+    } else {
+        kernel_seen(kernel);
+        tap_ok(ok, "%s (%s)", label, kernel);
+    }
+    free_pattern(&pat);
+    struct tensor *all[] = { &q, &k, &v, &y, &lse, &dy, &dq, &dk, &dv, &lqt, &lkt };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free_tensor(all[i]);
+}
+
+static void varlen_cases(bool backward)
+{
+    /* Lengths of queries and keys: empty sequences, 1, under a tile, one
+     * tile, several; Lq != Lk within a sequence. */
+    static const int32_t pq[] = { 70, 0, 1, 200, 64, 130 }, pk[] = { 70, 5, 1, 150, 64, 200 };
+    static const int32_t dq[] = { 190, 0, 1, 77 }, dk[] = { 230, 9, 1, 100 };
+    static const struct {
+        BkDataType type;
+        int64_t h, hkv, d, dv;
+        BkAttentionPatternForm pattern;
+        bool per_sequence, causal;
+        enum layout layout;
+    } shapes[] = {
+        { BK_DATA_TYPE_BF16, 4, 2, 128, 128, BK_ATTENTION_PATTERN_DENSE, false, true, BHLD },
+        { BK_DATA_TYPE_F16, 4, 4, 64, 64, BK_ATTENTION_PATTERN_DENSE, false, false, BLHD },
+        { BK_DATA_TYPE_F16, 6, 2, 80, 80, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
+        { BK_DATA_TYPE_BF16, 4, 1, 7, 7, BK_ATTENTION_PATTERN_LIST, false, false, BHLD },
+        { BK_DATA_TYPE_BF16, 4, 2, 64, 64, BK_ATTENTION_PATTERN_LIST, true, true, PADDED },
+        { BK_DATA_TYPE_F32, 2, 1, 40, 24, BK_ATTENTION_PATTERN_MASK, false, true, BHLD },
+    };
+    static const enum varlen_bad packed_bad[] = { VARLEN_GOOD, VARLEN_DECREASING,
+                                                  VARLEN_SHORT_END, VARLEN_OVER_MAX };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct varlen_case c = {
+            .type = shapes[i].type, .h = shapes[i].h, .hkv = shapes[i].hkv, .d = shapes[i].d,
+            .dv = shapes[i].dv, .pattern = shapes[i].pattern,
+            .per_sequence = shapes[i].per_sequence, .causal = shapes[i].causal,
+            .backward = backward, .layout = shapes[i].layout,
+        };
+        c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 6, c.lq = pq, c.lk = pk;
+        for (size_t e = 0; e < sizeof packed_bad / sizeof packed_bad[0]; e++) {
+            c.bad = packed_bad[e];
+            if (e == 0 || i < 3) /* the bad offsets on a few shapes */
+                run_varlen_case(&c);
+        }
+        c.form = BK_ATTENTION_SEQUENCES_PADDED, c.n = 4, c.lq = dq, c.lk = dk;
+        c.bad = VARLEN_GOOD;
+        run_varlen_case(&c);
+        c.bad = VARLEN_LONG;
+        if (i < 3)
+            run_varlen_case(&c);
+    }
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
@@ -882,6 +1118,14 @@ int main(void)
     grid_label = " (decode)";
     decode_cases();
     decode_sequence_cases();
+    grid_label = "";
+    varlen_cases(false);
+    varlen_cases(true);
+    setenv("BK_CUDA_ATTENTION_PATH", "general", 1);
+    grid_label = " (general)";
+    varlen_cases(false);
+    varlen_cases(true);
+    unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = "";
     fused_cases();
     setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
