@@ -515,9 +515,11 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         a.flags |= BK_ATTENTION_ZERO_DQ_SUM;
     }
     if (queries) {
+        /* Row sums are a row's own: every row of the tensors (z over
+         * their batch, not the sequences: a PACKED batch is one). */
         launch(&launches[n++], ap, K_ROWSUM,
-               (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh, gb, gt,
-               &a);
+               (unsigned int)ceil_div(p->lq, GENERAL_ROWS * BK_ATTENTION_ROWSUM_ROWS), gh,
+               (unsigned int)p->batch, gt, &a);
         if (wgmma && ap->fused) {
             launch_wgmma(&launches[n++], ap, K_DKVQ_WGMMA, wgmma_keys, gkv, gb, &t);
             return n;
@@ -617,6 +619,13 @@ static BkResult check_grid(const struct bk_attention_problem *p, const char *inf
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "BkAttentionSequencesInfo.lengthsQ.extent[0] = %lld: the CUDA kernels "
                         "take up to 65535 PACKED sequences", (long long)p->seq_count + 1);
+    /* Built (the row sums over the tensors' batch, the kernels over the
+     * sequences) but not yet run on a GPU: refused until it has been. */
+    if (p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED && p->backward)
+        return bk_error(BK_ERROR_UNSUPPORTED,
+                        "%s.pNext: BkAttentionSequencesInfo with PACKED sequences runs on the "
+                        "CUDA backend for the forward only (PADDED lengths for both directions)",
+                        info);
     if (p->batch > 65535)
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "%s.q.extent[0] = %lld: the CUDA kernels take B up to 65535", info,
