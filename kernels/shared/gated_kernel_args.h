@@ -47,7 +47,10 @@ struct bk_gated_args {
     int64_t x_gate;     /* element offset from a to its b twin in x */
     int64_t dx_gate;    /* ... and in dx */
     uint32_t rank;      /* dimensions in use, dim[rank - 1] innermost */
-    uint32_t unused;
+    /* Nonzero for a grid of rows (rank <= 2): blocks along y stride over
+     * dim[0], along x over dim[rank - 1]'s items; else a 1-D grid over all
+     * the items (count). */
+    uint32_t grid_rows;
     struct bk_gated_dim dim[BK_GATED_MAX_RANK];
 };
 

@@ -18,7 +18,7 @@
 
 struct gated_kernel {
     CUfunction fn;
-    unsigned int grid;
+    unsigned int grid, grid_y;
     char name[BK_MAX_KERNEL_NAME_SIZE];
     struct bk_gated_args args;            /* addresses are filled in at launch */
 };
@@ -88,8 +88,10 @@ static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
 }
 
 /* The grid is this many "waves" of the blocks that fit on the device at
- * once, and blocks stride over the items. On an H100, 8 waves moved 4-6%
- * more bytes per second than 1 on most kernels (bench/log/gated.md).
+ * once, and blocks stride over the items (or, at most two dimensions,
+ * over rows and a row's items: kernel_init). On an H100, 8 waves moved
+ * 4-6% more bytes per second than 1 on most kernels; on an H200 the
+ * half types stayed at 88-92% from 2 to 32 (bench/log/gated.md).
  * BK_CUDA_GATED_WAVES overrides it, for tuning with bkbench. */
 #define GRID_WAVES 8u
 static unsigned int grid_waves(void)
@@ -127,6 +129,21 @@ static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struc
     uint64_t most = (uint64_t)per_sm * (uint64_t)c->sm_count * grid_waves();
     uint64_t grid = need < most ? need : most;
     k->grid = (unsigned int)(grid ? grid : 1);
+    k->grid_y = 1;
+    /* At most two dimensions: a grid of rows (gated_kernel_args.h), as
+     * many blocks in all. */
+    if (p->rank <= 2 && k->args.count > 0) {
+        const struct bk_gated_dim *item = &k->args.dim[p->rank - 1];
+        const uint64_t rows = p->rank == 2 ? k->args.dim[0].extent : 1;
+        uint64_t across = (item->extent + per_block - 1) / per_block;
+        across = across < most ? across : most;
+        uint64_t down = most / across;
+        down = down < rows ? down : rows;
+        down = down < 65535 ? down : 65535;
+        k->grid = (unsigned int)across;
+        k->grid_y = (unsigned int)(down ? down : 1);
+        k->args.grid_rows = 1;
+    }
     return BK_SUCCESS;
 }
 
@@ -153,7 +170,8 @@ static uint32_t gated_prepare(BkPlan plan, const struct bk_run_args *run,
     launch->param_size = sizeof args;
     launch->fn = k->fn;
     launch->grid = k->grid;
-    launch->grid_y = launch->grid_z = 1;
+    launch->grid_y = k->grid_y;
+    launch->grid_z = 1;
     launch->shared_bytes = 0;
     launch->block = BK_GATED_BLOCK;
     launch->name = k->name;
