@@ -426,25 +426,25 @@ struct head {
 };
 
 static void load_head(struct bench_device *d, const struct attention_op_desc *o,
-                      const struct attention_buffers *bufs, const struct place *b, int64_t h,
+                      const struct attention_buffers *bufs, const struct place *pl, int64_t h,
                       bool backward, struct head *hd)
 {
     const int64_t kvh = h / (o->heads / o->kv_heads);
     const BkDataType lse_type = o->dtype == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64
                                                              : BK_DATA_TYPE_F32;
     memset(hd, 0, sizeof *hd);
-    hd->q = download_head(d, bench_sets_address(&bufs->in, 0, IN_Q), o->dtype, b, o->heads, h,
+    hd->q = download_head(d, bench_sets_address(&bufs->in, 0, IN_Q), o->dtype, pl, o->heads, h,
                           o->lq, o->d);
-    hd->k = download_head(d, bench_sets_address(&bufs->in, 0, IN_K), o->dtype, b, o->kv_heads,
+    hd->k = download_head(d, bench_sets_address(&bufs->in, 0, IN_K), o->dtype, pl, o->kv_heads,
                           kvh, o->lk, o->d);
-    hd->v = download_head(d, bench_sets_address(&bufs->in, 0, IN_V), o->dtype, b, o->kv_heads,
+    hd->v = download_head(d, bench_sets_address(&bufs->in, 0, IN_V), o->dtype, pl, o->kv_heads,
                           kvh, o->lk, o->dv);
-    hd->y = download_head(d, bench_sets_address(&bufs->out, 0, OUT_Y), o->dtype, b, o->heads, h,
+    hd->y = download_head(d, bench_sets_address(&bufs->out, 0, OUT_Y), o->dtype, pl, o->heads, h,
                           o->lq, o->dv);
-    hd->lse = download_head(d, bench_sets_address(&bufs->out, 0, OUT_LSE), lse_type, b, o->heads,
+    hd->lse = download_head(d, bench_sets_address(&bufs->out, 0, OUT_LSE), lse_type, pl, o->heads,
                             h, o->lq, 1);
     if (backward)
-        hd->dy = download_head(d, bench_sets_address(&bufs->in, 0, IN_DY), o->dtype, b,
+        hd->dy = download_head(d, bench_sets_address(&bufs->in, 0, IN_DY), o->dtype, pl,
                                o->heads, h, o->lq, o->dv);
 }
 
