@@ -45,9 +45,28 @@ With --sweep it runs bkbench's head-size sweep instead: D = 32, 64, 80, 96,
 blocks of 128, B = 2, L = 4096, H = 2048 / D; TFLOP/s count
 2 * blockQ * blockK * (D + Dv) per active block forward.
 
+With --varlen it times the peers of bkbench's packed variable-length cases
+("varlen", and "varlen-c" causal): the 16 sequences of VARLEN_LENGTHS (512 to
+8192 tokens, 65536 in all; with --quick bkbench's host list, 40, 8, 64, 24),
+H * D = 2048, D = 64 and 128, f16 and bf16:
+  sdpa-loop    one scaled_dot_product_attention call per sequence on its rows
+               of the packed q, k, v [1, H, L, D], as a user without
+               variable-length support runs them (SDPA takes no cu_seqlens);
+               the backward is one torch.autograd.grad over every sequence's
+               output into the packed tensors' gradients;
+  fa-varlen    flash_attn.flash_attn_varlen_func on q, k, v [L, H, D] with the
+               sequences' offsets (cu_seqlens), where flash_attn imports (else
+               a row "n/a" that says so).
+TFLOP/s count each sequence's own blocks at bkbench's block size (128; 32
+with --quick), as bkbench does: ceil(n / blk)^2 blocks a sequence of n tokens,
+causal ceil(n / blk) * (ceil(n / blk) + 1) / 2, summed over the sequences and
+heads, 2 * blk * blk * (D + Dv) each forward, 2.5 times that backward.
+
   python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
       [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
+  python3 bench/attention-peers.py --varlen [--quick] [--json FILE] [--dtype bf16]
+      [--d 128] [--pattern varlen-c] [--direction fwd|bwd|both] [--warmup N] [--repeats N]
 """
 import argparse
 import json
@@ -60,6 +79,12 @@ SEED = 0xB10C5EED
 MASK64 = (1 << 64) - 1
 WINDOW_DIVISOR = 8                 # the window is L / 8 tokens, 1024 at L = 8192
 PATTERNS = ["full", "50%", "25%", "10%", "window"]
+VARLEN_PATTERNS = ["varlen", "varlen-c"]
+# bkbench's packed sequences (tools/bkbench/bench_varlen.c): on a GPU, and
+# on the host and with --quick.
+VARLEN_LENGTHS = [8192, 512, 4096, 2048, 8192, 1024, 6144, 3072,
+                  8192, 512, 4096, 7168, 2048, 1536, 8192, 512]
+VARLEN_QUICK_LENGTHS = [40, 8, 64, 24]
 
 
 # ---- Patterns, as tools/attention_op.c makes them ----------------------------
@@ -194,6 +219,130 @@ def build_pattern(case):
 def flops(case, active, backward):
     f = 2.0 * case["block"] * case["block"] * (case["d"] + case["dv"]) * active
     return 2.5 * f if backward else f
+
+
+# ---- Packed sequences (--varlen) ----------------------------------------------------
+
+def varlen_case(args, dtype, d, pattern):
+    """One of bkbench's packed cases: its blocks are each sequence's own at
+    bkbench's block size, summed over the sequences and heads."""
+    lengths = VARLEN_QUICK_LENGTHS if args.quick else VARLEN_LENGTHS
+    block = 32 if args.quick else 128
+    heads = max(args.width // d, 1)
+    causal = pattern == "varlen-c"
+    tokens = sum(lengths)
+    nbs = [-(-n // block) for n in lengths]
+    return dict(dtype=dtype, batch=1, heads=heads, l=tokens, d=d, dv=d, block=block,
+                pattern=pattern, causal=causal, window=None, hash=None, lengths=lengths,
+                active=heads * sum(nb * (nb + 1) // 2 if causal else nb * nb for nb in nbs),
+                total=heads * sum(nb * nb for nb in nbs),
+                shape="1x%dx%dx%d" % (heads, tokens, d))
+
+
+def varlen_offsets(lengths):
+    """0, then each sequence's end: cu_seqlens."""
+    out = [0]
+    for n in lengths:
+        out.append(out[-1] + n)
+    return out
+
+
+def time_outputs(torch, forward, inputs3, out_grads, want, warmup, repeats):
+    """{'fwd': us, 'bwd': us}: forward(q, k, v) returns a list of outputs,
+    out_grads(outputs) their gradients; the backward is one autograd.grad
+    over all of them into q, k and v."""
+    q, k, v = inputs3
+    out = {}
+    if "fwd" in want:
+        with torch.no_grad():
+            out["fwd"] = median_us(torch, lambda: forward(q, k, v), warmup, repeats)
+    if "bwd" in want:
+        qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+        ys = forward(qg, kg, vg)
+        dys = out_grads(ys)
+        out["bwd"] = median_us(
+            torch, lambda: torch.autograd.grad(ys, (qg, kg, vg), dys, retain_graph=True),
+            warmup, repeats)
+        del ys, qg, kg, vg
+    return out
+
+
+def varlen_sdpa(torch, case, tensors, args):
+    """A scaled_dot_product_attention call per sequence, on its rows of the
+    packed [1, H, L, D] tensors (views, no copies)."""
+    q, k, v, dy = tensors
+    bounds = varlen_offsets(case["lengths"])
+    spans = list(zip(bounds[:-1], bounds[1:]))
+    scale, causal = 1.0 / math.sqrt(case["d"]), case["causal"]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def forward(q, k, v):
+        return [sdpa(q[:, :, a:b], k[:, :, a:b], v[:, :, a:b], is_causal=causal, scale=scale)
+                for a, b in spans]
+    return time_outputs(torch, forward, (q, k, v), lambda ys: [dy[:, :, a:b] for a, b in spans],
+                        args.want, args.warmup, args.repeats)
+
+
+def import_varlen_flash():
+    """flash_attn_varlen_func and where it came from, or (None, why)."""
+    errors = []
+    for module in ("flash_attn", "flash_attn_interface"):
+        try:
+            mod = __import__(module)
+            return mod.flash_attn_varlen_func, module
+        except Exception as e:                       # not installed, or built for another torch
+            errors.append(short(e))
+    return None, "flash_attn not installed: " + " / ".join(errors)
+
+
+def varlen_flash(torch, fn, case, tensors, args):
+    """flash_attn_varlen_func on [L, H, D] copies of the packed tensors."""
+    q, k, v, dy = (t[0].transpose(0, 1).contiguous() for t in tensors)
+    cu = torch.tensor(varlen_offsets(case["lengths"]), dtype=torch.int32, device="cuda")
+    longest = max(case["lengths"])
+    scale, causal = 1.0 / math.sqrt(case["d"]), case["causal"]
+
+    def forward(q, k, v):
+        y = fn(q, k, v, cu, cu, longest, longest, softmax_scale=scale, causal=causal)
+        return [y[0] if isinstance(y, tuple) else y]  # flash_attn_interface adds lse
+    return time_outputs(torch, forward, (q, k, v), lambda ys: [dy], args.want, args.warmup,
+                        args.repeats)
+
+
+def run_varlen(torch, args, emit):
+    flash, flash_note = import_varlen_flash()
+    ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
+    for dtype in args.dtypes:
+        for d in args.ds:
+            for pattern in args.pattern or VARLEN_PATTERNS:
+                case = varlen_case(args, dtype, d, pattern)
+                extra = {"sequences": len(case["lengths"]), "seqForm": "packed",
+                         "seqLengths": case["lengths"]}
+                tensors = inputs(torch, case, {"f16": torch.float16,
+                                               "bf16": torch.bfloat16}[dtype])
+                peers = [] if args.no_sdpa else [("sdpa-loop", varlen_sdpa, None)]
+                peers.append(("fa-varlen", varlen_flash, flash))
+                for peer, timer, fn in peers:
+                    if peer == "fa-varlen" and fn is None:
+                        for direction in args.want:
+                            emit(case, peer, ops[direction], "n/a", case["active"],
+                                 message=flash_note, extra=extra)
+                        continue
+                    try:
+                        us = (timer(torch, case, tensors, args) if fn is None
+                              else timer(torch, fn, case, tensors, args))
+                        note = ("%d calls" % len(case["lengths"]) if peer == "sdpa-loop"
+                                else "cu_seqlens")
+                        for direction in args.want:
+                            emit(case, peer, ops[direction], "ok", case["active"],
+                                 us[direction], note=note, extra=extra)
+                    except Exception as e:
+                        for direction in args.want:
+                            emit(case, peer, ops[direction], "n/a", case["active"],
+                                 message=short(e), extra=extra)
+                    torch.cuda.empty_cache()
+                del tensors
+                torch.cuda.empty_cache()
 
 
 # ---- Timing -------------------------------------------------------------------
@@ -377,7 +526,10 @@ def parse_args():
                     help="bkbench's head-size sweep: D 32..256 and 192/128, full and 25%%, "
                          "blocks of 128, L = 4096")
     ap.add_argument("--block", action="append", type=int, choices=[64, 128])
-    ap.add_argument("--pattern", action="append", choices=PATTERNS)
+    ap.add_argument("--varlen", action="store_true",
+                    help="bkbench's packed sequences: an SDPA call per sequence and "
+                         "flash_attn_varlen_func, varlen and varlen-c")
+    ap.add_argument("--pattern", action="append", choices=PATTERNS + VARLEN_PATTERNS)
     ap.add_argument("--direction", choices=["fwd", "bwd", "both"], default="both")
     ap.add_argument("--no-sdpa", action="store_true")
     ap.add_argument("--no-flex", action="store_true")
@@ -396,15 +548,21 @@ def parse_args():
     args.blocks = args.block or [64, 128]
     args.patterns = args.pattern or PATTERNS
     args.want = ["fwd", "bwd"] if args.direction == "both" else [args.direction]
+    names = VARLEN_PATTERNS if args.varlen else PATTERNS
+    if args.pattern and any(p not in names for p in args.pattern):
+        ap.error("--pattern takes %s%s" % (", ".join(names), " with --varlen" if args.varlen
+                                            else " (varlen ones with --varlen)"))
+    if args.varlen and args.sweep:
+        ap.error("--varlen and --sweep are two different runs")
     return args
 
 
-HEADER = "%-6s %-13s %-5s %-14s %3s %-7s %6s %9s %7s %s" % (
+HEADER = "%-9s %-13s %-5s %-14s %3s %-8s %6s %9s %7s %s" % (
     "peer", "op", "dtype", "shape(BxHxLxD)", "blk", "pattern", "active", "us", "TF/s", "note")
 
 
 def row_text(r):
-    head = "%-6s %-13s %-5s %-14s %3d %-7s %5.1f%%" % (
+    head = "%-9s %-13s %-5s %-14s %3d %-8s %5.1f%%" % (
         r["peer"], r["op"], r["dtype"], r["shape"], r["blockQ"], r["pattern"],
         100.0 * r["density"])
     if r["status"] != "ok":
@@ -428,17 +586,23 @@ def main():
               "settings": {"warmup": args.warmup, "repeats": args.repeats, "batch": args.batch,
                            "seq": args.seq, "width": args.width,
                            "flops": "forward 4*blockQ*blockK*D per active block, "
-                                    "backward 2.5x; causal diagonal blocks count whole"},
+                                    "backward 2.5x; causal diagonal blocks count whole" +
+                                    ("; each packed sequence's own blocks, summed"
+                                     if args.varlen else ""),
+                           "varlen": args.varlen},
               "results": []}
     print("attention-peers: torch %s (CUDA %s) on %s; median of %d after %d warm-up"
           % (torch.__version__, torch.version.cuda, report["device"], args.repeats,
              args.warmup))
     print("TFLOP/s over the active blocks: forward 4*blk*blk*D each, backward 2.5x")
+    if args.varlen:
+        print("varlen: each packed sequence's own blocks, summed; compare with bkbench's "
+              "varlen rows")
     print(HEADER)
     sys.stdout.flush()
 
     flex, flex_error = None, None
-    if not args.no_flex:
+    if not args.no_flex and not args.varlen:
         try:
             flex = Flex(torch)
         except Exception as e:                       # no flex_attention in this torch
@@ -469,6 +633,12 @@ def main():
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(report, f, indent=1)
+
+    if args.varlen:
+        run_varlen(torch, args, emit)
+        print("attention-peers: %d results in %.0f s" % (len(report["results"]),
+                                                          time.time() - t_start))
+        return 0
 
     for case in make_cases(args):
         build_pattern(case)

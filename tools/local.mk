@@ -20,6 +20,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/attention_op.c tools/attention_op.h \
 	tools/bkbench/bench_attention.c tools/bkbench/bench_attention.h \
 	tools/bkbench/bench_attention_report.c \
+	tools/bkbench/bench_varlen.c tools/bkbench/bench_varlen.h \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
 	tools/bkbench/bench_convert.c \
 	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \

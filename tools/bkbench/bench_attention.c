@@ -18,6 +18,7 @@
 #include "bench_progress.h"
 #include "bench_random.h"
 #include "bench_sets.h"
+#include "bench_varlen.h"
 #include "tool_common.h"
 
 static const BkDataType attention_types[] = {BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16};
@@ -76,6 +77,19 @@ static const struct {
     [ATTENTION_SCALE_QUICK] = {1, 32, 256, 16},
 };
 
+/* The packed variable-length cases of each type and head size and the
+ * dense causal case they compare with (the non-causal one is "full"):
+ * dense, with the larger block of the scale. */
+static const struct {
+    const char *name;
+    bool causal, packed;
+} varlen_patterns[] = {
+    {"causal", true, false},
+    {"varlen", false, true},
+    {"varlen-c", true, true},
+};
+#define VARLEN_PATTERN_COUNT (sizeof varlen_patterns / sizeof varlen_patterns[0])
+
 /* Slots of the input and output rotations. */
 enum { IN_Q, IN_K, IN_V, IN_DY, IN_COUNT };
 enum { OUT_Y, OUT_LSE, OUT_DQ, OUT_DK, OUT_DV, OUT_COUNT };
@@ -90,7 +104,8 @@ struct attention_buffers {
 size_t bench_attention_case_count(void)
 {
     return TYPE_COUNT * (HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT +
-                         SWEEP_COUNT * SWEEP_PATTERN_COUNT);
+                         SWEEP_COUNT * SWEEP_PATTERN_COUNT +
+                         HEAD_DIM_COUNT * VARLEN_PATTERN_COUNT);
 }
 
 static void name_shape(struct attention_case *c)
@@ -117,9 +132,32 @@ static size_t sweep_cases(enum attention_scale scale, BkDataType dtype, struct a
                 dtype, sweep_scales[scale].batch,
                 sweep_scales[scale].width / d > 0 ? sweep_scales[scale].width / d : 1,
                 sweep_scales[scale].l, d, sweep_heads[h].dv, sweep_scales[scale].block,
-                patterns[p].name, patterns[p].pat, patterns[p].form, patterns[p].causal, ""};
+                patterns[p].name, patterns[p].pat, patterns[p].form, patterns[p].causal, "",
+                NULL, 0};
             name_shape(c);
         }
+    return n;
+}
+
+/* The packed variable-length cases of one type and head size and their
+ * dense causal reference (see varlen_patterns). */
+static size_t varlen_cases(enum attention_scale scale, BkDataType dtype, int64_t d,
+                           struct attention_case *out, size_t max)
+{
+    int32_t count;
+    const int32_t *lengths = varlen_lengths(scale, &count);
+    size_t n = 0;
+    for (size_t p = 0; p < VARLEN_PATTERN_COUNT && n < max; p++) {
+        const bool packed = varlen_patterns[p].packed;
+        struct attention_case *c = &out[n++];
+        *c = (struct attention_case){
+            dtype, packed ? 1 : scales[scale].batch, scales[scale].width / d,
+            packed ? varlen_tokens(lengths, count) : scales[scale].l, d, d,
+            scales[scale].blocks[BLOCK_COUNT - 1], varlen_patterns[p].name,
+            patterns[0].pat, BK_ATTENTION_PATTERN_DENSE, varlen_patterns[p].causal, "",
+            packed ? lengths : NULL, packed ? count : 0};
+        name_shape(c);
+    }
     return n;
 }
 
@@ -135,13 +173,17 @@ size_t bench_attention_cases(enum attention_scale scale, struct attention_case *
                         attention_types[t], scales[scale].batch,
                         scales[scale].width / head_dims[h], scales[scale].l, head_dims[h],
                         head_dims[h], scales[scale].blocks[b], patterns[p].name,
-                        patterns[p].pat, patterns[p].form, patterns[p].causal, ""};
+                        patterns[p].pat, patterns[p].form, patterns[p].causal, "", NULL,
+                        0};
                     if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
                         c->pat.window = c->l / WINDOW_DIVISOR;
                     name_shape(c);
                 }
     for (size_t t = 0; t < TYPE_COUNT && n < max; t++)
         n += sweep_cases(scale, attention_types[t], out + n, max - n);
+    for (size_t t = 0; t < TYPE_COUNT; t++)
+        for (size_t h = 0; h < HEAD_DIM_COUNT && n < max; h++)
+            n += varlen_cases(scale, attention_types[t], head_dims[h], out + n, max - n);
     return n;
 }
 
@@ -222,10 +264,13 @@ static struct attention_buffers *buffers_for(struct bench_device *d, BkDataType 
 
 /* ---- The pattern ---------------------------------------------------------- */
 
-/* The pattern on the host and, for MASK and LIST, on the device. */
+/* The pattern on the host and, for MASK and LIST, on the device; a
+ * varlen case's sequences. */
 struct pattern {
     uint8_t *mask;                        /* NULL for full */
     struct bench_buffer buf[3];           /* mask, counts, indices (as the slots) */
+    BkAttentionSequencesInfo seq;         /* varlen: chained to both infos */
+    struct bench_buffer offsets;          /* varlen: I32 [S + 1], lengthsQ and lengthsK */
 };
 
 static void make_pattern(const struct attention_case *c, struct attention_op_desc *fd,
@@ -234,6 +279,12 @@ static void make_pattern(const struct attention_case *c, struct attention_op_des
 {
     memset(p, 0, sizeof *p);
     memset(pi, 0, sizeof *pi);
+    if (c->sequences) {
+        /* Dense: each sequence's own blocks, no pattern tensor. */
+        p->seq = varlen_sequences_info(c);
+        varlen_blocks(c, &pi->active_blocks, &pi->total_blocks);
+        return;
+    }
     pi->total_blocks = c->batch * c->heads * attention_nbq(fd) * attention_nbk(fd);
     if (c->form != BK_ATTENTION_PATTERN_DENSE) {
         /* The mask's shape: MASK's, the same for a LIST. */
@@ -292,11 +343,30 @@ static void upload_pattern(struct bench_device *d, const struct attention_op_des
     bench_device_wait(d);
 }
 
+/* A varlen case's offsets, bound to both lengths slots of both plans. */
+static void upload_offsets(struct bench_device *d, const struct attention_case *c,
+                           const struct bench_plan *plan, struct pattern *p)
+{
+    const uint64_t bytes = ((uint64_t)c->sequences + 1) * sizeof(int32_t);
+    if (binding_size(plan, BK_ATTENTION_BINDING_LENGTHS_Q) != bytes ||
+        binding_size(plan, BK_ATTENTION_BINDING_LENGTHS_K) != bytes)
+        tool_die("attention: the plan binds offsets of %llu and %llu bytes, bkbench made %llu",
+                 (unsigned long long)binding_size(plan, BK_ATTENTION_BINDING_LENGTHS_Q),
+                 (unsigned long long)binding_size(plan, BK_ATTENTION_BINDING_LENGTHS_K),
+                 (unsigned long long)bytes);
+    int32_t offsets[VARLEN_MAX_SEQUENCES + 1];
+    varlen_offsets(c, offsets);
+    upload(d, bytes, offsets, &p->offsets);
+    bench_device_wait(d);
+}
+
 static void free_pattern(struct bench_device *d, struct pattern *p)
 {
     for (int k = 0; k < 3; k++)
         if (p->buf[k].size)
             bench_buffer_free(d, &p->buf[k]);
+    if (p->offsets.size)
+        bench_buffer_free(d, &p->offsets);
     free(p->mask);
     memset(p, 0, sizeof *p);
 }
@@ -314,13 +384,23 @@ double bench_attention_check_limit(BkDataType dtype, bool backward)
     return backward ? 5e-2 : 2e-2;
 }
 
-/* One [rows, cols] head of a [B, heads, rows, cols] operand in set 0, as
- * doubles. */
+/* Where the checked problem lies in the bound tensors: batch entry b,
+ * rows row0 .. row0 + Lq - 1 (and the same of the keys: Lq = Lk in every
+ * case) of a length axis of l rows; a packed sequence's rows, or a whole
+ * batch entry's (row0 = 0, l = L). */
+struct place {
+    int64_t b, row0, l;
+};
+
+/* Rows row0 .. row0 + rows - 1 of one head of a [B, heads, l, cols]
+ * operand in set 0, as doubles. */
 static double *download_head(struct bench_device *d, BkDeviceAddress base, BkDataType dtype,
-                             int64_t b, int64_t heads, int64_t h, int64_t rows, int64_t cols)
+                             const struct place *pl, int64_t heads, int64_t h, int64_t rows,
+                             int64_t cols)
 {
     const size_t es = tool_dtype_size(dtype), n = (size_t)rows * (size_t)cols;
-    const uint64_t at = ((uint64_t)b * (uint64_t)heads + (uint64_t)h) * n * es;
+    const uint64_t at = (((uint64_t)pl->b * (uint64_t)heads + (uint64_t)h) * (uint64_t)pl->l +
+                         (uint64_t)pl->row0) * (uint64_t)cols * es;
     void *raw = bench_device_download(d, base + at, n * es);
     double *out = malloc(n * sizeof *out);
     if (!out)
@@ -346,25 +426,25 @@ struct head {
 };
 
 static void load_head(struct bench_device *d, const struct attention_op_desc *o,
-                      const struct attention_buffers *bufs, int64_t b, int64_t h, bool backward,
-                      struct head *hd)
+                      const struct attention_buffers *bufs, const struct place *pl, int64_t h,
+                      bool backward, struct head *hd)
 {
     const int64_t kvh = h / (o->heads / o->kv_heads);
     const BkDataType lse_type = o->dtype == BK_DATA_TYPE_F64 ? BK_DATA_TYPE_F64
                                                              : BK_DATA_TYPE_F32;
     memset(hd, 0, sizeof *hd);
-    hd->q = download_head(d, bench_sets_address(&bufs->in, 0, IN_Q), o->dtype, b, o->heads, h,
+    hd->q = download_head(d, bench_sets_address(&bufs->in, 0, IN_Q), o->dtype, pl, o->heads, h,
                           o->lq, o->d);
-    hd->k = download_head(d, bench_sets_address(&bufs->in, 0, IN_K), o->dtype, b, o->kv_heads,
+    hd->k = download_head(d, bench_sets_address(&bufs->in, 0, IN_K), o->dtype, pl, o->kv_heads,
                           kvh, o->lk, o->d);
-    hd->v = download_head(d, bench_sets_address(&bufs->in, 0, IN_V), o->dtype, b, o->kv_heads,
+    hd->v = download_head(d, bench_sets_address(&bufs->in, 0, IN_V), o->dtype, pl, o->kv_heads,
                           kvh, o->lk, o->dv);
-    hd->y = download_head(d, bench_sets_address(&bufs->out, 0, OUT_Y), o->dtype, b, o->heads, h,
+    hd->y = download_head(d, bench_sets_address(&bufs->out, 0, OUT_Y), o->dtype, pl, o->heads, h,
                           o->lq, o->dv);
-    hd->lse = download_head(d, bench_sets_address(&bufs->out, 0, OUT_LSE), lse_type, b, o->heads,
+    hd->lse = download_head(d, bench_sets_address(&bufs->out, 0, OUT_LSE), lse_type, pl, o->heads,
                             h, o->lq, 1);
     if (backward)
-        hd->dy = download_head(d, bench_sets_address(&bufs->in, 0, IN_DY), o->dtype, b,
+        hd->dy = download_head(d, bench_sets_address(&bufs->in, 0, IN_DY), o->dtype, pl,
                                o->heads, h, o->lq, o->dv);
 }
 
@@ -422,13 +502,15 @@ static void check_rows(int64_t n, int64_t rows[ATTENTION_CHECK_ROWS])
     rows[2] = n - 1;
 }
 
-/* y and lse of the checked rows of (B-1, H-1) from q, k and v. */
+/* y and lse of the checked rows of the last head of problem o at pl
+ * (batch entry pl->b of o, the last one) from q, k and v. */
 static double check_forward(struct bench_device *d, const struct attention_op_desc *o,
-                            const uint8_t *mask, const struct attention_buffers *bufs)
+                            const uint8_t *mask, const struct attention_buffers *bufs,
+                            const struct place *pl)
 {
-    const int64_t b = o->batch - 1, h = o->heads - 1;
+    const int64_t b = pl->b, h = o->heads - 1;
     struct head hd;
-    load_head(d, o, bufs, b, h, false, &hd);
+    load_head(d, o, bufs, pl, h, false, &hd);
     double *s = malloc((size_t)o->lk * sizeof *s), *y = malloc((size_t)o->dv * sizeof *y);
     if (!s || !y)
         tool_die("out of host memory");
@@ -463,21 +545,23 @@ static double check_forward(struct bench_device *d, const struct attention_op_de
     return ry > rl ? ry : rl;
 }
 
-/* dq of the checked query rows and dk, dv of the checked key rows of
- * (B-1, H-1), from the forward's y and lse that the backward read. */
+/* dq of the checked query rows and dk, dv of the checked key rows of the
+ * last head of problem o at pl, from the forward's y and lse that the
+ * backward read. */
 static double check_backward(struct bench_device *d, const struct attention_op_desc *o,
-                             const uint8_t *mask, const struct attention_buffers *bufs)
+                             const uint8_t *mask, const struct attention_buffers *bufs,
+                             const struct place *pl)
 {
     const double scale = 1.0 / sqrt((double)o->d);
-    const int64_t b = o->batch - 1, h = o->heads - 1, group = o->heads / o->kv_heads;
+    const int64_t b = pl->b, h = o->heads - 1, group = o->heads / o->kv_heads;
     const int64_t kvh = h / group;
     const BkDataType t = o->dtype;
-    double *dq = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DQ), t, b, o->heads, h,
-                               o->lq, o->d);
-    double *dk = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DK), t, b, o->kv_heads,
-                               kvh, o->lk, o->d);
-    double *dv = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DV), t, b, o->kv_heads,
-                               kvh, o->lk, o->dv);
+    double *dq = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DQ), t, pl, o->heads,
+                               h, o->lq, o->d);
+    double *dk = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DK), t, pl,
+                               o->kv_heads, kvh, o->lk, o->d);
+    double *dv = download_head(d, bench_sets_address(&bufs->out, 0, OUT_DV), t, pl,
+                               o->kv_heads, kvh, o->lk, o->dv);
     double *s = malloc((size_t)o->lk * sizeof *s);
     double *acc = malloc((size_t)(o->d + o->dv) * sizeof *acc);
     if (!s || !acc)
@@ -489,7 +573,7 @@ static double check_backward(struct bench_device *d, const struct attention_op_d
 
     /* dq_i = scale sum_j P_ij (dy_i . v_j - dy_i . y_i) k_j */
     struct head hd;
-    load_head(d, o, bufs, b, h, true, &hd);
+    load_head(d, o, bufs, pl, h, true, &hd);
     for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
         const int64_t i = qrows[r];
         scores(o, mask, b, h, i, &hd, s);
@@ -514,7 +598,7 @@ static double check_backward(struct bench_device *d, const struct attention_op_d
     if (!dkv)
         tool_die("out of host memory");
     for (int64_t hh = kvh * group; hh < (kvh + 1) * group; hh++) {
-        load_head(d, o, bufs, b, hh, true, &hd);
+        load_head(d, o, bufs, pl, hh, true, &hd);
         for (int64_t i = 0; i < o->lq; i++) {
             const double di = dot(hd.dy + i * o->dv, hd.y + i * o->dv, o->dv);
             for (int r = 0; r < ATTENTION_CHECK_ROWS; r++) {
@@ -555,8 +639,45 @@ static double check_backward(struct bench_device *d, const struct attention_op_d
     return worst;
 }
 
-static void judge(struct attention_result *r, double err, BkDataType dtype, bool backward)
+/* The worse of two errors, NaN the worst. */
+static double worse(double a, double b)
 {
+    return isnan(a) || a > b ? a : b;
+}
+
+/* The check of one direction: the last batch entry, or for varlen the
+ * first and the last sequence, each a problem of its own (its causal
+ * diagonal, its rows of the packed tensors). */
+static double check(struct bench_device *d, const struct attention_case *c,
+                    const struct attention_op_desc *o, const uint8_t *mask,
+                    const struct attention_buffers *bufs)
+{
+    if (!c->sequences) {
+        const struct place pl = {o->batch - 1, 0, o->lq};
+        return o->backward ? check_backward(d, o, mask, bufs, &pl)
+                           : check_forward(d, o, mask, bufs, &pl);
+    }
+    const int32_t which[ATTENTION_CHECK_SEQUENCES] = {0, c->sequences - 1};
+    double err = 0.0;
+    for (int k = 0; k < ATTENTION_CHECK_SEQUENCES; k++) {
+        const struct attention_op_desc so = varlen_sequence_desc(c, o->backward, which[k]);
+        const struct place pl = {0, varlen_first_row(c, which[k]), c->l};
+        err = worse(err, o->backward ? check_backward(d, &so, NULL, bufs, &pl)
+                                     : check_forward(d, &so, NULL, bufs, &pl));
+    }
+    return err;
+}
+
+int bench_attention_check_rows(const struct attention_case *c)
+{
+    return c->sequences ? ATTENTION_CHECK_SEQUENCES * ATTENTION_CHECK_ROWS
+                        : ATTENTION_CHECK_ROWS;
+}
+
+static void judge(struct attention_result *r, const struct attention_case *c, double err,
+                  bool backward)
+{
+    const BkDataType dtype = c->dtype;
     r->max_rel_err = err;
     const double limit = bench_attention_check_limit(dtype, backward);
     if (err <= limit)
@@ -564,18 +685,31 @@ static void judge(struct attention_result *r, double err, BkDataType dtype, bool
     r->check_failed = true;
     snprintf(r->message, sizeof r->message,
              "%s differ%s from the host's reference by %.3g of the largest value (allowed "
-             "%.3g) on %d rows of the last batch and head",
+             "%.3g) on %d rows of the last head of %s",
              backward ? "dq, dk or dv" : "y or lse", backward ? "" : "s", err, limit,
-             ATTENTION_CHECK_ROWS);
+             bench_attention_check_rows(c),
+             c->sequences ? "the first and the last sequence" : "the last batch entry");
 }
 
 /* ---- One case --------------------------------------------------------------- */
 
-/* Bindings of every set: fwd (8 per set) or bwd (12 per set). */
-static BkDeviceAddress *bind_sets(const struct attention_buffers *bufs, const struct pattern *p,
+/* The bindings a plan of the case takes: the info's own (8, backward
+ * 12), then with sequences the chained slots (lengthsQ, lengthsK and the
+ * forward's unused block table). */
+static uint32_t binding_count(const struct attention_case *c, bool backward)
+{
+    if (!c->sequences)
+        return backward ? 12 : 8;
+    return backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K + 1
+                    : BK_ATTENTION_BINDING_BLOCK_TABLE + 1;
+}
+
+/* Bindings of every set, binding_count a set. */
+static BkDeviceAddress *bind_sets(const struct attention_case *c,
+                                  const struct attention_buffers *bufs, const struct pattern *p,
                                   bool backward)
 {
-    const uint32_t nb = backward ? 12 : 8;
+    const uint32_t nb = binding_count(c, backward);
     BkDeviceAddress *bind = calloc((size_t)bufs->sets * nb, sizeof *bind);
     if (!bind)
         tool_die("out of host memory");
@@ -590,6 +724,13 @@ static BkDeviceAddress *bind_sets(const struct attention_buffers *bufs, const st
         a[BK_ATTENTION_BINDING_INDICES] = p->buf[2].address;
         a[BK_ATTENTION_BINDING_Y] = bench_sets_address(&bufs->out, set, OUT_Y);
         a[BK_ATTENTION_BINDING_LSE] = bench_sets_address(&bufs->out, set, OUT_LSE);
+        if (c->sequences) {
+            /* Lq = Lk per sequence: one offsets tensor for both. */
+            a[backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q
+                       : BK_ATTENTION_BINDING_LENGTHS_Q] = p->offsets.address;
+            a[backward ? BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K
+                       : BK_ATTENTION_BINDING_LENGTHS_K] = p->offsets.address;
+        }
         if (!backward)
             continue;
         a[BK_ATTENTION_BACKWARD_BINDING_DY] = bench_sets_address(&bufs->in, set, IN_DY);
@@ -646,22 +787,31 @@ void bench_attention_run(struct bench_device *d, const struct attention_case *c,
     /* The forward plan always: the backward reads its y and lse. */
     union attention_op_info fi, bi;
     struct bench_plan fp, bp;
-    if (!make_plan(d, attention_op_build(&fd, &fi), &fp, fwd)) {
+    attention_op_build(&fd, &fi);
+    attention_op_build(&bd, &bi);
+    if (c->sequences)
+        fi.fwd.pNext = bi.bwd.pNext = &pat.seq;
+    if (!make_plan(d, &fi.fwd, &fp, fwd)) {
         bwd->failed = fwd->failed;
         snprintf(bwd->message, sizeof bwd->message, "no forward plan for y and lse: %.200s",
                  fwd->message);
         free_pattern(d, &pat);
         return;
     }
-    bool backward = time_bwd && make_plan(d, attention_op_build(&bd, &bi), &bp, bwd);
-    if (fp.props.bindingCount != 8 || (backward && bp.props.bindingCount != 12))
-        tool_die("attention: plans with %u and %u bindings, bkbench expects 8 and 12",
-                 fp.props.bindingCount, backward ? bp.props.bindingCount : 12);
+    bool backward = time_bwd && make_plan(d, &bi.bwd, &bp, bwd);
+    if (fp.props.bindingCount != binding_count(c, false) ||
+        (backward && bp.props.bindingCount != binding_count(c, true)))
+        tool_die("attention: plans with %u and %u bindings, bkbench expects %u and %u",
+                 fp.props.bindingCount,
+                 backward ? bp.props.bindingCount : binding_count(c, true),
+                 binding_count(c, false), binding_count(c, true));
 
     struct attention_buffers *bufs = buffers_for(d, c->dtype, &fp, backward ? &bp : NULL, s,
                                                  buffers);
     upload_pattern(d, &fd, &fp, &pat);
-    BkDeviceAddress *fb = bind_sets(bufs, &pat, false);
+    if (c->sequences)
+        upload_offsets(d, c, &fp, &pat);
+    BkDeviceAddress *fb = bind_sets(c, bufs, &pat, false);
     /* Run 0 of a timing uses set 0, the set checked. */
     if (time_fwd) {
         plan_facts(&fp, bufs->sets, fwd);
@@ -673,13 +823,13 @@ void bench_attention_run(struct bench_device *d, const struct attention_case *c,
     /* Set 0's y and lse are every set's: the inputs are the same. */
     bench_sets_copy_first(d, &bufs->out, OUT_Y, 2);
     if (time_fwd)
-        judge(fwd, check_forward(d, &fd, pat.mask, bufs), c->dtype, false);
+        judge(fwd, c, check(d, c, &fd, pat.mask, bufs), false);
     if (backward) {
-        BkDeviceAddress *bb = bind_sets(bufs, &pat, true);
+        BkDeviceAddress *bb = bind_sets(c, bufs, &pat, true);
         plan_facts(&bp, bufs->sets, bwd);
         bwd->us = bench_plan_time(d, &bp, bb, bufs->sets, BENCH_SUBMIT_REUSABLE, s, &bwd->t);
         bench_noise_note(&bwd->t);
-        judge(bwd, check_backward(d, &bd, pat.mask, bufs), c->dtype, true);
+        judge(bwd, c, check(d, c, &bd, pat.mask, bufs), true);
         free(bb);
         bench_plan_destroy(d, &bp);
     }

@@ -12,7 +12,11 @@
  * seconds with its reference in double precision. Then the head-size
  * sweep: D = 32, 64, 80, 96, 128, 160, 192, 256 and D = 192 with Dv = 128,
  * dense and 25% with blocks of 128, B = 2, L = 4096, H = 2048 / D (on the
- * host B = 1, L = 64, H = 256 / D, blocks of 32).
+ * host B = 1, L = 64, H = 256 / D, blocks of 32). Last the packed
+ * variable-length cases (bench_varlen.h), dense with blocks of 128 (32 on
+ * the host), causal ("varlen-c") and not ("varlen"), and beside them the
+ * dense causal case ("causal") of the main shapes that they compare with
+ * (the non-causal one is "full").
  *
  * Per case, outside the timing: the pattern is made on the host and
  * uploaded, the forward plan runs once on every set to make y and lse
@@ -33,6 +37,7 @@
 #include "bench_run.h"
 
 #define ATTENTION_CHECK_ROWS 3            /* rows 0, L/2 and L-1 of the last batch and head */
+#define ATTENTION_CHECK_SEQUENCES 2       /* varlen: those of the first and last sequence */
 
 enum attention_scale {
     ATTENTION_SCALE_GPU,                  /* the target shapes */
@@ -44,11 +49,16 @@ struct attention_case {
     BkDataType dtype;
     int64_t batch, heads, l, d, dv;       /* Lq = Lk = L, Hkv = H */
     int32_t block;                        /* blockQ = blockK */
-    const char *pattern;                  /* "full", "50%", "25%", "10%", "window" */
+    const char *pattern;                  /* "full", "50%", "25%", "10%", "window",
+                                           * "causal", "varlen", "varlen-c" */
     struct attention_pattern_desc pat;
     BkAttentionPatternForm form;
     bool causal;
     char shape[40];                       /* "2x32x8192x64": B x H x L x D (/ Dv) */
+    /* PACKED sequences of these lengths (Lq = Lk each) along L, B = 1;
+     * NULL and 0: none (one sequence per batch entry). */
+    const int32_t *lengths;
+    int32_t sequences;
 };
 
 /* One direction of a case. */
@@ -69,8 +79,8 @@ struct attention_result {
 
 /* The pattern of a case, shared by both directions. */
 struct attention_pattern_info {
-    int64_t active_blocks;                /* over every batch and head */
-    int64_t total_blocks;                 /* B * H * nbq * nbk */
+    int64_t active_blocks;                /* over every batch (or sequence) and head */
+    int64_t total_blocks;                 /* B * H * nbq * nbk (summed over sequences) */
     int64_t capacity;                     /* LIST: the longest row */
     uint64_t hash;                        /* attention_mask_hash; 0 for full */
 };
@@ -94,6 +104,8 @@ void bench_attention_run(struct bench_device *d, const struct attention_case *c,
                          struct attention_pattern_info *pi, struct attention_result *fwd,
                          struct attention_result *bwd);
 void bench_attention_release(struct bench_device *d, struct attention_buffers **buffers);
+/* The rows a case's check compares (of q's and of k's axis each). */
+int bench_attention_check_rows(const struct attention_case *c);
 /* The check's limit on max |result - reference| / max |reference|. */
 double bench_attention_check_limit(BkDataType dtype, bool backward);
 

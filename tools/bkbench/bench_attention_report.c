@@ -6,6 +6,7 @@
 #include "bench_attention.h"
 #include "bench_record.h"
 #include "bench_spread.h"
+#include "bench_varlen.h"
 #include "tool_common.h"
 
 #define TEXT_WIDTH 100                    /* bkbench's text fits in 100 columns */
@@ -27,9 +28,12 @@ void bench_attention_print_header(const struct bench_settings *s)
            "reusable buffers (%u runs after %u warm-up)\n",
            s->repeats, s->warmup);
     printf("TFLOP/s over the active blocks: forward 2*blk*blk*(D+Dv) each, backward 2.5x; "
-           "a block the\ncausal diagonal cuts (window) counts whole; active: "
+           "a block the\ncausal diagonal cuts (window, causal) counts whole; active: "
            "active / all blocks\n");
-    printf("%-13s %-5s %-17s %3s %-7s %-5s %6s %4s %7s %9s %6s %s\n", "op", "dtype",
+    printf("varlen: packed sequences of their own lengths, L their sum, B = 1 (-c: causal);\n"
+           "blocks and TFLOP/s are each sequence's own (compare with full and causal, B x 8192)"
+           "\n");
+    printf("%-13s %-5s %-17s %3s %-8s %-5s %6s %4s %7s %9s %6s %s\n", "op", "dtype",
            "shape(BxHxLxD)", "blk", "pattern", "form", "active", "sets", "us", "spread", "TF/s",
            "kernel");
 }
@@ -38,7 +42,7 @@ static void print_row(const struct attention_case *c, const struct attention_pat
                       bool backward, const struct attention_result *r)
 {
     char line[160];
-    int n = snprintf(line, sizeof line, "%-13s %-5s %-17s %3d %-7s %-5s %5.1f%%",
+    int n = snprintf(line, sizeof line, "%-13s %-5s %-17s %3d %-8s %-5s %5.1f%%",
                      attention_op_name(backward), tool_dtype_name(c->dtype), c->shape,
                      (int)c->block, c->pattern, attention_form_name(c->form), 100.0 * density(pi));
     if (n < 0)
@@ -108,6 +112,14 @@ static void record(struct rec *w, const struct attention_case *c,
     }
     if (c->form == BK_ATTENTION_PATTERN_LIST)
         rec_int(w, "capacity", pi->capacity);
+    if (c->sequences) {
+        long long lengths[VARLEN_MAX_SEQUENCES];
+        for (int32_t s = 0; s < c->sequences; s++)
+            lengths[s] = c->lengths[s];
+        rec_int(w, "sequences", c->sequences);
+        rec_str(w, "seqForm", "packed");
+        rec_ints(w, "seqLengths", lengths, (size_t)c->sequences);
+    }
     rec_whole(w, "flops", r->flops);
     rec_str(w, "status",
             r->failed         ? "failed"
@@ -128,7 +140,7 @@ static void record(struct rec *w, const struct attention_case *c,
     rec_num(w, "usMax", r->t.max_us, true);
     rec_num(w, "tflopPerS", tflops(r->flops, r->us), true);
     rec_object_begin(w, "check");
-    rec_int(w, "rows", ATTENTION_CHECK_ROWS);
+    rec_int(w, "rows", bench_attention_check_rows(c));
     rec_num(w, "maxRelErr", r->max_rel_err, r->max_rel_err >= 0);
     rec_num(w, "limit", bench_attention_check_limit(c->dtype, backward), true);
     rec_object_end(w);

@@ -26,7 +26,10 @@ sparse_cases=18
 attention_rows=96
 # the head-size sweep: (f16, bf16) x 9 (D, Dv) x (full, 25%) x (forward, backward)
 sweep_rows=72
-attention_all=$((attention_rows + sweep_rows))
+# packed sequences: (f16, bf16) x D (64, 128) x (causal at L = 64, varlen
+# and varlen-c over 4 sequences, 136 tokens) x (forward, backward)
+varlen_rows=24
+attention_all=$((attention_rows + sweep_rows + varlen_rows))
 # attention over a KV cache: (f16, bf16) x D (128, 64) x 3 shapes (one paged)
 decode_rows=12
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
@@ -66,7 +69,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..61"
+echo "1..64"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -183,6 +186,13 @@ row="$row"' +(dense|mask) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $sweep_rows ]
 ok $? "bkbench prints $sweep_rows head-size sweep rows, D / Dv where they differ (got $rows)"
+row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x(64|136)x(64|128) +32 +(causal|varlen|varlen-c)'
+row="$row"' +dense +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+packed=$(grep -Ec '^attention-(fwd|bwd) +(f16|bf16) +1x[12]x136x(64|128) +32 +varlen(-c)? ' \
+         "$tmp/bench.txt")
+[ "$rows" -eq $varlen_rows ] && [ "$packed" -eq $((varlen_rows * 2 / 3)) ]
+ok $? "bkbench prints $varlen_rows packed-sequence and causal rows, checked (got $rows, $packed packed)"
 row='^(f16|bf16) D(128|64) B[0-9]+ H[0-9]+/[0-9]+ Lq[0-9]+ Lk[0-9]+( causal)?( page[0-9]+)?'
 row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
@@ -230,10 +240,27 @@ pycheck "$tmp/bench.json" "bkbench --json: $attention_all attention results, che
          r['flops'] == 2 * r['blockQ'] * r['blockK'] * (r['d'] + r['dv']) * r['activeBlocks'] *
                        (2.5 if r['op'] == 'attention-bwd' else 1) and
          0 < r['activeBlocks'] <= r['totalBlocks'] and
-         (r['patternHash'] is None) == (r['pattern'] == 'full')
+         (r['patternHash'] is None) == (r['form'] == 'dense')
          for r in d['attention']) and
      len(set(r['patternHash'] for r in d['attention'] if r['form'] == 'list')) ==
      len(set(r['patternHash'] for r in d['attention'] if r['pattern'] == '10%'))"
+# Each packed sequence's own blocks: ceil(n / blk)^2, causal the lower
+# triangle with the diagonal (Lq = Lk); the check covers 3 rows of 2
+# sequences; only packed records name sequences.
+pycheck "$tmp/bench.json" "bkbench --json: $((varlen_rows * 2 / 3)) packed-sequence results, checked, each sequence's blocks" \
+    "len([r for r in d['attention'] if 'sequences' in r]) == $((varlen_rows * 2 / 3)) and
+     all(r['status'] == 'ok' and r['check']['maxRelErr'] <= r['check']['limit'] and
+         r['check']['rows'] == 6 and r['sequences'] > 1 and r['seqForm'] == 'packed' and
+         len(r['seqLengths']) == r['sequences'] and r['batch'] == 1 and
+         sum(r['seqLengths']) == r['lq'] == r['lk'] == r['shape'][2] and
+         r['causal'] == (r['pattern'] == 'varlen-c') and
+         r['totalBlocks'] == r['heads'] * sum((-(-n // r['blockQ'])) ** 2
+                                              for n in r['seqLengths']) and
+         r['activeBlocks'] == r['heads'] * sum(
+             (-(-n // r['blockQ'])) * (-(-n // r['blockQ']) + (1 if r['causal'] else 0)) //
+             (2 if r['causal'] else 1) for n in r['seqLengths'])
+         for r in d['attention'] if 'sequences' in r) and
+     all(r['pattern'].startswith('varlen') == ('sequences' in r) for r in d['attention'])"
 pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results, checked, named" \
     "len(d['attentionDecode']) == $decode_rows and
      all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
@@ -336,6 +363,11 @@ ok $? "--op gated and --kind leave the gated cases only"
     [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ] &&
     ! grep -Eq '^(gated-|gemm |sparse24 )' "$tmp/att.txt"
 ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothing else"
+"$bkbench" --quick --device host --op attention --pattern varlen,varlen-c --dtype f16 \
+    >"$tmp/att.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +f16 +1x[12]x136x[0-9]+ .* varlen(-c)? +dense ' "$tmp/att.txt")" -eq 8 ] &&
+    [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ]
+ok $? "--op attention --pattern varlen,varlen-c --dtype f16 leaves 8 packed rows, nothing else"
 "$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown attention pattern with status 2"

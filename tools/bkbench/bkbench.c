@@ -86,7 +86,7 @@ static void usage(FILE *f)
             "               [--json-file FILE] [--csv FILE] [--plot FILE.svg]\n"
             "               [--size-mib N] [--repeats N] [--warmup N]\n"
             "               [--op OP[,OP...]] [--kind KIND] [--dtype f32|f16|bf16|f64]\n"
-            "               [--pattern full|50%%|25%%|10%%|window[,...]]\n"
+            "               [--pattern full|50%%|25%%|10%%|window|causal|varlen|varlen-c[,...]]\n"
             "               [--shape MxNxK[,...]]\n"
             "OP: gated-fwd gated-bwd gated gemm sparse24 w4a16 attention-fwd attention-bwd\n"
             "    attention attention-decode decode-step convert all (default all).\n"
@@ -152,7 +152,8 @@ static void parse_ops(const char *list, struct options *o)
 }
 
 /* The attention patterns --pattern may name. */
-static const char *const pattern_names[] = {"full", "50%", "25%", "10%", "window"};
+static const char *const pattern_names[] = {"full",   "50%",    "25%",   "10%",
+                                            "window", "causal", "varlen", "varlen-c"};
 
 /* Whether name is in the comma-separated list. */
 static bool in_list(const char *list, const char *name)
