@@ -23,14 +23,19 @@ function pct(x) { return x == "" ? "-" : sprintf("%.1f%%", 100 * x) }
 function ratio(x) { return x == "" || x + 0 <= 0 ? "-" : sprintf("%.2fx", x) }
 function quot(a, b) { return a == "" || b == "" || b + 0 == 0 ? "" : a / b }
 
-function family_of(f, list, i,   lq, lk) {
+function family_of(f, list, i,   lq, lk, set) {
     if (list == "bkbench.results")
         return get(f, list "." i ".op") ~ /^gated/ ? "gated" : ""
     if (list != "bkbench.attention")
         return substr(list, 9)
     lq = get(f, list "." i ".lq")
     lk = get(f, list "." i ".lk")
-    return lq != "" && lk != "" && lq + 0 < lk + 0 ? "decode" : "attention"
+    if (lq != "" && lk != "" && lq + 0 < lk + 0)
+        return "decode"
+    # bkbench's attention sets: the patterns (runs before the field had no
+    # other), the head-size sweep, packed sequences.
+    set = get(f, list "." i ".set")
+    return set == "heads" ? "heads" : set == "varlen" ? "varlen" : "attention"
 }
 
 # The newest run (date, then file name) with a record of family fam; a
@@ -276,7 +281,8 @@ function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
             if (get(f, pf ".peer") != want || get(f, pf ".op") != op ||
                 get(f, pf ".status") != "ok" || get(f, pf ".dtype") != get(f, r ".dtype") ||
                 get(f, pf ".d") != get(f, r ".d") || get(f, pf ".pattern") != pat ||
-                get(f, pf ".lq") != get(f, r ".lq") || get(f, pf ".lk") != get(f, r ".lk"))
+                get(f, pf ".lq") != get(f, r ".lq") || get(f, pf ".lk") != get(f, r ".lk") ||
+                (has(f, pf ".dv") && get(f, pf ".dv") != get(f, r ".dv")))
                 continue
             if (want == "flex" && get(f, pf ".blockQ") != get(f, r ".blockQ"))
                 continue
@@ -296,7 +302,9 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
             continue
         r = L "." i
         pat = get(f, r ".pattern") (get(f, r ".form") == "list" ? " list" : "")
-        key = get(f, r ".dtype") SUBSEP get(f, r ".d") SUBSEP get(f, r ".blockQ") SUBSEP pat \
+        key = get(f, r ".dtype") SUBSEP get(f, r ".d") \
+              (has(f, r ".dv") && get(f, r ".dv") != get(f, r ".d") ? " / " get(f, r ".dv") : "") \
+              SUBSEP get(f, r ".blockQ") SUBSEP pat \
               SUBSEP get(f, r ".lq") SUBSEP get(f, r ".lk") SUBSEP get(f, r ".batch") SUBSEP \
               get(f, r ".heads")
         if (!(key in seen)) {
@@ -328,6 +336,22 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
     }
     delete FW
     delete BW
+}
+
+# The head-size sweep: every D at a shorter L, beside SDPA.
+function heads(   f) {
+    print "## Attention at every head size\n"
+    f = newest("heads", "bkbench.attention")
+    if (f == "")
+        return none("a head-size sweep")
+    stamp(f)
+    print "TFLOP/s over the active blocks (forward 2 x block x block x (D + Dv) each, backward"
+    print "2.5 times that), L = 4096 on the GPU, H = 2048 / D, dense (\"full\") and 25% of the key"
+    print "blocks; D / Dv where they differ. The peer is PyTorch's SDPA for the dense pattern.\n"
+    print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    attention_rows(f, "heads")
+    print ""
 }
 
 function attention(   f) {
@@ -445,6 +469,7 @@ END {
     sparse24()
     w4a16()
     attention()
+    heads()
     decode()
     decode_step()
 }

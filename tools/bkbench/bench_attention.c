@@ -133,7 +133,7 @@ static size_t sweep_cases(enum attention_scale scale, BkDataType dtype, struct a
                 sweep_scales[scale].width / d > 0 ? sweep_scales[scale].width / d : 1,
                 sweep_scales[scale].l, d, sweep_heads[h].dv, sweep_scales[scale].block,
                 patterns[p].name, patterns[p].pat, patterns[p].form, patterns[p].causal, "",
-                NULL, 0};
+                NULL, 0, "heads"};
             name_shape(c);
         }
     return n;
@@ -155,7 +155,7 @@ static size_t varlen_cases(enum attention_scale scale, BkDataType dtype, int64_t
             packed ? varlen_tokens(lengths, count) : scales[scale].l, d, d,
             scales[scale].blocks[BLOCK_COUNT - 1], varlen_patterns[p].name,
             patterns[0].pat, BK_ATTENTION_PATTERN_DENSE, varlen_patterns[p].causal, "",
-            packed ? lengths : NULL, packed ? count : 0};
+            packed ? lengths : NULL, packed ? count : 0, "varlen"};
         name_shape(c);
     }
     return n;
@@ -174,7 +174,7 @@ size_t bench_attention_cases(enum attention_scale scale, struct attention_case *
                         scales[scale].width / head_dims[h], scales[scale].l, head_dims[h],
                         head_dims[h], scales[scale].blocks[b], patterns[p].name,
                         patterns[p].pat, patterns[p].form, patterns[p].causal, "", NULL,
-                        0};
+                        0, "main"};
                     if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
                         c->pat.window = c->l / WINDOW_DIVISOR;
                     name_shape(c);

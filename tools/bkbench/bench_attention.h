@@ -59,6 +59,10 @@ struct attention_case {
      * NULL and 0: none (one sequence per batch entry). */
     const int32_t *lengths;
     int32_t sequences;
+    /* Which table of bench/CURRENT.md it belongs to: "main" (the
+     * patterns), "heads" (the head-size sweep) or "varlen" (packed
+     * sequences and their dense reference). */
+    const char *set;
 };
 
 /* One direction of a case. */

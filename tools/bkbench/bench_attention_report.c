@@ -94,6 +94,7 @@ static void record(struct rec *w, const struct attention_case *c,
     rec_int(w, "blockQ", c->block);
     rec_int(w, "blockK", c->block);
     rec_str(w, "pattern", c->pattern);
+    rec_str(w, "set", c->set);
     rec_str(w, "form", attention_form_name(c->form));
     rec_bool(w, "causal", c->causal);
     if (c->pat.kind == ATTENTION_PATTERN_WINDOW)
