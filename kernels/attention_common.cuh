@@ -157,13 +157,7 @@ static __device__ __forceinline__ Seq batch_entry(const Args &a, int64_t z)
 // batch entry as the kernels have always taken it.
 static __device__ __forceinline__ Seq sequence(const Args &a, int64_t z)
 {
-    Seq s;
-    s.b = z;
-    s.pb = pattern_b(a, z);
-    s.q0 = s.k0 = 0;
-    s.lq = s.q_out = a.lq;
-    s.lk = s.k_out = a.lk;
-    s.bad = false;
+    Seq s = batch_entry(a, z);
     if (a.seq_form == BK_ATTENTION_SEQ_PADDED) {
         if (a.seq_q)
             s.lq = seq_entry(a.seq_q, a.seq_s[0], z);

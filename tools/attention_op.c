@@ -116,8 +116,7 @@ const void *attention_op_build(const struct attention_op_desc *d, union attentio
 
 /* ---- Patterns ------------------------------------------------------------ */
 
-/* splitmix64: tiny, and simple to repeat in Python. */
-static uint64_t splitmix64(uint64_t *state)
+uint64_t attention_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -138,7 +137,7 @@ static void random_row(int64_t i, int64_t nbk, int64_t keep, int32_t bq, int32_t
         if (j != j0)
             cand[n++] = j;
     for (int64_t t = 0; t + 1 < keep; t++) {
-        int64_t r = t + (int64_t)(splitmix64(state) % (uint64_t)(n - t));
+        int64_t r = t + (int64_t)(attention_splitmix64(state) % (uint64_t)(n - t));
         int64_t c = cand[r];
         cand[r] = cand[t];
         cand[t] = c;

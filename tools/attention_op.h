@@ -72,6 +72,10 @@ int64_t attention_nbk(const struct attention_op_desc *d);
 /* Bytes of the pattern's mask, [Bp, Hp, nbq, nbk] (0 for DENSE). */
 uint64_t attention_mask_bytes(const struct attention_op_desc *d);
 
+/* splitmix64's next value (tiny, and simple to repeat in Python): the
+ * patterns' generator, and the paged caches' page shuffle. */
+uint64_t attention_splitmix64(uint64_t *state);
+
 /* Writes the pattern into mask [Bp, Hp, nbq, nbk], one 0/1 byte a block
  * (d's shape and blocks; a FULL pattern sets every byte). */
 void attention_pattern_mask(const struct attention_op_desc *d,

@@ -983,12 +983,13 @@ static void run_varlen_case(const struct varlen_case *c)
     BkResult rh, rg;
     poison(y.gpu_img, y.bytes), poison(y.host_img, y.bytes);
     poison(lse.gpu_img, lse.bytes), poison(lse.host_img, lse.bytes);
+    /* The forward: the run checked, or the backward's y and lse. */
+    const BkAttentionInfo fi = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .flags = flags,
+        .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
+        .y = y.desc, .lse = lse.desc,
+    };
     if (!c->backward) {
-        const BkAttentionInfo fi = {
-            .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .flags = flags,
-            .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
-            .y = y.desc, .lse = lse.desc,
-        };
         bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lqt, 0);
         bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
         rh = run_images(host, &fi, hb, BK_ATTENTION_BINDING_BLOCK_TABLE + 1, 1, NULL);
@@ -1001,11 +1002,6 @@ static void run_varlen_case(const struct varlen_case *c)
     } else {
         /* y and lse: the host forward's (random ones would make P
          * meaningless), bound to both. */
-        const BkAttentionInfo fi = {
-            .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .flags = flags,
-            .scale = scale, .pattern = pdesc, .q = q.desc, .k = k.desc, .v = v.desc,
-            .y = y.desc, .lse = lse.desc,
-        };
         bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lqt, 0);
         bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
         rh = run_images(host, &fi, hb, BK_ATTENTION_BINDING_BLOCK_TABLE + 1, 1, NULL);

@@ -127,14 +127,6 @@ struct paged_cache {
     BkAttentionPagedKvInfo paged;
 };
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void upload_i32(struct bench_device *d, const int32_t *data, int64_t n,
                        struct bench_buffer *b)
 {
@@ -159,7 +151,7 @@ static void paged_open(struct bench_device *d, const struct decode_case *c, BkAt
         pc->table[i] = (int32_t)i;
     uint64_t state = 0x9A6E5EEDull;
     for (int64_t i = pc->pages - 1; i > 0; i--) {
-        const int64_t j = (int64_t)(splitmix64(&state) % (uint64_t)(i + 1));
+        const int64_t j = (int64_t)(attention_splitmix64(&state) % (uint64_t)(i + 1));
         const int32_t t = pc->table[i];
         pc->table[i] = pc->table[j];
         pc->table[j] = t;
