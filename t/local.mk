@@ -43,6 +43,7 @@ BK_C_TESTS = \
 	t/gated/gated_exhaustive \
 	t/gemm/gemm \
 	t/gemm/gemm_validation \
+	t/gemm/gemm_f16_values \
 	t/sparse24/sparse24 \
 	t/sparse24/sparse24_validation \
 	t/w4a16/w4a16 \
@@ -150,6 +151,9 @@ t_gemm_gemm_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gemm_gemm_validation_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gemm_gemm_validation_LDADD = $(BK_TEST_LIBS)
 t_gemm_gemm_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gemm_gemm_f16_values_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_gemm_gemm_f16_values_LDADD = $(BK_TEST_LIBS)
+t_gemm_gemm_f16_values_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 # 2:4 sparse GEMM.
 t_sparse24_sparse24_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_sparse24_sparse24_LDADD = $(BK_TEST_LIBS)

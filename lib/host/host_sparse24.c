@@ -215,6 +215,21 @@ static struct host_gemm_job job_of(BkPlan plan, const struct bk_run_args *args,
     return job;
 }
 
+/* Fewer tokens (rows of X) than this stay with the engine where the build
+ * has a BLAS: the BLAS path decodes all of W into f32 panels and reads
+ * them back for a product of a few rows, where the engine decodes a
+ * block of W per block of D. 2-core Zen 4, OpenBLAS, W 4096x4096, best of
+ * 3, engine / BLAS: f16 N = 1: 26 / 43 ms; N = 16: 31-35 / 39-44;
+ * N = 64: 54-65 / 63-109; N = 128: 164 / 91; f32 N = 16: 23 / 66,
+ * N = 128: 93 / 86 (doc/design/host.md). */
+#define BLAS_MIN_TOKENS 32
+
+/* Whether the BLAS serves the problem: tokens enough, and a job it takes. */
+static bool blas_serves(const struct bk_sparse24_gemm_problem *p, const struct host_gemm_job *job)
+{
+    return p->n >= BLAS_MIN_TOKENS && host_blas_takes(job);
+}
+
 static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
 {
     const struct bk_sparse24_gemm_problem *p = &plan->problem.sparse24_gemm;
@@ -225,7 +240,7 @@ static BkResult sparse_gemm_launch(BkQueue queue, BkPlan plan, const struct bk_r
     if (p->k > 0 && !prepared_layout(p->type, p->m, p->k, &l))
         return bk_error(BK_ERROR_UNSUPPORTED, "%s: no prepared layout", plan->op_name);
     const struct host_gemm_job job = job_of(plan, args, &l);
-    if (host_blas_takes(&job))
+    if (blas_serves(p, &job))
         host_blas_run(&job, (void *)(uintptr_t)args->workspace);
     else
         host_gemm_run(&job, (void *)(uintptr_t)args->workspace, plan->props.workspaceSize);
@@ -241,7 +256,7 @@ BkResult bk_host_sparse24_gemm_select(BkPlan plan)
                         plan->op_name, bk_data_type_name(p->type));
     const struct prepared_layout none = { 0 };
     const struct host_gemm_job job = job_of(plan, NULL, &none);
-    const bool blas = p->m > 0 && p->n > 0 && p->batch > 0 && host_blas_takes(&job);
+    const bool blas = p->m > 0 && p->n > 0 && p->batch > 0 && blas_serves(p, &job);
     uint64_t ws = blas ? host_blas_workspace_size(&job)
                        : host_gemm_workspace_size(HOST_GEMM_F32, p->n, p->m, p->k, p->batch);
     if (ws > plan->props.workspaceSize)
@@ -249,10 +264,10 @@ BkResult bk_host_sparse24_gemm_select(BkPlan plan)
     plan->launch = sparse_gemm_launch;
     if (p->type == p->out_type)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_sparse24_gemm_%s_%s",
-                 host_gemm_type_name(p->type), host_blas_isa(&job));
+                 host_gemm_type_name(p->type), blas ? "blas" : host_gemm_isa());
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "host_sparse24_gemm_%s_%s_%s", host_gemm_type_name(p->type),
-                 host_gemm_type_name(p->out_type), host_blas_isa(&job));
+                 host_gemm_type_name(p->out_type), blas ? "blas" : host_gemm_isa());
     return BK_SUCCESS;
 }

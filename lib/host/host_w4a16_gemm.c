@@ -15,8 +15,9 @@
  * perm is trusted to be a permutation; an index outside 0..K-1 reads 0
  * (never out of bounds). No workspace.
  *
- * Where the build has a BLAS the sums are sgemm's instead (below), in its
- * order, with a workspace for the converted panels and the accumulator. */
+ * Where the build has a BLAS the sums of BLAS_MIN_M rows or more are
+ * sgemm's instead (below), in its order, with a workspace for the
+ * converted panels and the accumulator. */
 #include "host_w4a16.h"
 #include "host_blas.h"
 
@@ -28,6 +29,13 @@
 #define TILE_K 16
 /* Below this many multiply-adds the GEMM runs on one thread. */
 #define PARALLEL_MIN_WORK (1 << 20)
+/* Fewer rows of A than this (decode steps) stay with the fused loop below
+ * where the build has a BLAS: the BLAS path writes all of W as f32 and
+ * reads it back, eight times the packed weight's bytes, for a product of
+ * a few rows. 2-core Zen 4, OpenBLAS, f16 4096x12288 weight, best of 3:
+ * M = 1: fused 79 ms, BLAS 136; M = 4: 110, 137; M = 8: 147, 132;
+ * M = 16: 213, 130 (doc/design/host.md). */
+#define BLAS_MIN_M 8
 
 struct gemm {
     const struct bk_w4a16_gemm_problem *p;
@@ -188,6 +196,13 @@ static struct host_gemm_job blas_job(const struct bk_w4a16_gemm_problem *p, cons
     };
 }
 
+/* Whether the BLAS sums the problem: at least BLAS_MIN_M rows, and a job
+ * it takes. */
+static bool blas_serves(const struct bk_w4a16_gemm_problem *p, const struct host_gemm_job *job)
+{
+    return p->m >= BLAS_MIN_M && host_blas_takes(job);
+}
+
 static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
 {
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
@@ -209,7 +224,7 @@ static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args
         .half = host_w4a16_half(p->shape.scale_type),
     };
     const struct host_gemm_job job = blas_job(p, &gm);
-    if (host_blas_takes(&job)) {
+    if (blas_serves(p, &job)) {
         host_blas_run(&job, (void *)(uintptr_t)args->workspace);
         return BK_SUCCESS;
     }
@@ -229,7 +244,7 @@ BkResult bk_host_w4a16_gemm_select(BkPlan plan)
     const struct bk_w4a16_gemm_problem *p = &plan->problem.w4a16_gemm;
     plan->launch = gemm_launch;
     const struct host_gemm_job job = blas_job(p, NULL);
-    if (p->m > 0 && host_blas_takes(&job))
+    if (p->m > 0 && blas_serves(p, &job))
         plan->props.workspaceSize = host_blas_workspace_size(&job);
     snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "host_w4a16_gemm%s_%s",
              p->has_zeros ? "_zp" : "", host_gemm_type_name(p->shape.scale_type));

@@ -652,7 +652,9 @@ static void test_sparse_shapes(BkContext ctx, struct bkt_rng *rng)
 }
 
 /* Y^T = W X^T: column-major X and Y; batches with a shared C; the
- * epilogue; C == Y in place; beta 0; K = 0; two runs. */
+ * epilogue; C == Y in place; beta 0; K = 0; two runs. Batches and the
+ * epilogue with N of 32 or more too: the host runs fewer tokens on its
+ * engine and more on a BLAS where it has one. */
 static void test_sparse_cases(BkContext ctx, struct bkt_rng *rng)
 {
     static const BkGemmActivation acts[] = { BK_GEMM_ACTIVATION_NONE, BK_GEMM_ACTIVATION_RELU,
@@ -662,13 +664,15 @@ static void test_sparse_cases(BkContext ctx, struct bkt_rng *rng)
         sc.lx = TMAT_COL, sc.ly = TMAT_COL;
         sparse_test(ctx, &sc, rng);
 
-        sc = base_sparse(t, 29, 11, 40);
-        sc.batch = 3, sc.lx = tmat_random_layout(rng), sc.ly = tmat_random_layout(rng);
-        sc.has_c = true, sc.c_shared = t % 2, sc.beta = -0.5, sc.lc = tmat_random_layout(rng);
-        sparse_test(ctx, &sc, rng);
+        for (int64_t n = 11; n < 64; n += 26) {
+            sc = base_sparse(t, 29, n, 40);
+            sc.batch = 3, sc.lx = tmat_random_layout(rng), sc.ly = tmat_random_layout(rng);
+            sc.has_c = true, sc.c_shared = t % 2, sc.beta = -0.5, sc.lc = tmat_random_layout(rng);
+            sparse_test(ctx, &sc, rng);
+        }
 
         for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++) {
-            sc = base_sparse(t, 33, 17, 48);
+            sc = base_sparse(t, 33, a % 2 ? 40 : 17, 48);
             sc.act = acts[a];
             sc.alpha = a == 1 ? -1.5 : 2;
             sc.has_c = true, sc.beta = a == 2 ? 0 : 0.75, sc.lc = tmat_random_layout(rng);
