@@ -246,7 +246,8 @@ static void run_direct(const struct host_gemm_job *job, const struct plan *pl, i
     const bool left_direct = swap ? pl->b_direct : pl->a_direct;
     const bool right_direct = swap ? pl->a_direct : pl->b_direct;
     const int64_t rows = swap ? job->n : job->m, cols = swap ? job->m : job->n;
-    char *left_buf = ws, *right_buf = ws + (swap ? pl->b_bytes : pl->a_bytes);
+    /* No workspace where both operands are read in place: ws may be NULL. */
+    char *left_buf = ws, *right_buf = ws ? ws + (swap ? pl->b_bytes : pl->a_bytes) : NULL;
     if (job->read_c)
         copy_c(job, b);
     char *out = output_at(&job->d, b, 0, 0);
@@ -267,7 +268,8 @@ static void run_direct(const struct host_gemm_job *job, const struct plan *pl, i
 static void run_accumulated(const struct host_gemm_job *job, const struct plan *pl, int64_t b,
                             char *ws)
 {
-    char *a_buf = ws, *b_buf = ws + pl->a_bytes, *acc = b_buf + pl->b_bytes;
+    char *a_buf = ws, *b_buf = ws ? ws + pl->a_bytes : NULL;
+    char *acc = b_buf ? b_buf + pl->b_bytes : NULL;
     const size_t es = compute_size(job);
     for (int64_t i0 = 0; i0 < job->m; i0 += pl->mb) {
         const int64_t rows = min64(pl->mb, job->m - i0);

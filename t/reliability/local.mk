@@ -85,7 +85,7 @@ $(BK_FUZZ_BIN): $(t_reliability_fuzz_replay_OBJECTS) $(libbk_la_OBJECTS) \
 	done; \
 	$(BK_FUZZ_CC) $(BK_FUZZ_CFLAGS) -DBK_FUZZ_LIBFUZZER -DBK_BUILDING_LIBRARY \
 	  -I$(builddir)/t/reliability/fuzz-config -I$(top_srcdir)/include \
-	  -I$(top_srcdir)/kernels/shared -o $@ $$srcs $(LIBS)
+	  -I$(top_srcdir)/kernels/shared $(BLAS_CFLAGS) -o $@ $$srcs $(BLAS_LIBS) $(LIBS)
 t/reliability/fuzz-campaign.log: $(BK_FUZZ_BIN) t/reliability/fuzz-replay$(EXEEXT)
 fuzz-libfuzzer: $(BK_FUZZ_BIN)
 else
