@@ -869,11 +869,12 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     }
     /* The tensor-core kernels' names carry their widths (_dDK_vDV), the
      * Hopper ones theirs; a plan with sequences _padded or _packed. */
-    char widths[32] = "";
+    char widths[16] = ""; /* widths are 32..256: three digits each */
     if (ap->wgmma)
-        snprintf(widths, sizeof widths, "_d%d", ap->wgmma_width);
+        snprintf(widths, sizeof widths, "_d%u", (unsigned int)ap->wgmma_width % 1000u);
     else if (ap->fast)
-        snprintf(widths, sizeof widths, "_d%d_v%d", ap->width_k, ap->width_v);
+        snprintf(widths, sizeof widths, "_d%u_v%u", (unsigned int)ap->width_k % 1000u,
+                 (unsigned int)ap->width_v % 1000u);
     const char *seq_tag = !p->has_sequences ? "" : packed ? "_packed" : "_padded";
     if (p->backward)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
