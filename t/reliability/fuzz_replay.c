@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     /* New inputs: random bytes, or a corpus input with a few bytes changed,
      * cut or extended, the way libFuzzer's simplest mutations work. */
     const unsigned long count =
-        (unsigned long)env_number("BK_FUZZ_INPUTS", rel_slow_run() ? 400 : 10000);
+        (unsigned long)env_number("BK_FUZZ_INPUTS", rel_slow_run() ? 2000 : 10000);
     struct rel_rng rng = { env_number("BK_FUZZ_SEED", 0x626b66757a7aull) };
     tap_diag("stream: %lu inputs from seed 0x%llx", count, (unsigned long long)rng.s);
     static unsigned char buf[MAX_INPUT_BYTES];
