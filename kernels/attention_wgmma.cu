@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention forward on Hopper (sm_90a): wgmma with K and V
 // tiles brought by the bulk tensor copy engine, warp-specialised. F16 and
-// BF16, D = Dv = 64 or 128, blocks that are multiples of 64; the plan
+// BF16, head widths 64, 128, 192 and 256 (the plan pads D and Dv up to one:
+// zero-filled tensor maps), blocks that are multiples of 64; the plan
 // takes kernels/attention_mma.cu elsewhere.
 //
 // A CTA owns 128 query rows of one (batch, head): warpgroup 0 is the
@@ -38,9 +39,9 @@ template <int DH, int BN, int NC_, int STAGES_> struct Layout {
     static constexpr int STAGES = STAGES_;
     static constexpr int ROW_OPERANDS = 1;
     // Q as register fragments, loaded once a tile of rows; the trio CTAs'
-    // consumers (160 registers) and the wide CTAs' (scores of 192 keys)
-    // leave it in shared memory.
-    static constexpr bool Q_IN_REGISTERS = NC < 3 && BN <= 128;
+    // consumers (160 registers), the wide CTAs' (scores of 192 keys) and
+    // the tall ones' (O of 96 or 128 registers) leave it in shared memory.
+    static constexpr bool Q_IN_REGISTERS = NC < 3 && BN <= 128 && DH <= 128;
     static constexpr bool V_LAGS = true; // see producer
     static constexpr uint32_t Q_BLOCK = ROWS * 128, KV_BLOCK = BN * 128;
     static constexpr uint32_t Q_BYTES = CB * Q_BLOCK, KV_BYTES = CB * KV_BLOCK;
@@ -332,9 +333,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         if constexpr (!L::Q_IN_REGISTERS)
             release(base + L::BARS + 8); // every S is done: the next query tile's Q may come
 
-        // Where the outputs go: a trio or wide CTA's consumers find it again
+        // Where the outputs go: a trio, wide or tall CTA's consumers find it again
         // (kept over the tile's loop, it would take registers they lack).
-        if constexpr (NC == 3 || BN > 128) {
+        if constexpr (NC == 3 || BN > 128 || DH > 128) {
             uint32_t again = item;
             asm volatile("" : "+r"(again));
             locate(again);
@@ -432,7 +433,8 @@ static __device__ void forward(const bk_attention_tma_args &p)
 // an SM; at D = 128 a ring of one stage), _narrow_ (D = 128: solo on
 // tiles of one 64-key slot, two stages) and _deep_ (D = 128: a third
 // stage); for DENSE patterns at D = 64, _trio_ (three consumers: two
-// softmaxes under each one's GEMMs).
+// softmaxes under each one's GEMMs); at D = 192 and 256, _tall_ (the plain
+// kernel on tiles of one 64-key slot, every pattern).
 #define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
         bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
@@ -469,6 +471,14 @@ BK_ATTENTION_WGMMA_FORWARD(_wide_, f16, __half, 128, BK_ATTENTION_WGMMA_WIDE_KEY
                            BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
 BK_ATTENTION_WGMMA_FORWARD(_wide_, bf16, __nv_bfloat16, 128, BK_ATTENTION_WGMMA_WIDE_KEYS,
                            BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_STAGES(128))
+BK_ATTENTION_WGMMA_FORWARD(_tall_, f16, __half, 192, BK_ATTENTION_WGMMA_TALL_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_TALL_STAGES(192))
+BK_ATTENTION_WGMMA_FORWARD(_tall_, bf16, __nv_bfloat16, 192, BK_ATTENTION_WGMMA_TALL_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_TALL_STAGES(192))
+BK_ATTENTION_WGMMA_FORWARD(_tall_, f16, __half, 256, BK_ATTENTION_WGMMA_TALL_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_TALL_STAGES(256))
+BK_ATTENTION_WGMMA_FORWARD(_tall_, bf16, __nv_bfloat16, 256, BK_ATTENTION_WGMMA_TALL_KEYS,
+                           BK_ATTENTION_WGMMA_THREADS, 1, 2, BK_ATTENTION_WGMMA_TALL_STAGES(256))
 BK_ATTENTION_WGMMA_FORWARD(_trio_, f16, __half, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1, 3,
                            BK_ATTENTION_WGMMA_STAGES(64))
 BK_ATTENTION_WGMMA_FORWARD(_trio_, bf16, __nv_bfloat16, 64, 128, BK_ATTENTION_WGMMA_TRIO_THREADS, 1,

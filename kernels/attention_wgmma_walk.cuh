@@ -229,8 +229,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // Slots a tile: 2; 1 where the tiles are of 64 keys (one consumer); 3
     // in a wide CTA.
     constexpr int TILE_SLOTS = L::KV_BLOCK / (SLOT * 128);
-    static_assert(TILE_SLOTS == 2 || TILE_SLOTS == 3 || (TILE_SLOTS == 1 && L::NC == 1),
-                  "tiles of one slot: solo");
+    static_assert(TILE_SLOTS >= 1 && TILE_SLOTS <= 3, "tiles of one, two or three slots");
     const bool any = w.end0 > 0 || w.end1 > 0 || (L::NC == 3 && w.end2 > 0);
     if (use > 0)
         mbar_wait(q_full + 8, (uint32_t)(use - 1) & 1u);
@@ -341,11 +340,12 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         SlotScan<L::NC < 2 ? 2 : L::NC> scan;
         uint32_t needs, hi_needs; // bit c: consumer c needs the slot
         int t = any ? scan.next(a, w, 0, needs) : -1;
-        if (L::NC == 3 || w.ib0 == w.ib1) {
+        if (L::NC == 3 || TILE_SLOTS == 1 || w.ib0 == w.ib1) {
             // One query block (and pattern row) for both consumers: they differ
             // at most by their key limits; the slots pair in order. So too in a
             // trio CTA (taken for DENSE patterns: forced onto others, a consumer
-            // skips or masks the slots it does not need).
+            // skips or masks the slots it does not need), and in tiles of one
+            // slot, which the consumers that do not need it skip.
             for (; t >= 0;) {
                 hi_needs = 0;
                 const int hi = TILE_SLOTS == 2 ? scan.next(a, w, t + 1, hi_needs) : -1;
@@ -560,12 +560,13 @@ static __device__ __forceinline__ void issue_fragments_bt(float (&d)[BN / 8][4],
 
 // D (64 x BN) = A B^T with A a consumer's 64 rows of a row operand and B
 // BN rows of a K tile, both in shared memory (K-major): S = Q K^T where
-// the registers for Q's fragments are not there (the trio CTAs).
+// the registers for Q's fragments are not there (the trio, wide and tall
+// CTAs).
 template <typename T, typename L, int BN>
 static __device__ __forceinline__ void issue_shared_bt(float (&d)[BN / 8][4], uint32_t a_tile,
                                                        uint32_t b_tile)
 {
-    static_assert(BN == 128 || BN == 192, "the trio and wide CTAs' key tiles");
+    static_assert(BN == 64 || BN == 128 || BN == 192, "the key tiles of Q-in-shared CTAs");
     const uint64_t da0 = smem_desc(a_tile, 16, 1024), db0 = smem_desc(b_tile, 16, 1024);
     wgmma_fence();
 #pragma unroll
@@ -574,8 +575,10 @@ static __device__ __forceinline__ void issue_shared_bt(float (&d)[BN / 8][4], ui
         const uint64_t db = smem_desc_add(db0, (kk / 4) * L::KV_BLOCK + (kk % 4) * 32);
         if constexpr (BN == 192)
             mma_ss_n192<T>(d, da, db, kk > 0);
-        else
+        else if constexpr (BN == 128)
             mma_ss_n128<T>(d, da, db, kk > 0);
+        else
+            mma_ss_n64<T>(d, da, db, kk > 0);
     }
     wgmma_commit();
 }
@@ -592,7 +595,11 @@ static __device__ __forceinline__ void issue_ab(float (&d)[L::CB * 8][4],
 #pragma unroll
     for (int kk = 0; kk < BN / 16; kk++) {
         const uint64_t db = smem_desc_add(db0, kk * 16 * 128);
-        if constexpr (L::CB == 2)
+        if constexpr (L::CB == 4)
+            mma_rs_n256_t<T>(d, pa[kk], db);
+        else if constexpr (L::CB == 3)
+            mma_rs_n192_t<T>(d, pa[kk], db);
+        else if constexpr (L::CB == 2)
             mma_rs_n128_t<T>(d, pa[kk], db);
         else
             mma_rs_n64_t<T>(d, pa[kk], db);

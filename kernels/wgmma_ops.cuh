@@ -122,7 +122,7 @@ BK_WGMMA_SS_DECLARE(mma_ss_n192, 192)
 BK_WGMMA_SS_DECLARE(mma_ss_n64_t, 64)
 // D (64 x N) = A B (+ D when accumulate; without the flag, D += A B): A
 // 64 x 16 in registers, B 16 x N in shared memory, MN-major (_t) or
-// K-major (_k) (N = 64 or 128; 256 K-major).
+// K-major (_k) (N = 64 or 128; 192 MN-major; 256 both).
 #define BK_WGMMA_RS_DECLARE(NAME, N)                                                           \
     template <typename T>                                                                      \
     __device__ __forceinline__ void NAME(float (&d)[N / 8][4], const uint32_t (&a)[4],          \
@@ -132,6 +132,8 @@ BK_WGMMA_SS_DECLARE(mma_ss_n64_t, 64)
                                          uint64_t db);
 BK_WGMMA_RS_DECLARE(mma_rs_n64_t, 64)
 BK_WGMMA_RS_DECLARE(mma_rs_n128_t, 128)
+BK_WGMMA_RS_DECLARE(mma_rs_n192_t, 192)
+BK_WGMMA_RS_DECLARE(mma_rs_n256_t, 256)
 BK_WGMMA_RS_DECLARE(mma_rs_n64_k, 64)
 BK_WGMMA_RS_DECLARE(mma_rs_n128_k, 128)
 BK_WGMMA_RS_DECLARE(mma_rs_n256_k, 256)
@@ -206,9 +208,11 @@ __device__ __forceinline__ void mma_sp_ss_n256_k(float (&d)[32][4], uint64_t da,
  * flag. */
 #define BK_WGMMA_RS_TAIL_64 "{%32,%33,%34,%35}, %36"
 #define BK_WGMMA_RS_TAIL_128 "{%64,%65,%66,%67}, %68"
+#define BK_WGMMA_RS_TAIL_192 "{%96,%97,%98,%99}, %100"
 #define BK_WGMMA_RS_TAIL_256 "{%128,%129,%130,%131}, %132"
 #define BK_WGMMA_RS_FLAG_64 "%37"
 #define BK_WGMMA_RS_FLAG_128 "%69"
+#define BK_WGMMA_RS_FLAG_192 "%101"
 #define BK_WGMMA_RS_FLAG_256 "%133"
 /* Sparse: register A, B's descriptor, the metadata word. */
 #define BK_WGMMA_SP_TAIL_128 "{%64,%65,%66,%67}, %68, %69"
@@ -294,6 +298,8 @@ __device__ __forceinline__ void mma_sp_ss_n256_k(float (&d)[32][4], uint64_t da,
     BK_WGMMA_SS(T, PTX, mma_ss_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_t, 64, "1")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_t, 128, "1")                                               \
+    BK_WGMMA_RS(T, PTX, mma_rs_n192_t, 192, "1")                                               \
+    BK_WGMMA_RS(T, PTX, mma_rs_n256_t, 256, "1")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n64_k, 64, "0")                                                 \
     BK_WGMMA_RS(T, PTX, mma_rs_n128_k, 128, "0")                                               \
     BK_WGMMA_RS(T, PTX, mma_rs_n256_k, 256, "0")                                               \

@@ -183,6 +183,15 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(d)                                              \
     BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_WIDE_KEYS, 2,                 \
                                           BK_ATTENTION_WGMMA_STAGES(d))
+/* The forward's kernel at widths 192 and 256, every pattern: the plain one
+ * with tiles of one 64-key slot (O takes 96 or 128 registers of a consumer,
+ * Q stays in shared memory), three stages at 192 and two at 256 (about
+ * 199 KiB either way). */
+#define BK_ATTENTION_WGMMA_TALL_KEYS 64
+#define BK_ATTENTION_WGMMA_TALL_STAGES(d) ((d) == 256 ? 2 : 3)
+#define BK_ATTENTION_WGMMA_TALL_SHARED_BYTES(d)                                              \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, BK_ATTENTION_WGMMA_TALL_KEYS, 2,                 \
+                                          BK_ATTENTION_WGMMA_TALL_STAGES(d))
 /* The forward's kernel for DENSE patterns at D = 64: three consumer
  * warpgroups of 64 rows (tiles of 192 rows), so that two softmaxes run
  * under each consumer's GEMMs (at D = 64 a tile's exponentials take the

@@ -151,35 +151,58 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * query blocks of a pattern, and a wide CTA's tiles mix key blocks, hence
  * DENSE only. */
 struct forward_kernel {
-    const char *tag;                      /* BK_CUDA_ATTENTION_FORWARD's value */
-    const char *pattern;                  /* its name, of the type suffix and D */
-    int d;                                /* the head size it takes (0: any) */
-    unsigned int threads, rows, per_sm, shared_bytes[2]; /* shared memory at D = 64, 128 */
+    const char *tag;     /* BK_CUDA_ATTENTION_FORWARD's value */
+    const char *pattern; /* its name, of the type suffix and width */
+    unsigned int threads, rows, per_sm;
+    /* Shared memory at widths 64, 128, 192 and 256 (wgmma_width()); 0
+     * where the kernel does not take the width. */
+    unsigned int shared_bytes[4];
     bool dense_only; /* reads no pattern: DENSE only, even where forced */
 };
 static const struct forward_kernel forward_kernels[] = {
-    { "plain", "bk_attention_forward_wgmma_%s_d%d", 0, BK_ATTENTION_WGMMA_THREADS,
+    { "plain", "bk_attention_forward_wgmma_%s_d%d", BK_ATTENTION_WGMMA_THREADS,
       BK_ATTENTION_WGMMA_ROWS, 1,
-      { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128) }, false },
-    { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", 0, BK_ATTENTION_WGMMA_SOLO_THREADS,
+      { BK_ATTENTION_WGMMA_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SHARED_BYTES(128), 0, 0 }, false },
+    { "solo", "bk_attention_forward_wgmma_solo_%s_d%d", BK_ATTENTION_WGMMA_SOLO_THREADS,
       BK_ATTENTION_WGMMA_SOLO_ROWS, 2,
-      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128) },
+      { BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(64), BK_ATTENTION_WGMMA_SOLO_SHARED_BYTES(128), 0,
+        0 },
       false },
-    { "narrow", "bk_attention_forward_wgmma_narrow_%s_d%d", 128, BK_ATTENTION_WGMMA_SOLO_THREADS,
-      BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { 0, BK_ATTENTION_WGMMA_NARROW_SHARED_BYTES }, false },
-    { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
-      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128) }, false },
-    { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", 64, BK_ATTENTION_WGMMA_TRIO_THREADS,
-      BK_ATTENTION_WGMMA_TRIO_ROWS, 1, { BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(64), 0 }, false },
-    { "wide", "bk_attention_forward_wgmma_wide_%s_d%d", 128, BK_ATTENTION_WGMMA_THREADS,
-      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(128) }, true },
+    { "narrow", "bk_attention_forward_wgmma_narrow_%s_d%d", BK_ATTENTION_WGMMA_SOLO_THREADS,
+      BK_ATTENTION_WGMMA_SOLO_ROWS, 2, { 0, BK_ATTENTION_WGMMA_NARROW_SHARED_BYTES, 0, 0 }, false },
+    { "deep", "bk_attention_forward_wgmma_deep_%s_d%d", BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_DEEP_SHARED_BYTES(128), 0, 0 }, false },
+    { "trio", "bk_attention_forward_wgmma_trio_%s_d%d", BK_ATTENTION_WGMMA_TRIO_THREADS,
+      BK_ATTENTION_WGMMA_TRIO_ROWS, 1, { BK_ATTENTION_WGMMA_TRIO_SHARED_BYTES(64), 0, 0, 0 },
+      false },
+    { "wide", "bk_attention_forward_wgmma_wide_%s_d%d", BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1, { 0, BK_ATTENTION_WGMMA_WIDE_SHARED_BYTES(128), 0, 0 }, true },
+    { "tall", "bk_attention_forward_wgmma_tall_%s_d%d", BK_ATTENTION_WGMMA_THREADS,
+      BK_ATTENTION_WGMMA_ROWS, 1,
+      { 0, 0, BK_ATTENTION_WGMMA_TALL_SHARED_BYTES(192), BK_ATTENTION_WGMMA_TALL_SHARED_BYTES(256) },
+      false },
 };
-enum { FORWARD_PLAIN, FORWARD_SOLO, FORWARD_NARROW, FORWARD_DEEP, FORWARD_TRIO, FORWARD_WIDE };
+enum {
+    FORWARD_PLAIN,
+    FORWARD_SOLO,
+    FORWARD_NARROW,
+    FORWARD_DEEP,
+    FORWARD_TRIO,
+    FORWARD_WIDE,
+    FORWARD_TALL
+};
+
+/* The shared memory of forward kernel f at a width wgmma_width() gives (0:
+ * f does not take it). */
+static unsigned int forward_shared_bytes(const struct forward_kernel *f, int width)
+{
+    return f->shared_bytes[width / 64 - 1];
+}
 
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
- * names (plain, solo, narrow, deep, trio or wide; read when a plan is made,
- * for tests and tuning) where it takes p's head size (and the wide one a
- * DENSE pattern). Where the default is deep, *chooses: the pattern may
+ * names (plain, solo, narrow, deep, trio, wide or tall; read when a plan is
+ * made, for tests and tuning) where it takes p's width (and the wide one a
+ * DENSE pattern); widths 192 and 256 take the tall kernel. Where the default is deep, *chooses: the pattern may
  * choose the narrow kernel instead at run time. A pattern whose
  * neighbouring query blocks share few key blocks (U > 0.8 N:
  * bk_attention_forward_choice) makes a deep CTA load a tile for one
@@ -195,15 +218,16 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     *chooses = false;
     const char *s = getenv("BK_CUDA_ATTENTION_FORWARD");
     const int n = (int)(sizeof forward_kernels / sizeof forward_kernels[0]);
-    for (int i = 0; s && i < n; i++)
-        if (!strcmp(s, forward_kernels[i].tag)) {
-            const struct forward_kernel *f = &forward_kernels[i];
-            const bool takes = (f->d == 0 || f->d == width) &&
-                               (!f->dense_only || p->form == BK_ATTENTION_PATTERN_DENSE);
-            return takes ? f : &forward_kernels[0];
-        }
+    for (int i = 0; s && i < n; i++) {
+        const struct forward_kernel *f = &forward_kernels[i];
+        if (!strcmp(s, f->tag) && forward_shared_bytes(f, width) &&
+            (!f->dense_only || p->form == BK_ATTENTION_PATTERN_DENSE))
+            return f;
+    }
     int k = FORWARD_PLAIN;
-    if (p->form == BK_ATTENTION_PATTERN_DENSE)
+    if (width > 128)
+        k = FORWARD_TALL;
+    else if (p->form == BK_ATTENTION_PATTERN_DENSE)
         k = width == 64 ? FORWARD_TRIO : FORWARD_WIDE;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
         k = width == 64 ? FORWARD_SOLO
@@ -272,20 +296,20 @@ static bool strides_vectorised(const struct bk_attention_problem *p)
 }
 
 /* The head width the Hopper kernels take for p: D and Dv padded together
- * to 64 or 128 (the tensor maps zero-fill the columns past D and Dv, the
- * stores skip them), for D and Dv in whole 16-byte steps; 0 where they
- * take none. */
+ * to 64, 128, 192 or 256 (the tensor maps zero-fill the columns past D
+ * and Dv, the stores skip them; the backward's kernels to 128), for D and
+ * Dv in whole 16-byte steps; 0 where they take none. */
 static int wgmma_width(const struct bk_attention_problem *p)
 {
     const int64_t m = p->d > p->dv ? p->d : p->dv;
-    if (p->d % 8 || p->dv % 8)
+    if (p->d % 8 || p->dv % 8 || m > (p->backward ? 128 : 256))
         return 0;
-    return m <= 64 ? 64 : m <= 128 ? 128 : 0;
+    return (int)round_up(m, 64);
 }
 
-/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 128 in
- * 8-column steps (wgmma_width()), strides of 16-byte steps, and q, k, v
- * (and dy) describable as tensor maps. */
+/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 256 (the
+ * backward 128) in 8-column steps (wgmma_width()), strides of 16-byte
+ * steps, and q, k, v (and dy) describable as tensor maps. */
 static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -747,7 +771,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
             snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
-            ap->fast_shared_bytes[k] = fk ? fk->shared_bytes[d == 128] : wshared[k][d == 128];
+            ap->fast_shared_bytes[k] =
+                fk ? forward_shared_bytes(fk, d) : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }

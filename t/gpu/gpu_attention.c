@@ -490,9 +490,13 @@ static const BkAttentionPatternForm forms[] = { BK_ATTENTION_PATTERN_DENSE,
 static void fast_cases(bool backward)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    /* The Hopper forward's widths (the tall kernel past 128); the backward's
+     * past 128 run on mma.sync, which headsize_cases covers. */
+    const int widths = backward ? 2 : 4;
     for (int t = 0; t < 2; t++)
-        for (int dh = 64; dh <= 128; dh *= 2)
+        for (int wi = 0; wi < widths; wi++)
             for (int f = 0; f < 3; f++) {
+                const int dh = 64 * (wi + 1);
                 const int32_t blk = f == 2 ? 128 : 64;
                 struct acase c = {
                     .type = types[t], .b = 2, .h = 4, .hkv = 2, .lq = 256, .lk = 320, .d = dh,
@@ -1181,14 +1185,16 @@ int main(void)
      * patterns (the trio kernel at D = 64: three consumers, which on a MASK
      * or LIST pattern span two query blocks; the wide one at D = 128: tiles
      * of three 64-key slots, which reads no pattern: forced, it takes DENSE
-     * only, and the plan runs plain for the others), their persistent CTAs
+     * only, and the plan runs its default for the others; the tall one,
+     * the default at widths 192 and 256, forced elsewhere runs the
+     * default too), their persistent CTAs
      * also taking many tiles each; and the plain kernel where the plan
      * would take them. */
     static const char *const kinds[][2] = {
         { "solo", NULL }, { "solo", "3" }, { "narrow", NULL }, { "narrow", "3" },
         { "deep", NULL }, { "deep", "3" },
         { "trio", NULL }, { "trio", "3" }, { "wide", NULL }, { "wide", "3" },
-        { "plain", NULL },
+        { "tall", NULL }, { "tall", "3" }, { "plain", NULL },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         static char kind_label[64];
