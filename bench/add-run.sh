@@ -3,36 +3,39 @@
 # Adds a measurement run to bench/data/ and regenerates bench/CURRENT.md:
 #
 #   bench/add-run.sh [--attention-decode-peers FILE] [--decode-step-peers FILE] \
-#       [--convert-peers FILE] NAME BKBENCH.json [ATTENTION-PEERS.json]
+#       [--convert-peers FILE] [--gated-peers FILE] NAME BKBENCH.json \
+#       [ATTENTION-PEERS.json]
 #
 # BKBENCH.json is bkbench's --json (or --json-file) output, kept whole;
 # ATTENTION-PEERS.json, when given, bench/attention-peers.py's --json
 # report, kept whole too, as are the --json lists of
-# bench/attention-decode-peers.py, bench/decode-step-peers.py and
-# bench/convert-peers.py. The run's date is today's (UTC) and its commit
-# the source tree's HEAD unless BK_RUN_DATE and BK_RUN_COMMIT say
-# otherwise; BK_RUN_DEVICE describes the device (driver, CUDA, peers'
-# versions), else bkbench's device name stands. The file is
-# bench/data/DATE-NAME.json; bench/data/README.md gives its format.
+# bench/attention-decode-peers.py, bench/decode-step-peers.py,
+# bench/convert-peers.py and bench/gated-peers.py. The run's date is
+# today's (UTC) and its commit the source tree's HEAD unless BK_RUN_DATE
+# and BK_RUN_COMMIT say otherwise; BK_RUN_DEVICE describes the device
+# (driver, CUDA, peers' versions), else bkbench's device name stands. The
+# file is bench/data/DATE-NAME.json; bench/data/README.md gives its format.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
     echo "usage: bench/add-run.sh [--attention-decode-peers FILE] [--decode-step-peers FILE]" >&2
-    echo "                        [--convert-peers FILE] NAME BKBENCH.json [ATTENTION-PEERS.json]" >&2
+    echo "                        [--convert-peers FILE] [--gated-peers FILE] NAME BKBENCH.json" >&2
+    echo "                        [ATTENTION-PEERS.json]" >&2
     exit 2
 }
-decode_peers='' step_peers='' convert_peers=''
+decode_peers='' step_peers='' convert_peers='' gated_peers=''
 while [ $# -gt 0 ]; do
     case $1 in
     --attention-decode-peers) [ $# -ge 2 ] || usage; decode_peers=$2; shift 2 ;;
     --decode-step-peers) [ $# -ge 2 ] || usage; step_peers=$2; shift 2 ;;
     --convert-peers) [ $# -ge 2 ] || usage; convert_peers=$2; shift 2 ;;
+    --gated-peers) [ $# -ge 2 ] || usage; gated_peers=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
     esac
 done
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
-for f in "$decode_peers" "$step_peers" "$convert_peers"; do
+for f in "$decode_peers" "$step_peers" "$convert_peers" "$gated_peers"; do
     [ -z "$f" ] || [ -f "$f" ] || { echo "bench/add-run.sh: no file $f" >&2; exit 1; }
 done
 name=$1 bk=$2 peers=${3-}
@@ -66,6 +69,10 @@ str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
     if [ -n "$convert_peers" ]; then
         printf ',\n  "convertPeers": '
         cat "$convert_peers"
+    fi
+    if [ -n "$gated_peers" ]; then
+        printf ',\n  "gatedPeers": '
+        cat "$gated_peers"
     fi
     printf ',\n  "peers": []\n}\n'
 } > "$out.tmp"

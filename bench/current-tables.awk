@@ -90,7 +90,7 @@ function peer_lists(f,   n) {
 # ---- gated activations ---------------------------------------------------
 
 function gated(   f, L, n, i, g, ng, key, k, lo, lok, sum, cnt, mean, pk, pn, pf, j, m, q,
-                  pr, prn, p, copy, shape) {
+                  pr, prn, psum, pc, pm, peer, p, copy, shape, idx, kk) {
     print "## Gated activations\n"
     f = newest("gated", "bkbench.results")
     if (f == "")
@@ -117,11 +117,13 @@ function gated(   f, L, n, i, g, ng, key, k, lo, lok, sum, cnt, mean, pk, pn, pf
         GM[g] = GM[g] " " i
     }
     pn = peer_lists(f)
+    PL[++pn] = "gatedPeers"         # bench/gated-peers.py --json, kept whole
     for (g = 1; g <= ng; g++) {
         m = split(substr(GM[g], 2), idx, " ")
-        lo = ""; sum = 0; cnt = 0; pr = 0; prn = 0; psum = 0
+        lo = ""; sum = 0; cnt = 0; pr = 0; prn = 0; psum = 0; pc = 0
         for (k = 1; k <= m; k++) {
             i = idx[k]
+            pm = prn
             q = get(f, L "." i ".roofline")
             if (lo == "" || q + 0 < lo + 0) {
                 lo = q
@@ -138,6 +140,7 @@ function gated(   f, L, n, i, g, ng, key, k, lo, lok, sum, cnt, mean, pk, pn, pf
                 for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
                     pf = PL[p] "." j
                     if (get(f, pf ".peer") != "torch.compile" || get(f, pf ".op") != get(f, L "." i ".op") ||
+                        (has(f, pf ".status") && get(f, pf ".status") != "ok") ||
                         get(f, pf ".kind") != get(f, L "." i ".kind") ||
                         get(f, pf ".dtype") != get(f, L "." i ".dtype") ||
                         get(f, pf ".shape.0") != get(f, L "." i ".shape.0") ||
@@ -149,11 +152,15 @@ function gated(   f, L, n, i, g, ng, key, k, lo, lok, sum, cnt, mean, pk, pn, pf
                     psum += get(f, pf ".gbPerS")
                     prn++
                 }
+            pc += (prn > pm)        # this case has a peer figure
         }
         split(GK[g], kk, " ")
+        # A peer that ran some of the cases says how many.
+        peer = prn ? pct(quot(psum / prn, copy)) : "not measured"
+        if (prn && pc < m)
+            peer = peer " (" pc " of " m " cases)"
         printf "| %s | %s | %d | %s (%s) | %s | %s | %s |\n", kk[1], kk[2], cnt, pct(lo), lok,
-               pct(sum / cnt), prn ? pct(quot(psum / prn, copy)) : "not measured",
-               prn ? ratio(pr / prn) : "-"
+               pct(sum / cnt), peer, prn ? ratio(pr / prn) : "-"
     }
     print ""
 }

@@ -10,7 +10,11 @@
 # (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/probes/launch-probe.c (launch costs, libbk and the
-# driver); bench: bkbench's gated cases and launch costs; gemm: bkbench's
+# driver); bench: bkbench's gated cases and launch costs (JSON in gated.json)
+# and, where python3 imports torch, bench/gated-peers.py (PyTorch eager and
+# torch.compile on the same cases, text appended to bench.txt, JSON in
+# gated-peers.json; BK_GATED_PEERS_ARGS, e.g. "--dtype bf16", narrows it and
+# BK_GATED_PEERS_LIMIT bounds it, 420 s by default); gemm: bkbench's
 # dense GEMM (beside cuBLASLt called directly) and 2:4 sparse GEMM cases
 # (beside libbk's dense GEMM), text appended to bench.txt and the JSON in
 # gemm.json; w4a16: bkbench's W4A16 cases (beside cuBLASLt) and the PyTorch
@@ -29,9 +33,10 @@
 # Logs go to $OUT (default /tmp/bk-device-out): summary.txt, build.log,
 # resources-sm90.txt (each kernel's registers, stack and spills on sm_90),
 # check.log (with test-suite.log), gpu-check.log, sanitize.log, waves.txt,
-# bench.txt and gemm.json; the attention step adds attention.txt,
-# attention.json and attention-peers.json. The JSON files go to bench/data/
-# through bench/add-run.sh. The last lines printed are the summary.
+# bench.txt, gated.json, gated-peers.json and gemm.json; the attention step
+# adds attention.txt, attention.json and attention-peers.json. The JSON files
+# go to bench/data/ through bench/add-run.sh. The last lines printed are the
+# summary.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}
@@ -121,9 +126,24 @@ if has_step waves; then
 fi
 
 if has_step bench; then
-    limit 420 tools/bkbench/bkbench --device cuda --op gated >"$OUT/bench.txt" 2>&1
+    limit 420 tools/bkbench/bkbench --device cuda --op gated --json-file "$OUT/gated.json" \
+        >"$OUT/bench.txt" 2>&1
     note "bkbench (BK_CUDA_GATED_WAVES=${BK_CUDA_GATED_WAVES:-default}): exit $?"
     cat "$OUT/bench.txt"
+    # The peers of the same cases (bench/add-run.sh --gated-peers keeps their JSON).
+    if python3 -c 'import torch' 2>/dev/null; then
+        {
+            echo "==== bench/gated-peers.py (PyTorch eager and torch.compile)"
+            # shellcheck disable=SC2086
+            limit "${BK_GATED_PEERS_LIMIT:-420}" python3 "$src/bench/gated-peers.py" \
+                --json "$OUT/gated-peers.json" ${BK_GATED_PEERS_ARGS:-} 2>&1
+            echo "# exit $?"
+        } >"$build/gated-peers.txt"
+        cat "$build/gated-peers.txt" >>"$OUT/bench.txt"
+        grep -E '^(gated-peers|copy|# exit)' "$build/gated-peers.txt" | tee -a "$summary"
+    else
+        note "gated-peers: python3 has no torch, not run"
+    fi
 fi
 
 # cuBLASLt for libbk's dense GEMM and bkbench's comparison (both dlopen it):

@@ -76,6 +76,9 @@ EXTRA_DIST += bench/attention-peers.py
 EXTRA_DIST += bench/attention-decode-peers.py bench/decode-step-peers.py
 # The PyTorch peer of bkbench's conversion cases (Tensor.to()).
 EXTRA_DIST += bench/convert-peers.py
+# The PyTorch peers of bkbench's gated cases (eager and torch.compile), run by
+# bench/device-run.sh bench.
+EXTRA_DIST += bench/gated-peers.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.
