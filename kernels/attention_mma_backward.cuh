@@ -189,11 +189,16 @@ static __device__ void dkv_tile(const Args &a)
             mma_abt<T, DV, NS>(ds, [&](int kk, uint32_t (&af)[4]) {
                 load_a<DV>(af, v_s, warp * 16, kk, lane);
             }, dys, c0, lane);
+            // A query that does not see the key (P = 0) adds nothing to its
+            // dk, even where its row sum is NaN (a row two PACKED sequences
+            // claim, which the forward left NaN): 0 x NaN would.
 #pragma unroll
             for (int n = 0; n < NS; n++) {
 #pragma unroll
                 for (int e = 0; e < 4; e++)
-                    ds[n][e] = p[n][e] * (ds[n][e] - rowsum[c0 + n * 8 + 2 * q4 + (e & 1)]);
+                    ds[n][e] = p[n][e] == 0.f ? 0.f
+                                              : p[n][e] * (ds[n][e] -
+                                                           rowsum[c0 + n * 8 + 2 * q4 + (e & 1)]);
             }
             mma_pb_cols<T, DV, NS, CV>(dv, p, dys, c0, part * CV, lane);
             mma_pb_cols<T, DK, NS, CK>(dk, ds, qs, c0, part * CK, lane);

@@ -643,13 +643,6 @@ static BkResult check_grid(const struct bk_attention_problem *p, const char *inf
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "BkAttentionSequencesInfo.lengthsQ.extent[0] = %lld: the CUDA kernels "
                         "take up to 65535 PACKED sequences", (long long)p->seq_count + 1);
-    /* Built (the row sums over the tensors' batch, the kernels over the
-     * sequences) but not yet run on a GPU: refused until it has been. */
-    if (p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED && p->backward)
-        return bk_error(BK_ERROR_UNSUPPORTED,
-                        "%s.pNext: BkAttentionSequencesInfo with PACKED sequences runs on the "
-                        "CUDA backend for the forward only (PADDED lengths for both directions)",
-                        info);
     if (p->batch > 65535)
         return bk_error(BK_ERROR_UNSUPPORTED,
                         "%s.q.extent[0] = %lld: the CUDA kernels take B up to 65535", info,
