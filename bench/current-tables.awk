@@ -278,7 +278,7 @@ function w4a16(   f, L, n, i, r, p, pn, j, pf, peer, pus, dt, v) {
 # the dense pattern, FlexAttention on the same blocks for the others.
 function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
     pat = get(f, r ".pattern")
-    want = pat == "full" ? "sdpa" : "flex"
+    want = pat == "full" ? "sdpa" : pat ~ /^varlen/ ? "sdpa-loop" : "flex"
     if (get(f, r ".form") == "list")
         return ""
     pn = peer_lists(f)
@@ -293,7 +293,7 @@ function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
                 continue
             if (want == "flex" && get(f, pf ".blockQ") != get(f, r ".blockQ"))
                 continue
-            PEER_NAME = want == "sdpa" ? "SDPA" : "Flex"
+            PEER_NAME = want == "sdpa" ? "SDPA" : want == "sdpa-loop" ? "SDPA loop" : "Flex"
             return get(f, pf ".tflopPerS")
         }
     return ""
@@ -358,6 +358,23 @@ function heads(   f) {
     print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
     print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     attention_rows(f, "heads")
+    print ""
+}
+
+# Packed sequences of their own lengths beside the dense kernels on the
+# same causal pattern, and SDPA called once a sequence.
+function varlen(   f) {
+    print "## Attention over packed sequences\n"
+    f = newest("varlen", "bkbench.attention")
+    if (f == "")
+        return none("packed-sequence figures")
+    stamp(f)
+    print "TFLOP/s over each sequence's own active blocks: 16 sequences of 512 to 8192 tokens"
+    print "summing to 65536, packed (B = 1, L their sum; varlen-c causal), beside the dense"
+    print "kernels' causal case at B x 8192. The peer is PyTorch's SDPA called once a sequence.\n"
+    print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
+    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    attention_rows(f, "varlen")
     print ""
 }
 
@@ -477,6 +494,7 @@ END {
     w4a16()
     attention()
     heads()
+    varlen()
     decode()
     decode_step()
 }
