@@ -247,9 +247,19 @@ struct bk_attention_tma_args {
  * its lse in base 2; a second kernel combines each row's parts in a fixed
  * order. A CTA has WARPS warps: 4, or 8 where a stream has 4 or more. */
 #define BK_ATTENTION_DECODE_MAX_LQ 16
-#define BK_ATTENTION_DECODE_KEYS(d) (4096 / (d))
+/* Tuning switches (a build of its own, CPPFLAGS and NVCCFLAGS alike): the
+ * bytes of K a step (DECODE_KEYS keys) and the warps of a CTA whose
+ * streams are one warp each. */
+#ifndef BK_ATTENTION_DECODE_STEP_K_BYTES
+#define BK_ATTENTION_DECODE_STEP_K_BYTES 8192
+#endif
+#ifndef BK_ATTENTION_DECODE_SOLO_WARPS
+#define BK_ATTENTION_DECODE_SOLO_WARPS 4
+#endif
+#define BK_ATTENTION_DECODE_KEYS(d) (BK_ATTENTION_DECODE_STEP_K_BYTES / 2 / (d))
 #define BK_ATTENTION_DECODE_MAX_STAGES 8
-#define BK_ATTENTION_DECODE_WARPS(rg) ((rg) >= 4 ? 8 : 4)
+#define BK_ATTENTION_DECODE_WARPS(rg)                                                           \
+    ((rg) >= 4 ? 8 : (rg) == 1 ? BK_ATTENTION_DECODE_SOLO_WARPS : 4)
 #define BK_ATTENTION_DECODE_STREAMS(rg) (BK_ATTENTION_DECODE_WARPS(rg) / (rg))
 #define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS(d) * (d) * 2)
 /* The ring's stages for a CTA's shared-memory budget `ring` (bytes): on
