@@ -14,7 +14,14 @@ static __device__ __forceinline__ uint32_t shared_address(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// 4, 8 and 16 bytes from a shared-memory address, and 4 and 16 to one.
+// 1, 4, 8 and 16 bytes from a shared-memory address, and 4 and 16 to one.
+static __device__ __forceinline__ uint32_t load_shared8(uint32_t address)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(address));
+    return v;
+}
+
 static __device__ __forceinline__ uint32_t load_shared32(uint32_t address)
 {
     uint32_t v;

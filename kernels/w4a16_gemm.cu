@@ -15,7 +15,8 @@
 // A is staged with cp.async where its rows are contiguous, else gathered
 // element by element (perm applied), and read with ldmatrix.
 // Dequantisation: w4a16_dequant.cuh. With zero points (ZP, the
-// bk_w4a16_gemm_zp_* kernels, cp.async pipeline only) a lane reads the
+// bk_w4a16_gemm_zp_* kernels, cp.async pipeline only; taller tiles on
+// sm_90a have kernels/w4a16_wgmma.cu's zp form) a lane reads the
 // word of packedZeros beside its eight scales from global memory one stage
 // ahead, and turns it into the dequantisation's constants once per scale
 // row; the symmetric kernels are compiled without any of it.

@@ -21,6 +21,12 @@
 // the tiles would leave SMs idle, stream-K (w4a16_stream_k.cuh): one CTA
 // an SM, equal shares of all tiles' stages, split tiles summed through a
 // workspace in a fixed order.
+//
+// Zero points (the bk_w4a16_wgmma_zp_* kernels, ZP; the symmetric ones are
+// compiled without any of it): the producer brings a stage's rows of
+// packedZeros beside its scale rows, and a consumer lane dequantises
+// (q - z) * s with the constants of its two columns' zero points, made
+// where it reads their scales (consume).
 #include "element_types.cuh"
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
@@ -66,6 +72,7 @@ template <typename T> struct Wgmma<T, 128> {
 };
 
 using bk::load_shared32;
+using bk::load_shared8;
 
 // The pair (h, h) of the 16-bit value h.
 __device__ __forceinline__ uint32_t splat(uint32_t h)
@@ -73,13 +80,15 @@ __device__ __forceinline__ uint32_t splat(uint32_t h)
     return (h & 0xffffu) * 0x10001u;
 }
 
-// S: CTAs of a cluster splitting K, or 0: stream-K.
-template <typename T, int TT, int CW, int S> struct WgGemm {
-    static constexpr int STAGES = BK_W4A16_WG_STAGES(TT, CW);
-    static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT, CW);
+// S: CTAs of a cluster splitting K, or 0: stream-K. ZP: zero points
+// (zq: the kernel's parameters with their map and address).
+template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
+    static constexpr int STAGES = BK_W4A16_WG_STAGES(TT, CW, ZP);
+    static constexpr uint32_t STAGE_BYTES = BK_W4A16_WG_STAGE_BYTES(TT, CW, ZP);
     static constexpr uint32_t A_BYTES = BK_W4A16_WG_A_BYTES(TT);
     static constexpr uint32_t A_BOX_BYTES = 128u * TT; // 64 columns of K, swizzled
     static constexpr uint32_t W_OFF = A_BYTES, S_OFF = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW);
+    static constexpr uint32_t Z_OFF = S_OFF + BK_W4A16_WG_S_BYTES(TT, CW);
     static constexpr int TN = BK_W4A16_WG_TILE_N(CW);
     static constexpr int KT = BK_W4A16_WG_STAGE_KT(TT);
     static constexpr int SK = BK_W4A16_WG_STAGE_K(TT);
@@ -91,17 +100,20 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
     static constexpr bool STREAM_K = S == 0;
 
     const bk_w4a16_gemm_args &p;
+    const bk_w4a16_tma_zp_args *zq;
     unsigned char *smem;
     uint32_t ring, bars;
     int n0, m0, c_begin, c_end; // the tiled kernels' one tile and share of it
 
-    __device__ WgGemm(const bk_w4a16_gemm_args &args, unsigned char *raw) : p(args)
+    __device__ WgGemm(const bk_w4a16_gemm_args &args, unsigned char *raw,
+                      const bk_w4a16_tma_zp_args *zp_args = nullptr)
+        : p(args), zq(zp_args)
     {
         const uint32_t base = bk::shared_address(raw);
         const uint32_t pad = (1024u - base % 1024u) % 1024u; // BK_W4A16_WG_SMEM has the slack
         smem = raw + pad;
         ring = bk::hopper::warp_uniform(base + pad);  // uniform descriptors (wgmma_ops.cuh)
-        bars = ring + BK_W4A16_WG_RING_BYTES(TT, CW);
+        bars = ring + BK_W4A16_WG_RING_BYTES(TT, CW, ZP);
         n0 = (int)blockIdx.x * TN;
         m0 = (int)blockIdx.z * TT;
         c_begin = (int)((int64_t)blockIdx.y * p.stages / p.splits);
@@ -119,7 +131,9 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         using namespace bk::hopper;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         const int srows = grouped ? BK_W4A16_WG_SROWS(p.group, TT) : 0;
-        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW) + (uint32_t)srows * (TN * 2);
+        // ZP: as many rows of TN / 8 zero words (4 bytes) as of TN scales.
+        const uint32_t tx = A_BYTES + BK_W4A16_WG_W_BYTES(TT, CW) +
+                            (uint32_t)srows * (ZP ? TN * 2 + TN / 2 : TN * 2);
         for (int c = c_begin; c < c_end; c++) {
             const int i = i0 + (c - c_begin), b = i % STAGES, use = i / STAGES;
             if (use > 0)
@@ -130,9 +144,30 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
             for (int h = 0; h < SK / 64; h++)
                 tma_load_2d(stage + h * A_BOX_BYTES, q.map_a, c * SK + 64 * h, m0, full(b));
             tma_load_2d(stage + W_OFF, q.map_w, n0, c * KT, full(b));
-            if (grouped)
+            if (grouped) {
                 tma_load_2d(stage + S_OFF, q.map_s, n0, c * SK / p.group, full(b));
+                if constexpr (ZP)
+                    tma_load_2d(stage + Z_OFF, zq->map_z, n0 / 8, c * SK / p.group, full(b));
+            }
         }
+    }
+
+    // The dequantisation constants of a lane's byte of zero points: its
+    // low nibble the zero point of the lane's first column (r[0], r[1] of
+    // Dequant::run_zero, scaled by s_lo), its high one of the second
+    // (r[2], r[3], by s_hi).
+    static __device__ __forceinline__ void zero_constants(uint32_t byte, uint32_t (&zk)[4])
+    {
+        Dequant<T>::zero_constants(byte & 15u, zk[0], zk[1]);
+        Dequant<T>::zero_constants(byte >> 4, zk[2], zk[3]);
+    }
+
+    // Column n's per-channel zero point.
+    __device__ uint32_t channel_zero(int64_t n) const
+    {
+        const uint32_t *zeros = reinterpret_cast<const uint32_t *>(zq->zeros);
+        return (__ldg(zeros + bk_w4a16_zero_word(n, 1)) >> (4 * bk_w4a16_zero_nibble(n, 1))) &
+               15u;
     }
 
     // Consumer warpgroup wi (0 .. CW - 1: weight columns 64 wi ..), warp w of it,
@@ -148,12 +183,18 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         // The scales of the lane's two columns 16 w + g and + 8: halves
         // 8 g + 2 w and + 1 of the 64-column block's permuted scale row.
         uint32_t s_lo = 0, s_hi = 0;
+        // ZP: the constants of the two columns' zero points (zero_constants;
+        // those of 8 where the columns lie past N, whose scales are 0).
+        uint32_t zk[4];
+        zero_constants(0x88u, zk);
         if (!GROUPED) {
             const uint16_t *scales = reinterpret_cast<const uint16_t *>(p.scales);
             const int64_t n = n0 + 64 * wi + 16 * w + g;
             if (n0 + 64 * wi < p.n) {
                 s_lo = splat(scales[bk_w4a16_scale_position(n, 1)]);
                 s_hi = splat(scales[bk_w4a16_scale_position(n + 8, 1)]);
+                if constexpr (ZP)
+                    zero_constants(channel_zero(n) | channel_zero(n + 8) << 4, zk);
             }
         }
         const uint32_t w_at = W_OFF + 512 * wi + 16 * lane + 4 * w;
@@ -167,6 +208,18 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         for (int j = 0; j < KT / 2; j++)
             s_at[j] = S_OFF + 128 * wi + 2 * (8 * g + 2 * w) +
                       ((32u * j) >> group_shift) * (TN * 2);
+        // Grouped zero points: packedZeros holds column n's in nibble p % 8
+        // of word p / 8 of its row, p the position of its scale
+        // (w4a16_layout.h), so the lane's columns 16 w + g and + 8 of
+        // block b = (n0 + 64 wi) / 64, at positions 8 g + 2 w and + 1
+        // (above), are nibbles 2 w and 2 w + 1 of word 8 b + g: the low
+        // and high nibble of its byte w. A stage's zero rows hold TN / 8
+        // words from word n0 / 8, so the lane's byte of each is at
+        // 32 wi + 4 g + w, read with the scales of the same row.
+        uint32_t z_at[ZP ? KT / 2 : 1];
+#pragma unroll
+        for (int j = 0; j < (ZP ? KT / 2 : 0); j++)
+            z_at[j] = Z_OFF + 32 * wi + 4 * g + w + ((32u * j) >> group_shift) * (TN / 2);
         // Stage c's weights dequantised into a (its scales first where
         // they change), and the slot and parity of its ring stage.
         auto slot = [&](int c) { return (i0 + c - c_begin) % STAGES; };
@@ -180,9 +233,15 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
                     const uint32_t s = load_shared32(stage + s_at[kt / 2]);
                     s_lo = splat(s);
                     s_hi = splat(s >> 16);
+                    if constexpr (ZP)
+                        zero_constants(load_shared8(stage + z_at[kt / 2]), zk);
                 }
                 uint32_t r[4];
-                Dequant<T>::run(load_shared32(stage + w_at + kt * (TN * 8)), r);
+                const uint32_t word = load_shared32(stage + w_at + kt * (TN * 8));
+                if constexpr (ZP)
+                    Dequant<T>::run_zero(word, r, zk[0], zk[1], zk[2], zk[3]);
+                else
+                    Dequant<T>::run(word, r);
                 a[kt][0] = Dequant<T>::mul(r[0], s_lo);
                 a[kt][1] = Dequant<T>::mul(r[2], s_hi);
                 a[kt][2] = Dequant<T>::mul(r[1], s_lo);
@@ -437,15 +496,31 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
         g.run(q);                                                                              \
     }
 
-#define BK_W4A16_WG_SPLITS(TNAME, T, TT, TN)                                                  \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 1)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 2)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 3)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 4)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 5)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 6)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 7)                                                   \
-    BK_W4A16_WG_KERNEL(TNAME, T, TT, TN, 8)
+// With zero points: bk_w4a16_wgmma_zp_<type>_t<rows of A>x<columns>_s<splits>
+// and ..._sk (S 0).
+#define BK_W4A16_WG_ZP_KERNEL(TNAME, T, TT, TN, S, SUFFIX, CLUSTER)                          \
+    extern "C" __global__ void CLUSTER __launch_bounds__(BK_W4A16_WG_THREADS((TN) / 64), 1)  \
+        bk_w4a16_wgmma_zp_##TNAME##_t##TT##x##TN##_##SUFFIX(                                   \
+            const __grid_constant__ bk_w4a16_tma_zp_args q)                                    \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        WgGemm<T, TT, (TN) / 64, S, true> g(q.t.a, smem, &q);                                  \
+        g.run(q.t);                                                                            \
+    }
+#define BK_W4A16_WG_ZP_SPLIT_KERNEL(TNAME, T, TT, TN, S) \
+    BK_W4A16_WG_ZP_KERNEL(TNAME, T, TT, TN, S, s##S, __cluster_dims__(1, S, 1))
+
+#define BK_W4A16_WG_SPLITS_OF(KERNEL, TNAME, T, TT, TN)                                       \
+    KERNEL(TNAME, T, TT, TN, 1)                                                               \
+    KERNEL(TNAME, T, TT, TN, 2)                                                               \
+    KERNEL(TNAME, T, TT, TN, 3)                                                               \
+    KERNEL(TNAME, T, TT, TN, 4)                                                               \
+    KERNEL(TNAME, T, TT, TN, 5)                                                               \
+    KERNEL(TNAME, T, TT, TN, 6)                                                               \
+    KERNEL(TNAME, T, TT, TN, 7)                                                               \
+    KERNEL(TNAME, T, TT, TN, 8)
+#define BK_W4A16_WG_SPLITS(TNAME, T, TT, TN) \
+    BK_W4A16_WG_SPLITS_OF(BK_W4A16_WG_KERNEL, TNAME, T, TT, TN)
 
 // The tilings: rows of A x columns (64 x 4 consumer warpgroups, or x 2),
 // the narrow ones in stream-K too (the wide ones only pay where they fill
@@ -461,6 +536,19 @@ template <typename T, int TT, int CW, int S> struct WgGemm {
 
 BK_W4A16_WG_TILINGS(f16, __half)
 BK_W4A16_WG_TILINGS(bf16, __nv_bfloat16)
+
+// The zero-point tilings: the same ones.
+#define BK_W4A16_WG_ZP_TILINGS(TNAME, T)                                    \
+    BK_W4A16_WG_SPLITS_OF(BK_W4A16_WG_ZP_SPLIT_KERNEL, TNAME, T, 64, 256)   \
+    BK_W4A16_WG_SPLITS_OF(BK_W4A16_WG_ZP_SPLIT_KERNEL, TNAME, T, 64, 128)   \
+    BK_W4A16_WG_SPLITS_OF(BK_W4A16_WG_ZP_SPLIT_KERNEL, TNAME, T, 128, 128)  \
+    BK_W4A16_WG_SPLITS_OF(BK_W4A16_WG_ZP_SPLIT_KERNEL, TNAME, T, 256, 128)  \
+    BK_W4A16_WG_ZP_KERNEL(TNAME, T, 64, 128, 0, sk, )                       \
+    BK_W4A16_WG_ZP_KERNEL(TNAME, T, 128, 128, 0, sk, )                      \
+    BK_W4A16_WG_ZP_KERNEL(TNAME, T, 256, 128, 0, sk, )
+
+BK_W4A16_WG_ZP_TILINGS(f16, __half)
+BK_W4A16_WG_ZP_TILINGS(bf16, __nv_bfloat16)
 
 // Zeroes the stream-K counters before a run (kernels/shared/workspace_clear.h).
 BK_WORKSPACE_CLEAR_KERNEL(bk_w4a16_sk_clear)

@@ -23,8 +23,9 @@
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
 #define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 16-byte aligned */
-/* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline
- * only) read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout). */
+/* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline)
+ * read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the
+ * wgmma ones, bk_w4a16_wgmma_zp_*, take struct bk_w4a16_tma_zp_args. */
 
 /* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
  * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
@@ -84,9 +85,10 @@ struct bk_w4a16_gemm_args {
     uint32_t splits;              /* CTAs per cluster along y (1: no cluster) */
     uint32_t tiles_m;             /* stream-K: row tiles (grid z of the tiled kernels) */
     uint32_t units;               /* stream-K: tiles x stages */
-    /* The stream-K kernels' workspace, or the zp kernels' packedZeros
-     * (which have no workspace): one field keeps the block 128 bytes, which
-     * the compiler keeps in registers. */
+    /* The stream-K kernels' workspace, or the cp.async zp kernels'
+     * packedZeros (which have no workspace; the wgmma zp kernels find it
+     * in struct bk_w4a16_tma_zp_args): one field keeps the block 128
+     * bytes, which the compiler keeps in registers. */
     union {
         uint64_t workspace;       /* stream-K: counters and partial tiles (below) */
         uint64_t zeros;           /* packedZeros */
@@ -135,7 +137,8 @@ struct bk_w4a16_tma_args {
  * boxes of WG_TILE_N(cw) x WG_STAGE_KT(t), map_s boxes of WG_TILE_N(cw) x
  * WG_SROWS(group, t) (the stage's scale rows, one when a group spans
  * stages), map_a boxes of 64 x t, 128-byte swizzled, one per 64 rows of
- * K. A stage is A, then the weights, then the scale rows, in whole KiB;
+ * K. A stage is A, then the weights, then the scale rows (then with zero
+ * points the same rows of packedZeros), in whole KiB;
  * the ring starts on a KiB and its barriers follow it; K is split over
  * clusters as above. */
 /* Consumer warpgroups (64 columns each), cw: 2 (tiles of 128 columns), or
@@ -153,17 +156,22 @@ struct bk_w4a16_tma_args {
 #define BK_W4A16_WG_A_BYTES(t) (2u * (t) * BK_W4A16_WG_STAGE_K(t))
 #define BK_W4A16_WG_W_BYTES(t, cw) (8u * BK_W4A16_WG_STAGE_KT(t) * BK_W4A16_WG_TILE_N(cw))
 #define BK_W4A16_WG_S_BYTES(t, cw) (2u * (BK_W4A16_WG_STAGE_K(t) / 32u) * BK_W4A16_WG_TILE_N(cw))
-#define BK_W4A16_WG_STAGE_BYTES(t, cw) \
+/* zp: the zero-point kernels (bk_w4a16_wgmma_zp_*), whose stages hold
+ * after the scale rows as many rows of packedZeros (WG_TILE_N(cw) / 8
+ * words each, map_z of struct bk_w4a16_tma_zp_args); 0: none. */
+#define BK_W4A16_WG_Z_BYTES(t, cw, zp) \
+    ((zp) ? 4u * (BK_W4A16_WG_STAGE_K(t) / 32u) * (BK_W4A16_WG_TILE_N(cw) / 8u) : 0u)
+#define BK_W4A16_WG_STAGE_BYTES(t, cw, zp) \
     ((BK_W4A16_WG_A_BYTES(t) + BK_W4A16_WG_W_BYTES(t, cw) + BK_W4A16_WG_S_BYTES(t, cw) + \
-      1023u) / 1024u * 1024u)
-#define BK_W4A16_WG_STAGES(t, cw) \
-    BK_W4A16_MIN2(8, (int)(204800u / BK_W4A16_WG_STAGE_BYTES(t, cw)))
+      BK_W4A16_WG_Z_BYTES(t, cw, zp) + 1023u) / 1024u * 1024u)
+#define BK_W4A16_WG_STAGES(t, cw, zp) \
+    BK_W4A16_MIN2(8, (int)(204800u / BK_W4A16_WG_STAGE_BYTES(t, cw, zp)))
 #define BK_W4A16_WG_RED_BYTES(t, cw) (4u * (t) * BK_W4A16_WG_TILE_N(cw))
-#define BK_W4A16_WG_RING_BYTES(t, cw) \
-    BK_W4A16_MAX2(BK_W4A16_WG_STAGES(t, cw) * BK_W4A16_WG_STAGE_BYTES(t, cw), \
+#define BK_W4A16_WG_RING_BYTES(t, cw, zp) \
+    BK_W4A16_MAX2(BK_W4A16_WG_STAGES(t, cw, zp) * BK_W4A16_WG_STAGE_BYTES(t, cw, zp), \
                   BK_W4A16_WG_RED_BYTES(t, cw))
-#define BK_W4A16_WG_SMEM(t, cw) \
-    (1024u + BK_W4A16_WG_RING_BYTES(t, cw) + 16u * BK_W4A16_WG_STAGES(t, cw))
+#define BK_W4A16_WG_SMEM(t, cw, zp) \
+    (1024u + BK_W4A16_WG_RING_BYTES(t, cw, zp) + 16u * BK_W4A16_WG_STAGES(t, cw, zp))
 
 /* Stream-K (the wgmma kernels ..._sk, grid x = one CTA an SM, P of
  * them): the units of work are a tile's stages, tiles in order of rows
@@ -188,7 +196,19 @@ struct bk_w4a16_tma_args {
 #define BK_W4A16_SK_WORKSPACE(tiles, ctas, t, cw) \
     (BK_W4A16_SK_COUNTER_BYTES(tiles, cw) + 2u * (uint64_t)(ctas) * BK_W4A16_SK_SLOT_BYTES(t, cw))
 #define BK_W4A16_SK_STAGING_BYTES(cw) (528u * 4u * (cw))
-#define BK_W4A16_WG_SK_SMEM(t, cw) (BK_W4A16_WG_SMEM(t, cw) + BK_W4A16_SK_STAGING_BYTES(cw))
+#define BK_W4A16_WG_SK_SMEM(t, cw, zp) (BK_W4A16_WG_SMEM(t, cw, zp) + BK_W4A16_SK_STAGING_BYTES(cw))
+
+/* The parameters of the wgmma kernels with zero points: map_z is
+ * packedZeros as U32 [G, N/8] in boxes of WG_TILE_N(cw) / 8 x
+ * WG_SROWS(group, t) (grouped only), brought into each stage after its
+ * scale rows; zeros its address, from which per-channel zero points are
+ * read directly (t.a's `zeros` is the stream-K workspace there). A block
+ * of its own, so that the symmetric kernels keep theirs. */
+struct bk_w4a16_tma_zp_args {
+    struct bk_w4a16_tma_args t;
+    BK_TENSOR_MAP_FIELD(map_z);
+    uint64_t zeros;
+};
 /* ---- Conversions (kernels/w4a16_convert.cu) ---------------------------------- */
 #define BK_W4A16_CONVERT_THREADS 256
 

@@ -24,9 +24,12 @@
  * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
  * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height,
  * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule.
- * Zero points (a BkW4A16ZeroPointsInfo) run the portable kernels'
- * bk_w4a16_gemm_zp_* twins on every GPU: they read packedZeros beside the
- * scales; the Hopper pipelines have no zero-point form yet. */
+ * Zero points (a BkW4A16ZeroPointsInfo) run the zero-point twins of the
+ * portable kernels (bk_w4a16_gemm_zp_*) and of the wgmma kernel
+ * (bk_w4a16_wgmma_zp_*, the same tiles, splits and schedules, a tensor
+ * map of packedZeros more), which read packedZeros beside the scales;
+ * the Hopper pipeline of tiles up to 32 rows has no zero-point form, so
+ * those take the portable kernels. */
 #include "cuda_w4a16.h"
 
 #include <stdint.h>
@@ -34,7 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct bk_w4a16_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
+_Static_assert(sizeof(struct bk_w4a16_tma_args) <= BK_CUDA_MAX_PARAM_BYTES &&
+                   sizeof(struct bk_w4a16_tma_zp_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the GEMM parameter blocks fit struct bk_cuda_kernel_launch");
 
 /* A kernel the plan may launch, with its parameters but the addresses:
@@ -43,6 +47,7 @@ _Static_assert(sizeof(struct bk_w4a16_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
 struct kernel {
     bool on;
     bool maps;                            /* tensor maps of W, the scales and A */
+    bool zero_map;                        /* struct bk_w4a16_tma_zp_args: packedZeros too */
     bool stream_k;                        /* the wgmma kernel's stream-K schedule */
     enum bk_cuda_module_id module;
     const char *prefix;                   /* of its name: ..._<type>_<tile>_s<splits> */
@@ -149,7 +154,19 @@ static BkResult choose_splits(BkPlan plan, struct kernel *k, const char *type, b
 /* The run's tensor maps for k: packed as U64 [K/16, N] in boxes of a
  * stage's k-tiles of the tile's columns, grouped scales as U16 [G, N] in
  * boxes of a stage's scale rows, and A [M, K] (contiguous rows) in boxes
- * of 64 columns of the tile's rows, 128-byte swizzled. */
+ * of 64 columns of the tile's rows, 128-byte swizzled; with zero points
+ * (zero_map), grouped packedZeros as U32 [G, N/8] in boxes of the same
+ * rows of the tile's N/8 words. */
+static bool zero_map(const struct gemm_plan *g, const struct kernel *k,
+                     struct bk_w4a16_tma_zp_args *z)
+{
+    const struct bk_w4a16_gemm_args *a = &z->t.a;
+    const int64_t extent[2] = { g->groups, a->n / 8 }, stride[2] = { a->n / 8, 1 };
+    return k->box_srows == 0 ||
+           bk_cuda_tensor_map_plain((CUtensorMap *)z->map_z, 4, z->zeros, 2, extent, stride,
+                                    (uint32_t)k->tile_n / 8, k->box_srows);
+}
+
 static bool tensor_maps(const struct gemm_plan *g, const struct kernel *k,
                         struct bk_w4a16_tma_args *t)
 {
@@ -183,9 +200,10 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
          * cp.async pipeline. */
         if (!k->on || (k->maps && !vector))
             continue;
-        struct bk_w4a16_tma_args t;
-        memset(&t, 0, sizeof t);
-        struct bk_w4a16_gemm_args *a = &t.a;
+        struct bk_w4a16_tma_zp_args z;
+        memset(&z, 0, sizeof z);
+        struct bk_w4a16_tma_args *t = &z.t;
+        struct bk_w4a16_gemm_args *a = &t->a;
         *a = k->args;
         a->a = a_base;
         a->packed = run->binding[BK_W4A16_GEMM_BINDING_PACKED];
@@ -198,17 +216,25 @@ static uint32_t gemm_prepare(BkPlan plan, const struct bk_run_args *run,
             a->flags |= BK_W4A16_A_VECTOR;
         if (a->c_cs == 1 && (a->m <= 1 || a->c_rs % 8 == 0) && a->c % 16 == 0)
             a->flags |= BK_W4A16_C_VECTOR;
-        if (k->maps && !tensor_maps(g, k, &t))
+        if (k->maps && !tensor_maps(g, k, t))
             continue;
+        if (k->zero_map) {
+            z.zeros = run->binding[BK_W4A16_GEMM_BINDING_PACKED_ZEROS];
+            if (!zero_map(g, k, &z))
+                continue;
+        }
         uint32_t n = 0;
         if (k->stream_k) {
             a->workspace = run->workspace;
             bk_cuda_launch_clear(&launches[n++], g->clear, "bk_w4a16_sk_clear", run->workspace,
                                  g->counter_words);
         }
-        const void *params = k->maps ? (const void *)&t : (const void *)a;
+        const void *params = k->zero_map ? (const void *)&z
+                             : k->maps   ? (const void *)t
+                                         : (const void *)a;
+        const size_t bytes = k->zero_map ? sizeof z : k->maps ? sizeof *t : sizeof *a;
         bk_cuda_launch_set(&launches[n++], k->fn, k->grid[0], k->grid[1], k->grid[2], k->threads,
-                           k->shared_bytes, k->name, params, k->maps ? sizeof t : sizeof *a);
+                           k->shared_bytes, k->name, params, bytes);
         return n;
     }
     return 0; /* unreachable: the portable kernel is always on */
@@ -317,19 +343,21 @@ static BkResult wgmma_init(BkPlan plan, struct kernel *k, const struct bk_w4a16_
 {
     const struct bk_cuda_context *c = plan->ctx->impl;
     const int cw = stream_k ? 2 : wgmma_consumers(p, tt, c);
+    const int zp = p->has_zeros;
     memset(k, 0, sizeof *k);
     kernel_init(k, p, a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
-                BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw), 1);
+                BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw, zp), 1);
     k->maps = true;
+    k->zero_map = zp;
     k->module = BK_CUDA_MODULE_W4A16_WGMMA;
-    k->prefix = "bk_w4a16_wgmma";
+    k->prefix = zp ? "bk_w4a16_wgmma_zp" : "bk_w4a16_wgmma";
     k->tile_tag = 't';
     k->box_srows =
         p->shape.per_channel ? 0 : BK_W4A16_WG_SROWS((uint32_t)p->shape.group, (uint32_t)tt);
     if (!stream_k)
         return choose_splits(plan, k, type, clusters);
     k->stream_k = true;
-    k->shared_bytes = BK_W4A16_WG_SK_SMEM(tt, cw);
+    k->shared_bytes = BK_W4A16_WG_SK_SMEM(tt, cw, zp);
     k->args.tiles_m = k->grid[2];
     k->args.splits = 1;
     k->grid[0] = (unsigned int)c->sm_count;
@@ -467,7 +495,7 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
             return res;
         chosen = k;
     }
-    if (sm90a && tm > 32 && !portable_only && !p->has_zeros) {
+    if (sm90a && tm > 32 && !portable_only) {
         int forced;
         const int tt = wgmma_rows(p, &forced);
         k = &g->k[K_WGMMA];

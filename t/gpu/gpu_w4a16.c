@@ -30,7 +30,12 @@
  *   unpack with zero points, AWQ and asymmetric GPTQ repacks (act-order
  *   too) byte for byte equal to the host's, and the GEMM's zp kernels at
  *   every tile height, group size and split, A permuted and strided, each
- *   within w4a16_ref_close of the product of (q - z) * scale.
+ *   within w4a16_ref_close of the product of (q - z) * scale; on sm_90
+ *   every such plan above 32 rows of A names the wgmma kernel's zp form
+ *   (bk_w4a16_wgmma_zp_*, ..._sk where stream-K is forced), which runs
+ *   at each of its heights and widths, both schedules, splits forced and
+ *   chosen, grouped and per-channel scales, N a multiple of its tiles and
+ *   not.
  * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
 #include "config.h"
 
@@ -44,6 +49,7 @@
 
 static BkContext gpu, host;
 static struct bkt_rng rng;
+static bool sm90; /* the GPU runs the wgmma kernels (compute capability 9.0) */
 
 static int64_t groups_of(int32_t gs, int64_t k)
 {
@@ -555,6 +561,17 @@ static void test_gemm(const struct gcase *c)
     }
     if (kernel[0])
         kernel_seen(kernel);
+    /* Zero points above 32 rows take the wgmma kernel's zp form on sm_90,
+     * in stream-K where forced (every stream-K case has a unit an SM). */
+    bool kernel_ok = true;
+    if (sm90 && c->zeros && m > 32 && !c->portable) {
+        const size_t len = strlen(kernel);
+        kernel_ok = strncmp(kernel, "bk_w4a16_wgmma_zp_", 18) == 0 &&
+                    (!c->stream_k || (len > 3 && strcmp(kernel + len - 3, "_sk") == 0));
+        if (!kernel_ok)
+            tap_diag("the plan took %s, not the wgmma kernel's zp form%s", kernel,
+                     c->stream_k ? " in stream-K" : "");
+    }
 
     /* The exact product of the rounded weights. */
     double *w = malloc((size_t)(k * n) * sizeof *w);
@@ -578,7 +595,7 @@ static void test_gemm(const struct gcase *c)
                 memcpy(&v, (char *)out[0] + (i * ldc + j) * 2, 2);
                 gaps += v != (uint16_t)(BKT_POISON & 0xffffu) && v != (uint16_t)(BKT_POISON >> 16);
             }
-    tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps,
+    tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps && kernel_ok,
            "GEMM%s %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
            "misses, %ld gap writes",
            c->zeros ? " with zero points" : "", bkt_type_name(t), w4a16_group_name(c->gs), (long long)m, (long long)k, (long long)n,
@@ -684,6 +701,41 @@ static void test_gemms(void)
     };
     for (size_t j = 0; j < sizeof zp_planned / sizeof zp_planned[0]; j++)
         test_gemm(&zp_planned[j]);
+    /* Zero points in the wgmma kernel: each height (64, 128, 256 rows; M
+     * partly past a tile), the wide 64 x 256 tiles, splits forced, K past
+     * a stage, N a multiple of the tile or not (or under one), A padded
+     * and C column-major, replays; then stream-K at each height (tiles x
+     * stages >= the SMs of an H100: 160, 160, 144, 144, 160 units). */
+    const BkDataType F16 = BK_DATA_TYPE_F16, BF16 = BK_DATA_TYPE_BF16;
+    const int32_t PC = BK_W4A16_GROUP_PER_CHANNEL;
+    const struct gcase zp_wgmma[] = {
+        { .type = F16, .gs = 128, .m = 64, .k = 1024, .n = 512 },
+        { .type = BF16, .gs = 32, .m = 100, .k = 864, .n = 320, .a_layout = A_PADDED },
+        { .type = F16, .gs = 64, .m = 256, .k = 1024, .n = 384 },
+        { .type = BF16, .gs = PC, .m = 300, .k = 848, .n = 192, .rows = 64 },
+        { .type = F16, .gs = 32, .m = 64, .k = 1024, .n = 320, .wide = true },
+        { .type = BF16, .gs = 128, .m = 40, .k = 768, .n = 512, .wide = true, .splits = 3 },
+        { .type = F16, .gs = PC, .m = 200, .k = 1024, .n = 256, .rows = 256, .c_column = true,
+          .replays = 3 },
+        { .type = BF16, .gs = 64, .m = 128, .k = 2048, .n = 768, .splits = 4 },
+        { .type = F16, .gs = 32, .m = 300, .k = 512, .n = 384, .rows = 128, .splits = 2 },
+        /* N narrower than a tile (boxes wider than the tensors). */
+        { .type = BF16, .gs = 64, .m = 70, .k = 512, .n = 64 },
+        { .type = F16, .gs = 128, .m = 64, .k = 2048, .n = 1280, .stream_k = true },
+        { .type = BF16, .gs = 32, .m = 100, .k = 1024, .n = 2560, .stream_k = true,
+          .a_layout = A_PADDED },
+        { .type = F16, .gs = PC, .m = 256, .k = 768, .n = 1536, .stream_k = true,
+          .c_column = true },
+        { .type = BF16, .gs = 64, .m = 300, .k = 512, .n = 1152, .rows = 256, .stream_k = true,
+          .replays = 3 },
+        { .type = BF16, .gs = PC, .m = 65, .k = 2048, .n = 1280, .stream_k = true },
+    };
+    for (size_t j = 0; j < sizeof zp_wgmma / sizeof zp_wgmma[0]; j++) {
+        struct gcase c = zp_wgmma[j];
+        c.zeros = true;
+        c.replays = c.replays ? c.replays : 1;
+        test_gemm(&c);
+    }
 }
 
 /* A plan the device runs in stream-K reports its workspace (counters and
@@ -730,6 +782,9 @@ int main(void)
     gpu = bkt_open_cuda();
     host = bkt_open_host();
     rng = bkt_rng_new(4164);
+    BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    bkGetContextProperties(gpu, &dev);
+    sm90 = dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
     unsetenv("BK_CUDA_W4A16_SPLITS");
     unsetenv("BK_CUDA_W4A16_SCHEDULE");
     test_conversions();

@@ -7,7 +7,9 @@
  * from Marlin's scale tables and unpacking gives them back; the GEMM on
  * random asymmetric weights matches a long double product of the
  * dequantized weight for both types and every group size, with and
- * without perm; AWQ checkpoints and asymmetric GPTQ checkpoints (exact
+ * without perm, and at the heights that CUDA's wgmma kernel takes on
+ * sm_90 (M 64 to 300, N a multiple of its tiles and not, K several
+ * groups, both of its schedules: the plan's kernel named in each line); AWQ checkpoints and asymmetric GPTQ checkpoints (exact
  * and minus-one zeros, act-order g_idx) made by the test's own packers
  * repack to the reference's packed weight, scales and zero points; and
  * every rule of the struct broken one field at a time is refused with a
@@ -83,14 +85,17 @@ static void blob_free(BkContext ctx, struct blob *b)
     memset(b, 0, sizeof *b);
 }
 
+/* kernel: when not NULL, receives the plan's kernel name. */
 static BkResult plan_run(BkContext ctx, const void *info, uint32_t count,
-                         const BkDeviceAddress *bindings, const char *label)
+                         const BkDeviceAddress *bindings, const char *label, char *kernel)
 {
     BkPlan plan = BK_NULL_HANDLE;
     BkResult r = bkt_create_plan(ctx, info, &plan);
     if (r == BK_SUCCESS) {
         BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
         r = bkGetPlanProperties(plan, &props);
+        if (r == BK_SUCCESS && kernel)
+            snprintf(kernel, BK_MAX_KERNEL_NAME_SIZE, "%s", props.kernelName);
         if (r == BK_SUCCESS && props.bindingCount != count) {
             tap_diag("%s: the plan has %u bindings, expected %u", label, props.bindingCount,
                      count);
@@ -180,7 +185,7 @@ static void quantize_case(BkContext ctx, struct bkt_rng *rng, BkDataType stype, 
     };
     const BkDeviceAddress bind[7] = { bw.dev.address, bq.dev.address, bs.dev.address, 0, 0,
                                       bz.dev.address, 0 };
-    const bool ran = plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
+    const bool ran = plan_run(ctx, &info, 7, bind, label, NULL) == BK_SUCCESS;
     blob_download(ctx, &bq);
     blob_download(ctx, &bs);
     blob_download(ctx, &bz);
@@ -277,7 +282,7 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     };
     const BkDeviceAddress bind[7] = { 0, bq.dev.address, bs.dev.address, packed.dev.address,
                                       pscales.dev.address, bz.dev.address, pzeros.dev.address };
-    bool ran = plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
+    bool ran = plan_run(ctx, &info, 7, bind, label, NULL) == BK_SUCCESS;
     blob_download(ctx, &packed);
     blob_download(ctx, &pscales);
     blob_download(ctx, &pzeros);
@@ -298,7 +303,7 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     info.conversion = BK_W4A16_UNPACK;
     const BkDeviceAddress ubind[7] = { 0, uq.dev.address, us.dev.address, packed.dev.address,
                                        pscales.dev.address, uz.dev.address, pzeros.dev.address };
-    ran = ran && plan_run(ctx, &info, 7, ubind, label) == BK_SUCCESS;
+    ran = ran && plan_run(ctx, &info, 7, ubind, label, NULL) == BK_SUCCESS;
     blob_download(ctx, &uq);
     blob_download(ctx, &us);
     blob_download(ctx, &uz);
@@ -331,10 +336,11 @@ static void random_permutation(struct bkt_rng *rng, int32_t *perm, int64_t k)
 }
 
 /* C = A @ W on packed weights with zero points; c receives C [m][n] as
- * doubles. perm: bound when not NULL. */
+ * doubles and kernel the plan's kernel name. perm: bound when not NULL. */
 static BkResult gemm_zp(BkContext ctx, BkDataType type, int32_t gs, int64_t m, int64_t k,
                         int64_t n, const uint16_t *a, struct blob *packed, struct blob *pscales,
-                        struct blob *pzeros, const int32_t *perm, double *c, const char *label)
+                        struct blob *pzeros, const int32_t *perm, double *c, const char *label,
+                        char *kernel)
 {
     const int64_t groups = groups_of(gs, k);
     struct blob ba, bc, bp;
@@ -361,7 +367,7 @@ static BkResult gemm_zp(BkContext ctx, BkDataType type, int32_t gs, int64_t m, i
     const BkDeviceAddress bind[6] = { ba.dev.address, packed->dev.address, pscales->dev.address,
                                       perm ? bp.dev.address : 0, bc.dev.address,
                                       pzeros->dev.address };
-    const BkResult r = plan_run(ctx, &info, 6, bind, label);
+    const BkResult r = plan_run(ctx, &info, 6, bind, label, kernel);
     blob_download(ctx, &bc);
     for (int64_t i = 0; i < m * n; i++)
         c[i] = half_value(((uint16_t *)bc.host)[i], type);
@@ -406,14 +412,17 @@ static void random_a(struct bkt_rng *rng, BkDataType type, int64_t count, uint16
     }
 }
 
+/* schedule: BK_CUDA_W4A16_SCHEDULE while the plan is made (CUDA's wgmma
+ * kernel in that schedule where it can), or NULL for the plan's choice. */
 static void gemm_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32_t gs, int64_t m,
-                      int64_t k, int64_t n, bool with_perm)
+                      int64_t k, int64_t n, bool with_perm, const char *schedule)
 {
     const int64_t groups = groups_of(gs, k);
     char label[160];
-    snprintf(label, sizeof label, "gemm with zero points %s, %s, M %lld K %lld N %lld%s",
+    snprintf(label, sizeof label, "gemm with zero points %s, %s, M %lld K %lld N %lld%s%s%s",
              bkt_type_name(type), w4a16_group_name(gs), (long long)m, (long long)k,
-             (long long)n, with_perm ? ", perm" : "");
+             (long long)n, with_perm ? ", perm" : "", schedule ? ", schedule " : "",
+             schedule ? schedule : "");
     uint8_t *q = xmalloc((size_t)(k * n)), *z = xmalloc((size_t)(groups * n));
     uint16_t *scales = xmalloc((size_t)(groups * n) * 2), *a = xmalloc((size_t)(m * k) * 2);
     double *ad = xmalloc((size_t)(m * k) * sizeof *ad), *w = xmalloc((size_t)(k * n) * sizeof *w);
@@ -432,10 +441,14 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     blob_upload(ctx, &pscales);
     blob_upload(ctx, &pzeros);
     w4a16_ref_dequant_zp(q, scales, z, type, k, n, gs, w);
+    char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+    if (schedule)
+        setenv("BK_CUDA_W4A16_SCHEDULE", schedule, 1);
     const bool ran = gemm_zp(ctx, type, gs, m, k, n, a, &packed, &pscales, &pzeros,
-                             with_perm ? perm : NULL, c, label) == BK_SUCCESS;
+                             with_perm ? perm : NULL, c, label, kernel) == BK_SUCCESS;
+    unsetenv("BK_CUDA_W4A16_SCHEDULE");
     tap_ok(ran && check_c(c, ad, w, with_perm ? perm : NULL, type, m, k, n, label) == 0,
-           "%s: C matches the product of (q - z) * scale", label);
+           "%s: C matches the product of (q - z) * scale (%s)", label, kernel);
     blob_free(ctx, &packed);
     blob_free(ctx, &pscales);
     blob_free(ctx, &pzeros);
@@ -547,7 +560,7 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
         cc->act_order ? gidx.dev.address : 0, packed.dev.address, pscales.dev.address,
         perm.dev.address, report.dev.address, pzeros.dev.address,
     };
-    bool ran = plan_run(ctx, &info, 9, bind, label) == BK_SUCCESS;
+    bool ran = plan_run(ctx, &info, 9, bind, label, NULL) == BK_SUCCESS;
     blob_download(ctx, &packed);
     blob_download(ctx, &pscales);
     blob_download(ctx, &pzeros);
@@ -588,7 +601,7 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
      * zero point and scale: groups are contiguous once sorted). */
     w4a16_ref_dequant_zp(sorted_q, scales, z, cc->type, k, n, cc->gs, w);
     ran = ran && gemm_zp(ctx, cc->type, cc->gs, m, k, n, a, &packed, &pscales, &pzeros,
-                         cc->act_order ? want_perm : NULL, c, label) == BK_SUCCESS;
+                         cc->act_order ? want_perm : NULL, c, label, NULL) == BK_SUCCESS;
     tap_ok(ran && check_c(c, ad, w, cc->act_order ? want_perm : NULL, cc->type, m, k, n,
                           label) == 0,
            "%s: the GEMM on the repacked weight gives the checkpoint's product", label);
@@ -805,9 +818,34 @@ int main(void)
             pack_case(ctx, &rng, half_types[t], group_sizes[gi]);
             gemm_case(ctx, &rng, half_types[t], group_sizes[gi], bkt_rand_int(&rng, 1, 40),
                       random_k(&rng, group_sizes[gi], 3), 64 * bkt_rand_int(&rng, 1, 3),
-                      gi % 2 == 1);
+                      gi % 2 == 1, NULL);
         }
-    gemm_case(ctx, &rng, BK_DATA_TYPE_F16, 128, 70, 512, 320, false);
+    gemm_case(ctx, &rng, BK_DATA_TYPE_F16, 128, 70, 512, 320, false, NULL);
+    /* The heights of CUDA's wgmma tiles (64, 128, 256 rows; 300 partly past
+     * a tile) for each type and group size, N a multiple of its 128
+     * columns or not, K several groups (864 and 848 past a 128-row stage),
+     * and two shapes with units enough for its stream-K schedule (tiles x
+     * stages >= the SMs of an H100). */
+    static const struct {
+        BkDataType type;
+        int32_t gs;
+        int64_t m, k, n;
+    } tall[] = {
+        { BK_DATA_TYPE_F16, 32, 64, 864, 384 },
+        { BK_DATA_TYPE_F16, 64, 100, 1024, 320 },
+        { BK_DATA_TYPE_F16, 128, 256, 512, 256 },
+        { BK_DATA_TYPE_F16, BK_W4A16_GROUP_PER_CHANNEL, 300, 848, 192 },
+        { BK_DATA_TYPE_BF16, 32, 300, 640, 320 },
+        { BK_DATA_TYPE_BF16, 64, 256, 896, 192 },
+        { BK_DATA_TYPE_BF16, 128, 100, 1152, 384 },
+        { BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 64, 1024, 256 },
+    };
+    for (size_t i = 0; i < sizeof tall / sizeof tall[0]; i++)
+        gemm_case(ctx, &rng, tall[i].type, tall[i].gs, tall[i].m, tall[i].k, tall[i].n, false,
+                  NULL);
+    gemm_case(ctx, &rng, BK_DATA_TYPE_F16, 64, 64, 2048, 1280, false, "stream-k");
+    gemm_case(ctx, &rng, BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 100, 1024, 2560, false,
+              "stream-k");
     const struct ckpt_case ckpts[] = {
         { BK_W4A16_CHECKPOINT_AWQ, BK_W4A16_GPTQ_ZEROS_EXACT, BK_DATA_TYPE_F16, 128, false, false },
         { BK_W4A16_CHECKPOINT_AWQ, BK_W4A16_GPTQ_ZEROS_EXACT, BK_DATA_TYPE_BF16, 32, false, false },
