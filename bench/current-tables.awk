@@ -345,37 +345,36 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
     delete BW
 }
 
-# The head-size sweep: every D at a shorter L, beside SDPA.
-function heads(   f) {
-    print "## Attention at every head size\n"
-    f = newest("heads", "bkbench.attention")
+# A table of attention records of family fam under heading, from the
+# newest run that has it (what: the words for none), intro before it.
+function attention_section(fam, heading, what, intro,   f) {
+    print "## " heading "\n"
+    f = newest(fam, "bkbench.attention")
     if (f == "")
-        return none("a head-size sweep")
+        return none(what)
     stamp(f)
-    print "TFLOP/s over the active blocks (forward 2 x block x block x (D + Dv) each, backward"
-    print "2.5 times that), L = 4096 on the GPU, H = 2048 / D, dense (\"full\") and 25% of the key"
-    print "blocks; D / Dv where they differ. The peer is PyTorch's SDPA for the dense pattern.\n"
+    print intro "\n"
     print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
     print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    attention_rows(f, "heads")
+    attention_rows(f, fam)
     print ""
+}
+
+# The head-size sweep: every D at a shorter L, beside SDPA.
+function heads() {
+    attention_section("heads", "Attention at every head size", "a head-size sweep",
+        "TFLOP/s over the active blocks (forward 2 x block x block x (D + Dv) each, backward\n" \
+        "2.5 times that), L = 4096 on the GPU, H = 2048 / D, dense (\"full\") and 25% of the key\n" \
+        "blocks; D / Dv where they differ. The peer is PyTorch's SDPA for the dense pattern.")
 }
 
 # Packed sequences of their own lengths beside the dense kernels on the
 # same causal pattern, and SDPA called once a sequence.
-function varlen(   f) {
-    print "## Attention over packed sequences\n"
-    f = newest("varlen", "bkbench.attention")
-    if (f == "")
-        return none("packed-sequence figures")
-    stamp(f)
-    print "TFLOP/s over each sequence's own active blocks: 16 sequences of 512 to 8192 tokens"
-    print "summing to 65536, packed (B = 1, L their sum; varlen-c causal), beside the dense"
-    print "kernels' causal case at B x 8192. The peer is PyTorch's SDPA called once a sequence.\n"
-    print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
-    print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    attention_rows(f, "varlen")
-    print ""
+function varlen() {
+    attention_section("varlen", "Attention over packed sequences", "packed-sequence figures",
+        "TFLOP/s over each sequence's own active blocks: 16 sequences of 512 to 8192 tokens\n" \
+        "summing to 65536, packed (B = 1, L their sum; varlen-c causal), beside the dense\n" \
+        "kernels' causal case at B x 8192. The peer is PyTorch's SDPA called once a sequence.")
 }
 
 function attention(   f) {
