@@ -20,6 +20,7 @@
  * converted panels and the accumulator. */
 #include "host_w4a16.h"
 #include "host_blas.h"
+#include "host_half_convert.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 #define BLOCK_M 32
 #define PANEL_N 64
 #define TILE_K 16
+/* Columns of A gathered through perm at a time, then converted. */
+#define GATHER_CHUNK 256
 /* Below this many multiply-adds the GEMM runs on one thread. */
 #define PARALLEL_MIN_WORK (1 << 20)
 /* Fewer rows of A than this (decode steps) stay with the fused loop below
@@ -44,24 +47,33 @@ struct gemm {
     const uint16_t *scales;        /* packedScales */
     const int32_t *perm;           /* NULL when not bound */
     const uint32_t *zeros;         /* packedZeros, NULL when symmetric */
-    struct host_w4a16_half half;
+    bool bf16;                     /* A, C and the scales are bf16, else f16 */
+    host_gemm_load_fn load_row;    /* rows of that type to f32 and back */
+    host_gemm_store_fn store_row;
 };
 
-/* table[q][j]: the weight of value q in column n0 + j of group g. */
+/* table[q][j]: the weight of value q in column n0 + j of group g: the
+ * products in float, then rounded to the type and back a whole table at
+ * a time by the GEMM's row store and load (vectorised, lib/half.h's bits). */
 static void group_table(const struct gemm *gm, int64_t g, int64_t n0, float table[16][PANEL_N])
 {
     const struct bk_w4a16_shape *s = &gm->p->shape;
+    float scale[PANEL_N], zero[PANEL_N];
+    uint16_t bits[16 * PANEL_N];
     for (int j = 0; j < PANEL_N; j++) {
-        const float scale = gm->half.to_f32(
-            gm->scales[g * s->n + bk_w4a16_scale_position(n0 + j, s->per_channel)]);
-        const int z = gm->zeros ? (int)((gm->zeros[g * (s->n / 8) +
-                                                   bk_w4a16_zero_word(n0 + j, s->per_channel)] >>
-                                         (4 * bk_w4a16_zero_nibble(n0 + j, s->per_channel))) &
-                                        15u)
-                                : 8;
-        for (int q = 0; q < 16; q++)
-            table[q][j] = gm->half.to_f32(gm->half.from_f32((float)(q - z) * scale));
+        const uint16_t h = gm->scales[g * s->n + bk_w4a16_scale_position(n0 + j, s->per_channel)];
+        scale[j] = gm->bf16 ? host_bf16_to_f32(h) : host_f16_to_f32(h);
+        zero[j] = gm->zeros ? (float)((gm->zeros[g * (s->n / 8) +
+                                                 bk_w4a16_zero_word(n0 + j, s->per_channel)] >>
+                                       (4 * bk_w4a16_zero_nibble(n0 + j, s->per_channel))) &
+                                      15u)
+                            : 8.0f;
     }
+    for (int q = 0; q < 16; q++)
+        for (int j = 0; j < PANEL_N; j++)
+            table[q][j] = ((float)q - zero[j]) * scale[j];
+    gm->store_row((char *)bits, 1, 16 * PANEL_N, table);
+    gm->load_row((const char *)bits, 1, 16 * PANEL_N, table);
 }
 
 /* Rows m0 .. m0 + rows - 1 of A (rows <= BLOCK_M) as float, columns k0 ..
@@ -76,7 +88,40 @@ static void load_a(const struct gemm *gm, int64_t m0, int rows, int64_t k0,
             uint16_t bits = 0;
             if (col >= 0 && col < p->shape.k)
                 memcpy(&bits, host_matrix_at(gm->a, &p->a, m0 + r, col, 2), 2);
-            a[r][k] = gm->half.to_f32(bits);
+            a[r][k] = gm->bf16 ? host_bf16_to_f32(bits) : host_f16_to_f32(bits);
+        }
+}
+
+/* One tile of 16 rows by 64 columns through its group's table: value
+ * (k, j) is in word bk_w4a16_word(k, j) of the block, nibble
+ * bk_w4a16_nibble(k, j), written out for a row so that the loop over the
+ * columns vectorises (a gather of words and one of table entries a lane,
+ * in the clones that have them). */
+HOST_CLONES static void decode_tile(const uint32_t *restrict block, const float table[16][PANEL_N],
+                                    float tile[TILE_K][PANEL_N])
+{
+    for (int k = 0; k < TILE_K; k++) {
+        const int row_word = 4 * ((k % 8) / 2), row_shift = 4 * (4 * (k % 2) + (k % 16) / 8);
+        HOST_SIMD for (int j = 0; j < PANEL_N; j++) {
+            const int word = 16 * (j % 8) + j / 16 + row_word;
+            const int shift = row_shift + 8 * ((j % 16) / 8);
+            tile[k][j] = table[(block[word] >> shift) & 15u][j];
+        }
+    }
+}
+
+/* acc[r] += a[r][k] * w[k] for each row, k in order: each element's sum
+ * in k order, its products not fused into the additions (ISO C mode, no
+ * contraction), so every clone gives the same bits. */
+HOST_CLONES static void accumulate_tile(int rows, const float a[BLOCK_M][TILE_K],
+                                        const float w[TILE_K][PANEL_N],
+                                        float acc[BLOCK_M][PANEL_N])
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < TILE_K; k++) {
+            const float av = a[r][k];
+            HOST_SIMD for (int j = 0; j < PANEL_N; j++)
+                acc[r][j] += av * w[k][j];
         }
 }
 
@@ -85,14 +130,6 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
     const struct bk_w4a16_gemm_problem *p = gm->p;
     const int64_t n = p->shape.n;
     float acc[BLOCK_M][PANEL_N], w[TILE_K][PANEL_N], a[BLOCK_M][TILE_K], table[16][PANEL_N];
-    /* Where value (k, j) of a tile sits among its block's 128 words: the
-     * same in every tile and block. */
-    uint8_t word_of[TILE_K][PANEL_N], shift_of[TILE_K][PANEL_N];
-    for (int k = 0; k < TILE_K; k++)
-        for (int j = 0; j < PANEL_N; j++) {
-            word_of[k][j] = (uint8_t)bk_w4a16_word(k, j);
-            shift_of[k][j] = (uint8_t)(4 * bk_w4a16_nibble(k, j));
-        }
     int64_t table_group = -1;
     memset(acc, 0, sizeof acc);
     for (int64_t k0 = 0; k0 < p->shape.k; k0 += TILE_K) {
@@ -101,21 +138,14 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
             group_table(gm, g, n0, table);
             table_group = g;
         }
-        const uint32_t *block = gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128;
-        for (int k = 0; k < TILE_K; k++)
-            for (int j = 0; j < PANEL_N; j++)
-                w[k][j] = table[(block[word_of[k][j]] >> shift_of[k][j]) & 15u][j];
+        decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, w);
         load_a(gm, m0, rows, k0, a);
-        for (int r = 0; r < rows; r++)
-            for (int k = 0; k < TILE_K; k++) {
-                const float av = a[r][k];
-                for (int j = 0; j < PANEL_N; j++)
-                    acc[r][j] += av * w[k][j];
-            }
+        accumulate_tile(rows, a, w, acc);
     }
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < PANEL_N; j++) {
-            const uint16_t bits = gm->half.from_f32(acc[r][j]);
+            const uint16_t bits =
+                gm->bf16 ? host_f32_to_bf16(acc[r][j]) : host_f32_to_f16(acc[r][j]);
             memcpy(host_matrix_at(gm->c, &p->c, m0 + r, n0 + j, 2), &bits, 2);
         }
 }
@@ -127,27 +157,45 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
  * table is rebuilt where a tile enters a new group), and the engine's
  * epilogue rounds C. */
 
-/* Columns [p0, p0 + kc) of rows [r0, r0 + rows) of A as f32, row-major. */
+/* Columns [p0, p0 + kc) of rows [r0, r0 + rows) of A as f32, row-major:
+ * a row converted by the GEMM's row loader, from A itself or, through
+ * perm, from its gathered bits. */
 static struct host_blas_panel fill_a(const struct host_gemm_operand *op, int64_t b, int64_t r0,
                                      int64_t rows, int64_t p0, int64_t kc, void *dst_)
 {
     const struct gemm *gm = op->ctx;
     const struct bk_w4a16_gemm_problem *p = gm->p;
+    const host_gemm_load_fn load = host_gemm_row_loader(p->shape.scale_type);
     float *dst = dst_;
+    uint16_t bits[GATHER_CHUNK];
     (void)b;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t q = 0; q < kc; q++) {
-            const int64_t col = gm->perm ? gm->perm[p0 + q] : p0 + q;
-            uint16_t bits = 0;
-            if (col >= 0 && col < p->shape.k)
-                memcpy(&bits, host_matrix_at(gm->a, &p->a, r0 + r, col, 2), 2);
-            dst[r * kc + q] = gm->half.to_f32(bits);
+    for (int64_t r = 0; r < rows; r++) {
+        if (!gm->perm) {
+            load(host_matrix_at(gm->a, &p->a, r0 + r, p0, 2), p->a.col_stride, kc, dst + r * kc);
+            continue;
         }
+        for (int64_t q0 = 0; q0 < kc; q0 += GATHER_CHUNK) {
+            const int64_t len = kc - q0 < GATHER_CHUNK ? kc - q0 : GATHER_CHUNK;
+            for (int64_t q = 0; q < len; q++) {
+                const int64_t col = gm->perm[p0 + q0 + q];
+                bits[q] = 0;
+                if (col >= 0 && col < p->shape.k)
+                    memcpy(&bits[q], host_matrix_at(gm->a, &p->a, r0 + r, col, 2), 2);
+            }
+            load((const char *)bits, 1, len, dst + r * kc + q0);
+        }
+    }
     return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
 }
 
 /* Rows [p0, p0 + kc) of W [K, N], columns [r0, r0 + rows) (whole blocks
- * of PANEL_N), as f32: W row-major is W^T = B^T column-major. */
+ * of PANEL_N), as f32: W row-major is W^T = B^T column-major. Each word
+ * of a tile is read once and its eight values written where the layout
+ * (w4a16_layout.h) puts them: word w of a block holds columns
+ * 16 (w % 4) + w / 16 and 8 past it, rows 2 ((w % 16) / 4) + {0, 1, 8, 9};
+ * nibble i is row + 8 (i % 2) + i / 4, column + 8 ((i / 2) % 2). A tile
+ * is put together in a buffer, then copied a row at a time: written in
+ * place, its rows a power-of-two stride apart would share cache sets. */
 static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t b, int64_t r0,
                                      int64_t rows, int64_t p0, int64_t kc, void *dst_)
 {
@@ -155,14 +203,8 @@ static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t
     const struct bk_w4a16_gemm_problem *p = gm->p;
     const int64_t n = p->shape.n;
     float *dst = dst_;
-    float table[16][PANEL_N];
-    uint8_t word_of[TILE_K][PANEL_N], shift_of[TILE_K][PANEL_N];
+    float table[16][PANEL_N], tile[TILE_K][PANEL_N];
     (void)b;
-    for (int k = 0; k < TILE_K; k++)
-        for (int j = 0; j < PANEL_N; j++) {
-            word_of[k][j] = (uint8_t)bk_w4a16_word(k, j);
-            shift_of[k][j] = (uint8_t)(4 * bk_w4a16_nibble(k, j));
-        }
     for (int64_t n0 = r0; n0 < r0 + rows; n0 += PANEL_N) {
         int64_t table_group = -1;
         for (int64_t k0 = p0; k0 < p0 + kc; k0 += TILE_K) {
@@ -171,12 +213,9 @@ static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t
                 group_table(gm, g, n0, table);
                 table_group = g;
             }
-            const uint32_t *block = gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128;
-            for (int k = 0; k < TILE_K; k++) {
-                float *row = dst + (k0 - p0 + k) * rows + (n0 - r0);
-                for (int j = 0; j < PANEL_N; j++)
-                    row[j] = table[(block[word_of[k][j]] >> shift_of[k][j]) & 15u][j];
-            }
+            decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, tile);
+            for (int k = 0; k < TILE_K; k++)
+                memcpy(dst + (k0 - p0 + k) * rows + (n0 - r0), tile[k], sizeof tile[k]);
         }
     }
     return (struct host_blas_panel){ .p = dst, .ld = rows, .row_major = false };
@@ -221,7 +260,9 @@ static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args
                      ? (const uint32_t *)(uintptr_t)
                            args->binding[BK_W4A16_GEMM_BINDING_PACKED_ZEROS]
                      : NULL,
-        .half = host_w4a16_half(p->shape.scale_type),
+        .bf16 = p->shape.scale_type == BK_DATA_TYPE_BF16,
+        .load_row = host_gemm_row_loader(p->shape.scale_type),
+        .store_row = host_gemm_row_storer(p->shape.scale_type),
     };
     const struct host_gemm_job job = blas_job(p, &gm);
     if (blas_serves(p, &job)) {
