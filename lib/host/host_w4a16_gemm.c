@@ -15,8 +15,8 @@
  * perm is trusted to be a permutation; an index outside 0..K-1 reads 0
  * (never out of bounds). No workspace.
  *
- * Where the build has a BLAS the sums of BLAS_MIN_M rows or more are
- * sgemm's instead (below), in its order, with a workspace for the
+ * Where the build has a BLAS the sums of enough rows (blas_min_m, by N)
+ * are sgemm's instead (below), in its order, with a workspace for the
  * converted panels and the accumulator. */
 #include "host_w4a16.h"
 #include "host_blas.h"
@@ -32,13 +32,19 @@
 #define GATHER_CHUNK 256
 /* Below this many multiply-adds the GEMM runs on one thread. */
 #define PARALLEL_MIN_WORK (1 << 20)
-/* Fewer rows of A than this (decode steps) stay with the fused loop below
- * where the build has a BLAS: the BLAS path writes all of W as f32 and
- * reads it back, eight times the packed weight's bytes, for a product of
- * a few rows. 2-core Zen 4, OpenBLAS, f16 4096x12288 weight, best of 3:
- * M = 1: fused 79 ms, BLAS 136; M = 4: 110, 137; M = 8: 147, 132;
- * M = 16: 213, 130 (doc/design/host.md). */
-#define BLAS_MIN_M 8
+/* The fewest rows of A (tokens) the BLAS path takes where the build has
+ * one; fewer (decode steps) stay with the fused loop below. The BLAS path
+ * writes W as f32 panels of N x HOST_BLAS_PANEL_K and reads them back: its
+ * cost a weight grows as a panel outgrows the caches (one thread, 1.2 ns
+ * at N = 512, 1.7 at 4096, 2.7 at 12288), where the fused loop's stays
+ * near 1.1 ns, and the BLAS gains on it with every row. Both paths
+ * measured over M = 1 to 64 cross at M = 2-4 for N = 512 and 1024, 5-6
+ * for 1536 and 4096, 7 for 12288 (one thread; 7 for 12288 on two cores
+ * of a Zen 4 too): the rule ceil(log2(N / 64)), one row more each time N
+ * doubles, between BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH
+ * (doc/design/host.md has the figures). */
+#define BLAS_MIN_M_LOW 2
+#define BLAS_MIN_M_HIGH 8
 
 struct gemm {
     const struct bk_w4a16_gemm_problem *p;
@@ -235,11 +241,20 @@ static struct host_gemm_job blas_job(const struct bk_w4a16_gemm_problem *p, cons
     };
 }
 
-/* Whether the BLAS sums the problem: at least BLAS_MIN_M rows, and a job
- * it takes. */
+/* ceil(log2(n / 64)) between BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH (above). */
+static int64_t blas_min_m(int64_t n)
+{
+    int64_t rows = 0;
+    while (rows < BLAS_MIN_M_HIGH && ((int64_t)PANEL_N << rows) < n)
+        rows++;
+    return rows < BLAS_MIN_M_LOW ? BLAS_MIN_M_LOW : rows;
+}
+
+/* Whether the BLAS sums the problem: rows enough for its N, and a job it
+ * takes. Of the shape alone, so plan creation and the run agree. */
 static bool blas_serves(const struct bk_w4a16_gemm_problem *p, const struct host_gemm_job *job)
 {
-    return p->m >= BLAS_MIN_M && host_blas_takes(job);
+    return p->m >= blas_min_m(p->shape.n) && host_blas_takes(job);
 }
 
 static BkResult gemm_launch(BkQueue queue, BkPlan plan, const struct bk_run_args *args)
