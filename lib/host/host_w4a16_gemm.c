@@ -194,14 +194,56 @@ static struct host_blas_panel fill_a(const struct host_gemm_operand *op, int64_t
     return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX512_COLUMNS 1
+#include <immintrin.h>
+
+/* A tile's 64 columns of 16 rows each through its group's table,
+ * transposed (table_t[j][q]: a column's 16 weights, one register): column
+ * j of a tile is 16 consecutive floats of W^T, written at dst + j * ld.
+ * Its values are in the 16 words 16 (j % 8) .. + 15 of the block, row k
+ * in word 4 ((k % 8) / 2) + j / 16 of them, nibble 4 (k % 2) +
+ * 2 ((j % 16) / 8) + k / 8 (w4a16_layout.h): a permutation of the words
+ * into the rows' lanes, a shift a lane, and the table by a permutation
+ * too. */
+__attribute__((target("avx512f"))) static void
+decode_columns_avx512(const uint32_t *block, const float table_t[PANEL_N][16], float *dst,
+                      int64_t ld)
+{
+    const __m512i row_word = _mm512_set_epi32(12, 12, 8, 8, 4, 4, 0, 0, 12, 12, 8, 8, 4, 4, 0, 0);
+    const __m512i row_shift =
+        _mm512_set_epi32(20, 4, 20, 4, 20, 4, 20, 4, 16, 0, 16, 0, 16, 0, 16, 0);
+    const __m512i fifteen = _mm512_set1_epi32(15);
+    for (int r = 0; r < 8; r++) {
+        const __m512i words = _mm512_loadu_si512((const void *)(block + 16 * r));
+        for (int c = 0; c < 4; c++) {
+            const __m512i lanes =
+                _mm512_permutexvar_epi32(_mm512_add_epi32(row_word, _mm512_set1_epi32(c)), words);
+            for (int h = 0; h < 2; h++) {
+                const int j = 16 * c + 8 * h + r;
+                const __m512i shift = _mm512_add_epi32(row_shift, _mm512_set1_epi32(8 * h));
+                const __m512i q = _mm512_and_si512(_mm512_srlv_epi32(lanes, shift), fifteen);
+                _mm512_storeu_ps(dst + j * ld,
+                                 _mm512_permutexvar_ps(q, _mm512_loadu_ps(table_t[j])));
+            }
+        }
+    }
+}
+
+static bool have_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f");
+}
+#else
+#define HAVE_AVX512_COLUMNS 0
+#endif
+
 /* Rows [p0, p0 + kc) of W [K, N], columns [r0, r0 + rows) (whole blocks
- * of PANEL_N), as f32: W row-major is W^T = B^T column-major. Each word
- * of a tile is read once and its eight values written where the layout
- * (w4a16_layout.h) puts them: word w of a block holds columns
- * 16 (w % 4) + w / 16 and 8 past it, rows 2 ((w % 16) / 4) + {0, 1, 8, 9};
- * nibble i is row + 8 (i % 2) + i / 4, column + 8 ((i / 2) % 2). A tile
- * is put together in a buffer, then copied a row at a time: written in
- * place, its rows a power-of-two stride apart would share cache sets. */
+ * of PANEL_N), as f32. With AVX-512, W^T = B^T row-major, a tile's
+ * columns decoded by decode_columns_avx512; else W row-major (B^T
+ * column-major), tiles decoded by decode_tile into a buffer copied out a
+ * row at a time (in place, rows a power-of-two stride apart would share
+ * cache sets). */
 static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t b, int64_t r0,
                                      int64_t rows, int64_t p0, int64_t kc, void *dst_)
 {
@@ -211,6 +253,27 @@ static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t
     float *dst = dst_;
     float table[16][PANEL_N], tile[TILE_K][PANEL_N];
     (void)b;
+#if HAVE_AVX512_COLUMNS
+    if (have_avx512()) {
+        float table_t[PANEL_N][16];
+        for (int64_t n0 = r0; n0 < r0 + rows; n0 += PANEL_N) {
+            int64_t table_group = -1;
+            for (int64_t k0 = p0; k0 < p0 + kc; k0 += TILE_K) {
+                const int64_t g = k0 / p->shape.group;
+                if (g != table_group) {
+                    group_table(gm, g, n0, table);
+                    for (int j = 0; j < PANEL_N; j++)
+                        for (int q = 0; q < 16; q++)
+                            table_t[j][q] = table[q][j];
+                    table_group = g;
+                }
+                decode_columns_avx512(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128,
+                                      table_t, dst + (n0 - r0) * kc + (k0 - p0), kc);
+            }
+        }
+        return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
+    }
+#endif
     for (int64_t n0 = r0; n0 < r0 + rows; n0 += PANEL_N) {
         int64_t table_group = -1;
         for (int64_t k0 = p0; k0 < p0 + kc; k0 += TILE_K) {
