@@ -34,17 +34,22 @@
 #define PARALLEL_MIN_WORK (1 << 20)
 /* The fewest rows of A (tokens) the BLAS path takes where the build has
  * one; fewer (decode steps) stay with the fused loop below. The BLAS path
- * writes W as f32 panels of N x HOST_BLAS_PANEL_K and reads them back: its
- * cost a weight grows as a panel outgrows the caches (one thread, 1.2 ns
- * at N = 512, 1.7 at 4096, 2.7 at 12288), where the fused loop's stays
- * near 1.1 ns, and the BLAS gains on it with every row. Both paths
- * measured over M = 1 to 64 cross at M = 2-4 for N = 512 and 1024, 5-6
- * for 1536 and 4096, 7 for 12288 (one thread; 7 for 12288 on two cores
- * of a Zen 4 too): the rule ceil(log2(N / 64)), one row more each time N
- * doubles, between BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH
- * (doc/design/host.md has the figures). */
+ * writes W as f32 panels of N x HOST_BLAS_PANEL_K on the submitting thread
+ * and reads them back; the fused loop decodes a tile at a time on every
+ * thread. Both timed on one thread over M = 1 to 64 (doc/design/host.md):
+ * - decoding by rows (decode_tile), the BLAS path's cost a weight grows as
+ *   a panel outgrows the caches (1.2 ns at N = 512, 1.7 at 4096, 2.7 at
+ *   12288) where the fused loop's stays near 1.1-1.3 ns; they cross at
+ *   M = 2-4 for N = 512 and 1024, 5-6 for 1536 and 4096, 7 for 12288: the
+ *   rule ceil(log2(N / 64)), one row more each time N doubles, between
+ *   BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH;
+ * - decoding by columns (AVX-512), 0.4-1.1 ns a weight, below the fused
+ *   loop's at every N and M measured; one row stays fused
+ *   (BLAS_MIN_M_COLUMNS), where the fused loop spreads its decoding over
+ *   the threads and the BLAS path does not. */
 #define BLAS_MIN_M_LOW 2
 #define BLAS_MIN_M_HIGH 8
+#define BLAS_MIN_M_COLUMNS 2
 
 struct gemm {
     const struct bk_w4a16_gemm_problem *p;
@@ -304,9 +309,14 @@ static struct host_gemm_job blas_job(const struct bk_w4a16_gemm_problem *p, cons
     };
 }
 
-/* ceil(log2(n / 64)) between BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH (above). */
+/* BLAS_MIN_M_COLUMNS where the weight decodes by columns, else
+ * ceil(log2(n / 64)) between BLAS_MIN_M_LOW and BLAS_MIN_M_HIGH (above). */
 static int64_t blas_min_m(int64_t n)
 {
+#if HAVE_AVX512_COLUMNS
+    if (have_avx512())
+        return BLAS_MIN_M_COLUMNS;
+#endif
     int64_t rows = 0;
     while (rows < BLAS_MIN_M_HIGH && ((int64_t)PANEL_N << rows) < n)
         rows++;
@@ -314,7 +324,8 @@ static int64_t blas_min_m(int64_t n)
 }
 
 /* Whether the BLAS sums the problem: rows enough for its N, and a job it
- * takes. Of the shape alone, so plan creation and the run agree. */
+ * takes. Of the shape and the CPU alone, so plan creation and the run
+ * agree. */
 static bool blas_serves(const struct bk_w4a16_gemm_problem *p, const struct host_gemm_job *job)
 {
     return p->m >= blas_min_m(p->shape.n) && host_blas_takes(job);
