@@ -9,7 +9,10 @@
  *
  * HOST_CLONES: where configure found target_clones (x86-64, not under
  * ThreadSanitizer, whose runtime is not up when ifunc resolvers run), a
- * function gets AVX-512, AVX2 and baseline clones picked at load time. */
+ * function gets AVX-512, AVX2 and baseline clones picked at load time.
+ * clang gives a clone's resolver a global symbol even for a static
+ * function: a cloned function's name must be unique in the library (the
+ * fuzzer links the sources of several units into one program). */
 #ifndef BK_HOST_HALF_CONVERT_H
 #define BK_HOST_HALF_CONVERT_H
 

@@ -37,7 +37,7 @@
  * writes W as f32 panels of N x HOST_BLAS_PANEL_K on the submitting thread
  * and reads them back; the fused loop decodes a tile at a time on every
  * thread. Both timed on one thread over M = 1 to 64 (doc/design/host.md):
- * - decoding by rows (decode_tile), the BLAS path's cost a weight grows as
+ * - decoding by rows (w4a16_decode_tile), the BLAS path's cost a weight grows as
  *   a panel outgrows the caches (1.2 ns at N = 512, 1.7 at 4096, 2.7 at
  *   12288) where the fused loop's stays near 1.1-1.3 ns; they cross at
  *   M = 2-4 for N = 512 and 1024, 5-6 for 1536 and 4096, 7 for 12288: the
@@ -108,8 +108,9 @@ static void load_a(const struct gemm *gm, int64_t m0, int rows, int64_t k0,
  * bk_w4a16_nibble(k, j), written out for a row so that the loop over the
  * columns vectorises (a gather of words and one of table entries a lane,
  * in the clones that have them). */
-HOST_CLONES static void decode_tile(const uint32_t *restrict block, const float table[16][PANEL_N],
-                                    float tile[TILE_K][PANEL_N])
+HOST_CLONES static void w4a16_decode_tile(const uint32_t *restrict block,
+                                          const float table[16][PANEL_N],
+                                          float tile[TILE_K][PANEL_N])
 {
     for (int k = 0; k < TILE_K; k++) {
         const int row_word = 4 * ((k % 8) / 2), row_shift = 4 * (4 * (k % 2) + (k % 16) / 8);
@@ -124,9 +125,9 @@ HOST_CLONES static void decode_tile(const uint32_t *restrict block, const float 
 /* acc[r] += a[r][k] * w[k] for each row, k in order: each element's sum
  * in k order, its products not fused into the additions (ISO C mode, no
  * contraction), so every clone gives the same bits. */
-HOST_CLONES static void accumulate_tile(int rows, const float a[BLOCK_M][TILE_K],
-                                        const float w[TILE_K][PANEL_N],
-                                        float acc[BLOCK_M][PANEL_N])
+HOST_CLONES static void w4a16_accumulate_tile(int rows, const float a[BLOCK_M][TILE_K],
+                                              const float w[TILE_K][PANEL_N],
+                                              float acc[BLOCK_M][PANEL_N])
 {
     for (int r = 0; r < rows; r++)
         for (int k = 0; k < TILE_K; k++) {
@@ -149,9 +150,9 @@ static void gemm_task(const struct gemm *gm, int64_t m0, int rows, int64_t n0)
             group_table(gm, g, n0, table);
             table_group = g;
         }
-        decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, w);
+        w4a16_decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, w);
         load_a(gm, m0, rows, k0, a);
-        accumulate_tile(rows, a, w, acc);
+        w4a16_accumulate_tile(rows, a, w, acc);
     }
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < PANEL_N; j++) {
@@ -246,7 +247,7 @@ static bool have_avx512(void)
 /* Rows [p0, p0 + kc) of W [K, N], columns [r0, r0 + rows) (whole blocks
  * of PANEL_N), as f32. With AVX-512, W^T = B^T row-major, a tile's
  * columns decoded by decode_columns_avx512; else W row-major (B^T
- * column-major), tiles decoded by decode_tile into a buffer copied out a
+ * column-major), tiles decoded by w4a16_decode_tile into a buffer copied out a
  * row at a time (in place, rows a power-of-two stride apart would share
  * cache sets). */
 static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t b, int64_t r0,
@@ -287,7 +288,7 @@ static struct host_blas_panel fill_w(const struct host_gemm_operand *op, int64_t
                 group_table(gm, g, n0, table);
                 table_group = g;
             }
-            decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, tile);
+            w4a16_decode_tile(gm->packed + k0 / 16 * 2 * n + n0 / PANEL_N * 128, table, tile);
             for (int k = 0; k < TILE_K; k++)
                 memcpy(dst + (k0 - p0 + k) * rows + (n0 - r0), tile[k], sizeof tile[k]);
         }
