@@ -44,6 +44,7 @@ BK_C_TESTS = \
 	t/gemm/gemm \
 	t/gemm/gemm_validation \
 	t/gemm/gemm_f16_values \
+	t/gemm/gemm_bf16_values \
 	t/sparse24/sparse24 \
 	t/sparse24/sparse24_validation \
 	t/w4a16/w4a16 \
@@ -154,6 +155,11 @@ t_gemm_gemm_validation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gemm_gemm_f16_values_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gemm_gemm_f16_values_LDADD = $(BK_TEST_LIBS)
 t_gemm_gemm_f16_values_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gemm_gemm_f16_values_SOURCES = t/gemm/gemm_f16_values.c t/gemm/gemm_half_values.h
+t_gemm_gemm_bf16_values_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_gemm_gemm_bf16_values_LDADD = $(BK_TEST_LIBS)
+t_gemm_gemm_bf16_values_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gemm_gemm_bf16_values_SOURCES = t/gemm/gemm_bf16_values.c t/gemm/gemm_half_values.h
 # 2:4 sparse GEMM.
 t_sparse24_sparse24_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_sparse24_sparse24_LDADD = $(BK_TEST_LIBS)

@@ -129,8 +129,9 @@ uint64_t host_gemm_workspace_size(enum host_gemm_compute compute, int64_t m, int
             load(job->bias + j0 * es, 1, cols, bias);                                      \
         for (int64_t i = 0; i < rows; i++) {                                               \
             T *v = acc + i * ld;                                                           \
-            for (int64_t j = 0; j < cols; j++)                                             \
-                v[j] *= alpha;                                                             \
+            if (alpha != 1) /* x * 1 is x: no pass for it */                               \
+                for (int64_t j = 0; j < cols; j++)                                         \
+                    v[j] *= alpha;                                                         \
             if (job->read_c) {                                                             \
                 load(c->base + (b * c->batch_stride + (i0 + i) * c->row_stride +           \
                                 j0 * c->col_stride) * es,                                  \

@@ -4,65 +4,13 @@
  * row loads and stores of the epilogue. One macro per job, one row per
  * storage type in the tables. */
 #include "host_gemm_engine.h"
-#include "../half.h"
+#include "host_half_convert.h"
 
 #include <string.h>
 
 #define IDENTITY(x) (x)
 
-#ifdef _OPENMP
-#define SIMD _Pragma("omp simd")
-#else
-#define SIMD
-#endif
-
-/* binary16 <-> float with the bits of bk_f16_to_f32 and bk_f32_to_f16
- * (lib/half.h) but no branches, so that a row of them vectorises: each
- * class of input is computed and the right one kept by masks.
- * t/gemm/gemm_f16_values checks every binary16 input and, for output,
- * each binary16's neighbourhood (ties included); the output function was
- * also compared with bk_f32_to_f16 on all 2^32 floats. */
-
-/* binary16 -> float:
- *   normal:     the exponent rebiased from 15 to 127 (+112 << 23);
- *   subnormal:  m * 2^-24 as (1 + m/1024) * 2^-14 - 2^-14, a difference of
- *               two normal floats, exact (no subnormal arithmetic, so no
- *               flush-to-zero mode can change it);
- *   inf or NaN: the exponent all ones, the mantissa kept. */
-static inline float f16_to_f32(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7FFFu;
-    const uint32_t normal = (em << 13) + 0x38000000u;
-    const uint32_t subnormal = bk_f32_bits(bk_f32_from_bits(0x38800000u | (em << 13)) - 0x1p-14f);
-    const uint32_t special = 0x7F800000u | (em << 13);
-    const uint32_t is_sub = 0u - (uint32_t)(em < 0x0400u);
-    const uint32_t is_special = 0u - (uint32_t)(em >= 0x7C00u);
-    return bk_f32_from_bits(sign | (subnormal & is_sub) | (special & is_special) |
-                            (normal & ~(is_sub | is_special)));
-}
-
-/* float -> binary16, rounding to nearest even:
- *   NaN:        quiet, the mantissa's top bits kept;
- *   >= 65520:   infinity;
- *   below 2^-14 (subnormal or zero): |f| + 0.5 rounds f to a multiple of
- *               2^-24 (the float unit at 0.5), which is the result's
- *               mantissa in the low bits; exact under excess precision too
- *               (a long double sum keeps every bit of an f above 2^-40);
- *   normal:     the exponent rebiased, the dropped 13 bits rounded to even. */
-static inline uint16_t f32_to_f16(float f)
-{
-    const uint32_t u = bk_f32_bits(f), sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
-    const uint32_t nan = 0x7E00u | ((a >> 13) & 0x3FFu);
-    const uint32_t subnormal = bk_f32_bits(bk_f32_from_bits(a) + 0.5f) - 0x3F000000u;
-    const uint32_t rebiased = a - 0x38000000u;
-    const uint32_t normal = (rebiased + 0xFFFu + ((rebiased >> 13) & 1u)) >> 13;
-    const uint32_t is_nan = 0u - (uint32_t)(a > 0x7F800000u);
-    const uint32_t is_inf = ~is_nan & (0u - (uint32_t)(a >= 0x477FF000u));
-    const uint32_t is_sub = 0u - (uint32_t)(a < 0x38800000u);
-    return (uint16_t)(sign | (nan & is_nan) | (0x7C00u & is_inf) | (subnormal & is_sub) |
-                      (normal & ~(is_nan | is_inf | is_sub)));
-}
-
+/* The half types convert by host_half_convert.h's branch-free functions. */
 /* Panel layout in host_gemm_engine.h. The loop order follows the smaller
  * stride, so the source is read along its contiguous direction. */
 #define DEFINE_PACK(NAME, T, STORAGE, TO)                                                 \
@@ -95,26 +43,29 @@ static inline uint16_t f32_to_f16(float f)
 
 /* Strided row segments to and from the compute type; stores round to
  * nearest even (lib/half.h). Contiguous rows have their own loops, which
- * the compiler vectorises (the BLAS path converts whole panels by them). */
+ * the compiler vectorises, in clones for the wider vector units (the BLAS
+ * path converts whole panels and its output by them). */
 #define DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM)                                          \
-    static void load_##NAME(const char *p, int64_t stride, int64_t n, void *out_)          \
+    HOST_CLONES static void row_load_##NAME(const char *p, int64_t stride, int64_t n,      \
+                                            void *out_)                                    \
     {                                                                                      \
         const STORAGE *src = (const STORAGE *)(const void *)p;                             \
         T *out = out_;                                                                     \
         if (stride == 1) {                                                                 \
-            SIMD for (int64_t i = 0; i < n; i++)                                           \
+            HOST_SIMD for (int64_t i = 0; i < n; i++)                                           \
                 out[i] = TO(src[i]);                                                       \
             return;                                                                        \
         }                                                                                  \
         for (int64_t i = 0; i < n; i++)                                                    \
             out[i] = TO(src[i * stride]);                                                  \
     }                                                                                      \
-    static void store_##NAME(char *p, int64_t stride, int64_t n, const void *in_)          \
+    HOST_CLONES static void row_store_##NAME(char *p, int64_t stride, int64_t n,           \
+                                             const void *in_)                              \
     {                                                                                      \
         STORAGE *dst = (STORAGE *)(void *)p;                                               \
         const T *in = in_;                                                                 \
         if (stride == 1) {                                                                 \
-            SIMD for (int64_t i = 0; i < n; i++)                                           \
+            HOST_SIMD for (int64_t i = 0; i < n; i++)                                           \
                 dst[i] = FROM(in[i]);                                                      \
             return;                                                                        \
         }                                                                                  \
@@ -127,8 +78,8 @@ static inline uint16_t f32_to_f16(float f)
     DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM)
 
 DEFINE_TYPE(f32, float, float, IDENTITY, IDENTITY)
-DEFINE_TYPE(f16, float, uint16_t, f16_to_f32, f32_to_f16)
-DEFINE_TYPE(bf16, float, uint16_t, bk_bf16_to_f32, bk_f32_to_bf16)
+DEFINE_TYPE(f16, float, uint16_t, host_f16_to_f32, host_f32_to_f16)
+DEFINE_TYPE(bf16, float, uint16_t, host_bf16_to_f32, host_f32_to_bf16)
 DEFINE_TYPE(f64, double, double, IDENTITY, IDENTITY)
 
 static const struct {
@@ -137,7 +88,7 @@ static const struct {
     host_gemm_load_fn load;
     host_gemm_store_fn store;
 } types[] = {
-#define TYPE_ROW(NAME) { #NAME, pack_##NAME, load_##NAME, store_##NAME }
+#define TYPE_ROW(NAME) { #NAME, pack_##NAME, row_load_##NAME, row_store_##NAME }
     [BK_DATA_TYPE_F32] = TYPE_ROW(f32),
     [BK_DATA_TYPE_F16] = TYPE_ROW(f16),
     [BK_DATA_TYPE_BF16] = TYPE_ROW(bf16),

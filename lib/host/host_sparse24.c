@@ -13,7 +13,7 @@
  * zeros of W are computed: the host gains nothing from the sparsity, the
  * GPU does. */
 #include "host_blas.h"
-#include "../half.h"
+#include "host_half_convert.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -130,45 +130,47 @@ BkResult bk_host_sparse24_prepare_select(BkPlan plan)
 
 #define IDENTITY(x) (x)
 DEFINE_SPARSE_PACK(f32, float, IDENTITY)
-DEFINE_SPARSE_PACK(f16, uint16_t, bk_f16_to_f32)
-DEFINE_SPARSE_PACK(bf16, uint16_t, bk_bf16_to_f32)
+DEFINE_SPARSE_PACK(f16, uint16_t, host_f16_to_f32)
+DEFINE_SPARSE_PACK(bf16, uint16_t, host_bf16_to_f32)
 
 /* The same decoding into a row-major panel [rows, kc] of f32 for the BLAS
- * (host_blas.c): each row of W decoded into a contiguous row. */
-#define DEFINE_SPARSE_FILL(NAME, STORAGE, TO)                                              \
-    static struct host_blas_panel fill_sparse_##NAME(const struct host_gemm_operand *op,   \
-                                                     int64_t b, int64_t r0, int64_t rows,  \
-                                                     int64_t p0, int64_t kc, void *dst_)   \
-    {                                                                                      \
-        float *dst = dst_;                                                                 \
-        (void)b; /* the weight is shared by every batch */                                 \
-        memset(dst, 0, (size_t)(rows * kc) * sizeof *dst);                                 \
-        for (int64_t r = 0; r < rows; r++) {                                               \
-            const STORAGE *v = (const STORAGE *)(const void *)op->base +                   \
-                               (r0 + r) * op->row_stride + p0 / 2;                         \
-            const uint16_t *meta = (const uint16_t *)(const void *)op->aux +               \
-                                   (r0 + r) * op->aux_stride + p0 / 8;                     \
-            float *row = dst + r * kc;                                                     \
-            for (int64_t g = 0; g < kc / 4; g++) {                                         \
-                const unsigned byte = (unsigned)(meta[g / 2] >> (8 * (g % 2)));             \
-                row[4 * g + (byte & 3u)] = TO(v[2 * g]);                                   \
-                row[4 * g + ((byte >> 2) & 3u)] = TO(v[2 * g + 1]);                        \
-            }                                                                              \
-        }                                                                                  \
-        return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };         \
+ * (host_blas.c): a row's values converted to f32 by the GEMM's row loader
+ * (vectorised), the row zeroed, then each value stored at its position
+ * (the second of equal positions wins, as above). */
+static struct host_blas_panel fill_sparse(const struct host_gemm_operand *op, int64_t b,
+                                          int64_t r0, int64_t rows, int64_t p0, int64_t kc,
+                                          void *dst_)
+{
+    const host_gemm_load_fn load = host_gemm_row_loader(op->type);
+    const size_t es = bk_data_type_size(op->type);
+    float *dst = dst_, values[HOST_BLAS_PANEL_K / 2];
+    (void)b; /* the weight is shared by every batch */
+    for (int64_t r = 0; r < rows; r++) {
+        const uint16_t *meta = (const uint16_t *)(const void *)op->aux +
+                               (r0 + r) * op->aux_stride + p0 / 8;
+        float *row = dst + r * kc;
+        memset(row, 0, (size_t)kc * sizeof *row);
+        for (int64_t c0 = 0; c0 < kc; c0 += HOST_BLAS_PANEL_K) {
+            const int64_t cols = kc - c0 < HOST_BLAS_PANEL_K ? kc - c0 : HOST_BLAS_PANEL_K;
+            load(op->base + (size_t)((r0 + r) * op->row_stride + (p0 + c0) / 2) * es, 1,
+                 cols / 2, values);
+            for (int64_t g = 0; g < cols / 4; g++) {
+                const unsigned byte = (unsigned)(meta[(c0 / 4 + g) / 2] >> (8 * (g % 2)));
+                row[c0 + 4 * g + (byte & 3u)] = values[2 * g];
+                row[c0 + 4 * g + ((byte >> 2) & 3u)] = values[2 * g + 1];
+            }
+        }
     }
-
-DEFINE_SPARSE_FILL(f32, float, IDENTITY)
-DEFINE_SPARSE_FILL(f16, uint16_t, bk_f16_to_f32)
-DEFINE_SPARSE_FILL(bf16, uint16_t, bk_bf16_to_f32)
+    return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
+}
 
 static const struct {
     host_gemm_pack_fn pack;
     host_blas_fill_fn fill;
 } sparse_packers[] = {
-    [BK_DATA_TYPE_F32] = { pack_sparse_f32, fill_sparse_f32 },
-    [BK_DATA_TYPE_F16] = { pack_sparse_f16, fill_sparse_f16 },
-    [BK_DATA_TYPE_BF16] = { pack_sparse_bf16, fill_sparse_bf16 },
+    [BK_DATA_TYPE_F32] = { pack_sparse_f32, fill_sparse },
+    [BK_DATA_TYPE_F16] = { pack_sparse_f16, fill_sparse },
+    [BK_DATA_TYPE_BF16] = { pack_sparse_bf16, fill_sparse },
 };
 
 /* The plan's problem as a job: engine rows are X's rows (n), engine

@@ -72,6 +72,18 @@ size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size
     return n;
 }
 
+size_t bench_gemm_shape_cases(int64_t m, int64_t n, int64_t k, struct gemm_case *out, size_t max)
+{
+    size_t count = 0;
+    for (size_t t = 0; t < TYPE_COUNT && count < max; t++) {
+        struct gemm_case *c = &out[count++];
+        *c = (struct gemm_case){gemm_types[t].dtype, gemm_types[t].tf32, m, n, k, ""};
+        snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lld", (long long)m, (long long)n,
+                 (long long)k);
+    }
+    return count;
+}
+
 double gemm_case_flops(const struct gemm_case *c)
 {
     return 2.0 * (double)c->m * (double)c->n * (double)c->k;

@@ -106,8 +106,15 @@ struct gemm_settings {
 
 size_t bench_gemm_case_count(void);
 size_t bench_gemm_cases(enum bench_gemm_scale scale, struct gemm_case *out, size_t max);
+/* The cases of one shape M x N x K that is not a standard one (--shape):
+ * one per type, at most GEMM_SHAPE_CASES; the sparse ones of layer
+ * "shape". */
+#define GEMM_SHAPE_CASES 4
+size_t bench_gemm_shape_cases(int64_t m, int64_t n, int64_t k, struct gemm_case *out, size_t max);
 size_t bench_sparse24_case_count(void);
 size_t bench_sparse24_cases(enum bench_gemm_scale scale, struct sparse24_case *out, size_t max);
+size_t bench_sparse24_shape_cases(int64_t m, int64_t n, int64_t k, struct sparse24_case *out,
+                                  size_t max);
 
 /* cuBLASLt run round robin over rotation sets, on the queue's stream: run
  * i computes D = A B^T of set i % (sets of d_sets), D, A and B at their

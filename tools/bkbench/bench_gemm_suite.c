@@ -20,37 +20,80 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+/* The shapes of --shape in a list, "MxNxK,..." (NULL: none): the next
+ * one that reads as three positive extents, false at the end. */
+static bool next_shape(const char **list, int64_t *m, int64_t *n, int64_t *k, char *str,
+                       size_t size)
+{
+    for (const char *p = *list; p && *p; p = *list) {
+        const char *end = strchr(p, ',');
+        *list = end ? end + 1 : NULL;
+        long long a, b, c;
+        int used = 0;
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        snprintf(str, size, "%.*s", (int)len, p);
+        if (sscanf(str, "%lldx%lldx%lld%n", &a, &b, &c, &used) == 3 && (size_t)used == len &&
+            a > 0 && b > 0 && c > 0) {
+            *m = a, *n = b, *k = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+static size_t shape_count(const char *shapes)
+{
+    size_t count = 0;
+    int64_t m, n, k;
+    char str[64];
+    while (next_shape(&shapes, &m, &n, &k, str, sizeof str))
+        count++;
+    return count;
+}
+
+/* Each family's standard cases, then for each shape of --shape that none
+ * of them has, cases of that shape (bench_gemm_shape_cases and the like);
+ * those keep lets through. A macro: the families' cases differ in type. */
+#define CHOOSE_CASES(FAMILY, CASES, COUNT, TOTAL, MAKE, MAKE_SHAPE)                        \
+    do {                                                                                   \
+        const size_t total = (TOTAL) + extra * GEMM_SHAPE_CASES;                           \
+        g->CASES = xcalloc(total, sizeof *g->CASES);                                       \
+        size_t made = MAKE;                                                                \
+        const size_t standard = made;                                                      \
+        const char *list = shapes;                                                         \
+        int64_t m, n, k;                                                                   \
+        char str[64];                                                                      \
+        while (next_shape(&list, &m, &n, &k, str, sizeof str)) {                           \
+            bool known = false;                                                            \
+            for (size_t i = 0; i < standard; i++)                                          \
+                known |= strcmp(g->CASES[i].shape, str) == 0;                              \
+            if (!known)                                                                    \
+                made += MAKE_SHAPE(m, n, k, g->CASES + made, total - made);                \
+        }                                                                                  \
+        for (size_t i = 0; i < made; i++)                                                  \
+            if (keep(FAMILY, g->CASES[i].dtype, g->CASES[i].shape, user))                  \
+                g->CASES[g->COUNT++] = g->CASES[i];                                        \
+    } while (0)
+
 void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct bench_settings *b,
-                     enum bench_gemm_scale scale, gemm_filter_fn keep, const void *user)
+                     enum bench_gemm_scale scale, const char *shapes, gemm_filter_fn keep,
+                     const void *user)
 {
     memset(g, 0, sizeof *g);
     g->s.bench = *b;
     g->s.scale = scale;
     g->s.lt_workspace_limit = cublaslt_workspace_limit();
     g->peak_model = device_peak_model(&d->props);
+    const size_t extra = shape_count(shapes);
 
-    size_t total = bench_gemm_case_count();
-    g->gemm = xcalloc(total, sizeof *g->gemm);
-    size_t made = bench_gemm_cases(scale, g->gemm, total);
-    for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_DENSE, g->gemm[i].dtype, g->gemm[i].shape, user))
-            g->gemm[g->ngemm++] = g->gemm[i];
+    CHOOSE_CASES(GEMM_FAMILY_DENSE, gemm, ngemm, bench_gemm_case_count(),
+                 bench_gemm_cases(scale, g->gemm, total), bench_gemm_shape_cases);
     g->gemm_res = xcalloc(g->ngemm, sizeof *g->gemm_res);
-
-    total = bench_sparse24_case_count();
-    g->sparse = xcalloc(total, sizeof *g->sparse);
-    made = bench_sparse24_cases(scale, g->sparse, total);
-    for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_SPARSE24, g->sparse[i].dtype, g->sparse[i].shape, user))
-            g->sparse[g->nsparse++] = g->sparse[i];
+    CHOOSE_CASES(GEMM_FAMILY_SPARSE24, sparse, nsparse, bench_sparse24_case_count(),
+                 bench_sparse24_cases(scale, g->sparse, total), bench_sparse24_shape_cases);
     g->sparse_res = xcalloc(g->nsparse, sizeof *g->sparse_res);
-
-    total = bench_w4a16_case_count();
-    g->w4a16 = xcalloc(total, sizeof *g->w4a16);
-    made = bench_w4a16_cases(scale, g->w4a16, total);
-    for (size_t i = 0; i < made; i++)
-        if (keep(GEMM_FAMILY_W4A16, g->w4a16[i].dtype, g->w4a16[i].shape, user))
-            g->w4a16[g->nw4a16++] = g->w4a16[i];
+    CHOOSE_CASES(GEMM_FAMILY_W4A16, w4a16, nw4a16, bench_w4a16_case_count(),
+                 bench_w4a16_cases(scale, g->w4a16, total), bench_w4a16_shape_cases);
     g->w4a16_res = xcalloc(g->nw4a16, sizeof *g->w4a16_res);
 
     /* cuBLASLt runs only on a GPU, and only for the dense and W4A16

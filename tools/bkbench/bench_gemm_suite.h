@@ -39,9 +39,12 @@ struct gemm_suite {
 };
 
 /* Chooses the cases and, on a CUDA device, loads cuBLASLt for the dense
- * and W4A16 cases and cuSPARSELt for the sparse ones. */
+ * and W4A16 cases and cuSPARSELt for the sparse ones. shapes: --shape's
+ * list (NULL: none); each M x N x K in it that a family has no standard
+ * case of becomes cases of that family. */
 void gemm_suite_open(struct gemm_suite *g, struct bench_device *d, const struct bench_settings *b,
-                     enum bench_gemm_scale scale, gemm_filter_fn keep, const void *user);
+                     enum bench_gemm_scale scale, const char *shapes, gemm_filter_fn keep,
+                     const void *user);
 size_t gemm_suite_count(const struct gemm_suite *g);
 /* Runs every case; text rows as they finish unless json. copy_gb_per_s,
  * the copy bandwidth measured in the run, gives the W4A16 cases' floor. */

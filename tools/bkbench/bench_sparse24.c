@@ -77,6 +77,15 @@ size_t bench_sparse24_cases(enum bench_gemm_scale scale, struct sparse24_case *o
     return n;
 }
 
+size_t bench_sparse24_shape_cases(int64_t m, int64_t n, int64_t k, struct sparse24_case *out,
+                                  size_t max)
+{
+    size_t count = 0;
+    for (size_t t = 0; t < TYPE_COUNT && count < max; t++)
+        add_case(&out[count++], sparse_types[t], "shape", n, m, k);
+    return count;
+}
+
 double sparse24_case_flops(const struct sparse24_case *c)
 {
     return 2.0 * (double)c->m * (double)c->n * (double)c->k;

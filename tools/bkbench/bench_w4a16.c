@@ -116,6 +116,20 @@ size_t bench_w4a16_cases(enum bench_gemm_scale scale, struct w4a16_case *out, si
     return n;
 }
 
+size_t bench_w4a16_shape_cases(int64_t m, int64_t n, int64_t k, struct w4a16_case *out, size_t max)
+{
+    size_t count = 0;
+    if (k % W4A16_GROUP || n % 64)
+        return 0;
+    for (size_t t = 0; t < TYPE_COUNT && count < max; t++) {
+        struct w4a16_case *c = &out[count++];
+        *c = (struct w4a16_case){w4a16_types[t], NULL, "shape", m, n, k, false, ""};
+        snprintf(c->shape, sizeof c->shape, "%lldx%lldx%lld", (long long)m, (long long)n,
+                 (long long)k);
+    }
+    return count;
+}
+
 double w4a16_case_flops(const struct w4a16_case *c)
 {
     return 2.0 * (double)c->m * (double)c->n * (double)c->k;

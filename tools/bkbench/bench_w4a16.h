@@ -73,6 +73,10 @@ struct w4a16_weight;
 
 size_t bench_w4a16_case_count(void);
 size_t bench_w4a16_cases(enum bench_gemm_scale scale, struct w4a16_case *out, size_t max);
+/* The cases of a shape M x N x K of --shape that no standard case has:
+ * one per type, of layer "shape", none where K is not a multiple of the
+ * group or N of 64. */
+size_t bench_w4a16_shape_cases(int64_t m, int64_t n, int64_t k, struct w4a16_case *out, size_t max);
 /* 2 M N K. */
 double w4a16_case_flops(const struct w4a16_case *c);
 /* Bytes of the packed weight and its scales: K*N/2 + (K/128)*N*2; with

@@ -615,7 +615,7 @@ int main(int argc, char **argv)
                 conv[nconv++] = conv[i];
     }
     struct gemm_suite gemm;
-    gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), gemm_filter, &o);
+    gemm_suite_open(&gemm, &dev, &p.bench, gemm_scale(&o, &dev), o.shapes, gemm_filter, &o);
     struct attention_suite attention;
     attention_suite_open(&attention, attention_scale(&o, &dev), &p.bench, attention_filter, &o);
     struct decode_suite decode;
