@@ -32,6 +32,21 @@ static BkTensorDesc mat(BkDataType type, int64_t rows, int64_t cols)
     return (BkTensorDesc){ .dataType = type, .rank = 2, .extent = { rows, cols } };
 }
 
+/* D poisoned, then D = A @ B planned and run; the first failure. */
+static BkResult poison_and_run(BkContext ctx, const BkGemmInfo *info, const struct bkt_buffer *a,
+                               const struct bkt_buffer *b, const struct bkt_buffer *d)
+{
+    if (bkt_fill(ctx, d->address, d->size, BKT_POISON) != BK_SUCCESS)
+        tap_diag("poisoning D failed");
+    BkPlan plan = BK_NULL_HANDLE;
+    BkResult r = bkt_create_plan(ctx, info, &plan);
+    const BkDeviceAddress bind[5] = { a->address, b->address, 0, d->address, 0 };
+    if (r == BK_SUCCESS)
+        r = bkt_run(ctx, plan, 5, bind);
+    bkDestroyPlan(plan);
+    return r;
+}
+
 static void check_side(BkContext ctx, enum side side, const uint16_t *values)
 {
     const int64_t m = side == VALUES_IN_A ? VALUES : 1, n = side == VALUES_IN_A ? 1 : VALUES;
@@ -48,13 +63,7 @@ static void check_side(BkContext ctx, enum side side, const uint16_t *values)
     struct bkt_buffer d = bkt_alloc(ctx, (uint64_t)(m * n) * 4);
     bkt_upload(ctx, a.address, side == VALUES_IN_A ? values : &one, (uint64_t)m * 2);
     bkt_upload(ctx, b.address, side == VALUES_IN_A ? &one : values, (uint64_t)n * 2);
-    if (bkt_fill(ctx, d.address, d.size, BKT_POISON) != BK_SUCCESS)
-        tap_diag("poisoning D failed");
-    BkPlan plan = BK_NULL_HANDLE;
-    BkResult r = bkt_create_plan(ctx, &info, &plan);
-    const BkDeviceAddress bind[5] = { a.address, b.address, 0, d.address, 0 };
-    if (r == BK_SUCCESS)
-        r = bkt_run(ctx, plan, 5, bind);
+    BkResult r = poison_and_run(ctx, &info, &a, &b, &d);
     long bad = 0;
     if (r == BK_SUCCESS) {
         float *got = malloc(VALUES * sizeof *got);
@@ -73,7 +82,6 @@ static void check_side(BkContext ctx, enum side side, const uint16_t *values)
     }
     tap_ok(r == BK_SUCCESS && bad == 0, "every f16 value in %s, exact in f32 D (%ld wrong)",
            side_names[side], bad);
-    bkDestroyPlan(plan);
     bkt_free(ctx, &a);
     bkt_free(ctx, &b);
     bkt_free(ctx, &d);
@@ -107,13 +115,7 @@ static void check_output(BkContext ctx, const uint16_t *values)
     struct bkt_buffer d = bkt_alloc(ctx, (uint64_t)(SCALES * VALUES) * 2);
     bkt_upload(ctx, a.address, scales, SCALES * 2);
     bkt_upload(ctx, b.address, values, VALUES * 2);
-    if (bkt_fill(ctx, d.address, d.size, BKT_POISON) != BK_SUCCESS)
-        tap_diag("poisoning D failed");
-    BkPlan plan = BK_NULL_HANDLE;
-    BkResult r = bkt_create_plan(ctx, &info, &plan);
-    const BkDeviceAddress bind[5] = { a.address, b.address, 0, d.address, 0 };
-    if (r == BK_SUCCESS)
-        r = bkt_run(ctx, plan, 5, bind);
+    BkResult r = poison_and_run(ctx, &info, &a, &b, &d);
     long bad = 0;
     if (r == BK_SUCCESS) {
         bkt_download(ctx, got, d.address, (uint64_t)(SCALES * VALUES) * 2);
@@ -134,7 +136,6 @@ static void check_output(BkContext ctx, const uint16_t *values)
     tap_ok(r == BK_SUCCESS && bad == 0,
            "every f16 value times %lld scales, rounded into an f16 D (%ld wrong)",
            (long long)SCALES, bad);
-    bkDestroyPlan(plan);
     bkt_free(ctx, &a);
     bkt_free(ctx, &b);
     bkt_free(ctx, &d);
