@@ -13,7 +13,7 @@ t_libbktest_la_SOURCES = \
 	t/lib/test_numeric.h t/lib/test_numeric.c \
 	t/lib/gated_case.h t/lib/gated_case.c t/lib/gated_ref.c \
 	t/lib/gemm_ref.h t/lib/gemm_ref.c t/lib/gemm_infos.h \
-	t/lib/w4a16_ref.h t/lib/w4a16_ref.c \
+	t/lib/w4a16_ref.h t/lib/w4a16_ref.c t/lib/w4a16_util.h t/lib/w4a16_util.c \
 	t/lib/attention_ref.h t/lib/attention_ref.c \
 	t/lib/convert_ref.h t/lib/convert_ref.c
 

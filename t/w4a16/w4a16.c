@@ -19,28 +19,13 @@
 
 #include "gemm_ref.h"
 #include "w4a16_ref.h"
+#include "w4a16_util.h"
 
 static const int32_t group_sizes[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
 #define GROUP_SIZES (sizeof group_sizes / sizeof group_sizes[0])
 static const BkDataType half_types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
 
-/* A K for group_size: whole groups, a multiple of 16, in [16 lo, ...]. */
-static int64_t random_k(struct bkt_rng *rng, int32_t group_size, int64_t most_groups)
-{
-    if (group_size == BK_W4A16_GROUP_PER_CHANNEL)
-        return 16 * bkt_rand_int(rng, 2, 8 * most_groups);
-    return group_size * bkt_rand_int(rng, 1, most_groups);
-}
-
 /* ---- Host arrays and device blobs ----------------------------------------- */
-
-static void *xmalloc(size_t size)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p)
-        tap_bail("out of memory for %zu bytes", size);
-    return p;
-}
 
 static uint8_t get_u8(const struct tmat *m, int64_t i, int64_t j)
 {
@@ -63,52 +48,6 @@ static void tmat_from(struct tmat *m, const void *src)
             memcpy(tmat_elem(m, i, j), (const char *)src + (size_t)(i * m->cols + j) * es, es);
 }
 
-/* A random nonzero value of type (F16, BF16) in +-[lo, hi], as bits. */
-static uint16_t random_half(struct bkt_rng *rng, BkDataType type, double lo, double hi,
-                            bool signed_)
-{
-    double v = bkt_rand_value(rng, type, lo, hi);
-    if (signed_ && bkt_rand_int(rng, 0, 1))
-        v = -v;
-    return type == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16((float)v) : bkt_f32_to_f16((float)v);
-}
-
-/* A device buffer with a host copy, for the contiguous operands. */
-struct blob {
-    void *host;
-    uint64_t bytes;
-    struct bkt_buffer dev;
-};
-
-static void blob_init(BkContext ctx, struct blob *b, uint64_t bytes)
-{
-    b->bytes = (bytes + 3) / 4 * 4;
-    b->host = xmalloc((size_t)b->bytes);
-    const uint32_t poison = BKT_POISON;
-    for (uint64_t i = 0; i < b->bytes; i += 4)
-        memcpy((char *)b->host + i, &poison, 4);
-    b->dev = bkt_alloc(ctx, b->bytes);
-    bkt_upload(ctx, b->dev.address, b->host, b->bytes);
-}
-
-static void blob_upload(BkContext ctx, struct blob *b)
-{
-    bkt_upload(ctx, b->dev.address, b->host, b->bytes);
-}
-
-static void blob_download(BkContext ctx, struct blob *b)
-{
-    bkt_download(ctx, b->host, b->dev.address, b->bytes);
-}
-
-static void blob_free(BkContext ctx, struct blob *b)
-{
-    if (b->dev.memory)
-        bkt_free(ctx, &b->dev);
-    free(b->host);
-    memset(b, 0, sizeof *b);
-}
-
 static BkTensorDesc tdesc(const struct tmat *m)
 {
     BkTensorDesc d;
@@ -116,26 +55,12 @@ static BkTensorDesc tdesc(const struct tmat *m)
     return d;
 }
 
-/* Plan and run an op whose bindings are given; diagnostics on failure. */
-static BkResult plan_run(BkContext ctx, const void *info, uint32_t count,
-                         const BkDeviceAddress *bindings, const char *label)
-{
-    BkPlan plan = BK_NULL_HANDLE;
-    BkResult r = bkt_create_plan(ctx, info, &plan);
-    if (r == BK_SUCCESS)
-        r = bkt_run(ctx, plan, count, bindings);
-    if (r != BK_SUCCESS)
-        tap_diag("%s: %s (%s)", label, bkResultString(r), bkGetLastErrorMessage());
-    bkDestroyPlan(plan);
-    return r;
-}
-
 /* ---- Conversions ------------------------------------------------------------- */
 
 /* Tensors of a conversion; those it does not use are NULL (absent). */
 struct convert_args {
     struct tmat *weight, *quantized, *scales;
-    struct blob *packed, *packed_scales;
+    struct w4a16_blob *packed, *packed_scales;
 };
 
 static BkResult convert_run(BkContext ctx, BkW4A16Conversion conv, int32_t group_size,
@@ -158,10 +83,10 @@ static BkResult convert_run(BkContext ctx, BkW4A16Conversion conv, int32_t group
         t->scales->dev.address, t->packed ? t->packed->dev.address : 0,
         t->packed ? t->packed_scales->dev.address : 0,
     };
-    BkResult r = plan_run(ctx, &info, 5, bindings, label);
+    BkResult r = w4a16_plan_run(ctx, &info, 5, bindings, label);
     if (r == BK_SUCCESS && conv == BK_W4A16_PACK) {
-        blob_download(ctx, t->packed);
-        blob_download(ctx, t->packed_scales);
+        w4a16_blob_download(ctx, t->packed);
+        w4a16_blob_download(ctx, t->packed_scales);
     } else if (r == BK_SUCCESS) {
         tmat_download(ctx, t->quantized);
         tmat_download(ctx, t->scales);
@@ -192,7 +117,7 @@ static void test_quantize(BkContext ctx, struct bkt_rng *rng)
             for (size_t gi = 0; gi < GROUP_SIZES; gi++) {
                 const BkDataType wtype = weight_types[wt], stype = half_types[st];
                 const int32_t gs = group_sizes[gi];
-                const int64_t k = random_k(rng, gs, 3), n = bkt_rand_int(rng, 4, 80);
+                const int64_t k = w4a16_random_k(rng, gs, 3), n = bkt_rand_int(rng, 4, 80);
                 const int64_t groups = k / w4a16_ref_group_rows(gs, k);
                 char label[128];
                 snprintf(label, sizeof label, "quantize %s -> %s scales, %s, [%lld, %lld]",
@@ -219,9 +144,9 @@ static void test_quantize(BkContext ctx, struct bkt_rng *rng)
                 tmat_upload(ctx, &q);
                 tmat_upload(ctx, &s);
 
-                float *wf = xmalloc((size_t)(k * n) * sizeof *wf);
-                uint8_t *want_q = xmalloc((size_t)(k * n));
-                uint16_t *want_s = xmalloc((size_t)(groups * n) * 2);
+                float *wf = w4a16_xmalloc((size_t)(k * n) * sizeof *wf);
+                uint8_t *want_q = w4a16_xmalloc((size_t)(k * n));
+                uint16_t *want_s = w4a16_xmalloc((size_t)(groups * n) * 2);
                 for (int64_t i = 0; i < k; i++)
                     for (int64_t j = 0; j < n; j++)
                         wf[i * n + j] = (float)tmat_get(&w, 0, i, j);
@@ -279,7 +204,7 @@ static void random_plain(struct bkt_rng *rng, BkDataType type, int64_t k, int64_
     for (int64_t i = 0; i < k * n; i++)
         q[i] = (uint8_t)bkt_rand_int(rng, 0, wide ? 255 : 15);
     for (int64_t i = 0; i < groups * n; i++)
-        scales[i] = random_half(rng, type, 1e-3, 2.0, true);
+        scales[i] = w4a16_random_half(rng, type, 1e-3, 2.0, true);
 }
 
 /* Pack against the reference packer, byte for byte; unpack back into
@@ -292,11 +217,11 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     char label[128];
     snprintf(label, sizeof label, "pack %s, %s, [%lld, %lld]%s", bkt_type_name(type),
              w4a16_group_name(gs), (long long)k, (long long)n, wide ? ", q with high bits" : "");
-    uint8_t *q = xmalloc((size_t)(k * n));
-    uint16_t *scales = xmalloc((size_t)(groups * n) * 2);
+    uint8_t *q = w4a16_xmalloc((size_t)(k * n));
+    uint16_t *scales = w4a16_xmalloc((size_t)(groups * n) * 2);
     random_plain(rng, type, k, n, groups, wide, q, scales);
-    uint32_t *want = xmalloc((size_t)(k / 16 * 2 * n) * 4);
-    uint16_t *want_s = xmalloc((size_t)(groups * n) * 2);
+    uint32_t *want = w4a16_xmalloc((size_t)(k / 16 * 2 * n) * 4);
+    uint16_t *want_s = w4a16_xmalloc((size_t)(groups * n) * 2);
     w4a16_ref_pack(q, scales, k, n, gs, want, want_s);
 
     struct tmat tq, ts;
@@ -308,9 +233,9 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     tmat_from(&ts, scales);
     tmat_upload(ctx, &tq);
     tmat_upload(ctx, &ts);
-    struct blob packed, pscales;
-    blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
-    blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
+    struct w4a16_blob packed, pscales;
+    w4a16_blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
+    w4a16_blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
     struct convert_args args = { .quantized = &tq, .scales = &ts, .packed = &packed,
                                  .packed_scales = &pscales };
     bool ran = convert_run(ctx, BK_W4A16_PACK, gs, k, n, type, &args, label) == BK_SUCCESS;
@@ -355,8 +280,8 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     tmat_free(ctx, &ts);
     tmat_free(ctx, &bq);
     tmat_free(ctx, &bs);
-    blob_free(ctx, &packed);
-    blob_free(ctx, &pscales);
+    w4a16_blob_free(ctx, &packed);
+    w4a16_blob_free(ctx, &pscales);
     free(q);
     free(scales);
     free(want);
@@ -367,8 +292,8 @@ static void test_pack(BkContext ctx, struct bkt_rng *rng)
 {
     for (size_t t = 0; t < 2; t++)
         for (size_t gi = 0; gi < GROUP_SIZES; gi++)
-            pack_case(ctx, rng, half_types[t], group_sizes[gi], random_k(rng, group_sizes[gi], 2),
-                      64 * bkt_rand_int(rng, 1, 4), false);
+            pack_case(ctx, rng, half_types[t], group_sizes[gi],
+                      w4a16_random_k(rng, group_sizes[gi], 2), 64 * bkt_rand_int(rng, 1, 4), false);
     pack_case(ctx, rng, BK_DATA_TYPE_F16, 32, 32, 64, false);       /* the smallest */
     pack_case(ctx, rng, BK_DATA_TYPE_BF16, BK_W4A16_GROUP_PER_CHANNEL, 16, 64, false);
     pack_case(ctx, rng, BK_DATA_TYPE_F16, 128, 256, 256, false);
@@ -377,21 +302,10 @@ static void test_pack(BkContext ctx, struct bkt_rng *rng)
 
 /* ---- GEMM ----------------------------------------------------------------------- */
 
-static void random_permutation(struct bkt_rng *rng, int32_t *perm, int64_t k)
-{
-    for (int64_t i = 0; i < k; i++)
-        perm[i] = (int32_t)i;
-    for (int64_t i = k - 1; i > 0; i--) {
-        const int64_t j = bkt_rand_int(rng, 0, i);
-        const int32_t t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
-}
-
 /* Run the GEMM on uploaded packed weights; perm NULL: not bound. */
 static BkResult gemm_run(BkContext ctx, BkDataType type, int32_t gs, int64_t k, int64_t n,
-                         struct tmat *a, struct blob *packed, struct blob *pscales,
-                         struct blob *perm, struct tmat *c, const char *label)
+                         struct tmat *a, struct w4a16_blob *packed, struct w4a16_blob *pscales,
+                         struct w4a16_blob *perm, struct tmat *c, const char *label)
 {
     const int64_t groups = k / w4a16_ref_group_rows(gs, k);
     BkW4A16GemmInfo info = {
@@ -404,7 +318,7 @@ static BkResult gemm_run(BkContext ctx, BkDataType type, int32_t gs, int64_t k, 
     const BkDeviceAddress bindings[5] = { a->dev.address, packed->dev.address,
                                           pscales->dev.address, perm ? perm->dev.address : 0,
                                           c->dev.address };
-    BkResult r = plan_run(ctx, &info, 5, bindings, label);
+    BkResult r = w4a16_plan_run(ctx, &info, 5, bindings, label);
     if (r == BK_SUCCESS)
         tmat_download(ctx, c);
     return r;
@@ -449,21 +363,21 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
 {
     const int64_t m = gc->m, k = gc->k, n = gc->n;
     const int64_t groups = k / w4a16_ref_group_rows(gc->gs, k);
-    uint8_t *q = xmalloc((size_t)(k * n));
-    uint16_t *scales = xmalloc((size_t)(groups * n) * 2);
+    uint8_t *q = w4a16_xmalloc((size_t)(k * n));
+    uint16_t *scales = w4a16_xmalloc((size_t)(groups * n) * 2);
     for (int64_t i = 0; i < k * n; i++)
         q[i] = (uint8_t)bkt_rand_int(rng, 0, 15);
     for (int64_t i = 0; i < groups * n; i++)
-        scales[i] = random_half(rng, gc->type, 0.005, 0.05, false);
-    struct blob packed, pscales, perm;
-    blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
-    blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &perm, (uint64_t)k * 4);
+        scales[i] = w4a16_random_half(rng, gc->type, 0.005, 0.05, false);
+    struct w4a16_blob packed, pscales, perm;
+    w4a16_blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
+    w4a16_blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &perm, (uint64_t)k * 4);
     w4a16_ref_pack(q, scales, k, n, gc->gs, packed.host, pscales.host);
-    random_permutation(rng, perm.host, k);
-    blob_upload(ctx, &packed);
-    blob_upload(ctx, &pscales);
-    blob_upload(ctx, &perm);
+    w4a16_random_permutation(rng, perm.host, k);
+    w4a16_blob_upload(ctx, &packed);
+    w4a16_blob_upload(ctx, &pscales);
+    w4a16_blob_upload(ctx, &perm);
 
     struct tmat a, c;
     tmat_init(&a, gc->type, 0, m, k, tmat_random_layout(rng), rng);
@@ -481,9 +395,10 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
                           gc->perm ? &perm : NULL, &c, label);
     long bad = -1;
     if (r == BK_SUCCESS) {
-        double *w = xmalloc((size_t)(k * n) * sizeof *w), *av = xmalloc((size_t)(m * k) * 8);
-        double *size = xmalloc((size_t)(m * n) * sizeof *size);
-        long double *ref = xmalloc((size_t)(m * n) * sizeof *ref);
+        double *w = w4a16_xmalloc((size_t)(k * n) * sizeof *w);
+        double *av = w4a16_xmalloc((size_t)(m * k) * 8);
+        double *size = w4a16_xmalloc((size_t)(m * n) * sizeof *size);
+        long double *ref = w4a16_xmalloc((size_t)(m * n) * sizeof *ref);
         w4a16_ref_dequant(q, scales, gc->type, k, n, gc->gs, w);
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < k; j++)
@@ -491,7 +406,7 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
         w4a16_ref_gemm(av, w, gc->perm ? perm.host : NULL, m, k, n, ref, size);
         bad = check_c(&c, ref, size, k, label);
         if (gc->twice) {
-            void *first = xmalloc((size_t)c.bytes);
+            void *first = w4a16_xmalloc((size_t)c.bytes);
             memcpy(first, c.host, c.bytes);
             tmat_poison(&c);
             tmat_upload(ctx, &c);
@@ -511,9 +426,9 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, const struct gemm_case
     tap_ok(bad == 0, "%s%s", label, gc->twice ? " (twice, bit-identical)" : "");
     tmat_free(ctx, &a);
     tmat_free(ctx, &c);
-    blob_free(ctx, &packed);
-    blob_free(ctx, &pscales);
-    blob_free(ctx, &perm);
+    w4a16_blob_free(ctx, &packed);
+    w4a16_blob_free(ctx, &pscales);
+    w4a16_blob_free(ctx, &perm);
     free(q);
     free(scales);
 }
@@ -527,7 +442,7 @@ static void test_gemm(BkContext ctx, struct bkt_rng *rng)
             for (size_t mi = 0; mi < 4; mi++) {
                 const struct gemm_case gc = {
                     .type = half_types[t], .gs = group_sizes[gi], .m = ms[mi],
-                    .k = random_k(rng, group_sizes[gi], 3), .n = 64 * bkt_rand_int(rng, 1, 3),
+                    .k = w4a16_random_k(rng, group_sizes[gi], 3), .n = 64 * bkt_rand_int(rng, 1, 3),
                     .perm = count++ % 2,
                 };
                 gemm_case(ctx, rng, &gc);
@@ -569,7 +484,7 @@ struct checkpoint {
     int32_t *g_idx;                /* NULL: none */
     enum zeros_kind zeros;
     struct tmat qweight, tscales, qzeros;
-    struct blob g_idx_blob;
+    struct w4a16_blob g_idx_blob;
 };
 
 static void checkpoint_make(struct bkt_rng *rng, struct checkpoint *cp,
@@ -580,19 +495,19 @@ static void checkpoint_make(struct bkt_rng *rng, struct checkpoint *cp,
     cp->type = type, cp->gs = gs, cp->k = k, cp->n = n, cp->zeros = zeros;
     cp->rows = w4a16_ref_group_rows(gs, k);
     cp->groups = k / cp->rows;
-    cp->q = xmalloc((size_t)(k * n));
-    cp->z = xmalloc((size_t)(cp->groups * n));
-    cp->scales = xmalloc((size_t)(cp->groups * n) * 2);
+    cp->q = w4a16_xmalloc((size_t)(k * n));
+    cp->z = w4a16_xmalloc((size_t)(cp->groups * n));
+    cp->scales = w4a16_xmalloc((size_t)(cp->groups * n) * 2);
     for (int64_t i = 0; i < k * n; i++)
         cp->q[i] = (uint8_t)bkt_rand_int(rng, 0, 15);
     for (int64_t i = 0; i < cp->groups * n; i++) {
-        cp->scales[i] = random_half(rng, type, 0.005, 0.05, false);
+        cp->scales[i] = w4a16_random_half(rng, type, 0.005, 0.05, false);
         cp->z[i] = zeros == ZEROS_MINUS_ONE ? 7 : 8;
     }
     if (gk != G_IDX_NONE) {
-        cp->g_idx = xmalloc((size_t)k * 4);
-        int32_t *order = xmalloc((size_t)k * 4);
-        random_permutation(rng, order, k);
+        cp->g_idx = w4a16_xmalloc((size_t)k * 4);
+        int32_t *order = w4a16_xmalloc((size_t)k * 4);
+        w4a16_random_permutation(rng, order, k);
         for (int64_t i = 0; i < k; i++)   /* act order: row order[j] is the j-th of its group */
             cp->g_idx[gk == G_IDX_SORTED ? i : order[i]] = (int32_t)(i / cp->rows);
         free(order);
@@ -608,7 +523,7 @@ static void checkpoint_make(struct bkt_rng *rng, struct checkpoint *cp,
 /* Pack the host arrays into the device tensors (after edits too). */
 static void checkpoint_upload(BkContext ctx, struct checkpoint *cp)
 {
-    uint32_t *words = xmalloc((size_t)(cp->k / 8 * cp->n) * 4);
+    uint32_t *words = w4a16_xmalloc((size_t)(cp->k / 8 * cp->n) * 4);
     w4a16_ref_gptq_pack(cp->q, cp->k, cp->n, words);
     tmat_from(&cp->qweight, words);
     w4a16_ref_gptq_pack_zeros(cp->z, cp->groups, cp->n, words);
@@ -620,9 +535,9 @@ static void checkpoint_upload(BkContext ctx, struct checkpoint *cp)
     tmat_upload(ctx, &cp->qzeros);
     if (cp->g_idx) {
         if (!cp->g_idx_blob.host)
-            blob_init(ctx, &cp->g_idx_blob, (uint64_t)cp->k * 4);
+            w4a16_blob_init(ctx, &cp->g_idx_blob, (uint64_t)cp->k * 4);
         memcpy(cp->g_idx_blob.host, cp->g_idx, (size_t)cp->k * 4);
-        blob_upload(ctx, &cp->g_idx_blob);
+        w4a16_blob_upload(ctx, &cp->g_idx_blob);
     }
 }
 
@@ -635,22 +550,22 @@ static void checkpoint_free(BkContext ctx, struct checkpoint *cp)
     tmat_free(ctx, &cp->qweight);
     tmat_free(ctx, &cp->tscales);
     tmat_free(ctx, &cp->qzeros);
-    blob_free(ctx, &cp->g_idx_blob);
+    w4a16_blob_free(ctx, &cp->g_idx_blob);
 }
 
 /* What a repack writes (poisoned before it runs). */
 struct repacked {
-    struct blob packed, pscales, perm, report;
+    struct w4a16_blob packed, pscales, perm, report;
     bool has_perm;
 };
 
 static BkResult repack_run(BkContext ctx, struct checkpoint *cp, struct repacked *out,
                            bool bind_perm, BkW4A16RepackReport *rep, const char *label)
 {
-    blob_init(ctx, &out->packed, (uint64_t)(cp->k / 16 * 2 * cp->n) * 4);
-    blob_init(ctx, &out->pscales, (uint64_t)(cp->groups * cp->n) * 2);
-    blob_init(ctx, &out->perm, (uint64_t)cp->k * 4);
-    blob_init(ctx, &out->report, sizeof *rep);
+    w4a16_blob_init(ctx, &out->packed, (uint64_t)(cp->k / 16 * 2 * cp->n) * 4);
+    w4a16_blob_init(ctx, &out->pscales, (uint64_t)(cp->groups * cp->n) * 2);
+    w4a16_blob_init(ctx, &out->perm, (uint64_t)cp->k * 4);
+    w4a16_blob_init(ctx, &out->report, sizeof *rep);
     out->has_perm = bind_perm;
     BkW4A16GptqRepackInfo info = {
         .sType = BK_STRUCTURE_TYPE_W4A16_GPTQ_REPACK_INFO,
@@ -674,12 +589,12 @@ static BkResult repack_run(BkContext ctx, struct checkpoint *cp, struct repacked
         out->pscales.dev.address, bind_perm ? out->perm.dev.address : 0,
         out->report.dev.address,
     };
-    BkResult r = plan_run(ctx, &info, 8, bindings, label);
+    BkResult r = w4a16_plan_run(ctx, &info, 8, bindings, label);
     if (r == BK_SUCCESS) {
-        blob_download(ctx, &out->packed);
-        blob_download(ctx, &out->pscales);
-        blob_download(ctx, &out->perm);
-        blob_download(ctx, &out->report);
+        w4a16_blob_download(ctx, &out->packed);
+        w4a16_blob_download(ctx, &out->pscales);
+        w4a16_blob_download(ctx, &out->perm);
+        w4a16_blob_download(ctx, &out->report);
         memcpy(rep, out->report.host, sizeof *rep);
     }
     return r;
@@ -687,10 +602,10 @@ static BkResult repack_run(BkContext ctx, struct checkpoint *cp, struct repacked
 
 static void repacked_free(BkContext ctx, struct repacked *out)
 {
-    blob_free(ctx, &out->packed);
-    blob_free(ctx, &out->pscales);
-    blob_free(ctx, &out->perm);
-    blob_free(ctx, &out->report);
+    w4a16_blob_free(ctx, &out->packed);
+    w4a16_blob_free(ctx, &out->pscales);
+    w4a16_blob_free(ctx, &out->perm);
+    w4a16_blob_free(ctx, &out->report);
 }
 
 static bool report_is(const BkW4A16RepackReport *r, BkW4A16RepackStatus status, uint64_t count,
@@ -730,7 +645,7 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
 {
     static const char *const zeros_names[] = { "exact zeros 8", "minus-one zeros 7", "no qzeros" };
     static const char *const g_idx_names[] = { "no g_idx", "sorted g_idx", "act-order g_idx" };
-    const int64_t k = random_k(rng, gs, 3), n = 64 * bkt_rand_int(rng, 1, 2), m = 5;
+    const int64_t k = w4a16_random_k(rng, gs, 3), n = 64 * bkt_rand_int(rng, 1, 2), m = 5;
     char label[192];
     snprintf(label, sizeof label, "gptq %s, %s, K %lld N %lld, %s, %s%s", bkt_type_name(type),
              w4a16_group_name(gs), (long long)k, (long long)n, zeros_names[zeros], g_idx_names[gk],
@@ -742,7 +657,7 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     BkW4A16RepackReport rep;
     bool ran = repack_run(ctx, &cp, &out, bind_perm, &rep, label) == BK_SUCCESS;
 
-    int32_t *perm = xmalloc((size_t)k * 4);
+    int32_t *perm = w4a16_xmalloc((size_t)k * 4);
     expected_perm(&cp, perm);
     bool identity = true;
     for (int64_t i = 0; i < k; i++)
@@ -752,11 +667,11 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
                bkCheckW4A16RepackReport(&rep) == BK_SUCCESS,
            "%s: report OK, identityPermutation %d", label, identity);
 
-    uint8_t *sorted = xmalloc((size_t)(k * n));
+    uint8_t *sorted = w4a16_xmalloc((size_t)(k * n));
     for (int64_t i = 0; i < k; i++)
         memcpy(sorted + i * n, cp.q + (int64_t)perm[i] * n, (size_t)n);
-    uint32_t *want = xmalloc((size_t)(k / 16 * 2 * n) * 4);
-    uint16_t *want_s = xmalloc((size_t)(cp.groups * n) * 2);
+    uint32_t *want = w4a16_xmalloc((size_t)(k / 16 * 2 * n) * 4);
+    uint16_t *want_s = w4a16_xmalloc((size_t)(cp.groups * n) * 2);
     w4a16_ref_pack(sorted, cp.scales, k, n, gs, want, want_s);
     bool same = ran && memcmp(out.packed.host, want, (size_t)(k / 16 * 2 * n) * 4) == 0 &&
                 memcmp(out.pscales.host, want_s, (size_t)(cp.groups * n) * 2) == 0;
@@ -777,9 +692,9 @@ static void gptq_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     long bad = -1;
     if (ran && gemm_run(ctx, type, gs, k, n, &a, &out.packed, &out.pscales,
                         bind_perm ? &out.perm : NULL, &c, label) == BK_SUCCESS) {
-        double *w = xmalloc((size_t)(k * n) * 8), *av = xmalloc((size_t)(m * k) * 8);
-        double *size = xmalloc((size_t)(m * n) * 8);
-        long double *ref = xmalloc((size_t)(m * n) * sizeof *ref);
+        double *w = w4a16_xmalloc((size_t)(k * n) * 8), *av = w4a16_xmalloc((size_t)(m * k) * 8);
+        double *size = w4a16_xmalloc((size_t)(m * n) * 8);
+        long double *ref = w4a16_xmalloc((size_t)(m * n) * sizeof *ref);
         const int offset = zeros == ZEROS_MINUS_ONE ? 1 : 0;
         for (int64_t i = 0; i < k; i++) {
             const int64_t g = cp.g_idx ? cp.g_idx[i] : i / cp.rows;

@@ -20,90 +20,18 @@
 #include <string.h>
 
 #include "w4a16_ref.h"
+#include "w4a16_util.h"
 
 static const int32_t group_sizes[] = { 32, 64, 128, BK_W4A16_GROUP_PER_CHANNEL };
 #define GROUP_SIZES (sizeof group_sizes / sizeof group_sizes[0])
 static const BkDataType half_types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
-
-static void *xmalloc(size_t size)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p)
-        tap_bail("out of memory for %zu bytes", size);
-    return p;
-}
-
-/* A K for group_size: whole groups, a multiple of 16. */
-static int64_t random_k(struct bkt_rng *rng, int32_t group_size, int64_t most_groups)
-{
-    if (group_size == BK_W4A16_GROUP_PER_CHANNEL)
-        return 16 * bkt_rand_int(rng, 2, 8 * most_groups);
-    return group_size * bkt_rand_int(rng, 1, most_groups);
-}
 
 static int64_t groups_of(int32_t gs, int64_t k)
 {
     return k / w4a16_ref_group_rows(gs, k);
 }
 
-/* ---- Device buffers with a host copy -------------------------------------- */
-
-struct blob {
-    void *host;
-    uint64_t bytes;
-    struct bkt_buffer dev;
-};
-
-/* Poisoned on both sides until written. */
-static void blob_init(BkContext ctx, struct blob *b, uint64_t bytes)
-{
-    b->bytes = (bytes + 3) / 4 * 4;
-    b->host = xmalloc((size_t)b->bytes);
-    const uint32_t poison = BKT_POISON;
-    for (uint64_t i = 0; i < b->bytes; i += 4)
-        memcpy((char *)b->host + i, &poison, 4);
-    b->dev = bkt_alloc(ctx, b->bytes);
-    bkt_upload(ctx, b->dev.address, b->host, b->bytes);
-}
-
-static void blob_upload(BkContext ctx, struct blob *b)
-{
-    bkt_upload(ctx, b->dev.address, b->host, b->bytes);
-}
-
-static void blob_download(BkContext ctx, struct blob *b)
-{
-    bkt_download(ctx, b->host, b->dev.address, b->bytes);
-}
-
-static void blob_free(BkContext ctx, struct blob *b)
-{
-    bkt_free(ctx, &b->dev);
-    free(b->host);
-    memset(b, 0, sizeof *b);
-}
-
-static BkResult plan_run(BkContext ctx, const void *info, uint32_t count,
-                         const BkDeviceAddress *bindings, const char *label)
-{
-    BkPlan plan = BK_NULL_HANDLE;
-    BkResult r = bkt_create_plan(ctx, info, &plan);
-    if (r == BK_SUCCESS) {
-        BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
-        r = bkGetPlanProperties(plan, &props);
-        if (r == BK_SUCCESS && props.bindingCount != count) {
-            tap_diag("%s: the plan has %u bindings, expected %u", label, props.bindingCount,
-                     count);
-            r = BK_ERROR_INVALID_STATE;
-        }
-    }
-    if (r == BK_SUCCESS)
-        r = bkt_run(ctx, plan, count, bindings);
-    if (r != BK_SUCCESS)
-        tap_diag("%s: %s (%s)", label, bkResultString(r), bkGetLastErrorMessage());
-    bkDestroyPlan(plan);
-    return r;
-}
+/* ---- Comparisons and values ---------------------------------------------- */
 
 /* Element-wise comparison of n words of `bytes` each; diagnostics for the
  * first few. */
@@ -121,12 +49,6 @@ static long compare(const char *label, const char *what, const void *got, const 
     return bad;
 }
 
-static uint16_t random_half(struct bkt_rng *rng, BkDataType type, double lo, double hi)
-{
-    const double v = bkt_rand_value(rng, type, lo, hi);
-    return type == BK_DATA_TYPE_BF16 ? bkt_f32_to_bf16((float)v) : bkt_f32_to_f16((float)v);
-}
-
 static float half_value(uint16_t bits, BkDataType type)
 {
     return type == BK_DATA_TYPE_BF16 ? bkt_bf16_to_f32(bits) : bkt_f16_to_f32(bits);
@@ -140,12 +62,12 @@ static float half_value(uint16_t bits, BkDataType type)
  * zero point), 2 an infinity in group 0 (scale inf, zero point and q 8). */
 static void quantize_case(BkContext ctx, struct bkt_rng *rng, BkDataType stype, int32_t gs)
 {
-    const int64_t k = random_k(rng, gs, 3), n = bkt_rand_int(rng, 4, 80);
+    const int64_t k = w4a16_random_k(rng, gs, 3), n = bkt_rand_int(rng, 4, 80);
     const int64_t groups = groups_of(gs, k), rows = w4a16_ref_group_rows(gs, k);
     char label[128];
     snprintf(label, sizeof label, "quantize asymmetric f32 -> %s, %s, [%lld, %lld]",
              bkt_type_name(stype), w4a16_group_name(gs), (long long)k, (long long)n);
-    float *w = xmalloc((size_t)(k * n) * sizeof *w);
+    float *w = w4a16_xmalloc((size_t)(k * n) * sizeof *w);
     for (int64_t j = 0; j < n; j++) {
         const double mag = ldexp(1.0, (int)bkt_rand_int(rng, -8, 2));
         const double off = mag * bkt_rand_value(rng, BK_DATA_TYPE_F32, -1.5, 1.5);
@@ -156,17 +78,17 @@ static void quantize_case(BkContext ctx, struct bkt_rng *rng, BkDataType stype, 
         w[i * n] = 0.0f;
     w[1 * n + 1] = NAN;
     w[3 * n + 2] = INFINITY;
-    uint8_t *want_q = xmalloc((size_t)(k * n)), *want_z = xmalloc((size_t)(groups * n));
-    uint16_t *want_s = xmalloc((size_t)(groups * n) * 2);
+    uint8_t *want_q = w4a16_xmalloc((size_t)(k * n)), *want_z = w4a16_xmalloc((size_t)(groups * n));
+    uint16_t *want_s = w4a16_xmalloc((size_t)(groups * n) * 2);
     w4a16_ref_quantize_asym(w, k, n, gs, stype, want_q, want_s, want_z);
 
-    struct blob bw, bq, bs, bz;
-    blob_init(ctx, &bw, (uint64_t)(k * n) * 4);
-    blob_init(ctx, &bq, (uint64_t)(k * n));
-    blob_init(ctx, &bs, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &bz, (uint64_t)(groups * n));
+    struct w4a16_blob bw, bq, bs, bz;
+    w4a16_blob_init(ctx, &bw, (uint64_t)(k * n) * 4);
+    w4a16_blob_init(ctx, &bq, (uint64_t)(k * n));
+    w4a16_blob_init(ctx, &bs, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &bz, (uint64_t)(groups * n));
     memcpy(bw.host, w, (size_t)(k * n) * 4);
-    blob_upload(ctx, &bw);
+    w4a16_blob_upload(ctx, &bw);
     BkW4A16ZeroPointsInfo zp = {
         .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO,
         .zeros = w4a16_mat(BK_DATA_TYPE_U8, groups, n),
@@ -180,10 +102,10 @@ static void quantize_case(BkContext ctx, struct bkt_rng *rng, BkDataType stype, 
     };
     const BkDeviceAddress bind[7] = { bw.dev.address, bq.dev.address, bs.dev.address, 0, 0,
                                       bz.dev.address, 0 };
-    const bool ran = plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
-    blob_download(ctx, &bq);
-    blob_download(ctx, &bs);
-    blob_download(ctx, &bz);
+    const bool ran = w4a16_plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
+    w4a16_blob_download(ctx, &bq);
+    w4a16_blob_download(ctx, &bs);
+    w4a16_blob_download(ctx, &bz);
     long bad = 0;
     if (ran) {
         bad += compare(label, "q", bq.host, want_q, k * n, 1);
@@ -220,10 +142,10 @@ static void quantize_case(BkContext ctx, struct bkt_rng *rng, BkDataType stype, 
     free(want_q);
     free(want_z);
     free(want_s);
-    blob_free(ctx, &bw);
-    blob_free(ctx, &bq);
-    blob_free(ctx, &bs);
-    blob_free(ctx, &bz);
+    w4a16_blob_free(ctx, &bw);
+    w4a16_blob_free(ctx, &bq);
+    w4a16_blob_free(ctx, &bs);
+    w4a16_blob_free(ctx, &bz);
 }
 
 /* ---- Pack and unpack with zero points ---------------------------------------- */
@@ -234,31 +156,32 @@ static void random_plain(struct bkt_rng *rng, BkDataType type, int64_t k, int64_
     for (int64_t i = 0; i < k * n; i++)
         q[i] = (uint8_t)bkt_rand_int(rng, 0, 15);
     for (int64_t i = 0; i < groups * n; i++) {
-        scales[i] = random_half(rng, type, 0.005, 0.05);
+        scales[i] = w4a16_random_half(rng, type, 0.005, 0.05, false);
         z[i] = (uint8_t)bkt_rand_int(rng, 0, 15);
     }
 }
 
 static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32_t gs)
 {
-    const int64_t k = random_k(rng, gs, 2), n = 64 * bkt_rand_int(rng, 1, 4);
+    const int64_t k = w4a16_random_k(rng, gs, 2), n = 64 * bkt_rand_int(rng, 1, 4);
     const int64_t groups = groups_of(gs, k), words = k / 16 * 2 * n;
     char label[128];
     snprintf(label, sizeof label, "pack with zero points %s, %s, [%lld, %lld]",
              bkt_type_name(type), w4a16_group_name(gs), (long long)k, (long long)n);
-    struct blob bq, bs, bz, packed, pscales, pzeros;
-    blob_init(ctx, &bq, (uint64_t)(k * n));
-    blob_init(ctx, &bs, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &bz, (uint64_t)(groups * n));
-    blob_init(ctx, &packed, (uint64_t)words * 4);
-    blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
+    struct w4a16_blob bq, bs, bz, packed, pscales, pzeros;
+    w4a16_blob_init(ctx, &bq, (uint64_t)(k * n));
+    w4a16_blob_init(ctx, &bs, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &bz, (uint64_t)(groups * n));
+    w4a16_blob_init(ctx, &packed, (uint64_t)words * 4);
+    w4a16_blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
     random_plain(rng, type, k, n, groups, bq.host, bs.host, bz.host);
-    blob_upload(ctx, &bq);
-    blob_upload(ctx, &bs);
-    blob_upload(ctx, &bz);
-    uint32_t *want = xmalloc((size_t)words * 4), *want_z = xmalloc((size_t)(groups * n / 8) * 4);
-    uint16_t *want_s = xmalloc((size_t)(groups * n) * 2);
+    w4a16_blob_upload(ctx, &bq);
+    w4a16_blob_upload(ctx, &bs);
+    w4a16_blob_upload(ctx, &bz);
+    uint32_t *want = w4a16_xmalloc((size_t)words * 4);
+    uint32_t *want_z = w4a16_xmalloc((size_t)(groups * n / 8) * 4);
+    uint16_t *want_s = w4a16_xmalloc((size_t)(groups * n) * 2);
     w4a16_ref_pack(bq.host, bs.host, k, n, gs, want, want_s);
     w4a16_ref_pack_zeros(bz.host, k, n, gs, want_z);
 
@@ -277,10 +200,10 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     };
     const BkDeviceAddress bind[7] = { 0, bq.dev.address, bs.dev.address, packed.dev.address,
                                       pscales.dev.address, bz.dev.address, pzeros.dev.address };
-    bool ran = plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
-    blob_download(ctx, &packed);
-    blob_download(ctx, &pscales);
-    blob_download(ctx, &pzeros);
+    bool ran = w4a16_plan_run(ctx, &info, 7, bind, label) == BK_SUCCESS;
+    w4a16_blob_download(ctx, &packed);
+    w4a16_blob_download(ctx, &pscales);
+    w4a16_blob_download(ctx, &pzeros);
     long bad = 0;
     if (ran) {
         bad += compare(label, "packed", packed.host, want, words, 4);
@@ -291,17 +214,17 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
            "packer byte for byte", label);
 
     /* Unpack into fresh poisoned buffers. */
-    struct blob uq, us, uz;
-    blob_init(ctx, &uq, (uint64_t)(k * n));
-    blob_init(ctx, &us, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &uz, (uint64_t)(groups * n));
+    struct w4a16_blob uq, us, uz;
+    w4a16_blob_init(ctx, &uq, (uint64_t)(k * n));
+    w4a16_blob_init(ctx, &us, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &uz, (uint64_t)(groups * n));
     info.conversion = BK_W4A16_UNPACK;
     const BkDeviceAddress ubind[7] = { 0, uq.dev.address, us.dev.address, packed.dev.address,
                                        pscales.dev.address, uz.dev.address, pzeros.dev.address };
-    ran = ran && plan_run(ctx, &info, 7, ubind, label) == BK_SUCCESS;
-    blob_download(ctx, &uq);
-    blob_download(ctx, &us);
-    blob_download(ctx, &uz);
+    ran = ran && w4a16_plan_run(ctx, &info, 7, ubind, label) == BK_SUCCESS;
+    w4a16_blob_download(ctx, &uq);
+    w4a16_blob_download(ctx, &us);
+    w4a16_blob_download(ctx, &uz);
     bad = 0;
     if (ran) {
         bad += compare(label, "unpacked q", uq.host, bq.host, k * n, 1);
@@ -309,9 +232,9 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
         bad += compare(label, "unpacked zeros", uz.host, bz.host, groups * n, 1);
     }
     tap_ok(ran && bad == 0, "%s: unpack gives q, scales and zero points back", label);
-    struct blob *all[] = { &bq, &bs, &bz, &packed, &pscales, &pzeros, &uq, &us, &uz };
+    struct w4a16_blob *all[] = { &bq, &bs, &bz, &packed, &pscales, &pzeros, &uq, &us, &uz };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        blob_free(ctx, all[i]);
+        w4a16_blob_free(ctx, all[i]);
     free(want);
     free(want_z);
     free(want_s);
@@ -319,33 +242,23 @@ static void pack_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
 
 /* ---- GEMM ------------------------------------------------------------------------ */
 
-static void random_permutation(struct bkt_rng *rng, int32_t *perm, int64_t k)
-{
-    for (int64_t i = 0; i < k; i++)
-        perm[i] = (int32_t)i;
-    for (int64_t i = k - 1; i > 0; i--) {
-        const int64_t j = bkt_rand_int(rng, 0, i);
-        const int32_t t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
-}
-
 /* C = A @ W on packed weights with zero points; c receives C [m][n] as
  * doubles. perm: bound when not NULL. */
 static BkResult gemm_zp(BkContext ctx, BkDataType type, int32_t gs, int64_t m, int64_t k,
-                        int64_t n, const uint16_t *a, struct blob *packed, struct blob *pscales,
-                        struct blob *pzeros, const int32_t *perm, double *c, const char *label)
+                        int64_t n, const uint16_t *a, struct w4a16_blob *packed,
+                        struct w4a16_blob *pscales, struct w4a16_blob *pzeros, const int32_t *perm,
+                        double *c, const char *label)
 {
     const int64_t groups = groups_of(gs, k);
-    struct blob ba, bc, bp;
-    blob_init(ctx, &ba, (uint64_t)(m * k) * 2);
-    blob_init(ctx, &bc, (uint64_t)(m * n) * 2);
-    blob_init(ctx, &bp, (uint64_t)k * 4);
+    struct w4a16_blob ba, bc, bp;
+    w4a16_blob_init(ctx, &ba, (uint64_t)(m * k) * 2);
+    w4a16_blob_init(ctx, &bc, (uint64_t)(m * n) * 2);
+    w4a16_blob_init(ctx, &bp, (uint64_t)k * 4);
     memcpy(ba.host, a, (size_t)(m * k) * 2);
-    blob_upload(ctx, &ba);
+    w4a16_blob_upload(ctx, &ba);
     if (perm) {
         memcpy(bp.host, perm, (size_t)k * 4);
-        blob_upload(ctx, &bp);
+        w4a16_blob_upload(ctx, &bp);
     }
     const BkW4A16ZeroPointsInfo zp = {
         .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO,
@@ -361,13 +274,13 @@ static BkResult gemm_zp(BkContext ctx, BkDataType type, int32_t gs, int64_t m, i
     const BkDeviceAddress bind[6] = { ba.dev.address, packed->dev.address, pscales->dev.address,
                                       perm ? bp.dev.address : 0, bc.dev.address,
                                       pzeros->dev.address };
-    const BkResult r = plan_run(ctx, &info, 6, bind, label);
-    blob_download(ctx, &bc);
+    const BkResult r = w4a16_plan_run(ctx, &info, 6, bind, label);
+    w4a16_blob_download(ctx, &bc);
     for (int64_t i = 0; i < m * n; i++)
         c[i] = half_value(((uint16_t *)bc.host)[i], type);
-    blob_free(ctx, &ba);
-    blob_free(ctx, &bc);
-    blob_free(ctx, &bp);
+    w4a16_blob_free(ctx, &ba);
+    w4a16_blob_free(ctx, &bc);
+    w4a16_blob_free(ctx, &bp);
     return r;
 }
 
@@ -375,8 +288,8 @@ static BkResult gemm_zp(BkContext ctx, BkDataType type, int32_t gs, int64_t m, i
 static long check_c(const double *c, const double *a, const double *w, const int32_t *perm,
                     BkDataType type, int64_t m, int64_t k, int64_t n, const char *label)
 {
-    long double *ref = xmalloc((size_t)(m * n) * sizeof *ref);
-    double *size = xmalloc((size_t)(m * n) * sizeof *size);
+    long double *ref = w4a16_xmalloc((size_t)(m * n) * sizeof *ref);
+    double *size = w4a16_xmalloc((size_t)(m * n) * sizeof *size);
     w4a16_ref_gemm(a, w, perm, m, k, n, ref, size);
     long bad = 0;
     long double err = 0, mag = 0;
@@ -401,7 +314,7 @@ static void random_a(struct bkt_rng *rng, BkDataType type, int64_t count, uint16
                      double *ad)
 {
     for (int64_t i = 0; i < count; i++) {
-        a[i] = random_half(rng, type, -1, 1);
+        a[i] = w4a16_random_half(rng, type, -1, 1, false);
         ad[i] = half_value(a[i], type);
     }
 }
@@ -414,31 +327,33 @@ static void gemm_case(BkContext ctx, struct bkt_rng *rng, BkDataType type, int32
     snprintf(label, sizeof label, "gemm with zero points %s, %s, M %lld K %lld N %lld%s",
              bkt_type_name(type), w4a16_group_name(gs), (long long)m, (long long)k,
              (long long)n, with_perm ? ", perm" : "");
-    uint8_t *q = xmalloc((size_t)(k * n)), *z = xmalloc((size_t)(groups * n));
-    uint16_t *scales = xmalloc((size_t)(groups * n) * 2), *a = xmalloc((size_t)(m * k) * 2);
-    double *ad = xmalloc((size_t)(m * k) * sizeof *ad), *w = xmalloc((size_t)(k * n) * sizeof *w);
-    double *c = xmalloc((size_t)(m * n) * sizeof *c);
-    int32_t *perm = xmalloc((size_t)k * 4);
+    uint8_t *q = w4a16_xmalloc((size_t)(k * n)), *z = w4a16_xmalloc((size_t)(groups * n));
+    uint16_t *scales = w4a16_xmalloc((size_t)(groups * n) * 2);
+    uint16_t *a = w4a16_xmalloc((size_t)(m * k) * 2);
+    double *ad = w4a16_xmalloc((size_t)(m * k) * sizeof *ad);
+    double *w = w4a16_xmalloc((size_t)(k * n) * sizeof *w);
+    double *c = w4a16_xmalloc((size_t)(m * n) * sizeof *c);
+    int32_t *perm = w4a16_xmalloc((size_t)k * 4);
     random_plain(rng, type, k, n, groups, q, scales, z);
     random_a(rng, type, m * k, a, ad);
-    random_permutation(rng, perm, k);
-    struct blob packed, pscales, pzeros;
-    blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
-    blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
+    w4a16_random_permutation(rng, perm, k);
+    struct w4a16_blob packed, pscales, pzeros;
+    w4a16_blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
+    w4a16_blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
     w4a16_ref_pack(q, scales, k, n, gs, packed.host, pscales.host);
     w4a16_ref_pack_zeros(z, k, n, gs, pzeros.host);
-    blob_upload(ctx, &packed);
-    blob_upload(ctx, &pscales);
-    blob_upload(ctx, &pzeros);
+    w4a16_blob_upload(ctx, &packed);
+    w4a16_blob_upload(ctx, &pscales);
+    w4a16_blob_upload(ctx, &pzeros);
     w4a16_ref_dequant_zp(q, scales, z, type, k, n, gs, w);
     const bool ran = gemm_zp(ctx, type, gs, m, k, n, a, &packed, &pscales, &pzeros,
                              with_perm ? perm : NULL, c, label) == BK_SUCCESS;
     tap_ok(ran && check_c(c, ad, w, with_perm ? perm : NULL, type, m, k, n, label) == 0,
            "%s: C matches the product of (q - z) * scale", label);
-    blob_free(ctx, &packed);
-    blob_free(ctx, &pscales);
-    blob_free(ctx, &pzeros);
+    w4a16_blob_free(ctx, &packed);
+    w4a16_blob_free(ctx, &pscales);
+    w4a16_blob_free(ctx, &pzeros);
     free(q);
     free(z);
     free(scales);
@@ -467,7 +382,7 @@ struct ckpt_case {
 static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckpt_case *cc)
 {
     const bool awq = cc->format == BK_W4A16_CHECKPOINT_AWQ;
-    const int64_t k = random_k(rng, cc->gs, 3), n = 64 * bkt_rand_int(rng, 1, 3), m = 3;
+    const int64_t k = w4a16_random_k(rng, cc->gs, 3), n = 64 * bkt_rand_int(rng, 1, 3), m = 3;
     const int64_t groups = groups_of(cc->gs, k), rows = w4a16_ref_group_rows(cc->gs, k);
     char label[160];
     snprintf(label, sizeof label, "%s checkpoint, %s zeros%s%s, %s, %s, K %lld N %lld",
@@ -475,10 +390,11 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
                                                                             : "exact",
              cc->no_qzeros ? " (no qzeros)" : "", cc->act_order ? ", act-order" : "",
              bkt_type_name(cc->type), w4a16_group_name(cc->gs), (long long)k, (long long)n);
-    uint8_t *q = xmalloc((size_t)(k * n)), *z = xmalloc((size_t)(groups * n));
-    uint8_t *stored = xmalloc((size_t)(groups * n)), *sorted_q = xmalloc((size_t)(k * n));
-    uint16_t *scales = xmalloc((size_t)(groups * n) * 2);
-    int32_t *g_idx = xmalloc((size_t)k * 4), *want_perm = xmalloc((size_t)k * 4);
+    uint8_t *q = w4a16_xmalloc((size_t)(k * n)), *z = w4a16_xmalloc((size_t)(groups * n));
+    uint8_t *stored = w4a16_xmalloc((size_t)(groups * n));
+    uint8_t *sorted_q = w4a16_xmalloc((size_t)(k * n));
+    uint16_t *scales = w4a16_xmalloc((size_t)(groups * n) * 2);
+    int32_t *g_idx = w4a16_xmalloc((size_t)k * 4), *want_perm = w4a16_xmalloc((size_t)k * 4);
     random_plain(rng, cc->type, k, n, groups, q, scales, z);
     const unsigned offset = cc->zeros == BK_W4A16_GPTQ_ZEROS_MINUS_ONE ? 1 : 0;
     for (int64_t i = 0; i < groups * n; i++) {
@@ -488,8 +404,8 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
     }
     /* Act-order: each group's rows are a random subset; the repack sorts
      * rows by group, keeping their order. */
-    int32_t *shuffle = xmalloc((size_t)k * 4);
-    random_permutation(rng, shuffle, k);
+    int32_t *shuffle = w4a16_xmalloc((size_t)k * 4);
+    w4a16_random_permutation(rng, shuffle, k);
     for (int64_t i = 0; i < k; i++)
         g_idx[i] = (int32_t)((cc->act_order ? shuffle[i] : i) / rows);
     int64_t at = 0;
@@ -501,16 +417,16 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
         memcpy(sorted_q + i * n, q + (int64_t)want_perm[i] * n, (size_t)n);
 
     const int64_t qw_words = awq ? k * (n / 8) : k / 8 * n;
-    struct blob qweight, bscales, qzeros, gidx, packed, pscales, pzeros, perm, report;
-    blob_init(ctx, &qweight, (uint64_t)qw_words * 4);
-    blob_init(ctx, &bscales, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &qzeros, (uint64_t)(groups * n / 8) * 4);
-    blob_init(ctx, &gidx, (uint64_t)k * 4);
-    blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
-    blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
-    blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
-    blob_init(ctx, &perm, (uint64_t)k * 4);
-    blob_init(ctx, &report, sizeof(BkW4A16RepackReport));
+    struct w4a16_blob qweight, bscales, qzeros, gidx, packed, pscales, pzeros, perm, report;
+    w4a16_blob_init(ctx, &qweight, (uint64_t)qw_words * 4);
+    w4a16_blob_init(ctx, &bscales, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &qzeros, (uint64_t)(groups * n / 8) * 4);
+    w4a16_blob_init(ctx, &gidx, (uint64_t)k * 4);
+    w4a16_blob_init(ctx, &packed, (uint64_t)(k / 16 * 2 * n) * 4);
+    w4a16_blob_init(ctx, &pscales, (uint64_t)(groups * n) * 2);
+    w4a16_blob_init(ctx, &pzeros, (uint64_t)(groups * n / 8) * 4);
+    w4a16_blob_init(ctx, &perm, (uint64_t)k * 4);
+    w4a16_blob_init(ctx, &report, sizeof(BkW4A16RepackReport));
     if (awq) {
         w4a16_ref_awq_pack(q, k, n, qweight.host);
         w4a16_ref_awq_pack(stored, groups, n, qzeros.host);
@@ -520,9 +436,9 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
     }
     memcpy(bscales.host, scales, (size_t)(groups * n) * 2);
     memcpy(gidx.host, g_idx, (size_t)k * 4);
-    struct blob *inputs[] = { &qweight, &bscales, &qzeros, &gidx };
+    struct w4a16_blob *inputs[] = { &qweight, &bscales, &qzeros, &gidx };
     for (size_t i = 0; i < 4; i++)
-        blob_upload(ctx, inputs[i]);
+        w4a16_blob_upload(ctx, inputs[i]);
 
     const BkW4A16ZeroPointsInfo zp = {
         .sType = BK_STRUCTURE_TYPE_W4A16_ZERO_POINTS_INFO, .checkpointFormat = cc->format,
@@ -547,17 +463,17 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
         cc->act_order ? gidx.dev.address : 0, packed.dev.address, pscales.dev.address,
         perm.dev.address, report.dev.address, pzeros.dev.address,
     };
-    bool ran = plan_run(ctx, &info, 9, bind, label) == BK_SUCCESS;
-    blob_download(ctx, &packed);
-    blob_download(ctx, &pscales);
-    blob_download(ctx, &pzeros);
-    blob_download(ctx, &perm);
-    blob_download(ctx, &report);
+    bool ran = w4a16_plan_run(ctx, &info, 9, bind, label) == BK_SUCCESS;
+    w4a16_blob_download(ctx, &packed);
+    w4a16_blob_download(ctx, &pscales);
+    w4a16_blob_download(ctx, &pzeros);
+    w4a16_blob_download(ctx, &perm);
+    w4a16_blob_download(ctx, &report);
     BkW4A16RepackReport rep;
     memcpy(&rep, report.host, sizeof rep);
-    uint32_t *want = xmalloc((size_t)(k / 16 * 2 * n) * 4);
-    uint32_t *want_z = xmalloc((size_t)(groups * n / 8) * 4);
-    uint16_t *want_s = xmalloc((size_t)(groups * n) * 2);
+    uint32_t *want = w4a16_xmalloc((size_t)(k / 16 * 2 * n) * 4);
+    uint32_t *want_z = w4a16_xmalloc((size_t)(groups * n / 8) * 4);
+    uint16_t *want_s = w4a16_xmalloc((size_t)(groups * n) * 2);
     w4a16_ref_pack(sorted_q, scales, k, n, cc->gs, want, want_s);
     w4a16_ref_pack_zeros(z, k, n, cc->gs, want_z);
     long bad = 0;
@@ -580,9 +496,10 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
            label);
 
     /* The GEMM on the repacked weight computes the checkpoint's product. */
-    uint16_t *a = xmalloc((size_t)(m * k) * 2);
-    double *ad = xmalloc((size_t)(m * k) * sizeof *ad), *w = xmalloc((size_t)(k * n) * sizeof *w);
-    double *c = xmalloc((size_t)(m * n) * sizeof *c);
+    uint16_t *a = w4a16_xmalloc((size_t)(m * k) * 2);
+    double *ad = w4a16_xmalloc((size_t)(m * k) * sizeof *ad);
+    double *w = w4a16_xmalloc((size_t)(k * n) * sizeof *w);
+    double *c = w4a16_xmalloc((size_t)(m * n) * sizeof *c);
     random_a(rng, cc->type, m * k, a, ad);
     /* Row i of the product is checkpoint row want_perm[i] (its group's
      * zero point and scale: groups are contiguous once sorted). */
@@ -593,10 +510,10 @@ static void checkpoint_case(BkContext ctx, struct bkt_rng *rng, const struct ckp
                           label) == 0,
            "%s: the GEMM on the repacked weight gives the checkpoint's product", label);
 
-    struct blob *all[] = { &qweight, &bscales, &qzeros, &gidx, &packed,
+    struct w4a16_blob *all[] = { &qweight, &bscales, &qzeros, &gidx, &packed,
                            &pscales, &pzeros, &perm, &report };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        blob_free(ctx, all[i]);
+        w4a16_blob_free(ctx, all[i]);
     free(q);
     free(z);
     free(stored);
@@ -804,7 +721,7 @@ int main(void)
             quantize_case(ctx, &rng, half_types[t], group_sizes[gi]);
             pack_case(ctx, &rng, half_types[t], group_sizes[gi]);
             gemm_case(ctx, &rng, half_types[t], group_sizes[gi], bkt_rand_int(&rng, 1, 40),
-                      random_k(&rng, group_sizes[gi], 3), 64 * bkt_rand_int(&rng, 1, 3),
+                      w4a16_random_k(&rng, group_sizes[gi], 3), 64 * bkt_rand_int(&rng, 1, 3),
                       gi % 2 == 1);
         }
     gemm_case(ctx, &rng, BK_DATA_TYPE_F16, 128, 70, 512, 320, false);
