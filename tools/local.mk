@@ -22,7 +22,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_varlen.c tools/bkbench/bench_varlen.h \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
-	tools/bkbench/bench_convert.c \
+	tools/bkbench/bench_convert.c tools/bkbench/bench_case_report.c \
 	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \
 	tools/bkbench/bench_decode_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
