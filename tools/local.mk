@@ -76,6 +76,8 @@ EXTRA_DIST += bench/attention-peers.py
 EXTRA_DIST += bench/attention-decode-peers.py bench/decode-step-peers.py
 # The PyTorch peer of bkbench's conversion cases (Tensor.to()).
 EXTRA_DIST += bench/convert-peers.py
+# The timing loop the peers above import.
+EXTRA_DIST += bench/peers_timing.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.
