@@ -74,6 +74,25 @@ else
 fi
 echo "sources: $src"
 
+# The kernels' fatbins do not depend on the C compiler or its flags: a
+# build here whose CUDA settings match those of the checkout's own build
+# (CI's README build, which compiles every kernel) takes that build's
+# fatbins instead of running nvcc again. Copied after configure, they are
+# newer than their sources, so make keeps them.
+cuda_settings() {
+    grep -h -E '^#define BK_HAVE_CUDA |^(NVCC|PTXAS|FATBINARY|NVCCFLAGS|BK_CUDA_ARCHS|BK_CUDA_PTX_ARCHS|BK_CUDA_MODULE_NAMES) =' \
+        "$1/config.h" "$1/Makefile" 2>/dev/null
+}
+reuse_fatbins() {
+    local dir=$1 settings
+    settings=$(cuda_settings "$dir")
+    grep -q '^#define BK_HAVE_CUDA 1' <<<"$settings" &&
+        [ "$settings" = "$(cuda_settings "$top")" ] && ls "$top"/kernels/*.fatbin >/dev/null 2>&1 ||
+        return 0
+    mkdir -p "$dir/kernels" &&
+        run cp "$top"/kernels/*.fatbin "$top"/kernels/*.fatbin.resources "$dir/kernels/"
+}
+
 # configure_build DIR CONFIGURE-ARGS...: configure and build in DIR.
 configure_build() {
     local dir=$1
@@ -82,6 +101,7 @@ configure_build() {
     run "$src/configure" "$@" ${BK_CI_CONFIGURE_FLAGS:-} >configure.log 2>&1 ||
         { tail -40 configure.log; return 1; }
     grep -E '^configure: reliability checks' configure.log
+    reuse_fatbins "$dir" || return 1
     run make -j"$jobs" >build.log 2>&1 || { tail -40 build.log; return 1; }
 }
 
@@ -134,6 +154,7 @@ tsan() {
         --disable-openmp --without-blas --disable-fortran --disable-libfuzzer ${BK_CI_CONFIGURE_FLAGS:-} \
         >configure.log 2>&1 ||
         { tail -40 configure.log; return 1; }
+    reuse_fatbins "$work/tsan" || return 1
     run make -j"$jobs" libbk.la t/reliability/threads >build.log 2>&1 ||
         { tail -40 build.log; return 1; }
     TSAN_OPTIONS=halt_on_error=1:exitcode=66 run ./t/reliability/threads >threads.log 2>&1

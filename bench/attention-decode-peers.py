@@ -15,6 +15,8 @@ import json
 import math
 import sys
 
+from peers_timing import percentiles, read_bandwidth
+
 CASES = [
     # B, H, Hkv, Lq, Lk, causal
     (8, 64, 8, 1, 8192, False), (8, 64, 8, 1, 32768, False), (1, 64, 8, 1, 131072, False),
@@ -27,29 +29,6 @@ def case_name(c, d, dtype):
     b, h, hkv, lq, lk, causal = c
     return "%s D%d B%d H%d/%d Lq%d Lk%d%s" % (dtype, d, b, h, hkv, lq, lk,
                                               " causal" if causal else "")
-
-
-def percentiles(torch, fn, warmup, repeats):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(repeats)]
-    for start, end in events:
-        start.record()
-        fn()
-        end.record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) * 1000.0 for s, e in events)
-    pick = lambda f: times[min(len(times) - 1, int(f * len(times)))]
-    return pick(0.5), pick(0.1), pick(0.9)
-
-
-def read_bandwidth(torch):
-    x = torch.ones(1 << 30, dtype=torch.float32, device="cuda")  # 4 GiB
-    med, _, _ = percentiles(torch, lambda: x.sum(), 3, 20)
-    del x
-    return (4.0 * (1 << 30)) / (med * 1e-6)
 
 
 def main():
@@ -82,7 +61,7 @@ def main():
                 scale = 1.0 / math.sqrt(d)
                 fn = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale,
                                                             enable_gqa=True)
-                med, p10, p90 = percentiles(torch, fn, args.warmup, args.repeats)
+                med, p10, p90 = percentiles(torch, lambda i: fn(), 1, args.warmup, args.repeats)
                 kv_bytes = 2 * b * hkv * lk * d * 2
                 floor_us = kv_bytes / bw * 1e6
                 row = {"case": case_name(c, d, dtype), "peer": "sdpa", "us": med,

@@ -182,22 +182,18 @@ def case_of(args, dtype, d, dv, block, pattern, seq):
 
 
 def make_cases(args):
-    cases = []
+    """bkbench's cases: with --sweep its head-size sweep (blocks of 128), else every D, block
+    and pattern; each for every dtype."""
     if args.sweep:
         seq = args.seq if args.seq_given or args.quick else 4096
-        for dtype in args.dtypes:
-            for d, dv in SWEEP_HEADS:
-                if args.d and d not in args.d:
-                    continue
-                for pattern in args.pattern or ["full", "25%"]:
-                    cases.append(case_of(args, dtype, d, dv, 128, pattern, seq))
-        return cases
-    for dtype in args.dtypes:
-        for d in args.ds:
-            for block in args.blocks:
-                for pattern in args.patterns:
-                    cases.append(case_of(args, dtype, d, d, block, pattern, args.seq))
-    return cases
+        shapes = [(d, dv, 128, pattern) for d, dv in SWEEP_HEADS if not args.d or d in args.d
+                  for pattern in args.pattern or ["full", "25%"]]
+    else:
+        seq = args.seq
+        shapes = [(d, d, block, pattern) for d in args.ds for block in args.blocks
+                  for pattern in args.patterns]
+    return [case_of(args, dtype, d, dv, block, pattern, seq)
+            for dtype in args.dtypes for d, dv, block, pattern in shapes]
 
 
 def build_pattern(case):

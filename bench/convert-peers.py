@@ -17,28 +17,13 @@ import argparse
 import json
 import sys
 
+from peers_timing import percentiles
+
 COLUMNS = 4096
 # (from, to, row stride factor: 0 contiguous, 2 a view into [rows, 8192])
 CASES = [("f32", "bf16", 0), ("bf16", "f32", 0), ("f32", "f16", 0), ("f16", "f32", 0),
          ("f32", "bf16", 2)]
 SIZES = {"f32": 4, "f16": 2, "bf16": 2}
-
-
-def percentiles(torch, fn, runs, warmup, repeats):
-    """fn(i) queues run i; times each of the timed runs between two events."""
-    for i in range(warmup):
-        fn(i % runs)
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(repeats)]
-    for i, (start, end) in enumerate(events):
-        start.record()
-        fn((warmup + i) % runs)
-        end.record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) * 1000.0 for s, e in events)
-    pick = lambda f: times[min(len(times) - 1, int(f * len(times)))]
-    return pick(0.5), pick(0.1), pick(0.9)
 
 
 def main():

@@ -20,6 +20,8 @@ import argparse
 import json
 import sys
 
+from peers_timing import percentiles, read_bandwidth
+
 HIDDEN, HEADS, KV_HEADS, D, FFN, GROUP = 8192, 64, 8, 128, 28672, 128
 MS = [1, 8, 32]
 KVS = [4096, 32768]
@@ -30,30 +32,6 @@ LINEARS = [("qkv", HIDDEN, (HEADS + 2 * KV_HEADS) * D), ("o", HEADS * D, HIDDEN)
 
 def case_name(m, kv):
     return "bf16 M%d KV%d" % (m, kv)
-
-
-def percentiles(torch, fn, runs, warmup, repeats):
-    """fn(i) queues run i; times each of the timed runs between two events."""
-    for i in range(warmup):
-        fn(i % runs)
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(repeats)]
-    for i, (start, end) in enumerate(events):
-        start.record()
-        fn((warmup + i) % runs)
-        end.record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) * 1000.0 for s, e in events)
-    pick = lambda f: times[min(len(times) - 1, int(f * len(times)))]
-    return pick(0.5), pick(0.1), pick(0.9)
-
-
-def read_bandwidth(torch):
-    x = torch.ones(1 << 30, dtype=torch.float32, device="cuda")  # 4 GiB
-    med, _, _ = percentiles(torch, lambda i: x.sum(), 1, 3, 20)
-    del x
-    return (4.0 * (1 << 30)) / (med * 1e-6)
 
 
 def int4_weight(torch, k, n):

@@ -22,7 +22,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_attention_report.c \
 	tools/bkbench/bench_varlen.c tools/bkbench/bench_varlen.h \
 	tools/bkbench/bench_case.h tools/bkbench/bench_gated.c tools/bkbench/bench_gated_report.c \
-	tools/bkbench/bench_convert.c \
+	tools/bkbench/bench_convert.c tools/bkbench/bench_case_report.c \
 	tools/bkbench/bench_decode.c tools/bkbench/bench_decode.h \
 	tools/bkbench/bench_decode_report.c \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
@@ -79,6 +79,8 @@ EXTRA_DIST += bench/convert-peers.py
 # The PyTorch peers of bkbench's gated cases (eager and torch.compile), run by
 # bench/device-run.sh bench.
 EXTRA_DIST += bench/gated-peers.py
+# The timing loop the peers above import.
+EXTRA_DIST += bench/peers_timing.py
 # Plots a bkbench JSON or CSV run's roofline fractions (matplotlib); for people, not CI.
 EXTRA_DIST += bench/roofline-plot.py
 # The README's first command: the build dependencies, as root or with sudo.

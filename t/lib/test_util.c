@@ -101,6 +101,13 @@ const char *bkt_device_name(BkDeviceType type)
     }
 }
 
+bool bkt_emulated(void)
+{
+    const char *valgrind = getenv("BK_TEST_UNDER_VALGRIND");
+    const char *runner = getenv("BK_TEST_RUNNER");
+    return (valgrind && *valgrind && strcmp(valgrind, "0") != 0) || (runner && *runner);
+}
+
 BkQueue bkt_queue(BkContext ctx)
 {
     BkQueue queue = BK_NULL_HANDLE;

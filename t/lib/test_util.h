@@ -28,6 +28,10 @@ BkDeviceType bkt_device_type(BkContext ctx);
 const char *bkt_device_name(BkDeviceType type);
 /* Queue 0 of the context (bails out if it cannot be had). */
 BkQueue bkt_queue(BkContext ctx);
+/* True when the program runs under valgrind or an emulator (the harness
+ * sets BK_TEST_UNDER_VALGRIND or BK_TEST_RUNNER): a timing means nothing
+ * there. */
+bool bkt_emulated(void);
 
 /* ---- Device buffers -------------------------------------------------- */
 struct bkt_buffer {

@@ -11,7 +11,6 @@
 #include "bench_case.h"
 #include "bench_record.h"
 #include "bench_run.h"
-#include "bench_spread.h"
 #include "tool_common.h"
 
 #define CONVERT_COLUMNS 4096
@@ -87,18 +86,17 @@ void bench_convert_print_row(const struct bench_case *c, const struct bench_resu
                              void *user)
 {
     (void)user;
+    char columns[96];
+    bench_case_columns(columns, sizeof columns, r);
     char line[160];
-    int n = snprintf(line, sizeof line, "%-8s %-5s %-5s %-17s", c->op, tool_dtype_name(c->dtype),
-                     c->variant, c->shape);
+    int n = snprintf(line, sizeof line, "%-8s %-5s %-5s %-17s %s", c->op,
+                     tool_dtype_name(c->dtype), c->variant, c->shape, columns);
     if (n < 0)
         return;
     if (!r->supported) {
-        printf("%s %4s %9s\n", line, "-", "unsupported");
+        printf("%s\n", line);
     } else {
-        char spread[32];
-        bench_spread_text(spread, sizeof spread, 9, &r->t);
-        int m = snprintf(line + n, sizeof line - (size_t)n, " %4u %9.2f%s %7.1f %5.1f%%", r->sets,
-                         r->us, spread, r->gb_per_s, 100.0 * r->roofline);
+        int m = snprintf(line + n, sizeof line - (size_t)n, " %5.1f%%", 100.0 * r->roofline);
         /* The kernel name, cut to 100 columns (JSON has it whole). */
         int room = 100 - (n + (m > 0 ? m : 0)) - 1;
         printf("%s %.*s\n", line, room > 0 ? room : 0, r->kernel);
@@ -112,32 +110,12 @@ void bench_convert_records(struct rec *w, const struct bench_case *cases,
     rec_list_begin(w, "convert");
     for (size_t i = 0; i < n; i++) {
         const struct bench_case *c = &cases[i];
-        const struct bench_result *r = &res[i];
         rec_begin(w);
         rec_str(w, "op", c->op);
         rec_str(w, "from", tool_dtype_name(c->dtype));
         rec_str(w, "to", c->variant);
         rec_str(w, "dtype", tool_dtype_name(c->dtype));
-        rec_ints(w, "shape", (const long long[]){c->extent[0], c->extent[1]}, 2);
-        if (c->row_stride)
-            rec_ints(w, "inputStrides", (const long long[]){c->row_stride, 1}, 2);
-        else
-            rec_null(w, "inputStrides");
-        rec_whole(w, "bytes", c->bytes);
-        rec_str(w, "status", r->supported ? "ok" : "unsupported");
-        if (!r->supported) {
-            rec_str(w, "message", r->message);
-            rec_end(w);
-            continue;
-        }
-        rec_uint(w, "sets", r->sets);
-        rec_num(w, "timeUs", r->us, true);
-        rec_num(w, "usMin", r->t.min_us, true);
-        rec_num(w, "usMax", r->t.max_us, true);
-        rec_num(w, "gbPerS", r->gb_per_s, true);
-        rec_num(w, "roofline", r->roofline, r->roofline > 0);
-        rec_str(w, "kernel", r->kernel);
-        rec_end(w);
+        bench_case_record_fields(w, c, &res[i], false);
     }
     rec_list_end(w);
 }

@@ -47,11 +47,21 @@ void bench_run_cases(struct bench_device *d, const struct bench_case *cases, siz
                      const struct bench_settings *s, double copy_gb_per_s,
                      struct bench_result *results, bench_row_fn row, void *user);
 
+/* What the gated and conversion tables share (bench_case_report.c): the
+ * columns of a row after its names (sets, time, spread and GB/s, or
+ * "- unsupported") as text, returning its length as snprintf does; and
+ * the fields of a record after its names (shape, input strides, bytes,
+ * status, then the message, or the times, GB/s, TFLOP/s when with_tflops,
+ * roof and kernel), closing the record. */
+struct rec;
+int bench_case_columns(char *buf, size_t size, const struct bench_result *r);
+void bench_case_record_fields(struct rec *w, const struct bench_case *c,
+                              const struct bench_result *r, bool with_tflops);
+
 /* The gated table (bench_gated_report.c): its header, a row (a
  * bench_row_fn) and the records of "results". */
 void bench_gated_print_header(void);
 void bench_gated_print_row(const struct bench_case *c, const struct bench_result *r, void *user);
-struct rec;
 void bench_gated_records(struct rec *w, const struct bench_case *cases,
                          const struct bench_result *res, size_t n);
 
