@@ -41,6 +41,8 @@ libbk_la_SOURCES = \
 	lib/host/host_gemm_engine.c \
 	lib/host/host_gemm_kernel.c \
 	lib/host/host_gemm_pack.c \
+	lib/host/host_f16c.h \
+	lib/host/host_f16c.c \
 	lib/host/host_half_convert.h \
 	lib/host/host_blas.h \
 	lib/host/host_blas.c \

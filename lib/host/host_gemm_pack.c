@@ -4,6 +4,7 @@
  * row loads and stores of the epilogue. One macro per job, one row per
  * storage type in the tables. */
 #include "host_gemm_engine.h"
+#include "host_f16c.h"
 #include "host_half_convert.h"
 
 #include <string.h>
@@ -44,14 +45,17 @@
 /* Strided row segments to and from the compute type; stores round to
  * nearest even (lib/half.h). Contiguous rows have their own loops, which
  * the compiler vectorises, in clones for the wider vector units (the BLAS
- * path converts whole panels and its output by them). */
-#define DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM)                                          \
+ * path converts whole panels and its output by them); f16's take F16C
+ * first where the CPU has it (LOAD_FAST and STORE_FAST: true when done). */
+#define DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM, LOAD_FAST, STORE_FAST)                   \
     HOST_CLONES static void row_load_##NAME(const char *p, int64_t stride, int64_t n,      \
                                             void *out_)                                    \
     {                                                                                      \
         const STORAGE *src = (const STORAGE *)(const void *)p;                             \
         T *out = out_;                                                                     \
         if (stride == 1) {                                                                 \
+            if (LOAD_FAST(src, n, out))                                                    \
+                return;                                                                    \
             HOST_SIMD for (int64_t i = 0; i < n; i++)                                           \
                 out[i] = TO(src[i]);                                                       \
             return;                                                                        \
@@ -65,6 +69,8 @@
         STORAGE *dst = (STORAGE *)(void *)p;                                               \
         const T *in = in_;                                                                 \
         if (stride == 1) {                                                                 \
+            if (STORE_FAST(dst, n, in))                                                    \
+                return;                                                                    \
             HOST_SIMD for (int64_t i = 0; i < n; i++)                                           \
                 dst[i] = FROM(in[i]);                                                      \
             return;                                                                        \
@@ -73,14 +79,17 @@
             dst[i * stride] = FROM(in[i]);                                                 \
     }
 
-#define DEFINE_TYPE(NAME, T, STORAGE, TO, FROM)                                            \
+#define DEFINE_TYPE(NAME, T, STORAGE, TO, FROM, LOAD_FAST, STORE_FAST)                     \
     DEFINE_PACK(NAME, T, STORAGE, TO)                                                      \
-    DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM)
+    DEFINE_ROW_IO(NAME, T, STORAGE, TO, FROM, LOAD_FAST, STORE_FAST)
 
-DEFINE_TYPE(f32, float, float, IDENTITY, IDENTITY)
-DEFINE_TYPE(f16, float, uint16_t, host_f16_to_f32, host_f32_to_f16)
-DEFINE_TYPE(bf16, float, uint16_t, host_bf16_to_f32, host_f32_to_bf16)
-DEFINE_TYPE(f64, double, double, IDENTITY, IDENTITY)
+#define NO_FAST(row, n, other) ((void)(row), (void)(n), (void)(other), false)
+
+DEFINE_TYPE(f32, float, float, IDENTITY, IDENTITY, NO_FAST, NO_FAST)
+DEFINE_TYPE(f16, float, uint16_t, host_f16_to_f32, host_f32_to_f16, host_f16c_load,
+            host_f16c_store)
+DEFINE_TYPE(bf16, float, uint16_t, host_bf16_to_f32, host_f32_to_bf16, NO_FAST, NO_FAST)
+DEFINE_TYPE(f64, double, double, IDENTITY, IDENTITY, NO_FAST, NO_FAST)
 
 static const struct {
     const char *name;
