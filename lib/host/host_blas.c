@@ -154,8 +154,12 @@ static struct host_blas_panel dense_panel(const struct host_gemm_job *job,
     const size_t ces = compute_size(job);
     char *out = dst;
     if (abs64(cs) <= abs64(rs)) {
-        for (int64_t r = 0; r < rows; r++)
+        for (int64_t r = 0; r < rows; r++) {
+            if (cs == 1 && r + HOST_BLAS_PREFETCH_ROWS < rows)
+                host_blas_prefetch(src + (r + HOST_BLAS_PREFETCH_ROWS) * rs * (int64_t)es,
+                                   kc * (int64_t)es);
             load(src + r * rs * (int64_t)es, cs, kc, out + (size_t)(r * kc) * ces);
+        }
         return (struct host_blas_panel){ .p = dst, .ld = kc, .row_major = true };
     }
     for (int64_t p = 0; p < kc; p++)

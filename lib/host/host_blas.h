@@ -23,6 +23,25 @@
  * tile) and of 8 (a 2:4 metadata word). */
 #define HOST_BLAS_PANEL_K 512
 
+/* Rows a fill function converts ahead of: it asks for the source row
+ * this many rows on (host_blas_prefetch) before converting a row. */
+#define HOST_BLAS_PREFETCH_ROWS 2
+
+/* Asks the caches for bytes at p (a row of a panel's source) ahead of its
+ * conversion: rows of a panel are a row stride apart and short (a panel
+ * is at most HOST_BLAS_PANEL_K wide), too short for the hardware
+ * prefetcher to ramp up on each, and the BLAS call before has evicted
+ * them. */
+static inline void host_blas_prefetch(const void *p, int64_t bytes)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    for (int64_t i = 0; i < bytes; i += 64)
+        __builtin_prefetch((const char *)p + i);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
 /* Whether this build has a BLAS and the job's shape fits its int
  * arguments: then host_blas_workspace_size and host_blas_run serve the
  * job, else the engine does. Reads the job's shape, types, strides and

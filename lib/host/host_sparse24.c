@@ -149,6 +149,14 @@ static struct host_blas_panel fill_sparse(const struct host_gemm_operand *op, in
         const uint16_t *meta = (const uint16_t *)(const void *)op->aux +
                                (r0 + r) * op->aux_stride + p0 / 8;
         float *row = dst + r * kc;
+        if (r + HOST_BLAS_PREFETCH_ROWS < rows) {
+            const int64_t ahead = r0 + r + HOST_BLAS_PREFETCH_ROWS;
+            host_blas_prefetch(op->base + (size_t)(ahead * op->row_stride + p0 / 2) * es,
+                               kc / 2 * (int64_t)es);
+            host_blas_prefetch((const uint16_t *)(const void *)op->aux +
+                                   ahead * op->aux_stride + p0 / 8,
+                               kc / 4);
+        }
         memset(row, 0, (size_t)kc * sizeof *row);
         for (int64_t c0 = 0; c0 < kc; c0 += HOST_BLAS_PANEL_K) {
             const int64_t cols = kc - c0 < HOST_BLAS_PANEL_K ? kc - c0 : HOST_BLAS_PANEL_K;

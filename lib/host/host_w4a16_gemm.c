@@ -183,6 +183,10 @@ static struct host_blas_panel fill_a(const struct host_gemm_operand *op, int64_t
     (void)b;
     for (int64_t r = 0; r < rows; r++) {
         if (!gm->perm) {
+            if (r + HOST_BLAS_PREFETCH_ROWS < rows && p->a.col_stride == 1)
+                host_blas_prefetch(host_matrix_at(gm->a, &p->a, r0 + r + HOST_BLAS_PREFETCH_ROWS,
+                                                  p0, 2),
+                                   2 * kc);
             load(host_matrix_at(gm->a, &p->a, r0 + r, p0, 2), p->a.col_stride, kc, dst + r * kc);
             continue;
         }
