@@ -28,6 +28,7 @@ tools_bkbench_bkbench_SOURCES = \
 	tools/bkbench/bench_device.c tools/bkbench/bench_device.h \
 	tools/bkbench/bench_gemm.c tools/bkbench/bench_gemm.h tools/bkbench/bench_gemm_report.c \
 	tools/bkbench/bench_gemm_suite.c tools/bkbench/bench_gemm_suite.h \
+	tools/bkbench/bench_host_blas.c tools/bkbench/bench_host_blas.h \
 	tools/bkbench/bench_launch.c tools/bkbench/bench_launch.h \
 	tools/bkbench/bench_plot.c tools/bkbench/bench_plot.h \
 	tools/bkbench/bench_plan.c tools/bkbench/bench_plan.h \

@@ -88,6 +88,10 @@ struct sparse24_result {
     uint64_t slt_compressed_bytes;        /* its compressed W */
     uint64_t slt_workspace;               /* its searched algorithm's workspace */
     double slt_max_rel_diff;              /* max |libbk - cuSPARSELt| / max |libbk|; < 0: not compared */
+    /* On the host, the BLAS's sgemm of the same shape on f32 operands
+     * (bench_host_blas.h), timed in the same rounds: median; 0: not timed
+     * (a GPU, or no BLAS). */
+    double blas_us;
 };
 
 /* Settings of the GEMM cases beyond the shared ones. */

@@ -240,6 +240,37 @@ void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result
     emit(&l);
 }
 
+/* One row of the host table: libbk's TFLOP/s, the BLAS's, and the BLAS's
+ * time over libbk's. */
+static void print_blas_row(const char *op, BkDataType dtype, const char *layer,
+                           const char *shape, double flops, double us, double blas_us)
+{
+    struct line l = {"", 0};
+    add(&l, "%-4s %-8s %-5s %-7s %-15s", "blas", op, tool_dtype_name(dtype), layer, shape);
+    add_tflops(&l, tflops(flops, us), true);
+    add_tflops(&l, tflops(flops, blas_us), true);
+    add_percent(&l, blas_us / us, true);
+    emit(&l);
+}
+
+void bench_host_blas_print(const struct sparse24_case *sc, const struct sparse24_result *sr,
+                           size_t ns, const struct w4a16_case *wc,
+                           const struct w4a16_result *wr, size_t nw)
+{
+    printf("\nhost 2:4 and W4A16 GEMMs beside the BLAS called directly (sgemm, f32 operands of "
+           "the\nsame M, N, K, timed in the same rounds); bk/BLAS: BLAS time / libbk time\n");
+    printf("%-4s %-8s %-5s %-7s %-15s %8s %8s %7s\n", "op", "of", "dtype", "layer",
+           "shape(MxNxK)", "libbk", "BLAS", "bk/BLAS");
+    for (size_t i = 0; i < ns; i++)
+        if (sr[i].supported && sr[i].blas_us > 0)
+            print_blas_row("sparse24", sc[i].dtype, sc[i].layer, sc[i].shape,
+                           sparse24_case_flops(&sc[i]), sr[i].sparse_us, sr[i].blas_us);
+    for (size_t i = 0; i < nw; i++)
+        if (wr[i].supported && wr[i].blas_us > 0)
+            print_blas_row("w4a16", wc[i].dtype, wc[i].layer, wc[i].shape,
+                           w4a16_case_flops(&wc[i]), wr[i].us, wr[i].blas_us);
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 /* A string member that is "" rather than null when there is none. */
@@ -345,6 +376,14 @@ void bench_sparse24_records(struct rec *w, const struct sparse24_case *c,
         rec_object_end(w);
         /* libbk's sparse speed over cuSPARSELt's: time ratio SLt / libbk. */
         rec_num(w, "sparseVsCusparseLt", r->slt_us / r->sparse_us, slt);
+        /* On the host, the BLAS's f32 GEMM of the shape: its time over
+         * libbk's sparse time. */
+        bool blas = r->blas_us > 0;
+        rec_object_begin(w, "blas");
+        rec_num(w, "us", r->blas_us, blas);
+        rec_num(w, "tflopPerS", tflops(flops, r->blas_us), blas);
+        rec_object_end(w);
+        rec_num(w, "sparseVsBlas", r->blas_us / r->sparse_us, blas);
         rec_num(w, "peakTflopPerS", r->peak_tflops, r->peak_tflops > 0);
         rec_num(w, "sparsePeakFraction", tflops(flops, r->sparse_us) / r->peak_tflops,
                 r->peak_tflops > 0);
@@ -409,6 +448,14 @@ void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,
         rec_object_end(w);
         /* The W4A16 GEMM's speed over the dense one's: time ratio. */
         rec_num(w, "denseOverW4a16", r->dense_us / r->us, dense);
+        /* On the host, the BLAS's f32 GEMM of the shape: its time over
+         * the W4A16 time. */
+        bool blas = r->blas_us > 0;
+        rec_object_begin(w, "blas");
+        rec_num(w, "us", r->blas_us, blas);
+        rec_num(w, "tflopPerS", tflops(flops, r->blas_us), blas);
+        rec_object_end(w);
+        rec_num(w, "vsBlas", r->blas_us / r->us, blas);
         rec_end(w);
     }
     rec_list_end(w);

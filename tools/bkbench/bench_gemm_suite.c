@@ -211,6 +211,9 @@ void gemm_suite_run(struct gemm_suite *g, struct bench_device *d, double copy_gb
             bench_w4a16_print_row(&g->w4a16[i], &g->w4a16_res[i]);
     }
     bench_w4a16_release(d, &weight);
+    if (g->s.host_blas && g->nsparse + g->nw4a16 && !json)
+        bench_host_blas_print(g->sparse, g->sparse_res, g->nsparse, g->w4a16, g->w4a16_res,
+                              g->nw4a16);
 }
 
 size_t gemm_suite_report_failures(const struct gemm_suite *g)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_host_blas.h"
 #include "bench_plan.h"
 #include "bench_sets.h"
 #include "device_peak.h"
@@ -188,17 +189,19 @@ static struct bench_slt *open_cusparselt(struct bench_device *d, const struct sp
 }
 
 /* Rounds of libbk's dense and sparse plans and of cuSPARSELt (where it
- * runs), alternated so that all three see the GPU in the same state: its
- * clocks move with its power draw and temperature over a long run. Each
- * figure is the median of its rounds' medians. */
+ * runs; on the host, the BLAS), alternated so that all three see the GPU
+ * in the same state: its clocks move with its power draw and temperature
+ * over a long run (the host's load moves too). Each figure is the median
+ * of its rounds' medians. */
 #define SPARSE24_ROUNDS 3u
 
 static void time_rounds(struct bench_device *d, const struct gemm_settings *s,
                         const struct sparse_plans *p, uint32_t sets, const BkDeviceAddress *sb,
                         const BkDeviceAddress *db, struct bench_slt *slt,
-                        struct sparse24_result *r)
+                        struct host_blas_peer *blas, struct sparse24_result *r)
 {
     double dense[SPARSE24_ROUNDS], sparse[SPARSE24_ROUNDS], theirs[SPARSE24_ROUNDS];
+    double direct[SPARSE24_ROUNDS];
     uint32_t timed = 0;  /* cuSPARSELt's rounds */
     for (uint32_t round = 0; round < SPARSE24_ROUNDS; round++) {
         struct bench_spread t;
@@ -209,11 +212,14 @@ static void time_rounds(struct bench_device *d, const struct gemm_settings *s,
         bench_spread_widen(&r->sparse_t, &t);
         if (slt && timed == round && (theirs[round] = bench_sparse24_slt_time(d, slt, s, r)) > 0)
             timed++;
+        if (blas->open)
+            direct[round] = host_blas_peer_time(d, blas, &s->bench);
     }
     r->dense_us = tool_median(dense, SPARSE24_ROUNDS);
     r->sparse_us = r->sparse_t.us = tool_median(sparse, SPARSE24_ROUNDS);
     bench_noise_note(&r->sparse_t);
     r->slt_us = timed == SPARSE24_ROUNDS ? tool_median(theirs, SPARSE24_ROUNDS) : 0.0;
+    r->blas_us = blas->open ? tool_median(direct, SPARSE24_ROUNDS) : 0.0;
 }
 
 static uint64_t binding_size(const struct bench_plan *p, uint32_t slot)
@@ -280,7 +286,11 @@ void bench_sparse24_run(struct bench_device *d, const struct sparse24_case *c,
     }
     bench_sets_free(d, &tmp);
     struct bench_slt *slt = open_cusparselt(d, c, s, &p, &sets, sb, r);
-    time_rounds(d, s, &p, r->sets, sb, db, slt, r);
+    /* Tokens x outputs x inputs: M = n, N = m. */
+    struct host_blas_peer blas;
+    host_blas_peer_open(d, s, c->n, c->m, c->k, &blas);
+    time_rounds(d, s, &p, r->sets, sb, db, slt, &blas, r);
+    host_blas_peer_close(d, &blas);
     bench_sparse24_slt_close(d, slt);
 
     free(db);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_host_blas.h"
 #include "bench_plan.h"
 #include "bench_random.h"
 #include "bench_sets.h"
@@ -545,13 +546,17 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
 
     struct dense dn;
     dense_setup(d, c, s, &io, w, &dn, r);
-    double mine[W4A16_ROUNDS], dense[W4A16_ROUNDS];
+    struct host_blas_peer blas;
+    const bool with_blas = host_blas_peer_open(d, s, c->m, c->n, c->k, &blas);
+    double mine[W4A16_ROUNDS], dense[W4A16_ROUNDS], direct[W4A16_ROUNDS];
     uint32_t dense_rounds = 0;
     for (uint32_t round = 0; round < W4A16_ROUNDS; round++) {
         struct bench_spread spread;
         mine[round] =
             bench_plan_time(d, &p, bind, r->sets, BENCH_SUBMIT_REUSABLE, &s->bench, &spread);
         bench_spread_widen(&r->t, &spread);
+        if (with_blas)
+            direct[round] = host_blas_peer_time(d, &blas, &s->bench);
         if (!dn.ready)
             continue;
         double t = dense_time(d, &dn, r->sets, &s->bench);
@@ -561,6 +566,8 @@ void bench_w4a16_run(struct bench_device *d, const struct w4a16_case *c,
     r->us = r->t.us = tool_median(mine, W4A16_ROUNDS);
     bench_noise_note(&r->t);
     r->dense_us = dense_rounds ? tool_median(dense, dense_rounds) : 0.0;
+    r->blas_us = with_blas ? tool_median(direct, W4A16_ROUNDS) : 0.0;
+    host_blas_peer_close(d, &blas);
     dense_finish(d, &dn, r);
 
     free(bind);

@@ -64,6 +64,10 @@ struct w4a16_result {
     int dense_algo;                       /* cuBLASLt's CUBLASLT_ALGO_CONFIG_ID; -1: none */
     uint64_t dense_workspace;
     double dense_us;                      /* median; 0: not timed */
+    /* On the host, the BLAS's sgemm of the same M, N and K on f32
+     * operands (bench_host_blas.h), timed in the same rounds: median; 0:
+     * not timed (a GPU, or no BLAS). */
+    double blas_us;
 };
 
 /* A quantized, packed weight in its rotation sets, with the host's
@@ -99,6 +103,11 @@ void bench_w4a16_release(struct bench_device *d, struct w4a16_weight **weight);
 void bench_w4a16_print_header(const struct gemm_settings *s, double copy_gb_per_s,
                               const char *dense);
 void bench_w4a16_print_row(const struct w4a16_case *c, const struct w4a16_result *r);
+/* On the host, the 2:4 and W4A16 rows beside the BLAS (their blas_us), a
+ * table of its own after the W4A16 rows. */
+void bench_host_blas_print(const struct sparse24_case *sc, const struct sparse24_result *sr,
+                           size_t ns, const struct w4a16_case *wc,
+                           const struct w4a16_result *wr, size_t nw);
 /* The records of "w4a16" (bench_record.h). */
 struct rec;
 void bench_w4a16_records(struct rec *w, const struct w4a16_case *c,

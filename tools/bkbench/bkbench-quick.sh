@@ -69,7 +69,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..64"
+echo "1..66"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -175,6 +175,16 @@ rows=$(grep -Ec "$row"'( +[0-9.e+-]+){2} +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9]+x +[a
        "$tmp/bench.txt")
 [ "$rows" -eq $sparse_cases ]
 ok $? "bkbench prints $sparse_cases 2:4 sparse rows with speedup and kernel (got $rows)"
+# Where libbk has a BLAS, the 2:4 and W4A16 rows again, beside it: libbk's
+# and the BLAS's TFLOP/s, the BLAS's time over libbk's
+w4a16_rows=$(grep -Ec '^w4a16 +(f16|bf16) +[a-z0-9-]+ +[0-9]+x[0-9]+x[0-9]+ +[0-9]+ ' \
+             "$tmp/bench.txt")
+row='^blas +(sparse24|w4a16) +(f16|bf16) +[a-z0-9-]+ +[0-9]+x[0-9]+x[0-9]+( +[0-9.e+-]+){2} +[0-9.]+%$'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+want=0
+[ $blas_rows -eq 0 ] || want=$((sparse_cases + w4a16_rows))
+[ "$w4a16_rows" -gt 0 ] && [ "$rows" -eq $want ]
+ok $? "bkbench prints the $want 2:4 and W4A16 rows beside the BLAS (got $rows)"
 # shape, blk, pattern, form, active, sets, us, spread, TF/s, kernel (cut)
 row='^attention-(fwd|bwd) +(f16|bf16) +1x[12]x64x(64|128) +(16|32) +(full|50%|25%|10%|window)'
 row="$row"' +(dense|mask|list) +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
@@ -230,6 +240,12 @@ pycheck "$tmp/bench.json" "bkbench --json: $sparse_cases sparse results beside d
      all(r['status'] == 'ok' and r['sparseUs'] > 0 and r['denseUs'] > 0 and r['speedup'] > 0 and
          r['preparedBytes'] > 0 and r['kernel'] and r['denseKernel'] for r in d['sparse24']) and
      sorted(set(r['n'] for r in d['sparse24'])) == [16, 32, 128]"
+pycheck "$tmp/bench.json" "bkbench --json: the 2:4 and W4A16 results beside the BLAS where libbk has one" \
+    "all((r['blas']['us'] > 0 and r['blas']['tflopPerS'] > 0 and r[v] > 0) if $blas_rows else
+         (r['blas']['us'] is None and r[v] is None)
+         for f, v in (('sparse24', 'sparseVsBlas'), ('w4a16', 'vsBlas'))
+         for r in d[f] if r['status'] == 'ok') and
+     all(r['status'] == 'ok' for r in d['w4a16'])"
 pycheck "$tmp/bench.json" "bkbench --json: $attention_all attention results, checked, active-block TFLOP/s" \
     "len(d['attention']) == $attention_all and
      sorted(set((r['d'], r['dv']) for r in d['attention'])) ==
