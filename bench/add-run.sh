@@ -13,7 +13,8 @@
 # bench/convert-peers.py and bench/gated-peers.py. The run's date is
 # today's (UTC) and its commit the source tree's HEAD unless BK_RUN_DATE
 # and BK_RUN_COMMIT say otherwise; BK_RUN_DEVICE describes the device
-# (driver, CUDA, peers' versions), else bkbench's device name stands. The
+# (driver, CUDA, peers' versions), else bkbench's device name stands;
+# BK_RUN_NOTE, when set, is the run's note (printed under its tables). The
 # file is bench/data/DATE-NAME.json; bench/data/README.md gives its format.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +53,7 @@ str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
     printf '{\n  "format": 1, "date": %s, "commit": %s, "origin": "measured",\n' \
         "$(str "$date")" "$(str "$commit")"
     [ -z "${BK_RUN_DEVICE-}" ] || printf '  "device": %s,\n' "$(str "$BK_RUN_DEVICE")"
+    [ -z "${BK_RUN_NOTE-}" ] || printf '  "note": %s,\n' "$(str "$BK_RUN_NOTE")"
     printf '  "bkbench": '
     cat "$bk"
     if [ -n "$peers" ]; then

@@ -60,6 +60,23 @@ function newest(fam, list,   k, f, i, n, best, bkey, key) {
     return best
 }
 
+# The newest run on the host backend (date, then file name) with a record
+# in list: the host's own tables, beside the library it runs on.
+function newest_host(list,   k, f, best, bkey, key) {
+    best = ""
+    for (k = 1; k <= NFILES; k++) {
+        f = FILES[k]
+        if (get(f, "bkbench.device.type") != "host" || count(f, list, "op") == 0)
+            continue
+        key = get(f, "date") " " f
+        if (best == "" || key > bkey) {
+            best = f
+            bkey = key
+        }
+    }
+    return best
+}
+
 function stamp(f,   dev, s, name) {
     dev = get(f, "device")
     if (dev == "")
@@ -268,6 +285,68 @@ function w4a16(   f, L, n, i, r, p, pn, j, pf, peer, pus, dt, v) {
                get(f, r ".model") != "" ? get(f, r ".model") " " : "", get(f, r ".layer"),
                get(f, r ".k"), get(f, r ".n"), get(f, r ".m"), us(get(f, r ".us")),
                pct(get(f, r ".ofFloor")), peer == "" ? "-" : peer, us(pus), ratio(v)
+    }
+    print ""
+}
+
+# ---- the host's GEMM family beside its BLAS -----------------------------------
+
+function host_row(op, dt, m, n, k, mine, blas, v) {
+    printf "| %s | %s | %s x %s x %s | %s | %s | %s |\n", op, dt, m, n, k, tf(mine), tf(blas),
+           ratio(v)
+}
+
+function host_gemm(   f, L, n, i, r, dt, shape, B) {
+    print "## Host GEMMs beside the BLAS\n"
+    f = newest_host("bkbench.gemm")
+    if (f == "")
+        return none("host GEMM figures")
+    stamp(f)
+    print "TFLOP/s (2MNK over the median time) of the host backend's GEMMs, which hand their"
+    print "products to a BLAS, beside that BLAS called directly in the same run: dense f32 and f64"
+    print "on the same operands, run by run; the 2:4 and W4A16 GEMMs (f16, bf16 activations) beside"
+    print "its sgemm of the same M, N and K on f32 operands, in the same rounds; dense f16 and bf16"
+    print "beside the f32 row's BLAS figure. libbk / BLAS: the BLAS's time over libbk's.\n"
+    print "| op | dtype | M x N x K | libbk | BLAS | libbk / BLAS |"
+    print "| --- | --- | --- | --- | --- | --- |"
+    L = "bkbench.gemm"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".dtype") == "f32" && get(f, r ".cublasLt.tflopPerS") != "")
+            B[get(f, r ".shape")] = get(f, r ".cublasLt.tflopPerS")
+    }
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") != "ok")
+            continue
+        dt = get(f, r ".dtype")   # tf32 rows: f32 on the host
+        shape = get(f, r ".shape")
+        if (get(f, r ".cublasLt.tflopPerS") != "")
+            host_row("dense", dt, get(f, r ".m"), get(f, r ".n"), get(f, r ".k"),
+                     get(f, r ".reusableTflopPerS"), get(f, r ".cublasLt.tflopPerS"),
+                     get(f, r ".reusableVsCublasLt"))
+        else if (shape in B)
+            host_row("dense", dt, get(f, r ".m"), get(f, r ".n"), get(f, r ".k"),
+                     get(f, r ".reusableTflopPerS"), B[shape],
+                     quot(get(f, r ".reusableTflopPerS"), B[shape]))
+    }
+    L = "bkbench.sparse24"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") == "ok" && get(f, r ".blas.tflopPerS") != "")
+            host_row("2:4", get(f, r ".dtype"), get(f, r ".n"), get(f, r ".m"), get(f, r ".k"),
+                     get(f, r ".sparseTflopPerS"), get(f, r ".blas.tflopPerS"),
+                     get(f, r ".sparseVsBlas"))
+    }
+    L = "bkbench.w4a16"
+    n = count(f, L, "op")
+    for (i = 0; i < n; i++) {
+        r = L "." i
+        if (get(f, r ".status") == "ok" && get(f, r ".blas.tflopPerS") != "")
+            host_row("W4A16", get(f, r ".dtype"), get(f, r ".m"), get(f, r ".n"), get(f, r ".k"),
+                     get(f, r ".tflopPerS"), get(f, r ".blas.tflopPerS"), get(f, r ".vsBlas"))
     }
     print ""
 }
@@ -491,6 +570,7 @@ END {
     gemm()
     sparse24()
     w4a16()
+    host_gemm()
     attention()
     heads()
     varlen()
