@@ -15,13 +15,12 @@
 // its own sum, and the lse of that sum; bk_attention_decode_combine_*
 // weighs the parts of a row in the order of their keys, so that a result
 // does not depend on the order the CTAs ran in.
+#include "attention_decode.cuh"
 #include "attention_mma.cuh"
 
 namespace bk {
 namespace attention {
 namespace decode {
-
-typedef bk_attention_decode_args DecodeArgs;
 
 // The barrier of a stream's warps (named barrier 1 + stream when the
 // stream has several warps).
@@ -31,38 +30,6 @@ template <int RG> static __device__ __forceinline__ void stream_sync(int stream)
         __syncwarp();
     else
         asm volatile("bar.sync %0, %1;\n" ::"r"(1 + stream), "n"(RG * 32) : "memory");
-}
-
-// A sequence's lengths (its queries and keys) and whether they are in
-// range.
-struct Sequence {
-    int64_t lq, lk;
-    bool bad;
-};
-
-static __device__ __forceinline__ Sequence sequence(const DecodeArgs &d, int64_t b)
-{
-    Sequence q = { d.a.lq, d.a.lk, false };
-    if (d.lengths_q)
-        q.lq = ((const int32_t *)d.lengths_q)[b * d.lengths_s[0]];
-    if (d.lengths_k)
-        q.lk = ((const int32_t *)d.lengths_k)[b * d.lengths_s[1]];
-    q.bad = q.lq < 0 || q.lq > d.a.lq || q.lk < 0 || q.lk > d.a.lk;
-    if (q.bad)
-        q.lq = q.lk = 0;
-    return q;
-}
-
-// Keys query i of a sequence sees: j < lk, and j <= i + (lk - lq) when
-// causal; none past its queries.
-static __device__ __forceinline__ int64_t seq_key_end(const Args &a, const Sequence &q, int64_t i)
-{
-    if (i >= q.lq)
-        return 0;
-    int64_t end = q.lk;
-    if (a.flags & BK_ATTENTION_CAUSAL)
-        end = min(end, i + (q.lk - q.lq) + 1);
-    return end > 0 ? end : 0;
 }
 
 // Page i of sequence b's table (paged caches), or -1 out of range.
@@ -135,12 +102,6 @@ static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b,
             bad = bad || page_at(d, b, p) < 0;
     }
     return __any_sync(0xFFFFFFFFu, bad);
-}
-
-// The first stream that walks a step of unit u (its part slot 0).
-static __device__ __forceinline__ int64_t first_stream(const DecodeArgs &d, int64_t u)
-{
-    return u * d.unit_steps / d.stream_steps;
 }
 
 // One stream's walk over steps [s0, s1) of unit u (kv head (b, kvh), row
@@ -324,9 +285,7 @@ template <typename T, int DH, int RG> static __device__ void combine(const Decod
     const int64_t i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
     const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
     const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
-    const int64_t parts = d.unit_steps == 0 ? 0
-                          : (u * d.unit_steps + d.unit_steps - 1) / d.stream_steps -
-                                first_stream(d, u) + 1;
+    const int64_t parts = unit_parts(d, u);
     const int64_t cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
     const float *lse = (const float *)d.part_lse + cell0;
     float top = -INFINITY;

@@ -307,4 +307,26 @@ struct bk_attention_decode_args {
     int64_t table_s[2], page_size, pages;
 };
 
+/* The Hopper decode kernel (kernels/attention_decode_wgmma.cu): the same
+ * units, parts and stream-K split, but a CTA is one key stream of NC
+ * consumer warpgroups (64 packed rows each, wgmma) and a producer warp
+ * whose bulk tensor copies bring steps of KEYS keys (64 or 128; K and V
+ * maps of 64 x 64 boxes, 128-byte swizzled, as the forward's) into a ring
+ * of the stages 192 KiB hold. */
+#define BK_ATTENTION_DECODE_WG_RING (192 * 1024)
+#define BK_ATTENTION_DECODE_WG_STAGE_BYTES(d, keys) (2 * (keys) * (d) * 2)
+#define BK_ATTENTION_DECODE_WG_STAGES(d, keys)                                                  \
+    (BK_ATTENTION_DECODE_WG_RING / BK_ATTENTION_DECODE_WG_STAGE_BYTES(d, keys))
+/* The ring, its barriers (k_full, v_full and empty a stage) and the slack
+ * that aligns it to 1024 bytes. */
+#define BK_ATTENTION_DECODE_WG_SHARED_BYTES(d, keys)                                            \
+    (BK_ATTENTION_DECODE_WG_RING + 24 * BK_ATTENTION_DECODE_WG_STAGES(d, keys) + 1024)
+#define BK_ATTENTION_DECODE_WG_THREADS(nc) (128 * (1 + (nc)))
+
+struct bk_attention_decode_tma_args {
+    BK_TENSOR_MAP_FIELD(map_k); /* [B, Hkv, Lk, D], boxes of 64 keys x 64 columns */
+    BK_TENSOR_MAP_FIELD(map_v);
+    struct bk_attention_decode_args d;
+};
+
 #endif /* BK_ATTENTION_ARGS_H */

@@ -905,7 +905,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  ts, widths, seq_tag);
     else if (ap->decode.on)
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s",
-                 ap->decode.split_name);
+                 bk_cuda_attention_decode_name(&ap->decode));
     else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
                  "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->wgmma_width);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CUDA attention forward for few query rows over a long KV cache:
- * kernels/attention_decode.cu's split kernel, then its combining kernel. See
+/* The CUDA attention forward for few query rows over a long KV cache: a
+ * split kernel (kernels/attention_decode.cu's, or on Hopper
+ * kernels/attention_decode_wgmma.cu's), then the combining kernel. See
  * cuda_attention_decode.h. */
 #include "cuda_attention_decode.h"
 #include "../checked.h"
@@ -11,6 +12,8 @@
 
 _Static_assert(sizeof(struct bk_attention_decode_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the decode parameter block fits struct bk_cuda_kernel_launch");
+_Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the Hopper decode parameter block fits struct bk_cuda_kernel_launch");
 
 /* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS(D)
  * keys (its Q load, ring start and part store cost about that much). */
@@ -18,10 +21,19 @@ _Static_assert(sizeof(struct bk_attention_decode_args) <= BK_CUDA_MAX_PARAM_BYTE
 /* The combining kernel's rows a CTA: a warp each. */
 #define COMBINE_ROWS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
 
-static bool decode_off(void)
+/* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), wgmma
+ * (the Hopper kernel wherever it runs); else the default choice. */
+enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_WGMMA };
+
+static enum decode_mode decode_mode(void)
 {
     const char *s = getenv("BK_CUDA_ATTENTION_DECODE");
-    return s && strcmp(s, "off") == 0;
+    if (!s)
+        return MODE_AUTO;
+    return strcmp(s, "off") == 0     ? MODE_OFF
+           : strcmp(s, "mma") == 0   ? MODE_MMA
+           : strcmp(s, "wgmma") == 0 ? MODE_WGMMA
+                                     : MODE_AUTO;
 }
 
 /* The ring's bytes a CTA on this device: sm_90 and sm_100 allow 227 KiB of
@@ -41,6 +53,150 @@ static const char *type_name(BkDataType t)
     return t == BK_DATA_TYPE_F16 ? "f16" : "bf16";
 }
 
+/* Stream-K for units of unit_rows packed rows and steps of `keys` keys,
+ * `streams` key streams a CTA and at most one CTA an SM: the units' steps
+ * end to end, an equal share a stream. Fills k's grid and arguments and
+ * the bytes of its parts (F32 o and lse a row a slot); false where a count
+ * overflows. */
+static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint64_t keys,
+                       uint64_t unit_rows, uint64_t streams, struct attention_decode_kernels *k,
+                       uint64_t *part_bytes)
+{
+    const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
+    const uint64_t row_groups = (rows + unit_rows - 1) / unit_rows;
+    const uint64_t unit_steps = ((uint64_t)p->lk + keys - 1) / keys;
+    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads * row_groups;
+    bool ovf = false;
+    const uint64_t all = bk_mul_u64(units, unit_steps, &ovf);
+    if (ovf)
+        return false;
+    uint64_t want = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
+    want = want < 1 ? 1 : want > sms * streams ? sms * streams : want;
+    const uint64_t stream_steps = all ? (all + want - 1) / want : 1;
+    const uint64_t walking = all ? (all + stream_steps - 1) / stream_steps : 1;
+    uint64_t max_parts = unit_steps ? (unit_steps + stream_steps - 1) / stream_steps + 1 : 1;
+    if (max_parts > walking)
+        max_parts = walking;
+    const uint64_t cells = bk_mul_u64(bk_mul_u64(units, max_parts, &ovf), unit_rows, &ovf);
+    *part_bytes = bk_mul_u64(bk_mul_u64(cells, (uint64_t)p->dv + 1, &ovf), 4, &ovf);
+    if (ovf || *part_bytes > (uint64_t)INT64_MAX)
+        return false;
+    k->unit_rows = (unsigned int)unit_rows;
+    k->ctas = (unsigned int)((walking + streams - 1) / streams);
+    k->args.group = (uint32_t)group;
+    k->args.rows = (uint32_t)rows;
+    k->args.row_groups = (uint32_t)row_groups;
+    k->args.max_parts = (uint32_t)max_parts;
+    k->args.unit_steps = (int64_t)unit_steps;
+    k->args.stream_steps = (int64_t)stream_steps;
+    k->args.units = (int64_t)units;
+    return true;
+}
+
+/* The combining kernel of units of 16 RG rows, from the module of the
+ * mma.sync kernels. */
+static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, unsigned int rg,
+                             struct attention_decode_kernels *k)
+{
+    snprintf(k->combine_name, sizeof k->combine_name, "bk_attention_decode_combine_%s_d%d_r%u",
+             type_name(p->type), (int)p->d, rg);
+    return bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->combine_name,
+                               &k->combine, 0);
+}
+
+/* The mma.sync kernels: a warp takes 16 packed rows, a key stream RG warps
+ * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. */
+static BkResult plan_mma(BkPlan plan, unsigned int ring, uint64_t sms,
+                         struct attention_decode_kernels *k, uint64_t *part_bytes)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
+    const unsigned int rg = rows <= 16 ? 1 : rows <= 32 ? 2 : rows <= 64 ? 4 : 8;
+    if (!split_work(p, sms, BK_ATTENTION_DECODE_KEYS((uint64_t)p->d), 16u * rg,
+                    BK_ATTENTION_DECODE_STREAMS(rg), k, part_bytes))
+        return BK_SUCCESS;
+    k->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
+    const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
+    k->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
+             type_name(p->type), (int)p->d, rg, stages);
+    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->split_name,
+                                       &k->split, k->shared_bytes);
+    if (res == BK_SUCCESS)
+        res = find_combine(plan, p, rg, k);
+    k->on = res == BK_SUCCESS;
+    return res;
+}
+
+/* K and V as tensor maps over [B, Hkv, Lk, D] (the forward's boxes). */
+static bool decode_maps(const struct bk_attention_problem *p, struct bk_attention_decode_tma_args *t)
+{
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    return bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->d.a.k.base, 4, kv,
+                              p->stride.k, 64, 64) &&
+           bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->d.a.v.base, 4, kv,
+                              p->stride.v, 64, 64);
+}
+
+/* The Hopper kernel's steps: 64 keys for two consumers (two buffers of
+ * scores of 128 beside O would not fit their registers), 128 for one (at
+ * D = 128, Lq = 8 of 8 heads 150.6 us against 154.6 with 64; at D = 64,
+ * steps of 16 KiB held the stream to 75-80% of the copy bandwidth). */
+static unsigned int wgmma_keys(unsigned int nc)
+{
+    return nc == 2 ? 64 : 128;
+}
+
+/* The Hopper kernel: sm_90 exactly (sm_90a code), a contiguous cache that
+ * tensor maps describe, lengths the maps' 32-bit coordinates reach; 64
+ * packed rows a consumer warpgroup, one consumer for up to 64 rows, two
+ * past that; a CTA a key stream. Where the mode leaves the choice, it
+ * takes more than 32 packed rows: with fewer, the mma.sync kernel's
+ * 16-row tiles waste less, and it ran level or faster (H200, bf16:
+ * doc/design/attention.md). */
+static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
+                           struct attention_decode_kernels *k, uint64_t *part_bytes)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const BkDeviceProperties *dev = &plan->ctx->props;
+    const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    if (mode == MODE_MMA || (mode == MODE_AUTO && rows <= 32) ||
+        dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
+        p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
+        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
+        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
+        return BK_SUCCESS;
+    const unsigned int nc = rows <= 64 ? 1 : 2, keys = wgmma_keys(nc);
+    if (!split_work(p, sms, keys, 64u * nc, 1, k, part_bytes))
+        return BK_SUCCESS;
+    k->threads = BK_ATTENTION_DECODE_WG_THREADS(nc);
+    k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_wgmma_%s_d%d_c%u_k%u",
+             type_name(p->type), (int)p->d, nc, keys);
+    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE_WGMMA, k->split_name,
+                                       &k->split, k->shared_bytes);
+    if (res == BK_SUCCESS)
+        res = find_combine(plan, p, 4 * nc, k);
+    k->on = res == BK_SUCCESS;
+    return res;
+}
+
+/* The fields of a run's arguments that both sets of kernels share. */
+static void set_common(const struct bk_attention_problem *p, const struct bk_attention_args *a,
+                       struct attention_decode_kernels *k)
+{
+    k->args.a = *a;
+    k->args.lengths_s[0] = p->lengths_q_stride;
+    k->args.lengths_s[1] = p->lengths_k_stride;
+    if (p->paged) {
+        k->args.table_s[0] = p->block_table_stride[0];
+        k->args.table_s[1] = p->block_table_stride[1];
+        k->args.page_size = p->page_size;
+        k->args.pages = p->pages;
+    }
+}
+
 BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_attention_args *a,
                                        struct attention_decode_plan *dp)
 {
@@ -49,83 +205,43 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     const BkDeviceProperties *dev = &plan->ctx->props;
     memset(dp, 0, sizeof *dp);
     const unsigned int ring = ring_bytes(dev);
+    const enum decode_mode mode = decode_mode();
     if (!fast || p->backward || p->form != BK_ATTENTION_PATTERN_DENSE || !ring ||
         p->d != p->dv || (p->d != 64 && p->d != 128) ||
-        p->lq > BK_ATTENTION_DECODE_MAX_LQ || p->lq < 1 || decode_off() ||
+        p->lq > BK_ATTENTION_DECODE_MAX_LQ || p->lq < 1 || mode == MODE_OFF ||
         (p->has_sequences && p->seq_form != BK_ATTENTION_SEQUENCES_PADDED))
         return BK_SUCCESS;
-    const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
-    const unsigned int rg = rows <= 16 ? 1 : rows <= 32 ? 2 : rows <= 64 ? 4 : 8;
-    const uint64_t row_groups = (rows + 16 * rg - 1) / (16 * rg);
-    const uint64_t streams = BK_ATTENTION_DECODE_STREAMS(rg);
     const uint64_t total = (uint64_t)p->batch * (uint64_t)p->heads * (uint64_t)p->lq;
-    const uint64_t combine_ctas = (total + COMBINE_ROWS - 1) / COMBINE_ROWS;
-    if (combine_ctas > INT32_MAX)
+    if ((total + COMBINE_ROWS - 1) / COMBINE_ROWS > INT32_MAX)
         return BK_SUCCESS;
-    /* Stream-K: the units' steps end to end, an equal share a stream, one
-     * CTA an SM (its ring takes the SM's shared memory). */
-    const uint64_t keys = BK_ATTENTION_DECODE_KEYS((uint64_t)p->d);
-    const uint64_t unit_steps = ((uint64_t)p->lk + keys - 1) / keys;
-    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads * row_groups;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
-    bool ovf = false;
-    const uint64_t all = bk_mul_u64(units, unit_steps, &ovf);
-    if (ovf)
-        return BK_SUCCESS;
-    uint64_t want = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
-    want = want < 1 ? 1 : want > sms * streams ? sms * streams : want;
-    const uint64_t stream_steps = all ? (all + want - 1) / want : 1;
-    const uint64_t walking = all ? (all + stream_steps - 1) / stream_steps : 1;
-    const uint64_t ctas = (walking + streams - 1) / streams;
-    uint64_t max_parts = unit_steps ? (unit_steps + stream_steps - 1) / stream_steps + 1 : 1;
-    if (max_parts > walking)
-        max_parts = walking;
-
-    /* The parts past the core's workspace: F32 o and lse a row a slot. */
-    const uint64_t at = bk_align_up_u64(plan->props.workspaceSize, 256, &ovf);
-    const uint64_t cells = bk_mul_u64(bk_mul_u64(units, max_parts, &ovf), (uint64_t)16 * rg, &ovf);
-    const uint64_t bytes = bk_mul_u64(bk_mul_u64(cells, (uint64_t)p->dv + 1, &ovf), 4, &ovf);
-    const uint64_t end = bk_add_u64(at, bytes, &ovf);
-    if (ovf || end > (uint64_t)INT64_MAX)
-        return BK_SUCCESS;
-
-    dp->problem = p;
-    dp->rg = rg;
-    dp->ctas = (unsigned int)ctas;
-    dp->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
-    const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
-    dp->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
-    dp->ws_parts = at;
-    dp->args.a = *a;
-    dp->args.group = (uint32_t)group;
-    dp->args.rows = (uint32_t)rows;
-    dp->args.row_groups = (uint32_t)row_groups;
-    dp->args.max_parts = (uint32_t)max_parts;
-    dp->args.unit_steps = (int64_t)unit_steps;
-    dp->args.stream_steps = (int64_t)stream_steps;
-    dp->args.units = (int64_t)units;
-    dp->args.lengths_s[0] = p->lengths_q_stride;
-    dp->args.lengths_s[1] = p->lengths_k_stride;
-    if (p->paged) {
-        dp->args.table_s[0] = p->block_table_stride[0];
-        dp->args.table_s[1] = p->block_table_stride[1];
-        dp->args.page_size = p->page_size;
-        dp->args.pages = p->pages;
-    }
-    snprintf(dp->split_name, sizeof dp->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
-             type_name(p->type), (int)p->d, rg, stages);
-    snprintf(dp->combine_name, sizeof dp->combine_name, "bk_attention_decode_combine_%s_d%d_r%u",
-             type_name(p->type), (int)p->d, rg);
-    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, dp->split_name,
-                                       &dp->split, dp->shared_bytes);
+    uint64_t mma_bytes = 0, wgmma_bytes = 0;
+    BkResult res = plan_mma(plan, ring, sms, &dp->mma, &mma_bytes);
     if (res == BK_SUCCESS)
-        res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, dp->combine_name,
-                                  &dp->combine, 0);
+        res = plan_wgmma(plan, mode, sms, &dp->wgmma, &wgmma_bytes);
     if (res != BK_SUCCESS)
         return res;
+    if (!dp->mma.on)
+        return BK_SUCCESS;
+    set_common(p, a, &dp->mma);
+    set_common(p, a, &dp->wgmma);
+
+    /* The parts past the core's workspace: room for either set's. */
+    bool ovf = false;
+    const uint64_t at = bk_align_up_u64(plan->props.workspaceSize, 256, &ovf);
+    const uint64_t end = bk_add_u64(at, mma_bytes > wgmma_bytes ? mma_bytes : wgmma_bytes, &ovf);
+    if (ovf || end > (uint64_t)INT64_MAX)
+        return BK_SUCCESS;
+    dp->problem = p;
+    dp->ws_parts = at;
     plan->props.workspaceSize = end;
     dp->on = true;
     return BK_SUCCESS;
+}
+
+const char *bk_cuda_attention_decode_name(const struct attention_decode_plan *dp)
+{
+    return dp->wgmma.on ? dp->wgmma.split_name : dp->mma.split_name;
 }
 
 uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
@@ -134,20 +250,36 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
                                            struct bk_cuda_kernel_launch *launches)
 {
     const struct bk_attention_problem *p = dp->problem;
-    const BkDeviceAddress workspace = run->workspace;
-    struct bk_attention_decode_args d = dp->args;
+    /* The Hopper kernel's arguments: its tensor maps, then the rest. */
+    struct bk_attention_decode_tma_args t;
+    memset(&t, 0, sizeof t);
+    const struct attention_decode_kernels *k = &dp->mma;
+    if (dp->wgmma.on) {
+        t.d = dp->wgmma.args;
+        t.d.a = *a;
+        if (decode_maps(p, &t))
+            k = &dp->wgmma;
+    }
+    struct bk_attention_decode_args d = k->args;
     d.a = *a;
     d.lengths_q = p->has_lengths_q ? run->binding[BK_ATTENTION_BINDING_LENGTHS_Q] : 0;
     d.lengths_k = p->has_lengths_k ? run->binding[BK_ATTENTION_BINDING_LENGTHS_K] : 0;
     d.block_table = p->paged ? run->binding[BK_ATTENTION_BINDING_BLOCK_TABLE] : 0;
     const uint64_t total = (uint64_t)a->batch * (uint64_t)a->heads * (uint64_t)a->lq;
-    const uint64_t cells = (uint64_t)d.units * d.max_parts * 16 * dp->rg;
-    d.part_o = workspace + dp->ws_parts;
+    const uint64_t cells = (uint64_t)d.units * d.max_parts * k->unit_rows;
+    d.part_o = run->workspace + dp->ws_parts;
     d.part_lse = d.part_o + cells * (uint64_t)a->dv_cols * 4;
-    bk_cuda_launch_set(&launches[0], dp->split, dp->ctas, 1, 1, dp->threads, dp->shared_bytes,
-                       dp->split_name, &d, sizeof d);
-    bk_cuda_launch_set(&launches[1], dp->combine,
+    uint32_t n = 0;
+    if (k == &dp->wgmma) {
+        t.d = d;
+        bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
+                           k->split_name, &t, sizeof t);
+    } else {
+        bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
+                           k->split_name, &d, sizeof d);
+    }
+    bk_cuda_launch_set(&launches[n++], k->combine,
                        (unsigned int)((total + COMBINE_ROWS - 1) / COMBINE_ROWS), 1, 1,
-                       BK_ATTENTION_DECODE_COMBINE_THREADS, 0, dp->combine_name, &d, sizeof d);
-    return 2;
+                       BK_ATTENTION_DECODE_COMBINE_THREADS, 0, k->combine_name, &d, sizeof d);
+    return n;
 }

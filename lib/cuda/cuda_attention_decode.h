@@ -8,16 +8,28 @@
 #include "cuda_internal.h"
 #include "attention_args.h"
 
+/* One set of decode kernels: the split kernel (its grid, threads and
+ * shared memory) and the combining one, with the arguments of a run but
+ * its addresses. */
+struct attention_decode_kernels {
+    bool on;
+    unsigned int unit_rows;     /* packed rows of a unit: 16 RG, or 64 NC */
+    unsigned int ctas;          /* of the split kernel: at most one an SM */
+    unsigned int threads, shared_bytes;
+    CUfunction split, combine;
+    char split_name[BK_MAX_KERNEL_NAME_SIZE], combine_name[BK_MAX_KERNEL_NAME_SIZE];
+    struct bk_attention_decode_args args;
+};
+
 struct attention_decode_plan {
     bool on;
     const struct bk_attention_problem *problem; /* the plan's */
-    unsigned int rg;            /* warps a key stream */
-    unsigned int ctas;          /* of the split kernel: at most one an SM */
-    unsigned int threads, shared_bytes;
-    uint64_t ws_parts;          /* the parts' offset in the workspace */
-    CUfunction split, combine;
-    char split_name[BK_MAX_KERNEL_NAME_SIZE], combine_name[BK_MAX_KERNEL_NAME_SIZE];
-    struct bk_attention_decode_args args; /* all but the addresses */
+    uint64_t ws_parts;                /* the parts' offset in the workspace */
+    struct attention_decode_kernels mma;   /* kernels/attention_decode.cu */
+    /* kernels/attention_decode_wgmma.cu where it takes the plan (sm_90,
+     * contiguous caches): a run whose tensor maps the driver refuses
+     * takes the mma.sync kernels. */
+    struct attention_decode_kernels wgmma;
 };
 
 /* Whether the forward plan of p takes the decode kernels (f16 or bf16,
@@ -25,8 +37,9 @@ struct attention_decode_plan {
  * sequence lengths and paged caches too, rows in whole 16-byte steps:
  * `fast` says the rest; sm_80, sm_90 and sm_100), and if so, its kernels, grid
  * and workspace (placed past the core's, which *workspace_size grows to
- * cover). BK_CUDA_ATTENTION_DECODE=off, read when a plan is made, turns
- * it off (for tests and tuning). */
+ * cover). BK_CUDA_ATTENTION_DECODE, read when a plan is made: off turns
+ * them off, mma keeps the Hopper kernel out, wgmma takes it wherever it
+ * runs (for tests and tuning). */
 BK_HIDDEN BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast,
                                                  const struct bk_attention_args *a,
                                                  struct attention_decode_plan *dp);
@@ -34,6 +47,9 @@ BK_HIDDEN BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast,
 /* The launches of a run (q, k, v, y and lse bound in a; the lengths and
  * the block table in run's bindings): the split kernel and the combining
  * one. Returns how many (2). */
+/* The name of the split kernel a run takes where its maps are made. */
+BK_HIDDEN const char *bk_cuda_attention_decode_name(const struct attention_decode_plan *dp);
+
 BK_HIDDEN uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
                                                      const struct bk_attention_args *a,
                                                      const struct bk_run_args *run,

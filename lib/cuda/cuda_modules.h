@@ -40,6 +40,7 @@
     X(ATTENTION_WGMMA, attention_wgmma, sm_90a)                                                \
     X(ATTENTION_WGMMA_BACKWARD, attention_wgmma_backward, sm_90a)                              \
     X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */   \
+    X(ATTENTION_DECODE_WGMMA, attention_decode_wgmma, sm_90a) /* the same on Hopper */       \
     X(CONVERT, convert, configured)                       /* type conversion */
 
 #endif /* BK_CUDA_MODULES_H */

@@ -735,11 +735,11 @@ static void run_seq_case(const struct seq_case *c)
 {
     char label[200];
     snprintf(label, sizeof label,
-             "forward %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld%s lengths%s %s page %d%s (decode)",
+             "forward %s B%lld H%lld/%lld Lq%lld Lk%lld D%lld%s lengths%s %s page %d%s%s",
              bkt_type_name(c->type), (long long)c->b, (long long)c->h, (long long)c->hkv,
              (long long)c->lq, (long long)c->lk, (long long)c->d, c->causal ? " causal" : "",
              c->lengths_q ? " q k" : " k", layout_names[c->layout], c->page_size,
-             c->bad ? " bad" : "");
+             c->bad ? " bad" : "", grid_label);
     const char *only = getenv("BK_TEST_ONLY");
     if (only && !strstr(label, only))
         return;
@@ -1117,9 +1117,19 @@ int main(void)
     grid_label = " (padded widths)";
     padded_width_cases(false);
     padded_width_cases(true);
-    grid_label = " (decode)";
-    decode_cases();
-    decode_sequence_cases();
+    /* The decode kernels: the plan's choice, then each set alone (the
+     * Hopper one runs only on sm_90; elsewhere its cases take the other). */
+    static const char *const decode_sets[] = { NULL, "mma", "wgmma" };
+    static const char *const decode_labels[] = { " (decode)", " (decode, mma)",
+                                                 " (decode, wgmma)" };
+    for (int i = 0; i < 3; i++) {
+        if (decode_sets[i])
+            setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
+        grid_label = decode_labels[i];
+        decode_cases();
+        decode_sequence_cases();
+    }
+    unsetenv("BK_CUDA_ATTENTION_DECODE");
     grid_label = "";
     varlen_cases(false);
     varlen_cases(true);

@@ -29,12 +29,13 @@ struct decode_shape {
 };
 
 /* The GPU's: the shapes decoders run (Llama-70B-like GQA 64/8 and 32/8,
- * MHA 32/32, speculative Lq 4 and 16 causal). */
+ * MHA 32/32, speculative Lq 2, 4, 8 and 16 causal). */
 static const struct decode_shape gpu_shapes[] = {
     {8, 64, 8, 1, 8192, false, 0},    {8, 64, 8, 1, 32768, false, 0},
     {1, 64, 8, 1, 131072, false, 0},  {32, 32, 8, 1, 4096, false, 0},
     {8, 64, 8, 4, 32768, true, 0},    {8, 64, 8, 16, 8192, true, 0},
     {8, 32, 32, 1, 8192, false, 0},   {1, 64, 8, 1, 4096, false, 0},
+    {8, 64, 8, 2, 32768, true, 0},    {8, 64, 8, 8, 16384, true, 0},
     /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
     {8, 64, 8, 1, 32768, false, 16},  {8, 64, 8, 1, 32768, false, 64},
     {8, 64, 8, 1, 32768, false, 256}, {32, 32, 8, 1, 4096, false, 16},
