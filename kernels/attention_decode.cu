@@ -225,9 +225,199 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
     }
 }
 
+// 8 x 8 of 16-bit values across the warp, transposed: lane l holds row
+// l / 4, columns 2 (l % 4) and + 1 (the ldmatrix layout), before and after.
+static __device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x)
+{
+    uint32_t y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
+// The walk of walk_unit for at most 8 packed rows, keys as the tiles' 16
+// rows: S^T = K Q^T and O^T += V^T P^T, m16n8k16 with the packed rows as
+// N = 8. With rows as M (walk_unit) half of every tile is padding at 8
+// rows; here none is at 8 and every product and exponential is half as
+// many. Lane (g, q4) = (lane / 4, lane % 4) holds the scores of keys g and
+// g + 8 of each 16 for rows 2 q4 and 2 q4 + 1, and O^T's rows (columns of
+// O) g and g + 8 of each 16 for the same two rows; a row's maximum and sum
+// gather over the 8 lanes of its q4. P^T reaches the B fragments of the
+// second product through a register transpose (movmatrix).
+template <typename T, int DH, int STAGES>
+static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uint32_t ring,
+                                                        int lane, int64_t u, int64_t s0,
+                                                        int64_t s1, int64_t slot)
+{
+    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    constexpr uint32_t TB = KEYS * DH * 2;
+    constexpr int KSTEPS = DH / 16, MT = KEYS / 16, DT = DH / 16;
+    const Args &a = d.a;
+    const int64_t bk = u / d.row_groups;
+    const int64_t b = bk / a.kv_heads, kvh = bk % a.kv_heads;
+    const Sequence seq = sequence(d, b);
+    const int64_t key0 = s0 * KEYS, stop = min(seq.lk, s1 * KEYS);
+    const int64_t steps = stop > key0 ? (stop - key0 + KEYS - 1) / KEYS : 0;
+    const bool bad = seq.bad || pages_bad(d, b, key0, stop, lane);
+    const int g = lane / 4, q4 = lane % 4;
+
+    // The key limits of this lane's two rows; a row past the packed rows
+    // has Q = 0 and no limit (its scores are 0, its output never read).
+    int64_t end[2];
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const int64_t r = 2 * q4 + e;
+        end[e] = r < d.rows ? seq_key_end(a, seq, r % a.lq) : INT64_MAX;
+    }
+    const int64_t open = min(stop, min(end[0], end[1]));
+
+    // Q^T's B fragments: row g's columns 2 q4 (+ 1) and + 8 of each 16.
+    uint32_t qf[KSTEPS][2];
+    {
+        const bool valid = g < d.rows;
+        const T *q = at<T>(a.q, b, kvh * d.group + g / a.lq, g % a.lq);
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+                qf[kk][i] = valid ? *(const uint32_t *)(q + kk * 16 + 2 * q4 + 8 * i) : 0u;
+    }
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps)
+            load_step<T, DH, 1>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop, lane);
+        cp_async_commit();
+    }
+
+    float o[DT][4];
+    zero(o);
+    float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+    const ScoreScale ss = score_scale(a.scale);
+    for (int64_t s = 0; s < steps; s++) {
+        const int64_t ahead = s + STAGES - 1;
+        if (ahead < steps)
+            load_step<T, DH, 1>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
+                                key0 + ahead * KEYS, stop, lane);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>();
+        __syncwarp();
+        const uint32_t ks = ring + (uint32_t)(s % STAGES) * STAGE_BYTES, vs = ks + TB;
+
+        // sc[mt] = S^T (keys 16 mt + g, + 8; rows 2 q4, + 1) as
+        // { (g, a), (g, b), (g + 8, a), (g + 8, b) }.
+        float sc[MT][4];
+        zero(sc);
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                uint32_t kf[4];
+                load_a<DH>(kf, ks, mt * 16, kk, lane);
+                Mma<T>::run(sc[mt], kf, qf[kk][0], qf[kk][1]);
+            }
+
+        const int64_t k0 = key0 + s * KEYS;
+        if (k0 + KEYS > open) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const int64_t j = k0 + mt * 16 + g + 8 * (i / 2);
+                    if (j >= stop || j >= end[i % 2])
+                        sc[mt][i] = ss.masked;
+                }
+        }
+
+        // Row maxima: row_max pairs elements 0-1 and 2-3, so hand it each
+        // tile's row a values first.
+        float byrow[MT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            byrow[mt][0] = sc[mt][0];
+            byrow[mt][1] = sc[mt][2];
+            byrow[mt][2] = sc[mt][1];
+            byrow[mt][3] = sc[mt][3];
+        }
+        const float2 mx = row_max(byrow, ss, make_float2(m_a, m_b));
+        float mx_a = mx.x, mx_b = mx.y;
+#pragma unroll
+        for (int o2 = 4; o2 <= 16; o2 *= 2) {
+            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
+            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
+        }
+        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
+        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
+        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
+        m_a = mx_a;
+        m_b = mx_b;
+        float sum_a = 0.f, sum_b = 0.f;
+        uint32_t pt[MT][2]; // P^T's B fragments: keys 2 q4 (+ 1), + 8; row g
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            const float p0 = exp2_fast(fmaf(sc[mt][0], ss.sl2, -base_a));
+            const float p1 = exp2_fast(fmaf(sc[mt][1], ss.sl2, -base_b));
+            const float p2 = exp2_fast(fmaf(sc[mt][2], ss.sl2, -base_a));
+            const float p3 = exp2_fast(fmaf(sc[mt][3], ss.sl2, -base_b));
+            sum_a += p0 + p2;
+            sum_b += p1 + p3;
+            pt[mt][0] = movmatrix_trans(pack2<T>(p0, p1));
+            pt[mt][1] = movmatrix_trans(pack2<T>(p2, p3));
+        }
+        l_a = l_a * corr_a + sum_a;
+        l_b = l_b * corr_b + sum_b;
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++) {
+            o[dt][0] *= corr_a;
+            o[dt][1] *= corr_b;
+            o[dt][2] *= corr_a;
+            o[dt][3] *= corr_b;
+        }
+
+        // O^T (columns 16 dt ..) += V^T (16 dt .., keys 16 mt ..) P^T: V^T's
+        // A fragments are V's rows read transposed.
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                uint32_t vf[4];
+                ldmatrix_x4_trans(vf, vs + SwizzledTile<DH>::offset(
+                                          mt * 16 + lane % 8 + 8 * (lane / 16),
+                                          dt * 2 + (lane / 8) % 2));
+                Mma<T>::run(o[dt], vf, pt[mt][0], pt[mt][1]);
+            }
+        __syncwarp(); // this stage is refilled STAGES - 1 steps on
+    }
+    cp_async_wait<0>();
+
+#pragma unroll
+    for (int o2 = 4; o2 <= 16; o2 *= 2) {
+        l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
+        l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
+    }
+    // The part as walk_unit leaves it, row 2 q4 + e of the unit's 16.
+    const int64_t cell0 = (u * d.max_parts + slot) * 16;
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const int64_t r = 2 * q4 + e;
+        if (r >= d.rows)
+            continue;
+        const float l = e ? l_b : l_a, m = e ? m_b : m_a;
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        float *dst = (float *)d.part_o + (cell0 + r) * a.dv_cols + g;
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++) {
+            dst[dt * 16] = o[dt][e] * inv;
+            dst[dt * 16 + 8] = o[dt][2 + e] * inv;
+        }
+        if (g == 0)
+            ((float *)d.part_lse)[cell0 + r] = bad ? quiet_nan() : l > 0.f ? m + log2f(l) : -INFINITY;
+    }
+}
+
 // A stream's share of the steps of all units: stream_steps of them from
 // its index times that, a unit at a time.
-template <typename T, int DH, int RG, int STAGES>
+template <typename T, int DH, int RG, int STAGES, bool NARROW>
 static __device__ void split(const DecodeArgs &d)
 {
     constexpr int NS = BK_ATTENTION_DECODE_STREAMS(RG);
@@ -244,8 +434,12 @@ static __device__ void split(const DecodeArgs &d)
     for (int64_t at = from; at < to;) {
         const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
         const int64_t s1 = min(to, unit_end) - u * d.unit_steps;
-        walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps, s1,
-                                     me - first_stream(d, u));
+        if (NARROW)
+            walk_unit_narrow<T, DH, STAGES>(d, ring, lane, u, at - u * d.unit_steps, s1,
+                                            me - first_stream(d, u));
+        else
+            walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps,
+                                         s1, me - first_stream(d, u));
         at = u * d.unit_steps + s1;
     }
 }
@@ -345,7 +539,14 @@ using namespace bk::attention::decode;
     extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(RG), 1)        \
         bk_attention_decode_##NAME##_d##DH##_r##RG##_s##STAGES(const DecodeArgs d)               \
     {                                                                                            \
-        split<T, DH, RG, STAGES>(d);                                                             \
+        split<T, DH, RG, STAGES, false>(d);                                                      \
+    }
+// The kernels of at most 8 packed rows (walk_unit_narrow), RG = 1.
+#define BK_ATTENTION_DECODE_NARROW(NAME, T, DH, STAGES)                                          \
+    extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(1), 1)         \
+        bk_attention_decode_##NAME##_d##DH##_n8_s##STAGES(const DecodeArgs d)                    \
+    {                                                                                            \
+        split<T, DH, 1, STAGES, true>(d);                                                        \
     }
 #define BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, RG)                                             \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
@@ -360,6 +561,8 @@ using namespace bk::attention::decode;
 #define BK_ATTENTION_DECODE_D(NAME, T, DH)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 1, 2)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 1, 3)                                                       \
+    BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 2)                                                   \
+    BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 3)                                                   \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 4)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 6)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 4, 4)                                                       \

@@ -21,9 +21,10 @@ _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_
 /* The combining kernel's rows a CTA: a warp each. */
 #define COMBINE_ROWS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
 
-/* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), wgmma
- * (the Hopper kernel wherever it runs); else the default choice. */
-enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_WGMMA };
+/* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), mma16
+ * (those with rows as the tiles' 16, never the narrow ones), wgmma (the
+ * Hopper kernel wherever it runs); else the default choice. */
+enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_MMA16, MODE_WGMMA };
 
 static enum decode_mode decode_mode(void)
 {
@@ -32,6 +33,7 @@ static enum decode_mode decode_mode(void)
         return MODE_AUTO;
     return strcmp(s, "off") == 0     ? MODE_OFF
            : strcmp(s, "mma") == 0   ? MODE_MMA
+           : strcmp(s, "mma16") == 0 ? MODE_MMA16
            : strcmp(s, "wgmma") == 0 ? MODE_WGMMA
                                      : MODE_AUTO;
 }
@@ -105,8 +107,11 @@ static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, 
 }
 
 /* The mma.sync kernels: a warp takes 16 packed rows, a key stream RG warps
- * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. */
-static BkResult plan_mma(BkPlan plan, unsigned int ring, uint64_t sms,
+ * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. Up to
+ * 8 rows take the narrow kernels (keys as the tiles' rows, the packed rows
+ * as their 8 columns: half the products and exponentials of a 16-row
+ * tile), with RG = 1's grid, ring and parts. */
+static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, uint64_t sms,
                          struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -118,8 +123,12 @@ static BkResult plan_mma(BkPlan plan, unsigned int ring, uint64_t sms,
     k->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
     const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
     k->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
-             type_name(p->type), (int)p->d, rg, stages);
+    if (rows <= 8 && mode != MODE_MMA16)
+        snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_n8_s%u",
+                 type_name(p->type), (int)p->d, stages);
+    else
+        snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
+                 type_name(p->type), (int)p->d, rg, stages);
     BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->split_name,
                                        &k->split, k->shared_bytes);
     if (res == BK_SUCCESS)
@@ -161,7 +170,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    if (mode == MODE_MMA || (mode == MODE_AUTO && rows <= 32) ||
+    if (mode == MODE_MMA || mode == MODE_MMA16 || (mode == MODE_AUTO && rows <= 32) ||
         dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
         p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
@@ -216,7 +225,7 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         return BK_SUCCESS;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
     uint64_t mma_bytes = 0, wgmma_bytes = 0;
-    BkResult res = plan_mma(plan, ring, sms, &dp->mma, &mma_bytes);
+    BkResult res = plan_mma(plan, mode, ring, sms, &dp->mma, &mma_bytes);
     if (res == BK_SUCCESS)
         res = plan_wgmma(plan, mode, sms, &dp->wgmma, &wgmma_bytes);
     if (res != BK_SUCCESS)
