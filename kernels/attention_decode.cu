@@ -461,68 +461,109 @@ static __device__ __forceinline__ float warp_sum(float v)
 }
 
 // Output row r = (b H + h) Lq + i from the parts of its unit: the weights
-// 2^(lse_p - max), y = the parts' sum in slot order over the sum of the
-// weights (a fixed tree), in T; lse in natural log. The lanes read 32
-// parts' lse at once, then the columns of 32 parts with every load in
-// flight.
+// 2^(lse_p - max), y = the parts' sum over the sum of the weights, in T;
+// lse in natural log. d.combine_warps warps (1, 2 or 4) share a row: warp
+// k of a row takes the parts' chunks of 32 k, k + cw, ... in order, its
+// lanes reading the 32 parts' lse and their columns in one trip, and
+// folds each chunk in with a running maximum; the row's first warp then
+// folds the others' sums in in warp order. The order is fixed by the
+// plan, so a result does not depend on the order the CTAs ran in. The
+// row's arithmetic comes before the wait for the split kernel, which it
+// overlaps where the launch is programmatic.
 template <typename T, int DH, int RG> static __device__ void combine(const DecodeArgs &d)
 {
-    constexpr int PER_LANE = DH / 32;
-    constexpr int UR = 16 * RG;
+    constexpr int PER_LANE = DH / 32, UR = 16 * RG;
+    constexpr int WARPS = BK_ATTENTION_DECODE_COMBINE_THREADS / 32;
+    __shared__ float shared_acc[WARPS][DH], shared_top[WARPS], shared_sum[WARPS];
+    __shared__ bool shared_nan[WARPS];
     const Args &a = d.a;
-    grid_dependency_wait();
-    const int64_t r = (int64_t)blockIdx.x * (BK_ATTENTION_DECODE_COMBINE_THREADS / 32) +
-                      threadIdx.x / 32;
-    if (r >= a.batch * a.heads * a.lq)
-        return;
-    const int lane = threadIdx.x % 32;
-    const int64_t i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
-    const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
-    const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
-    const int64_t parts = unit_parts(d, u);
-    const int64_t cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
-    const float *lse = (const float *)d.part_lse + cell0;
-    float top = -INFINITY;
-    bool nan = false;
-    for (int64_t p0 = 0; p0 < parts; p0 += 32) {
-        const float l = p0 + lane < parts ? lse[(p0 + lane) * UR] : -INFINITY;
-        nan = nan || isnan(l);
-        top = fmaxf(top, l);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int cw = (int)d.combine_warps, share = warp % cw;
+    const int64_t r = ((int64_t)blockIdx.x * WARPS + warp) / cw;
+    const bool live = r < a.batch * a.heads * a.lq;
+    int64_t i = 0, h = 0, b = 0, parts = 0, cell0 = 0;
+    if (live) {
+        i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
+        const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
+        const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
+        parts = unit_parts(d, u);
+        cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
     }
-    top = warp_max(top);
-    if (__any_sync(0xFFFFFFFFu, nan))
-        top = quiet_nan(); // a sequence out of range: every output NaN
-    float acc[PER_LANE] = {};
-    float sum = 0.f;
-    if (top != -INFINITY && !isnan(top))
-        for (int64_t p0 = 0; p0 < parts; p0 += 32) {
-            const bool mine = p0 + lane < parts;
-            const float w = mine ? exp2_fast(lse[(p0 + lane) * UR] - top) : 0.f;
-            sum += warp_sum(w);
-            const float *src = (const float *)d.part_o + (cell0 + p0 * UR) * a.dv_cols +
-                               lane * PER_LANE;
-            const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
-            float v[32][PER_LANE];
+    grid_dependency_wait();
+    const float *lse = (const float *)d.part_lse + cell0;
+    const float *o = (const float *)d.part_o + cell0 * a.dv_cols + lane * PER_LANE;
+    float top = -INFINITY, sum = 0.f, acc[PER_LANE] = {};
+    bool nan = false;
+    for (int64_t p0 = 32 * share; p0 < parts; p0 += 32 * cw) {
+        const bool mine = p0 + lane < parts;
+        const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
+        const float l = mine ? lse[(p0 + lane) * UR] : -INFINITY;
+        float v[32][PER_LANE];
 #pragma unroll
-            for (int j = 0; j < 32; j++)
+        for (int j = 0; j < 32; j++)
 #pragma unroll
-                for (int c = 0; c < PER_LANE; c++)
-                    v[j][c] = src[(j <= last ? j : 0) * UR * a.dv_cols + c];
+            for (int c = 0; c < PER_LANE; c++)
+                v[j][c] = o[(p0 + (j <= last ? j : 0)) * UR * a.dv_cols + c];
+        nan = nan || isnan(l);
+        const float next = fmaxf(top, warp_max(isnan(l) ? -INFINITY : l));
+        if (next == -INFINITY)
+            continue; // no part so far saw a key
+        const float keep = exp2_fast(top - next);
+        const float w = mine ? exp2_fast(l - next) : 0.f;
+        sum = sum * keep + warp_sum(w);
 #pragma unroll
-            for (int j = 0; j < 32; j++) {
-                const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+        for (int c = 0; c < PER_LANE; c++)
+            acc[c] *= keep;
 #pragma unroll
-                for (int c = 0; c < PER_LANE; c++)
-                    acc[c] = fmaf(wj, v[j][c], acc[c]);
-            }
+        for (int j = 0; j < 32; j++) {
+            const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+#pragma unroll
+            for (int c = 0; c < PER_LANE; c++)
+                acc[c] = fmaf(wj, v[j][c], acc[c]);
         }
-    const float inv = isnan(top) ? top : sum > 0.f ? 1.f / sum : 0.f;
+        top = next;
+    }
+    nan = __any_sync(0xFFFFFFFFu, nan);
+    if (cw > 1) {
+#pragma unroll
+        for (int c = 0; c < PER_LANE; c++)
+            shared_acc[warp][lane * PER_LANE + c] = acc[c];
+        if (lane == 0)
+            shared_top[warp] = top, shared_sum[warp] = sum, shared_nan[warp] = nan;
+        __syncthreads();
+        if (share == 0) {
+            float all = top;
+            for (int k = 1; k < cw; k++)
+                all = fmaxf(all, shared_top[warp + k]);
+            if (all != -INFINITY) {
+                const float keep = exp2_fast(top - all);
+                sum *= keep;
+#pragma unroll
+                for (int c = 0; c < PER_LANE; c++)
+                    acc[c] *= keep;
+                for (int k = 1; k < cw; k++) {
+                    const float wk = exp2_fast(shared_top[warp + k] - all);
+                    sum = fmaf(shared_sum[warp + k], wk, sum);
+#pragma unroll
+                    for (int c = 0; c < PER_LANE; c++)
+                        acc[c] = fmaf(shared_acc[warp + k][lane * PER_LANE + c], wk, acc[c]);
+                }
+            }
+            for (int k = 1; k < cw; k++)
+                nan = nan || shared_nan[warp + k];
+            top = all;
+        }
+    }
+    if (!live || share != 0)
+        return;
+    // A sequence out of range: every output NaN.
+    const float inv = nan ? quiet_nan() : sum > 0.f ? 1.f / sum : 0.f;
     T *dst = at<T>(a.y, b, h, i) + lane * PER_LANE;
 #pragma unroll
     for (int c = 0; c < PER_LANE; c += 2)
         *(uint32_t *)(dst + c) = pack2<T>(acc[c] * inv, acc[c + 1] * inv);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && lane == 0)
-        *lse_at<float>(a, b, h, i) = isnan(top) ? top
+        *lse_at<float>(a, b, h, i) = nan          ? quiet_nan()
                                      : sum > 0.f ? (top + log2f(sum)) / LOG2E
                                                  : -INFINITY;
 }

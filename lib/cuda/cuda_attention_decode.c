@@ -18,8 +18,8 @@ _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_
 /* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS(D)
  * keys (its Q load, ring start and part store cost about that much). */
 #define MIN_STEPS_PER_STREAM 4
-/* The combining kernel's rows a CTA: a warp each. */
-#define COMBINE_ROWS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
+/* The combining kernel's warps a CTA. */
+#define COMBINE_WARPS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
 
 /* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), mma16
  * (those with rows as the tiles' 16, never the narrow ones), wgmma (the
@@ -89,6 +89,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint6
     k->args.rows = (uint32_t)rows;
     k->args.row_groups = (uint32_t)row_groups;
     k->args.max_parts = (uint32_t)max_parts;
+    /* A warp takes 32 parts in one trip: more warps a row for more. */
+    k->args.combine_warps = max_parts <= 32 ? 1 : max_parts <= 64 ? 2 : COMBINE_WARPS;
     k->args.unit_steps = (int64_t)unit_steps;
     k->args.stream_steps = (int64_t)stream_steps;
     k->args.units = (int64_t)units;
@@ -221,7 +223,7 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         (p->has_sequences && p->seq_form != BK_ATTENTION_SEQUENCES_PADDED))
         return BK_SUCCESS;
     const uint64_t total = (uint64_t)p->batch * (uint64_t)p->heads * (uint64_t)p->lq;
-    if ((total + COMBINE_ROWS - 1) / COMBINE_ROWS > INT32_MAX)
+    if (total > INT32_MAX)
         return BK_SUCCESS;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
     uint64_t mma_bytes = 0, wgmma_bytes = 0;
@@ -287,8 +289,9 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
         bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
                            k->split_name, &d, sizeof d);
     }
+    const uint64_t combine_warps = total * d.combine_warps;
     bk_cuda_launch_set(&launches[n++], k->combine,
-                       (unsigned int)((total + COMBINE_ROWS - 1) / COMBINE_ROWS), 1, 1,
+                       (unsigned int)((combine_warps + COMBINE_WARPS - 1) / COMBINE_WARPS), 1, 1,
                        BK_ATTENTION_DECODE_COMBINE_THREADS, 0, k->combine_name, &d, sizeof d);
     return n;
 }
