@@ -90,6 +90,40 @@ static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArg
     }
 }
 
+// A stream's ring over the steps of one stretch (keys [key0, stop) of kv
+// head (b, kvh)): start() issues the first STAGES - 1 steps' copies;
+// arrive(s) issues those STAGES - 1 steps past s and waits for step s's
+// own (the caller's stream barrier then publishes them), returning its
+// stage.
+template <typename T, int DH, int RG, int STAGES> struct StretchRing {
+    static constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    static constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    uint32_t ring;
+    const DecodeArgs &d;
+    int64_t b, kvh, key0, stop, steps;
+    int tid;
+    __device__ __forceinline__ void start() const
+    {
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < steps)
+                load_step<T, DH, RG>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop,
+                                     tid);
+            cp_async_commit();
+        }
+    }
+    __device__ __forceinline__ uint32_t arrive(int64_t s) const
+    {
+        const int64_t ahead = s + STAGES - 1;
+        if (ahead < steps)
+            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
+                                 key0 + ahead * KEYS, stop, tid);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>();
+        return ring + (uint32_t)(s % STAGES) * STAGE_BYTES;
+    }
+};
+
 // Whether a page that keys [k0, stop) of sequence b use is out of range
 // (a warp's vote: every lane gets the answer).
 static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b, int64_t k0,
@@ -111,7 +145,6 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                                                  int rank, int lane, int64_t u, int64_t s0,
                                                  int64_t s1, int64_t slot)
 {
-    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
     constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
     constexpr uint32_t TB = KEYS * DH * 2;
     constexpr int KSTEPS = DH / 16, NT_S = KEYS / 8, NT_O = DH / 8;
@@ -153,26 +186,16 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                             : 0u;
         }
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps)
-            load_step<T, DH, RG>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop, tid);
-        cp_async_commit();
-    }
+    const StretchRing<T, DH, RG, STAGES> rs = { ring, d, b, kvh, key0, stop, steps, tid };
+    rs.start();
 
     float o[NT_O][4];
     zero(o);
     float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
     const ScoreScale ss = score_scale(a.scale);
     for (int64_t s = 0; s < steps; s++) {
-        const int64_t ahead = s + STAGES - 1;
-        if (ahead < steps)
-            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
-                                 key0 + ahead * KEYS, stop, tid);
-        cp_async_commit();
-        cp_async_wait<STAGES - 1>();
+        const uint32_t ks = rs.arrive(s), vs = ks + TB;
         stream_sync<RG>(stream);
-        const uint32_t ks = ring + (uint32_t)(s % STAGES) * STAGE_BYTES, vs = ks + TB;
 
         float sc[NT_S][4];
         zero(sc);
@@ -248,7 +271,6 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
                                                         int lane, int64_t u, int64_t s0,
                                                         int64_t s1, int64_t slot)
 {
-    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
     constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
     constexpr uint32_t TB = KEYS * DH * 2;
     constexpr int KSTEPS = DH / 16, MT = KEYS / 16, DT = DH / 16;
@@ -283,26 +305,16 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
                 qf[kk][i] = valid ? *(const uint32_t *)(q + kk * 16 + 2 * q4 + 8 * i) : 0u;
     }
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps)
-            load_step<T, DH, 1>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop, lane);
-        cp_async_commit();
-    }
+    const StretchRing<T, DH, 1, STAGES> rs = { ring, d, b, kvh, key0, stop, steps, lane };
+    rs.start();
 
     float o[DT][4];
     zero(o);
     float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
     const ScoreScale ss = score_scale(a.scale);
     for (int64_t s = 0; s < steps; s++) {
-        const int64_t ahead = s + STAGES - 1;
-        if (ahead < steps)
-            load_step<T, DH, 1>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
-                                key0 + ahead * KEYS, stop, lane);
-        cp_async_commit();
-        cp_async_wait<STAGES - 1>();
+        const uint32_t ks = rs.arrive(s), vs = ks + TB;
         __syncwarp();
-        const uint32_t ks = ring + (uint32_t)(s % STAGES) * STAGE_BYTES, vs = ks + TB;
 
         // sc[mt] = S^T (keys 16 mt + g, + 8; rows 2 q4, + 1) as
         // { (g, a), (g, b), (g + 8, a), (g + 8, b) }.
@@ -339,18 +351,10 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
             byrow[mt][2] = sc[mt][1];
             byrow[mt][3] = sc[mt][3];
         }
-        const float2 mx = row_max(byrow, ss, make_float2(m_a, m_b));
-        float mx_a = mx.x, mx_b = mx.y;
-#pragma unroll
-        for (int o2 = 4; o2 <= 16; o2 *= 2) {
-            mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
-            mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
-        }
-        const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
-        const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-        const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
-        m_a = mx_a;
-        m_b = mx_b;
+        const MovedMaxima mm =
+            move_maxima<4, 16>(row_max(byrow, ss, make_float2(m_a, m_b)), m_a, m_b);
+        const float base_a = mm.base_a, base_b = mm.base_b;
+        const float corr_a = mm.corr_a, corr_b = mm.corr_b;
         float sum_a = 0.f, sum_b = 0.f;
         uint32_t pt[MT][2]; // P^T's B fragments: keys 2 q4 (+ 1), + 8; row g
 #pragma unroll
