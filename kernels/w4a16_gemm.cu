@@ -32,6 +32,7 @@
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
 #include "w4a16_layout.h"
+#include "w4a16_prefetch.cuh"
 
 #if BK_W4A16_HAS_CLUSTERS
 #include "tma_ops.cuh"
@@ -475,6 +476,16 @@ struct Gemm {
                     acc[mi][t][e] = 0.f;
     }
 
+    // The weights, scale rows and zero rows of the CTA's first stages into
+    // L2 while the grid before drains (w4a16_prefetch.cuh), by every warp.
+    __device__ void prefetch_first_stages() const
+    {
+        const int64_t want = c_begin + BK_W4A16_PREFETCH_STAGES(p.flags);
+        bk::w4a16::prefetch_stages<SK, TN>(p, ZP ? p.zeros : 0, n0, c_begin,
+                                           want < c_end ? want : c_end, threadIdx.x / 32,
+                                           blockDim.x / 32);
+    }
+
     // The cp.async pipeline (every GPU): all warps load each stage, and a
     // CTA barrier per stage hands the slots over.
     __device__ void run()
@@ -482,6 +493,7 @@ struct Gemm {
         const WarpView v = warp_view();
         float acc[MT][NT][4];
         zero_acc(acc);
+        prefetch_first_stages();
         bk::grid_dependency_wait();
         zero_pad_rows();
         uint32_t pair[8];
@@ -532,6 +544,7 @@ struct Gemm {
             }
             mbar_fence_init();
         }
+        prefetch_first_stages();
         bk::grid_dependency_wait();
         __syncthreads();
         const WarpView v = warp_view();
