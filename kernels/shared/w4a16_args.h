@@ -32,6 +32,11 @@
 #define BK_W4A16_PREFETCH_SHIFT 8
 #define BK_W4A16_PREFETCH_MAX 255u
 #define BK_W4A16_PREFETCH_STAGES(flags) (((flags) >> BK_W4A16_PREFETCH_SHIFT) & BK_W4A16_PREFETCH_MAX)
+/* The Hopper pipeline (tiles up to 32 rows, below): its producer starts
+ * the copies of the ring's first stages of weights and scales into
+ * shared memory before that wait, A's after it; the prefetch above then
+ * takes the stages after the ring's. */
+#define BK_W4A16_EARLY_RING 0x10000u
 /* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline)
  * read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the
  * wgmma ones, bk_w4a16_wgmma_zp_*, take struct bk_w4a16_tma_zp_args. */

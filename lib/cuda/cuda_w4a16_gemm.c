@@ -26,7 +26,9 @@
  * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule,
  * BK_CUDA_W4A16_PREFETCH=0, N or all how many stages of its share a CTA
  * prefetches into L2 before it waits for the kernel before it (else its
- * ring's stages less one; kernels/w4a16_prefetch.cuh).
+ * ring's stages less one; kernels/w4a16_prefetch.cuh),
+ * BK_CUDA_W4A16_EARLY_RING=1 the Hopper pipeline's producer bringing the
+ * ring's first stages of weights and scales before that wait too.
  * Zero points (a BkW4A16ZeroPointsInfo) run the zero-point twins of the
  * portable kernels (bk_w4a16_gemm_zp_*) and of the wgmma kernel
  * (bk_w4a16_wgmma_zp_*, the same tiles, splits and schedules, a tensor
@@ -337,6 +339,15 @@ static uint32_t prefetch_stages(int ring_stages)
     return (uint32_t)(ring_stages - 1);
 }
 
+/* BK_CUDA_W4A16_EARLY_RING=1: the Hopper pipeline's producer starts the
+ * ring's first stages of weights and scales before its wait for the
+ * kernel before it (BK_W4A16_EARLY_RING); else after it. */
+static bool early_ring(void)
+{
+    const char *s = getenv("BK_CUDA_W4A16_EARLY_RING");
+    return s && strcmp(s, "1") == 0;
+}
+
 /* k's tile and launch for the problem, its splits left to choose_splits;
  * ring_stages: the stages of its kernel's ring. */
 static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
@@ -514,6 +525,8 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
                     BK_W4A16_TMA_SMEM(tm), BK_W4A16_TMA_CTAS_PER_SM(tm),
                     BK_W4A16_TMA_STAGES(tm));
         k->maps = true;
+        if (early_ring())
+            k->args.flags |= BK_W4A16_EARLY_RING;
         k->module = BK_CUDA_MODULE_W4A16_GEMM;
         k->prefix = "bk_w4a16_gemm_tma";
         k->tile_tag = 'm';

@@ -8,7 +8,10 @@
  * of 8, 16 and 32 rows on both pipelines, the wgmma kernel tiled and in
  * stream-K, zero points, every group size, K past a 128-row stage and N
  * past a 256-column tile. For each, the plans made with
- * BK_CUDA_W4A16_PREFETCH unset (the default), 0, 1 and all:
+ * BK_CUDA_W4A16_PREFETCH unset (the default), 0, 1 and all, and with
+ * BK_CUDA_W4A16_EARLY_RING=1 (the Hopper pipeline's producer bringing its
+ * ring's first stages of weights before the wait) with the prefetch unset
+ * and 0:
  *
  * - the default's links each within w4a16_ref_close of the exact product
  *   of the input the link was given (read back after the run; every
@@ -43,6 +46,12 @@ struct chain {
     const char *pipeline;                 /* BK_CUDA_W4A16_PIPELINE, or NULL */
     const char *schedule;                 /* BK_CUDA_W4A16_SCHEDULE, or NULL */
     bool zeros;
+};
+
+/* A setting of the plans: BK_CUDA_W4A16_PREFETCH and
+ * BK_CUDA_W4A16_EARLY_RING while they are made (NULL: unset). */
+struct setting {
+    const char *prefetch, *early_ring;
 };
 
 /* One link's weight: the plain form, its dequantized values and the
@@ -112,18 +121,20 @@ static void link_free(struct link *l)
     free(l->pscales);
 }
 
-/* The chain's plans made under prefetch (NULL: unset) and run in one
- * command buffer from x[0]; x[1..links] (device buffers, NaN first) back
- * into out[1..links]. kernels[i] gets link i's kernel name. */
+/* The chain's plans made under setting and run in one command buffer
+ * from x[0]; x[1..links] (device buffers, NaN first) back into
+ * out[1..links]. kernels[i] gets link i's kernel name. */
 static BkResult run_chain(const struct chain *c, struct link *l, int links,
-                          const char *prefetch, const struct bkt_buffer *x, void *const *out,
-                          char (*kernels)[BK_MAX_KERNEL_NAME_SIZE])
+                          const struct setting *setting, const struct bkt_buffer *x,
+                          void *const *out, char (*kernels)[BK_MAX_KERNEL_NAME_SIZE])
 {
     BkPlan plan[MAX_LINKS] = { 0 };
     struct bkt_buffer ws[MAX_LINKS] = { 0 };
     BkResult r = BK_SUCCESS;
-    if (prefetch)
-        setenv("BK_CUDA_W4A16_PREFETCH", prefetch, 1);
+    if (setting->prefetch)
+        setenv("BK_CUDA_W4A16_PREFETCH", setting->prefetch, 1);
+    if (setting->early_ring)
+        setenv("BK_CUDA_W4A16_EARLY_RING", setting->early_ring, 1);
     if (c->pipeline)
         setenv("BK_CUDA_W4A16_PIPELINE", c->pipeline, 1);
     if (c->schedule)
@@ -131,6 +142,7 @@ static BkResult run_chain(const struct chain *c, struct link *l, int links,
     for (int i = 0; i < links && r == BK_SUCCESS; i++)
         r = bkt_create_plan(gpu, &l[i].info, &plan[i]);
     unsetenv("BK_CUDA_W4A16_PREFETCH");
+    unsetenv("BK_CUDA_W4A16_EARLY_RING");
     unsetenv("BK_CUDA_W4A16_PIPELINE");
     unsetenv("BK_CUDA_W4A16_SCHEDULE");
     BkCommandBuffer cmd = BK_NULL_HANDLE;
@@ -206,7 +218,9 @@ static long link_misses(const struct chain *c, const struct link *l, const void 
 
 static void test_chain(const struct chain *c)
 {
-    static const char *const settings[] = { NULL, "0", "1", "all" };
+    static const struct setting settings[] = {
+        { NULL, NULL }, { "0", NULL }, { "1", NULL }, { "all", NULL }, { NULL, "1" }, { "0", "1" },
+    };
     enum { SETTINGS = sizeof settings / sizeof settings[0] };
     int links = 0;
     while (links < MAX_LINKS && c->dims[links + 1])
@@ -233,10 +247,13 @@ static void test_chain(const struct chain *c)
             poison(out[s][i], x[i].size);
             bkt_upload(gpu, x[i].address, out[s][i], x[i].size);
         }
-        const BkResult r = run_chain(c, l, links, settings[s], x, out[s], kernels[s]);
+        char name[64];
+        snprintf(name, sizeof name, "prefetch %s%s",
+                 settings[s].prefetch ? settings[s].prefetch : "default",
+                 settings[s].early_ring ? ", early ring" : "");
+        const BkResult r = run_chain(c, l, links, &settings[s], x, out[s], kernels[s]);
         if (r != BK_SUCCESS) {
-            tap_ok(false, "chain %s, prefetch %s: %s (%s)", c->what,
-                   settings[s] ? settings[s] : "default", bkResultString(r),
+            tap_ok(false, "chain %s, %s: %s (%s)", c->what, name, bkResultString(r),
                    bkGetLastErrorMessage());
             continue;
         }
@@ -252,13 +269,13 @@ static void test_chain(const struct chain *c)
             }
         }
         if (s == 0)
-            tap_ok(misses == 0, "chain %s (%s ... %s), prefetch default: %ld misses against "
-                   "the exact products of each link's input, on cuda and the host",
-                   c->what, kernels[0][0], kernels[0][links - 1], misses);
+            tap_ok(misses == 0, "chain %s (%s ... %s), %s: %ld misses against the exact "
+                   "products of each link's input, on cuda and the host",
+                   c->what, kernels[0][0], kernels[0][links - 1], name, misses);
         else
-            tap_ok(!differ && same_kernels, "chain %s, prefetch %s: %d of %d links' outputs "
-                   "bit for bit the default's, %s kernels", c->what, settings[s],
-                   links - (int)differ, links, same_kernels ? "the same" : "other");
+            tap_ok(!differ && same_kernels, "chain %s, %s: %d of %d links' outputs bit for "
+                   "bit the default's, %s kernels", c->what, name, links - (int)differ, links,
+                   same_kernels ? "the same" : "other");
     }
     for (int i = 0; i <= links; i++) {
         bkt_free(gpu, &x[i]);
