@@ -208,10 +208,10 @@ row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $decode_rows ]
 ok $? "bkbench prints $decode_rows attention-decode rows: median, min, max, K+V, GB/s, copy (got $rows)"
-row='^bf16 M[0-9]+ KV[0-9]+ +(step|qkv|attention|o|gate-up|swiglu|down)'
+row='^bf16 M[0-9]+ KV[0-9]+ +(step|linears|qkv|attention|o|gate-up|swiglu|down)'
 rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
-[ "$rows" -eq $((step_cases * 7)) ]
-ok $? "bkbench prints $step_cases decode steps, a row for the step and each op (got $rows rows)"
+[ "$rows" -eq $((step_cases * 8)) ]
+ok $? "bkbench prints $step_cases decode steps, a row for the step, the linears and each op (got $rows rows)"
 row='^convert +(f32|bf16|f16) +(f32|bf16|f16) +64x4096( rs=8192)? +[0-9]+ +[0-9]+\.[0-9]+'
 rows=$(grep -Ec "$row"' +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +[0-9]+\.[0-9]% +host_convert_' "$tmp/bench.txt")
 [ "$rows" -eq $convert_cases ]
@@ -287,7 +287,7 @@ pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results
              r['heads'], r['kvHeads'], r['lq'], r['lk'], ' causal' if r['causal'] else '',
              ' page%d' % r['pageSize'] if r['pageSize'] else '')
          for r in d['attentionDecode'])"
-pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors and ops" \
+pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors, linears and ops" \
     "len(d['decodeStep']) == $step_cases and
      all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
          r['case'] == 'bf16 M%d KV%d' % (r['m'], r['kv']) and
@@ -298,6 +298,9 @@ pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floor
          ((r['heads'] + 2 * r['kvHeads']) * r['d'], 2 * r['ffn'], r['ffn']) and
          abs(r['floorUs'] - (r['weightBytes'] + r['kvBytes']) / d['copy']['gbPerS'] * 1e-3) <=
          1e-3 * r['floorUs'] and
+         r['linears']['usMin'] <= r['linears']['us'] <= r['linears']['usMax'] and
+         abs(r['linears']['floorUs'] - r['weightBytes'] / d['copy']['gbPerS'] * 1e-3) <=
+         1e-3 * r['linears']['floorUs'] and
          all(r[k]['us'] > 0 and r[k]['kernel']
              for k in ('qkv', 'attention', 'o', 'gateUp', 'swiglu', 'down'))
          for r in d['decodeStep'])"
