@@ -25,8 +25,8 @@
  * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height,
  * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule,
  * BK_CUDA_W4A16_PREFETCH=0, N or all how many stages of its share a CTA
- * prefetches into L2 before it waits for the kernel before it (else its
- * ring's stages less one; kernels/w4a16_prefetch.cuh),
+ * prefetches into L2 before it waits for the kernel before it (else none;
+ * kernels/w4a16_prefetch.cuh),
  * BK_CUDA_W4A16_EARLY_RING=1 the Hopper pipeline's producer bringing the
  * ring's first stages of weights and scales before that wait too.
  * Zero points (a BkW4A16ZeroPointsInfo) run the zero-point twins of the
@@ -325,8 +325,9 @@ static int forced_schedule(void)
 /* The stages of its share whose weights, scales and zero points a CTA
  * prefetches into L2 before its wait for the kernel before it, for a ring
  * of ring_stages: BK_CUDA_W4A16_PREFETCH=0 (none), 1 to 255, or all (the
- * whole share); else ring_stages - 1, the stages the pipeline has in
- * flight when it starts. */
+ * whole share); else none. With ring_stages - 1 (the stages the pipeline
+ * has in flight when it starts) the H200's decode step did not gain and
+ * each linear alone lost 3-14% (doc/design/w4a16.md). */
 static uint32_t prefetch_stages(int ring_stages)
 {
     const char *s = getenv("BK_CUDA_W4A16_PREFETCH");
@@ -336,7 +337,8 @@ static uint32_t prefetch_stages(int ring_stages)
     const long v = s ? strtol(s, &end, 10) : -1;
     if (s && end != s && *end == '\0' && v >= 0)
         return v > (long)BK_W4A16_PREFETCH_MAX ? BK_W4A16_PREFETCH_MAX : (uint32_t)v;
-    return (uint32_t)(ring_stages - 1);
+    (void)ring_stages;
+    return 0;
 }
 
 /* BK_CUDA_W4A16_EARLY_RING=1: the Hopper pipeline's producer starts the

@@ -8,10 +8,10 @@
  * of 8, 16 and 32 rows on both pipelines, the wgmma kernel tiled and in
  * stream-K, zero points, every group size, K past a 128-row stage and N
  * past a 256-column tile. For each, the plans made with
- * BK_CUDA_W4A16_PREFETCH unset (the default), 0, 1 and all, and with
+ * BK_CUDA_W4A16_PREFETCH unset (the default: none), 1, 3 and all, and with
  * BK_CUDA_W4A16_EARLY_RING=1 (the Hopper pipeline's producer bringing its
  * ring's first stages of weights before the wait) with the prefetch unset
- * and 0:
+ * and 3:
  *
  * - the default's links each within w4a16_ref_close of the exact product
  *   of the input the link was given (read back after the run; every
@@ -219,7 +219,7 @@ static long link_misses(const struct chain *c, const struct link *l, const void 
 static void test_chain(const struct chain *c)
 {
     static const struct setting settings[] = {
-        { NULL, NULL }, { "0", NULL }, { "1", NULL }, { "all", NULL }, { NULL, "1" }, { "0", "1" },
+        { NULL, NULL }, { "1", NULL }, { "3", NULL }, { "all", NULL }, { NULL, "1" }, { "3", "1" },
     };
     enum { SETTINGS = sizeof settings / sizeof settings[0] };
     int links = 0;
