@@ -35,7 +35,12 @@
 /* The Hopper pipeline (tiles up to 32 rows, below): its producer starts
  * the copies of the ring's first stages of weights and scales into
  * shared memory before that wait, A's after it; the prefetch above then
- * takes the stages after the ring's. */
+ * takes the stages after the ring's. Unlike the prefetch (L2 is the
+ * point of coherence, so a line brought early is still the one a write
+ * of the kernel before updates), a copy into shared memory before the
+ * wait reads the weights as they are: only right where no kernel before
+ * the GEMM in its queue writes them (a pack or repack there would race),
+ * so it is a tuning switch, never set by default. */
 #define BK_W4A16_EARLY_RING 0x10000u
 /* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline)
  * read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the
