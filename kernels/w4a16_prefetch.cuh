@@ -2,11 +2,12 @@
 // The W4A16 GEMM kernels' L2 prefetch before the wait for the grid before
 // (kernels/w4a16_gemm.cu, kernels/w4a16_wgmma.cu). Launched with
 // programmatic dependent launch, a CTA may start while the kernel before
-// it drains. No kernel of a stream writes the weights, scales or zero
-// points, so a CTA may fetch those before griddepcontrol.wait: L2 is the
-// point of coherence, so the lines it brings are the ones its pipeline
-// reads after the wait, and the weights' stream is already under way when
-// the wait returns. A and C wait as before.
+// it drains. The GEMM only reads its weights, scales and zero points, and
+// L2 is the point of coherence: a line prefetched into it before
+// griddepcontrol.wait is still updated by any write of the kernel before
+// (in a decode step none writes them), so the pipeline reads after the
+// wait what it would have read anyway, with the weights' stream already
+// under way. A and C wait as before.
 //
 // How many of its stages a CTA prefetches is BK_W4A16_PREFETCH_STAGES of
 // the flags (w4a16_args.h), set at plan time. One bulk prefetch
@@ -31,8 +32,9 @@ namespace w4a16 {
 // The rows of stages [c0, c1) (SK rows of K each, cut at K) of the tile of
 // TN columns at n0, cut at N; zeros: the address of packedZeros, or 0
 // without zero points. Warp `warp` of the `warps` taking part issues
-// every warps-th row from its warp-th; every lane of the warp calls it. Groups are 32, 64 or 128 rows (shifts, no 64-bit division:
-// that is a call with a stack frame); per channel the one scale row.
+// every warps-th row from its warp-th; every lane of the warp calls it.
+// Groups are 32, 64 or 128 rows (shifts, no 64-bit division: that is a
+// call with a stack frame); per channel the one scale row.
 template <int SK, int TN>
 static __device__ __forceinline__ void prefetch_stages(const bk_w4a16_gemm_args &p,
                                                        uint64_t zeros, int64_t n0, int64_t c0,

@@ -343,7 +343,9 @@ static uint32_t prefetch_stages(int ring_stages)
 
 /* BK_CUDA_W4A16_EARLY_RING=1: the Hopper pipeline's producer starts the
  * ring's first stages of weights and scales before its wait for the
- * kernel before it (BK_W4A16_EARLY_RING); else after it. */
+ * kernel before it (BK_W4A16_EARLY_RING); else after it. Only for queues
+ * where that kernel does not write them (w4a16_args.h), so never by
+ * default. */
 static bool early_ring(void)
 {
     const char *s = getenv("BK_CUDA_W4A16_EARLY_RING");

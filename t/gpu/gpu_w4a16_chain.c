@@ -11,7 +11,9 @@
  * BK_CUDA_W4A16_PREFETCH unset (the default: none), 1, 3 and all, and with
  * BK_CUDA_W4A16_EARLY_RING=1 (the Hopper pipeline's producer bringing its
  * ring's first stages of weights before the wait) with the prefetch unset
- * and 3:
+ * and 3, and the default again from a reusable command buffer replayed
+ * three times (a CUDA graph, whose kernels keep their programmatic
+ * edges):
  *
  * - the default's links each within w4a16_ref_close of the exact product
  *   of the input the link was given (read back after the run; every
@@ -49,9 +51,11 @@ struct chain {
 };
 
 /* A setting of the plans: BK_CUDA_W4A16_PREFETCH and
- * BK_CUDA_W4A16_EARLY_RING while they are made (NULL: unset). */
+ * BK_CUDA_W4A16_EARLY_RING while they are made (NULL: unset); replays:
+ * a reusable command buffer submitted that many times (0: one-time). */
 struct setting {
     const char *prefetch, *early_ring;
+    uint32_t replays;
 };
 
 /* One link's weight: the plain form, its dequantized values and the
@@ -146,8 +150,11 @@ static BkResult run_chain(const struct chain *c, struct link *l, int links,
     unsetenv("BK_CUDA_W4A16_PIPELINE");
     unsetenv("BK_CUDA_W4A16_SCHEDULE");
     BkCommandBuffer cmd = BK_NULL_HANDLE;
-    const BkCommandBufferBeginInfo begin = { .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                             .usage = BK_COMMAND_BUFFER_USAGE_ONE_TIME };
+    const BkCommandBufferBeginInfo begin = {
+        .sType = BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .usage = setting->replays ? BK_COMMAND_BUFFER_USAGE_REUSABLE
+                                  : BK_COMMAND_BUFFER_USAGE_ONE_TIME,
+    };
     if (r == BK_SUCCESS)
         r = bkAllocateCommandBuffer(gpu, NULL, &cmd);
     if (r == BK_SUCCESS)
@@ -168,7 +175,7 @@ static BkResult run_chain(const struct chain *c, struct link *l, int links,
     }
     if (r == BK_SUCCESS)
         r = bkEndCommandBuffer(cmd);
-    if (r == BK_SUCCESS)
+    for (uint32_t i = 0; r == BK_SUCCESS && i < (setting->replays ? setting->replays : 1); i++)
         r = bkQueueSubmit(bkt_queue(gpu), 1, &cmd);
     if (r == BK_SUCCESS)
         r = bkQueueWaitIdle(bkt_queue(gpu));
@@ -219,7 +226,8 @@ static long link_misses(const struct chain *c, const struct link *l, const void 
 static void test_chain(const struct chain *c)
 {
     static const struct setting settings[] = {
-        { NULL, NULL }, { "1", NULL }, { "3", NULL }, { "all", NULL }, { NULL, "1" }, { "3", "1" },
+        { NULL, NULL, 0 }, { "1", NULL, 0 },  { "3", NULL, 0 }, { "all", NULL, 0 },
+        { NULL, "1", 0 },  { "3", "1", 0 },  { NULL, NULL, 3 },
     };
     enum { SETTINGS = sizeof settings / sizeof settings[0] };
     int links = 0;
@@ -248,9 +256,10 @@ static void test_chain(const struct chain *c)
             bkt_upload(gpu, x[i].address, out[s][i], x[i].size);
         }
         char name[64];
-        snprintf(name, sizeof name, "prefetch %s%s",
+        snprintf(name, sizeof name, "prefetch %s%s%s",
                  settings[s].prefetch ? settings[s].prefetch : "default",
-                 settings[s].early_ring ? ", early ring" : "");
+                 settings[s].early_ring ? ", early ring" : "",
+                 settings[s].replays ? ", replayed x3" : "");
         const BkResult r = run_chain(c, l, links, &settings[s], x, out[s], kernels[s]);
         if (r != BK_SUCCESS) {
             tap_ok(false, "chain %s, %s: %s (%s)", c->what, name, bkResultString(r),
