@@ -419,8 +419,8 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
     }
 }
 
-// A stream's share of the steps of all units: stream_steps of them from
-// its index times that, a unit at a time.
+// A stream's share of the steps of all units (stream_start), a unit at a
+// time.
 template <typename T, int DH, int RG, int STAGES, bool NARROW>
 static __device__ void split(const DecodeArgs &d)
 {
@@ -432,9 +432,10 @@ static __device__ void split(const DecodeArgs &d)
     const int stream = warp / RG, rank = warp % RG;
     const uint32_t ring = shared_address(smem_bytes) + stream * STAGES * STAGE_BYTES;
     const int64_t me = (int64_t)blockIdx.x * NS + stream;
-    const int64_t all = d.units * d.unit_steps;
-    const int64_t from = me * d.stream_steps, to = min(all, from + d.stream_steps);
     grid_dependency_wait();
+    if (me >= d.streams)
+        return;
+    const int64_t from = stream_start(d, me), to = stream_start(d, me + 1);
     for (int64_t at = from; at < to;) {
         const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
         const int64_t s1 = min(to, unit_end) - u * d.unit_steps;

@@ -46,10 +46,24 @@ static __device__ __forceinline__ int64_t seq_key_end(const Args &a, const Seque
     return end > 0 ? end : 0;
 }
 
+// The first of stream i's steps (of all units' end to end, S of them):
+// i S / W, so that no two streams' shares differ by more than a step (a
+// share rounded up left up to a thirtieth of the streams with none).
+static __device__ __forceinline__ int64_t stream_start(const DecodeArgs &d, int64_t i)
+{
+    return i * (d.units * d.unit_steps) / d.streams;
+}
+
+// The stream that walks step x: the last i with i S / W <= x.
+static __device__ __forceinline__ int64_t stream_of(const DecodeArgs &d, int64_t x)
+{
+    return ((x + 1) * d.streams - 1) / (d.units * d.unit_steps);
+}
+
 // The first stream that walks a step of unit u (its part slot 0).
 static __device__ __forceinline__ int64_t first_stream(const DecodeArgs &d, int64_t u)
 {
-    return u * d.unit_steps / d.stream_steps;
+    return stream_of(d, u * d.unit_steps);
 }
 
 // The parts unit u leaves: a slot per stream-K range.
@@ -57,7 +71,7 @@ static __device__ __forceinline__ int64_t unit_parts(const DecodeArgs &d, int64_
 {
     if (d.unit_steps == 0)
         return 0;
-    return (u * d.unit_steps + d.unit_steps - 1) / d.stream_steps - first_stream(d, u) + 1;
+    return stream_of(d, u * d.unit_steps + d.unit_steps - 1) - first_stream(d, u) + 1;
 }
 
 } // namespace decode

@@ -27,18 +27,20 @@ using bk::attention::decode::DecodeArgs;
 using bk::attention::decode::Sequence;
 
 // Shared memory: STAGES K tiles, STAGES V tiles (DH / 64 column blocks of
-// KEYS rows x 128 bytes each), then k_full, v_full and empty a stage.
-template <int DH, int NC_, int KEYS_> struct Layout {
+// KEYS rows x 128 bytes each), then k_full, v_full and empty a stage; CTAS
+// of them an SM.
+template <int DH, int NC_, int KEYS_, int CTAS> struct Layout {
     static constexpr int NC = NC_;
     static constexpr int CB = DH / 64;
     static constexpr int KEYS = KEYS_;
-    static constexpr int STAGES = BK_ATTENTION_DECODE_WG_STAGES(DH, KEYS);
+    static constexpr int STAGES = BK_ATTENTION_DECODE_WG_STAGES(DH, KEYS, CTAS);
     static constexpr uint32_t KV_BLOCK = KEYS * 128, KV_BYTES = CB * KV_BLOCK;
     static constexpr uint32_t K = 0, V = STAGES * KV_BYTES, BARS = 2 * STAGES * KV_BYTES;
     static constexpr uint32_t BYTES = BARS + 24 * STAGES + 1024;
-    static_assert(BYTES == BK_ATTENTION_DECODE_WG_SHARED_BYTES(DH, KEYS),
+    static_assert(BYTES == BK_ATTENTION_DECODE_WG_SHARED_BYTES(DH, KEYS, CTAS),
                   "the plan's shared memory");
-    static_assert(2 * STAGES * KV_BYTES == BK_ATTENTION_DECODE_WG_RING, "the ring fills 192 KiB");
+    static_assert(2 * STAGES * KV_BYTES == BK_ATTENTION_DECODE_WG_RING(CTAS), "the ring is full");
+    static_assert(STAGES >= 3, "two stages in flight while one is read");
 };
 
 // Step n of the CTA's walk (counted over its units): its stage's
@@ -70,10 +72,11 @@ struct Segment {
 template <int KEYS, typename F>
 static __device__ __forceinline__ void each_segment(const DecodeArgs &d, F f)
 {
-    const int64_t all = d.units * d.unit_steps;
-    const int64_t me = blockIdx.x, from = me * d.stream_steps;
-    const int64_t to = min(all, from + d.stream_steps);
-    for (int64_t at = from; at < to;) {
+    const int64_t me = blockIdx.x;
+    if (me >= d.streams)
+        return;
+    const int64_t to = decode::stream_start(d, me + 1);
+    for (int64_t at = decode::stream_start(d, me); at < to;) {
         Segment g;
         g.u = at / d.unit_steps;
         const int64_t s0 = at - g.u * d.unit_steps;
@@ -126,10 +129,10 @@ static __device__ void producer(const bk_attention_decode_tma_args &p, uint32_t 
 // keeps up with serially: Lq = 16 of 8 heads ran at 58% of the copy
 // bandwidth so), the next step's S is issued first and runs under this
 // step's softmax, into the other of two score buffers.
-template <typename T, int DH, int NC, int KEYS>
+template <typename T, int DH, int NC, int KEYS, int CTAS>
 static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t base, int c)
 {
-    typedef Layout<DH, NC, KEYS> L;
+    typedef Layout<DH, NC, KEYS, CTAS> L;
     constexpr int NT_S = KEYS / 8, NT_O = DH / 8, KSTEPS = DH / 16;
     constexpr bool AHEAD = NC == 2;
     const DecodeArgs &d = p.d;
@@ -279,10 +282,10 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
     });
 }
 
-template <typename T, int DH, int NC, int KEYS>
+template <typename T, int DH, int NC, int KEYS, int CTAS>
 static __device__ void split(const bk_attention_decode_tma_args &p)
 {
-    typedef Layout<DH, NC, KEYS> L;
+    typedef Layout<DH, NC, KEYS, CTAS> L;
     const uint32_t base = shared_base_1024();
     if (threadIdx.x == 0) {
         // k_full, v_full: the producer's copies; empty: a consumer warp each.
@@ -296,16 +299,18 @@ static __device__ void split(const bk_attention_decode_tma_args &p)
     __syncthreads();
     grid_dependency_wait();
     const int group = threadIdx.x / 128;
+    // Registers move to the consumers where two share the SM's file (two
+    // of a CTA, or one each of two CTAs: 128 a thread at launch).
+    constexpr bool SHARED_FILE = NC == 2 || CTAS == 2;
     if (group == 0) {
-        // Registers move to the consumers where two share the SM's file.
-        if constexpr (NC == 2)
+        if constexpr (SHARED_FILE)
             registers_shrink_to<40>();
         if (threadIdx.x == 0)
             producer<L>(p, base);
     } else {
-        if constexpr (NC == 2)
-            registers_grow_to<232>();
-        consumer<T, DH, NC, KEYS>(p, base, NC == 1 ? 0 : group - 1);
+        if constexpr (SHARED_FILE)
+            registers_grow_to<NC == 2 ? 232 : 216>();
+        consumer<T, DH, NC, KEYS, CTAS>(p, base, NC == 1 ? 0 : group - 1);
     }
 }
 
@@ -313,22 +318,26 @@ static __device__ void split(const bk_attention_decode_tma_args &p)
 } // namespace attention
 } // namespace bk
 
-// bk_attention_decode_wgmma_<type>_d<D>_c<NC>_k<KEYS>: NC consumer
-// warpgroups (64 packed rows each) and the producer's, steps of KEYS keys.
-#define BK_ATTENTION_DECODE_WG(NAME, T, DH, NC, KEYS)                                            \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_WG_THREADS(NC), 1)        \
-        bk_attention_decode_wgmma_##NAME##_d##DH##_c##NC##_k##KEYS(                              \
+// bk_attention_decode_wgmma_<type>_d<D>_c<NC>_k<KEYS>[_p2]: NC consumer
+// warpgroups (64 packed rows each) and the producer's, steps of KEYS keys;
+// _p2: two CTAs an SM.
+#define BK_ATTENTION_DECODE_WG(NAME, T, DH, NC, KEYS, CTAS, TAG)                                 \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_WG_THREADS(NC), CTAS)     \
+        bk_attention_decode_wgmma_##NAME##_d##DH##_c##NC##_k##KEYS##TAG(                         \
             const __grid_constant__ bk_attention_decode_tma_args p)                              \
     {                                                                                            \
-        bk::attention::decode_wg::split<T, DH, NC, KEYS>(p);                                     \
+        bk::attention::decode_wg::split<T, DH, NC, KEYS, CTAS>(p);                               \
     }
 // One consumer takes steps of 128 keys; two take 64: two buffers of
-// scores of 128 beside O do not fit the registers they have.
+// scores of 128 beside O do not fit the registers they have. Two CTAs an
+// SM hold three stages of 32 KiB each.
 #define BK_ATTENTION_DECODE_WG_TYPE(NAME, T)                                                     \
-    BK_ATTENTION_DECODE_WG(NAME, T, 64, 1, 128)                                                  \
-    BK_ATTENTION_DECODE_WG(NAME, T, 64, 2, 64)                                                   \
-    BK_ATTENTION_DECODE_WG(NAME, T, 128, 1, 128)                                                 \
-    BK_ATTENTION_DECODE_WG(NAME, T, 128, 2, 64)
+    BK_ATTENTION_DECODE_WG(NAME, T, 64, 1, 128, 1, )                                             \
+    BK_ATTENTION_DECODE_WG(NAME, T, 64, 2, 64, 1, )                                              \
+    BK_ATTENTION_DECODE_WG(NAME, T, 128, 1, 128, 1, )                                            \
+    BK_ATTENTION_DECODE_WG(NAME, T, 128, 2, 64, 1, )                                             \
+    BK_ATTENTION_DECODE_WG(NAME, T, 64, 1, 128, 2, _p2)                                          \
+    BK_ATTENTION_DECODE_WG(NAME, T, 128, 1, 64, 2, _p2)
 
 BK_ATTENTION_DECODE_WG_TYPE(f16, __half)
 BK_ATTENTION_DECODE_WG_TYPE(bf16, __nv_bfloat16)

@@ -240,8 +240,8 @@ struct bk_attention_tma_args {
  * kv head (b, kvh) and its Lk keys, in steps of DECODE_KEYS(D) keys (8 KiB
  * of K: 32 keys at D = 128, 64 at D = 64). The
  * steps of all units, one after another, are shared out evenly among key
- * streams (stream-K: every stream walks the same number of steps, across
- * unit boundaries where it must); a stream is RG warps (a warp takes 16
+ * streams (stream-K: every stream walks the same number of steps, give
+ * or take one, across unit boundaries where it must); a stream is RG warps (a warp takes 16
  * rows), with a ring of STAGES stages of K and V tiles in shared memory,
  * and leaves a part of each unit it walks, divided by its own sum, with
  * its lse in base 2; a second kernel combines each row's parts in a fixed
@@ -284,7 +284,8 @@ struct bk_attention_decode_args {
     struct bk_attention_args a;
     /* The parts: F32 o [units, max_parts, 16 RG, Dv] and lse [units,
      * max_parts, 16 RG] (base 2; -inf: no key seen); part slot k of unit u
-     * is stream first(u) + k, first(u) = u unit_steps / stream_steps. */
+     * is stream first(u) + k, first(u) the stream that walks step
+     * u unit_steps. */
     uint64_t part_o, part_lse;
     uint32_t group;        /* H / Hkv */
     uint32_t rows;         /* packed rows of a kv head: group * Lq */
@@ -293,7 +294,9 @@ struct bk_attention_decode_args {
     uint32_t combine_warps; /* the combining kernel's warps a row */
     uint32_t reserved;
     int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS(D)) */
-    int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
+    int64_t streams;       /* streams W that walk: stream i the steps
+                            * [i S / W, (i + 1) S / W) of S = units
+                            * unit_steps (a step more or less apiece) */
     int64_t units;         /* B * Hkv * row_groups */
     /* Sequences of their own lengths (PADDED): sequence b has the I32 at
      * lengths_q + 4 b lengths_s[0] queries (0: Lq) and at lengths_k + 4 b
@@ -315,15 +318,16 @@ struct bk_attention_decode_args {
  * consumer warpgroups (64 packed rows each, wgmma) and a producer warp
  * whose bulk tensor copies bring steps of KEYS keys (64 or 128; K and V
  * maps of 64 x 64 boxes, 128-byte swizzled, as the forward's) into a ring
- * of the stages 192 KiB hold. */
-#define BK_ATTENTION_DECODE_WG_RING (192 * 1024)
+ * of the stages 192 KiB hold, or 96 KiB where CTAS = 2 CTAs share an SM
+ * (one consumer each: one's softmax runs under the other's products). */
+#define BK_ATTENTION_DECODE_WG_RING(ctas) (192 * 1024 / (ctas))
 #define BK_ATTENTION_DECODE_WG_STAGE_BYTES(d, keys) (2 * (keys) * (d) * 2)
-#define BK_ATTENTION_DECODE_WG_STAGES(d, keys)                                                  \
-    (BK_ATTENTION_DECODE_WG_RING / BK_ATTENTION_DECODE_WG_STAGE_BYTES(d, keys))
+#define BK_ATTENTION_DECODE_WG_STAGES(d, keys, ctas)                                            \
+    (BK_ATTENTION_DECODE_WG_RING(ctas) / BK_ATTENTION_DECODE_WG_STAGE_BYTES(d, keys))
 /* The ring, its barriers (k_full, v_full and empty a stage) and the slack
  * that aligns it to 1024 bytes. */
-#define BK_ATTENTION_DECODE_WG_SHARED_BYTES(d, keys)                                            \
-    (BK_ATTENTION_DECODE_WG_RING + 24 * BK_ATTENTION_DECODE_WG_STAGES(d, keys) + 1024)
+#define BK_ATTENTION_DECODE_WG_SHARED_BYTES(d, keys, ctas)                                      \
+    (BK_ATTENTION_DECODE_WG_RING(ctas) + 24 * BK_ATTENTION_DECODE_WG_STAGES(d, keys, ctas) + 1024)
 #define BK_ATTENTION_DECODE_WG_THREADS(nc) (128 * (1 + (nc)))
 
 struct bk_attention_decode_tma_args {

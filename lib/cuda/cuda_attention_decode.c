@@ -56,11 +56,11 @@ static const char *type_name(BkDataType t)
 }
 
 /* Stream-K for units of unit_rows packed rows and steps of `keys` keys,
- * `streams` key streams a CTA and at most one CTA an SM: the units' steps
- * end to end, an equal share a stream. Fills k's grid and arguments and
- * the bytes of its parts (F32 o and lse a row a slot); false where a count
- * overflows. */
-static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint64_t keys,
+ * `streams` key streams a CTA and at most `resident` CTAs at once (one or
+ * two an SM): the units' steps end to end, an equal share a stream. Fills
+ * k's grid and arguments and the bytes of its parts (F32 o and lse a row a
+ * slot); false where a count overflows. */
+static bool split_work(const struct bk_attention_problem *p, uint64_t resident, uint64_t keys,
                        uint64_t unit_rows, uint64_t streams, struct attention_decode_kernels *k,
                        uint64_t *part_bytes)
 {
@@ -72,11 +72,15 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint6
     const uint64_t all = bk_mul_u64(units, unit_steps, &ovf);
     if (ovf)
         return false;
-    uint64_t want = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
-    want = want < 1 ? 1 : want > sms * streams ? sms * streams : want;
-    const uint64_t stream_steps = all ? (all + want - 1) / want : 1;
-    const uint64_t walking = all ? (all + stream_steps - 1) / stream_steps : 1;
-    uint64_t max_parts = unit_steps ? (unit_steps + stream_steps - 1) / stream_steps + 1 : 1;
+    /* Streams walk all / walking steps, or one more (see stream_start in
+     * kernels/attention_decode.cuh): every resident stream walks, where a
+     * share rounded up left streams idle (D = 64, B8 Lk8192: 512 of 528). */
+    uint64_t walking = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
+    walking = walking < 1 ? 1 : walking > resident * streams ? resident * streams : walking;
+    if (all && walking > all)
+        walking = all;
+    const uint64_t least = all ? all / walking : 1; /* the fewest steps a stream walks */
+    uint64_t max_parts = unit_steps ? (unit_steps + least - 1) / least + 1 : 1;
     if (max_parts > walking)
         max_parts = walking;
     const uint64_t cells = bk_mul_u64(bk_mul_u64(units, max_parts, &ovf), unit_rows, &ovf);
@@ -92,7 +96,7 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint6
     /* A warp takes 32 parts in one trip: more warps a row for more. */
     k->args.combine_warps = max_parts <= 32 ? 1 : max_parts <= 64 ? 2 : COMBINE_WARPS;
     k->args.unit_steps = (int64_t)unit_steps;
-    k->args.stream_steps = (int64_t)stream_steps;
+    k->args.streams = (int64_t)walking;
     k->args.units = (int64_t)units;
     return true;
 }
@@ -152,10 +156,24 @@ static bool decode_maps(const struct bk_attention_problem *p, struct bk_attentio
 /* The Hopper kernel's steps: 64 keys for two consumers (two buffers of
  * scores of 128 beside O would not fit their registers), 128 for one (at
  * D = 128, Lq = 8 of 8 heads 150.6 us against 154.6 with 64; at D = 64,
- * steps of 16 KiB held the stream to 75-80% of the copy bandwidth). */
-static unsigned int wgmma_keys(unsigned int nc)
+ * steps of 16 KiB held the stream to 75-80% of the copy bandwidth); with
+ * two CTAs an SM, 32 KiB steps (three in a 96 KiB ring). */
+static unsigned int wgmma_keys(unsigned int d, unsigned int nc, unsigned int ctas)
 {
+    if (ctas == 2)
+        return d == 128 ? 64 : 128;
     return nc == 2 ? 64 : 128;
+}
+
+/* The Hopper kernel's CTAs an SM for nc consumers: two of one consumer
+ * each, so that one's softmax runs under the other's products (the one
+ * consumer of a CTA alone waits on its own), unless
+ * BK_CUDA_ATTENTION_DECODE_CTAS=1. Two consumers of a CTA need the
+ * registers of the whole SM. */
+static unsigned int wgmma_ctas(unsigned int nc)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_DECODE_CTAS");
+    return nc == 1 && !(s && strcmp(s, "1") == 0) ? 2 : 1;
 }
 
 /* The Hopper kernel: sm_90 exactly (sm_90a code), a contiguous cache that
@@ -178,13 +196,14 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
         return BK_SUCCESS;
-    const unsigned int nc = rows <= 64 ? 1 : 2, keys = wgmma_keys(nc);
-    if (!split_work(p, sms, keys, 64u * nc, 1, k, part_bytes))
+    const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
+    const unsigned int keys = wgmma_keys((unsigned int)p->d, nc, ctas);
+    if (!split_work(p, sms * ctas, keys, 64u * nc, 1, k, part_bytes))
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_DECODE_WG_THREADS(nc);
-    k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_wgmma_%s_d%d_c%u_k%u",
-             type_name(p->type), (int)p->d, nc, keys);
+    k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys, ctas);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_wgmma_%s_d%d_c%u_k%u%s",
+             type_name(p->type), (int)p->d, nc, keys, ctas == 2 ? "_p2" : "");
     BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE_WGMMA, k->split_name,
                                        &k->split, k->shared_bytes);
     if (res == BK_SUCCESS)

@@ -857,6 +857,10 @@ static void decode_sequence_cases(void)
         { 0, 4, 16, 1, 1, 1500, 0, 256, false, false, false, BHLD },
         { 0, 4, 16, 2, 3, 900, 0, 0, true, true, true, BHLD },
         { 0, 4, 16, 2, 1, 900, 0, 32, false, false, true, BLHD },
+        /* Pages that a step's first key may start inside of (17, 48):
+         * up to five pages a step, from any position. */
+        { 0, 3, 8, 1, 1, 1234, 0, 17, false, false, false, BLHD },
+        { 0, 2, 32, 2, 2, 2000, 0, 48, true, true, false, BHLD },
     };
     for (int t = 0; t < 2; t++)
         for (int dh = 64; dh <= 128; dh *= 2)
