@@ -61,12 +61,30 @@ TFLOP/s count each sequence's own blocks at bkbench's block size (128; 32
 with --quick), as bkbench does: ceil(n / blk)^2 blocks a sequence of n tokens,
 causal ceil(n / blk) * (ceil(n / blk) + 1) / 2, summed over the sequences and
 heads, 2 * blk * blk * (D + Dv) each forward, 2.5 times that backward.
+--varlen also times the peers of bkbench's "causal" row beside them, the
+dense causal case of the main shapes (B = 2, L = 8192, blocks of 128), as
+--train does below.
+
+With --train it times the peers of bkbench's training shapes: many short
+sequences, B = 32 at L = 512 and B = 16 at L = 1024 (with --quick bkbench's
+B = 4 at L = 64 and B = 2 at L = 128), H * D = 2048, D = 64 and 128, f16 and
+bf16, dense ("full") and causal ("causal"):
+  sdpa         scaled_dot_product_attention, is_causal=True for "causal";
+  fa4          FlashAttention-4, flash_attn.cute.flash_attn_func on [B, L, H, D]
+               copies, causal for "causal", where it imports (else a row "n/a"
+               that says so).
+TFLOP/s count bkbench's blocks of 128 (16 with --quick): every block, causal
+the blocks the diagonal cuts as whole ones, nb * (nb + 1) / 2 of nb * nb a
+batch entry and head.
 
   python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
       [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
   python3 bench/attention-peers.py --varlen [--quick] [--json FILE] [--dtype bf16]
       [--d 128] [--pattern varlen-c] [--direction fwd|bwd|both] [--warmup N] [--repeats N]
+  python3 bench/attention-peers.py --train [--quick] [--json FILE] [--dtype bf16]
+      [--d 128] [--pattern causal] [--direction fwd|bwd|both] [--no-sdpa] [--warmup N]
+      [--repeats N]
 """
 import argparse
 import json
@@ -79,7 +97,13 @@ SEED = 0xB10C5EED
 MASK64 = (1 << 64) - 1
 WINDOW_DIVISOR = 8                 # the window is L / 8 tokens, 1024 at L = 8192
 PATTERNS = ["full", "50%", "25%", "10%", "window"]
-VARLEN_PATTERNS = ["varlen", "varlen-c"]
+# "causal": the dense causal case of the main shapes beside the packed ones.
+VARLEN_PATTERNS = ["causal", "varlen", "varlen-c"]
+TRAIN_PATTERNS = ["full", "causal"]
+# bkbench's training shapes, (B, L): on a GPU with blocks of 128, and with
+# --quick with blocks of 16 (tools/bkbench/bench_attention.c).
+TRAIN_SHAPES = [(32, 512), (16, 1024)]
+TRAIN_QUICK_SHAPES = [(4, 64), (2, 128)]
 # bkbench's packed sequences (tools/bkbench/bench_varlen.c): on a GPU, and
 # on the host and with --quick.
 VARLEN_LENGTHS = [8192, 512, 4096, 2048, 8192, 1024, 6144, 3072,
@@ -171,13 +195,14 @@ SWEEP_HEADS = [(32, 32), (64, 64), (80, 80), (96, 96), (128, 128), (160, 160), (
                (256, 256), (192, 128)]
 
 
-def case_of(args, dtype, d, dv, block, pattern, seq):
+def case_of(args, dtype, d, dv, block, pattern, seq, batch=None):
+    batch = batch or args.batch
     heads = max(args.width // d, 1)
     nb = -(-seq // block)
-    case = dict(dtype=dtype, batch=args.batch, heads=heads, l=seq, d=d, dv=dv,
-                block=block, pattern=pattern, causal=pattern == "window",
+    case = dict(dtype=dtype, batch=batch, heads=heads, l=seq, d=d, dv=dv,
+                block=block, pattern=pattern, causal=pattern in ("window", "causal"),
                 nbq=nb, nbk=nb, window=None, mask=None, mask_heads=1)
-    case["shape"] = "%dx%dx%dx%d" % (args.batch, heads, seq, d) + ("" if dv == d else "/%d" % dv)
+    case["shape"] = "%dx%dx%dx%d" % (batch, heads, seq, d) + ("" if dv == d else "/%d" % dv)
     return case
 
 
@@ -197,13 +222,14 @@ def make_cases(args):
 
 
 def build_pattern(case):
-    """The case's mask (None for full), its heads, hash and active blocks."""
+    """The case's mask (None for full and causal), its heads, hash and active
+    blocks."""
     p = case["pattern"]
     if p == "window":
         case["window"] = case["l"] // WINDOW_DIVISOR
         case["mask"] = window_pattern(case["l"], case["l"], case["block"], case["block"],
                                       case["window"])
-    elif p != "full":
+    elif p not in ("full", "causal"):
         case["mask_heads"] = case["heads"]          # one random pattern per head
         case["mask"] = random_pattern(case["heads"], case["nbq"], case["nbk"], case["block"],
                                       case["block"], int(p.rstrip("%")))
@@ -307,10 +333,17 @@ def varlen_flash(torch, fn, case, tensors, args):
 
 def run_varlen(torch, args, emit):
     flash, flash_note = import_varlen_flash()
+    fa4 = import_fa4()
     ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
     for dtype in args.dtypes:
         for d in args.ds:
             for pattern in args.pattern or VARLEN_PATTERNS:
+                if pattern == "causal":
+                    case = case_of(args, dtype, d, d, 32 if args.quick else 128, pattern,
+                                   args.seq)
+                    build_pattern(case)
+                    dense_peers(torch, case, args, fa4, emit)
+                    continue
                 case = varlen_case(args, dtype, d, pattern)
                 extra = {"sequences": len(case["lengths"]), "seqForm": "packed",
                          "seqLengths": case["lengths"]}
@@ -339,6 +372,70 @@ def run_varlen(torch, args, emit):
                     torch.cuda.empty_cache()
                 del tensors
                 torch.cuda.empty_cache()
+
+
+# ---- Dense cases: the training shapes (--train), causal (--varlen) -------------------
+
+def import_fa4():
+    """FlashAttention-4's flash_attn_func and None, or (None, why)."""
+    try:
+        from flash_attn.cute import flash_attn_func
+        return flash_attn_func, None
+    except Exception as e:                           # not installed, or built for another torch
+        return None, "FlashAttention-4 (flash_attn.cute) not installed: " + short(e)
+
+
+def dense_peers(torch, case, args, fa4, emit):
+    """SDPA (is_causal for a causal case) and FlashAttention-4 (fa4: import_fa4's
+    pair) on a dense case, every block or the causal ones."""
+    ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
+    tensors = inputs(torch, case, {"f16": torch.float16, "bf16": torch.bfloat16}[case["dtype"]])
+    scale, causal = 1.0 / math.sqrt(case["d"]), case["causal"]
+    fn, why = fa4
+    peers = [] if args.no_sdpa else ["sdpa"]
+    peers.append("fa4")
+    for peer in peers:
+        if peer == "fa4" and fn is None:
+            for direction in args.want:
+                emit(case, peer, ops[direction], "n/a", case["active"], message=why)
+            continue
+        try:
+            if peer == "sdpa":
+                sdpa = torch.nn.functional.scaled_dot_product_attention
+                us = time_both(torch, lambda q, k, v: sdpa(q, k, v, is_causal=causal,
+                                                           scale=scale),
+                               tensors, args.want, args.warmup, args.repeats)
+                note = "dense causal" if causal else "dense"
+            else:
+                # [B, L, H, D] copies, flash_attn's layout; it returns (y, lse).
+                blhd = tuple(t.transpose(1, 2).contiguous() for t in tensors)
+                us = time_both(torch, lambda q, k, v: fn(q, k, v, softmax_scale=scale,
+                                                         causal=causal),
+                               blhd, args.want, args.warmup, args.repeats)
+                del blhd
+                note = "flash_attn.cute" + (" causal" if causal else "")
+            for direction in args.want:
+                emit(case, peer, ops[direction], "ok", case["active"], us[direction], note=note)
+        except Exception as e:
+            for direction in args.want:
+                emit(case, peer, ops[direction], "n/a", case["active"], message=short(e))
+        torch.cuda.empty_cache()
+    del tensors
+    torch.cuda.empty_cache()
+
+
+def run_train(torch, args, emit):
+    """bkbench's training shapes: SDPA and FlashAttention-4, full and causal."""
+    fa4 = import_fa4()
+    shapes = TRAIN_QUICK_SHAPES if args.quick else TRAIN_SHAPES
+    block = 16 if args.quick else 128
+    for dtype in args.dtypes:
+        for d in args.ds:
+            for batch, seq in shapes:
+                for pattern in args.pattern or TRAIN_PATTERNS:
+                    case = case_of(args, dtype, d, d, block, pattern, seq, batch)
+                    build_pattern(case)
+                    dense_peers(torch, case, args, fa4, emit)
 
 
 # ---- Timing -------------------------------------------------------------------
@@ -525,6 +622,9 @@ def parse_args():
     ap.add_argument("--varlen", action="store_true",
                     help="bkbench's packed sequences: an SDPA call per sequence and "
                          "flash_attn_varlen_func, varlen and varlen-c")
+    ap.add_argument("--train", action="store_true",
+                    help="bkbench's training shapes: SDPA and FlashAttention-4, full and "
+                         "causal, B = 32 at L = 512 and B = 16 at L = 1024")
     ap.add_argument("--pattern", action="append", choices=PATTERNS + VARLEN_PATTERNS)
     ap.add_argument("--direction", choices=["fwd", "bwd", "both"], default="both")
     ap.add_argument("--no-sdpa", action="store_true")
@@ -544,12 +644,13 @@ def parse_args():
     args.blocks = args.block or [64, 128]
     args.patterns = args.pattern or PATTERNS
     args.want = ["fwd", "bwd"] if args.direction == "both" else [args.direction]
-    names = VARLEN_PATTERNS if args.varlen else PATTERNS
+    mode = "--varlen" if args.varlen else "--train" if args.train else ""
+    names = {"--varlen": VARLEN_PATTERNS, "--train": TRAIN_PATTERNS}.get(mode, PATTERNS)
     if args.pattern and any(p not in names for p in args.pattern):
-        ap.error("--pattern takes %s%s" % (", ".join(names), " with --varlen" if args.varlen
-                                            else " (varlen ones with --varlen)"))
-    if args.varlen and args.sweep:
-        ap.error("--varlen and --sweep are two different runs")
+        ap.error("--pattern takes %s%s" % (", ".join(names), " with " + mode if mode
+                                            else " (the others with --varlen or --train)"))
+    if args.varlen + args.sweep + args.train > 1:
+        ap.error("--varlen, --sweep and --train are different runs")
     return args
 
 
@@ -585,7 +686,7 @@ def main():
                                     "backward 2.5x; causal diagonal blocks count whole" +
                                     ("; each packed sequence's own blocks, summed"
                                      if args.varlen else ""),
-                           "varlen": args.varlen},
+                           "varlen": args.varlen, "train": args.train},
               "results": []}
     print("attention-peers: torch %s (CUDA %s) on %s; median of %d after %d warm-up"
           % (torch.__version__, torch.version.cuda, report["device"], args.repeats,
@@ -594,11 +695,14 @@ def main():
     if args.varlen:
         print("varlen: each packed sequence's own blocks, summed; compare with bkbench's "
               "varlen rows")
+    if args.train:
+        print("train: bkbench's training shapes, every block or the causal ones; SDPA and "
+              "FlashAttention-4")
     print(HEADER)
     sys.stdout.flush()
 
     flex, flex_error = None, None
-    if not args.no_flex and not args.varlen:
+    if not args.no_flex and not args.varlen and not args.train:
         try:
             flex = Flex(torch)
         except Exception as e:                       # no flex_attention in this torch
@@ -630,8 +734,8 @@ def main():
             with open(args.json, "w") as f:
                 json.dump(report, f, indent=1)
 
-    if args.varlen:
-        run_varlen(torch, args, emit)
+    if args.varlen or args.train:
+        (run_varlen if args.varlen else run_train)(torch, args, emit)
         print("attention-peers: %d results in %.0f s" % (len(report["results"]),
                                                           time.time() - t_start))
         return 0

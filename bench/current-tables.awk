@@ -33,9 +33,9 @@ function family_of(f, list, i,   lq, lk, set) {
     if (lq != "" && lk != "" && lq + 0 < lk + 0)
         return "decode"
     # bkbench's attention sets: the patterns (runs before the field had no
-    # other), the head-size sweep, packed sequences.
+    # other), the head-size sweep, packed sequences, training shapes.
     set = get(f, list "." i ".set")
-    return set == "heads" ? "heads" : set == "varlen" ? "varlen" : "attention"
+    return set == "heads" || set == "varlen" || set == "train" ? set : "attention"
 }
 
 # The newest run (date, then file name) with a record of family fam; a
@@ -353,28 +353,41 @@ function host_gemm(   f, L, n, i, r, dt, shape, B) {
 
 # ---- attention ---------------------------------------------------------------
 
-# The peer a user would pick beside an attention row: PyTorch's SDPA for
-# the dense pattern, FlexAttention on the same blocks for the others.
-function attention_peer(f, r, op,   p, pn, j, pf, want, pat) {
+# The attention peers' names in the tables.
+BEGIN {
+    PEER_NAMES["fa4"] = "FA4"
+    PEER_NAMES["sdpa"] = "SDPA"
+    PEER_NAMES["sdpa-loop"] = "SDPA loop"
+    PEER_NAMES["flex"] = "Flex"
+}
+
+# The peer a user would pick beside an attention row: for the dense
+# patterns (full, causal) FlashAttention-4 where the run has it, else
+# PyTorch's SDPA; SDPA once a sequence for the packed ones; FlexAttention
+# on the same blocks for the others. Its name goes to PEER_NAME.
+function attention_peer(f, r, op,   p, pn, j, pf, w, nw, want, pat) {
     pat = get(f, r ".pattern")
-    want = pat == "full" ? "sdpa" : pat ~ /^varlen/ ? "sdpa-loop" : "flex"
     if (get(f, r ".form") == "list")
         return ""
+    nw = split(pat == "full" || pat == "causal" ? "fa4 sdpa" : pat ~ /^varlen/ ? "sdpa-loop" : \
+               "flex", want, " ")
     pn = peer_lists(f)
-    for (p = 1; p <= pn; p++)
-        for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
-            pf = PL[p] "." j
-            if (get(f, pf ".peer") != want || get(f, pf ".op") != op ||
-                get(f, pf ".status") != "ok" || get(f, pf ".dtype") != get(f, r ".dtype") ||
-                get(f, pf ".d") != get(f, r ".d") || get(f, pf ".pattern") != pat ||
-                get(f, pf ".lq") != get(f, r ".lq") || get(f, pf ".lk") != get(f, r ".lk") ||
-                (has(f, pf ".dv") && get(f, pf ".dv") != get(f, r ".dv")))
-                continue
-            if (want == "flex" && get(f, pf ".blockQ") != get(f, r ".blockQ"))
-                continue
-            PEER_NAME = want == "sdpa" ? "SDPA" : want == "sdpa-loop" ? "SDPA loop" : "Flex"
-            return get(f, pf ".tflopPerS")
-        }
+    for (w = 1; w <= nw; w++)
+        for (p = 1; p <= pn; p++)
+            for (j = 0; has(f, PL[p] "." j ".peer"); j++) {
+                pf = PL[p] "." j
+                if (get(f, pf ".peer") != want[w] || get(f, pf ".op") != op ||
+                    get(f, pf ".status") != "ok" || get(f, pf ".dtype") != get(f, r ".dtype") ||
+                    get(f, pf ".d") != get(f, r ".d") || get(f, pf ".pattern") != pat ||
+                    get(f, pf ".lq") != get(f, r ".lq") || get(f, pf ".lk") != get(f, r ".lk") ||
+                    (has(f, pf ".dv") && get(f, pf ".dv") != get(f, r ".dv")) ||
+                    (has(f, pf ".batch") && get(f, pf ".batch") != get(f, r ".batch")))
+                    continue
+                if (want[w] == "flex" && get(f, pf ".blockQ") != get(f, r ".blockQ"))
+                    continue
+                PEER_NAME = PEER_NAMES[want[w]]
+                return get(f, pf ".tflopPerS")
+            }
     return ""
 }
 
@@ -388,6 +401,9 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
             continue
         r = L "." i
         pat = get(f, r ".pattern") (get(f, r ".form") == "list" ? " list" : "")
+        # The training shapes differ in B and L, which their rows name.
+        if (fam == "train")
+            pat = "B" get(f, r ".batch") " L" get(f, r ".lq") " " pat
         key = get(f, r ".dtype") SUBSEP get(f, r ".d") \
               (has(f, r ".dv") && get(f, r ".dv") != get(f, r ".d") ? " / " get(f, r ".dv") : "") \
               SUBSEP get(f, r ".blockQ") SUBSEP pat \
@@ -425,15 +441,17 @@ function attention_rows(f, fam,   L, n, i, r, key, seen, k, nk, KEYS, fw, bw, pf
 }
 
 # A table of attention records of family fam under heading, from the
-# newest run that has it (what: the words for none), intro before it.
-function attention_section(fam, heading, what, intro,   f) {
+# newest run that has it (what: the words for none), intro before it; its
+# fourth column is named column ("pattern" when empty).
+function attention_section(fam, heading, what, intro, column,   f) {
     print "## " heading "\n"
     f = newest(fam, "bkbench.attention")
     if (f == "")
         return none(what)
     stamp(f)
     print intro "\n"
-    print "| dtype | D | block | pattern | forward | peer | libbk / peer | backward | peer | libbk / peer |"
+    print "| dtype | D | block | " (column == "" ? "pattern" : column) \
+          " | forward | peer | libbk / peer | backward | peer | libbk / peer |"
     print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     attention_rows(f, fam)
     print ""
@@ -453,7 +471,18 @@ function varlen() {
     attention_section("varlen", "Attention over packed sequences", "packed-sequence figures",
         "TFLOP/s over each sequence's own active blocks: 16 sequences of 512 to 8192 tokens\n" \
         "summing to 65536, packed (B = 1, L their sum; varlen-c causal), beside the dense\n" \
-        "kernels' causal case at B x 8192. The peer is PyTorch's SDPA called once a sequence.")
+        "kernels' causal case at B x 8192. The peer is PyTorch's SDPA called once a sequence;\n" \
+        "beside the causal case FlashAttention-4 where the run has it, else SDPA (is_causal).")
+}
+
+# Many short sequences, dense and causal, beside FlashAttention-4 and SDPA.
+function train() {
+    attention_section("train", "Attention at training shapes", "training-shape figures",
+        "TFLOP/s over the active blocks (forward 4 x block x block x D each, backward 2.5 times\n" \
+        "that) of many short sequences, B x L = 16384 on the GPU, H x D = 2048, dense (\"full\")\n" \
+        "and causal, whose blocks on the diagonal count whole (10 of 16 at L = 512, 36 of 64 at\n" \
+        "L = 1024). The peer is FlashAttention-4 where the run has it, else PyTorch's SDPA\n" \
+        "(is_causal for the causal rows).", "case")
 }
 
 function attention(   f) {
@@ -574,6 +603,7 @@ END {
     attention()
     heads()
     varlen()
+    train()
     decode()
     decode_step()
 }

@@ -5,7 +5,7 @@ decode-step cases.
 
 The step is bkbench's: W4A16 qkv (8192 -> 10240), attention over the KV cache (H 64, Hkv 8,
 D 128, Lq 1), W4A16 o (8192 -> 8192), W4A16 gate-up (8192 -> 57344), SwiGLU, W4A16 down
-(28672 -> 8192); bf16, batch M = 1, 8 and 32, KV lengths 4096 and 32768. The linears are
+(28672 -> 8192); bf16, batch M = 1, 8, 16, 32 and 64, KV lengths 4096 and 32768. The linears are
 torch.ops.aten._weight_int4pack_mm on weights packed by _convert_weight_to_int4pack (random
 int4 values, groups of 128), the attention F.scaled_dot_product_attention(..., enable_gqa=True)
 with q taken from the qkv output, the activation F.silu(gate) * up. Each layer has its own
@@ -23,7 +23,7 @@ import sys
 from peers_timing import percentiles, read_bandwidth
 
 HIDDEN, HEADS, KV_HEADS, D, FFN, GROUP = 8192, 64, 8, 128, 28672, 128
-MS = [1, 8, 32]
+MS = [1, 8, 16, 32, 64]
 KVS = [4096, 32768]
 # The linears' weights [K, N], in the order of the step.
 LINEARS = [("qkv", HIDDEN, (HEADS + 2 * KV_HEADS) * D), ("o", HEADS * D, HIDDEN),

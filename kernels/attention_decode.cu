@@ -90,6 +90,40 @@ static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArg
     }
 }
 
+// A stream's ring over the steps of one stretch (keys [key0, stop) of kv
+// head (b, kvh)): start() issues the first STAGES - 1 steps' copies;
+// arrive(s) issues those STAGES - 1 steps past s and waits for step s's
+// own (the caller's stream barrier then publishes them), returning its
+// stage.
+template <typename T, int DH, int RG, int STAGES> struct StretchRing {
+    static constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
+    static constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    uint32_t ring;
+    const DecodeArgs &d;
+    int64_t b, kvh, key0, stop, steps;
+    int tid;
+    __device__ __forceinline__ void start() const
+    {
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < steps)
+                load_step<T, DH, RG>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop,
+                                     tid);
+            cp_async_commit();
+        }
+    }
+    __device__ __forceinline__ uint32_t arrive(int64_t s) const
+    {
+        const int64_t ahead = s + STAGES - 1;
+        if (ahead < steps)
+            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
+                                 key0 + ahead * KEYS, stop, tid);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>();
+        return ring + (uint32_t)(s % STAGES) * STAGE_BYTES;
+    }
+};
+
 // Whether a page that keys [k0, stop) of sequence b use is out of range
 // (a warp's vote: every lane gets the answer).
 static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b, int64_t k0,
@@ -111,7 +145,6 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                                                  int rank, int lane, int64_t u, int64_t s0,
                                                  int64_t s1, int64_t slot)
 {
-    constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
     constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
     constexpr uint32_t TB = KEYS * DH * 2;
     constexpr int KSTEPS = DH / 16, NT_S = KEYS / 8, NT_O = DH / 8;
@@ -153,26 +186,16 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
                             : 0u;
         }
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < steps)
-            load_step<T, DH, RG>(ring + s * STAGE_BYTES, d, b, kvh, key0 + s * KEYS, stop, tid);
-        cp_async_commit();
-    }
+    const StretchRing<T, DH, RG, STAGES> rs = { ring, d, b, kvh, key0, stop, steps, tid };
+    rs.start();
 
     float o[NT_O][4];
     zero(o);
     float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
     const ScoreScale ss = score_scale(a.scale);
     for (int64_t s = 0; s < steps; s++) {
-        const int64_t ahead = s + STAGES - 1;
-        if (ahead < steps)
-            load_step<T, DH, RG>(ring + (uint32_t)(ahead % STAGES) * STAGE_BYTES, d, b, kvh,
-                                 key0 + ahead * KEYS, stop, tid);
-        cp_async_commit();
-        cp_async_wait<STAGES - 1>();
+        const uint32_t ks = rs.arrive(s), vs = ks + TB;
         stream_sync<RG>(stream);
-        const uint32_t ks = ring + (uint32_t)(s % STAGES) * STAGE_BYTES, vs = ks + TB;
 
         float sc[NT_S][4];
         zero(sc);
@@ -225,9 +248,180 @@ static __device__ __forceinline__ void walk_unit(const DecodeArgs &d, uint32_t r
     }
 }
 
+// 8 x 8 of 16-bit values across the warp, transposed: lane l holds row
+// l / 4, columns 2 (l % 4) and + 1 (the ldmatrix layout), before and after.
+static __device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x)
+{
+    uint32_t y;
+    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
+    return y;
+}
+
+// The walk of walk_unit for at most 8 packed rows, keys as the tiles' 16
+// rows: S^T = K Q^T and O^T += V^T P^T, m16n8k16 with the packed rows as
+// N = 8. With rows as M (walk_unit) half of every tile is padding at 8
+// rows; here none is at 8 and every product and exponential is half as
+// many. Lane (g, q4) = (lane / 4, lane % 4) holds the scores of keys g and
+// g + 8 of each 16 for rows 2 q4 and 2 q4 + 1, and O^T's rows (columns of
+// O) g and g + 8 of each 16 for the same two rows; a row's maximum and sum
+// gather over the 8 lanes of its q4. P^T reaches the B fragments of the
+// second product through a register transpose (movmatrix).
+template <typename T, int DH, int STAGES>
+static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uint32_t ring,
+                                                        int lane, int64_t u, int64_t s0,
+                                                        int64_t s1, int64_t slot)
+{
+    constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    constexpr uint32_t TB = KEYS * DH * 2;
+    constexpr int KSTEPS = DH / 16, MT = KEYS / 16, DT = DH / 16;
+    const Args &a = d.a;
+    const int64_t bk = u / d.row_groups;
+    const int64_t b = bk / a.kv_heads, kvh = bk % a.kv_heads;
+    const Sequence seq = sequence(d, b);
+    const int64_t key0 = s0 * KEYS, stop = min(seq.lk, s1 * KEYS);
+    const int64_t steps = stop > key0 ? (stop - key0 + KEYS - 1) / KEYS : 0;
+    const bool bad = seq.bad || pages_bad(d, b, key0, stop, lane);
+    const int g = lane / 4, q4 = lane % 4;
+
+    // The key limits of this lane's two rows; a row past the packed rows
+    // has Q = 0 and no limit (its scores are 0, its output never read).
+    int64_t end[2];
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const int64_t r = 2 * q4 + e;
+        end[e] = r < d.rows ? seq_key_end(a, seq, r % a.lq) : INT64_MAX;
+    }
+    const int64_t open = min(stop, min(end[0], end[1]));
+
+    // Q^T's B fragments: row g's columns 2 q4 (+ 1) and + 8 of each 16.
+    uint32_t qf[KSTEPS][2];
+    {
+        const bool valid = g < d.rows;
+        const T *q = at<T>(a.q, b, kvh * d.group + g / a.lq, g % a.lq);
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+                qf[kk][i] = valid ? *(const uint32_t *)(q + kk * 16 + 2 * q4 + 8 * i) : 0u;
+    }
+
+    const StretchRing<T, DH, 1, STAGES> rs = { ring, d, b, kvh, key0, stop, steps, lane };
+    rs.start();
+
+    float o[DT][4];
+    zero(o);
+    float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
+    const ScoreScale ss = score_scale(a.scale);
+    for (int64_t s = 0; s < steps; s++) {
+        const uint32_t ks = rs.arrive(s), vs = ks + TB;
+        __syncwarp();
+
+        // sc[mt] = S^T (keys 16 mt + g, + 8; rows 2 q4, + 1) as
+        // { (g, a), (g, b), (g + 8, a), (g + 8, b) }.
+        float sc[MT][4];
+        zero(sc);
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                uint32_t kf[4];
+                load_a<DH>(kf, ks, mt * 16, kk, lane);
+                Mma<T>::run(sc[mt], kf, qf[kk][0], qf[kk][1]);
+            }
+
+        const int64_t k0 = key0 + s * KEYS;
+        if (k0 + KEYS > open) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const int64_t j = k0 + mt * 16 + g + 8 * (i / 2);
+                    if (j >= stop || j >= end[i % 2])
+                        sc[mt][i] = ss.masked;
+                }
+        }
+
+        // Row maxima: row_max pairs elements 0-1 and 2-3, so hand it each
+        // tile's row a values first.
+        float byrow[MT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            byrow[mt][0] = sc[mt][0];
+            byrow[mt][1] = sc[mt][2];
+            byrow[mt][2] = sc[mt][1];
+            byrow[mt][3] = sc[mt][3];
+        }
+        const MovedMaxima mm =
+            move_maxima<4, 16>(row_max(byrow, ss, make_float2(m_a, m_b)), m_a, m_b);
+        const float base_a = mm.base_a, base_b = mm.base_b;
+        const float corr_a = mm.corr_a, corr_b = mm.corr_b;
+        float sum_a = 0.f, sum_b = 0.f;
+        uint32_t pt[MT][2]; // P^T's B fragments: keys 2 q4 (+ 1), + 8; row g
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            const float p0 = exp2_fast(fmaf(sc[mt][0], ss.sl2, -base_a));
+            const float p1 = exp2_fast(fmaf(sc[mt][1], ss.sl2, -base_b));
+            const float p2 = exp2_fast(fmaf(sc[mt][2], ss.sl2, -base_a));
+            const float p3 = exp2_fast(fmaf(sc[mt][3], ss.sl2, -base_b));
+            sum_a += p0 + p2;
+            sum_b += p1 + p3;
+            pt[mt][0] = movmatrix_trans(pack2<T>(p0, p1));
+            pt[mt][1] = movmatrix_trans(pack2<T>(p2, p3));
+        }
+        l_a = l_a * corr_a + sum_a;
+        l_b = l_b * corr_b + sum_b;
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++) {
+            o[dt][0] *= corr_a;
+            o[dt][1] *= corr_b;
+            o[dt][2] *= corr_a;
+            o[dt][3] *= corr_b;
+        }
+
+        // O^T (columns 16 dt ..) += V^T (16 dt .., keys 16 mt ..) P^T: V^T's
+        // A fragments are V's rows read transposed.
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                uint32_t vf[4];
+                ldmatrix_x4_trans(vf, vs + SwizzledTile<DH>::offset(
+                                          mt * 16 + lane % 8 + 8 * (lane / 16),
+                                          dt * 2 + (lane / 8) % 2));
+                Mma<T>::run(o[dt], vf, pt[mt][0], pt[mt][1]);
+            }
+        __syncwarp(); // this stage is refilled STAGES - 1 steps on
+    }
+    cp_async_wait<0>();
+
+#pragma unroll
+    for (int o2 = 4; o2 <= 16; o2 *= 2) {
+        l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
+        l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
+    }
+    // The part as walk_unit leaves it, row 2 q4 + e of the unit's 16.
+    const int64_t cell0 = (u * d.max_parts + slot) * 16;
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const int64_t r = 2 * q4 + e;
+        if (r >= d.rows)
+            continue;
+        const float l = e ? l_b : l_a, m = e ? m_b : m_a;
+        const float inv = l > 0.f ? 1.f / l : 0.f;
+        float *dst = (float *)d.part_o + (cell0 + r) * a.dv_cols + g;
+#pragma unroll
+        for (int dt = 0; dt < DT; dt++) {
+            dst[dt * 16] = o[dt][e] * inv;
+            dst[dt * 16 + 8] = o[dt][2 + e] * inv;
+        }
+        if (g == 0)
+            ((float *)d.part_lse)[cell0 + r] = bad ? quiet_nan() : l > 0.f ? m + log2f(l) : -INFINITY;
+    }
+}
+
 // A stream's share of the steps of all units: stream_steps of them from
 // its index times that, a unit at a time.
-template <typename T, int DH, int RG, int STAGES>
+template <typename T, int DH, int RG, int STAGES, bool NARROW>
 static __device__ void split(const DecodeArgs &d)
 {
     constexpr int NS = BK_ATTENTION_DECODE_STREAMS(RG);
@@ -244,8 +438,12 @@ static __device__ void split(const DecodeArgs &d)
     for (int64_t at = from; at < to;) {
         const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
         const int64_t s1 = min(to, unit_end) - u * d.unit_steps;
-        walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps, s1,
-                                     me - first_stream(d, u));
+        if (NARROW)
+            walk_unit_narrow<T, DH, STAGES>(d, ring, lane, u, at - u * d.unit_steps, s1,
+                                            me - first_stream(d, u));
+        else
+            walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps,
+                                         s1, me - first_stream(d, u));
         at = u * d.unit_steps + s1;
     }
 }
@@ -267,68 +465,109 @@ static __device__ __forceinline__ float warp_sum(float v)
 }
 
 // Output row r = (b H + h) Lq + i from the parts of its unit: the weights
-// 2^(lse_p - max), y = the parts' sum in slot order over the sum of the
-// weights (a fixed tree), in T; lse in natural log. The lanes read 32
-// parts' lse at once, then the columns of 32 parts with every load in
-// flight.
+// 2^(lse_p - max), y = the parts' sum over the sum of the weights, in T;
+// lse in natural log. d.combine_warps warps (1, 2 or 4) share a row: warp
+// k of a row takes the parts' chunks of 32 k, k + cw, ... in order, its
+// lanes reading the 32 parts' lse and their columns in one trip, and
+// folds each chunk in with a running maximum; the row's first warp then
+// folds the others' sums in in warp order. The order is fixed by the
+// plan, so a result does not depend on the order the CTAs ran in. The
+// row's arithmetic comes before the wait for the split kernel, which it
+// overlaps where the launch is programmatic.
 template <typename T, int DH, int RG> static __device__ void combine(const DecodeArgs &d)
 {
-    constexpr int PER_LANE = DH / 32;
-    constexpr int UR = 16 * RG;
+    constexpr int PER_LANE = DH / 32, UR = 16 * RG;
+    constexpr int WARPS = BK_ATTENTION_DECODE_COMBINE_THREADS / 32;
+    __shared__ float shared_acc[WARPS][DH], shared_top[WARPS], shared_sum[WARPS];
+    __shared__ bool shared_nan[WARPS];
     const Args &a = d.a;
-    grid_dependency_wait();
-    const int64_t r = (int64_t)blockIdx.x * (BK_ATTENTION_DECODE_COMBINE_THREADS / 32) +
-                      threadIdx.x / 32;
-    if (r >= a.batch * a.heads * a.lq)
-        return;
-    const int lane = threadIdx.x % 32;
-    const int64_t i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
-    const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
-    const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
-    const int64_t parts = unit_parts(d, u);
-    const int64_t cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
-    const float *lse = (const float *)d.part_lse + cell0;
-    float top = -INFINITY;
-    bool nan = false;
-    for (int64_t p0 = 0; p0 < parts; p0 += 32) {
-        const float l = p0 + lane < parts ? lse[(p0 + lane) * UR] : -INFINITY;
-        nan = nan || isnan(l);
-        top = fmaxf(top, l);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int cw = (int)d.combine_warps, share = warp % cw;
+    const int64_t r = ((int64_t)blockIdx.x * WARPS + warp) / cw;
+    const bool live = r < a.batch * a.heads * a.lq;
+    int64_t i = 0, h = 0, b = 0, parts = 0, cell0 = 0;
+    if (live) {
+        i = r % a.lq, h = (r / a.lq) % a.heads, b = r / (a.lq * a.heads);
+        const int64_t kvh = h / d.group, packed = (h % d.group) * a.lq + i;
+        const int64_t u = (b * a.kv_heads + kvh) * d.row_groups + packed / UR;
+        parts = unit_parts(d, u);
+        cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
     }
-    top = warp_max(top);
-    if (__any_sync(0xFFFFFFFFu, nan))
-        top = quiet_nan(); // a sequence out of range: every output NaN
-    float acc[PER_LANE] = {};
-    float sum = 0.f;
-    if (top != -INFINITY && !isnan(top))
-        for (int64_t p0 = 0; p0 < parts; p0 += 32) {
-            const bool mine = p0 + lane < parts;
-            const float w = mine ? exp2_fast(lse[(p0 + lane) * UR] - top) : 0.f;
-            sum += warp_sum(w);
-            const float *src = (const float *)d.part_o + (cell0 + p0 * UR) * a.dv_cols +
-                               lane * PER_LANE;
-            const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
-            float v[32][PER_LANE];
+    grid_dependency_wait();
+    const float *lse = (const float *)d.part_lse + cell0;
+    const float *o = (const float *)d.part_o + cell0 * a.dv_cols + lane * PER_LANE;
+    float top = -INFINITY, sum = 0.f, acc[PER_LANE] = {};
+    bool nan = false;
+    for (int64_t p0 = 32 * share; p0 < parts; p0 += 32 * cw) {
+        const bool mine = p0 + lane < parts;
+        const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
+        const float l = mine ? lse[(p0 + lane) * UR] : -INFINITY;
+        float v[32][PER_LANE];
 #pragma unroll
-            for (int j = 0; j < 32; j++)
+        for (int j = 0; j < 32; j++)
 #pragma unroll
-                for (int c = 0; c < PER_LANE; c++)
-                    v[j][c] = src[(j <= last ? j : 0) * UR * a.dv_cols + c];
+            for (int c = 0; c < PER_LANE; c++)
+                v[j][c] = o[(p0 + (j <= last ? j : 0)) * UR * a.dv_cols + c];
+        nan = nan || isnan(l);
+        const float next = fmaxf(top, warp_max(isnan(l) ? -INFINITY : l));
+        if (next == -INFINITY)
+            continue; // no part so far saw a key
+        const float keep = exp2_fast(top - next);
+        const float w = mine ? exp2_fast(l - next) : 0.f;
+        sum = sum * keep + warp_sum(w);
 #pragma unroll
-            for (int j = 0; j < 32; j++) {
-                const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+        for (int c = 0; c < PER_LANE; c++)
+            acc[c] *= keep;
 #pragma unroll
-                for (int c = 0; c < PER_LANE; c++)
-                    acc[c] = fmaf(wj, v[j][c], acc[c]);
-            }
+        for (int j = 0; j < 32; j++) {
+            const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+#pragma unroll
+            for (int c = 0; c < PER_LANE; c++)
+                acc[c] = fmaf(wj, v[j][c], acc[c]);
         }
-    const float inv = isnan(top) ? top : sum > 0.f ? 1.f / sum : 0.f;
+        top = next;
+    }
+    nan = __any_sync(0xFFFFFFFFu, nan);
+    if (cw > 1) {
+#pragma unroll
+        for (int c = 0; c < PER_LANE; c++)
+            shared_acc[warp][lane * PER_LANE + c] = acc[c];
+        if (lane == 0)
+            shared_top[warp] = top, shared_sum[warp] = sum, shared_nan[warp] = nan;
+        __syncthreads();
+        if (share == 0) {
+            float all = top;
+            for (int k = 1; k < cw; k++)
+                all = fmaxf(all, shared_top[warp + k]);
+            if (all != -INFINITY) {
+                const float keep = exp2_fast(top - all);
+                sum *= keep;
+#pragma unroll
+                for (int c = 0; c < PER_LANE; c++)
+                    acc[c] *= keep;
+                for (int k = 1; k < cw; k++) {
+                    const float wk = exp2_fast(shared_top[warp + k] - all);
+                    sum = fmaf(shared_sum[warp + k], wk, sum);
+#pragma unroll
+                    for (int c = 0; c < PER_LANE; c++)
+                        acc[c] = fmaf(shared_acc[warp + k][lane * PER_LANE + c], wk, acc[c]);
+                }
+            }
+            for (int k = 1; k < cw; k++)
+                nan = nan || shared_nan[warp + k];
+            top = all;
+        }
+    }
+    if (!live || share != 0)
+        return;
+    // A sequence out of range: every output NaN.
+    const float inv = nan ? quiet_nan() : sum > 0.f ? 1.f / sum : 0.f;
     T *dst = at<T>(a.y, b, h, i) + lane * PER_LANE;
 #pragma unroll
     for (int c = 0; c < PER_LANE; c += 2)
         *(uint32_t *)(dst + c) = pack2<T>(acc[c] * inv, acc[c + 1] * inv);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && lane == 0)
-        *lse_at<float>(a, b, h, i) = isnan(top) ? top
+        *lse_at<float>(a, b, h, i) = nan          ? quiet_nan()
                                      : sum > 0.f ? (top + log2f(sum)) / LOG2E
                                                  : -INFINITY;
 }
@@ -345,7 +584,14 @@ using namespace bk::attention::decode;
     extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(RG), 1)        \
         bk_attention_decode_##NAME##_d##DH##_r##RG##_s##STAGES(const DecodeArgs d)               \
     {                                                                                            \
-        split<T, DH, RG, STAGES>(d);                                                             \
+        split<T, DH, RG, STAGES, false>(d);                                                      \
+    }
+// The kernels of at most 8 packed rows (walk_unit_narrow), RG = 1.
+#define BK_ATTENTION_DECODE_NARROW(NAME, T, DH, STAGES)                                          \
+    extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(1), 1)         \
+        bk_attention_decode_##NAME##_d##DH##_n8_s##STAGES(const DecodeArgs d)                    \
+    {                                                                                            \
+        split<T, DH, 1, STAGES, true>(d);                                                        \
     }
 #define BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, RG)                                             \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
@@ -360,6 +606,8 @@ using namespace bk::attention::decode;
 #define BK_ATTENTION_DECODE_D(NAME, T, DH)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 1, 2)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 1, 3)                                                       \
+    BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 2)                                                   \
+    BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 3)                                                   \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 4)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 6)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 4, 4)                                                       \

@@ -215,23 +215,39 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
 // the tile's, O and the per-lane sums l are rescaled to them, and the
 // scores s become P = 2^(s sl2 - m) (0 where masked). The quad adds l up
 // once, at the end.
+// Two rows' running maxima m_a, m_b moved to at least this lane's mx,
+// gathered over the lanes that share the rows (those FIRST, 2 FIRST, ..,
+// LAST apart): the new maxima, the bases the exponentials take (0 where a
+// row has seen nothing yet) and the factors the old sums and outputs take.
+struct MovedMaxima {
+    float base_a, base_b, corr_a, corr_b;
+};
+template <int FIRST, int LAST>
+static __device__ __forceinline__ MovedMaxima move_maxima(float2 mx, float &m_a, float &m_b)
+{
+    float mx_a = mx.x, mx_b = mx.y;
+#pragma unroll
+    for (int o2 = FIRST; o2 <= LAST; o2 *= 2) {
+        mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
+        mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
+    }
+    MovedMaxima r;
+    r.base_a = mx_a == -INFINITY ? 0.f : mx_a;
+    r.base_b = mx_b == -INFINITY ? 0.f : mx_b;
+    r.corr_a = exp2_fast(m_a - r.base_a);
+    r.corr_b = exp2_fast(m_b - r.base_b);
+    m_a = mx_a;
+    m_b = mx_b;
+    return r;
+}
+
 template <int NT_S, int NT_O>
 static __device__ __forceinline__ void online_softmax(float (&s)[NT_S][4], float (&o)[NT_O][4],
                                                       float &m_a, float &m_b, float &l_a,
                                                       float &l_b, const ScoreScale &ss)
 {
-    const float2 mx = row_max(s, ss, make_float2(m_a, m_b));
-    float mx_a = mx.x, mx_b = mx.y;
-#pragma unroll
-    for (int o2 = 1; o2 <= 2; o2 *= 2) {
-        mx_a = fmaxf(mx_a, __shfl_xor_sync(0xFFFFFFFFu, mx_a, o2));
-        mx_b = fmaxf(mx_b, __shfl_xor_sync(0xFFFFFFFFu, mx_b, o2));
-    }
-    const float base_a = mx_a == -INFINITY ? 0.f : mx_a;
-    const float base_b = mx_b == -INFINITY ? 0.f : mx_b;
-    const float corr_a = exp2_fast(m_a - base_a), corr_b = exp2_fast(m_b - base_b);
-    m_a = mx_a;
-    m_b = mx_b;
+    const MovedMaxima mm = move_maxima<1, 2>(row_max(s, ss, make_float2(m_a, m_b)), m_a, m_b);
+    const float base_a = mm.base_a, base_b = mm.base_b, corr_a = mm.corr_a, corr_b = mm.corr_b;
     float sum_a = 0.f, sum_b = 0.f;
 #pragma unroll
     for (int n = 0; n < NT_S; n++) {

@@ -30,10 +30,10 @@ EXTRA_DIST += $(BK_PTX_GEMM_EPILOGUE)
 # The W4A16 family: the GEMM, and the weight utilities; both include the
 # layout arithmetic the host backend uses.
 BK_PTX_W4A16 = kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a16_cluster_sum.cuh \
-	kernels/w4a16_stream_k.cuh \
+	kernels/w4a16_stream_k.cuh kernels/w4a16_prefetch.cuh \
 	kernels/shared/w4a16_layout.h
 EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a16_cluster_sum.cuh \
-	kernels/w4a16_stream_k.cuh
+	kernels/w4a16_stream_k.cuh kernels/w4a16_prefetch.cuh
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
 	kernels/attention_mma.cuh kernels/attention_mma_forward.cuh \

@@ -32,6 +32,7 @@
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
 #include "w4a16_layout.h"
+#include "w4a16_prefetch.cuh"
 
 #if BK_W4A16_HAS_CLUSTERS
 #include "tma_ops.cuh"
@@ -475,6 +476,17 @@ struct Gemm {
                     acc[mi][t][e] = 0.f;
     }
 
+    // The weights, scale rows and zero rows of the CTA's stages from c0 on
+    // into L2 while the grid before drains (w4a16_prefetch.cuh), by every
+    // warp.
+    __device__ void prefetch_stages(int64_t c0) const
+    {
+        const int64_t want = c0 + BK_W4A16_PREFETCH_STAGES(p.flags);
+        bk::w4a16::prefetch_stages<SK, TN>(p, ZP ? p.zeros : 0, n0, c0,
+                                           want < c_end ? want : c_end, threadIdx.x / 32,
+                                           blockDim.x / 32);
+    }
+
     // The cp.async pipeline (every GPU): all warps load each stage, and a
     // CTA barrier per stage hands the slots over.
     __device__ void run()
@@ -482,6 +494,7 @@ struct Gemm {
         const WarpView v = warp_view();
         float acc[MT][NT][4];
         zero_acc(acc);
+        prefetch_stages(c_begin);
         bk::grid_dependency_wait();
         zero_pad_rows();
         uint32_t pair[8];
@@ -532,13 +545,26 @@ struct Gemm {
             }
             mbar_fence_init();
         }
+        // BK_W4A16_EARLY_RING: the weights and scales of the ring's first
+        // stages start on their way to shared memory before the wait (the
+        // barriers initialised first), A's after it; the L2 prefetch takes
+        // the stages after those.
+        int64_t early_end = c_begin;
+        if (p.flags & BK_W4A16_EARLY_RING) {
+            __syncthreads();
+            early_end = c_begin + STAGES < c_end ? c_begin + STAGES : c_end;
+            for (int64_t c = c_begin; c < early_end && warp == WARPS && lane == 0; c++)
+                produce_weights(q, c, smem0 + (c - c_begin) * STAGE_BYTES,
+                                bars + 8 * (c - c_begin), stage_scale_rows());
+        }
+        prefetch_stages(early_end);
         bk::grid_dependency_wait();
         __syncthreads();
         const WarpView v = warp_view();
         float acc[MT][NT][4];
         zero_acc(acc);
         if (warp == WARPS) {
-            produce(q, bars, lane);
+            produce(q, bars, lane, early_end);
         } else {
             uint32_t pair[8];
             ZeroPairs zp;
@@ -569,20 +595,39 @@ struct Gemm {
         reduce_and_store(acc, v, warp < WARPS);
     }
 
-    __device__ void produce(const bk_w4a16_tma_args &q, uint32_t bars, int lane) const
+    // Scale rows a stage (0: per channel).
+    __device__ int stage_scale_rows() const
+    {
+        return (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
+    }
+
+    // Stage c's bytes announced on its full barrier (all of them: weights,
+    // srows scale rows and A), and its weights and scale rows brought.
+    __device__ void produce_weights(const bk_w4a16_tma_args &q, int64_t c, uint32_t stage,
+                                    uint32_t full, int srows) const
     {
         using namespace bk::hopper;
-        const int srows = (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
-        const uint32_t tx = W_BYTES + (uint32_t)srows * (TN * 2) + 2u * (128 * TM);
+        mbar_expect_tx(full, W_BYTES + (uint32_t)srows * (TN * 2) + 2u * (128 * TM));
+        tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
+        if (srows)
+            tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
+    }
+
+    // The stages from early_end on whole, those before it (their weights
+    // on their way) A only.
+    __device__ void produce(const bk_w4a16_tma_args &q, uint32_t bars, int lane,
+                            int64_t early_end) const
+    {
+        using namespace bk::hopper;
+        const int srows = stage_scale_rows();
         for (int64_t c = c_begin; c < c_end && lane == 0; c++) {
             const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
-            if (use > 0)
-                mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
             const uint32_t stage = smem0 + b * STAGE_BYTES, full = bars + 8 * b;
-            mbar_expect_tx(full, tx);
-            tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
-            if (srows)
-                tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
+            if (c >= early_end) {
+                if (use > 0)
+                    mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
+                produce_weights(q, c, stage, full, srows);
+            }
             for (int h = 0; h < 2; h++)
                 tma_load_2d(stage + A_OFF + h * (128 * TM), q.map_a, (int)(c * SK + 64 * h),
                             (int)m0, full);

@@ -33,6 +33,7 @@
 #include "w4a16_args.h"
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
+#include "w4a16_prefetch.cuh"
 #include "w4a16_stream_k.cuh"
 #include "wgmma_ops.cuh"
 #include "workspace_clear.h"
@@ -321,6 +322,29 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
             bk::hopper::mbar_arrive(empty(b));
     }
 
+    // The weights, scale rows and zero rows of the CTA's first stages (in
+    // stream-K, those of its share's tiles in order) into L2 while the grid
+    // before drains (w4a16_prefetch.cuh), by the producer warpgroup.
+    __device__ void prefetch_first_stages() const
+    {
+        uint64_t zeros = 0;
+        if constexpr (ZP)
+            zeros = zq->zeros;
+        const int warp = (int)threadIdx.x / 32; // of the producer warpgroup's 4
+        int left = (int)BK_W4A16_PREFETCH_STAGES(p.flags);
+        if constexpr (STREAM_K) {
+            const bk::w4a16::StreamK<TT, TN> sk(p);
+            sk.for_each_share([&](int, const auto &s) {
+                const int c1 = s.c1 - s.c0 < left ? s.c1 : s.c0 + left;
+                bk::w4a16::prefetch_stages<SK, TN>(p, zeros, sk.n0(s.tile), s.c0, c1, warp, 4);
+                left -= c1 - s.c0;
+            });
+        } else {
+            const int c1 = c_end - c_begin < left ? c_end : c_begin + left;
+            bk::w4a16::prefetch_stages<SK, TN>(p, zeros, n0, c_begin, c1, warp, 4);
+        }
+    }
+
     __device__ void run(const bk_w4a16_tma_args &q)
     {
         using namespace bk::hopper;
@@ -332,6 +356,8 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
             }
             mbar_fence_init();
         }
+        if (wg == 0)
+            prefetch_first_stages();
         bk::grid_dependency_wait();
         __syncthreads();
         // Tiles of 256 rows of A take 128 accumulators a thread: registers

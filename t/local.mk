@@ -61,6 +61,7 @@ BK_C_TESTS = \
 	t/gpu/gpu_gemm_nolib \
 	t/gpu/gpu_sparse24 \
 	t/gpu/gpu_w4a16 \
+	t/gpu/gpu_w4a16_chain \
 	t/gpu/gpu_attention \
 	t/gpu/gpu_gated \
 	t/gpu/gpu_convert \
@@ -207,6 +208,10 @@ t_gpu_gpu_w4a16_SOURCES = t/gpu/gpu_w4a16.c t/gpu/gpu_pair.c t/gpu/gpu_pair.h
 t_gpu_gpu_w4a16_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gpu_gpu_w4a16_LDADD = $(BK_TEST_LIBS)
 t_gpu_gpu_w4a16_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+t_gpu_gpu_w4a16_chain_SOURCES = t/gpu/gpu_w4a16_chain.c t/gpu/gpu_pair.c t/gpu/gpu_pair.h
+t_gpu_gpu_w4a16_chain_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_gpu_gpu_w4a16_chain_LDADD = $(BK_TEST_LIBS)
+t_gpu_gpu_w4a16_chain_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_gpu_gpu_attention_SOURCES = t/gpu/gpu_attention.c t/gpu/gpu_pair.c t/gpu/gpu_pair.h
 t_gpu_gpu_attention_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_gpu_gpu_attention_LDADD = $(BK_TEST_LIBS)

@@ -276,7 +276,8 @@ struct bk_attention_tma_args {
          : BK_ATTENTION_DECODE_MAX_STAGES)
 #define BK_ATTENTION_DECODE_SHARED_BYTES(d, rg, stages)                                         \
     (BK_ATTENTION_DECODE_STREAMS(rg) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
-/* The combining kernel: a warp a query row. */
+/* The combining kernel: combine_warps warps a query row (1, 2 or 4, for
+ * up to 32, 64 or more part slots a unit). */
 #define BK_ATTENTION_DECODE_COMBINE_THREADS 128
 
 struct bk_attention_decode_args {
@@ -289,6 +290,8 @@ struct bk_attention_decode_args {
     uint32_t rows;         /* packed rows of a kv head: group * Lq */
     uint32_t row_groups;   /* units of a kv head: ceil(rows / (16 RG)) */
     uint32_t max_parts;    /* part slots a unit */
+    uint32_t combine_warps; /* the combining kernel's warps a row */
+    uint32_t reserved;
     int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS(D)) */
     int64_t stream_steps;  /* steps a stream walks (the last one fewer) */
     int64_t units;         /* B * Hkv * row_groups */

@@ -23,6 +23,26 @@
 #define BK_W4A16_PER_CHANNEL 0x2u
 #define BK_W4A16_HAS_PERM 0x4u
 #define BK_W4A16_C_VECTOR 0x8u    /* C: unit column stride, rows and base 16-byte aligned */
+/* Bits 8-15: the stages of its share whose weights, scale rows and zero
+ * rows a CTA prefetches into L2 before it waits for the grid before it
+ * (programmatic dependent launch, sm_90 and later), while that grid
+ * drains: the GEMM only reads them, and a line in L2 is still updated by
+ * any write of that grid. 0: none; more than the CTA's share: the whole
+ * share. Every kernel of the family (kernels/w4a16_prefetch.cuh). */
+#define BK_W4A16_PREFETCH_SHIFT 8
+#define BK_W4A16_PREFETCH_MAX 255u
+#define BK_W4A16_PREFETCH_STAGES(flags) \
+    (((flags) >> BK_W4A16_PREFETCH_SHIFT) & BK_W4A16_PREFETCH_MAX)
+/* The Hopper pipeline (tiles up to 32 rows, below): its producer starts
+ * the copies of the ring's first stages of weights and scales into
+ * shared memory before that wait, A's after it; the prefetch above then
+ * takes the stages after the ring's. Unlike the prefetch (L2 is the
+ * point of coherence, so a line brought early is still the one a write
+ * of the kernel before updates), a copy into shared memory before the
+ * wait reads the weights as they are: only right where no kernel before
+ * the GEMM in its queue writes them (a pack or repack there would race),
+ * so it is a tuning switch, never set by default. */
+#define BK_W4A16_EARLY_RING 0x10000u
 /* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline)
  * read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the
  * wgmma ones, bk_w4a16_wgmma_zp_*, take struct bk_w4a16_tma_zp_args. */

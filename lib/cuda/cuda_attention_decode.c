@@ -18,12 +18,13 @@ _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_
 /* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS(D)
  * keys (its Q load, ring start and part store cost about that much). */
 #define MIN_STEPS_PER_STREAM 4
-/* The combining kernel's rows a CTA: a warp each. */
-#define COMBINE_ROWS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
+/* The combining kernel's warps a CTA. */
+#define COMBINE_WARPS (BK_ATTENTION_DECODE_COMBINE_THREADS / 32)
 
-/* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), wgmma
- * (the Hopper kernel wherever it runs); else the default choice. */
-enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_WGMMA };
+/* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), mma16
+ * (those with rows as the tiles' 16, never the narrow ones), wgmma (the
+ * Hopper kernel wherever it runs); else the default choice. */
+enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_MMA16, MODE_WGMMA };
 
 static enum decode_mode decode_mode(void)
 {
@@ -32,6 +33,7 @@ static enum decode_mode decode_mode(void)
         return MODE_AUTO;
     return strcmp(s, "off") == 0     ? MODE_OFF
            : strcmp(s, "mma") == 0   ? MODE_MMA
+           : strcmp(s, "mma16") == 0 ? MODE_MMA16
            : strcmp(s, "wgmma") == 0 ? MODE_WGMMA
                                      : MODE_AUTO;
 }
@@ -87,6 +89,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t sms, uint6
     k->args.rows = (uint32_t)rows;
     k->args.row_groups = (uint32_t)row_groups;
     k->args.max_parts = (uint32_t)max_parts;
+    /* A warp takes 32 parts in one trip: more warps a row for more. */
+    k->args.combine_warps = max_parts <= 32 ? 1 : max_parts <= 64 ? 2 : COMBINE_WARPS;
     k->args.unit_steps = (int64_t)unit_steps;
     k->args.stream_steps = (int64_t)stream_steps;
     k->args.units = (int64_t)units;
@@ -105,8 +109,11 @@ static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, 
 }
 
 /* The mma.sync kernels: a warp takes 16 packed rows, a key stream RG warps
- * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. */
-static BkResult plan_mma(BkPlan plan, unsigned int ring, uint64_t sms,
+ * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. Up to
+ * 8 rows take the narrow kernels (keys as the tiles' rows, the packed rows
+ * as their 8 columns: half the products and exponentials of a 16-row
+ * tile), with RG = 1's grid, ring and parts. */
+static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, uint64_t sms,
                          struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -118,8 +125,12 @@ static BkResult plan_mma(BkPlan plan, unsigned int ring, uint64_t sms,
     k->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
     const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
     k->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
-             type_name(p->type), (int)p->d, rg, stages);
+    if (rows <= 8 && mode != MODE_MMA16)
+        snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_n8_s%u",
+                 type_name(p->type), (int)p->d, stages);
+    else
+        snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
+                 type_name(p->type), (int)p->d, rg, stages);
     BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->split_name,
                                        &k->split, k->shared_bytes);
     if (res == BK_SUCCESS)
@@ -161,7 +172,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    if (mode == MODE_MMA || (mode == MODE_AUTO && rows <= 32) ||
+    if (mode == MODE_MMA || mode == MODE_MMA16 || (mode == MODE_AUTO && rows <= 32) ||
         dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
         p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
@@ -212,11 +223,11 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
         (p->has_sequences && p->seq_form != BK_ATTENTION_SEQUENCES_PADDED))
         return BK_SUCCESS;
     const uint64_t total = (uint64_t)p->batch * (uint64_t)p->heads * (uint64_t)p->lq;
-    if ((total + COMBINE_ROWS - 1) / COMBINE_ROWS > INT32_MAX)
+    if (total > INT32_MAX)
         return BK_SUCCESS;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
     uint64_t mma_bytes = 0, wgmma_bytes = 0;
-    BkResult res = plan_mma(plan, ring, sms, &dp->mma, &mma_bytes);
+    BkResult res = plan_mma(plan, mode, ring, sms, &dp->mma, &mma_bytes);
     if (res == BK_SUCCESS)
         res = plan_wgmma(plan, mode, sms, &dp->wgmma, &wgmma_bytes);
     if (res != BK_SUCCESS)
@@ -278,8 +289,9 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
         bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
                            k->split_name, &d, sizeof d);
     }
+    const uint64_t combine_warps = total * d.combine_warps;
     bk_cuda_launch_set(&launches[n++], k->combine,
-                       (unsigned int)((total + COMBINE_ROWS - 1) / COMBINE_ROWS), 1, 1,
+                       (unsigned int)((combine_warps + COMBINE_WARPS - 1) / COMBINE_WARPS), 1, 1,
                        BK_ATTENTION_DECODE_COMBINE_THREADS, 0, k->combine_name, &d, sizeof d);
     return n;
 }

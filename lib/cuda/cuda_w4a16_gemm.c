@@ -23,7 +23,12 @@
  * back to 1), BK_CUDA_W4A16_PIPELINE=cp.async the portable kernels,
  * BK_CUDA_W4A16_COLUMNS=128 or 256 the width of the wgmma kernel's tiles
  * of 64 rows, BK_CUDA_W4A16_ROWS=64, 128 or 256 their height,
- * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule.
+ * BK_CUDA_W4A16_SCHEDULE=tiles or stream-k the wgmma kernel's schedule,
+ * BK_CUDA_W4A16_PREFETCH=0, N or all how many stages of its share a CTA
+ * prefetches into L2 before it waits for the kernel before it (else none;
+ * kernels/w4a16_prefetch.cuh),
+ * BK_CUDA_W4A16_EARLY_RING=1 the Hopper pipeline's producer bringing the
+ * ring's first stages of weights and scales before that wait too.
  * Zero points (a BkW4A16ZeroPointsInfo) run the zero-point twins of the
  * portable kernels (bk_w4a16_gemm_zp_*) and of the wgmma kernel
  * (bk_w4a16_wgmma_zp_*, the same tiles, splits and schedules, a tensor
@@ -317,10 +322,42 @@ static int forced_schedule(void)
     return !s ? 0 : strcmp(s, "stream-k") == 0 ? 1 : strcmp(s, "tiles") == 0 ? -1 : 0;
 }
 
-/* k's tile and launch for the problem, its splits left to choose_splits. */
+/* The stages of its share whose weights, scales and zero points a CTA
+ * prefetches into L2 before its wait for the kernel before it, for a ring
+ * of ring_stages: BK_CUDA_W4A16_PREFETCH=0 (none), 1 to 255, or all (the
+ * whole share); else none. With ring_stages - 1 (the stages the pipeline
+ * has in flight when it starts) the H200's decode step did not gain and
+ * each linear alone lost 3-14% (doc/design/w4a16.md). */
+static uint32_t prefetch_stages(int ring_stages)
+{
+    const char *s = getenv("BK_CUDA_W4A16_PREFETCH");
+    if (s && strcmp(s, "all") == 0)
+        return BK_W4A16_PREFETCH_MAX;
+    char *end = NULL;
+    const long v = s ? strtol(s, &end, 10) : -1;
+    if (s && end != s && *end == '\0' && v >= 0)
+        return v > (long)BK_W4A16_PREFETCH_MAX ? BK_W4A16_PREFETCH_MAX : (uint32_t)v;
+    (void)ring_stages;
+    return 0;
+}
+
+/* BK_CUDA_W4A16_EARLY_RING=1: the Hopper pipeline's producer starts the
+ * ring's first stages of weights and scales before its wait for the
+ * kernel before it (BK_W4A16_EARLY_RING); else after it. Only for queues
+ * where that kernel does not write them (w4a16_args.h), so never by
+ * default. */
+static bool early_ring(void)
+{
+    const char *s = getenv("BK_CUDA_W4A16_EARLY_RING");
+    return s && strcmp(s, "1") == 0;
+}
+
+/* k's tile and launch for the problem, its splits left to choose_splits;
+ * ring_stages: the stages of its kernel's ring. */
 static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
                         const struct bk_w4a16_gemm_args *args, int tile_m, int tile_n,
-                        int stage_kt, unsigned int threads, unsigned int shared_bytes, int per_sm)
+                        int stage_kt, unsigned int threads, unsigned int shared_bytes, int per_sm,
+                        int ring_stages)
 {
     k->on = true;
     k->tile_m = tile_m;
@@ -330,6 +367,7 @@ static void kernel_init(struct kernel *k, const struct bk_w4a16_gemm_problem *p,
     k->shared_bytes = shared_bytes;
     k->per_sm = per_sm;
     k->args = *args;
+    k->args.flags |= prefetch_stages(ring_stages) << BK_W4A16_PREFETCH_SHIFT;
     k->args.stages = (uint32_t)ceil_div(p->shape.k, 16 * stage_kt);
     k->grid[0] = (unsigned int)ceil_div(p->shape.n, tile_n);
     k->grid[2] = (unsigned int)(p->m > 0 ? ceil_div(p->m, tile_m) : 1);
@@ -346,7 +384,8 @@ static BkResult wgmma_init(BkPlan plan, struct kernel *k, const struct bk_w4a16_
     const int zp = p->has_zeros;
     memset(k, 0, sizeof *k);
     kernel_init(k, p, a, tt, BK_W4A16_WG_TILE_N(cw), BK_W4A16_WG_STAGE_KT(tt),
-                BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw, zp), 1);
+                BK_W4A16_WG_THREADS(cw), BK_W4A16_WG_SMEM(tt, cw, zp), 1,
+                BK_W4A16_WG_STAGES(tt, cw, zp));
     k->maps = true;
     k->zero_map = zp;
     k->module = BK_CUDA_MODULE_W4A16_WGMMA;
@@ -473,8 +512,10 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
      * for; a newer one runs the sm_90 code (from PTX). */
     const int cc = dev->computeCapabilityMajor * 10 + dev->computeCapabilityMinor;
     struct kernel *k = &g->k[K_PORTABLE];
+    const int ring_cc = cc >= 90 ? 90 : cc;
     kernel_init(k, p, &a, tm, BK_W4A16_TILE_N, BK_W4A16_STAGE_KT, BK_W4A16_THREADS,
-                BK_W4A16_SMEM(tm, cc >= 90 ? 90 : cc), BK_W4A16_CTAS_PER_SM(tm));
+                BK_W4A16_SMEM(tm, ring_cc), BK_W4A16_CTAS_PER_SM(tm),
+                BK_W4A16_STAGES(tm, ring_cc));
     k->module = BK_CUDA_MODULE_W4A16_GEMM;
     k->prefix = p->has_zeros ? "bk_w4a16_gemm_zp" : "bk_w4a16_gemm";
     k->tile_tag = 'm';
@@ -485,8 +526,11 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
     if (clusters && tm <= 32 && !portable_only && !p->has_zeros) {
         k = &g->k[K_TMA];
         kernel_init(k, p, &a, tm, BK_W4A16_TILE_N, BK_W4A16_STAGE_KT, BK_W4A16_TMA_THREADS(tm),
-                    BK_W4A16_TMA_SMEM(tm), BK_W4A16_TMA_CTAS_PER_SM(tm));
+                    BK_W4A16_TMA_SMEM(tm), BK_W4A16_TMA_CTAS_PER_SM(tm),
+                    BK_W4A16_TMA_STAGES(tm));
         k->maps = true;
+        if (early_ring())
+            k->args.flags |= BK_W4A16_EARLY_RING;
         k->module = BK_CUDA_MODULE_W4A16_GEMM;
         k->prefix = "bk_w4a16_gemm_tma";
         k->tile_tag = 'm';

@@ -683,7 +683,8 @@ static void padded_width_cases(bool backward)
 /* Few query rows over many keys (a decode step): the plan splits the keys
  * over CTAs and packs the query heads of a kv head into one tile (rows =
  * H / Hkv * Lq: one warp a stream up to 16, two up to 32, four up to 64,
- * eight past that, in several row groups past 128); lengths that are not whole steps or
+ * eight past that, in several row groups past 128; up to 8, the narrow
+ * kernels' keys-as-rows tiles); lengths that are not whole steps or
  * splits, parts with no keys, Lk of 0 and 1, causal rows that see nothing,
  * a negative scale. */
 static void decode_cases(void)
@@ -699,7 +700,8 @@ static void decode_cases(void)
         { 1, 8, 1, 7, 300, true, BLHD },     { 1, 16, 1, 16, 1500, true, BHLD },
         { 3, 4, 2, 3, 1, true, BHLD },       { 2, 4, 1, 5, 0, false, BHLD },
         { 1, 2, 2, 16, 64, false, PADDED },  { 1, 32, 2, 1, 20000, false, BHLD },
-        { 2, 16, 2, 16, 3000, true, BLHD },
+        { 2, 16, 2, 16, 3000, true, BLHD }, { 2, 8, 2, 2, 3001, true, BHLD },
+        { 1, 12, 4, 2, 515, true, BLHD },
     };
     for (int t = 0; t < 2; t++)
         for (int dh = 64; dh <= 128; dh *= 2)
@@ -711,7 +713,7 @@ static void decode_cases(void)
                     .layout = shapes[i].layout,
                 };
                 run_case(&c);
-                if (i == 2) {
+                if (i == 2 || i == 11) {
                     c.set_scale = true, c.scale = -0.3;
                     run_case(&c);
                 }
@@ -1119,10 +1121,10 @@ int main(void)
     padded_width_cases(true);
     /* The decode kernels: the plan's choice, then each set alone (the
      * Hopper one runs only on sm_90; elsewhere its cases take the other). */
-    static const char *const decode_sets[] = { NULL, "mma", "wgmma" };
+    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma" };
     static const char *const decode_labels[] = { " (decode)", " (decode, mma)",
-                                                 " (decode, wgmma)" };
-    for (int i = 0; i < 3; i++) {
+                                                 " (decode, mma16)", " (decode, wgmma)" };
+    for (int i = 0; i < 4; i++) {
         if (decode_sets[i])
             setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
         grid_label = decode_labels[i];

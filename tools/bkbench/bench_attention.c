@@ -90,6 +90,32 @@ static const struct {
 };
 #define VARLEN_PATTERN_COUNT (sizeof varlen_patterns / sizeof varlen_patterns[0])
 
+/* The training shapes: many short sequences, as models train on them,
+ * dense and causal, with H * D as the scale's. On the GPU B x L = 16k
+ * tokens at L = 512 and 1024 (B x H >= 256 at D = 128) with blocks of
+ * 128: 4 and 8 query blocks a sequence, which the host and --quick keep
+ * with blocks of 16. */
+static const struct {
+    const char *name;
+    bool causal;
+} train_patterns[] = {
+    {"full", false},
+    {"causal", true},
+};
+#define TRAIN_PATTERN_COUNT (sizeof train_patterns / sizeof train_patterns[0])
+#define TRAIN_SHAPE_COUNT 2u
+static const struct {
+    int64_t width;
+    int32_t block;
+    struct {
+        int64_t batch, l;
+    } shapes[TRAIN_SHAPE_COUNT];
+} train_scales[] = {
+    [ATTENTION_SCALE_GPU] = {2048, 128, {{32, 512}, {16, 1024}}},
+    [ATTENTION_SCALE_HOST] = {128, 16, {{8, 64}, {4, 128}}},
+    [ATTENTION_SCALE_QUICK] = {128, 16, {{4, 64}, {2, 128}}},
+};
+
 /* Slots of the input and output rotations. */
 enum { IN_Q, IN_K, IN_V, IN_DY, IN_COUNT };
 enum { OUT_Y, OUT_LSE, OUT_DQ, OUT_DK, OUT_DV, OUT_COUNT };
@@ -105,7 +131,8 @@ size_t bench_attention_case_count(void)
 {
     return TYPE_COUNT * (HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT +
                          SWEEP_COUNT * SWEEP_PATTERN_COUNT +
-                         HEAD_DIM_COUNT * VARLEN_PATTERN_COUNT);
+                         HEAD_DIM_COUNT * VARLEN_PATTERN_COUNT +
+                         HEAD_DIM_COUNT * TRAIN_SHAPE_COUNT * TRAIN_PATTERN_COUNT);
 }
 
 static void name_shape(struct attention_case *c)
@@ -161,6 +188,25 @@ static size_t varlen_cases(enum attention_scale scale, BkDataType dtype, int64_t
     return n;
 }
 
+/* The training shapes' cases of one type and head size (see
+ * train_scales): dense, each shape full and causal. */
+static size_t train_cases(enum attention_scale scale, BkDataType dtype, int64_t d,
+                          struct attention_case *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < TRAIN_SHAPE_COUNT; s++)
+        for (size_t p = 0; p < TRAIN_PATTERN_COUNT && n < max; p++) {
+            struct attention_case *c = &out[n++];
+            *c = (struct attention_case){
+                dtype, train_scales[scale].shapes[s].batch, train_scales[scale].width / d,
+                train_scales[scale].shapes[s].l, d, d, train_scales[scale].block,
+                train_patterns[p].name, patterns[0].pat, BK_ATTENTION_PATTERN_DENSE,
+                train_patterns[p].causal, "", NULL, 0, "train"};
+            name_shape(c);
+        }
+    return n;
+}
+
 size_t bench_attention_cases(enum attention_scale scale, struct attention_case *out, size_t max)
 {
     size_t n = 0;
@@ -184,6 +230,9 @@ size_t bench_attention_cases(enum attention_scale scale, struct attention_case *
     for (size_t t = 0; t < TYPE_COUNT; t++)
         for (size_t h = 0; h < HEAD_DIM_COUNT && n < max; h++)
             n += varlen_cases(scale, attention_types[t], head_dims[h], out + n, max - n);
+    for (size_t t = 0; t < TYPE_COUNT; t++)
+        for (size_t h = 0; h < HEAD_DIM_COUNT && n < max; h++)
+            n += train_cases(scale, attention_types[t], head_dims[h], out + n, max - n);
     return n;
 }
 

@@ -12,11 +12,14 @@
  * seconds with its reference in double precision. Then the head-size
  * sweep: D = 32, 64, 80, 96, 128, 160, 192, 256 and D = 192 with Dv = 128,
  * dense and 25% with blocks of 128, B = 2, L = 4096, H = 2048 / D (on the
- * host B = 1, L = 64, H = 256 / D, blocks of 32). Last the packed
+ * host B = 1, L = 64, H = 256 / D, blocks of 32). Next the packed
  * variable-length cases (bench_varlen.h), dense with blocks of 128 (32 on
  * the host), causal ("varlen-c") and not ("varlen"), and beside them the
  * dense causal case ("causal") of the main shapes that they compare with
- * (the non-causal one is "full").
+ * (the non-causal one is "full"). Last the training shapes: many short
+ * sequences, dense ("full") and causal ("causal"), B = 32 at L = 512 and
+ * B = 16 at L = 1024 with blocks of 128 (on the host B = 8 at L = 64 and
+ * B = 4 at L = 128, half that B with --quick, blocks of 16).
  *
  * Per case, outside the timing: the pattern is made on the host and
  * uploaded, the forward plan runs once on every set to make y and lse
@@ -60,8 +63,9 @@ struct attention_case {
     const int32_t *lengths;
     int32_t sequences;
     /* Which table of bench/CURRENT.md it belongs to: "main" (the
-     * patterns), "heads" (the head-size sweep) or "varlen" (packed
-     * sequences and their dense reference). */
+     * patterns), "heads" (the head-size sweep), "varlen" (packed
+     * sequences and their dense reference) or "train" (the training
+     * shapes). */
     const char *set;
 };
 

@@ -33,6 +33,8 @@ void bench_attention_print_header(const struct bench_settings *s)
     printf("varlen: packed sequences of their own lengths, L their sum, B = 1 (-c: causal);\n"
            "blocks and TFLOP/s are each sequence's own (compare with full and causal, B x 8192)"
            "\n");
+    printf("full and causal at training shapes too: many short sequences (B x L = 16384 on a "
+           "GPU)\n");
     printf("%-13s %-5s %-17s %3s %-8s %-5s %6s %4s %7s %9s %6s %s\n", "op", "dtype",
            "shape(BxHxLxD)", "blk", "pattern", "form", "active", "sets", "us", "spread", "TF/s",
            "kernel");

@@ -42,14 +42,14 @@ const char *step_op_key(enum step_op op)
 /* The model of a scale and its batches and KV lengths. */
 static const struct {
     int64_t hidden, heads, kv_heads, d, ffn;
-    int64_t m[3], kv[2];                  /* 0: none */
+    int64_t m[5], kv[2];                  /* 0: none */
 } scales[] = {
     /* Llama-3-70B */
-    [ATTENTION_SCALE_GPU] = {8192, 64, 8, 128, 28672, {1, 8, 32}, {4096, 32768}},
-    [ATTENTION_SCALE_HOST] = {512, 8, 2, 64, 1024, {1, 8, 0}, {256, 1024}},
-    [ATTENTION_SCALE_QUICK] = {256, 4, 2, 64, 512, {1, 4, 0}, {64, 0}},
+    [ATTENTION_SCALE_GPU] = {8192, 64, 8, 128, 28672, {1, 8, 16, 32, 64}, {4096, 32768}},
+    [ATTENTION_SCALE_HOST] = {512, 8, 2, 64, 1024, {1, 8, 0, 0, 0}, {256, 1024}},
+    [ATTENTION_SCALE_QUICK] = {256, 4, 2, 64, 512, {1, 4, 0, 0, 0}, {64, 0}},
 };
-#define M_COUNT 3u
+#define M_COUNT 5u
 #define KV_COUNT 2u
 
 size_t bench_step_case_count(void)
@@ -224,9 +224,9 @@ static void bind(const struct step_buffers *b, enum step_op op, uint32_t set,
     }
 }
 
-/* One reusable command buffer a layer holding the ops [first, last). */
+/* One reusable command buffer a layer holding the n ops of ops, in order. */
 static void record(struct bench_device *d, const struct bench_plan p[STEP_OPS],
-                   const struct step_buffers *b, uint32_t sets, int first, int last,
+                   const struct step_buffers *b, uint32_t sets, const enum step_op *ops, int n,
                    BkCommandBuffer *cmds)
 {
     for (uint32_t set = 0; set < sets; set++) {
@@ -234,9 +234,10 @@ static void record(struct bench_device *d, const struct bench_plan p[STEP_OPS],
         BkCommandBufferBeginInfo bi = {BK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
                                        BK_COMMAND_BUFFER_USAGE_REUSABLE};
         tool_check(bkBeginCommandBuffer(cmds[set], &bi), "bkBeginCommandBuffer");
-        for (int op = first; op < last; op++) {
+        for (int i = 0; i < n; i++) {
+            const enum step_op op = ops[i];
             BkDeviceAddress a[MAX_BINDINGS];
-            bind(b, (enum step_op)op, set, a);
+            bind(b, op, set, a);
             BkRunInfo ri = {BK_STRUCTURE_TYPE_RUN_INFO, NULL, p[op].props.bindingCount, a, NULL,
                             p[op].workspace_address, p[op].props.workspaceSize};
             tool_check(bkCmdRun(cmds[set], p[op].plan, &ri), "bkCmdRun");
@@ -246,13 +247,13 @@ static void record(struct bench_device *d, const struct bench_plan p[STEP_OPS],
 }
 
 static void time_ops(struct bench_device *d, const struct bench_plan p[STEP_OPS],
-                     const struct step_buffers *b, uint32_t sets, int first, int last,
+                     const struct step_buffers *b, uint32_t sets, const enum step_op *ops, int n,
                      const struct bench_settings *s, struct bench_spread *t)
 {
     BkCommandBuffer *cmds = calloc(sets, sizeof *cmds);
     if (!cmds)
         tool_die("out of host memory");
-    record(d, p, b, sets, first, last, cmds);
+    record(d, p, b, sets, ops, n, cmds);
     bench_spread_time(d, cmds, sets, s, t);
     for (uint32_t set = 0; set < sets; set++)
         bkFreeCommandBuffer(cmds[set]);
@@ -301,8 +302,10 @@ void bench_step_run(struct bench_device *d, const struct step_case *c,
         if (copy_gb_per_s > 0)
             r->op[op].floor_us = (double)r->op[op].bytes / copy_gb_per_s * 1e-3;
     }
-    if (copy_gb_per_s > 0)
+    if (copy_gb_per_s > 0) {
         r->floor_us = (double)(r->weight_bytes + r->kv_bytes) / copy_gb_per_s * 1e-3;
+        r->linears_floor_us = (double)r->weight_bytes / copy_gb_per_s * 1e-3;
+    }
 
     /* Enough layers that their weights and caches exceed the rotation size. */
     r->sets = bench_sets_for(r->weight_bytes + r->kv_bytes, s);
@@ -318,9 +321,12 @@ void bench_step_run(struct bench_device *d, const struct step_case *c,
     for (uint32_t k = 0; k < ACT_COUNT; k++)
         bench_sets_fill(d, &b.act, k, k == ACT_LSE ? BK_DATA_TYPE_F32 : c->dtype);
 
-    time_ops(d, p, &b, r->sets, 0, STEP_OPS, s, &r->t);
+    static const enum step_op step[STEP_OPS] = {STEP_QKV, STEP_ATTENTION, STEP_O,
+                                                 STEP_GATE_UP, STEP_SWIGLU, STEP_DOWN};
+    time_ops(d, p, &b, r->sets, step, STEP_OPS, s, &r->t);
+    time_ops(d, p, &b, r->sets, linears, (int)LINEAR_COUNT, s, &r->linears);
     for (int op = 0; op < STEP_OPS; op++)
-        time_ops(d, p, &b, r->sets, op, op + 1, s, &r->op[op].t);
+        time_ops(d, p, &b, r->sets, &step[op], 1, s, &r->op[op].t);
 
     bench_sets_free(d, &b.act);
     bench_sets_free(d, &b.kv);

@@ -7,8 +7,8 @@
  *   gate-up  W4A16 [M, hidden] -> [M, 2 ffn]           (8192 -> 57344)
  *   swiglu   the gated activation forward, [M, 2 ffn] -> [M, ffn]
  *   down     W4A16 [M, ffn] -> [M, hidden]             (28672 -> 8192)
- * bf16, int4 weights in groups of 128, batch M = 1, 8 and 32 with KV
- * lengths 4096 and 32768 (the host runs a small model of the same form).
+ * bf16, int4 weights in groups of 128, batch M = 1, 8, 16, 32 and 64 with
+ * KV lengths 4096 and 32768 (the host runs a small model of the same form).
  * Norms, rotary embedding and the residual adds are left out: they move
  * a few rows.
  *
@@ -16,7 +16,9 @@
  * each layer with its own weights and KV cache (enough layers that
  * their bytes exceed the rotation size, as the W4A16 cases rotate their
  * weights), the activations shared; the layers' buffers are replayed
- * back to back. Each op is also timed alone over the same layers, so
+ * back to back. The four linears are also timed back to back without
+ * the rest (a decode sequence of W4A16 GEMMs, each kernel starting while
+ * the one before drains), and each op alone over the same layers, so
  * that the results say where the time goes. The floor of the step (and
  * of each op) is its bytes read once (int4 weights, group-128 scales, K
  * and V; the activations for swiglu) at the copy bandwidth measured in
@@ -65,6 +67,8 @@ struct step_result {
     uint64_t weight_bytes, kv_bytes;      /* the floor's bytes: int4 + scales, K + V */
     double floor_us;                      /* weight + KV bytes at the copy bandwidth; 0: unknown */
     struct bench_spread t;                /* the whole step */
+    double linears_floor_us;              /* weight bytes at the copy bandwidth; 0: unknown */
+    struct bench_spread linears;          /* the four W4A16 linears back to back */
     struct step_op_result op[STEP_OPS];
 };
 

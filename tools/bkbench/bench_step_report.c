@@ -10,8 +10,9 @@ void bench_step_print_header(const struct bench_settings *s, double copy_gb_per_
 {
     printf("\ndecode step: one decoder layer (W4A16 qkv, attention over the KV cache, W4A16 o,\n"
            "W4A16 gate-up, swiglu, W4A16 down) in one reusable command buffer a layer, layers\n"
-           "rotated (%u runs after %u warm-up); then each op alone. floor: int4 weights, scales,\n"
-           "K and V (swiglu: its activations) read once at the copy bandwidth (%.1f GB/s)\n",
+           "rotated (%u runs after %u warm-up); then the four linears back to back (linears),\n"
+           "then each op alone. floor: int4 weights, scales, K and V (linears: the weights and\n"
+           "scales; swiglu: its activations) read once at the copy bandwidth (%.1f GB/s)\n",
            s->repeats, s->warmup, copy_gb_per_s);
     printf("%-22s %-9s %10s %10s %10s %10s %8s\n", "decode-step", "op", "us", "min", "max",
            "floor us", "of floor");
@@ -29,6 +30,7 @@ void bench_step_print_rows(const struct step_case *c, const struct step_result *
         printf("%-22s %-9s %10s\n", c->name, "step", "unsupported");
     } else {
         row(c->name, "step", &r->t, r->floor_us);
+        row(c->name, "linears", &r->linears, r->linears_floor_us);
         for (int op = 0; op < STEP_OPS; op++)
             row(c->name, step_op_name((enum step_op)op), &r->op[op].t, r->op[op].floor_us);
     }
@@ -67,6 +69,15 @@ static void record(struct rec *w, const struct step_case *c, const struct step_r
     for (int op = 0; op < STEP_OPS; op++)
         sum += r->op[op].t.us;
     rec_num(w, "opsAloneUs", sum, true);
+    /* The four linears back to back. */
+    rec_object_begin(w, "linears");
+    rec_num(w, "us", r->linears.us, true);
+    rec_num(w, "usMin", r->linears.min_us, true);
+    rec_num(w, "usMax", r->linears.max_us, true);
+    rec_num(w, "floorUs", r->linears_floor_us, r->linears_floor_us > 0);
+    rec_num(w, "ofFloor", r->linears.us > 0 ? r->linears_floor_us / r->linears.us : 0,
+            r->linears_floor_us > 0);
+    rec_object_end(w);
     for (int op = 0; op < STEP_OPS; op++) {
         const struct step_op_result *o = &r->op[op];
         rec_object_begin(w, step_op_key((enum step_op)op));

@@ -29,7 +29,10 @@ sweep_rows=72
 # packed sequences: (f16, bf16) x D (64, 128) x (causal at L = 64, varlen
 # and varlen-c over 4 sequences, 136 tokens) x (forward, backward)
 varlen_rows=24
-attention_all=$((attention_rows + sweep_rows + varlen_rows))
+# training shapes: (f16, bf16) x D (64, 128) x (B = 4, L = 64 and B = 2,
+# L = 128, blocks of 16) x (full, causal) x (forward, backward)
+train_rows=32
+attention_all=$((attention_rows + sweep_rows + varlen_rows + train_rows))
 # attention over a KV cache: (f16, bf16) x D (128, 64) x 3 shapes (one paged)
 decode_rows=12
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
@@ -69,7 +72,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..67"
+echo "1..70"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -207,15 +210,20 @@ packed=$(grep -Ec '^attention-(fwd|bwd) +(f16|bf16) +1x[12]x136x(64|128) +32 +va
          "$tmp/bench.txt")
 [ "$rows" -eq $varlen_rows ] && [ "$packed" -eq $((varlen_rows * 2 / 3)) ]
 ok $? "bkbench prints $varlen_rows packed-sequence and causal rows, checked (got $rows, $packed packed)"
+row='^attention-(fwd|bwd) +(f16|bf16) +(4x[12]x64|2x[12]x128)x(64|128) +16 +(full|causal)'
+row="$row"' +dense +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $train_rows ]
+ok $? "bkbench prints $train_rows training-shape rows, full and causal, checked (got $rows)"
 row='^(f16|bf16) D(128|64) B[0-9]+ H[0-9]+/[0-9]+ Lq[0-9]+ Lk[0-9]+( causal)?( page[0-9]+)?'
 row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $decode_rows ]
 ok $? "bkbench prints $decode_rows attention-decode rows: median, min, max, K+V, GB/s, copy (got $rows)"
-row='^bf16 M[0-9]+ KV[0-9]+ +(step|qkv|attention|o|gate-up|swiglu|down)'
+row='^bf16 M[0-9]+ KV[0-9]+ +(step|linears|qkv|attention|o|gate-up|swiglu|down)'
 rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
-[ "$rows" -eq $((step_cases * 7)) ]
-ok $? "bkbench prints $step_cases decode steps, a row for the step and each op (got $rows rows)"
+[ "$rows" -eq $((step_cases * 8)) ]
+ok $? "bkbench prints $step_cases decode steps, a row for the step, the linears and each op (got $rows rows)"
 row='^convert +(f32|bf16|f16) +(f32|bf16|f16) +64x4096( rs=8192)? +[0-9]+ +[0-9]+\.[0-9]+'
 rows=$(grep -Ec "$row"' +-[0-9]+/\+[0-9]+% +[0-9]+\.[0-9] +[0-9]+\.[0-9]% +host_convert_' "$tmp/bench.txt")
 [ "$rows" -eq $convert_cases ]
@@ -288,6 +296,22 @@ pycheck "$tmp/bench.json" "bkbench --json: $((varlen_rows * 2 / 3)) packed-seque
              (2 if r['causal'] else 1) for n in r['seqLengths'])
          for r in d['attention'] if 'sequences' in r) and
      all(r['pattern'].startswith('varlen') == ('sequences' in r) for r in d['attention'])"
+# The training shapes: several query blocks each, every block of every
+# batch entry and head, causal the lower triangle with the diagonal.
+pycheck "$tmp/bench.json" "bkbench --json: $train_rows training-shape results, checked, causal blocks" \
+    "len([r for r in d['attention'] if r['set'] == 'train']) == $train_rows and
+     sorted(set(r['set'] for r in d['attention'])) == ['heads', 'main', 'train', 'varlen'] and
+     sorted(set((r['batch'], r['lq']) for r in d['attention'] if r['set'] == 'train')) ==
+         [(2, 128), (4, 64)] and
+     all(r['status'] == 'ok' and r['check']['maxRelErr'] <= r['check']['limit'] and
+         r['form'] == 'dense' and r['causal'] == (r['pattern'] == 'causal') and
+         r['pattern'] in ('full', 'causal') and r['lq'] == r['lk'] and
+         r['lq'] // r['blockQ'] >= 4 and
+         r['totalBlocks'] == r['batch'] * r['heads'] * (r['lq'] // r['blockQ']) ** 2 and
+         r['activeBlocks'] == (r['batch'] * r['heads'] * (r['lq'] // r['blockQ']) *
+                               (r['lq'] // r['blockQ'] + 1) // 2 if r['causal']
+                               else r['totalBlocks'])
+         for r in d['attention'] if r['set'] == 'train')"
 pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results, checked, named" \
     "len(d['attentionDecode']) == $decode_rows and
      all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
@@ -298,7 +322,7 @@ pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results
              r['heads'], r['kvHeads'], r['lq'], r['lk'], ' causal' if r['causal'] else '',
              ' page%d' % r['pageSize'] if r['pageSize'] else '')
          for r in d['attentionDecode'])"
-pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors and ops" \
+pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors, linears and ops" \
     "len(d['decodeStep']) == $step_cases and
      all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
          r['case'] == 'bf16 M%d KV%d' % (r['m'], r['kv']) and
@@ -309,6 +333,9 @@ pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floor
          ((r['heads'] + 2 * r['kvHeads']) * r['d'], 2 * r['ffn'], r['ffn']) and
          abs(r['floorUs'] - (r['weightBytes'] + r['kvBytes']) / d['copy']['gbPerS'] * 1e-3) <=
          1e-3 * r['floorUs'] and
+         r['linears']['usMin'] <= r['linears']['us'] <= r['linears']['usMax'] and
+         abs(r['linears']['floorUs'] - r['weightBytes'] / d['copy']['gbPerS'] * 1e-3) <=
+         1e-3 * r['linears']['floorUs'] and
          all(r[k]['us'] > 0 and r[k]['kernel']
              for k in ('qkv', 'attention', 'o', 'gateUp', 'swiglu', 'down'))
          for r in d['decodeStep'])"
@@ -398,6 +425,11 @@ ok $? "--op attention --pattern window --dtype bf16 leaves 8 window rows, nothin
 [ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +f16 +1x[12]x136x[0-9]+ .* varlen(-c)? +dense ' "$tmp/att.txt")" -eq 8 ] &&
     [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 8 ]
 ok $? "--op attention --pattern varlen,varlen-c --dtype f16 leaves 8 packed rows, nothing else"
+"$bkbench" --quick --device host --op attention --shape 2x1x128x128,4x2x64x64 \
+    >"$tmp/att.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^attention-(fwd|bwd) +(f16|bf16) +(2x1x128x128|4x2x64x64) +16 +(full|causal) +dense ' "$tmp/att.txt")" -eq 16 ] &&
+    [ "$(grep -Ec '^attention-' "$tmp/att.txt")" -eq 16 ]
+ok $? "--op attention --shape leaves two training shapes' rows, full and causal, nothing else"
 "$bkbench" --quick --device host --pattern nothing >/dev/null 2>"$tmp/usage.err"
 [ $? -eq 2 ] && grep -q "unknown attention pattern 'nothing'" "$tmp/usage.err"
 ok $? "bkbench rejects an unknown attention pattern with status 2"
