@@ -64,8 +64,11 @@ wait_all() {
 # fatbinary. The module's device code as the preprocessor gives it for
 # each virtual architecture (every header's text, no file names: -P drops
 # the line markers), the architectures, the flags less the include paths
-# (the text stands for them), and the tools' versions. Fails when the
-# source does not preprocess; the build below then reports why.
+# (the text stands for them), and the tools' versions. nvcc -E leaves out
+# macros its -ptx defines (__CUDA_ARCH_FEAT_SM90_ALL for compute_90a), so
+# the preprocessor gets those its -ptx would (--dryrun), and cicc's
+# options (less file names) are part of the key. Fails when the source
+# does not preprocess; the build below then reports why.
 key_input() {
     cat "$0"
     echo "archs $archs; ptx $ptx_archs"
@@ -75,7 +78,15 @@ key_input() {
     $nvcc --version && "$ptxas" --version && "$fatbinary" --version || return 1
     for v in $ptx_archs; do
         # shellcheck disable=SC2086
-        $nvcc -E -arch=compute_$v -std=c++17 -O3 "$@" -Xcompiler -P "$src" || return 1
+        dry=$($nvcc -ptx -arch=compute_$v -std=c++17 -O3 "$@" -o "$tmp/key.ptx" "$src" \
+            --dryrun 2>&1) || return 1
+        arch_macros=$(printf '%s\n' "$dry" | grep -e ' -E ' |
+            grep -oE -e '-D__CUDA_ARCH[A-Z0-9_]*(=[0-9,]+)?' | sort -u)
+        [ -n "$arch_macros" ] || return 1
+        printf '%s\n' "$dry" | grep -e cicc | sed -E 's/"[^"]*"//g'
+        # shellcheck disable=SC2086
+        $nvcc -E -arch=compute_$v -std=c++17 -O3 "$@" $arch_macros -Xcompiler -P "$src" ||
+            return 1
     done
 }
 cache_key() {
