@@ -11,22 +11,14 @@
 # errors, `make check` with the programs run through BK_TEST_RUNNER.
 # Needs root (apt-get).
 # BK_CROSS_ARCHES narrows the list (GNU triplet CPU names: aarch64 s390x
-# powerpc64le arm i686 riscv64).
+# powerpc64le arm i686 riscv64). BK_CI_NO_APT=1 skips apt-get (a machine
+# that has the packages `cross.sh --packages` lists).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
-arches=${BK_CROSS_ARCHES:-aarch64 s390x powerpc64le arm i686}
-work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-# A source tree to build out of: the checkout, or where it is configured
-# in place (CI runs the README's ./configure) its distribution tree.
-if [ -f config.status ]; then
-    make distdir distdir="$work/src" >"$work/distdir.log" 2>&1 || { tail -20 "$work/distdir.log"; exit 1; }
-    src=$work/src
-else
-    [ -x configure ] || autoreconf -fi || exit 1
-    src=$top
-fi
+# The slowest under qemu first (ppc64el's floating point is the most
+# costly to emulate), so that the last to finish is a short one.
+arches=${BK_CROSS_ARCHES:-powerpc64le aarch64 s390x arm i686}
 
 # Each architecture's GNU triplet, Debian's name for it and qemu's.
 triplet() {
@@ -54,19 +46,10 @@ runner_for() {
         echo "qemu-$(qemu_arch "$1") -L $root"
     fi
 }
-build_triplet=$(sh "$src/build-aux/config.guess")
-
-pkgs=qemu-user
-for a in $arches; do
-    pkgs="$pkgs gcc-$(triplet "$a") libc6-dev-$(debian_arch "$a")-cross"
-done
-echo "cross: installing $pkgs"
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs \
-    >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log"; exit 1; }
 
 # cross_one ARCH: configure, build and `make check` for ARCH in
-# $work/ARCH, its logs there; ends with its exit status.
+# $work/ARCH, its logs there; ends with its exit status. Run by the make
+# below: the makes here take their jobs from its job slots.
 cross_one() {
     local a=$1 build=$work/$1 runner
     runner=$(runner_for "$a")
@@ -74,24 +57,65 @@ cross_one() {
         "$src/configure" --build="$build_triplet" --host="$(triplet "$a")" --without-cuda --without-blas \
             --disable-fortran --enable-static --disable-shared --enable-werror \
             >configure.log 2>&1 &&
-        make -j"$jobs" >build.log 2>&1 &&
-        make -j"$jobs" check BK_TEST_RUNNER="$runner" >check.log 2>&1
+        make >build.log 2>&1 &&
+        make check BK_TEST_RUNNER="$runner" >check.log 2>&1
 }
+if [ "${1:-}" = --one ]; then
+    start=$(date +%s)
+    cross_one "$2"
+    rc=$?
+    echo "$rc $(($(date +%s) - start))" >"$work/$2.status"
+    exit 0
+fi
 
-# The architectures build and test side by side, each make with one job
-# fewer than the cores: one after the other, each left a core idle while
-# it configured, linked and ran its last tests.
-jobs=$(( $(nproc) > 2 ? $(nproc) - 1 : 1 ))
-t0=$(date +%s)
+pkgs=qemu-user
 for a in $arches; do
-    (
-        start=$(date +%s)
-        cross_one "$a"
-        rc=$?
-        echo "$rc $(($(date +%s) - start))" >"$work/$a.status"
-    ) &
+    pkgs="$pkgs gcc-$(triplet "$a") libc6-dev-$(debian_arch "$a")-cross"
 done
-wait
+if [ "${1:-}" = --packages ]; then
+    echo "$pkgs"
+    exit 0
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bk-ci-cross.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# A source tree of its own to build out of, so that the checkout may be
+# built at the same time: the tracked files of a git checkout,
+# bootstrapped; else (a tarball) the distribution tree where it is
+# configured in place, or the tree itself.
+if git ls-files --error-unmatch configure.ac >/dev/null 2>&1; then
+    src=$work/src
+    mkdir "$src" && git ls-files -z | xargs -0 cp --parents -t "$src" &&
+        (cd "$src" && autoreconf -fi) >"$work/bootstrap.log" 2>&1 ||
+        { tail -20 "$work/bootstrap.log"; exit 1; }
+elif [ -f config.status ]; then
+    make distdir distdir="$work/src" >"$work/distdir.log" 2>&1 || { tail -20 "$work/distdir.log"; exit 1; }
+    src=$work/src
+else
+    [ -x configure ] || autoreconf -fi || exit 1
+    src=$top
+fi
+build_triplet=$(sh "$src/build-aux/config.guess")
+
+if [ "${BK_CI_NO_APT:-0}" = 1 ]; then
+    echo "cross: BK_CI_NO_APT=1: using the packages installed"
+else
+    echo "cross: installing $pkgs"
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs \
+        >"$work/apt.log" 2>&1 || { tail -20 "$work/apt.log"; exit 1; }
+fi
+
+# One make runs every architecture (cross_one, through --one), its job
+# slots, one a core, shared by all their makes: tests of one take the
+# cores another no longer needs, so no core idles while tests are left.
+cross_sh=$top/.ci/cross.sh
+export work src build_triplet cross_sh
+t0=$(date +%s)
+# shellcheck disable=SC2016 # $@ and $$cross_sh are make's
+printf 'all: %s\n%s:\n\t+@bash "$$cross_sh" --one $@\n.PHONY: all %s\n' \
+    "$arches" "$arches" "$arches" >"$work/Makefile"
+make --no-print-directory -j"$(nproc)" -C "$work" all
 
 status=0
 for a in $arches; do

@@ -10,10 +10,17 @@
 # Installs what it needs with apt-get, prints every command it runs and a
 # summary, and exits non-zero when a check failed. Budget: ~12 minutes on
 # 2 cores. BK_CI_WORK sets the work directory (default _ci-reliability);
-# BK_CI_NO_APT=1 skips apt-get (a machine that has the tools);
+# BK_CI_NO_APT=1 skips apt-get (a machine that has the tools
+# `reliability.sh --packages` lists);
 # BK_CI_CONFIGURE_FLAGS adds flags to every configure (e.g. --without-cuda).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+packages="autoconf automake libtool make gcc gfortran pkg-config libopenblas-dev binutils file
+    mandoc groff-base clang libclang-rt-14-dev valgrind abigail-tools"
+if [ "${1:-}" = --packages ]; then
+    echo $packages
+    exit 0
+fi
 top=$PWD
 work=${BK_CI_WORK:-$top/_ci-reliability}
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -52,9 +59,8 @@ if [ "${BK_CI_NO_APT:-0}" = 1 ]; then
     echo "BK_CI_NO_APT=1: using the tools already installed"
 else
     run $SUDO apt-get update -qq || exit 1
-    run $SUDO apt-get install -y -qq --no-install-recommends \
-        autoconf automake libtool make gcc gfortran pkg-config libopenblas-dev binutils file \
-        mandoc groff-base clang libclang-rt-14-dev valgrind abigail-tools >/dev/null || exit 1
+    # shellcheck disable=SC2086 # one word a package
+    run $SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null || exit 1
 fi
 
 for tool in gcc clang valgrind abidiff; do

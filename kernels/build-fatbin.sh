@@ -10,6 +10,10 @@
 # when a kernel spills registers or uses a stack frame (hot kernels must
 # not), or when ptxas serialises its wgmma instructions.
 #
+# With BK_FATBIN_CACHE=DIR in the environment, a module built before from
+# the same device code with the same tools and flags is copied from DIR
+# instead (see cache_key); a module built here is stored there.
+#
 # usage: build-fatbin.sh SRC OUT "NVCC" PTXAS FATBINARY "ARCHS" "PTX_ARCHS" [NVCC flags...]
 #   ARCHS: real architectures, e.g. "80 86 89 90" (90a means sm_90a);
 #   PTX_ARCHS: virtual architectures, e.g. "80 90" (compute_80, compute_90).
@@ -55,6 +59,53 @@ wait_all() {
     pids=
     return $status
 }
+
+# The cache key: this script, and what it gives nvcc, ptxas and
+# fatbinary. The module's device code as the preprocessor gives it for
+# each virtual architecture (every header's text, no file names: -P drops
+# the line markers), the architectures, the flags less the include paths
+# (the text stands for them), and the tools' versions. nvcc -E leaves out
+# macros its -ptx defines (__CUDA_ARCH_FEAT_SM90_ALL for compute_90a), so
+# the preprocessor gets those its -ptx would (--dryrun), and cicc's
+# options (less file names) are part of the key. Fails when the source
+# does not preprocess; the build below then reports why.
+key_input() {
+    cat "$0"
+    echo "archs $archs; ptx $ptx_archs"
+    for f in "$@"; do
+        case $f in -I*) ;; *) printf '%s\n' "$f" ;; esac
+    done
+    $nvcc --version && "$ptxas" --version && "$fatbinary" --version || return 1
+    for v in $ptx_archs; do
+        # shellcheck disable=SC2086
+        dry=$($nvcc -ptx -arch=compute_$v -std=c++17 -O3 "$@" -o "$tmp/key.ptx" "$src" \
+            --dryrun 2>&1) || return 1
+        arch_macros=$(printf '%s\n' "$dry" | grep -e ' -E ' |
+            grep -oE -e '-D__CUDA_ARCH[A-Z0-9_]*(=[0-9,]+)?' | sort -u)
+        [ -n "$arch_macros" ] || return 1
+        printf '%s\n' "$dry" | grep -e cicc | sed -E 's/"[^"]*"//g'
+        # shellcheck disable=SC2086
+        $nvcc -E -arch=compute_$v -std=c++17 -O3 "$@" $arch_macros -Xcompiler -P "$src" ||
+            return 1
+    done
+}
+cache_key() {
+    key_input "$@" >"$tmp/key.in" 2>"$tmp/key.err" || return 1
+    sha256sum <"$tmp/key.in" | cut -c1-64
+}
+cache=${BK_FATBIN_CACHE:-}
+key=
+if [ -n "$cache" ] && key=$(cache_key "$@"); then
+    if [ -f "$cache/$key.fatbin" ] && [ -f "$cache/$key.resources" ]; then
+        cp "$cache/$key.resources" "$tmp/$name.resources"
+        cp "$cache/$key.fatbin" "$tmp/$name.fatbin"
+        mv "$tmp/$name.resources" "$out.resources"
+        mv "$tmp/$name.fatbin" "$out"
+        exit 0
+    fi
+else
+    key=
+fi
 
 newest= pids=
 for v in $ptx_archs; do
@@ -124,5 +175,13 @@ if [ -n "$serial" ]; then
     exit 1
 fi
 
+# Into the cache, each file renamed into place whole (builds may share
+# it), the fatbin last: a key with a fatbin has its resources.
+if [ -n "$key" ] && mkdir -p "$cache"; then
+    cp "$tmp/$name.resources" "$cache/$key.resources.$$" &&
+        mv "$cache/$key.resources.$$" "$cache/$key.resources" &&
+        cp "$tmp/$name.fatbin" "$cache/$key.fatbin.$$" &&
+        mv "$cache/$key.fatbin.$$" "$cache/$key.fatbin"
+fi
 mv "$tmp/$name.resources" "$out.resources"
 mv "$tmp/$name.fatbin" "$out"

@@ -65,7 +65,8 @@ void w4a16_ref_dequant(const uint8_t *q, const uint16_t *scales, BkDataType type
                        int64_t n, int32_t group_size, double *w);
 
 /* ref [m][n] = sum over j of a[i][perm[j]] * w[j][n] (perm NULL: j), in
- * long double, and size [m][n] = the sum of the terms' magnitudes. */
+ * long double or as accurately (w4a16_ref.c), and size [m][n] = the sum of
+ * the terms' magnitudes. */
 void w4a16_ref_gemm(const double *a, const double *w, const int32_t *perm, int64_t m, int64_t k,
                     int64_t n, long double *ref, double *size);
 

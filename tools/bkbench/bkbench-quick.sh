@@ -72,7 +72,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..69"
+echo "1..70"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -136,9 +136,13 @@ pycheck "$tmp/info.json" "bkinfo --json: the host carries no GPU code and is sup
 ok $? "bkinfo rejects an unknown option with status 2"
 
 # ---- bkbench, text -------------------------------------------------------
-"$bkbench" --quick --device host >"$tmp/bench.txt" 2>"$tmp/bench.err"
+# One run of every case gives the text, the JSON (--json-file writes what
+# --json prints) and the CSV the checks below read; --json on standard
+# output and --quiet are checked on runs of a few cases.
+"$bkbench" --quick --device host --json-file "$tmp/bench.json" --csv "$tmp/run.csv" \
+    >"$tmp/bench.txt" 2>"$tmp/bench.err"
 status=$?
-ok $status "bkbench --quick --device host exits 0"
+ok $status "bkbench --quick --device host --json-file --csv exits 0"
 if [ $status -ne 0 ]; then sed 's/^/# /' "$tmp/bench.err"; fi
 grep -Eq '^copy bandwidth .*: [0-9]+\.[0-9] GB/s$' "$tmp/bench.txt" &&
     ! grep -Eq ': 0\.0 GB/s$' "$tmp/bench.txt"
@@ -229,8 +233,15 @@ too_wide=$(awk 'length > 100' "$tmp/bench.txt" "$tmp/info.txt" | wc -l)
 ok $? "text output fits in 100 columns"
 
 # ---- bkbench, JSON -------------------------------------------------------
-"$bkbench" --quick --device host --json >"$tmp/bench.json" 2>"$tmp/bench.err"
+# --json: the document alone on standard output, the same one --json-file
+# writes (the run above).
+"$bkbench" --quick --device host --json --op gated --kind glu --dtype f64 \
+    >"$tmp/glu.json" 2>"$tmp/glu.err"
 ok $? "bkbench --quick --device host --json exits 0"
+pycheck "$tmp/glu.json" "bkbench --json: standard output is the JSON, the 6 results asked for" \
+    "d['device']['type'] == 'host' and len(d['results']) == 6 and
+     all(r['status'] == 'ok' and r['timeUs'] > 0 for r in d['results']) and
+     d['launch']['oneTimeUsPerPlan'] > 0"
 pycheck "$tmp/bench.json" "bkbench --json: $cases timed results on the host" \
     "d['device']['type'] == 'host' and len(d['results']) == $cases and
      all(r['status'] == 'ok' and r['timeUs'] > 0 and r['gbPerS'] > 0 and r['roofline'] > 0
@@ -349,25 +360,28 @@ pycheck "$tmp/bench.json" "bkbench --json: copy bandwidth and launch costs" \
 # ---- bkbench, CSV and quiet ---------------------------------------------
 # stderr is a file here, so no progress line may appear: no '\r' anywhere.
 cr=$(printf '\r')
-! grep -q "$cr" "$tmp/bench.err" "$tmp/bench.txt" "$tmp/bench.json"
+! grep -q "$cr" "$tmp/bench.err" "$tmp/bench.txt" "$tmp/bench.json" "$tmp/glu.err" \
+    "$tmp/glu.json"
 ok $? "no progress line (no carriage return) when stderr is not a terminal"
-"$bkbench" --quick --device host --quiet --json-file "$tmp/csv.json" --csv "$tmp/run.csv" \
-    >"$tmp/csv.txt" 2>"$tmp/csv.err"
-[ $? -eq 0 ] && [ ! -s "$tmp/csv.err" ] && grep -Eq '^op +kind +dtype ' "$tmp/csv.txt"
-ok $? "--quiet and --csv are accepted, the table still goes to stdout, stderr stays empty"
+"$bkbench" --quick --device host --quiet --op gated --kind glu --dtype f64 \
+    --json-file "$tmp/quiet.json" --csv "$tmp/quiet.csv" >"$tmp/quiet.txt" 2>"$tmp/quiet.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/quiet.err" ] && grep -Eq '^op +kind +dtype ' "$tmp/quiet.txt" &&
+    [ "$(grep -Ec '^gated-(fwd|bwd) +glu +f64 ' "$tmp/quiet.txt")" -eq 6 ] &&
+    [ "$(wc -l <"$tmp/quiet.csv")" -eq 7 ]
+ok $? "--quiet with --csv: the table still goes to stdout, stderr stays empty"
 head -n 1 "$tmp/run.csv" | grep -Eq '^section,op,(.*,)?dtype,(.*,)?status,' &&
     head -n 1 "$tmp/run.csv" | grep -q ',cublasLt\.status,' &&
     ! grep -q "$cr" "$tmp/run.csv"
 ok $? "--csv writes a header line: section, op, dtype, status, nested fields dotted"
 lines=$(wc -l <"$tmp/run.csv")
-pycheck "$tmp/csv.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
+pycheck "$tmp/bench.json" "--csv has a row per JSON result, every family ($((lines - 1)) rows)" \
     "sum(len(d[k]) for k in ('results', 'convert', 'gemm', 'sparse24', 'w4a16', 'attention',
                              'attentionDecode', 'decodeStep')) ==
      $lines - 1 and len(d['results']) == $cases and len(d['attention']) == $attention_all"
 if [ $have_python = no ]; then
     skip "--csv reads back as CSV: no python3"
 else
-    python3 - "$tmp/run.csv" "$tmp/csv.json" <<'PY'
+    python3 - "$tmp/run.csv" "$tmp/bench.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 d = json.load(open(sys.argv[2]))
