@@ -535,7 +535,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             n += fixup_launch(&launches[n], ap, p, &a);
         return n;
     }
-    const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+    /* The dk/dv CTAs: 128 keys each, of every batch entry; PACKED, Lk /
+     * 128 + S key tiles over the one entry, sequence s those from
+     * koff[s] / 128 + s (key_tile_place). */
+    const unsigned int wgmma_keys =
+        packed ? (unsigned int)(p->lk / BK_ATTENTION_WGMMA_ROWS + p->seq_count)
+               : (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+    const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
         a.dq_count = t.a.dq_count = run->workspace + ap->ws_dq_count;
@@ -573,7 +579,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * kernel must come right after dq (wgmma implies queries): it starts
      * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
-        launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
+        launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
                mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
@@ -770,7 +776,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
             snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
-            if (fk && p->has_sequences) /* the forward's twin for sequences */
+            if (p->has_sequences) /* the twin for sequences */
                 strncat(ap->name[k], "_seq", sizeof ap->name[0] - strlen(ap->name[k]) - 1);
             ap->fast_shared_bytes[k] =
                 fk ? forward_shared_bytes(fk, d) : wshared[k][d == 128];
@@ -823,18 +829,21 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (ap->fast)
         mma_widths(p, &ap->width_k, &ap->width_v);
     ap->vectorised = strides_vectorised(p);
-    /* The Hopper forward takes sequences of their own lengths (its _seq
-     * kernels: tiles placed by QueryTiles::place); the Hopper backward
-     * not yet, which leaves such plans the mma.sync kernels. */
-    ap->wgmma = ap->fast && cap >= PATH_WGMMA && (!p->has_sequences || !p->backward) &&
-                wgmma_path(plan);
+    /* Sequences of their own lengths run on the Hopper kernels' _seq
+     * twins (tiles placed by QueryTiles::place and key_tile_place); the
+     * fused and atomic backward kernels (opt-in, DenseOrder and the dQ sums
+     * numbered by whole batch entries) take none, so a plan with sequences
+     * keeps the dq and dk/dv kernels. */
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
     ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
     if (!p->backward && ap->wgmma)
         ap->forward = forward_kernel(p, ap->wgmma_width, &ap->chooses);
-    ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
-    ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
+    ap->atomic =
+        ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
+    ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
+                fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
@@ -881,7 +890,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     /* Paged caches: the decode kernels only, which read q, k, v and y in
      * 16-byte pieces (a run's bindings are held to it, as no other kernel
      * could take the run). Sequences of their own lengths run on every
-     * kernel but the Hopper backward (see above). */
+     * kernel but the fused and atomic backward (see above). */
     if (p->paged) {
         if (!ap->decode.on)
             return bk_error(BK_ERROR_UNSUPPORTED,

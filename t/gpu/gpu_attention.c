@@ -1115,12 +1115,14 @@ static void varlen_cases(bool backward)
  * to empty ones, of one row, of lengths no multiple of 64, with keys
  * fewer or more than queries; GQA; causal; per-sequence patterns; lse;
  * PACKED (whose tiles' last rows and keys are the next sequence's) and
- * PADDED, bad offsets and lengths among them. */
+ * PADDED, bad offsets and lengths among them. Their labels name 7
+ * PACKED or 5 PADDED sequences ("packed S7 ", "padded S5 "), no other
+ * cases' do (BK_TEST_ONLY). */
 static void hopper_varlen_cases(bool backward)
 {
     static const int32_t pq[] = { 300, 0, 1, 513, 64, 129, 7 };
     static const int32_t pk[] = { 260, 3, 1, 600, 64, 129, 200 };
-    static const int32_t dq[] = { 385, 0, 1, 130 }, dk[] = { 400, 64, 1, 77 };
+    static const int32_t dq[] = { 385, 0, 1, 130, 64 }, dk[] = { 400, 64, 1, 77, 200 };
     static const struct {
         BkDataType type;
         int64_t h, hkv, d, dv;
@@ -1144,7 +1146,7 @@ static void hopper_varlen_cases(bool backward)
             .type = shapes[i].type, .h = shapes[i].h, .hkv = shapes[i].hkv, .d = shapes[i].d,
             .dv = shapes[i].dv, .pattern = shapes[i].pattern,
             .per_sequence = shapes[i].per_sequence, .causal = shapes[i].causal,
-            .backward = backward, .layout = shapes[i].layout, .hopper = !backward,
+            .backward = backward, .layout = shapes[i].layout, .hopper = true,
         };
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
@@ -1155,7 +1157,7 @@ static void hopper_varlen_cases(bool backward)
             c.bad = VARLEN_SHORT_END;
             run_varlen_case(&c);
         }
-        c.form = BK_ATTENTION_SEQUENCES_PADDED, c.n = 4, c.lq = dq, c.lk = dk;
+        c.form = BK_ATTENTION_SEQUENCES_PADDED, c.n = 5, c.lq = dq, c.lk = dk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
         if (i == 2) {
