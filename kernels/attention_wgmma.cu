@@ -172,8 +172,8 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // a query tile without tiles takes a turn of both consumers for its
 // record), and a query tile's outputs are stored while the producer
 // already brings the next one's Q, K and V.
-template <typename T, int DH, int BN, int NC, int STAGES>
-static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC> &tiles,
+template <typename T, int DH, int BN, int NC, int STAGES, bool SEQ>
+static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC, SEQ> &tiles,
                                 uint32_t base, int c)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
@@ -191,26 +191,48 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
     if (c == NC - 1)
         pass_turn<NC>(c); // consumer 0 goes first
     int use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
         int64_t r0, h, b, row_a, row_b;
+        // SEQ: the rows of the tensors this tile's CTAs write end at q_out.
+        int64_t q_out = a.lq;
         bool bad;
+        Seq sq;
         // Query tile i's place: its first row, head and batch, whether its
-        // pattern is bad, and this thread's two rows.
+        // pattern is bad, and this thread's two rows (SEQ: rows local to
+        // its sequence sq; false where the loops skip the tile).
         auto locate = [&](uint32_t i) {
-            tiles.coords(a, i, r0, h, b);
-            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+            bool taken = true;
+            if constexpr (SEQ) {
+                taken = tiles.place(a, i, r0, h, sq);
+                b = sq.b;
+                q_out = sq.q_out;
+                bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
+            } else {
+                tiles.coords(a, i, r0, h, b);
+                bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+            }
             row_a = r0 + ROWS * c + warp * 16 + lane / 4;
             row_b = row_a + 8;
+            return taken;
         };
-        locate(item);
+        if (!locate(item))
+            continue;
         const int64_t rows0 = r0 + ROWS * c; // this consumer's first row (and Q tile c)
         Rows<T, DH> r;
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
         r.l_a = r.l_b = 0.f;
-        r.end_a = (int)key_end(a, row_a);
-        r.end_b = (int)key_end(a, row_b);
-        r.first_end = (int)key_end(a, rows0);
+        if constexpr (SEQ) {
+            // Rows past the sequence's queries see no key (PADDED: its
+            // zeros), nor, through first_end, any row of a consumer with one.
+            r.end_a = row_a < sq.lq ? (int)key_end(a, sq, row_a) : 0;
+            r.end_b = row_b < sq.lq ? (int)key_end(a, sq, row_b) : 0;
+            r.first_end = rows0 + ROWS <= sq.lq ? (int)key_end(a, sq, rows0) : 0;
+        } else {
+            r.end_a = (int)key_end(a, row_a);
+            r.end_b = (int)key_end(a, row_b);
+            r.first_end = (int)key_end(a, rows0);
+        }
         r.q4 = lane % 4;
 
         mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q
@@ -349,8 +371,9 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
         const float nan = quiet_nan();
 #pragma unroll
         for (int half = 0; half < 2; half++) {
-            const int64_t row = half ? row_b : row_a;
-            if (row >= a.lq)
+            // SEQ: the row of the tensors (its sequence's from q0).
+            const int64_t row = (half ? row_b : row_a) + (SEQ ? sq.q0 : 0);
+            if (row >= (SEQ ? q_out : a.lq))
                 continue;
             const float l = half ? r.l_b : r.l_a, m = half ? r.m_b : r.m_a;
             const float inv = bad ? nan : l > 0.f ? 1.f / l : 0.f;
@@ -363,6 +386,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles
             if ((a.flags & BK_ATTENTION_HAS_LSE) && r.q4 == 0)
                 *lse_at<float>(a, b, h, row) = bad ? nan : row_lse(m, l);
         }
+        use++;
     }
     if (c == 0)
         wait_turn<NC>(0); // the last consumer's last pass: every turn barrier ends complete
@@ -382,7 +406,7 @@ static __device__ __forceinline__ int forward_choice(const Args &a)
     return 5ull * u <= 4ull * n ? BK_ATTENTION_CHOSE_DEEP : BK_ATTENTION_CHOSE_NARROW;
 }
 
-template <typename T, int DH, int BN, int NC, int STAGES>
+template <typename T, int DH, int BN, int NC, int STAGES, bool SEQ>
 static __device__ void forward(const bk_attention_tma_args &p)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
@@ -405,7 +429,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     if (a.choice && forward_choice(a) != KIND)
         return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.
-    const QueryTiles<NC> tiles(a);
+    const QueryTiles<NC, SEQ> tiles(a);
     int group = threadIdx.x / 128;
     if constexpr (NC > 1)
         group = warp_uniform(group);
@@ -413,12 +437,12 @@ static __device__ void forward(const bk_attention_tma_args &p)
     if (group == 0) {
         producer_registers<NC, BN, DH>();
         if (threadIdx.x < 32)
-            produce_tiles<L>(p, base, tiles);
+            produce_tiles<L, SEQ>(p, base, tiles);
     } else {
         consumer_registers<NC, BN, DH>();
         // One consumer's index is the constant 0, which keeps its wgmma
         // descriptors uniform (warp_uniform on it made the solo kernels spill).
-        consumer<T, DH, BN, NC, STAGES>(p, tiles, base, NC == 1 ? 0 : group - 1);
+        consumer<T, DH, BN, NC, STAGES, SEQ>(p, tiles, base, NC == 1 ? 0 : group - 1);
     }
 }
 
@@ -435,13 +459,22 @@ static __device__ void forward(const bk_attention_tma_args &p)
 // stage); for DENSE patterns at D = 64, _trio_ (three consumers: two
 // softmaxes under each one's GEMMs); at D = 192 and 256, _tall_ (the plain
 // kernel on tiles of one 64-key slot, every pattern).
-#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
+//
+// Each with a twin for plans with sequences of their own lengths (_seq
+// after the width: QueryTiles::place), so that the others' code stays as
+// it was.
+#define BK_ATTENTION_WGMMA_FORWARD_KERNEL(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES,     \
+                                          SEQ, TAG)                                              \
     extern "C" __global__ void __launch_bounds__(THREADS, PER_SM)                              \
-        bk_attention_forward_wgmma##KIND##NAME##_d##DH(                                          \
+        bk_attention_forward_wgmma##KIND##NAME##_d##DH##TAG(                                     \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::forward<T, DH, BN, NC, STAGES>(p);                                    \
+        bk::attention::wg::forward<T, DH, BN, NC, STAGES, SEQ>(p);                               \
     }
+#define BK_ATTENTION_WGMMA_FORWARD(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES)           \
+    BK_ATTENTION_WGMMA_FORWARD_KERNEL(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES, false, ) \
+    BK_ATTENTION_WGMMA_FORWARD_KERNEL(KIND, NAME, T, DH, BN, THREADS, PER_SM, NC, STAGES, true,  \
+                                      _seq)
 #define BK_ATTENTION_WGMMA_PLAIN(NAME, T, DH)                                                    \
     BK_ATTENTION_WGMMA_FORWARD(_, NAME, T, DH, 128, BK_ATTENTION_WGMMA_THREADS, 1, 2,            \
                                BK_ATTENTION_WGMMA_STAGES(DH))

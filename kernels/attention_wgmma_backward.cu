@@ -58,19 +58,30 @@ template <int DH> struct DqLayout {
 // forward: union tiles count on from one query tile to the next; a query
 // tile ends with the tile whose record says it is the last, or with a
 // record without a tile, whose stage it frees too).
-template <typename T, int DH>
-static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTiles<2> &tiles,
-                                   uint32_t base, int c)
+template <typename T, int DH, bool SEQ>
+static __device__ void dq_consumer(const bk_attention_tma_args &p,
+                                   const QueryTiles<2, SEQ> &tiles, uint32_t base, int c)
 {
     typedef DqLayout<DH> L;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
         int64_t r0, h, b;
-        tiles.coords(a, item, r0, h, b);
-        const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        bool bad;
+        // SEQ: rows local to the tile's sequence sq (rows past its lq have
+        // no statistics and see no key), stored from its q0 up to q_out.
+        Seq sq;
+        if constexpr (SEQ) {
+            if (!tiles.place(a, item, r0, h, sq))
+                continue;
+            b = sq.b;
+            bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
+        } else {
+            tiles.coords(a, item, r0, h, b);
+            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        }
         const int64_t rows0 = r0 + ROWS * c;
         const int64_t row_a = rows0 + warp * 16 + lane / 4;
         uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
@@ -84,12 +95,25 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
 #pragma unroll
         for (int half = 0; half < 2; half++) {
             const int64_t row = row_a + 8 * half;
-            const float2 st = backward_row_stats(a, b, h, row);
-            lse2[half] = st.x;
-            rsum[half] = st.y;
-            end[half] = key_end(a, row);
+            if constexpr (SEQ) {
+                const bool in = row < sq.lq;
+                const float2 st = in ? backward_row_stats(a, b, h, sq.q0 + row)
+                                     : make_float2(INFINITY, 0.f);
+                lse2[half] = st.x;
+                rsum[half] = st.y;
+                end[half] = in ? key_end(a, sq, row) : 0;
+            } else {
+                const float2 st = backward_row_stats(a, b, h, row);
+                lse2[half] = st.x;
+                rsum[half] = st.y;
+                end[half] = key_end(a, row);
+            }
         }
-        const int64_t first_end = key_end(a, rows0);
+        int64_t first_end;
+        if constexpr (SEQ) // 0 where any of the consumer's rows is past lq: every tile an edge
+            first_end = rows0 + ROWS <= sq.lq ? key_end(a, sq, rows0) : 0;
+        else
+            first_end = key_end(a, rows0);
         const float sl2 = (float)a.scale * LOG2E;
 
         float dq[DH / 8][4];
@@ -161,25 +185,30 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p, const QueryTi
             }
         }
         const float f = bad ? quiet_nan() : (float)a.scale;
-        store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane, a.d);
+        if constexpr (SEQ)
+            store_rows<T, DH>(a.dq, b, h, sq.q0 + rows0 + warp * 16, sq.q_out, dq, f, f, lane,
+                              a.d);
+        else
+            store_rows<T, DH>(a.dq, b, h, rows0 + warp * 16, a.lq, dq, f, f, lane, a.d);
+        use++;
     }
 }
 
-template <typename T, int DH> static __device__ void dq(const bk_attention_tma_args &p)
+template <typename T, int DH, bool SEQ> static __device__ void dq(const bk_attention_tma_args &p)
 {
     typedef DqLayout<DH> L;
     const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
-    const QueryTiles<2> tiles(p.a);
+    const QueryTiles<2, SEQ> tiles(p.a);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
-            produce_tiles<L>(p, base, tiles);
+            produce_tiles<L, SEQ>(p, base, tiles);
     } else {
         consumer_registers<2>();
-        dq_consumer<T, DH>(p, tiles, base, warp_uniform((int)threadIdx.x / 128 - 1));
+        dq_consumer<T, DH, SEQ>(p, tiles, base, warp_uniform((int)threadIdx.x / 128 - 1));
     }
 }
 
@@ -252,10 +281,13 @@ struct TileStats {
 // tile's copies go first and its statistics were loaded a tile before
 // (the producer's round trips to memory, one after the other, bounded the
 // kernel where each tile is a single consumer's: query blocks of 64).
-template <typename L> struct QueryRing {
+template <typename L, bool SEQ = false> struct QueryRing {
     const bk_attention_tma_args &p;
     uint32_t base;
     int b, n;
+    // SEQ: the sequence's queries and its first query row (tiles are
+    // numbered from it; rows past lq have lse -inf and rowsum 0: P = 0).
+    int lq = 0, q_first = 0;
 
     // The statistics of query tile q0, from the head's rows: loads under
     // predicates, all four in flight together.
@@ -267,8 +299,16 @@ template <typename L> struct QueryRing {
 #pragma unroll
         for (int k = 0; k < 2; k++) {
             const int q = q0 + lane + 32 * k;
-            t.l[k] = q < a.lq ? lse[q * a.lse_s[2]] : -INFINITY;
-            t.rs[k] = q < a.lq ? rowsum[q] : 0.f;
+            const bool in = SEQ ? q < lq : q < a.lq;
+            t.l[k] = in ? lse[q * a.lse_s[2]] : -INFINITY;
+            t.rs[k] = in ? rowsum[q] : 0.f;
+            // SEQ: a row whose lse is NaN (one that bad offsets let two
+            // sequences claim: the forward left it NaN, and its row sum)
+            // takes row sum 0. Its P is NaN wherever it sees a key, and
+            // where it sees none (P = 0) it so adds nothing, as on the
+            // mma.sync path, instead of spreading 0 x NaN into the keys.
+            if (SEQ && t.l[k] != t.l[k])
+                t.rs[k] = 0.f;
         }
         return t;
     }
@@ -289,9 +329,11 @@ template <typename L> struct QueryRing {
                 mbar_arrive(st.full);
             } else {
                 mbar_expect_tx(st.full, 2 * L::TILE);
+                const int row = SEQ ? q_first + q0 : q0;
                 for (int cb = 0; cb < L::CB; cb++) {
-                    tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, q0, h, b, st.full);
-                    tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, q0, h, b,
+                    tma_load_4d(st.q_tile + cb * L::Q_BLOCK, p.map_q, 64 * cb, row, h, b,
+                                st.full);
+                    tma_load_4d(st.dy_tile + cb * L::Q_BLOCK, p.map_dy, 64 * cb, row, h, b,
                                 st.full);
                 }
             }
@@ -333,22 +375,34 @@ static __device__ __forceinline__ void load_keys(const bk_attention_tma_args &p,
 // With dq (dkvq_atomic), a bad group still walks its good heads (their dQ
 // shares are needed; dk and dv come out NaN all the same): bad is false
 // and each bad head is skipped.
-template <typename L, bool WITH_DQ = false>
+//
+// SEQ: keys and query tiles are sequence sq's own (k0 local; its keys
+// from sq.k0, its queries from sq.q0, lse and rowsum of rows past its lq
+// -inf and 0 so that P = 0 there).
+template <typename L, bool WITH_DQ = false, bool SEQ = false>
 static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
-                                    int kvh, int b, bool bad)
+                                    int kvh, int b, bool bad, const Seq &sq = Seq{})
 {
     const Args &a = p.a;
     const int lane = threadIdx.x % 32;
-    load_keys<L>(p, base, k0, kvh, b);
-    QueryRing<L> ring{ p, base, b, 0 };
+    load_keys<L>(p, base, SEQ ? (int)sq.k0 + k0 : k0, kvh, b);
+    QueryRing<L, SEQ> ring{ p, base, b, 0 };
+    if constexpr (SEQ) {
+        ring.lq = (int)sq.lq;
+        ring.q_first = (int)sq.q0;
+    }
+    const int lq = SEQ ? (int)sq.lq : (int)a.lq; // (as int: the non-SEQ code as it was)
     const int group = (int)a.heads / (int)a.kv_heads;
-    const int tiles = (int)((a.lq + 63) / 64), per_block = (int)(a.block_q / 64);
+    const int tiles = SEQ ? (lq + 63) / 64 : (int)((a.lq + 63) / 64),
+              per_block = (int)(a.block_q / 64);
     const int block_k = (int)a.block_k; // 32-bit division: the producer's registers are few
-    const int64_t pb = pattern_b(a, b);
+    const int64_t pb = SEQ ? sq.pb : pattern_b(a, b);
     // Each consumer's keys: whether it has any, the first query that sees
     // one (causal), its key block.
-    const bool has0 = !bad && k0 < a.lk, has1 = !bad && k0 + 64 < a.lk;
-    const int first0 = (int)query_begin(a, k0), first1 = (int)query_begin(a, k0 + 64);
+    const int64_t lk = SEQ ? sq.lk : a.lk;
+    const bool has0 = !bad && k0 < lk, has1 = !bad && k0 + 64 < lk;
+    const int first0 = SEQ ? (int)query_begin(a, sq, k0) : (int)query_begin(a, k0),
+              first1 = SEQ ? (int)query_begin(a, sq, k0 + 64) : (int)query_begin(a, k0 + 64);
     const int jb0 = k0 / block_k, jb1 = (k0 + 64) / block_k;
     // The tile found last, held until the next is found (its statistics
     // loading meanwhile): held_h < 0, none.
@@ -367,12 +421,12 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
         const int64_t ph = pattern_h(a, h);
         if (WITH_DQ && pattern_bad(a, pb, ph))
             continue;
-        const float *lse = lse_at<const float>(a, b, h, 0);
-        const float *rowsum = rowsum_at<const float>(a, b, h, 0);
+        const float *lse = lse_at<const float>(a, b, h, SEQ ? sq.q0 : 0);
+        const float *rowsum = rowsum_at<const float>(a, b, h, SEQ ? sq.q0 : 0);
         // The tiles from first0's in two runs: [r, tiles), then [lo, r).
         for (int run = 0; run < (WITH_DQ ? 2 : 1); run++)
         for (int t0 = run ? lo : r, to = run ? r : tiles; t0 < to; t0 += 32) {
-            const int t = t0 + lane, last = min(t * 64 + 63, (int)a.lq - 1);
+            const int t = t0 + lane, last = min(t * 64 + 63, (SEQ ? lq : (int)a.lq) - 1);
             const bool in = t < to;
             const uint32_t need0 = __ballot_sync(
                 0xFFFFFFFFu, in && last >= first0 && block_active(a, pb, ph, t / per_block, jb0));
@@ -671,9 +725,14 @@ static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, i
 // added as they come (any pattern, causal too): a tile that one consumer
 // takes and the other does not still needs both consumers' halves of dQ,
 // the other's dS zero.
-template <typename T, int DH, bool FQ = false, bool ATOMIC = false>
+//
+// SEQ: keys local to sequence sq (k0 local), those past its lk get P = 0
+// (a PADDED sequence's padding keys, whose rows it writes: zeros), and the
+// rows stored from sq.k0 up to sq.k_out.
+template <typename T, int DH, bool FQ = false, bool ATOMIC = false, bool SEQ = false>
 static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t base, int c,
-                                    int64_t k0, int64_t kvh, int64_t b, bool bad)
+                                    int64_t k0, int64_t kvh, int64_t b, bool bad,
+                                    const Seq &sq = Seq{})
 {
     typedef DkvLayout<DH, FQ> L;
     constexpr int BQ = 64; // queries per tile
@@ -684,8 +743,22 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
     const int key_a = keys0 + warp * 16 + lane / 4;
     // The first query that sees each of this thread's keys, and the first
     // that sees all of the consumer's (causal).
-    const int begin[2] = { (int)query_begin(a, key_a), (int)query_begin(a, key_a + 8) };
-    const int all_begin = (int)query_begin(a, keys0 + 63);
+    // SEQ: a key past the sequence's (the next sequence's, or a PADDED
+    // sequence's padding) is seen by no query: P = 0, its first query
+    // INT_MAX, and any such key makes every tile a diagonal one (the
+    // masking as the causal diagonal's, no branch of its own).
+    int begin[2], all_begin;
+    bool beyond = false;
+    if constexpr (SEQ) {
+        begin[0] = key_a < sq.lk ? (int)query_begin(a, sq, key_a) : INT_MAX;
+        begin[1] = key_a + 8 < sq.lk ? (int)query_begin(a, sq, key_a + 8) : INT_MAX;
+        all_begin = (int)query_begin(a, sq, keys0 + 63);
+        beyond = keys0 + 64 > sq.lk;
+    } else {
+        begin[0] = (int)query_begin(a, key_a);
+        begin[1] = (int)query_begin(a, key_a + 8);
+        all_begin = (int)query_begin(a, keys0 + 63);
+    }
     const bool causal = (!FQ || ATOMIC) && (a.flags & BK_ATTENTION_CAUSAL) != 0;
     const uint32_t k_tile = base + L::K + c * L::TILE, v_tile = base + L::V + c * L::TILE;
     const float sl2 = (float)a.scale * LOG2E;
@@ -716,7 +789,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
                 float s[BQ / 8][4], dp[BQ / 8][4];
                 issue_abt<T, L>(s, k_tile, st.q_tile);
                 issue_abt<T, L>(dp, v_tile, st.dy_tile);
-                const bool diagonal = causal && q0 < all_begin;
+                const bool diagonal = (causal && q0 < all_begin) || (SEQ && beyond);
                 wgmma_wait<1>();
                 fence_operand(s);
 #pragma unroll
@@ -781,8 +854,9 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         share.finish();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
-    store_rows<T, DH>(a.dk, b, kvh, keys0 + warp * 16, a.lk, dk, fk, fk, lane, a.d);
-    store_rows<T, DH>(a.dv, b, kvh, keys0 + warp * 16, a.lk, dv, fv, fv, lane, a.dv_cols);
+    const int64_t row0 = (SEQ ? sq.k0 : 0) + keys0 + warp * 16, rows = SEQ ? sq.k_out : a.lk;
+    store_rows<T, DH>(a.dk, b, kvh, row0, rows, dk, fk, fk, lane, a.d);
+    store_rows<T, DH>(a.dv, b, kvh, row0, rows, dv, fv, fv, lane, a.dv_cols);
 }
 
 template <typename L> static __device__ __forceinline__ void init_dkv_barriers(uint32_t base)
@@ -802,12 +876,26 @@ template <typename L> static __device__ __forceinline__ void init_dkv_barriers(u
     __syncthreads();
 }
 
-template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_args &p)
+// The dk/dv CTA of grid x index x, z index z with sequences (SEQ): its
+// sequence s and first key k0 (local); false where no keys of a sequence
+// are there. PACKED, as QueryTiles::place for queries: the key slots of
+// 128 over Lk / 128 + S (packed_slot).
+static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, int64_t &k0, Seq &s)
+{
+    if (a.seq_form == BK_ATTENTION_SEQ_PACKED)
+        z = packed_slot<128>(a, a.seq_k, a.seq_s[1], x);
+    s = sequence(a, z);
+    k0 = (int64_t)x * 128;
+    return s.k0 + k0 < s.k_out;
+}
+
+template <typename T, int DH, bool SEQ>
+static __device__ void dkv(const bk_attention_tma_args &p)
 {
     typedef DkvLayout<DH> L;
     const uint32_t base = warp_uniform(shared_base_1024());
     const Args &a = p.a;
-    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
     // What this kernel reads (lse, the row sums, a LIST's mask) comes from
     // the kernels before dq, and dq lets this grid launch only once each of
@@ -815,14 +903,26 @@ template <typename T, int DH> static __device__ void dkv(const bk_attention_tma_
     // the SMs dq's last wave leaves idle, and wait for dq only at the end,
     // so that the kernels after them still find dq finished.
     grid_dependents_launch();
-    const bool bad = group_bad(a, b, kvh);
+    Seq sq{};
+    bool bad;
+    if constexpr (SEQ) {
+        if (!key_tile_place(a, blockIdx.x, blockIdx.z, k0, sq)) {
+            grid_dependency_wait_only(); // a slot of no keys: still ends after dq
+            return;
+        }
+        b = sq.b;
+        bad = sq.bad || group_bad_pb(a, sq.pb, kvh);
+    } else {
+        bad = group_bad(a, b, kvh);
+    }
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
-            dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
+            dkv_producer<L, false, SEQ>(p, base, (int)k0, (int)kvh, (int)b, bad, sq);
     } else {
         consumer_registers<2>();
-        dkv_consumer<T, DH>(p, base, warp_uniform((int)threadIdx.x / 128 - 1), k0, kvh, b, bad);
+        dkv_consumer<T, DH, false, false, SEQ>(p, base, warp_uniform((int)threadIdx.x / 128 - 1),
+                                               k0, kvh, b, bad, sq);
         grid_dependency_wait_only(); // the CTA ends after dq
     }
 }
@@ -901,17 +1001,24 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
 } // namespace attention
 } // namespace bk
 
-#define BK_ATTENTION_WGMMA_BACKWARD(NAME, T, DH)                                                 \
+// dq and dk/dv, each with a twin for plans with sequences of their own
+// lengths (_seq after the width).
+#define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, SEQ, TAG)                               \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)    \
+        bk_attention_dq_wgmma_##NAME##_d##DH##TAG(                                               \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dq<T, DH>(p);                                                         \
+        bk::attention::wg::dq<T, DH, SEQ>(p);                                                    \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)   \
+        bk_attention_dkv_wgmma_##NAME##_d##DH##TAG(                                              \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dkv<T, DH>(p);                                                        \
+        bk::attention::wg::dkv<T, DH, SEQ>(p);                                                   \
     }
+#define BK_ATTENTION_WGMMA_BACKWARD(NAME, T, DH)                                                 \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, false, )                                    \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, true, _seq)
 
 #define BK_ATTENTION_WGMMA_BACKWARD_DQ(NAME, T)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \

@@ -123,6 +123,37 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     return w;
 }
 
+// The walk of a CTA whose first query row is r0 of sequence s (rows and
+// keys its own: rows past its lq see no key, a PADDED tile past them
+// walks nothing and writes zeros); a bad sequence walks nothing.
+static __device__ __forceinline__ Walk make_seq_walk(const Args &a, const Seq &s, int64_t r0,
+                                                     int64_t h, int nc, bool &bad)
+{
+    Walk w;
+    w.pb = (int)s.pb;
+    w.ph = (int)pattern_h(a, h);
+    const int64_t second = r0 + ROWS;
+    w.ib0 = (int)((uint32_t)r0 / (uint32_t)a.block_q);
+    w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
+    w.end0 = (int)rows_key_end(a, s, r0, ROWS);
+    w.end1 = (int)rows_key_end(a, s, second, ROWS);
+    if (nc == 1) {
+        w.ib1 = w.ib0;
+        w.end1 = 0;
+    }
+    w.ib2 = w.ib1;
+    w.end2 = 0;
+    if (nc == 3) {
+        const int64_t third = second + ROWS;
+        w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
+        w.end2 = (int)rows_key_end(a, s, third, ROWS);
+    }
+    bad = s.bad || pattern_bad(a, w.pb, w.ph);
+    if (bad)
+        w.end0 = w.end1 = w.end2 = 0;
+    return w;
+}
+
 // The slots each of NC (at least 2) consumers needs, 32 at a time: a
 // whole warp reads one mask entry per lane and keeps the answers as a bit
 // word per consumer, so that a tile costs no dependent mask read.
@@ -218,10 +249,12 @@ template <typename L> static __device__ __forceinline__ void init_ring(uint32_t 
 // (L::ROW_OPERANDS of Q, then dY) of the consumers come first, on q_full
 // (its use-th phase: a persistent CTA's use-th tile of rows, once the
 // consumers hold the last one's). The ring's union tiles count on from n;
-// returns the count after the query tile's.
+// returns the count after the query tile's. Keys are the walk's plus k0,
+// the sequence's first key row (r0 is a row of the tensors); an empty
+// slot loads past the tensors' keys (zeros).
 template <typename L>
 static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                               int r0, int kvh, int h, int b, int n, int use)
+                               int r0, int kvh, int h, int b, int n, int use, int k0 = 0)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
@@ -256,7 +289,7 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         for (int half = 0; half < TILE_SLOTS; half++)
             for (int cb = 0; cb < L::CB; cb++)
                 tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
-                            64 * cb, key[half], (int)kvh, (int)b, full);
+                            64 * cb, k0 + key[half], (int)kvh, (int)b, full);
     };
     // The record of union tile n, before its K (k_full publishes it).
     auto record = [&](int n, uint4 rec) {
@@ -278,8 +311,8 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
         const uint4 rec =
             leader ? load_shared16(Stage::of<L>(base, m).record) : make_uint4(0u, 0u, 0u, 0u);
         key[0] = (int)rec.x;
-        key[1] = (int)rec.y < 0 ? (int)a.lk : (int)rec.y;
-        key[2] = (int)rec.w < 0 ? (int)a.lk : (int)rec.w;
+        key[1] = (int)rec.y < 0 ? (int)a.lk - k0 : (int)rec.y;
+        key[2] = (int)rec.w < 0 ? (int)a.lk - k0 : (int)rec.w;
     };
     bool earlier = false; // a tile before this one in the query tile's walk
     // The tile found last, held back until the next is found (or none):
@@ -290,8 +323,8 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     // The held tile as union tile n, TILE_LAST in `last_flag` or 0.
     auto emit_held = [&](uint32_t last_flag) {
         // Each slot's keys; an empty one from past Lk (zeros).
-        const int key[3] = { held_lo * SLOT, held_hi >= 0 ? held_hi * SLOT : (int)a.lk,
-                             held_3rd >= 0 ? held_3rd * SLOT : (int)a.lk };
+        const int key[3] = { held_lo * SLOT, held_hi >= 0 ? held_hi * SLOT : (int)a.lk - k0,
+                             held_3rd >= 0 ? held_3rd * SLOT : (int)a.lk - k0 };
         record(n, make_uint4((uint32_t)key[0], (uint32_t)(held_hi >= 0 ? key[1] : -SLOT),
                              held_flags | last_flag,
                              (uint32_t)(held_3rd >= 0 ? key[2] : -SLOT)));
@@ -422,12 +455,40 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
     return n + 1;
 }
 
+// PACKED sequences' tiles of R rows along an axis of n rows: sequence s
+// owns the slots from off[s] / R + s, of n / R + S. The first slot grows
+// by at least ceil(len_s / R) from one sequence to the next
+// (floor((o + l) / R) - floor(o / R) + 1 >= ceil(l / R)), so the
+// sequences' tiles never meet, at most one slot a sequence is left over,
+// and no prefix sum of the device's offsets is needed. Returns the
+// sequence of slot x, the last whose first slot is at or before it, by a
+// binary search (log2 S loads; 32 bits: S < 2^16, offsets below 2^31),
+// and makes x the tile's index within it. (The first slots grow with s
+// where the offsets do; where a bad offset breaks that, the bad
+// sequence's rows are the fix-up's anyway.)
+template <int R>
+static __device__ __forceinline__ uint32_t packed_slot(const Args &a, uint64_t off,
+                                                       int64_t stride, uint32_t &x)
+{
+    const int32_t *o = (const int32_t *)off;
+    uint32_t lo = 0, hi = (uint32_t)a.seq_count, first = 0;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2, at = (uint32_t)o[(int64_t)mid * stride] / R + mid;
+        lo = at <= x ? mid : lo;
+        hi = at <= x ? hi : mid;
+        first = at <= x ? at : first;
+    }
+    x -= first;
+    return lo;
+}
+
 // The query tiles of ROWS NC rows a CTA owns: its own (a.items = 0), or,
 // persistent, tiles blockIdx.x, + gridDim.x, ... of a.items counted over
 // the tile, then the head, then the batch. Nothing is kept: each bound is
 // read where used from the parameters (constant-bank operands, not
 // registers a wide CTA's producer, at 32, lacks), in 32-bit arithmetic.
-template <int NC> struct QueryTiles {
+// SEQ: the tiles of sequences of their own lengths (place()).
+template <int NC, bool SEQ = false> struct QueryTiles {
     static constexpr int TILE_ROWS = ROWS * NC;
     __device__ explicit QueryTiles(const Args &) {}
     static __device__ uint32_t first(const Args &a) { return a.items ? blockIdx.x : 0u; }
@@ -448,24 +509,75 @@ template <int NC> struct QueryTiles {
         h = hb % heads;
         b = hb / heads;
     }
+
+    // The tiles along x of a head: ceil(Lq / TILE_ROWS) of each batch
+    // entry, or PACKED, Lq / TILE_ROWS + S slots over the one entry
+    // (packed_slot).
+    static __device__ uint32_t tiles_x(const Args &a)
+    {
+        if (a.seq_form == BK_ATTENTION_SEQ_PACKED)
+            return (uint32_t)a.lq / TILE_ROWS + (uint32_t)a.seq_count;
+        return ((uint32_t)a.lq + TILE_ROWS - 1) / TILE_ROWS;
+    }
+    // Query tile i as sequence s's tile of local first row r0 and head h;
+    // false where no rows of a sequence are there (a PACKED slot past its
+    // sequence's tiles, or a bad sequence's: the fix-up's rows), a tile
+    // that every loop skips alike. (The offsets are in L1 after a CTA's
+    // first tile.)
+    static __device__ bool place(const Args &a, uint32_t i, int64_t &r0, int64_t &h, Seq &s)
+    {
+        uint32_t x, z;
+        if (!a.items) {
+            x = blockIdx.x;
+            h = blockIdx.y;
+            z = blockIdx.z;
+        } else {
+            // The head first, then the tile slot: the persistent CTAs' turns
+            // (i mod CTAs) then sweep every sequence's slots alike, whereas
+            // the slot first would give each CTA the same few slots of every
+            // head where the slots are a multiple of the CTAs (16 sequences
+            // of 512 x k: 528 slots, 4 x 132), whose lengths' work differs.
+            const uint32_t nx = tiles_x(a), heads = (uint32_t)a.heads;
+            const uint32_t xz = i / heads;
+            h = i - xz * heads;
+            x = xz % nx;
+            z = xz / nx;
+        }
+        if (a.seq_form == BK_ATTENTION_SEQ_PACKED)
+            z = packed_slot<TILE_ROWS>(a, a.seq_q, a.seq_s[0], x);
+        s = sequence(a, z);
+        r0 = (int64_t)x * TILE_ROWS;
+        return s.q0 + r0 < s.q_out;
+    }
 };
 
 // The producer warp over the CTA's query tiles, the ring's union tiles
 // counting on from one to the next.
-template <typename L>
+template <typename L, bool SEQ = false>
 static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args &p,
-                                                     uint32_t base, const QueryTiles<L::NC> &tiles)
+                                                     uint32_t base,
+                                                     const QueryTiles<L::NC, SEQ> &tiles)
 {
     const Args &a = p.a;
     const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a), use++) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
         int64_t r0, h, b;
-        tiles.coords(a, item, r0, h, b);
         bool bad;
-        const Walk w = make_walk(a, r0, h, b, L::NC, bad);
-        n = producer<L>(p, w, base, (int)r0, (int)((uint32_t)h / group_size), (int)h, (int)b, n,
-                        use);
+        if constexpr (SEQ) {
+            Seq s;
+            if (!tiles.place(a, item, r0, h, s))
+                continue;
+            const Walk w = make_seq_walk(a, s, r0, h, L::NC, bad);
+            n = producer<L>(p, w, base, (int)(s.q0 + r0), (int)((uint32_t)h / group_size), (int)h,
+                            (int)s.b, n, use, (int)s.k0);
+        } else {
+            tiles.coords(a, item, r0, h, b);
+            const Walk w = make_walk(a, r0, h, b, L::NC, bad);
+            n = producer<L>(p, w, base, (int)r0, (int)((uint32_t)h / group_size), (int)h, (int)b,
+                            n, use);
+        }
+        use++;
     }
 }
 

@@ -387,7 +387,11 @@ static void launch_wgmma(struct bk_cuda_kernel_launch *l, const struct attention
 
 /* A Hopper kernel that owns tiles of query rows (the forward, dq):
  * persistent, tile i of B * H * ceil(Lq / rows) on CTA i mod CTAs (see
- * row_ctas; rows 128, or the forward kernel's), or a CTA a tile. */
+ * row_ctas; rows 128, or the forward kernel's), or a CTA a tile. PACKED
+ * sequences take Lq / rows + S tiles along the axis instead, sequence s
+ * those from off[s] / rows + s (QueryTiles::place in
+ * kernels/attention_wgmma_walk.cuh: no sequence's tiles meet the next's,
+ * and at most one a sequence is left over). */
 static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct attention_plan *ap,
                               int k, const struct bk_attention_problem *p,
                               struct bk_attention_tma_args *t)
@@ -396,7 +400,9 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
     const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
     const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
     bool ovf = false;
-    const uint64_t tiles_x = (uint64_t)ceil_div(p->lq, rows);
+    const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
+    const uint64_t tiles_x =
+        packed ? (uint64_t)(p->lq / rows + p->seq_count) : (uint64_t)ceil_div(p->lq, rows);
     const uint64_t items =
         bk_mul_u64(bk_mul_u64(tiles_x, (uint64_t)p->heads, &ovf), (uint64_t)p->batch, &ovf);
     if (ctas > 0 && !ovf && items <= INT32_MAX) {
@@ -490,7 +496,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     struct bk_attention_tma_args t;
     memset(&t, 0, sizeof t);
     t.a = a;
-    const bool wgmma = fast && ap->wgmma && queries && keys && tensor_maps(p, &t);
+    const bool wgmma = fast && ap->wgmma && queries && keys && seqs && tensor_maps(p, &t);
     if (ap->list && queries)
         launch(&launches[n++], ap, K_SCATTER, (unsigned int)(p->pattern_batch * p->pattern_heads),
                1, 1, BK_ATTENTION_SCATTER_THREADS, &a);
@@ -529,7 +535,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             n += fixup_launch(&launches[n], ap, p, &a);
         return n;
     }
-    const unsigned int wgmma_keys = (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+    /* The dk/dv CTAs: 128 keys each, of every batch entry; PACKED, Lk /
+     * 128 + S key tiles over the one entry, sequence s those from
+     * koff[s] / 128 + s (key_tile_place). */
+    const unsigned int wgmma_keys =
+        packed ? (unsigned int)(p->lk / BK_ATTENTION_WGMMA_ROWS + p->seq_count)
+               : (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+    const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
         a.dq_count = t.a.dq_count = run->workspace + ap->ws_dq_count;
@@ -567,7 +579,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * kernel must come right after dq (wgmma implies queries): it starts
      * before dq ends, trusting dq to have waited for what it reads. */
     if (wgmma)
-        launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, gb, &t);
+        launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
                mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
@@ -764,6 +776,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
             snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
+            if (p->has_sequences) /* the twin for sequences */
+                strncat(ap->name[k], "_seq", sizeof ap->name[0] - strlen(ap->name[k]) - 1);
             ap->fast_shared_bytes[k] =
                 fk ? forward_shared_bytes(fk, d) : wshared[k][d == 128];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
@@ -815,17 +829,21 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     if (ap->fast)
         mma_widths(p, &ap->width_k, &ap->width_v);
     ap->vectorised = strides_vectorised(p);
-    /* The Hopper kernels walk whole batch entries (their tiles, tensor
-     * maps and persistent grids know no sequences): a plan with them takes
-     * the mma.sync kernels or the general ones. */
-    ap->wgmma = ap->fast && cap >= PATH_WGMMA && !p->has_sequences && wgmma_path(plan);
+    /* Sequences of their own lengths run on the Hopper kernels' _seq
+     * twins (tiles placed by QueryTiles::place and key_tile_place); the
+     * fused and atomic backward kernels (opt-in, DenseOrder and the dQ sums
+     * numbered by whole batch entries) take none, so a plan with sequences
+     * keeps the dq and dk/dv kernels. */
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
     ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
     if (!p->backward && ap->wgmma)
         ap->forward = forward_kernel(p, ap->wgmma_width, &ap->chooses);
-    ap->atomic = ap->wgmma && atomic_backward(p) && fused_workspace(plan, ap);
-    ap->fused = !ap->atomic && ap->wgmma && fused_backward(p) && fused_workspace(plan, ap);
+    ap->atomic =
+        ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
+    ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
+                fused_workspace(plan, ap);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
@@ -872,7 +890,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     /* Paged caches: the decode kernels only, which read q, k, v and y in
      * 16-byte pieces (a run's bindings are held to it, as no other kernel
      * could take the run). Sequences of their own lengths run on every
-     * kernel but the Hopper ones (see above). */
+     * kernel but the fused and atomic backward (see above). */
     if (p->paged) {
         if (!ap->decode.on)
             return bk_error(BK_ERROR_UNSUPPORTED,
@@ -908,7 +926,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  bk_cuda_attention_decode_name(&ap->decode));
     else if (ap->chooses) /* deep's name, its kind named both ways */
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName,
-                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d", ts, ap->wgmma_width);
+                 "bk_attention_forward_wgmma_deep_or_narrow_%s_d%d%s", ts, ap->wgmma_width,
+                 seq_tag);
     else
         snprintf(plan->props.kernelName, sizeof plan->props.kernelName, "%s%s",
                  ap->name[ap->wgmma ? K_WGMMA : ap->fast ? K_FAST : K_GENERAL], seq_tag);

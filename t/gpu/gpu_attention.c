@@ -12,7 +12,9 @@
  * - backward (dq, dk, dv) for every type;
  * - a bad LIST: NaN exactly where the host writes NaN;
  * - sequences of their own lengths, PADDED and PACKED, forward and
- *   backward, bad lengths and offsets among them (varlen_cases).
+ *   backward, bad lengths and offsets among them (varlen_cases; on the
+ *   Hopper kernels, hopper_varlen_cases, under every grid and forced
+ *   forward kernel the fast cases run under).
  * The fast cases run once per kernel family (BK_CUDA_ATTENTION_PATH),
  * with the Hopper kernels' persistent CTAs capped (BK_CUDA_ATTENTION_CTAS)
  * and each of the forward's kernels forced (BK_CUDA_ATTENTION_FORWARD).
@@ -900,7 +902,10 @@ struct varlen_case {
     bool causal, backward;
     enum layout layout;
     enum varlen_bad bad;
+    bool hopper; /* on sm_90 the plan must take a Hopper (wgmma) kernel */
 };
+
+static bool sm90; /* the GPU is sm_90 (the Hopper kernels' device) */
 
 static void run_varlen_case(const struct varlen_case *c)
 {
@@ -1052,6 +1057,9 @@ static void run_varlen_case(const struct varlen_case *c)
     } else {
         kernel_seen(kernel);
         tap_ok(ok, "%s (%s)", label, kernel);
+        /* Where the Hopper kernels take the case, the plan must have. */
+        if (c->hopper && sm90 && !getenv("BK_CUDA_ATTENTION_PATH"))
+            tap_ok(strstr(kernel, "wgmma") != NULL, "%s: a Hopper kernel (%s)", label, kernel);
     }
     free_pattern(&pat);
     struct tensor *all[] = { &q, &k, &v, &y, &lse, &dy, &dq, &dk, &dv, &lqt, &lkt };
@@ -1103,11 +1111,74 @@ static void varlen_cases(bool backward)
     }
 }
 
+/* Sequences of their own lengths on the Hopper kernels: each head width
+ * they take (the backward's 64 and 128; the forward's 192 and 256 too),
+ * each default forward kernel (DENSE: trio at D = 64, wide at 128, tall
+ * past; blocks of 64: solo at 64, the deep-or-narrow choice at 128) and,
+ * forced, the others; sequences of several 128- and 192-row tiles next
+ * to empty ones, of one row, of lengths no multiple of 64, with keys
+ * fewer or more than queries; GQA; causal; per-sequence patterns; lse;
+ * PACKED (whose tiles' last rows and keys are the next sequence's) and
+ * PADDED, bad offsets and lengths among them. Their labels name 7
+ * PACKED or 5 PADDED sequences ("packed S7 ", "padded S5 "), no other
+ * cases' do (BK_TEST_ONLY). */
+static void hopper_varlen_cases(bool backward)
+{
+    static const int32_t pq[] = { 300, 0, 1, 513, 64, 129, 7 };
+    static const int32_t pk[] = { 260, 3, 1, 600, 64, 129, 200 };
+    static const int32_t dq[] = { 385, 0, 1, 130, 64 }, dk[] = { 400, 64, 1, 77, 200 };
+    static const struct {
+        BkDataType type;
+        int64_t h, hkv, d, dv;
+        BkAttentionPatternForm pattern;
+        bool per_sequence, causal;
+        enum layout layout;
+    } shapes[] = {
+        { BK_DATA_TYPE_BF16, 4, 2, 64, 64, BK_ATTENTION_PATTERN_DENSE, false, true, BHLD },
+        { BK_DATA_TYPE_F16, 2, 2, 128, 128, BK_ATTENTION_PATTERN_DENSE, false, false, BLHD },
+        { BK_DATA_TYPE_BF16, 4, 1, 128, 128, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
+        { BK_DATA_TYPE_F16, 4, 2, 64, 64, BK_ATTENTION_PATTERN_LIST, false, true, PADDED },
+        { BK_DATA_TYPE_BF16, 2, 2, 96, 64, BK_ATTENTION_PATTERN_DENSE, false, true, BHLD },
+        { BK_DATA_TYPE_BF16, 2, 1, 192, 128, BK_ATTENTION_PATTERN_DENSE, false, true, BLHD },
+        { BK_DATA_TYPE_F16, 2, 2, 256, 256, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const bool wide = shapes[i].d > 128 || shapes[i].dv > 128;
+        if (backward && wide) /* the Hopper backward's widths are 64 and 128 */
+            continue;
+        struct varlen_case c = {
+            .type = shapes[i].type, .h = shapes[i].h, .hkv = shapes[i].hkv, .d = shapes[i].d,
+            .dv = shapes[i].dv, .pattern = shapes[i].pattern,
+            .per_sequence = shapes[i].per_sequence, .causal = shapes[i].causal,
+            .backward = backward, .layout = shapes[i].layout, .hopper = true,
+        };
+        c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
+        c.bad = VARLEN_GOOD;
+        run_varlen_case(&c);
+        if (i == 0) {
+            c.bad = VARLEN_DECREASING;
+            run_varlen_case(&c);
+            c.bad = VARLEN_SHORT_END;
+            run_varlen_case(&c);
+        }
+        c.form = BK_ATTENTION_SEQUENCES_PADDED, c.n = 5, c.lq = dq, c.lk = dk;
+        c.bad = VARLEN_GOOD;
+        run_varlen_case(&c);
+        if (i == 2) {
+            c.bad = VARLEN_LONG;
+            run_varlen_case(&c);
+        }
+    }
+}
+
 int main(void)
 {
     gpu = bkt_open_cuda();
     host = bkt_open_host();
     rng = bkt_rng_new(5150);
+    BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    sm90 = gpu && bkGetContextProperties(gpu, &dev) == BK_SUCCESS &&
+           dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
     /* Each kernel the plans can choose: the best for the device (on the
      * H100 the wgmma forward), then mma.sync, then CUDA cores only. */
     static const char *const paths[] = { NULL, "mma", "general" };
@@ -1139,6 +1210,8 @@ int main(void)
     grid_label = "";
     varlen_cases(false);
     varlen_cases(true);
+    hopper_varlen_cases(false);
+    hopper_varlen_cases(true);
     setenv("BK_CUDA_ATTENTION_PATH", "general", 1);
     grid_label = " (general)";
     varlen_cases(false);
@@ -1183,6 +1256,8 @@ int main(void)
         fast_cases(true);
         general_cases(false);
         general_cases(true);
+        hopper_varlen_cases(false);
+        hopper_varlen_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_CTAS");
     /* The Hopper forward's kernels for query blocks of 64 rows with
@@ -1214,6 +1289,7 @@ int main(void)
         }
         grid_label = kind_label;
         fast_cases(false);
+        hopper_varlen_cases(false);
         unsetenv("BK_CUDA_ATTENTION_CTAS");
     }
     unsetenv("BK_CUDA_ATTENTION_FORWARD");
