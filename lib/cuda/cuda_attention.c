@@ -813,6 +813,14 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     return res;
 }
 
+/* A PADDED backward keeps the mma.sync kernels: the Hopper dq and dk/dv
+ * kernels' _seq twins have run PACKED batches against the host on the
+ * H200, PADDED ones not yet. */
+static bool padded_backward(const struct bk_attention_problem *p)
+{
+    return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PADDED;
+}
+
 BkResult bk_cuda_attention_select(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -834,7 +842,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
      * fused and atomic backward kernels (opt-in, DenseOrder and the dQ sums
      * numbered by whole batch entries) take none, so a plan with sequences
      * keeps the dq and dk/dv kernels. */
-    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan);
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan) && !padded_backward(p);
     ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;
