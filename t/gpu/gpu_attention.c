@@ -1067,19 +1067,32 @@ static void run_varlen_case(const struct varlen_case *c)
         free_tensor(all[i]);
 }
 
+/* A varlen case's shape, pattern and layout (its lengths apart). */
+struct varlen_shape {
+    BkDataType type;
+    int64_t h, hkv, d, dv;
+    BkAttentionPatternForm pattern;
+    bool per_sequence, causal;
+    enum layout layout;
+};
+
+static struct varlen_case varlen_case_of(const struct varlen_shape *v, bool backward)
+{
+    struct varlen_case c = {
+        .type = v->type, .h = v->h, .hkv = v->hkv, .d = v->d, .dv = v->dv,
+        .pattern = v->pattern, .per_sequence = v->per_sequence, .causal = v->causal,
+        .backward = backward, .layout = v->layout,
+    };
+    return c;
+}
+
 static void varlen_cases(bool backward)
 {
     /* Lengths of queries and keys: empty sequences, 1, under a tile, one
      * tile, several; Lq != Lk within a sequence. */
     static const int32_t pq[] = { 70, 0, 1, 200, 64, 130 }, pk[] = { 70, 5, 1, 150, 64, 200 };
     static const int32_t dq[] = { 190, 0, 1, 77 }, dk[] = { 230, 9, 1, 100 };
-    static const struct {
-        BkDataType type;
-        int64_t h, hkv, d, dv;
-        BkAttentionPatternForm pattern;
-        bool per_sequence, causal;
-        enum layout layout;
-    } shapes[] = {
+    static const struct varlen_shape shapes[] = {
         { BK_DATA_TYPE_BF16, 4, 2, 128, 128, BK_ATTENTION_PATTERN_DENSE, false, true, BHLD },
         { BK_DATA_TYPE_F16, 4, 4, 64, 64, BK_ATTENTION_PATTERN_DENSE, false, false, BLHD },
         { BK_DATA_TYPE_F16, 6, 2, 80, 80, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
@@ -1090,12 +1103,7 @@ static void varlen_cases(bool backward)
     static const enum varlen_bad packed_bad[] = { VARLEN_GOOD, VARLEN_DECREASING,
                                                   VARLEN_SHORT_END, VARLEN_OVER_MAX };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        struct varlen_case c = {
-            .type = shapes[i].type, .h = shapes[i].h, .hkv = shapes[i].hkv, .d = shapes[i].d,
-            .dv = shapes[i].dv, .pattern = shapes[i].pattern,
-            .per_sequence = shapes[i].per_sequence, .causal = shapes[i].causal,
-            .backward = backward, .layout = shapes[i].layout,
-        };
+        struct varlen_case c = varlen_case_of(&shapes[i], backward);
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 6, c.lq = pq, c.lk = pk;
         for (size_t e = 0; e < sizeof packed_bad / sizeof packed_bad[0]; e++) {
             c.bad = packed_bad[e];
@@ -1127,13 +1135,7 @@ static void hopper_varlen_cases(bool backward)
     static const int32_t pq[] = { 300, 0, 1, 513, 64, 129, 7 };
     static const int32_t pk[] = { 260, 3, 1, 600, 64, 129, 200 };
     static const int32_t dq[] = { 385, 0, 1, 130, 64 }, dk[] = { 400, 64, 1, 77, 200 };
-    static const struct {
-        BkDataType type;
-        int64_t h, hkv, d, dv;
-        BkAttentionPatternForm pattern;
-        bool per_sequence, causal;
-        enum layout layout;
-    } shapes[] = {
+    static const struct varlen_shape shapes[] = {
         { BK_DATA_TYPE_BF16, 4, 2, 64, 64, BK_ATTENTION_PATTERN_DENSE, false, true, BHLD },
         { BK_DATA_TYPE_F16, 2, 2, 128, 128, BK_ATTENTION_PATTERN_DENSE, false, false, BLHD },
         { BK_DATA_TYPE_BF16, 4, 1, 128, 128, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
@@ -1146,12 +1148,8 @@ static void hopper_varlen_cases(bool backward)
         const bool wide = shapes[i].d > 128 || shapes[i].dv > 128;
         if (backward && wide) /* the Hopper backward's widths are 64 and 128 */
             continue;
-        struct varlen_case c = {
-            .type = shapes[i].type, .h = shapes[i].h, .hkv = shapes[i].hkv, .d = shapes[i].d,
-            .dv = shapes[i].dv, .pattern = shapes[i].pattern,
-            .per_sequence = shapes[i].per_sequence, .causal = shapes[i].causal,
-            .backward = backward, .layout = shapes[i].layout, .hopper = true,
-        };
+        struct varlen_case c = varlen_case_of(&shapes[i], backward);
+        c.hopper = true;
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
