@@ -172,9 +172,10 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // a query tile without tiles takes a turn of both consumers for its
 // record), and a query tile's outputs are stored while the producer
 // already brings the next one's Q, K and V.
-template <typename T, int DH, int BN, int NC, int STAGES, bool SEQ>
-static __device__ void consumer(const bk_attention_tma_args &p, const QueryTiles<NC, SEQ> &tiles,
-                                uint32_t base, int c)
+template <typename T, int DH, int BN, int NC, int STAGES, bool SEQ,
+          typename Tiles = QueryTiles<NC, SEQ, Layout<DH, BN, NC, STAGES>::BYTES - 1024>>
+static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &tiles, uint32_t base,
+                                int c)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
     constexpr int NT_O = DH / 8;
@@ -429,7 +430,7 @@ static __device__ void forward(const bk_attention_tma_args &p)
     if (a.choice && forward_choice(a) != KIND)
         return;
     // After the wait: a LIST's mask and bad flags come from the kernel before.
-    const QueryTiles<NC, SEQ> tiles(a);
+    const QueryTiles<NC, SEQ, L::BYTES - 1024> tiles(a);
     int group = threadIdx.x / 128;
     if constexpr (NC > 1)
         group = warp_uniform(group);

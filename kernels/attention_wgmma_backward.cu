@@ -60,7 +60,8 @@ template <int DH> struct DqLayout {
 // record without a tile, whose stage it frees too).
 template <typename T, int DH, bool SEQ>
 static __device__ void dq_consumer(const bk_attention_tma_args &p,
-                                   const QueryTiles<2, SEQ> &tiles, uint32_t base, int c)
+                                   const QueryTiles<2, SEQ, DqLayout<DH>::BYTES - 1024> &tiles,
+                                   uint32_t base, int c)
 {
     typedef DqLayout<DH> L;
     const Args &a = p.a;
@@ -201,7 +202,7 @@ template <typename T, int DH, bool SEQ> static __device__ void dq(const bk_atten
     init_ring<L>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
-    const QueryTiles<2, SEQ> tiles(p.a);
+    const QueryTiles<2, SEQ, L::BYTES - 1024> tiles(p.a);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
@@ -879,7 +880,9 @@ template <typename L> static __device__ __forceinline__ void init_dkv_barriers(u
 // The dk/dv CTA of grid x index x, z index z with sequences (SEQ): its
 // sequence s and first key k0 (local); false where no keys of a sequence
 // are there. PACKED, as QueryTiles::place for queries: the key slots of
-// 128 over Lk / 128 + S (packed_slot).
+// 128 over Lk / 128 + S (packed_slot). Unlike the query tiles it has no
+// fallback (packed_fallback) for key offsets that run back by a tile or
+// more: such an input may leave a good sequence's key tile to no CTA.
 static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, int64_t &k0, Seq &s)
 {
     if (a.seq_form == BK_ATTENTION_SEQ_PACKED)

@@ -482,17 +482,74 @@ static __device__ __forceinline__ uint32_t packed_slot(const Args &a, uint64_t o
     return lo;
 }
 
+// Where PACKED offsets run back so far that the first slots of
+// packed_slot do not grow with s (a bad sequence between good ones: their
+// slots may then meet, and a good sequence's tile be found by none), the
+// tiles of R rows (keys) fall back to a rectangle of S x ceil(max / R)
+// (the longest a good sequence may be), as the mma.sync kernels' grid.
+// Returns ceil(max / R), or 0 where the slots grow (every good input).
+// Every thread of the CTA takes part (one offset pair each, then
+// __syncthreads_or).
+template <int R>
+static __device__ __forceinline__ uint32_t packed_fallback(const Args &a, uint64_t off,
+                                                           int64_t stride, int64_t max)
+{
+    if (a.seq_form != BK_ATTENTION_SEQ_PACKED)
+        return 0;
+    const int32_t *o = (const int32_t *)off;
+    bool down = false;
+    for (uint32_t s = threadIdx.x; s + 1 < (uint32_t)a.seq_count; s += blockDim.x)
+        down = down || (uint32_t)o[(int64_t)(s + 1) * stride] / R + s + 1 <
+                           (uint32_t)o[(int64_t)s * stride] / R + s;
+    return __syncthreads_or(down) ? (uint32_t)((max > 0 ? max : 1) + R - 1) / R : 0u;
+}
+
 // The query tiles of ROWS NC rows a CTA owns: its own (a.items = 0), or,
 // persistent, tiles blockIdx.x, + gridDim.x, ... of a.items counted over
 // the tile, then the head, then the batch. Nothing is kept: each bound is
 // read where used from the parameters (constant-bank operands, not
 // registers a wide CTA's producer, at 32, lacks), in 32-bit arithmetic.
-// SEQ: the tiles of sequences of their own lengths (place()).
-template <int NC, bool SEQ = false> struct QueryTiles {
+// SEQ: the tiles of sequences of their own lengths (place()), and the
+// fallback's rectangle (packed_fallback), made by every thread and kept,
+// with the loop's end, in the two words at RECT_AT past the 1024-aligned
+// base (the layout's end, which its alignment slack always leaves), read
+// where used rather than held in registers over the loops (the kernels
+// stay free of spills).
+template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
     static constexpr int TILE_ROWS = ROWS * NC;
-    __device__ explicit QueryTiles(const Args &) {}
+    __device__ explicit QueryTiles(const Args &a)
+    {
+        if constexpr (SEQ) {
+            const uint32_t r = packed_fallback<TILE_ROWS>(a, a.seq_q, a.seq_s[0], a.max_lq);
+            // The loop's end: the rectangle's tiles of every head
+            // (persistent), or those of this CTA's head from blockIdx.x on,
+            // gridDim.x apart (32 bits, capped: a rectangle past 2^32 tiles
+            // is cut short); without the fallback, as the plain kernels'.
+            uint32_t e = a.items ? a.items : 1u;
+            if (r) {
+                const uint64_t n64 = (uint64_t)a.seq_count * r;
+                const uint32_t n = n64 < 0xFFFFFFFFu ? (uint32_t)n64 : 0xFFFFFFFFu;
+                const uint64_t all = n64 * (uint64_t)a.heads;
+                e = a.items ? (all < 0xFFFFFFFFu ? (uint32_t)all : 0xFFFFFFFFu)
+                    : n > blockIdx.x ? (n - blockIdx.x - 1) / gridDim.x + 1
+                                     : 0u;
+            }
+            if (threadIdx.x == 0) {
+                store_shared_f32(shared_base_1024() + RECT_AT, __uint_as_float(r));
+                store_shared_f32(shared_base_1024() + RECT_AT + 4, __uint_as_float(e));
+            }
+            __syncthreads();
+        }
+    }
+    // packed_fallback's rectangle: tiles a sequence, or 0.
+    static __device__ uint32_t rect() { return load_shared32(shared_base_1024() + RECT_AT); }
     static __device__ uint32_t first(const Args &a) { return a.items ? blockIdx.x : 0u; }
-    static __device__ uint32_t end(const Args &a) { return a.items ? a.items : 1u; }
+    __device__ uint32_t end(const Args &a) const
+    {
+        if constexpr (SEQ)
+            return load_shared32(shared_base_1024() + RECT_AT + 4);
+        return a.items ? a.items : 1u;
+    }
     static __device__ uint32_t step(const Args &a) { return a.items ? gridDim.x : 1u; }
     // Tile i's first row, head and batch.
     static __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b)
@@ -524,11 +581,12 @@ template <int NC, bool SEQ = false> struct QueryTiles {
     // sequence's tiles, or a bad sequence's: the fix-up's rows), a tile
     // that every loop skips alike. (The offsets are in L1 after a CTA's
     // first tile.)
-    static __device__ bool place(const Args &a, uint32_t i, int64_t &r0, int64_t &h, Seq &s)
+    __device__ bool place(const Args &a, uint32_t i, int64_t &r0, int64_t &h, Seq &s) const
     {
+        const uint32_t rect = QueryTiles::rect();
         uint32_t x, z;
         if (!a.items) {
-            x = blockIdx.x;
+            x = blockIdx.x + (rect ? i * gridDim.x : 0u);
             h = blockIdx.y;
             z = blockIdx.z;
         } else {
@@ -537,14 +595,19 @@ template <int NC, bool SEQ = false> struct QueryTiles {
             // the slot first would give each CTA the same few slots of every
             // head where the slots are a multiple of the CTAs (16 sequences
             // of 512 x k: 528 slots, 4 x 132), whose lengths' work differs.
-            const uint32_t nx = tiles_x(a), heads = (uint32_t)a.heads;
+            const uint32_t nx = rect ? (uint32_t)a.seq_count * rect : tiles_x(a),
+                           heads = (uint32_t)a.heads;
             const uint32_t xz = i / heads;
             h = i - xz * heads;
             x = xz % nx;
             z = xz / nx;
         }
-        if (a.seq_form == BK_ATTENTION_SEQ_PACKED)
+        if (a.seq_form == BK_ATTENTION_SEQ_PACKED && rect) {
+            z = x / rect; // the rectangle: tile x % rect of sequence x / rect
+            x -= z * rect;
+        } else if (a.seq_form == BK_ATTENTION_SEQ_PACKED) {
             z = packed_slot<TILE_ROWS>(a, a.seq_q, a.seq_s[0], x);
+        }
         s = sequence(a, z);
         r0 = (int64_t)x * TILE_ROWS;
         return s.q0 + r0 < s.q_out;
@@ -554,9 +617,9 @@ template <int NC, bool SEQ = false> struct QueryTiles {
 // The producer warp over the CTA's query tiles, the ring's union tiles
 // counting on from one to the next.
 template <typename L, bool SEQ = false>
-static __device__ __forceinline__ void produce_tiles(const bk_attention_tma_args &p,
-                                                     uint32_t base,
-                                                     const QueryTiles<L::NC, SEQ> &tiles)
+static __device__ __forceinline__ void
+produce_tiles(const bk_attention_tma_args &p, uint32_t base,
+              const QueryTiles<L::NC, SEQ, L::BYTES - 1024> &tiles)
 {
     const Args &a = p.a;
     const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;

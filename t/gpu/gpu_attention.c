@@ -886,10 +886,12 @@ enum varlen_bad {
     VARLEN_LONG,       /* PADDED: a length past the axis */
     VARLEN_DECREASING, /* PACKED: an offset below the one before */
     VARLEN_SHORT_END,  /* PACKED: the last offset short of the axis */
-    VARLEN_OVER_MAX    /* PACKED: a sequence longer than maxLength */
+    VARLEN_OVER_MAX,   /* PACKED: a sequence longer than maxLength */
+    VARLEN_JUMP        /* PACKED: a query offset far ahead, the next far back */
 };
 static const char *const varlen_bad_names[] = { "", " bad: long", " bad: decreasing",
-                                                " bad: short end", " bad: over max" };
+                                                " bad: short end", " bad: over max",
+                                                " bad: jump" };
 
 struct varlen_case {
     BkDataType type;
@@ -959,6 +961,11 @@ static void run_varlen_case(const struct varlen_case *c)
             kl[c->n] -= kl[c->n] > 2 ? 2 : 0, ql[c->n] -= ql[c->n] > 3 ? 3 : 0;
         if (c->bad == VARLEN_OVER_MAX) /* the longest breaks the bound */
             max_q = maxq > 1 ? maxq - 1 : 1;
+        /* Sequence 0 ends 200 rows before sequence 3 does, so that sequence
+         * 1 runs back by more than a tile: the Hopper kernels' tile slots
+         * (off[s] / R + s) then fall, which their fallback must catch. */
+        if (c->bad == VARLEN_JUMP && c->n > 3 && ql[4] > 200)
+            ql[1] = ql[4] - 200;
     } else {
         for (int s = 0; s < c->n; s++)
             ql[s] = c->lq[s], kl[s] = c->lk[s];
@@ -1153,6 +1160,10 @@ static void hopper_varlen_cases(bool backward)
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
+        if (i == 0 || i == 2 || i == 5) {
+            c.bad = VARLEN_JUMP;
+            run_varlen_case(&c);
+        }
         if (i == 0) {
             c.bad = VARLEN_DECREASING;
             run_varlen_case(&c);
