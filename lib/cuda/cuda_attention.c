@@ -813,12 +813,15 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     return res;
 }
 
-/* A PADDED backward keeps the mma.sync kernels: the Hopper dq and dk/dv
- * kernels' _seq twins have run PACKED batches against the host on the
- * H200, PADDED ones not yet. */
-static bool padded_backward(const struct bk_attention_problem *p)
+/* A backward with sequences keeps the mma.sync kernels: the Hopper dk/dv
+ * kernel's _seq twin places key tiles by the key offsets, and offsets
+ * that run back by a tile or more (a bad sequence between good ones)
+ * leave a good sequence's keys to no CTA, where the host computes them
+ * (the forward and dq fall back to the rectangle; dk/dv has no such
+ * fallback yet). Its figures: doc/design/attention.md. */
+static bool sequences_backward(const struct bk_attention_problem *p)
 {
-    return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PADDED;
+    return p->backward && p->has_sequences;
 }
 
 BkResult bk_cuda_attention_select(BkPlan plan)
@@ -842,7 +845,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
      * fused and atomic backward kernels (opt-in, DenseOrder and the dQ sums
      * numbered by whole batch entries) take none, so a plan with sequences
      * keeps the dq and dk/dv kernels. */
-    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan) && !padded_backward(p);
+    ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan) && !sequences_backward(p);
     ap->wgmma_width = ap->wgmma ? wgmma_width(p) : 0;
     ap->forward = &forward_kernels[0];
     ap->chooses = false;

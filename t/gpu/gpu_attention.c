@@ -1156,7 +1156,7 @@ static void hopper_varlen_cases(bool backward)
         if (backward && wide) /* the Hopper backward's widths are 64 and 128 */
             continue;
         struct varlen_case c = varlen_case_of(&shapes[i], backward);
-        c.hopper = true;
+        c.hopper = !backward; /* a backward with sequences keeps the mma.sync kernels */
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
@@ -1171,7 +1171,6 @@ static void hopper_varlen_cases(bool backward)
             run_varlen_case(&c);
         }
         c.form = BK_ATTENTION_SEQUENCES_PADDED, c.n = 5, c.lq = dq, c.lk = dk;
-        c.hopper = !backward; /* a PADDED backward keeps the mma.sync kernels */
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
         if (i == 2) {
