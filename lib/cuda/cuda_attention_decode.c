@@ -77,8 +77,6 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
      * share rounded up left streams idle (D = 64, B8 Lk8192: 512 of 528). */
     uint64_t walking = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
     walking = walking < 1 ? 1 : walking > resident * streams ? resident * streams : walking;
-    if (all && walking > all)
-        walking = all;
     const uint64_t least = all ? all / walking : 1; /* the fewest steps a stream walks */
     uint64_t max_parts = unit_steps ? (unit_steps + least - 1) / least + 1 : 1;
     if (max_parts > walking)
