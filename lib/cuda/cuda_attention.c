@@ -828,15 +828,15 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     return res;
 }
 
-/* A backward with sequences keeps the mma.sync kernels: the Hopper dk/dv
- * kernel's _seq twin places key tiles by the key offsets, and offsets
- * that run back by a tile or more (a bad sequence between good ones)
- * leave a good sequence's keys to no CTA, where the host computes them
- * (the forward and dq fall back to the rectangle; dk/dv has no such
- * fallback yet). Its figures: doc/design/attention.md. */
+/* A backward with sequences takes the Hopper dq and dk/dv kernels' _seq
+ * twins, PADDED or PACKED, but for a PACKED one whose dk/dv grid
+ * (packed_key_tiles, the fallback's rectangle where the key offsets run
+ * back) would pass the grid's 2^31 - 1 CTAs along x: that one keeps the
+ * mma.sync kernels. Figures: doc/design/attention.md. */
 static bool sequences_backward(const struct bk_attention_problem *p)
 {
-    return p->backward && p->has_sequences;
+    return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED &&
+           packed_key_tiles(p) > INT32_MAX;
 }
 
 BkResult bk_cuda_attention_select(BkPlan plan)
