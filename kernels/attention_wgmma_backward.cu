@@ -880,13 +880,23 @@ template <typename L> static __device__ __forceinline__ void init_dkv_barriers(u
 // The dk/dv CTA of grid x index x, z index z with sequences (SEQ): its
 // sequence s and first key k0 (local); false where no keys of a sequence
 // are there. PACKED, as QueryTiles::place for queries: the key slots of
-// 128 over Lk / 128 + S (packed_slot). Unlike the query tiles it has no
-// fallback (packed_fallback) for key offsets that run back by a tile or
-// more: such an input may leave a good sequence's key tile to no CTA.
-static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, int64_t &k0, Seq &s)
+// 128 over Lk / 128 + S (packed_slot), or, where the key offsets run back
+// by a tile or more (packed_fallback gave rect, the tiles of the longest
+// good sequence), the rectangle S x rect, tile x % rect of sequence
+// x / rect, each good sequence's tiles then a CTA each exactly once. The
+// plan's grid covers both (it cannot know which the offsets need); the
+// CTAs past the one taken end at once.
+static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, uint32_t rect,
+                                      int64_t &k0, Seq &s)
 {
-    if (a.seq_form == BK_ATTENTION_SEQ_PACKED)
+    if (a.seq_form == BK_ATTENTION_SEQ_PACKED && rect) {
+        z = x / rect;
+        x -= z * rect;
+        if (z >= (uint32_t)a.seq_count)
+            return false;
+    } else if (a.seq_form == BK_ATTENTION_SEQ_PACKED) {
         z = packed_slot<128>(a, a.seq_k, a.seq_s[1], x);
+    }
     s = sequence(a, z);
     k0 = (int64_t)x * 128;
     return s.k0 + k0 < s.k_out;
@@ -909,7 +919,11 @@ static __device__ void dkv(const bk_attention_tma_args &p)
     Seq sq{};
     bool bad;
     if constexpr (SEQ) {
-        if (!key_tile_place(a, blockIdx.x, blockIdx.z, k0, sq)) {
+        // Every thread takes part in the check (__syncthreads_or); its
+        // answer made warp-uniform, so that the placement stays in uniform
+        // registers (else the producer's 40 spill).
+        const uint32_t rect = warp_uniform(packed_fallback<128>(a, a.seq_k, a.seq_s[1], a.max_lk));
+        if (!key_tile_place(a, blockIdx.x, blockIdx.z, rect, k0, sq)) {
             grid_dependency_wait_only(); // a slot of no keys: still ends after dq
             return;
         }

@@ -437,6 +437,19 @@ static uint32_t fixup_launch(struct bk_cuda_kernel_launch *l, const struct atten
     return 1;
 }
 
+/* The Hopper dk/dv kernel's key tiles of a PACKED plan: the more of its
+ * slots (Lk / 128 + S) and the rectangle it falls back to where the key
+ * offsets run back (S x ceil(maxLengthK / 128), as packed_fallback in
+ * kernels/attention_wgmma_walk.cuh), which only the device tells apart.
+ * At most 65535 x 2^38: no overflow (check_grid). */
+static int64_t packed_key_tiles(const struct bk_attention_problem *p)
+{
+    const int64_t rows = BK_ATTENTION_WGMMA_ROWS;
+    const int64_t slots = p->lk / rows + p->seq_count;
+    const int64_t rect = p->seq_count * ceil_div(p->max_len_k > 0 ? p->max_len_k : 1, rows);
+    return slots > rect ? slots : rect;
+}
+
 static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
                                   struct bk_cuda_kernel_launch launches[BK_CUDA_MAX_LAUNCHES])
 {
@@ -535,11 +548,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
             n += fixup_launch(&launches[n], ap, p, &a);
         return n;
     }
-    /* The dk/dv CTAs: 128 keys each, of every batch entry; PACKED, Lk /
-     * 128 + S key tiles over the one entry, sequence s those from
-     * koff[s] / 128 + s (key_tile_place). */
+    /* The dk/dv CTAs: 128 keys each, of every batch entry; PACKED, over
+     * the one entry, the more of Lk / 128 + S key tiles (sequence s those
+     * from koff[s] / 128 + s) and the rectangle S x ceil(maxLengthK /
+     * 128) the kernel falls back to where the key offsets run back
+     * (key_tile_place): only the device sees the offsets. */
     const unsigned int wgmma_keys =
-        packed ? (unsigned int)(p->lk / BK_ATTENTION_WGMMA_ROWS + p->seq_count)
+        packed ? (unsigned int)packed_key_tiles(p)
                : (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
     const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
@@ -813,15 +828,15 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     return res;
 }
 
-/* A backward with sequences keeps the mma.sync kernels: the Hopper dk/dv
- * kernel's _seq twin places key tiles by the key offsets, and offsets
- * that run back by a tile or more (a bad sequence between good ones)
- * leave a good sequence's keys to no CTA, where the host computes them
- * (the forward and dq fall back to the rectangle; dk/dv has no such
- * fallback yet). Its figures: doc/design/attention.md. */
+/* A backward with sequences takes the Hopper dq and dk/dv kernels' _seq
+ * twins, PADDED or PACKED, but for a PACKED one whose dk/dv grid
+ * (packed_key_tiles, the fallback's rectangle where the key offsets run
+ * back) would pass the grid's 2^31 - 1 CTAs along x: that one keeps the
+ * mma.sync kernels. Figures: doc/design/attention.md. */
 static bool sequences_backward(const struct bk_attention_problem *p)
 {
-    return p->backward && p->has_sequences;
+    return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED &&
+           packed_key_tiles(p) > INT32_MAX;
 }
 
 BkResult bk_cuda_attention_select(BkPlan plan)

@@ -887,7 +887,8 @@ enum varlen_bad {
     VARLEN_DECREASING, /* PACKED: an offset below the one before */
     VARLEN_SHORT_END,  /* PACKED: the last offset short of the axis */
     VARLEN_OVER_MAX,   /* PACKED: a sequence longer than maxLength */
-    VARLEN_JUMP        /* PACKED: a query offset far ahead, the next far back */
+    VARLEN_JUMP        /* PACKED: a query (backward: and key) offset far ahead,
+                          the next far back */
 };
 static const char *const varlen_bad_names[] = { "", " bad: long", " bad: decreasing",
                                                 " bad: short end", " bad: over max",
@@ -966,6 +967,12 @@ static void run_varlen_case(const struct varlen_case *c)
          * (off[s] / R + s) then fall, which their fallback must catch. */
         if (c->bad == VARLEN_JUMP && c->n > 3 && ql[4] > 200)
             ql[1] = ql[4] - 200;
+        /* The backward's keys alike, for the dk/dv kernel's key slots
+         * (koff[s] / 128 + s): hopper_varlen_cases' offsets 0, 664, 263,
+         * 264, ... leave sequence 2's one key to no slot without the
+         * fallback. */
+        if (c->bad == VARLEN_JUMP && c->backward && c->n > 3 && kl[4] > 200)
+            kl[1] = kl[4] - 200;
     } else {
         for (int s = 0; s < c->n; s++)
             ql[s] = c->lq[s], kl[s] = c->lk[s];
@@ -1156,7 +1163,7 @@ static void hopper_varlen_cases(bool backward)
         if (backward && wide) /* the Hopper backward's widths are 64 and 128 */
             continue;
         struct varlen_case c = varlen_case_of(&shapes[i], backward);
-        c.hopper = !backward; /* a backward with sequences keeps the mma.sync kernels */
+        c.hopper = true;
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
