@@ -319,6 +319,17 @@ template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, f
     return *(uint32_t *)&v;
 }
 
+// The two values of a packed pair of T, as F32 (pack2's inverse).
+template <typename T> static __device__ __forceinline__ float2 unpack2(uint32_t v);
+template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t v)
+{
+    return __half22float2(*(const __half2 *)&v);
+}
+template <> __device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t v)
+{
+    return __bfloat1622float2(*(const __nv_bfloat162 *)&v);
+}
+
 // Zeroes an accumulator of N fragments of 4.
 template <int N> static __device__ __forceinline__ void zero(float (&acc)[N][4])
 {

@@ -222,6 +222,7 @@ template <typename T, int DH, bool SEQ> static __device__ void dq(const bk_atten
 // column blocks alike).
 template <int DH, bool FQ = false> struct DkvLayout {
     static constexpr int CB = DH / 64;
+    static constexpr int KEY_BLOCKS = 2; // 64-key blocks a CTA: one a consumer
     static constexpr int STAGES = FQ ? BK_ATTENTION_WGMMA_DKVQ_STAGES : BK_ATTENTION_WGMMA_DKV_STAGES;
     static constexpr uint32_t Q_BLOCK = 64 * 128, KV_BLOCK = Q_BLOCK, TILE = CB * Q_BLOCK;
     static constexpr uint32_t K = 0, V = 2 * TILE, Q = 4 * TILE;
@@ -356,15 +357,15 @@ template <typename L, bool SEQ = false> struct QueryRing {
 // every lane), Q and dY (lane 0). A last record ends the walk. Rows and
 // tiles fit in int (the plan takes this path for Lq, Lk < 2^31): the
 // producer runs in 40 registers.
-// Lane 0: both consumers' K and V (128 keys from k0) onto kv_full.
+// Lane 0: the CTA's K and V (64 L::KEY_BLOCKS keys from k0) onto kv_full.
 template <typename L>
 static __device__ __forceinline__ void load_keys(const bk_attention_tma_args &p, uint32_t base,
                                                  int k0, int kvh, int b)
 {
     if (threadIdx.x % 32 == 0) {
         const uint32_t kv_full = base + L::BARS;
-        mbar_expect_tx(kv_full, 4 * L::TILE);
-        for (int c = 0; c < 2; c++)
+        mbar_expect_tx(kv_full, 2 * L::KEY_BLOCKS * L::TILE);
+        for (int c = 0; c < L::KEY_BLOCKS; c++)
             for (int cb = 0; cb < L::CB; cb++) {
                 const uint32_t at = c * L::TILE + cb * L::Q_BLOCK;
                 tma_load_4d(base + L::K + at, p.map_k, 64 * cb, k0 + 64 * c, kvh, b, kv_full);
@@ -401,7 +402,7 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     // Each consumer's keys: whether it has any, the first query that sees
     // one (causal), its key block.
     const int64_t lk = SEQ ? sq.lk : a.lk;
-    const bool has0 = !bad && k0 < lk, has1 = !bad && k0 + 64 < lk;
+    const bool has0 = !bad && k0 < lk, has1 = L::KEY_BLOCKS > 1 && !bad && k0 + 64 < lk;
     const int first0 = SEQ ? (int)query_begin(a, sq, k0) : (int)query_begin(a, k0),
               first1 = SEQ ? (int)query_begin(a, sq, k0 + 64) : (int)query_begin(a, k0 + 64);
     const int jb0 = k0 / block_k, jb1 = (k0 + 64) / block_k;
@@ -1018,6 +1019,8 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
 } // namespace attention
 } // namespace bk
 
+#include "attention_wgmma_backward_pair.cuh"
+
 // dq and dk/dv, each with a twin for plans with sequences of their own
 // lengths (_seq after the width).
 #define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, SEQ, TAG)                               \
@@ -1055,9 +1058,26 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
         bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
 
+// The pair kernels at widths 192 and 256 (no twin for sequences).
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dq_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)    \
+    {                                                                                            \
+        bk::attention::wg::dq_pair<T, DH>(p);                                                    \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dkv_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)   \
+    {                                                                                            \
+        bk::attention::wg::dkv_pair<T, DH>(p);                                                   \
+    }
+
 BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)
 BK_ATTENTION_WGMMA_BACKWARD_DQ(bf16, __nv_bfloat16)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 256)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 256)

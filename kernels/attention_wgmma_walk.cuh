@@ -230,14 +230,16 @@ struct Stage {
 // row operands' copies) and q_empty (one arrival per consumer warp once
 // it holds them in registers: a persistent CTA's next tile of rows may
 // come), then per stage k_full and v_full (the producer's copies),
-// k_empty and v_empty (one arrival per consumer warp, 4 NC).
-template <typename L> static __device__ __forceinline__ void init_ring(uint32_t base)
+// k_empty and v_empty (one arrival per consumer warp: 4 NC, or WARPS
+// where more warpgroups than the walk's NC share each tile).
+template <typename L, int WARPS = 4 * L::NC>
+static __device__ __forceinline__ void init_ring(uint32_t base)
 {
     if (threadIdx.x == 0) {
         mbar_init(base + L::BARS, 1);
-        mbar_init(base + L::BARS + 8, 4 * L::NC);
+        mbar_init(base + L::BARS + 8, WARPS);
         for (int i = 0; i < 4 * L::STAGES; i++)
-            mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : 4 * L::NC);
+            mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : WARPS);
         mbar_fence_init();
     }
 }
@@ -758,11 +760,12 @@ static __device__ __forceinline__ void issue_shared_bt(float (&d)[BN / 8][4], ui
     wgmma_commit();
 }
 
-// D (64 x DH) += A B, A (64 x BN) in registers as BN / 16 steps of 16 keys,
-// B a tile of BN rows x DH (MN-major: d contiguous); issued and committed:
-// O += P V, or dQ += dS K.
-template <typename T, typename L, int BN>
-static __device__ __forceinline__ void issue_ab(float (&d)[L::CB * 8][4],
+// D (64 x 64 NB) += A B, A (64 x BN) in registers as BN / 16 steps of 16
+// keys, B NB column blocks (all L::CB unless asked) of a tile of BN rows
+// (MN-major: d contiguous) from `tile`; issued and committed: O += P V,
+// or dQ += dS K.
+template <typename T, typename L, int BN, int NB = L::CB>
+static __device__ __forceinline__ void issue_ab(float (&d)[NB * 8][4],
                                                 const uint32_t (&pa)[BN / 16][4], uint32_t tile)
 {
     const uint64_t db0 = smem_desc(tile, L::KV_BLOCK, 1024);
@@ -770,11 +773,11 @@ static __device__ __forceinline__ void issue_ab(float (&d)[L::CB * 8][4],
 #pragma unroll
     for (int kk = 0; kk < BN / 16; kk++) {
         const uint64_t db = smem_desc_add(db0, kk * 16 * 128);
-        if constexpr (L::CB == 4)
+        if constexpr (NB == 4)
             mma_rs_n256_t<T>(d, pa[kk], db);
-        else if constexpr (L::CB == 3)
+        else if constexpr (NB == 3)
             mma_rs_n192_t<T>(d, pa[kk], db);
-        else if constexpr (L::CB == 2)
+        else if constexpr (NB == 2)
             mma_rs_n128_t<T>(d, pa[kk], db);
         else
             mma_rs_n64_t<T>(d, pa[kk], db);

@@ -44,7 +44,8 @@ BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
 EXTRA_DIST += kernels/shared/convert_args.h
 
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
-BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh
+BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh \
+	kernels/attention_wgmma_backward_pair.cuh
 EXTRA_DIST += $(BK_PTX_HOPPER)
 
 BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)

@@ -93,6 +93,17 @@ static __device__ __forceinline__ void stmatrix_x4_trans(uint32_t address, const
                  : "memory");
 }
 
+// Four 8 x 8 matrices of 16-bit pairs stored as they are (r[i]: matrix
+// i, a thread's row lane / 4, columns 2 (lane % 4) and + 1): lane 8 i + j
+// gives the address of matrix i's row j (16 bytes); ldmatrix_x4 reads
+// them back into the same registers.
+static __device__ __forceinline__ void stmatrix_x4(uint32_t address, const uint32_t (&r)[4])
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                 ::"r"(address), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+
 static __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t address)
 {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"

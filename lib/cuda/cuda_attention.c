@@ -297,19 +297,28 @@ static bool strides_vectorised(const struct bk_attention_problem *p)
 
 /* The head width the Hopper kernels take for p: D and Dv padded together
  * to 64, 128, 192 or 256 (the tensor maps zero-fill the columns past D
- * and Dv, the stores skip them; the backward's kernels to 128), for D and
- * Dv in whole 16-byte steps; 0 where they take none. */
+ * and Dv, the stores skip them; a backward with sequences of their own
+ * lengths to 128: the pair kernels past it have no twin for them), for D
+ * and Dv in whole 16-byte steps; 0 where they take none. */
 static int wgmma_width(const struct bk_attention_problem *p)
 {
     const int64_t m = p->d > p->dv ? p->d : p->dv;
-    if (p->d % 8 || p->dv % 8 || m > (p->backward ? 128 : 256))
+    if (p->d % 8 || p->dv % 8 || m > (p->backward && p->has_sequences ? 128 : 256))
         return 0;
     return (int)round_up(m, 64);
 }
 
-/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 256 (the
- * backward 128) in 8-column steps (wgmma_width()), strides of 16-byte
- * steps, and q, k, v (and dy) describable as tensor maps. */
+/* The rows (queries of dq, keys of dk/dv) a CTA of the Hopper backward
+ * owns: 128, or 64 for the pair kernels at widths 192 and 256
+ * (kernels/attention_wgmma_backward_pair.cuh). */
+static int64_t backward_rows(int width)
+{
+    return width > 128 ? BK_ATTENTION_WGMMA_PAIR_ROWS : BK_ATTENTION_WGMMA_ROWS;
+}
+
+/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 256 in
+ * 8-column steps (wgmma_width()), strides of 16-byte steps, and q, k, v
+ * (and dy) describable as tensor maps. */
 static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -397,7 +406,7 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
                               struct bk_attention_tma_args *t)
 {
     const struct forward_kernel *fk = forward_of(ap, k);
-    const int64_t rows = fk ? fk->rows : BK_ATTENTION_WGMMA_ROWS;
+    const int64_t rows = fk ? fk->rows : backward_rows(ap->wgmma_width);
     const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
     bool ovf = false;
     const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
@@ -555,7 +564,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * (key_tile_place): only the device sees the offsets. */
     const unsigned int wgmma_keys =
         packed ? (unsigned int)packed_key_tiles(p)
-               : (unsigned int)ceil_div(p->lk, BK_ATTENTION_WGMMA_ROWS);
+               : (unsigned int)ceil_div(p->lk, backward_rows(ap->wgmma_width));
     const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
@@ -774,13 +783,18 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKVQ_ATOMIC_WGMMA] = "bk_attention_dkvq_atomic_wgmma_%s_d%d",
             [K_DQ_FROM_SUM] = "bk_attention_dq_from_sum_%s",
         };
-        static const unsigned int wshared[K_COUNT][2] = {
+        /* Their shared memory at widths 64, 128, 192 and 256 (0: none). */
+        static const unsigned int wshared[K_COUNT][4] = {
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
-                             BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128) },
+                             BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128),
+                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(192),
+                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(256) },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
-                              BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128) },
-            [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
-            [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128) },
+                              BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128),
+                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(192),
+                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(256) },
+            [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
+            [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
         const int wcount =
@@ -794,7 +808,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             if (p->has_sequences) /* the twin for sequences */
                 strncat(ap->name[k], "_seq", sizeof ap->name[0] - strlen(ap->name[k]) - 1);
             ap->fast_shared_bytes[k] =
-                fk ? forward_shared_bytes(fk, d) : wshared[k][d == 128];
+                fk ? forward_shared_bytes(fk, d) : wshared[k][d / 64 - 1];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }

@@ -492,9 +492,9 @@ static const BkAttentionPatternForm forms[] = { BK_ATTENTION_PATTERN_DENSE,
 static void fast_cases(bool backward)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
-    /* The Hopper forward's widths (the tall kernel past 128); the backward's
-     * past 128 run on mma.sync, which headsize_cases covers. */
-    const int widths = backward ? 2 : 4;
+    /* The Hopper kernels' widths: past 128 the forward's tall kernel and
+     * the backward's pair kernels. */
+    const int widths = 4;
     for (int t = 0; t < 2; t++)
         for (int wi = 0; wi < widths; wi++)
             for (int f = 0; f < 3; f++) {
