@@ -887,6 +887,8 @@ template <typename L> static __device__ __forceinline__ void init_dkv_barriers(u
 // x / rect, each good sequence's tiles then a CTA each exactly once. The
 // plan's grid covers both (it cannot know which the offsets need); the
 // CTAs past the one taken end at once.
+// Tiles of R keys: 128, or the pair kernels' 64.
+template <int R = 128>
 static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, uint32_t rect,
                                       int64_t &k0, Seq &s)
 {
@@ -896,10 +898,10 @@ static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, uin
         if (z >= (uint32_t)a.seq_count)
             return false;
     } else if (a.seq_form == BK_ATTENTION_SEQ_PACKED) {
-        z = packed_slot<128>(a, a.seq_k, a.seq_s[1], x);
+        z = packed_slot<R>(a, a.seq_k, a.seq_s[1], x);
     }
     s = sequence(a, z);
-    k0 = (int64_t)x * 128;
+    k0 = (int64_t)x * R;
     return s.k0 + k0 < s.k_out;
 }
 
@@ -1058,18 +1060,26 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
         bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
 
-// The pair kernels at widths 192 and 256 (no twin for sequences).
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
+// The pair kernels; at widths 192 and 256 (their default) with twins for
+// sequences.
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, SEQ, TAG)                          \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)    \
+        bk_attention_dq_wgmma_pair_##NAME##_d##DH##TAG(                                          \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dq_pair<T, DH>(p);                                                    \
+        bk::attention::wg::dq_pair<T, DH, SEQ>(p);                                               \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_##NAME##_d##DH(const __grid_constant__ bk_attention_tma_args p)   \
+        bk_attention_dkv_wgmma_pair_##NAME##_d##DH##TAG(                                         \
+            const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dkv_pair<T, DH>(p);                                                   \
+        bk::attention::wg::dkv_pair<T, DH, SEQ>(p);                                              \
     }
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
+    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(NAME, T, DH)                                       \
+    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )                               \
+    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, true, _seq)
 
 BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)
 BK_ATTENTION_WGMMA_BACKWARD_DQ(bf16, __nv_bfloat16)
@@ -1077,7 +1087,11 @@ BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 128)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 192)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 256)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 192)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 256)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 64)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 128)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 64)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 128)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(f16, __half, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(f16, __half, 256)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(bf16, __nv_bfloat16, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(bf16, __nv_bfloat16, 256)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Hopper attention backward at widths 192 and 256 (D and Dv padded to
-// them): the pair kernels. At these widths the dk/dv kernel's two F32
+// them): the pair kernels (built at 64 and 128 too, taken there only where
+// asked: lib/cuda/cuda_attention.c). At widths past 128 the dk/dv kernel's two F32
 // accumulators of 64 keys take 2 x 96 or 2 x 128 registers a thread, and
 // dq's Q and dY fragments beside dQ as many: more than a consumer
 // warpgroup has. So a CTA owns 64 rows (keys, or queries) and its two
@@ -15,8 +16,9 @@
 //   dQ += dS K (dS from consumer 1): two hand-overs a tile.
 // The walks are the 128-row kernels' (dkv_producer with one key block;
 // the forward's walk with one 64-row consumer and 64-key tiles), and the
-// results as deterministic: each output has one writer. Sequences of
-// their own lengths are not taken (the plan keeps those on mma.sync).
+// results as deterministic: each output has one writer. With sequences
+// of their own lengths (SEQ: the _seq twins at 192 and 256) tiles are
+// placed as the 128-row kernels' are, with 64-row slots.
 #ifndef BK_ATTENTION_WGMMA_BACKWARD_PAIR_CUH
 #define BK_ATTENTION_WGMMA_BACKWARD_PAIR_CUH
 
@@ -115,9 +117,9 @@ template <int DH> struct PairDqLayout {
 // from Q's fragments) or dP (C = 1, from dY's) against each key tile,
 // then its column blocks of dQ += dS K: consumer 0 the first
 // ceil(CB / 2), consumer 1 the rest.
-template <typename T, int DH, int C>
+template <typename T, int DH, int C, bool SEQ>
 static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
-                                        const QueryTiles<1, false, PairDqLayout<DH>::BYTES - 1024> &tiles,
+                                        const QueryTiles<1, SEQ, PairDqLayout<DH>::BYTES - 1024> &tiles,
                                         uint32_t base)
 {
     typedef PairDqLayout<DH> L;
@@ -129,8 +131,19 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
     int n = 0, use = 0, used = 0;
     for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
         int64_t r0, h, b;
-        tiles.coords(a, item, r0, h, b);
-        const bool bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        bool bad;
+        // SEQ: rows local to the tile's sequence sq (rows past its lq have
+        // no statistics and see no key), stored from its q0 up to q_out.
+        Seq sq;
+        if constexpr (SEQ) {
+            if (!tiles.place(a, item, r0, h, sq))
+                continue;
+            b = sq.b;
+            bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
+        } else {
+            tiles.coords(a, item, r0, h, b);
+            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+        }
         uint32_t f[L::CB * 4][4];
         mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
         load_row_fragments<L>(f, base + L::Q + C * L::Q_BYTES, warp, lane);
@@ -141,13 +154,26 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
 #pragma unroll
         for (int half = 0; half < 2; half++) {
             const int64_t row = r0 + warp * 16 + lane / 4 + 8 * half;
-            const float2 st = backward_row_stats(a, b, h, row);
-            lse2[half] = st.x;
-            rsum[half] = st.y;
-            end[half] = key_end(a, row);
+            if constexpr (SEQ) {
+                const bool in = row < sq.lq;
+                const float2 st = in ? backward_row_stats(a, b, h, sq.q0 + row)
+                                     : make_float2(INFINITY, 0.f);
+                lse2[half] = st.x;
+                rsum[half] = st.y;
+                end[half] = in ? key_end(a, sq, row) : 0;
+            } else {
+                const float2 st = backward_row_stats(a, b, h, row);
+                lse2[half] = st.x;
+                rsum[half] = st.y;
+                end[half] = key_end(a, row);
+            }
         }
-        const int64_t first_end = key_end(a, r0);
-        float acc[NB * 8][4];
+        int64_t first_end;
+        if constexpr (SEQ) // 0 where any of the tile's rows is past lq: every tile an edge
+            first_end = r0 + ROWS <= sq.lq ? key_end(a, sq, r0) : 0;
+        else
+            first_end = key_end(a, r0);
+        float acc[NB > 0 ? NB * 8 : 1][4];
         zero(acc);
         for (;; n++) {
             const Stage st = Stage::of<L>(base, n);
@@ -200,9 +226,11 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
                 }
                 ds_share.send(used, ds, warp, lane);
             }
-            issue_ab<T, L, SLOT, NB>(acc, ds, st.k_tile + B0 * L::KV_BLOCK);
-            wgmma_wait<0>();
-            fence_operand(acc);
+            if constexpr (NB > 0) { // (at width 64 consumer 1 has no block)
+                issue_ab<T, L, SLOT, NB>(acc, ds, st.k_tile + B0 * L::KV_BLOCK);
+                wgmma_wait<0>();
+                fence_operand(acc);
+            }
             fence_operand(ds);
             release(st.k_empty);
             release(st.v_empty);
@@ -212,10 +240,13 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
                 break;
             }
         }
-        const float fs = bad ? quiet_nan() : (float)a.scale;
-        View out = a.dq;
-        out.base += (uint64_t)(64 * B0) * sizeof(T);
-        store_rows<T, NB * 64>(out, b, h, r0 + warp * 16, a.lq, acc, fs, fs, lane, a.d - 64 * B0);
+        if constexpr (NB > 0) {
+            const float fs = bad ? quiet_nan() : (float)a.scale;
+            View out = a.dq;
+            out.base += (uint64_t)(64 * B0) * sizeof(T);
+            store_rows<T, NB * 64>(out, b, h, (SEQ ? sq.q0 : 0) + r0 + warp * 16,
+                                   SEQ ? sq.q_out : a.lq, acc, fs, fs, lane, a.d - 64 * B0);
+        }
         use++;
     }
     if constexpr (C == 0)
@@ -224,24 +255,25 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
         ds_share.close(used);
 }
 
-template <typename T, int DH> static __device__ void dq_pair(const bk_attention_tma_args &p)
+template <typename T, int DH, bool SEQ>
+static __device__ void dq_pair(const bk_attention_tma_args &p)
 {
     typedef PairDqLayout<DH> L;
     const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L, 8>(base);
     __syncthreads();
     grid_dependency_wait(); // the row sums (and a LIST's mask) come from the kernels before
-    const QueryTiles<1, false, L::BYTES - 1024> tiles(p.a);
+    const QueryTiles<1, SEQ, L::BYTES - 1024> tiles(p.a);
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
-            produce_tiles<L, false>(p, base, tiles);
+            produce_tiles<L, SEQ>(p, base, tiles);
     } else {
         consumer_registers<2>();
         if (threadIdx.x < 256)
-            dq_pair_consumer<T, DH, 0>(p, tiles, base);
+            dq_pair_consumer<T, DH, 0, SEQ>(p, tiles, base);
         else
-            dq_pair_consumer<T, DH, 1>(p, tiles, base);
+            dq_pair_consumer<T, DH, 1, SEQ>(p, tiles, base);
     }
 }
 
@@ -271,9 +303,10 @@ template <int DH> struct PairDkvLayout {
 // Consumer C of the pair dk/dv kernel: S^T and P^T, dV += P^T dY (C = 0),
 // or dP^T, dS^T and dK += dS^T Q (C = 1), over every query tile the ring
 // brings.
-template <typename T, int DH, int C>
+template <typename T, int DH, int C, bool SEQ>
 static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_t base,
-                                         int64_t k0, int64_t kvh, int64_t b, bool bad)
+                                         int64_t k0, int64_t kvh, int64_t b, bool bad,
+                                         const Seq &sq)
 {
     typedef PairDkvLayout<DH> L;
     constexpr int BQ = 64; // queries per tile
@@ -282,9 +315,21 @@ static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_
     // Rows and tiles fit in int: the plan takes this path for Lq, Lk < 2^31.
     const int keys0 = (int)k0, key_a = keys0 + warp * 16 + lane / 4;
     // The first query that sees each of this thread's keys, and the first
-    // that sees all of the CTA's (causal).
-    const int begin[2] = { (int)query_begin(a, key_a), (int)query_begin(a, key_a + 8) };
-    const int all_begin = (int)query_begin(a, keys0 + 63);
+    // that sees all of the CTA's (causal). SEQ: as dkv_consumer's (a key
+    // past the sequence's is seen by no query, and makes every tile a
+    // diagonal one).
+    int begin[2], all_begin;
+    bool beyond = false;
+    if constexpr (SEQ) {
+        begin[0] = key_a < sq.lk ? (int)query_begin(a, sq, key_a) : INT_MAX;
+        begin[1] = key_a + 8 < sq.lk ? (int)query_begin(a, sq, key_a + 8) : INT_MAX;
+        all_begin = (int)query_begin(a, sq, keys0 + 63);
+        beyond = keys0 + 64 > sq.lk;
+    } else {
+        begin[0] = (int)query_begin(a, key_a);
+        begin[1] = (int)query_begin(a, key_a + 8);
+        all_begin = (int)query_begin(a, keys0 + 63);
+    }
     const bool causal = (a.flags & BK_ATTENTION_CAUSAL) != 0;
     const float sl2 = (float)a.scale * LOG2E;
     const Exchange p_share{ base + L::P, PAIR_BAR_P };
@@ -306,7 +351,7 @@ static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_
             fence_operand(x);
             uint32_t f[BQ / 16][4];
             if constexpr (C == 0) {
-                const bool diagonal = causal && q0 < all_begin;
+                const bool diagonal = (causal && q0 < all_begin) || (SEQ && beyond);
 #pragma unroll
                 for (int j = 0; j < BQ / 8; j++) {
                     const int col = j * 8 + 2 * q4;
@@ -348,36 +393,50 @@ static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_
     if constexpr (C == 0)
         p_share.close(used);
     const float nan = quiet_nan();
-    const int64_t row0 = keys0 + warp * 16;
+    const int64_t row0 = (SEQ ? sq.k0 : 0) + keys0 + warp * 16, rows = SEQ ? sq.k_out : a.lk;
     if constexpr (C == 0) {
         const float fv = bad ? nan : 1.f;
-        store_rows<T, DH>(a.dv, b, kvh, row0, a.lk, acc, fv, fv, lane, a.dv_cols);
+        store_rows<T, DH>(a.dv, b, kvh, row0, rows, acc, fv, fv, lane, a.dv_cols);
     } else {
         const float fk = bad ? nan : (float)a.scale;
-        store_rows<T, DH>(a.dk, b, kvh, row0, a.lk, acc, fk, fk, lane, a.d);
+        store_rows<T, DH>(a.dk, b, kvh, row0, rows, acc, fk, fk, lane, a.d);
     }
 }
 
-template <typename T, int DH> static __device__ void dkv_pair(const bk_attention_tma_args &p)
+template <typename T, int DH, bool SEQ>
+static __device__ void dkv_pair(const bk_attention_tma_args &p)
 {
     typedef PairDkvLayout<DH> L;
     const uint32_t base = warp_uniform(shared_base_1024());
     const Args &a = p.a;
-    const int64_t k0 = (int64_t)blockIdx.x * 64, kvh = blockIdx.y, b = blockIdx.z;
+    int64_t k0 = (int64_t)blockIdx.x * 64, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
     // As dkv: starts while dq runs, waits for it only at the end.
     grid_dependents_launch();
-    const bool bad = group_bad(a, b, kvh);
+    Seq sq{};
+    bool bad;
+    if constexpr (SEQ) {
+        // As dkv's (key_tile_place), on 64-key slots.
+        const uint32_t rect = warp_uniform(packed_fallback<64>(a, a.seq_k, a.seq_s[1], a.max_lk));
+        if (!key_tile_place<64>(a, blockIdx.x, blockIdx.z, rect, k0, sq)) {
+            grid_dependency_wait_only(); // a slot of no keys: still ends after dq
+            return;
+        }
+        b = sq.b;
+        bad = sq.bad || group_bad_pb(a, sq.pb, kvh);
+    } else {
+        bad = group_bad(a, b, kvh);
+    }
     if (threadIdx.x < 128) {
         producer_registers();
         if (threadIdx.x < 32)
-            dkv_producer<L>(p, base, (int)k0, (int)kvh, (int)b, bad);
+            dkv_producer<L, false, SEQ>(p, base, (int)k0, (int)kvh, (int)b, bad, sq);
     } else {
         consumer_registers<2>();
         if (threadIdx.x < 256)
-            dkv_pair_consumer<T, DH, 0>(p, base, k0, kvh, b, bad);
+            dkv_pair_consumer<T, DH, 0, SEQ>(p, base, k0, kvh, b, bad, sq);
         else
-            dkv_pair_consumer<T, DH, 1>(p, base, k0, kvh, b, bad);
+            dkv_pair_consumer<T, DH, 1, SEQ>(p, base, k0, kvh, b, bad, sq);
         grid_dependency_wait_only(); // the CTA ends after dq
     }
 }

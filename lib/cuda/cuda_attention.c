@@ -55,6 +55,8 @@ struct attention_plan {
      * sums, such a kernel adding dQ shares with float atomics as they come,
      * and dQ from their sums (atomic_backward()). */
     bool fused, atomic;
+    /* The Hopper backward on the pair kernels (pair_backward()). */
+    bool pair;
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
     /* Whether the pattern chooses at run time between `forward` (deep) and
@@ -69,6 +71,13 @@ struct attention_plan {
     /* The forward of few query rows: cuda_attention_decode.h. */
     struct attention_decode_plan decode;
 };
+
+/* The rows (queries of dq, keys of dk/dv) a CTA of the Hopper backward
+ * owns: 128, or 64 on the pair kernels. */
+static int64_t backward_rows(const struct attention_plan *ap)
+{
+    return ap->pair ? BK_ATTENTION_WGMMA_PAIR_ROWS : BK_ATTENTION_WGMMA_ROWS;
+}
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -297,24 +306,16 @@ static bool strides_vectorised(const struct bk_attention_problem *p)
 
 /* The head width the Hopper kernels take for p: D and Dv padded together
  * to 64, 128, 192 or 256 (the tensor maps zero-fill the columns past D
- * and Dv, the stores skip them; a backward with sequences of their own
- * lengths to 128: the pair kernels past it have no twin for them), for D
- * and Dv in whole 16-byte steps; 0 where they take none. */
+ * and Dv, the stores skip them), for D and Dv in whole 16-byte steps; 0
+ * where they take none. */
 static int wgmma_width(const struct bk_attention_problem *p)
 {
     const int64_t m = p->d > p->dv ? p->d : p->dv;
-    if (p->d % 8 || p->dv % 8 || m > (p->backward && p->has_sequences ? 128 : 256))
+    if (p->d % 8 || p->dv % 8 || m > 256)
         return 0;
     return (int)round_up(m, 64);
 }
 
-/* The rows (queries of dq, keys of dk/dv) a CTA of the Hopper backward
- * owns: 128, or 64 for the pair kernels at widths 192 and 256
- * (kernels/attention_wgmma_backward_pair.cuh). */
-static int64_t backward_rows(int width)
-{
-    return width > 128 ? BK_ATTENTION_WGMMA_PAIR_ROWS : BK_ATTENTION_WGMMA_ROWS;
-}
 
 /* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 256 in
  * 8-column steps (wgmma_width()), strides of 16-byte steps, and q, k, v
@@ -406,7 +407,7 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
                               struct bk_attention_tma_args *t)
 {
     const struct forward_kernel *fk = forward_of(ap, k);
-    const int64_t rows = fk ? fk->rows : backward_rows(ap->wgmma_width);
+    const int64_t rows = fk ? fk->rows : backward_rows(ap);
     const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
     bool ovf = false;
     const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
@@ -446,14 +447,14 @@ static uint32_t fixup_launch(struct bk_cuda_kernel_launch *l, const struct atten
     return 1;
 }
 
-/* The Hopper dk/dv kernel's key tiles of a PACKED plan: the more of its
- * slots (Lk / 128 + S) and the rectangle it falls back to where the key
- * offsets run back (S x ceil(maxLengthK / 128), as packed_fallback in
- * kernels/attention_wgmma_walk.cuh), which only the device tells apart.
- * At most 65535 x 2^38: no overflow (check_grid). */
-static int64_t packed_key_tiles(const struct bk_attention_problem *p)
+/* The Hopper dk/dv kernel's key tiles of `rows` keys (backward_rows) of
+ * a PACKED plan: the more of its slots (Lk / rows + S) and the rectangle
+ * it falls back to where the key offsets run back (S x ceil(maxLengthK /
+ * rows), as packed_fallback in kernels/attention_wgmma_walk.cuh), which
+ * only the device tells apart. At most 65535 x 2^38: no overflow
+ * (check_grid). */
+static int64_t packed_key_tiles(const struct bk_attention_problem *p, int64_t rows)
 {
-    const int64_t rows = BK_ATTENTION_WGMMA_ROWS;
     const int64_t slots = p->lk / rows + p->seq_count;
     const int64_t rect = p->seq_count * ceil_div(p->max_len_k > 0 ? p->max_len_k : 1, rows);
     return slots > rect ? slots : rect;
@@ -563,8 +564,8 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * 128) the kernel falls back to where the key offsets run back
      * (key_tile_place): only the device sees the offsets. */
     const unsigned int wgmma_keys =
-        packed ? (unsigned int)packed_key_tiles(p)
-               : (unsigned int)ceil_div(p->lk, backward_rows(ap->wgmma_width));
+        packed ? (unsigned int)packed_key_tiles(p, backward_rows(ap))
+               : (unsigned int)ceil_div(p->lk, backward_rows(ap));
     const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
@@ -650,6 +651,19 @@ static bool atomic_backward(const struct bk_attention_problem *p)
 {
     return backward_override("atomic") && p->backward && p->allow_atomics && p->d == 128 &&
            p->dv == 128;
+}
+
+/* Whether the Hopper backward of p (at width `width`, neither fused nor
+ * atomic) takes the pair kernels, whose CTAs own 64 keys or query rows
+ * that both consumers share (kernels/attention_wgmma_backward_pair.cuh):
+ * at widths 192 and 256, where the 128-row kernels' accumulators do not
+ * fit a consumer's registers; at 64 and 128 only where
+ * BK_CUDA_ATTENTION_BACKWARD is "pair" when the plan is made (for tests
+ * and tuning), without sequences of their own lengths (their _seq twins
+ * are built at 192 and 256 only). */
+static bool pair_backward(const struct bk_attention_problem *p, int width)
+{
+    return p->backward && (width > 128 || (backward_override("pair") && !p->has_sequences));
 }
 
 /* The fused (or atomic) backward's workspace past the core's: the F32 dq
@@ -777,24 +791,31 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
                          wb[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_WGMMA },
                          wa[] = { K_DQ_WGMMA, K_DKV_WGMMA, K_DKVQ_ATOMIC_WGMMA, K_DQ_FROM_SUM };
         static const char *const wpattern[K_COUNT] = {
-            [K_DQ_WGMMA] = "bk_attention_dq_wgmma_%s_d%d",
-            [K_DKV_WGMMA] = "bk_attention_dkv_wgmma_%s_d%d",
+            [K_DQ_WGMMA] = "bk_attention_dq_wgmma%s_%s_d%d",
+            [K_DKV_WGMMA] = "bk_attention_dkv_wgmma%s_%s_d%d",
             [K_DKVQ_WGMMA] = "bk_attention_dkvq_wgmma_%s_d%d",
             [K_DKVQ_ATOMIC_WGMMA] = "bk_attention_dkvq_atomic_wgmma_%s_d%d",
             [K_DQ_FROM_SUM] = "bk_attention_dq_from_sum_%s",
         };
-        /* Their shared memory at widths 64, 128, 192 and 256 (0: none). */
+        /* Their shared memory at widths 64, 128, 192 and 256 (0: none);
+         * the pair kernels' in the second table. */
         static const unsigned int wshared[K_COUNT][4] = {
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
-                             BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128),
-                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(192),
-                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(256) },
+                             BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128), 0, 0 },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
-                              BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128),
-                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(192),
-                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(256) },
+                              BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128), 0, 0 },
             [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
             [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
+        };
+        static const unsigned int pair_shared[K_COUNT][4] = {
+            [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(64),
+                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(128),
+                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(192),
+                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(256) },
+            [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(64),
+                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(128),
+                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(192),
+                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(256) },
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
         const int wcount =
@@ -804,11 +825,19 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
         for (int i = 0; i < wcount; i++) {
             const int k = wk[i];
             const struct forward_kernel *fk = forward_of(ap, k);
-            snprintf(ap->name[k], sizeof ap->name[0], fk ? fk->pattern : wpattern[k], ts, d);
+            if (fk)
+                snprintf(ap->name[k], sizeof ap->name[0], fk->pattern, ts, d);
+            else if (k == K_DQ_WGMMA || k == K_DKV_WGMMA)
+                snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ap->pair ? "_pair" : "",
+                         ts, d);
+            else
+                snprintf(ap->name[k], sizeof ap->name[0], wpattern[k], ts, d);
             if (p->has_sequences) /* the twin for sequences */
                 strncat(ap->name[k], "_seq", sizeof ap->name[0] - strlen(ap->name[k]) - 1);
             ap->fast_shared_bytes[k] =
-                fk ? forward_shared_bytes(fk, d) : wshared[k][d / 64 - 1];
+                fk        ? forward_shared_bytes(fk, d)
+                : ap->pair ? pair_shared[k][d / 64 - 1]
+                           : wshared[k][d / 64 - 1];
             wname[i] = ap->name[k], wfn[i] = &ap->fn[k];
             ks[count++] = k;
         }
@@ -849,8 +878,10 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
  * mma.sync kernels. Figures: doc/design/attention.md. */
 static bool sequences_backward(const struct bk_attention_problem *p)
 {
+    const int64_t rows = wgmma_width(p) > 128 ? BK_ATTENTION_WGMMA_PAIR_ROWS
+                                               : BK_ATTENTION_WGMMA_ROWS;
     return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED &&
-           packed_key_tiles(p) > INT32_MAX;
+           packed_key_tiles(p, rows) > INT32_MAX;
 }
 
 BkResult bk_cuda_attention_select(BkPlan plan)
@@ -884,6 +915,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
                 fused_workspace(plan, ap);
+    ap->pair = ap->wgmma && !ap->atomic && !ap->fused && pair_backward(p, ap->wgmma_width);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
@@ -957,6 +989,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
                  "bk_attention_backward_%s_%s%s%s",
                  ap->atomic  ? "wgmma_atomic"
                  : ap->fused ? "wgmma_fused"
+                 : ap->pair  ? "wgmma_pair"
                  : ap->wgmma ? "wgmma"
                  : ap->fast  ? "mma"
                              : "general",

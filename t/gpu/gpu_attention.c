@@ -1134,7 +1134,8 @@ static void varlen_cases(bool backward)
 }
 
 /* Sequences of their own lengths on the Hopper kernels: each head width
- * they take (the backward's 64 and 128; the forward's 192 and 256 too),
+ * they take (64, 128, 192 and 256; past 128 the backward's pair kernels,
+ * on 64-row tiles, offsets that run back too),
  * each default forward kernel (DENSE: trio at D = 64, wide at 128, tall
  * past; blocks of 64: solo at 64, the deep-or-narrow choice at 128) and,
  * forced, the others; sequences of several 128- and 192-row tiles next
@@ -1159,15 +1160,12 @@ static void hopper_varlen_cases(bool backward)
         { BK_DATA_TYPE_F16, 2, 2, 256, 256, BK_ATTENTION_PATTERN_MASK, true, true, BHLD },
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        const bool wide = shapes[i].d > 128 || shapes[i].dv > 128;
-        if (backward && wide) /* the Hopper backward's widths are 64 and 128 */
-            continue;
         struct varlen_case c = varlen_case_of(&shapes[i], backward);
         c.hopper = true;
         c.form = BK_ATTENTION_SEQUENCES_PACKED, c.n = 7, c.lq = pq, c.lk = pk;
         c.bad = VARLEN_GOOD;
         run_varlen_case(&c);
-        if (i == 0 || i == 2 || i == 5) {
+        if (i == 0 || i == 2 || i == 5 || i == 6) {
             c.bad = VARLEN_JUMP;
             run_varlen_case(&c);
         }
@@ -1239,6 +1237,12 @@ int main(void)
     grid_label = " (fused)";
     fused_cases();
     fast_cases(true);
+    /* The pair kernels (the default past 128) at widths 64 and 128 too, where
+     * consumer 1 at 64 holds no column block of dQ. */
+    setenv("BK_CUDA_ATTENTION_BACKWARD", "pair", 1);
+    grid_label = " (pair)";
+    fast_cases(true);
+    headsize_cases(true);
     unsetenv("BK_CUDA_ATTENTION_BACKWARD");
     /* The backward with float atomics allowed: by default the plans keep
      * the deterministic kernels (and say so); with
