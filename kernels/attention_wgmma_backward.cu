@@ -1060,8 +1060,7 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
         bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
 
-// The pair kernels; at widths 192 and 256 (their default) with twins for
-// sequences.
+// The pair kernels (widths 192 and 256), with twins for sequences.
 #define BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, SEQ, TAG)                          \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_dq_wgmma_pair_##NAME##_d##DH##TAG(                                          \
@@ -1076,8 +1075,6 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
         bk::attention::wg::dkv_pair<T, DH, SEQ>(p);                                              \
     }
 #define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
-    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(NAME, T, DH)                                       \
     BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )                               \
     BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, true, _seq)
 
@@ -1087,11 +1084,7 @@ BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 64)
 BK_ATTENTION_WGMMA_BACKWARD(f16, __half, 128)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 64)
 BK_ATTENTION_WGMMA_BACKWARD(bf16, __nv_bfloat16, 128)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 64)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 128)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 64)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 128)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(f16, __half, 192)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(f16, __half, 256)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(bf16, __nv_bfloat16, 192)
-BK_ATTENTION_WGMMA_BACKWARD_PAIR_WIDE(bf16, __nv_bfloat16, 256)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(f16, __half, 256)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 192)
+BK_ATTENTION_WGMMA_BACKWARD_PAIR(bf16, __nv_bfloat16, 256)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Hopper attention backward at widths 192 and 256 (D and Dv padded to
-// them): the pair kernels (built at 64 and 128 too, taken there only where
-// asked: lib/cuda/cuda_attention.c). At widths past 128 the dk/dv kernel's two F32
+// them): the pair kernels. At these widths the dk/dv kernel's two F32
 // accumulators of 64 keys take 2 x 96 or 2 x 128 registers a thread, and
 // dq's Q and dY fragments beside dQ as many: more than a consumer
 // warpgroup has. So a CTA owns 64 rows (keys, or queries) and its two
@@ -17,7 +16,7 @@
 // The walks are the 128-row kernels' (dkv_producer with one key block;
 // the forward's walk with one 64-row consumer and 64-key tiles), and the
 // results as deterministic: each output has one writer. With sequences
-// of their own lengths (SEQ: the _seq twins at 192 and 256) tiles are
+// of their own lengths (SEQ: the _seq twins) tiles are
 // placed as the 128-row kernels' are, with 64-row slots.
 #ifndef BK_ATTENTION_WGMMA_BACKWARD_PAIR_CUH
 #define BK_ATTENTION_WGMMA_BACKWARD_PAIR_CUH
@@ -173,7 +172,7 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
             first_end = r0 + ROWS <= sq.lq ? key_end(a, sq, r0) : 0;
         else
             first_end = key_end(a, r0);
-        float acc[NB > 0 ? NB * 8 : 1][4];
+        float acc[NB * 8][4];
         zero(acc);
         for (;; n++) {
             const Stage st = Stage::of<L>(base, n);
@@ -226,11 +225,9 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
                 }
                 ds_share.send(used, ds, warp, lane);
             }
-            if constexpr (NB > 0) { // (at width 64 consumer 1 has no block)
-                issue_ab<T, L, SLOT, NB>(acc, ds, st.k_tile + B0 * L::KV_BLOCK);
-                wgmma_wait<0>();
-                fence_operand(acc);
-            }
+            issue_ab<T, L, SLOT, NB>(acc, ds, st.k_tile + B0 * L::KV_BLOCK);
+            wgmma_wait<0>();
+            fence_operand(acc);
             fence_operand(ds);
             release(st.k_empty);
             release(st.v_empty);
@@ -240,13 +237,11 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
                 break;
             }
         }
-        if constexpr (NB > 0) {
-            const float fs = bad ? quiet_nan() : (float)a.scale;
-            View out = a.dq;
-            out.base += (uint64_t)(64 * B0) * sizeof(T);
-            store_rows<T, NB * 64>(out, b, h, (SEQ ? sq.q0 : 0) + r0 + warp * 16,
-                                   SEQ ? sq.q_out : a.lq, acc, fs, fs, lane, a.d - 64 * B0);
-        }
+        const float fs = bad ? quiet_nan() : (float)a.scale;
+        View out = a.dq;
+        out.base += (uint64_t)(64 * B0) * sizeof(T);
+        store_rows<T, NB * 64>(out, b, h, (SEQ ? sq.q0 : 0) + r0 + warp * 16,
+                               SEQ ? sq.q_out : a.lq, acc, fs, fs, lane, a.d - 64 * B0);
         use++;
     }
     if constexpr (C == 0)

@@ -213,17 +213,16 @@ struct bk_attention_args {
 #define BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(d)                                               \
     (4 * 64 * (d) * 2 + BK_ATTENTION_WGMMA_DKV_STAGES * (2 * 64 * (d) * 2 + 512 + 16) +       \
      8 * (1 + 2 * BK_ATTENTION_WGMMA_DKV_STAGES) + 1024)
-/* The Hopper backward's pair kernels (kernels/attention_wgmma_backward_pair.cuh;
- * widths 192 and 256, and 64 and 128 where asked), same threads: a CTA
- * owns 64 query rows (dq) or 64 keys (dk/dv), its two consumers sharing
- * them and handing P (and dq's dS) to each other through two 64 x 64
- * buffers each. dq: Q and dY, a ring of K and V tiles of 64 keys, P and
- * dS, records and barriers (the forward's ring). dk/dv: K and V, a ring of
- * Q and dY tiles of 64 queries with lse and rowsum, P, records and
- * barriers. Rings of two stages at 256, three at 192, four below (about
- * 225 and 210 KiB at 256). */
+/* The Hopper backward at widths 192 and 256 (the pair kernels of
+ * kernels/attention_wgmma_backward_pair.cuh), same threads: a CTA owns 64
+ * query rows (dq) or 64 keys (dk/dv), its two consumers sharing them and
+ * handing P (and dq's dS) to each other through two 64 x 64 buffers each.
+ * dq: Q and dY, a ring of K and V tiles of 64 keys, P and dS, records and
+ * barriers (the forward's ring). dk/dv: K and V, a ring of Q and dY tiles
+ * of 64 queries with lse and rowsum, P, records and barriers. Rings of two
+ * stages at 256, three at 192 (about 225 and 210 KiB at 256). */
 #define BK_ATTENTION_WGMMA_PAIR_ROWS 64
-#define BK_ATTENTION_WGMMA_PAIR_STAGES(d) ((d) == 256 ? 2 : (d) == 192 ? 3 : 4)
+#define BK_ATTENTION_WGMMA_PAIR_STAGES(d) ((d) == 256 ? 2 : 3)
 #define BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(d)                                           \
     (2 * 64 * (d) * 2 + 2 * BK_ATTENTION_WGMMA_PAIR_STAGES(d) * 64 * (d) * 2 +                \
      4 * 64 * 64 * 2 + 16 * BK_ATTENTION_WGMMA_RECORD_SLOTS(BK_ATTENTION_WGMMA_PAIR_STAGES(d)) + \

@@ -55,7 +55,7 @@ struct attention_plan {
      * sums, such a kernel adding dQ shares with float atomics as they come,
      * and dQ from their sums (atomic_backward()). */
     bool fused, atomic;
-    /* The Hopper backward on the pair kernels (pair_backward()). */
+    /* The Hopper backward on the pair kernels (widths 192 and 256). */
     bool pair;
     uint64_t ws_dq_sum, ws_dq_count;
     const struct forward_kernel *forward; /* the Hopper forward's kernel (forward_kernel()) */
@@ -653,19 +653,6 @@ static bool atomic_backward(const struct bk_attention_problem *p)
            p->dv == 128;
 }
 
-/* Whether the Hopper backward of p (at width `width`, neither fused nor
- * atomic) takes the pair kernels, whose CTAs own 64 keys or query rows
- * that both consumers share (kernels/attention_wgmma_backward_pair.cuh):
- * at widths 192 and 256, where the 128-row kernels' accumulators do not
- * fit a consumer's registers; at 64 and 128 only where
- * BK_CUDA_ATTENTION_BACKWARD is "pair" when the plan is made (for tests
- * and tuning), without sequences of their own lengths (their _seq twins
- * are built at 192 and 256 only). */
-static bool pair_backward(const struct bk_attention_problem *p, int width)
-{
-    return p->backward && (width > 128 || (backward_override("pair") && !p->has_sequences));
-}
-
 /* The fused (or atomic) backward's workspace past the core's: the F32 dq
  * sums (16 KiB per 64-query tile and 64-column half) and their counters;
  * false where it would not fit 64 bits. */
@@ -798,7 +785,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DQ_FROM_SUM] = "bk_attention_dq_from_sum_%s",
         };
         /* Their shared memory at widths 64, 128, 192 and 256 (0: none);
-         * the pair kernels' in the second table. */
+         * the pair kernels' (192 and 256) in the second table. */
         static const unsigned int wshared[K_COUNT][4] = {
             [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(64),
                              BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128), 0, 0 },
@@ -808,13 +795,9 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
             [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
         };
         static const unsigned int pair_shared[K_COUNT][4] = {
-            [K_DQ_WGMMA] = { BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(64),
-                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(128),
-                             BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(192),
+            [K_DQ_WGMMA] = { 0, 0, BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(192),
                              BK_ATTENTION_WGMMA_PAIR_DQ_SHARED_BYTES(256) },
-            [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(64),
-                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(128),
-                              BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(192),
+            [K_DKV_WGMMA] = { 0, 0, BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(192),
                               BK_ATTENTION_WGMMA_PAIR_DKV_SHARED_BYTES(256) },
         };
         const int *wk = !p->backward ? wf : ap->atomic ? wa : wb;
@@ -915,7 +898,11 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
                 fused_workspace(plan, ap);
-    ap->pair = ap->wgmma && !ap->atomic && !ap->fused && pair_backward(p, ap->wgmma_width);
+    /* Past 128 the backward takes the pair kernels, whose CTAs own 64 keys
+     * or query rows that both consumers share: the 128-row kernels'
+     * accumulators do not fit a consumer's registers there, and at 64 and
+     * 128 the pair ran 0.57-0.71x of them (doc/design/attention.md). */
+    ap->pair = ap->wgmma && p->backward && ap->wgmma_width > 128;
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);

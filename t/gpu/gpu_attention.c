@@ -1237,13 +1237,6 @@ int main(void)
     grid_label = " (fused)";
     fused_cases();
     fast_cases(true);
-    /* The pair kernels (the default past 128) at widths 64 and 128 too, where
-     * consumer 1 at 64 holds no column block of dQ. */
-    setenv("BK_CUDA_ATTENTION_BACKWARD", "pair", 1);
-    grid_label = " (pair)";
-    fast_cases(true);
-    headsize_cases(true);
-    unsetenv("BK_CUDA_ATTENTION_BACKWARD");
     /* The backward with float atomics allowed: by default the plans keep
      * the deterministic kernels (and say so); with
      * BK_CUDA_ATTENTION_BACKWARD=atomic, at D = 128 on sm_90, the kernel
