@@ -240,8 +240,12 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
         const float fs = bad ? quiet_nan() : (float)a.scale;
         View out = a.dq;
         out.base += (uint64_t)(64 * B0) * sizeof(T);
-        store_rows<T, NB * 64>(out, b, h, (SEQ ? sq.q0 : 0) + r0 + warp * 16,
-                               SEQ ? sq.q_out : a.lq, acc, fs, fs, lane, a.d - 64 * B0);
+        if constexpr (SEQ)
+            store_rows<T, NB * 64>(out, b, h, sq.q0 + r0 + warp * 16, sq.q_out, acc, fs, fs, lane,
+                                   a.d - 64 * B0);
+        else
+            store_rows<T, NB * 64>(out, b, h, r0 + warp * 16, a.lq, acc, fs, fs, lane,
+                                   a.d - 64 * B0);
         use++;
     }
     if constexpr (C == 0)

@@ -91,21 +91,23 @@ static __device__ __forceinline__ void consumer_registers()
                                     : (DH == 128 ? 224 : 216)>();
 }
 
-// The walk of the CTA whose first query row is r0 (64 rows each of its
-// nc consumers); a bad pattern head walks nothing, and its consumers write
-// NaN. (32-bit divisions: the persistent forward's producer makes a walk
-// per query tile within its 40 registers.)
-static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
-                                                 int nc, bool &bad)
+// A walk's blocks and key limits for first query row r0: first_end() the
+// first consumer's key limit, rows_end(first) the limit of the 64 rows
+// from `first` (the second and third consumers'); nc 1 leaves the second
+// to the first's walk, in order.
+template <typename FirstEnd, typename RowsEnd>
+static __device__ __forceinline__ Walk walk_rows(const Args &a, int pb, int64_t r0, int64_t h,
+                                                 int nc, const FirstEnd &first_end,
+                                                 const RowsEnd &rows_end)
 {
     Walk w;
-    w.pb = (int)pattern_b(a, b);
+    w.pb = pb;
     w.ph = (int)pattern_h(a, h);
     const int64_t second = r0 + ROWS;
     w.ib0 = (int)((uint32_t)r0 / (uint32_t)a.block_q);
     w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
-    w.end0 = (int)key_end(a, min(second, a.lq) - 1);
-    w.end1 = (int)rows_key_end(a, second, ROWS);
+    w.end0 = (int)first_end();
+    w.end1 = (int)rows_end(second);
     if (nc == 1) { // no second consumer: its walk is the first's, in order
         w.ib1 = w.ib0;
         w.end1 = 0;
@@ -115,8 +117,21 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
     if (nc == 3) {
         const int64_t third = second + ROWS;
         w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
-        w.end2 = (int)rows_key_end(a, third, ROWS);
+        w.end2 = (int)rows_end(third);
     }
+    return w;
+}
+
+// The walk of the CTA whose first query row is r0 (64 rows each of its
+// nc consumers); a bad pattern head walks nothing, and its consumers write
+// NaN. (32-bit divisions: the persistent forward's producer makes a walk
+// per query tile within its 40 registers.)
+static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
+                                                 int nc, bool &bad)
+{
+    Walk w = walk_rows(
+        a, (int)pattern_b(a, b), r0, h, nc, [&] { return key_end(a, min(r0 + ROWS, a.lq) - 1); },
+        [&](int64_t first) { return rows_key_end(a, first, ROWS); });
     bad = pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = w.end2 = 0;
@@ -129,25 +144,9 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
 static __device__ __forceinline__ Walk make_seq_walk(const Args &a, const Seq &s, int64_t r0,
                                                      int64_t h, int nc, bool &bad)
 {
-    Walk w;
-    w.pb = (int)s.pb;
-    w.ph = (int)pattern_h(a, h);
-    const int64_t second = r0 + ROWS;
-    w.ib0 = (int)((uint32_t)r0 / (uint32_t)a.block_q);
-    w.ib1 = (int)((uint32_t)second / (uint32_t)a.block_q);
-    w.end0 = (int)rows_key_end(a, s, r0, ROWS);
-    w.end1 = (int)rows_key_end(a, s, second, ROWS);
-    if (nc == 1) {
-        w.ib1 = w.ib0;
-        w.end1 = 0;
-    }
-    w.ib2 = w.ib1;
-    w.end2 = 0;
-    if (nc == 3) {
-        const int64_t third = second + ROWS;
-        w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
-        w.end2 = (int)rows_key_end(a, s, third, ROWS);
-    }
+    Walk w = walk_rows(
+        a, (int)s.pb, r0, h, nc, [&] { return rows_key_end(a, s, r0, ROWS); },
+        [&](int64_t first) { return rows_key_end(a, s, first, ROWS); });
     bad = s.bad || pattern_bad(a, w.pb, w.ph);
     if (bad)
         w.end0 = w.end1 = w.end2 = 0;
