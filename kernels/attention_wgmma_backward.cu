@@ -54,45 +54,38 @@ template <int DH> struct DqLayout {
                   "the plan asks for the shared memory this layout takes");
 };
 
-// A dq consumer warpgroup over the CTA's query tiles (persistent as the
-// forward: union tiles count on from one query tile to the next; a query
-// tile ends with the tile whose record says it is the last, or with a
-// record without a tile, whose stage it frees too).
-template <typename T, int DH, bool SEQ>
-static __device__ void dq_consumer(const bk_attention_tma_args &p,
-                                   const QueryTiles<2, SEQ, DqLayout<DH>::BYTES - 1024> &tiles,
-                                   uint32_t base, int c)
+// Query tile `item` of a dq CTA's walk: its first row r0, head h and
+// batch b, and whether its pattern head (or sequence) is bad. SEQ: rows
+// local to the tile's sequence sq (rows past its lq have no statistics
+// and see no key, stored from its q0 up to q_out); false where no rows
+// of a sequence are there, a tile every loop skips alike.
+template <bool SEQ, typename Tiles>
+static __device__ __forceinline__ bool query_tile(const Args &a, const Tiles &tiles, uint32_t item,
+                                                  int64_t &r0, int64_t &h, int64_t &b, Seq &sq,
+                                                  bool &bad)
 {
-    typedef DqLayout<DH> L;
-    const Args &a = p.a;
-    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
-    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
-    int n = 0, use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
-        int64_t r0, h, b;
-        bool bad;
-        // SEQ: rows local to the tile's sequence sq (rows past its lq have
-        // no statistics and see no key), stored from its q0 up to q_out.
-        Seq sq;
-        if constexpr (SEQ) {
-            if (!tiles.place(a, item, r0, h, sq))
-                continue;
-            b = sq.b;
-            bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
-        } else {
-            tiles.coords(a, item, r0, h, b);
-            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
-        }
-        const int64_t rows0 = r0 + ROWS * c;
-        const int64_t row_a = rows0 + warp * 16 + lane / 4;
-        uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
-        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
-        load_row_fragments<L>(qf, q_tile, warp, lane);
-        load_row_fragments<L>(yf, dy_tile, warp, lane);
-        release_row_operands<L>(base); // the next query tile's Q and dY may come
-        // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
-        float lse2[2], rsum[2];
-        int64_t end[2];
+    if constexpr (SEQ) {
+        if (!tiles.place(a, item, r0, h, sq))
+            return false;
+        b = sq.b;
+        bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
+    } else {
+        tiles.coords(a, item, r0, h, b);
+        bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
+    }
+    return true;
+}
+
+// A dq thread's two rows row_a and + 8 of the 64 from rows0: lse in base
+// 2 (+inf: P = 0), rowsum, last key; and the first key limit of the 64
+// rows, past which a key tile needs the per-row masks (SEQ: 0 where any
+// row is past lq, every tile an edge).
+template <bool SEQ> struct DqRows {
+    float lse2[2], rsum[2];
+    int64_t end[2], first_end;
+    __device__ __forceinline__ DqRows(const Args &a, const Seq &sq, int64_t b, int64_t h,
+                                      int64_t rows0, int64_t row_a)
+    {
 #pragma unroll
         for (int half = 0; half < 2; half++) {
             const int64_t row = row_a + 8 * half;
@@ -110,11 +103,44 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p,
                 end[half] = key_end(a, row);
             }
         }
-        int64_t first_end;
-        if constexpr (SEQ) // 0 where any of the consumer's rows is past lq: every tile an edge
+        if constexpr (SEQ)
             first_end = rows0 + ROWS <= sq.lq ? key_end(a, sq, rows0) : 0;
         else
             first_end = key_end(a, rows0);
+    }
+};
+
+// A dq consumer warpgroup over the CTA's query tiles (persistent as the
+// forward: union tiles count on from one query tile to the next; a query
+// tile ends with the tile whose record says it is the last, or with a
+// record without a tile, whose stage it frees too).
+template <typename T, int DH, bool SEQ>
+static __device__ void dq_consumer(const bk_attention_tma_args &p,
+                                   const QueryTiles<2, SEQ, DqLayout<DH>::BYTES - 1024> &tiles,
+                                   uint32_t base, int c)
+{
+    typedef DqLayout<DH> L;
+    const Args &a = p.a;
+    const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
+    const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
+    int n = 0, use = 0;
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
+        int64_t r0, h, b;
+        bool bad;
+        Seq sq;
+        if (!query_tile<SEQ>(a, tiles, item, r0, h, b, sq, bad))
+            continue;
+        const int64_t rows0 = r0 + ROWS * c;
+        const int64_t row_a = rows0 + warp * 16 + lane / 4;
+        uint32_t qf[L::CB * 4][4], yf[L::CB * 4][4];
+        mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
+        load_row_fragments<L>(qf, q_tile, warp, lane);
+        load_row_fragments<L>(yf, dy_tile, warp, lane);
+        release_row_operands<L>(base); // the next query tile's Q and dY may come
+        const DqRows<SEQ> rs(a, sq, b, h, rows0, row_a);
+        const float(&lse2)[2] = rs.lse2, (&rsum)[2] = rs.rsum;
+        const int64_t(&end)[2] = rs.end;
+        const int64_t first_end = rs.first_end;
         const float sl2 = (float)a.scale * LOG2E;
 
         float dq[DH / 8][4];

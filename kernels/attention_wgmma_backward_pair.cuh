@@ -131,47 +131,14 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
     for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
         int64_t r0, h, b;
         bool bad;
-        // SEQ: rows local to the tile's sequence sq (rows past its lq have
-        // no statistics and see no key), stored from its q0 up to q_out.
         Seq sq;
-        if constexpr (SEQ) {
-            if (!tiles.place(a, item, r0, h, sq))
-                continue;
-            b = sq.b;
-            bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
-        } else {
-            tiles.coords(a, item, r0, h, b);
-            bad = pattern_bad(a, pattern_b(a, b), pattern_h(a, h));
-        }
+        if (!query_tile<SEQ>(a, tiles, item, r0, h, b, sq, bad))
+            continue;
         uint32_t f[L::CB * 4][4];
         mbar_wait(base + L::BARS, (uint32_t)use & 1u); // Q and dY
         load_row_fragments<L>(f, base + L::Q + C * L::Q_BYTES, warp, lane);
         release_row_operands<L>(base);
-        // This thread's two rows: lse in base 2 (+inf: P = 0), rowsum, last key.
-        float lse2[2], rsum[2];
-        int64_t end[2];
-#pragma unroll
-        for (int half = 0; half < 2; half++) {
-            const int64_t row = r0 + warp * 16 + lane / 4 + 8 * half;
-            if constexpr (SEQ) {
-                const bool in = row < sq.lq;
-                const float2 st = in ? backward_row_stats(a, b, h, sq.q0 + row)
-                                     : make_float2(INFINITY, 0.f);
-                lse2[half] = st.x;
-                rsum[half] = st.y;
-                end[half] = in ? key_end(a, sq, row) : 0;
-            } else {
-                const float2 st = backward_row_stats(a, b, h, row);
-                lse2[half] = st.x;
-                rsum[half] = st.y;
-                end[half] = key_end(a, row);
-            }
-        }
-        int64_t first_end;
-        if constexpr (SEQ) // 0 where any of the tile's rows is past lq: every tile an edge
-            first_end = r0 + ROWS <= sq.lq ? key_end(a, sq, r0) : 0;
-        else
-            first_end = key_end(a, r0);
+        const DqRows<SEQ> rs(a, sq, b, h, r0, r0 + warp * 16 + lane / 4);
         float acc[NB * 8][4];
         zero(acc);
         for (;; n++) {
@@ -195,15 +162,15 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
             uint32_t ds[SLOT / 16][4];
             if constexpr (C == 0) {
                 // P, zero past Lk and the causal limit (where the tile may pass them).
-                const bool edge = kh + SLOT > first_end;
+                const bool edge = kh + SLOT > rs.first_end;
                 uint32_t pa[SLOT / 16][4];
 #pragma unroll
                 for (int j = 0; j < SLOT / 8; j++) {
                     const int64_t key = kh + j * 8 + 2 * q4;
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        x[j][e] = exp2_fast(fmaf(x[j][e], sl2, -lse2[e / 2]));
-                        if (edge && key + (e & 1) >= end[e / 2])
+                        x[j][e] = exp2_fast(fmaf(x[j][e], sl2, -rs.lse2[e / 2]));
+                        if (edge && key + (e & 1) >= rs.end[e / 2])
                             x[j][e] = 0.f;
                     }
                     pa[j / 2][(j % 2) * 2] = pack2<T>(x[j][0], x[j][1]);
@@ -219,9 +186,9 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
                     const float2 lo = unpack2<T>(pf[j / 2][(j % 2) * 2]),
                                  hi = unpack2<T>(pf[j / 2][(j % 2) * 2 + 1]);
                     ds[j / 2][(j % 2) * 2] =
-                        pack2<T>(lo.x * (x[j][0] - rsum[0]), lo.y * (x[j][1] - rsum[0]));
+                        pack2<T>(lo.x * (x[j][0] - rs.rsum[0]), lo.y * (x[j][1] - rs.rsum[0]));
                     ds[j / 2][(j % 2) * 2 + 1] =
-                        pack2<T>(hi.x * (x[j][2] - rsum[1]), hi.y * (x[j][3] - rsum[1]));
+                        pack2<T>(hi.x * (x[j][2] - rs.rsum[1]), hi.y * (x[j][3] - rs.rsum[1]));
                 }
                 ds_share.send(used, ds, warp, lane);
             }
