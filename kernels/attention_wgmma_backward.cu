@@ -931,6 +931,28 @@ static __device__ bool key_tile_place(const Args &a, uint32_t x, uint32_t z, uin
     return s.k0 + k0 < s.k_out;
 }
 
+// The dk/dv CTA's tile of R keys (grid x, kv head kvh, grid z): its first
+// key k0 (SEQ: local to its sequence sq) and batch b, and whether its kv
+// head's group (or sequence) is bad; false where no keys of a sequence are
+// there. SEQ: every thread takes part in the check (__syncthreads_or); its
+// answer made warp-uniform, so that the placement stays in uniform
+// registers (else the producer's 40 spill).
+template <int R, bool SEQ>
+static __device__ __forceinline__ bool key_tile(const Args &a, int64_t kvh, int64_t &k0,
+                                                int64_t &b, Seq &sq, bool &bad)
+{
+    if constexpr (SEQ) {
+        const uint32_t rect = warp_uniform(packed_fallback<R>(a, a.seq_k, a.seq_s[1], a.max_lk));
+        if (!key_tile_place<R>(a, blockIdx.x, blockIdx.z, rect, k0, sq))
+            return false;
+        b = sq.b;
+        bad = sq.bad || group_bad_pb(a, sq.pb, kvh);
+    } else {
+        bad = group_bad(a, b, kvh);
+    }
+    return true;
+}
+
 template <typename T, int DH, bool SEQ>
 static __device__ void dkv(const bk_attention_tma_args &p)
 {
@@ -947,19 +969,9 @@ static __device__ void dkv(const bk_attention_tma_args &p)
     grid_dependents_launch();
     Seq sq{};
     bool bad;
-    if constexpr (SEQ) {
-        // Every thread takes part in the check (__syncthreads_or); its
-        // answer made warp-uniform, so that the placement stays in uniform
-        // registers (else the producer's 40 spill).
-        const uint32_t rect = warp_uniform(packed_fallback<128>(a, a.seq_k, a.seq_s[1], a.max_lk));
-        if (!key_tile_place(a, blockIdx.x, blockIdx.z, rect, k0, sq)) {
-            grid_dependency_wait_only(); // a slot of no keys: still ends after dq
-            return;
-        }
-        b = sq.b;
-        bad = sq.bad || group_bad_pb(a, sq.pb, kvh);
-    } else {
-        bad = group_bad(a, b, kvh);
+    if (!key_tile<128, SEQ>(a, kvh, k0, b, sq, bad)) {
+        grid_dependency_wait_only(); // a slot of no keys: still ends after dq
+        return;
     }
     if (threadIdx.x < 128) {
         producer_registers();

@@ -381,17 +381,9 @@ static __device__ void dkv_pair(const bk_attention_tma_args &p)
     grid_dependents_launch();
     Seq sq{};
     bool bad;
-    if constexpr (SEQ) {
-        // As dkv's (key_tile_place), on 64-key slots.
-        const uint32_t rect = warp_uniform(packed_fallback<64>(a, a.seq_k, a.seq_s[1], a.max_lk));
-        if (!key_tile_place<64>(a, blockIdx.x, blockIdx.z, rect, k0, sq)) {
-            grid_dependency_wait_only(); // a slot of no keys: still ends after dq
-            return;
-        }
-        b = sq.b;
-        bad = sq.bad || group_bad_pb(a, sq.pb, kvh);
-    } else {
-        bad = group_bad(a, b, kvh);
+    if (!key_tile<64, SEQ>(a, kvh, k0, b, sq, bad)) {
+        grid_dependency_wait_only(); // a slot of no keys: still ends after dq
+        return;
     }
     if (threadIdx.x < 128) {
         producer_registers();
