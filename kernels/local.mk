@@ -37,7 +37,8 @@ EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a1
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
 	kernels/attention_mma.cuh kernels/attention_mma_forward.cuh \
-	kernels/attention_mma_backward.cuh kernels/attention_decode.cuh
+	kernels/attention_mma_backward.cuh kernels/attention_decode.cuh \
+	kernels/attention_tf32.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION)
 # Type conversion: its rounding is the host backend's.
 BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
@@ -83,6 +84,7 @@ kernels/w4a16_gemm.fatbin kernels/w4a16_convert.fatbin kernels/w4a16_wgmma.fatbi
 kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_mma_wide.fatbin kernels/attention_mma_backward.fatbin \
 	kernels/attention_mma_backward_wide.fatbin kernels/attention_wgmma.fatbin \
+	kernels/attention_tf32.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)
