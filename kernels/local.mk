@@ -84,7 +84,7 @@ kernels/w4a16_gemm.fatbin kernels/w4a16_convert.fatbin kernels/w4a16_wgmma.fatbi
 kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_mma_wide.fatbin kernels/attention_mma_backward.fatbin \
 	kernels/attention_mma_backward_wide.fatbin kernels/attention_wgmma.fatbin \
-	kernels/attention_tf32.fatbin \
+	kernels/attention_tf32.fatbin kernels/attention_tf32_backward.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)

@@ -76,16 +76,23 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
 #define BK_ATTENTION_MMA_DKV_BYTES(dk, dv)                                                    \
     (BK_ATTENTION_MMA_DQ_BYTES(dk, dv) + 4 * 4 * BK_ATTENTION_MMA_TILE)
 
-/* The F32 forward on TF32 tensor cores (kernels/attention_tf32.cu): the
+/* The F32 kernels on TF32 tensor cores (kernels/attention_tf32*.cu): the
  * same tiles, widths and walks, F32 in shared memory, rows of W floats
  * and 16 bytes (W + 4 floats: 16-byte chunks an odd number a row for
  * ldmatrix, and words 4 apart mod 32 banks for the column loads of P B).
- * It holds Q and one K and one V tile (K's next load runs under the
- * softmax and P V, V's under the next Q K^T). */
+ * The forward holds Q and one K and one V tile (K's next load runs under
+ * the softmax and P V, V's under the next Q K^T); dq Q, dY and two stages
+ * of K and V; dk/dv K, V and two stages of Q, dY and their lse and rowsum
+ * (widths up to 128: the backward past it takes the general kernels). */
 #define BK_ATTENTION_TF32_ROW_BYTES(w) ((w) * 4 + 16)
 #define BK_ATTENTION_TF32_TILE_BYTES(w) (BK_ATTENTION_MMA_TILE * BK_ATTENTION_TF32_ROW_BYTES(w))
 #define BK_ATTENTION_TF32_FORWARD_BYTES(dk, dv)                                               \
     (2 * BK_ATTENTION_TF32_TILE_BYTES(dk) + BK_ATTENTION_TF32_TILE_BYTES(dv))
+#define BK_ATTENTION_TF32_DQ_BYTES(dk, dv)                                                    \
+    (3 * (BK_ATTENTION_TF32_TILE_BYTES(dk) + BK_ATTENTION_TF32_TILE_BYTES(dv)))
+#define BK_ATTENTION_TF32_DKV_BYTES(dk, dv)                                                   \
+    (BK_ATTENTION_TF32_DQ_BYTES(dk, dv) + 4 * 4 * BK_ATTENTION_MMA_TILE)
+#define BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH 128
 
 /* A [batch, heads, rows, cols] operand. */
 struct bk_attention_view {

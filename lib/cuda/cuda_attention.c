@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on CUDA (modules attention_general,
- * attention_mma, attention_mma_backward, attention_tf32, and on sm_90 attention_wgmma and
+ * attention_mma, attention_mma_backward, attention_tf32,
+ * attention_tf32_backward, and on sm_90 attention_wgmma and
  * attention_wgmma_backward): the kernels chosen at plan creation, the
  * launches of a run.
  *
@@ -8,7 +9,7 @@
  * before: the LIST form scattered into the workspace mask; then the
  * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
  * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, and
- * (kernels/attention_tf32*.cu, 3xTF32) for F32's forward, any D and
+ * (kernels/attention_tf32*.cu, 3xTF32) for F32, any D and
  * Dv from 1 to 256 (at the compiled widths of BK_ATTENTION_MMA_WIDTH),
  * blocks that are multiples of 64 (or DENSE), lengths below 2^31, where
  * the device lets a CTA have the kernel's shared memory: by 16-byte copies
@@ -250,11 +251,13 @@ static void mma_widths(const struct bk_attention_problem *p, int *wk, int *wv)
 }
 
 /* The shared memory of the tensor-core kernels at widths wk, wv: those
- * of F16 and BF16, or F32's forward (3xTF32, kernels/attention_tf32.cu). */
+ * of F16 and BF16, or F32's (3xTF32, kernels/attention_tf32*.cu). */
 static unsigned int mma_shared_bytes(BkDataType t, int k, int wk, int wv)
 {
     if (t == BK_DATA_TYPE_F32)
-        return BK_ATTENTION_TF32_FORWARD_BYTES(wk, wv);
+        return k == K_FAST      ? BK_ATTENTION_TF32_FORWARD_BYTES(wk, wv)
+               : k == K_DQ_FAST ? BK_ATTENTION_TF32_DQ_BYTES(wk, wv)
+                                : BK_ATTENTION_TF32_DKV_BYTES(wk, wv);
     return k == K_FAST      ? BK_ATTENTION_MMA_FORWARD_BYTES(wk, wv)
            : k == K_DQ_FAST ? BK_ATTENTION_MMA_DQ_BYTES(wk, wv)
                             : BK_ATTENTION_MMA_DKV_BYTES(wk, wv);
@@ -263,9 +266,8 @@ static unsigned int mma_shared_bytes(BkDataType t, int k, int wk, int wv)
 /* Whether the tensor-core kernels take p on this device: F16 or BF16, D
  * and Dv up to 256, blocks of whole tiles, and shared memory the device
  * lets a CTA have (the widest, 256, needs more than sm_86 and sm_89
- * allow, and its backward more than sm_80's 163 KiB); F32's forward
- * likewise on TF32 tensor cores (3xTF32), its backward on the general
- * kernels. */
+ * allow, and its backward more than sm_80's 163 KiB); F32 likewise on
+ * TF32 tensor cores (3xTF32), its backward at widths up to 128. */
 static bool fast_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -283,7 +285,8 @@ static bool fast_path(BkPlan plan)
         return false;
     int wk, wv;
     mma_widths(p, &wk, &wv);
-    if (p->type == BK_DATA_TYPE_F32 && p->backward)
+    if (p->type == BK_DATA_TYPE_F32 && p->backward &&
+        (wk > BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH || wv > BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH))
         return false;
     const int ks[] = { K_FAST, K_DQ_FAST, K_DKV_FAST };
     for (int i = p->backward ? 1 : 0; i < (p->backward ? 3 : 1); i++)
@@ -611,7 +614,10 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
-               mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
+               p->type == BK_DATA_TYPE_F32
+                   ? mt
+                   : mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v),
+               &a);
     else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
     if (packed && (queries || keys))
@@ -823,18 +829,17 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     CUfunction *fns[2];
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
-    /* F16 and BF16 by width (the wide ones past 128); F32's forward on
-     * TF32 tensor cores in a module of its own. */
-    static const enum bk_cuda_module_id mma_module[2][2] = {
-        { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE },
-        { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE },
+    /* F16 and BF16 by width (the wide ones past 128), F32 on TF32
+     * tensor cores in modules of its own. */
+    static const enum bk_cuda_module_id mma_module[2][3] = {
+        { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE,
+          BK_CUDA_MODULE_ATTENTION_TF32 },
+        { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE,
+          BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD },
     };
-    const int wide = BK_ATTENTION_MMA_WIDE(width_k, width_v);
-    BkResult res = bk_cuda_find_functions(plan,
-                                          p->type == BK_DATA_TYPE_F32
-                                              ? BK_CUDA_MODULE_ATTENTION_TF32
-                                              : mma_module[p->backward][wide],
-                                          names, fns, mma_count);
+    const int module = p->type == BK_DATA_TYPE_F32 ? 2 : BK_ATTENTION_MMA_WIDE(width_k, width_v);
+    BkResult res =
+        bk_cuda_find_functions(plan, mma_module[p->backward][module], names, fns, mma_count);
     if (res != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
