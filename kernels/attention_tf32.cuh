@@ -32,10 +32,10 @@ template <int W> struct FTile {
     }
 };
 
-// Rows [r0, r0 + 64) of an F32 view into a tile of width W, as load_tile:
-// rows past `rows` and columns past `cols` are zero; cp.async with `vec`,
-// else element by element.
-template <int W, int NTHREADS = THREADS>
+// Rows [r0, r0 + ROWS) of an F32 view into a tile of width W, as
+// load_tile: rows past `rows` and columns past `cols` are zero; cp.async
+// with `vec`, else element by element.
+template <int W, int NTHREADS = THREADS, int ROWS = TILE>
 static __device__ __forceinline__ void load_tile_f32(uint32_t smem, const View &v, int64_t b,
                                                      int64_t h, int64_t r0, int64_t rows,
                                                      int cols, bool vec)
@@ -43,7 +43,7 @@ static __device__ __forceinline__ void load_tile_f32(uint32_t smem, const View &
     constexpr int CHUNKS = FTile<W>::CHUNKS;
     if (vec) {
 #pragma unroll 1
-        for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
+        for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
             const int r = e / CHUNKS, c = e % CHUNKS, left = cols - c * 4;
             const bool in = r0 + r < rows && left > 0;
             const float *src = at<float>(v, b, h, in ? r0 + r : 0) + (in ? c * 4 : 0);
@@ -53,7 +53,7 @@ static __device__ __forceinline__ void load_tile_f32(uint32_t smem, const View &
         return;
     }
 #pragma unroll 1
-    for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
+    for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
         const int r = e / CHUNKS, c = e % CHUNKS;
         const bool in = r0 + r < rows;
         const uint32_t *src = (const uint32_t *)at<float>(v, b, h, in ? r0 + r : 0);

@@ -11,7 +11,8 @@
 // = V dY^T, dS^T, dV += P^T dY, dK += dS^T Q); dq owns 64 queries and
 // walks their key tiles (S, P, dP = dY V^T, dS, dQ += dS K). Both hold
 // their operands' next tiles in a second stage (six tiles: 198 KiB at
-// width 128); past width 128 the backward takes the general kernels.
+// width 128); kernels/attention_tf32_backward_wide.cu holds the wider
+// ones.
 #include "attention_tf32.cuh"
 #include "attention_mma_backward.cuh"
 
@@ -22,9 +23,7 @@ template <int DK, int DV, bool SEQ> static __device__ void dkv_tile_f32(const Ar
 {
     // One warp a 16 keys (widths up to 128: dK and dV of 16 x 128 F32 fit).
     constexpr int SPLIT = 1, NTHREADS = THREADS * SPLIT, CK = DK / SPLIT, CV = DV / SPLIT;
-    static_assert(DK <= BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH &&
-                      DV <= BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH,
-                  "widths up to 128");
+    static_assert(!BK_ATTENTION_MMA_WIDE(DK, DV), "widths up to 128");
     constexpr int TK = FTile<DK>::BYTES, TV = FTile<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     const uint32_t smem = shared_address(smem_bytes);

@@ -56,8 +56,10 @@ BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
 BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a $(BK_PTX_INCLUDES) $(NVCCFLAGS)
 # The attention kernels of widths past 128 need more shared memory than
 # sm_86 and sm_89 let a CTA have (99 KiB): the plans never load them
-# there, so these modules get no cubins for them (sm_80's would run).
-BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide
+# there, so these modules get no cubins for them (sm_80's would run, but
+# for F32's backward past 128, which needs sm_90's shared memory).
+BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide \
+	attention_tf32_backward_wide
 
 # One rule builds every module, for the architectures of its row.
 .cu.fatbin:
@@ -85,6 +87,7 @@ kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_mma_wide.fatbin kernels/attention_mma_backward.fatbin \
 	kernels/attention_mma_backward_wide.fatbin kernels/attention_wgmma.fatbin \
 	kernels/attention_tf32.fatbin kernels/attention_tf32_backward.fatbin \
+	kernels/attention_tf32_backward_wide.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on CUDA (modules attention_general,
- * attention_mma, attention_mma_backward, attention_tf32,
- * attention_tf32_backward, and on sm_90 attention_wgmma and
- * attention_wgmma_backward): the kernels chosen at plan creation, the
- * launches of a run.
+ * attention_mma, attention_mma_backward, attention_tf32*, and on sm_90
+ * attention_wgmma and attention_wgmma_backward): the kernels chosen at
+ * plan creation, the launches of a run.
  *
  * A run is up to four launches in one stream, each waiting for the one
  * before: the LIST form scattered into the workspace mask; then the
@@ -267,7 +266,7 @@ static unsigned int mma_shared_bytes(BkDataType t, int k, int wk, int wv)
  * and Dv up to 256, blocks of whole tiles, and shared memory the device
  * lets a CTA have (the widest, 256, needs more than sm_86 and sm_89
  * allow, and its backward more than sm_80's 163 KiB); F32 likewise on
- * TF32 tensor cores (3xTF32), its backward at widths up to 128. */
+ * TF32 tensor cores (3xTF32). */
 static bool fast_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
@@ -285,9 +284,6 @@ static bool fast_path(BkPlan plan)
         return false;
     int wk, wv;
     mma_widths(p, &wk, &wv);
-    if (p->type == BK_DATA_TYPE_F32 && p->backward &&
-        (wk > BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH || wv > BK_ATTENTION_TF32_BACKWARD_MAX_WIDTH))
-        return false;
     const int ks[] = { K_FAST, K_DQ_FAST, K_DKV_FAST };
     for (int i = p->backward ? 1 : 0; i < (p->backward ? 3 : 1); i++)
         if (mma_shared_bytes(p->type, ks[i], wk, wv) > c->shared_optin)
@@ -614,9 +610,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
-               p->type == BK_DATA_TYPE_F32
-                   ? mt
-                   : mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v),
+               mt * (p->type == BK_DATA_TYPE_F32
+                         ? BK_ATTENTION_TF32_DKV_SPLIT(ap->width_k, ap->width_v)
+                         : BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v)),
                &a);
     else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
@@ -829,17 +825,18 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     CUfunction *fns[2];
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
-    /* F16 and BF16 by width (the wide ones past 128), F32 on TF32
-     * tensor cores in modules of its own. */
-    static const enum bk_cuda_module_id mma_module[2][3] = {
-        { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE,
-          BK_CUDA_MODULE_ATTENTION_TF32 },
-        { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE,
-          BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD },
+    /* By type (F16 and BF16, or F32 on TF32 tensor cores), direction and
+     * width (the wide ones past 128; F32's forward has one module). */
+    static const enum bk_cuda_module_id mma_module[2][2][2] = {
+        { { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE },
+          { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE } },
+        { { BK_CUDA_MODULE_ATTENTION_TF32, BK_CUDA_MODULE_ATTENTION_TF32 },
+          { BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD,
+            BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD_WIDE } },
     };
-    const int module = p->type == BK_DATA_TYPE_F32 ? 2 : BK_ATTENTION_MMA_WIDE(width_k, width_v);
+    const int f32 = p->type == BK_DATA_TYPE_F32, wide = BK_ATTENTION_MMA_WIDE(width_k, width_v);
     BkResult res =
-        bk_cuda_find_functions(plan, mma_module[p->backward][module], names, fns, mma_count);
+        bk_cuda_find_functions(plan, mma_module[f32][p->backward][wide], names, fns, mma_count);
     if (res != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;

@@ -8,7 +8,7 @@
  *   head sizes from 1 to 256 around each compiled width, D != Dv,
  *   loaded in 16-byte pieces (padded rows) and element by element (rows
  *   of odd lengths, a binding off 16 bytes); F32 on its tensor-core
- *   kernels (3xTF32) likewise, D from 1 to 256 (the backward to 128);
+ *   kernels (3xTF32) likewise, D from 1 to 256;
  *   and on the general path (F32, F64, odd D and Dv, blocks 16, 48 and
  *   the single size 8);
  * - backward (dq, dk, dv) for every type;
@@ -633,13 +633,12 @@ static void headsize_cases(bool backward)
     run_case(&c);
 }
 
-/* F32 on the tensor-core kernels (3xTF32; the backward up to width
- * 128, the general kernels past it): each width around the compiled ones
- * (1, 7, 33, 64, 100, 128, 160, 192, 255, 256; D != Dv), each pattern form
- * with blocks of 64 and 128, causal with Lq above and below Lk, GQA, the
- * three layouts (odd rows and [B, L, H, D] element by element, padded
- * rows in 16-byte pieces cut at D), a binding off 16 bytes, a negative
- * scale; many 64-key blocks of a MASK. */
+/* F32 on the tensor-core kernels (3xTF32): each width around the
+ * compiled ones (1, 7, 33, 64, 100, 128, 160, 192, 255, 256; D != Dv),
+ * each pattern form with blocks of 64 and 128, causal with Lq above and
+ * below Lk, GQA, the three layouts (odd rows and [B, L, H, D] element by
+ * element, padded rows in 16-byte pieces cut at D), a binding off 16
+ * bytes, a negative scale; many 64-key blocks of a MASK. */
 static void f32_cases(bool backward)
 {
     static const int64_t sizes[][2] = {
