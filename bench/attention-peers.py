@@ -77,6 +77,14 @@ TFLOP/s count bkbench's blocks of 128 (16 with --quick): every block, causal
 the blocks the diagonal cuts as whole ones, nb * (nb + 1) / 2 of nb * nb a
 batch entry and head.
 
+With --dtype f32 it times SDPA on bkbench's F32 cases instead ("f32"):
+dense ("full") at D = 64, 128 and 256 and causal ("causal") at D = 128,
+B = 2, L = 4096, H * D = 2048 (with --quick bkbench's: B = 1, L = 32, H * D
+= 256, blocks of 16), F32 inputs with TF32 off (PyTorch picks its
+memory-efficient backend, the one that takes F32); TFLOP/s count every
+block of 128, causal the blocks the diagonal cuts as whole ones. flex does
+not run them.
+
   python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
       [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
@@ -104,6 +112,10 @@ TRAIN_PATTERNS = ["full", "causal"]
 # --quick with blocks of 16 (tools/bkbench/bench_attention.c).
 TRAIN_SHAPES = [(32, 512), (16, 1024)]
 TRAIN_QUICK_SHAPES = [(4, 64), (2, 128)]
+# bkbench's F32 cases (tools/bkbench/bench_attention.c, f32_shapes): (D,
+# pattern) at B = 2, L = 4096, H * D = 2048, blocks of 128 (--quick: B = 1,
+# L = 32, H * D = 256, blocks of 16).
+F32_SHAPES = [(64, "full"), (128, "full"), (256, "full"), (128, "causal")]
 # bkbench's packed sequences (tools/bkbench/bench_varlen.c): on a GPU, and
 # on the host and with --quick.
 VARLEN_LENGTHS = [8192, 512, 4096, 2048, 8192, 1024, 6144, 3072,
@@ -209,6 +221,12 @@ def case_of(args, dtype, d, dv, block, pattern, seq, batch=None):
 def make_cases(args):
     """bkbench's cases: with --sweep its head-size sweep (blocks of 128), else every D, block
     and pattern; each for every dtype."""
+    if args.dtypes == ["f32"]:
+        seq, block, width = (32, 16, 256) if args.quick else (4096, 128, args.width)
+        f32_args = argparse.Namespace(**dict(vars(args), width=width))
+        batch = 1 if args.quick else 2
+        return [case_of(f32_args, "f32", d, d, block, pattern, seq, batch)
+                for d, pattern in F32_SHAPES if not args.d or d in args.d]
     if args.sweep:
         seq = args.seq if args.seq_given or args.quick else 4096
         shapes = [(d, dv, 128, pattern) for d, dv in SWEEP_HEADS if not args.d or d in args.d
@@ -613,7 +631,8 @@ def parse_args():
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--seq", type=int, help="Lq = Lk (8192; 4096 with --sweep)")
     ap.add_argument("--width", type=int, default=2048, help="H * D")
-    ap.add_argument("--dtype", action="append", choices=["f16", "bf16"])
+    ap.add_argument("--dtype", action="append", choices=["f16", "bf16", "f32"],
+                    help="f32: bkbench's F32 cases, SDPA only (alone)")
     ap.add_argument("--d", action="append", type=int, choices=range(1, 257), metavar="D")
     ap.add_argument("--sweep", action="store_true",
                     help="bkbench's head-size sweep: D 32..256 and 192/128, full and 25%%, "
@@ -651,6 +670,9 @@ def parse_args():
                                             else " (the others with --varlen or --train)"))
     if args.varlen + args.sweep + args.train > 1:
         ap.error("--varlen, --sweep and --train are different runs")
+    if "f32" in args.dtypes and (len(args.dtypes) > 1 or args.varlen or args.sweep or
+                                 args.train or args.pattern):
+        ap.error("--dtype f32 runs bkbench's F32 cases alone")
     return args
 
 
@@ -677,7 +699,10 @@ def main():
     if not torch.cuda.is_available():
         print("attention-peers: no CUDA device for PyTorch")
         return 1
-    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16}
+    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+    # F32 products in F32: no TF32 in SDPA's matrix products.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     report = {"tool": "attention-peers", "torch": torch.__version__,
               "cuda": torch.version.cuda, "device": torch.cuda.get_device_name(0),
               "settings": {"warmup": args.warmup, "repeats": args.repeats, "batch": args.batch,
@@ -747,9 +772,10 @@ def main():
         tensors = inputs(torch, case, dt)
         ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
 
-        # Dense SDPA: the full cases, and causal beside the window cases.
-        if not args.no_sdpa and case["pattern"] in ("full", "window"):
-            causal = case["pattern"] == "window"
+        # Dense SDPA: the full cases, and causal beside the window cases
+        # (and F32's causal case).
+        if not args.no_sdpa and case["pattern"] in ("full", "window", "causal"):
+            causal = case["pattern"] in ("window", "causal")
             peer = "sdpa-c" if causal else "sdpa"
             active = causal_blocks(case) if causal else case["total"]
             key = (case["dtype"], case["d"], case["dv"], causal)
@@ -767,7 +793,7 @@ def main():
                     emit(case, peer, ops[direction], "n/a", active, message=short(e))
                 torch.cuda.empty_cache()
 
-        if args.no_flex:
+        if args.no_flex or case["dtype"] == "f32":
             continue
         if flex is None:
             for direction in args.want:

@@ -33,9 +33,10 @@ function family_of(f, list, i,   lq, lk, set) {
     if (lq != "" && lk != "" && lq + 0 < lk + 0)
         return "decode"
     # bkbench's attention sets: the patterns (runs before the field had no
-    # other), the head-size sweep, packed sequences, training shapes.
+    # other), the head-size sweep, packed sequences, training shapes; F32
+    # ("f32") a family of its own, which no table shows yet.
     set = get(f, list "." i ".set")
-    return set == "heads" || set == "varlen" || set == "train" ? set : "attention"
+    return set == "heads" || set == "varlen" || set == "train" || set == "f32" ? set : "attention"
 }
 
 # The newest run (date, then file name) with a record of family fam; a

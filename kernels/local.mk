@@ -37,7 +37,8 @@ EXTRA_DIST += kernels/shared/w4a16_args.h kernels/w4a16_dequant.cuh kernels/w4a1
 # Attention: the general kernels and the tensor-core ones.
 BK_PTX_ATTENTION = kernels/shared/attention_args.h kernels/attention_common.cuh \
 	kernels/attention_mma.cuh kernels/attention_mma_forward.cuh \
-	kernels/attention_mma_backward.cuh kernels/attention_decode.cuh
+	kernels/attention_mma_backward.cuh kernels/attention_decode.cuh \
+	kernels/attention_tf32.cuh
 EXTRA_DIST += $(BK_PTX_ATTENTION)
 # Type conversion: its rounding is the host backend's.
 BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
@@ -56,8 +57,10 @@ BK_PTX_INCLUDES = -I$(srcdir)/kernels -I$(srcdir)/kernels/shared
 BK_PTX_TOOLS_SM90A = "$(NVCC)" "$(PTXAS)" "$(FATBINARY)" 90a 90a $(BK_PTX_INCLUDES) $(NVCCFLAGS)
 # The attention kernels of widths past 128 need more shared memory than
 # sm_86 and sm_89 let a CTA have (99 KiB): the plans never load them
-# there, so these modules get no cubins for them (sm_80's would run).
-BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide
+# there, so these modules get no cubins for them (sm_80's would run, but
+# for F32's backward past 128, which needs sm_90's shared memory).
+BK_CUDA_LARGE_SHARED_MODULE_NAMES = attention_mma_wide attention_mma_backward_wide \
+	attention_tf32_backward_wide
 
 # One rule builds every module, for the architectures of its row.
 .cu.fatbin:
@@ -84,6 +87,8 @@ kernels/w4a16_gemm.fatbin kernels/w4a16_convert.fatbin kernels/w4a16_wgmma.fatbi
 kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_mma_wide.fatbin kernels/attention_mma_backward.fatbin \
 	kernels/attention_mma_backward_wide.fatbin kernels/attention_wgmma.fatbin \
+	kernels/attention_tf32.fatbin kernels/attention_tf32_backward.fatbin \
+	kernels/attention_tf32_backward_wide.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)

@@ -76,6 +76,32 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
 #define BK_ATTENTION_MMA_DKV_BYTES(dk, dv)                                                    \
     (BK_ATTENTION_MMA_DQ_BYTES(dk, dv) + 4 * 4 * BK_ATTENTION_MMA_TILE)
 
+/* The F32 kernels on TF32 tensor cores (kernels/attention_tf32*.cu): the
+ * same tiles, widths and walks, F32 in shared memory, rows of W floats
+ * and 16 bytes (W + 4 floats: 16-byte chunks an odd number a row for
+ * ldmatrix, and words 4 apart mod 32 banks for the column loads of P B).
+ * The forward holds Q and one K and one V tile (K's next load runs under
+ * the softmax and P V, V's under the next Q K^T); dq Q, dY and two stages
+ * of K and V; dk/dv K, V and two stages of Q, dY and their lse and rowsum.
+ * Past width 128 the backward's walked operands have one stage, of
+ * WALK_ROWS rows (32 at width 256, where four 64-row tiles would not
+ * fit), and dk/dv two warps per 16 keys
+ * (kernels/attention_tf32_backward_wide.cu). */
+#define BK_ATTENTION_TF32_ROW_BYTES(w) ((w) * 4 + 16)
+#define BK_ATTENTION_TF32_TILE_BYTES(w) (BK_ATTENTION_MMA_TILE * BK_ATTENTION_TF32_ROW_BYTES(w))
+#define BK_ATTENTION_TF32_FORWARD_BYTES(dk, dv)                                               \
+    (2 * BK_ATTENTION_TF32_TILE_BYTES(dk) + BK_ATTENTION_TF32_TILE_BYTES(dv))
+#define BK_ATTENTION_TF32_STAGES(dk, dv) (BK_ATTENTION_MMA_WIDE(dk, dv) ? 1 : 2)
+#define BK_ATTENTION_TF32_WALK_ROWS(dk, dv) ((dk) > 192 || (dv) > 192 ? 32 : 64)
+#define BK_ATTENTION_TF32_DQ_BYTES(dk, dv)                                                    \
+    ((BK_ATTENTION_MMA_TILE +                                                                 \
+      BK_ATTENTION_TF32_STAGES(dk, dv) * BK_ATTENTION_TF32_WALK_ROWS(dk, dv)) *               \
+     (BK_ATTENTION_TF32_ROW_BYTES(dk) + BK_ATTENTION_TF32_ROW_BYTES(dv)))
+#define BK_ATTENTION_TF32_DKV_BYTES(dk, dv)                                                   \
+    (BK_ATTENTION_TF32_DQ_BYTES(dk, dv) +                                                     \
+     BK_ATTENTION_TF32_STAGES(dk, dv) * 2 * 4 * BK_ATTENTION_MMA_TILE)
+#define BK_ATTENTION_TF32_DKV_SPLIT(dk, dv) BK_ATTENTION_MMA_DKV_SPLIT(dk, dv)
+
 /* A [batch, heads, rows, cols] operand. */
 struct bk_attention_view {
     uint64_t base;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Block-sparse attention on CUDA (modules attention_general,
- * attention_mma, attention_mma_backward, and on sm_90 attention_wgmma and
- * attention_wgmma_backward): the kernels chosen at plan creation, the
- * launches of a run.
+ * attention_mma, attention_mma_backward, attention_tf32*, and on sm_90
+ * attention_wgmma and attention_wgmma_backward): the kernels chosen at
+ * plan creation, the launches of a run.
  *
  * A run is up to four launches in one stream, each waiting for the one
  * before: the LIST form scattered into the workspace mask; then the
  * forward kernel, or backward's row sums, dq and dk/dv kernels. These run
- * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, any D and
+ * on tensor cores (kernels/attention_mma*.cu) for F16 and BF16, and
+ * (kernels/attention_tf32*.cu, 3xTF32) for F32, any D and
  * Dv from 1 to 256 (at the compiled widths of BK_ATTENTION_MMA_WIDTH),
  * blocks that are multiples of 64 (or DENSE), lengths below 2^31, where
  * the device lets a CTA have the kernel's shared memory: by 16-byte copies
@@ -107,10 +108,11 @@ static const char *type_suffix(BkDataType t)
     }
 }
 
-/* Unit column strides and rows in whole 16-byte steps (8 elements). */
-static bool rows_vectorised(const int64_t *s)
+/* Unit column strides and rows in whole 16-byte steps (`step` elements:
+ * 8 of F16 or BF16, 4 of F32). */
+static bool rows_vectorised(const int64_t *s, int64_t step)
 {
-    return s[3] == 1 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0;
+    return s[3] == 1 && s[0] % step == 0 && s[1] % step == 0 && s[2] % step == 0;
 }
 
 static enum path path_cap(void)
@@ -256,9 +258,14 @@ static void mma_widths(const struct bk_attention_problem *p, int *wk, int *wv)
         *wk = *wv = *wk > *wv ? *wk : *wv;
 }
 
-/* The shared memory of the tensor-core kernels at widths wk, wv. */
-static unsigned int mma_shared_bytes(int k, int wk, int wv)
+/* The shared memory of the tensor-core kernels at widths wk, wv: those
+ * of F16 and BF16, or F32's (3xTF32, kernels/attention_tf32*.cu). */
+static unsigned int mma_shared_bytes(BkDataType t, int k, int wk, int wv)
 {
+    if (t == BK_DATA_TYPE_F32)
+        return k == K_FAST      ? BK_ATTENTION_TF32_FORWARD_BYTES(wk, wv)
+               : k == K_DQ_FAST ? BK_ATTENTION_TF32_DQ_BYTES(wk, wv)
+                                : BK_ATTENTION_TF32_DKV_BYTES(wk, wv);
     return k == K_FAST      ? BK_ATTENTION_MMA_FORWARD_BYTES(wk, wv)
            : k == K_DQ_FAST ? BK_ATTENTION_MMA_DQ_BYTES(wk, wv)
                             : BK_ATTENTION_MMA_DKV_BYTES(wk, wv);
@@ -267,12 +274,14 @@ static unsigned int mma_shared_bytes(int k, int wk, int wv)
 /* Whether the tensor-core kernels take p on this device: F16 or BF16, D
  * and Dv up to 256, blocks of whole tiles, and shared memory the device
  * lets a CTA have (the widest, 256, needs more than sm_86 and sm_89
- * allow, and its backward more than sm_80's 163 KiB). */
+ * allow, and its backward more than sm_80's 163 KiB); F32 likewise on
+ * TF32 tensor cores (3xTF32). */
 static bool fast_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const struct bk_cuda_context *c = plan->ctx->impl;
-    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16)
+    if (p->type != BK_DATA_TYPE_F16 && p->type != BK_DATA_TYPE_BF16 &&
+        p->type != BK_DATA_TYPE_F32)
         return false;
     /* 32-bit key arithmetic in the kernels, a tile past the last key included. */
     if (p->lq > INT32_MAX - 256 || p->lk > INT32_MAX - 256)
@@ -286,7 +295,7 @@ static bool fast_path(BkPlan plan)
     mma_widths(p, &wk, &wv);
     const int ks[] = { K_FAST, K_DQ_FAST, K_DKV_FAST };
     for (int i = p->backward ? 1 : 0; i < (p->backward ? 3 : 1); i++)
-        if (mma_shared_bytes(ks[i], wk, wv) > c->shared_optin)
+        if (mma_shared_bytes(p->type, ks[i], wk, wv) > c->shared_optin)
             return false;
     return true;
 }
@@ -295,13 +304,14 @@ static bool fast_path(BkPlan plan)
  * 16-byte pieces (their addresses checked at each run). */
 static bool strides_vectorised(const struct bk_attention_problem *p)
 {
+    const int64_t n = p->type == BK_DATA_TYPE_F32 ? 4 : 8;
     if (p->backward)
-        return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
-               rows_vectorised(p->stride.v) && rows_vectorised(p->stride.dy) &&
-               rows_vectorised(p->stride.dq) && rows_vectorised(p->stride.dk) &&
-               rows_vectorised(p->stride.dv);
-    return rows_vectorised(p->stride.q) && rows_vectorised(p->stride.k) &&
-           rows_vectorised(p->stride.v) && rows_vectorised(p->stride.y);
+        return rows_vectorised(p->stride.q, n) && rows_vectorised(p->stride.k, n) &&
+               rows_vectorised(p->stride.v, n) && rows_vectorised(p->stride.dy, n) &&
+               rows_vectorised(p->stride.dq, n) && rows_vectorised(p->stride.dk, n) &&
+               rows_vectorised(p->stride.dv, n);
+    return rows_vectorised(p->stride.q, n) && rows_vectorised(p->stride.k, n) &&
+           rows_vectorised(p->stride.v, n) && rows_vectorised(p->stride.y, n);
 }
 
 /* The head width the Hopper kernels take for p: D and Dv padded together
@@ -316,14 +326,15 @@ static int wgmma_width(const struct bk_attention_problem *p)
     return (int)round_up(m, 64);
 }
 
-
-/* The Hopper kernels: sm_90 exactly (sm_90a code), D and Dv up to 256 in
- * 8-column steps (wgmma_width()), strides of 16-byte steps, and q, k, v
- * (and dy) describable as tensor maps. */
+/* The Hopper kernels: F16 and BF16 on sm_90 exactly (sm_90a code), D and
+ * Dv up to 256 in 8-column steps (wgmma_width()), strides of 16-byte
+ * steps, and q, k, v (and dy) describable as tensor maps. */
 static bool wgmma_path(BkPlan plan)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
     const BkDeviceProperties *d = &plan->ctx->props;
+    if (p->type == BK_DATA_TYPE_F32)
+        return false;
     if (d->computeCapabilityMajor != 9 || d->computeCapabilityMinor != 0)
         return false;
     if (!wgmma_width(p) || !strides_vectorised(p))
@@ -607,7 +618,10 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
-               mt * BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v), &a);
+               mt * (p->type == BK_DATA_TYPE_F32
+                         ? BK_ATTENTION_TF32_DKV_SPLIT(ap->width_k, ap->width_v)
+                         : BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v)),
+               &a);
     else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
     if (packed && (queries || keys))
@@ -768,7 +782,7 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     for (int i = 0; i < count; i++) {
         snprintf(ap->name[ks[i]], sizeof ap->name[0], mma_pattern[ks[i]], seq, ts, width_k,
                  width_v);
-        ap->fast_shared_bytes[ks[i]] = mma_shared_bytes(ks[i], width_k, width_v);
+        ap->fast_shared_bytes[ks[i]] = mma_shared_bytes(p->type, ks[i], width_k, width_v);
     }
     const int mma_count = count;
     if (ap->wgmma) {
@@ -835,13 +849,18 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
     CUfunction *fns[2];
     for (int i = 0; i < mma_count; i++)
         names[i] = ap->name[ks[i]], fns[i] = &ap->fn[ks[i]];
-    static const enum bk_cuda_module_id mma_module[2][2] = {
-        { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE },
-        { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE },
+    /* By type (F16 and BF16, or F32 on TF32 tensor cores), direction and
+     * width (the wide ones past 128; F32's forward has one module). */
+    static const enum bk_cuda_module_id mma_module[2][2][2] = {
+        { { BK_CUDA_MODULE_ATTENTION_MMA, BK_CUDA_MODULE_ATTENTION_MMA_WIDE },
+          { BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD, BK_CUDA_MODULE_ATTENTION_MMA_BACKWARD_WIDE } },
+        { { BK_CUDA_MODULE_ATTENTION_TF32, BK_CUDA_MODULE_ATTENTION_TF32 },
+          { BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD,
+            BK_CUDA_MODULE_ATTENTION_TF32_BACKWARD_WIDE } },
     };
-    const int wide = BK_ATTENTION_MMA_WIDE(width_k, width_v);
+    const int f32 = p->type == BK_DATA_TYPE_F32, wide = BK_ATTENTION_MMA_WIDE(width_k, width_v);
     BkResult res =
-        bk_cuda_find_functions(plan, mma_module[p->backward][wide], names, fns, mma_count);
+        bk_cuda_find_functions(plan, mma_module[f32][p->backward][wide], names, fns, mma_count);
     if (res != BK_SUCCESS)
         return res;
     struct bk_cuda_scope scope;
@@ -940,9 +959,9 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         return res;
     if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
         return res;
-    /* The decode kernels: D = Dv = 64 or 128, 16-byte copies. */
-    const bool decode =
-        ap->fast && ap->vectorised && p->d == p->dv && (p->d == 64 || p->d == 128);
+    /* The decode kernels: F16 and BF16, D = Dv = 64 or 128, 16-byte copies. */
+    const bool decode = ap->fast && ap->vectorised && p->type != BK_DATA_TYPE_F32 &&
+                        p->d == p->dv && (p->d == 64 || p->d == 128);
     if ((res = bk_cuda_attention_decode_plan(plan, decode, &ap->args, &ap->decode)) !=
         BK_SUCCESS)
         return res;

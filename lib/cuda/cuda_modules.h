@@ -37,6 +37,9 @@
     X(ATTENTION_MMA_WIDE, attention_mma_wide, configured) /* its widths past 128 */            \
     X(ATTENTION_MMA_BACKWARD, attention_mma_backward, configured)                              \
     X(ATTENTION_MMA_BACKWARD_WIDE, attention_mma_backward_wide, configured)                    \
+    X(ATTENTION_TF32, attention_tf32, configured)         /* F32 forward, 3xTF32 */         \
+    X(ATTENTION_TF32_BACKWARD, attention_tf32_backward, configured)                            \
+    X(ATTENTION_TF32_BACKWARD_WIDE, attention_tf32_backward_wide, configured)                  \
     X(ATTENTION_WGMMA, attention_wgmma, sm_90a)                                                \
     X(ATTENTION_WGMMA_BACKWARD, attention_wgmma_backward, sm_90a)                              \
     X(ATTENTION_DECODE, attention_decode, configured)     /* few query rows, split keys */   \

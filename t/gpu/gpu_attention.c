@@ -7,8 +7,10 @@
  *   that are no multiple of the tiles, GQA, [B, L, H, D] storage), at
  *   head sizes from 1 to 256 around each compiled width, D != Dv,
  *   loaded in 16-byte pieces (padded rows) and element by element (rows
- *   of odd lengths, a binding off 16 bytes), and on the general path
- *   (F32, F64, odd D and Dv, blocks 16, 48 and the single size 8);
+ *   of odd lengths, a binding off 16 bytes); F32 on its tensor-core
+ *   kernels (3xTF32) likewise, D from 1 to 256;
+ *   and on the general path (F32, F64, odd D and Dv, blocks 16, 48 and
+ *   the single size 8);
  * - backward (dq, dk, dv) for every type;
  * - a bad LIST: NaN exactly where the host writes NaN;
  * - sequences of their own lengths, PADDED and PACKED, forward and
@@ -169,6 +171,14 @@ static bool compare(const struct tensor *t, double tol, double abs_tol, const ch
     return bad == 0;
 }
 
+/* The bound on each element's error over the output's largest magnitude
+ * (twice it for the backward's outputs). F32's is F32's accuracy, which
+ * the F32 tensor-core kernels keep with 3xTF32 products: on this file's
+ * inputs (q, k in [-2, 2], v in [-1, 1], scale 1 / sqrt(D)) their errors,
+ * emulated on the host, came to 1.5e-7 to 9e-7 (D 1 to 128, 100 to 300
+ * keys), where plain TF32 products (10 mantissa bits, 2^-11 a rounding)
+ * came to 3e-4 to 6.5e-4: 2e-5 passes the first by 20 times and fails
+ * the second by 15. */
 static double tolerance(BkDataType t)
 {
     switch (t) {
@@ -581,7 +591,8 @@ static void fused_cases(void)
         }
 }
 
-/* Head sizes from 1 to 256 on the tensor-core kernels, which run each at
+/* Head sizes from 1 to 256 on the tensor-core kernels of F16 and BF16 (F32:
+ * f32_cases), which run each at
  * a compiled width (32, 64, 96, 128, 160, 192, 256) with the columns past
  * it zero: every width, sizes just past one (33, 255) and between (7, 48,
  * 100), D != Dv at its own pair of widths (192 and 128) and at the larger
@@ -619,6 +630,50 @@ static void headsize_cases(bool backward)
     run_case(&c);
     c.type = BK_DATA_TYPE_BF16, c.d = 192, c.dv = 128, c.lq = 64, c.lk = 200, c.hkv = 2;
     c.form = BK_ATTENTION_PATTERN_MASK, c.bq = c.bk = 64, c.density = 0.7, c.causal = false;
+    run_case(&c);
+}
+
+/* F32 on the tensor-core kernels (3xTF32): each width around the
+ * compiled ones (1, 7, 33, 64, 100, 128, 160, 192, 255, 256; D != Dv),
+ * each pattern form with blocks of 64 and 128, causal with Lq above and
+ * below Lk, GQA, the three layouts (odd rows and [B, L, H, D] element by
+ * element, padded rows in 16-byte pieces cut at D), a binding off 16
+ * bytes, a negative scale; many 64-key blocks of a MASK. */
+static void f32_cases(bool backward)
+{
+    static const int64_t sizes[][2] = {
+        { 1, 1 },     { 7, 7 },     { 33, 33 },   { 64, 64 },   { 100, 100 }, { 128, 128 },
+        { 160, 160 }, { 192, 192 }, { 255, 255 }, { 256, 256 }, { 192, 128 }, { 7, 40 },
+    };
+    static const enum layout layouts[] = { BHLD, PADDED, BLHD };
+    const int n = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int i = 0; i < n; i++)
+        for (int f = 0; f < 3; f++) {
+            const int32_t blk = f == 2 ? 128 : 64;
+            struct acase c = {
+                .type = BK_DATA_TYPE_F32, .b = 2, .h = 4, .hkv = 2, .lq = 256, .lk = 320,
+                .d = sizes[i][0], .dv = sizes[i][1], .form = forms[f], .bq = blk, .bk = blk,
+                .density = 0.5, .layout = layouts[(i + f) % 3], .backward = backward,
+            };
+            run_case(&c);
+            c.causal = true, c.lq = i % 2 ? 100 : 200, c.lk = i % 2 ? 150 : 133, c.hkv = 1;
+            c.layout = layouts[(i + f + 1) % 3];
+            run_case(&c);
+        }
+    struct acase c = {
+        .type = BK_DATA_TYPE_F32, .b = 1, .h = 2, .hkv = 1, .lq = 130, .lk = 70, .d = 48,
+        .dv = 48, .form = BK_ATTENTION_PATTERN_DENSE, .offset = 4, .causal = true,
+        .backward = backward,
+    };
+    run_case(&c);
+    c.d = c.dv = 128, c.offset = 0, c.set_scale = true, c.scale = -0.2, c.lq = 200;
+    c.lk = 333;
+    run_case(&c);
+    c = (struct acase){
+        .type = BK_DATA_TYPE_F32, .b = 1, .h = 2, .hkv = 1, .lq = 256, .lk = 1536, .d = 64,
+        .dv = 64, .form = BK_ATTENTION_PATTERN_MASK, .bq = 64, .bk = 64, .density = 0.3,
+        .backward = backward,
+    };
     run_case(&c);
 }
 
@@ -1205,6 +1260,9 @@ int main(void)
         headsize_cases(true);
     }
     unsetenv("BK_CUDA_ATTENTION_PATH");
+    /* F32 takes the same kernels on either tensor-core path. */
+    f32_cases(false);
+    f32_cases(true);
     grid_label = " (padded widths)";
     padded_width_cases(false);
     padded_width_cases(true);

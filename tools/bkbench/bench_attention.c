@@ -116,6 +116,15 @@ static const struct {
     [ATTENTION_SCALE_QUICK] = {128, 16, {{4, 64}, {2, 128}}},
 };
 
+/* F32 (on CUDA the tensor-core kernels' 3xTF32) beside PyTorch SDPA's F32:
+ * dense at D = 64, 128 and 256, and causal at D = 128, at the sweep's
+ * sizes (B = 2, L = 4096, H = 2048 / D on the GPU). */
+static const struct {
+    int64_t d;
+    bool causal;
+} f32_shapes[] = {{64, false}, {128, false}, {256, false}, {128, true}};
+#define F32_COUNT (sizeof f32_shapes / sizeof f32_shapes[0])
+
 /* Slots of the input and output rotations. */
 enum { IN_Q, IN_K, IN_V, IN_DY, IN_COUNT };
 enum { OUT_Y, OUT_LSE, OUT_DQ, OUT_DK, OUT_DV, OUT_COUNT };
@@ -132,7 +141,8 @@ size_t bench_attention_case_count(void)
     return TYPE_COUNT * (HEAD_DIM_COUNT * BLOCK_COUNT * PATTERN_COUNT +
                          SWEEP_COUNT * SWEEP_PATTERN_COUNT +
                          HEAD_DIM_COUNT * VARLEN_PATTERN_COUNT +
-                         HEAD_DIM_COUNT * TRAIN_SHAPE_COUNT * TRAIN_PATTERN_COUNT);
+                         HEAD_DIM_COUNT * TRAIN_SHAPE_COUNT * TRAIN_PATTERN_COUNT) +
+           F32_COUNT;
 }
 
 static void name_shape(struct attention_case *c)
@@ -207,6 +217,23 @@ static size_t train_cases(enum attention_scale scale, BkDataType dtype, int64_t 
     return n;
 }
 
+/* The F32 cases (see f32_shapes): dense, "full" or "causal". */
+static size_t f32_cases(enum attention_scale scale, struct attention_case *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < F32_COUNT && n < max; i++) {
+        const int64_t d = f32_shapes[i].d, width = sweep_scales[scale].width;
+        struct attention_case *c = &out[n++];
+        *c = (struct attention_case){
+            BK_DATA_TYPE_F32, sweep_scales[scale].batch, width / d > 0 ? width / d : 1,
+            sweep_scales[scale].l, d, d, sweep_scales[scale].block,
+            f32_shapes[i].causal ? "causal" : "full", patterns[0].pat,
+            BK_ATTENTION_PATTERN_DENSE, f32_shapes[i].causal, "", NULL, 0, "f32"};
+        name_shape(c);
+    }
+    return n;
+}
+
 size_t bench_attention_cases(enum attention_scale scale, struct attention_case *out, size_t max)
 {
     size_t n = 0;
@@ -233,6 +260,8 @@ size_t bench_attention_cases(enum attention_scale scale, struct attention_case *
     for (size_t t = 0; t < TYPE_COUNT; t++)
         for (size_t h = 0; h < HEAD_DIM_COUNT && n < max; h++)
             n += train_cases(scale, attention_types[t], head_dims[h], out + n, max - n);
+    if (n < max)
+        n += f32_cases(scale, out + n, max - n);
     return n;
 }
 

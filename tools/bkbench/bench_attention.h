@@ -19,7 +19,10 @@
  * (the non-causal one is "full"). Last the training shapes: many short
  * sequences, dense ("full") and causal ("causal"), B = 32 at L = 512 and
  * B = 16 at L = 1024 with blocks of 128 (on the host B = 8 at L = 64 and
- * B = 4 at L = 128, half that B with --quick, blocks of 16).
+ * B = 4 at L = 128, half that B with --quick, blocks of 16). Then F32
+ * ("f32"): dense at D = 64, 128 and 256 and causal at D = 128, the
+ * sweep's B, L and H * D, as bench/attention-peers.py --dtype f32 times
+ * SDPA.
  *
  * Per case, outside the timing: the pattern is made on the host and
  * uploaded, the forward plan runs once on every set to make y and lse
@@ -64,8 +67,8 @@ struct attention_case {
     int32_t sequences;
     /* Which table of bench/CURRENT.md it belongs to: "main" (the
      * patterns), "heads" (the head-size sweep), "varlen" (packed
-     * sequences and their dense reference) or "train" (the training
-     * shapes). */
+     * sequences and their dense reference), "train" (the training
+     * shapes) or "f32" (F32 beside SDPA's). */
     const char *set;
 };
 

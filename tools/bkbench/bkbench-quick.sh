@@ -32,7 +32,10 @@ varlen_rows=24
 # training shapes: (f16, bf16) x D (64, 128) x (B = 4, L = 64 and B = 2,
 # L = 128, blocks of 16) x (full, causal) x (forward, backward)
 train_rows=32
-attention_all=$((attention_rows + sweep_rows + varlen_rows + train_rows))
+# F32: dense D (64, 128, 256) and causal D 128 at the sweep's sizes (L = 32,
+# H * D = 256, blocks of 16) x (forward, backward)
+f32_rows=8
+attention_all=$((attention_rows + sweep_rows + varlen_rows + train_rows + f32_rows))
 # attention over a KV cache: (f16, bf16) x D (128, 64) x 3 shapes (one paged)
 decode_rows=12
 # decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
@@ -72,7 +75,7 @@ PY
     ok $? "$2"
 }
 
-echo "1..70"
+echo "1..71"
 
 # ---- bkinfo ------------------------------------------------------------
 "$bkinfo" >"$tmp/info.txt" 2>"$tmp/info.err"
@@ -210,6 +213,11 @@ packed=$(grep -Ec '^attention-(fwd|bwd) +(f16|bf16) +1x[12]x136x(64|128) +32 +va
          "$tmp/bench.txt")
 [ "$rows" -eq $varlen_rows ] && [ "$packed" -eq $((varlen_rows * 2 / 3)) ]
 ok $? "bkbench prints $varlen_rows packed-sequence and causal rows, checked (got $rows, $packed packed)"
+row='^attention-(fwd|bwd) +f32 +1x[124]x32x(64|128|256) +16 +(full|causal)'
+row="$row"' +dense +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
+rows=$(grep -Ec "$row" "$tmp/bench.txt")
+[ "$rows" -eq $f32_rows ]
+ok $? "bkbench prints $f32_rows F32 rows, dense and causal (got $rows)"
 row='^attention-(fwd|bwd) +(f16|bf16) +(4x[12]x64|2x[12]x128)x(64|128) +16 +(full|causal)'
 row="$row"' +dense +[0-9]+\.[0-9]% +[0-9]+ +[0-9.]+ +-[0-9]+/\+[0-9]+% +[0-9.]+( +h[a-z_]*)?$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
@@ -300,7 +308,8 @@ pycheck "$tmp/bench.json" "bkbench --json: $((varlen_rows * 2 / 3)) packed-seque
 # batch entry and head, causal the lower triangle with the diagonal.
 pycheck "$tmp/bench.json" "bkbench --json: $train_rows training-shape results, checked, causal blocks" \
     "len([r for r in d['attention'] if r['set'] == 'train']) == $train_rows and
-     sorted(set(r['set'] for r in d['attention'])) == ['heads', 'main', 'train', 'varlen'] and
+     sorted(set(r['set'] for r in d['attention'])) ==
+         ['f32', 'heads', 'main', 'train', 'varlen'] and
      sorted(set((r['batch'], r['lq']) for r in d['attention'] if r['set'] == 'train')) ==
          [(2, 128), (4, 64)] and
      all(r['status'] == 'ok' and r['check']['maxRelErr'] <= r['check']['limit'] and
