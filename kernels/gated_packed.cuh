@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The half types' forward on contiguous rows, in few instructions per
-// element: on an H200 the generic body (gated_common.cuh) held f16 and
-// bf16 at 88-97% of the copy bandwidth, bound by instruction issue, not
-// by bytes in flight (bench/log/gated.md). What is cut here:
+// The half types' forward and backward on contiguous rows, in few
+// instructions per element: on an H200 the generic body (gated_common.cuh)
+// held the f16 and bf16 forward at 88-97% of the copy bandwidth, bound by
+// instruction issue, not by bytes in flight (bench/log/gated.md). What is
+// cut here:
 // - conversions on whole 32-bit words: a bf16 pair to floats is a shift and
 //   a mask, an f16 pair two HADD2.F32, the result pair one F2FP (cvt.rn
 //   .bf16x2.f32 / .f16x2.f32);
-// - the Fast policy's math (gated_common.cuh), b Phi(b) as
+// - forward, the Fast policy's math (gated_common.cuh) with b Phi(b) as
 //   max(b, 0) - |b| Phi(-|b|) without the select of h or 1 - h, and
-//   GeGLU-tanh's exponent in three operations;
+//   GeGLU-tanh's exponent in three operations; backward, the kinds'
+//   gate() as the generic kernel has it;
 // - items found by pointers into the row, U per thread per step at fixed
 //   distances, and bounds checked once per step where a step fits.
 #ifndef BK_GATED_PACKED_CUH
@@ -97,18 +99,57 @@ template <> struct Forward<GegluTanh, Fast> {
     }
 };
 
-// y for the two elements of each 32-bit word of a 16-byte item.
-template <class Kind, typename T>
-static __device__ __forceinline__ uint4 item(const uint4 &a, const uint4 &b)
+// da = dy gate(b), db = dy a gate'(b) per kind, in float: as the generic
+// kernel computes them (gated_common.cuh).
+template <class Kind, class M> struct Backward {
+    static __device__ __forceinline__ void dx(float a, float b, float dy, float &da, float &db)
+    {
+        float d, g = Kind::template gate<M>(b, d);
+        da = dy * g;
+        db = dy * a * d;
+    }
+};
+
+// The k-th 32-bit word of a 16-byte item (k a constant once unrolled).
+static __device__ __forceinline__ uint32_t word(const uint4 &v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+static __device__ __forceinline__ void set_word(uint4 &v, int k, uint32_t w)
+{
+    if (k == 0)
+        v.x = w;
+    else if (k == 1)
+        v.y = w;
+    else if (k == 2)
+        v.z = w;
+    else
+        v.w = w;
+}
+
+// One 16-byte item, two elements of each 32-bit word at a time: forward
+// y from a and b; backward da and db from a, b and dy (in y).
+template <class Kind, typename T, bool BWD>
+static __device__ __forceinline__ void item(const uint4 &a, const uint4 &b, uint4 &y, uint4 &da,
+                                            uint4 &db)
 {
     typedef Pair<T> P;
-    typedef Forward<Kind, typename MathFor<T>::M> F;
-    uint4 y;
-    y.x = P::pack(F::y(P::lo(a.x), P::lo(b.x)), F::y(P::hi(a.x), P::hi(b.x)));
-    y.y = P::pack(F::y(P::lo(a.y), P::lo(b.y)), F::y(P::hi(a.y), P::hi(b.y)));
-    y.z = P::pack(F::y(P::lo(a.z), P::lo(b.z)), F::y(P::hi(a.z), P::hi(b.z)));
-    y.w = P::pack(F::y(P::lo(a.w), P::lo(b.w)), F::y(P::hi(a.w), P::hi(b.w)));
-    return y;
+    typedef typename MathFor<T>::M M;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t wa = word(a, k), wb = word(b, k);
+        if (BWD) {
+            const uint32_t wg = word(y, k);
+            float da0, db0, da1, db1;
+            Backward<Kind, M>::dx(P::lo(wa), P::lo(wb), P::lo(wg), da0, db0);
+            Backward<Kind, M>::dx(P::hi(wa), P::hi(wb), P::hi(wg), da1, db1);
+            set_word(da, k, P::pack(da0, da1));
+            set_word(db, k, P::pack(db0, db1));
+        } else {
+            set_word(y, k, P::pack(Forward<Kind, M>::y(P::lo(wa), P::lo(wb)),
+                                   Forward<Kind, M>::y(P::hi(wa), P::hi(wb))));
+        }
+    }
 }
 
 // A 16-byte load: plain, or with L2 (L2 true) the non-coherent path with
@@ -124,70 +165,99 @@ template <bool L2> static __device__ __forceinline__ uint4 load(const uint4 *p)
     return v;
 }
 
+// Where a step's items are: a and b in x, y (forward, written) or dy
+// (backward, read), da and db in dx (backward).
+struct Items {
+    const uint4 *a, *b;
+    uint4 *y, *da, *db;
+};
+
 // The first n of U items, BK_GATED_BLOCK apart (a warp's accesses
 // contiguous), all loads issued before the first use. n = U where the
 // whole step lies in the row: no checks then.
-template <class Kind, typename T, int U, bool L2>
-static __device__ __forceinline__ void step(const uint4 *xa, const uint4 *xb, uint4 *y, int n)
+template <class Kind, typename T, int U, bool L2, bool BWD>
+static __device__ __forceinline__ void step(const Items &at, uint64_t c, int n)
 {
-    uint4 a[U], b[U];
+    uint4 a[U], b[U], y[U];
 #pragma unroll
     for (int u = 0; u < U; u++) {
         if (u < n) {
-            a[u] = load<L2>(xa + u * BK_GATED_BLOCK);
-            b[u] = load<L2>(xb + u * BK_GATED_BLOCK);
+            const uint64_t i = c + u * BK_GATED_BLOCK;
+            a[u] = load<L2>(at.a + i);
+            b[u] = load<L2>(at.b + i);
+            if (BWD)
+                y[u] = load<L2>(at.y + i);
         }
     }
 #pragma unroll
-    for (int u = 0; u < U; u++)
-        if (u < n)
-            y[u * BK_GATED_BLOCK] = item<Kind, T>(a[u], b[u]);
+    for (int u = 0; u < U; u++) {
+        if (u < n) {
+            const uint64_t i = c + u * BK_GATED_BLOCK;
+            uint4 da, db;
+            item<Kind, T, BWD>(a[u], b[u], y[u], da, db);
+            if (BWD) {
+                at.da[i] = da;
+                at.db[i] = db;
+            } else {
+                at.y[i] = y[u];
+            }
+        }
+    }
 }
 
 // The grid of rows (gated_kernel_args.h, p.grid_rows): blocks along y
 // stride over the rows, along x over a row's 16-byte items.
-template <class Kind, typename T, int U, bool L2>
-static __device__ __forceinline__ void forward(const bk_gated_args &p)
+template <class Kind, typename T, int U, bool L2, bool BWD>
+static __device__ __forceinline__ void walk(const bk_gated_args &p)
 {
     grid_dependency_wait();
     const bool two = p.rank == 2;
     const uint64_t rows = two ? p.dim[0].extent : 1, items = p.dim[p.rank - 1].extent;
-    const int64_t x_row = two ? p.dim[0].x_stride * (int64_t)sizeof(T) : 0;
-    const int64_t y_row = two ? p.dim[0].y_stride * (int64_t)sizeof(T) : 0;
-    const int64_t gate = p.x_gate * (int64_t)sizeof(T);
+    const int64_t size = (int64_t)sizeof(T);
+    const int64_t x_row = two ? p.dim[0].x_stride * size : 0;
+    const int64_t y_row = two ? p.dim[0].y_stride * size : 0;
+    const int64_t dx_row = BWD && two ? p.dim[0].dx_stride * size : 0;
     const uint64_t first = (uint64_t)blockIdx.x * (BK_GATED_BLOCK * U) + threadIdx.x;
     const uint64_t stride = (uint64_t)gridDim.x * (BK_GATED_BLOCK * U);
     for (uint64_t r = blockIdx.y; r < rows; r += gridDim.y) {
         const char *x = reinterpret_cast<const char *>(p.x) + (int64_t)r * x_row;
-        const uint4 *xa = reinterpret_cast<const uint4 *>(x);
-        const uint4 *xb = reinterpret_cast<const uint4 *>(x + gate);
-        uint4 *y = reinterpret_cast<uint4 *>(reinterpret_cast<char *>(p.y) + (int64_t)r * y_row);
+        char *dx = BWD ? reinterpret_cast<char *>(p.dx) + (int64_t)r * dx_row : nullptr;
+        const Items at = {
+            reinterpret_cast<const uint4 *>(x),
+            reinterpret_cast<const uint4 *>(x + p.x_gate * size),
+            reinterpret_cast<uint4 *>(reinterpret_cast<char *>(p.y) + (int64_t)r * y_row),
+            reinterpret_cast<uint4 *>(dx),
+            reinterpret_cast<uint4 *>(BWD ? dx + p.dx_gate * size : nullptr),
+        };
         uint64_t c = first;
         for (; c + (U - 1) * BK_GATED_BLOCK < items; c += stride)
-            step<Kind, T, U, L2>(xa + c, xb + c, y + c, U);
+            step<Kind, T, U, L2, BWD>(at, c, U);
         if (c < items)  // the row's last, partial step: at most one a thread
-            step<Kind, T, U, L2>(xa + c, xb + c, y + c,
-                             (int)((items - c + BK_GATED_BLOCK - 1) / BK_GATED_BLOCK));
+            step<Kind, T, U, L2, BWD>(at, c,
+                                      (int)((items - c + BK_GATED_BLOCK - 1) / BK_GATED_BLOCK));
     }
 }
 
 }  // namespace packed
 }  // namespace bk
 
-// bk_gated_fwd_<kind>_<type>_packed and _packed_l2 (the loads with an L2
-// prefetch), for f16 and bf16: two items a thread per step, at most 40
-// registers (6 blocks an SM; no spills, the same instructions as without
-// the bound on sm_90).
+// bk_gated_<fwd|bwd>_<kind>_<type>_packed and _packed_l2 (the loads with an
+// L2 prefetch), for f16 and bf16: two items a thread per step. Registers
+// bounded for 6 blocks an SM forward (40), 4 backward (64; 5 spill): no
+// spills, and on sm_90 the same instructions as without the bound.
 #define BK_GATED_PACKED_UNROLL 2
-#define BK_GATED_PACKED_MIN_BLOCKS 6
-#define BK_GATED_PACKED_ENTRY(kname, Kind, tname, T, suffix, L2)                                  \
-    extern "C" __global__ void __launch_bounds__(BK_GATED_BLOCK, BK_GATED_PACKED_MIN_BLOCKS)      \
-        bk_gated_fwd_##kname##_##tname##_packed##suffix(const __grid_constant__ bk_gated_args p) \
-    {                                                                                             \
-        bk::packed::forward<Kind, T, BK_GATED_PACKED_UNROLL, L2>(p);                              \
+#define BK_GATED_PACKED_ENTRY(dir, BWD, blocks, kname, Kind, tname, T, suffix, L2)          \
+    extern "C" __global__ void __launch_bounds__(BK_GATED_BLOCK, blocks)                     \
+        bk_gated_##dir##_##kname##_##tname##_packed##suffix(                                 \
+            const __grid_constant__ bk_gated_args p)                                        \
+    {                                                                                        \
+        bk::packed::walk<Kind, T, BK_GATED_PACKED_UNROLL, L2, BWD>(p);                       \
     }
-#define BK_GATED_PACKED_ENTRIES(kname, Kind, tname, T)    \
-    BK_GATED_PACKED_ENTRY(kname, Kind, tname, T, , false) \
-    BK_GATED_PACKED_ENTRY(kname, Kind, tname, T, _l2, true)
+#define BK_GATED_PACKED_FORWARD(kname, Kind, tname, T)                      \
+    BK_GATED_PACKED_ENTRY(fwd, false, 6, kname, Kind, tname, T, , false)    \
+    BK_GATED_PACKED_ENTRY(fwd, false, 6, kname, Kind, tname, T, _l2, true)
+#define BK_GATED_PACKED_BACKWARD(kname, Kind, tname, T)                     \
+    BK_GATED_PACKED_ENTRY(bwd, true, 4, kname, Kind, tname, T, , false)     \
+    BK_GATED_PACKED_ENTRY(bwd, true, 4, kname, Kind, tname, T, _l2, true)
 
 #endif  // BK_GATED_PACKED_CUH
