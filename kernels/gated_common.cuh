@@ -23,21 +23,33 @@ namespace bk {
 #define BK_INV_SQRT_2 0.70710678118654752440084436210485
 #define BK_INV_SQRT_2PI 0.39894228040143267793994605993438
 #define BK_GELU_TANH_C 0.044715
+#define BK_LOG2E 1.4426950408889634074
 
 // ---- Library functions: the math policies ------------------------------
 // Accurate: the library's expf and erfcf (and double versions), and a
 // correctly rounded reciprocal (1/y rounded once, as a division would be,
-// at a fraction of its cost); used for f32 and f64. Fast: __expf (a few
-// ulp of float) and an approximate reciprocal (2 ulp), used for f16 and
-// bf16, whose results keep 11 or 8 bits: there the kernels do twice the
-// math per byte, and on an H100 the accurate exp and division held GLU,
-// SwiGLU and GeGLU (backward) at 84-91% of copy bandwidth, against 91-94%
-// with these (doc/design/gated.md). BK_GATED_FAST_HALF_MATH=0 turns it off.
+// at a fraction of its cost); used for f32 and f64. Fast: the ex2 and rcp
+// approximations (2 and 1 ulp of float), used for f16 and bf16, whose
+// results keep 11 or 8 bits: there the kernels do twice the math per byte,
+// and on an H100 the accurate exp and division held GLU, SwiGLU and GeGLU
+// (backward) at 84-91% of copy bandwidth, against 91-94% with these
+// (doc/design/gated.md). Their flush-to-zero forms skip the range checks of
+// __expf and __fdividef (3 and 4 instructions): they differ only where a
+// result leaves float's normal range, within what t/gated/gated_exhaustive.c
+// allows (2^-126 (1 + |b|)). BK_GATED_FAST_HALF_MATH=0 turns Fast off.
 struct Accurate {
     static __device__ __forceinline__ float exp(float x) { return expf(x); }
     static __device__ __forceinline__ double exp(double x) { return ::exp(x); }
     static __device__ __forceinline__ float rcp(float y) { return __frcp_rn(y); }
     static __device__ __forceinline__ double rcp(double y) { return __drcp_rn(y); }
+    // Overflow-free logistic function: exp of a non-positive argument only,
+    // without a branch.
+    template <typename C> static __device__ __forceinline__ C sigmoid(C x)
+    {
+        C e = exp(-fabs(x));
+        C r = rcp(C(1) + e);
+        return x >= C(0) ? r : e * r;
+    }
     // The normal distribution function, as the host backend computes it:
     // erfc(-b / sqrt 2) / 2, as 1 + erf(b / sqrt 2) cancels to 0 for b < -5.4.
     static __device__ __forceinline__ float phi(float b)
@@ -50,43 +62,63 @@ struct Accurate {
     }
 };
 struct Fast : Accurate {
-    static __device__ __forceinline__ float exp(float x) { return __expf(x); }
-    static __device__ __forceinline__ float rcp(float y) { return __fdividef(1.0f, y); }
-    static __device__ __forceinline__ float phi(float b);  // below
+    static __device__ __forceinline__ float ex2(float x)
+    {
+        float r;
+        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+        return r;
+    }
+    static __device__ __forceinline__ float exp(float x)
+    {
+        return ex2(x * float(BK_LOG2E));
+    }
+    static __device__ __forceinline__ float rcp(float y)
+    {
+        float r;
+        asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+        return r;
+    }
+    // 1 / (1 + e^-x) as it stands, in 4 instructions: past x = -87, where
+    // the logistic function leaves float's normal range, e^-x overflows to
+    // +inf (or its reciprocal flushes) and s is 0.
+    static __device__ __forceinline__ float sigmoid(float x) { return rcp(1.0f + exp(-x)); }
+    static __device__ __forceinline__ float phi_left(float b);  // below
+    static __device__ __forceinline__ float phi(float b);
 };
 #ifndef BK_GATED_FAST_HALF_MATH
 #define BK_GATED_FAST_HALF_MATH 1
 #endif
-// Phi(b) for the half types in about 12 instructions, against about 25 for
+// Phi(b) for the half types in about 9 instructions, against about 25 for
 // 0.5 (1 + erff(b / sqrt 2)) (which held GeGLU forward on bf16 at 92% of copy
-// bandwidth, doc/design/gated.md) and more for erfcf. h = Phi(-|b|) =
-// erfc(|b| / sqrt 2) / 2 = t 2^(Q(t) - log2(e) b^2 / 2), t = 1 / (1 + P |b|),
-// with Q a degree-7 polynomial fitted for libbk (minimax in the relative
-// error of h, 1.5e-6). With the approximate reciprocal and ex2, h keeps a
-// relative error below 1e-5 down to the smallest normal float (b = -13.2;
-// ex2 flushes below it); b * b is exact for half-type inputs. Phi(b) = h for
-// b < 0, 1 - h otherwise. t/gated_exhaustive checks every f16 and bf16 b.
-// BK_GATED_FAST_PHI=0 uses the accurate form instead, for comparison.
+// bandwidth, doc/design/gated.md) and more for erfcf. phi_left(b) is
+// h = Phi(-|b|) = erfc(|b| / sqrt 2) / 2 = t 2^(Q(t) - log2(e) b^2 / 2),
+// t = 1 / (1 + |b| / 2), with Q a degree-4 polynomial fitted for libbk
+// (minimax in the relative error of h, 4.9e-5 on [0, 13.2]; the degree-7
+// fit it replaces had 1.5e-6, more than the half types keep: f16's half
+// ulp is 2.4e-4 of a value at least). With float's rounding and the
+// approximate reciprocal and ex2, h keeps a relative error below 6e-5 down
+// to the smallest normal float (b = -13.2; ex2 flushes below it); b * b is
+// exact for half-type inputs. Phi(b) = h for b < 0, 1 - h otherwise.
+// t/gated_exhaustive checks every f16 and bf16 b. BK_GATED_FAST_PHI=0 uses
+// the accurate form instead, for comparison.
 #ifndef BK_GATED_FAST_PHI
 #define BK_GATED_FAST_PHI 1
 #endif
-#define BK_PHI_P 0.366f
+__device__ __forceinline__ float Fast::phi_left(float b)
+{
+    const float t = rcp(fmaf(0.5f, fabsf(b), 1.0f));
+    float q = 3.762682080e-01f;
+    q = fmaf(q, t, -1.150118232e+00f);
+    q = fmaf(q, t, 7.132107019e-01f);
+    q = fmaf(q, t, 1.382777691e+00f);
+    q = fmaf(q, t, -2.322093487e+00f);
+    return t * ex2(fmaf(b * b, -0.72134752044448170368f, q));
+}
 __device__ __forceinline__ float Fast::phi(float b)
 {
     if (!BK_GATED_FAST_PHI)
         return Accurate::phi(b);
-    const float t = __fdividef(1.0f, fmaf(BK_PHI_P, fabsf(b), 1.0f));
-    float q = -2.583124638e-01f;
-    q = fmaf(q, t, 9.779635072e-01f);
-    q = fmaf(q, t, -1.171493173e+00f);
-    q = fmaf(q, t, 2.387024462e-01f);
-    q = fmaf(q, t, 9.748854674e-03f);
-    q = fmaf(q, t, 5.368717909e-01f);
-    q = fmaf(q, t, 1.442350626e+00f);
-    q = fmaf(q, t, -2.775830269e+00f);
-    float e;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(fmaf(b * b, -0.72134752044448170368f, q)));
-    const float h = t * e;
+    const float h = phi_left(b);
     return b < 0.0f ? h : 1.0f - h;
 }
 
@@ -96,13 +128,10 @@ template <> struct MathFor<__half> { typedef Fast M; };
 template <> struct MathFor<__nv_bfloat16> { typedef Fast M; };
 #endif
 
-// Overflow-free logistic function: exp of a non-positive argument only,
-// without a branch.
+// The logistic function of the policy.
 template <class M, typename C> static __device__ __forceinline__ C sigmoid(C x)
 {
-    C e = M::exp(-fabs(x));
-    C r = M::rcp(C(1) + e);
-    return x >= C(0) ? r : e * r;
+    return M::sigmoid(x);
 }
 
 // ---- The kinds: gate(b) and, through d, gate'(b) -----------------------

@@ -43,6 +43,8 @@ EXTRA_DIST += $(BK_PTX_ATTENTION)
 # Type conversion: its rounding is the host backend's.
 BK_PTX_CONVERT = kernels/shared/convert_args.h kernels/shared/convert_round.h
 EXTRA_DIST += kernels/shared/convert_args.h
+# The half types' packed forward kernels.
+EXTRA_DIST += kernels/gated_packed.cuh
 
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
 BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh \
@@ -92,6 +94,7 @@ kernels/attention_general.fatbin kernels/attention_mma.fatbin \
 	kernels/attention_wgmma_backward.fatbin kernels/attention_decode.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_ATTENTION:%=$(srcdir)/%)
 kernels/convert.fatbin: $(BK_PTX_CONVERT:%=$(srcdir)/%)
+kernels/gated_forward.fatbin: $(srcdir)/kernels/gated_packed.cuh
 kernels/sparse24_wgmma.fatbin kernels/w4a16_gemm.fatbin kernels/w4a16_wgmma.fatbin \
 	kernels/attention_wgmma.fatbin kernels/attention_wgmma_backward.fatbin \
 	kernels/attention_decode_wgmma.fatbin: $(BK_PTX_HOPPER:%=$(srcdir)/%)

@@ -101,6 +101,34 @@ static unsigned int grid_waves(void)
     return w >= 1 && w <= 1024 ? (unsigned int)w : GRID_WAVES;
 }
 
+/* The half types on contiguous rows: the generic vector kernels ("vec")
+ * or the packed ones (kernels/gated_packed.cuh: fewer instructions per
+ * element; "packed_l2" loads with an L2 prefetch hint). On an H200 the
+ * generic forward is bound by instruction issue (bench/log/gated.md); on
+ * an H100, with a third less bandwidth per SM, it reached 95-97% of the
+ * copy. So the packed kernels are the default where the device's memory
+ * moves PACKED_BYTES_PER_SM or more a second per SM (H200: 37 GB/s; H100
+ * SXM: 25 GB/s), the generic ones elsewhere. BK_CUDA_GATED_HALF=vec|packed|
+ * packed_l2 overrides it, for tuning with bkbench. */
+static const char *const half_paths[] = { "vec", "packed", "packed_l2" };
+#define PACKED_BYTES_PER_SM 30e9
+static const char *half_path(const struct bk_cuda_context *c)
+{
+    const char *s = getenv("BK_CUDA_GATED_HALF");
+    for (size_t i = 0; s && i < sizeof half_paths / sizeof half_paths[0]; i++)
+        if (strcmp(s, half_paths[i]) == 0)
+            return half_paths[i];
+    int mem_khz = 0, bus_bits = 0;
+    if (bk_cu.cuDeviceGetAttribute(&mem_khz, BK_CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+                                   c->device) != BK_CUDA_SUCCESS ||
+        bk_cu.cuDeviceGetAttribute(&bus_bits, BK_CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+                                   c->device) != BK_CUDA_SUCCESS || c->sm_count < 1)
+        return half_paths[0];
+    /* Double data rate: two transfers of the bus a memory clock. */
+    const double bytes_per_s = 2.0 * 1e3 * mem_khz * (bus_bits / 8.0);
+    return bytes_per_s / c->sm_count >= PACKED_BYTES_PER_SM ? half_paths[1] : half_paths[0];
+}
+
 static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struct gated_kernel *k)
 {
     const struct bk_gated_problem *p = &plan->problem.gated;
@@ -199,7 +227,10 @@ BkResult bk_cuda_gated_select(BkPlan plan)
     const unsigned int v = 16 / type_info[p->type].size;
     res = kernel_init(plan, "strided", 1, &g->strided);
     if (res == BK_SUCCESS && vector_path_fits(p, v)) {
-        res = kernel_init(plan, "vec", v, &g->vec);
+        /* The packed kernels walk a grid of rows only (kernel_init). */
+        const bool half = p->type == BK_DATA_TYPE_F16 || p->type == BK_DATA_TYPE_BF16;
+        const char *path = half && p->rank <= 2 ? half_path(plan->ctx->impl) : "vec";
+        res = kernel_init(plan, path, v, &g->vec);
         g->has_vec = res == BK_SUCCESS;
     }
     bk_cuda_leave(&scope);

@@ -23,8 +23,10 @@ static struct bkt_tolerance gpu_tolerance(BkDataType type)
 }
 
 /* Shapes beyond the common ones: odd sizes split on each axis, large ones
- * that fill the GPU, and inner extents of whole 16-byte vectors (a CUDA
- * fast path) bound aligned and one element off. */
+ * that fill the GPU, inner extents of whole 16-byte vectors (a CUDA fast
+ * path) bound aligned and one element off, and rows that take the half
+ * types' packed kernels through full and partial steps and through more
+ * rows than the grid has. */
 static unsigned more_shapes(struct gated_shape *s, unsigned n)
 {
     const struct gated_shape extra[] = {
@@ -37,6 +39,10 @@ static unsigned more_shapes(struct gated_shape *s, unsigned n)
         { 2, 1, { 1024, 1024 }, { GATED_CONTIGUOUS, GATED_CONTIGUOUS, GATED_CONTIGUOUS }, 0 },
         { 2, 1, { 64, 4096 }, { GATED_CONTIGUOUS, GATED_CONTIGUOUS, GATED_CONTIGUOUS }, 1 },
         { 4, 1, { 3, 5, 8, 64 }, { GATED_CONTIGUOUS, GATED_CONTIGUOUS, GATED_CONTIGUOUS }, 0 },
+        /* rows of whole steps and a part (f16: 515 vectors, a step 512)
+         * and more rows than the grid has blocks down */
+        { 2, 1, { 24, 4120 }, { GATED_CONTIGUOUS, GATED_CONTIGUOUS, GATED_CONTIGUOUS }, 0 },
+        { 2, 1, { 70000, 8 }, { GATED_CONTIGUOUS, GATED_CONTIGUOUS, GATED_CONTIGUOUS }, 0 },
     };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0] && n < MAX_SHAPES; i++)
         s[n++] = extra[i];
