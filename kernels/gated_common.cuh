@@ -88,30 +88,32 @@ struct Fast : Accurate {
 #ifndef BK_GATED_FAST_HALF_MATH
 #define BK_GATED_FAST_HALF_MATH 1
 #endif
-// Phi(b) for the half types in about 9 instructions, against about 25 for
+// Phi(b) for the half types in about 12 instructions, against about 25 for
 // 0.5 (1 + erff(b / sqrt 2)) (which held GeGLU forward on bf16 at 92% of copy
 // bandwidth, doc/design/gated.md) and more for erfcf. phi_left(b) is
 // h = Phi(-|b|) = erfc(|b| / sqrt 2) / 2 = t 2^(Q(t) - log2(e) b^2 / 2),
-// t = 1 / (1 + |b| / 2), with Q a degree-4 polynomial fitted for libbk
-// (minimax in the relative error of h, 4.9e-5 on [0, 13.2]; the degree-7
-// fit it replaces had 1.5e-6, more than the half types keep: f16's half
-// ulp is 2.4e-4 of a value at least). With float's rounding and the
-// approximate reciprocal and ex2, h keeps a relative error below 6e-5 down
-// to the smallest normal float (b = -13.2; ex2 flushes below it); b * b is
-// exact for half-type inputs. Phi(b) = h for b < 0, 1 - h otherwise.
+// t = 1 / (1 + P |b|), with Q a degree-7 polynomial fitted for libbk
+// (minimax in the relative error of h, 1.5e-6). With the approximate
+// reciprocal and ex2, h keeps a relative error below 1e-5 down to the
+// smallest normal float (b = -13.2; ex2 flushes below it); b * b is exact
+// for half-type inputs. Phi(b) = h for b < 0, 1 - h otherwise.
 // t/gated_exhaustive checks every f16 and bf16 b. BK_GATED_FAST_PHI=0 uses
 // the accurate form instead, for comparison.
 #ifndef BK_GATED_FAST_PHI
 #define BK_GATED_FAST_PHI 1
 #endif
+#define BK_PHI_P 0.366f
 __device__ __forceinline__ float Fast::phi_left(float b)
 {
-    const float t = rcp(fmaf(0.5f, fabsf(b), 1.0f));
-    float q = 3.762682080e-01f;
-    q = fmaf(q, t, -1.150118232e+00f);
-    q = fmaf(q, t, 7.132107019e-01f);
-    q = fmaf(q, t, 1.382777691e+00f);
-    q = fmaf(q, t, -2.322093487e+00f);
+    const float t = rcp(fmaf(BK_PHI_P, fabsf(b), 1.0f));
+    float q = -2.583124638e-01f;
+    q = fmaf(q, t, 9.779635072e-01f);
+    q = fmaf(q, t, -1.171493173e+00f);
+    q = fmaf(q, t, 2.387024462e-01f);
+    q = fmaf(q, t, 9.748854674e-03f);
+    q = fmaf(q, t, 5.368717909e-01f);
+    q = fmaf(q, t, 1.442350626e+00f);
+    q = fmaf(q, t, -2.775830269e+00f);
     return t * ex2(fmaf(b * b, -0.72134752044448170368f, q));
 }
 __device__ __forceinline__ float Fast::phi(float b)
