@@ -34,7 +34,7 @@ function family_of(f, list, i,   lq, lk, set) {
         return "decode"
     # bkbench's attention sets: the patterns (runs before the field had no
     # other), the head-size sweep, packed sequences, training shapes; F32
-    # ("f32") a family of its own, which no table shows yet.
+    # ("f32") a family of its own.
     set = get(f, list "." i ".set")
     return set == "heads" || set == "varlen" || set == "train" || set == "f32" ? set : "attention"
 }
@@ -359,6 +359,7 @@ BEGIN {
     PEER_NAMES["fa4"] = "FA4"
     PEER_NAMES["sdpa"] = "SDPA"
     PEER_NAMES["sdpa-loop"] = "SDPA loop"
+    PEER_NAMES["sdpa-c"] = "SDPA"
     PEER_NAMES["flex"] = "Flex"
 }
 
@@ -370,8 +371,8 @@ function attention_peer(f, r, op,   p, pn, j, pf, w, nw, want, pat) {
     pat = get(f, r ".pattern")
     if (get(f, r ".form") == "list")
         return ""
-    nw = split(pat == "full" || pat == "causal" ? "fa4 sdpa" : pat ~ /^varlen/ ? "sdpa-loop" : \
-               "flex", want, " ")
+    nw = split(pat == "full" ? "fa4 sdpa" : pat == "causal" ? "fa4 sdpa sdpa-c" : \
+               pat ~ /^varlen/ ? "sdpa-loop" : "flex", want, " ")
     pn = peer_lists(f)
     for (w = 1; w <= nw; w++)
         for (p = 1; p <= pn; p++)
@@ -484,6 +485,15 @@ function train() {
         "and causal, whose blocks on the diagonal count whole (10 of 16 at L = 512, 36 of 64 at\n" \
         "L = 1024). The peer is FlashAttention-4 where the run has it, else PyTorch's SDPA\n" \
         "(is_causal for the causal rows).", "case")
+}
+
+# F32 inputs (3xTF32 on the tensor cores) beside SDPA's F32 path.
+function f32() {
+    attention_section("f32", "Attention with F32 inputs", "F32 attention figures",
+        "TFLOP/s (forward 4 x L x L x D a head, backward 2.5 times that; causal over the active\n" \
+        "blocks), B = 2, L = 4096, H x D = 2048, dense (\"full\") and causal. libbk keeps F32's\n" \
+        "accuracy on TF32 tensor cores (3xTF32); the peer is PyTorch's SDPA with F32 inputs and\n" \
+        "TF32 off (is_causal for the causal row).")
 }
 
 function attention(   f) {
@@ -603,6 +613,7 @@ END {
     host_gemm()
     attention()
     heads()
+    f32()
     varlen()
     train()
     decode()
