@@ -73,11 +73,21 @@ struct attention_plan {
     struct attention_decode_plan decode;
 };
 
-/* The rows (queries of dq, keys of dk/dv) a CTA of the Hopper backward
- * owns: 128, or 64 on the pair kernels. */
-static int64_t backward_rows(const struct attention_plan *ap)
+/* Whether the Hopper backward at width `width` takes the pair kernels,
+ * whose CTAs own 64 keys or query rows that both consumers share: past
+ * 128, where the 128-row kernels' accumulators do not fit a consumer's
+ * registers (at 64 and 128 the pair ran 0.57-0.71x of them:
+ * doc/design/attention.md). */
+static bool pair_width(int width)
 {
-    return ap->pair ? BK_ATTENTION_WGMMA_PAIR_ROWS : BK_ATTENTION_WGMMA_ROWS;
+    return width > 128;
+}
+
+/* The rows (queries of dq, keys of dk/dv) a CTA of the Hopper backward at
+ * width `width` owns: 128, or 64 on the pair kernels. */
+static int64_t backward_rows(int width)
+{
+    return pair_width(width) ? BK_ATTENTION_WGMMA_PAIR_ROWS : BK_ATTENTION_WGMMA_ROWS;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -418,7 +428,7 @@ static void launch_rows_wgmma(struct bk_cuda_kernel_launch *l, const struct atte
                               struct bk_attention_tma_args *t)
 {
     const struct forward_kernel *fk = forward_of(ap, k);
-    const int64_t rows = fk ? fk->rows : backward_rows(ap);
+    const int64_t rows = fk ? fk->rows : backward_rows(ap->wgmma_width);
     const unsigned int ctas = k == K_WGMMA ? ap->row_ctas : ap->narrow_row_ctas;
     bool ovf = false;
     const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
@@ -575,8 +585,8 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
      * 128) the kernel falls back to where the key offsets run back
      * (key_tile_place): only the device sees the offsets. */
     const unsigned int wgmma_keys =
-        packed ? (unsigned int)packed_key_tiles(p, backward_rows(ap))
-               : (unsigned int)ceil_div(p->lk, backward_rows(ap));
+        packed ? (unsigned int)packed_key_tiles(p, backward_rows(ap->wgmma_width))
+               : (unsigned int)ceil_div(p->lk, backward_rows(ap->wgmma_width));
     const unsigned int wgmma_kz = packed ? 1u : gb;
     if (wgmma && ap->fused) { /* the row sums' kernel zeroes the counters */
         a.dq_sum = t.a.dq_sum = run->workspace + ap->ws_dq_sum;
@@ -880,10 +890,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
  * mma.sync kernels. Figures: doc/design/attention.md. */
 static bool sequences_backward(const struct bk_attention_problem *p)
 {
-    const int64_t rows = wgmma_width(p) > 128 ? BK_ATTENTION_WGMMA_PAIR_ROWS
-                                               : BK_ATTENTION_WGMMA_ROWS;
     return p->backward && p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED &&
-           packed_key_tiles(p, rows) > INT32_MAX;
+           packed_key_tiles(p, backward_rows(wgmma_width(p))) > INT32_MAX;
 }
 
 BkResult bk_cuda_attention_select(BkPlan plan)
@@ -917,11 +925,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
                 fused_workspace(plan, ap);
-    /* Past 128 the backward takes the pair kernels, whose CTAs own 64 keys
-     * or query rows that both consumers share: the 128-row kernels'
-     * accumulators do not fit a consumer's registers there, and at 64 and
-     * 128 the pair ran 0.57-0.71x of them (doc/design/attention.md). */
-    ap->pair = ap->wgmma && p->backward && ap->wgmma_width > 128;
+    ap->pair = ap->wgmma && p->backward && pair_width(ap->wgmma_width);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
     ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
