@@ -121,20 +121,34 @@ static __device__ void producer(const bk_attention_decode_tma_args &p, uint32_t 
     });
 }
 
+// Two consumers take turns to issue their products (named barriers
+// TURN_BARRIER + c, FlashAttention-3's ping-pong): one's softmax runs
+// while the tensor cores work on the other's. Consumer 1 passes first, so
+// that consumer 0 starts; both take a turn for every issue, the same
+// count (they walk the same steps), and consumer 0 takes the last pass.
+constexpr int TURN_BARRIER = 2;
+template <bool TURNS> static __device__ __forceinline__ void wait_turn(int c)
+{
+    if (TURNS)
+        asm volatile("bar.sync %0, 256;\n" ::"r"(TURN_BARRIER + c) : "memory");
+}
+template <bool TURNS> static __device__ __forceinline__ void pass_turn(int c)
+{
+    if (TURNS)
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(TURN_BARRIER + (c ^ 1)) : "memory");
+}
+
 // Consumer warpgroup c: its 64 packed rows of every unit the CTA walks.
 // Every step ends with no product in flight (ptxas serialises wgmma whose
-// groups cross a branch it cannot prove uniform: C7518). With one
-// consumer (a stream bound by its reads) a step is its softmax, then its
-// P V with the next step's S; with two (more rows than the tensor pipe
-// keeps up with serially: Lq = 16 of 8 heads ran at 58% of the copy
-// bandwidth so), the next step's S is issued first and runs under this
-// step's softmax, into the other of two score buffers.
+// groups cross a branch it cannot prove uniform: C7518). A step is its
+// softmax, then its P V with the next step's S; two consumers (more rows
+// than the tensor pipe keeps up with serially) take turns for those.
 template <typename T, int DH, int NC, int KEYS, int CTAS>
 static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t base, int c)
 {
     typedef Layout<DH, NC, KEYS, CTAS> L;
     constexpr int NT_S = KEYS / 8, NT_O = DH / 8, KSTEPS = DH / 16;
-    constexpr bool AHEAD = NC == 2;
+    constexpr bool TURNS = NC == 2;
     const DecodeArgs &d = p.d;
     const Args &a = d.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
@@ -171,7 +185,7 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
                                                               col)
                                         : 0u;
             }
-        float o[NT_O][4], sa[NT_S][4], sb[AHEAD ? NT_S : 1][4];
+        float o[NT_O][4], sa[NT_S][4];
         uint32_t pa[KEYS / 16][4];
         zero(o);
         float m_a = -INFINITY, m_b = -INFINITY, l_a = 0.f, l_b = 0.f;
@@ -200,59 +214,37 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
         if (g.steps > 0) { // S of the first step, alone
             const Step<L> st(base, n);
             mbar_wait(st.k_full, st.parity);
+            wait_turn<TURNS>(c);
             issue_fragments_bt<T, L, KEYS>(sa, qf, st.k_tile);
+            pass_turn<TURNS>(c);
             wgmma_wait<0>();
             fence_operand(sa);
         }
-        if constexpr (AHEAD) {
-            // Step s with its S in cur: the next S into nxt first.
-            auto step = [&](float (&cur)[NT_S][4], float (&nxt)[NT_S][4], int64_t s) {
-                const Step<L> st(base, n);
-                if (s + 1 < g.steps) {
-                    const Step<L> next(base, n + 1);
+        for (int64_t s = 0; s < g.steps; s++, n++) {
+            const Step<L> st(base, n);
+            softmax(sa, s);
+            mbar_wait(st.v_full, st.parity);
+            if (s + 1 < g.steps) {
+                const Step<L> next(base, n + 1);
+                if constexpr (TURNS) { // the turn is not held over a wait for copies
                     mbar_wait(next.k_full, next.parity);
-                    issue_fragments_bt<T, L, KEYS>(nxt, qf, next.k_tile);
-                    softmax(cur, s);
-                    mbar_wait(st.v_full, st.parity);
-                    issue_ab<T, L, KEYS>(o, pa, st.v_tile);
-                    wgmma_wait<0>();
-                } else {
-                    softmax(cur, s);
-                    mbar_wait(st.v_full, st.parity);
-                    issue_ab<T, L, KEYS>(o, pa, st.v_tile);
-                    wgmma_wait<0>();
+                    wait_turn<TURNS>(c);
                 }
-                fence_operand(nxt);
-                fence_operand(o);
-                fence_operand(pa);
-                release(st.empty);
-                n++;
-            };
-            for (int64_t s = 0; s < g.steps; s += 2) {
-                step(sa, sb, s);
-                if (s + 1 < g.steps)
-                    step(sb, sa, s + 1);
+                issue_ab<T, L, KEYS>(o, pa, st.v_tile);
+                mbar_wait(next.k_full, next.parity);
+                issue_fragments_bt<T, L, KEYS>(sa, qf, next.k_tile);
+                pass_turn<TURNS>(c);
+                wgmma_wait<0>();
+            } else {
+                wait_turn<TURNS>(c);
+                issue_ab<T, L, KEYS>(o, pa, st.v_tile);
+                pass_turn<TURNS>(c);
+                wgmma_wait<0>();
             }
-        } else {
-            for (int64_t s = 0; s < g.steps; s++, n++) {
-                const Step<L> st(base, n);
-                softmax(sa, s);
-                mbar_wait(st.v_full, st.parity);
-                if (s + 1 < g.steps) {
-                    const Step<L> next(base, n + 1);
-                    issue_ab<T, L, KEYS>(o, pa, st.v_tile);
-                    mbar_wait(next.k_full, next.parity);
-                    issue_fragments_bt<T, L, KEYS>(sa, qf, next.k_tile);
-                    wgmma_wait<0>();
-                } else {
-                    issue_ab<T, L, KEYS>(o, pa, st.v_tile);
-                    wgmma_wait<0>();
-                }
-                fence_operand(sa);
-                fence_operand(o);
-                fence_operand(pa);
-                release(st.empty);
-            }
+            fence_operand(sa);
+            fence_operand(o);
+            fence_operand(pa);
+            release(st.empty);
         }
 #pragma unroll
         for (int x = 1; x <= 2; x *= 2) {
@@ -310,7 +302,12 @@ static __device__ void split(const bk_attention_decode_tma_args &p)
     } else {
         if constexpr (SHARED_FILE)
             registers_grow_to<NC == 2 ? 232 : 216>();
-        consumer<T, DH, NC, KEYS, CTAS>(p, base, NC == 1 ? 0 : group - 1);
+        const int c = NC == 1 ? 0 : group - 1;
+        if (NC == 2 && c == 1)
+            pass_turn<NC == 2>(c); // consumer 0 goes first
+        consumer<T, DH, NC, KEYS, CTAS>(p, base, c);
+        if (NC == 2 && c == 0)
+            wait_turn<NC == 2>(c); // consumer 1's last pass: both barriers end complete
     }
 }
 
@@ -328,14 +325,13 @@ static __device__ void split(const bk_attention_decode_tma_args &p)
     {                                                                                            \
         bk::attention::decode_wg::split<T, DH, NC, KEYS, CTAS>(p);                               \
     }
-// One consumer takes steps of 128 keys; two take 64: two buffers of
-// scores of 128 beside O do not fit the registers they have. Two CTAs an
-// SM hold three stages of 32 KiB each.
+// Steps of 128 keys, but 64 at D = 128 with two CTAs an SM (three stages
+// of 32 KiB each in 96 KiB).
 #define BK_ATTENTION_DECODE_WG_TYPE(NAME, T)                                                     \
     BK_ATTENTION_DECODE_WG(NAME, T, 64, 1, 128, 1, )                                             \
-    BK_ATTENTION_DECODE_WG(NAME, T, 64, 2, 64, 1, )                                              \
+    BK_ATTENTION_DECODE_WG(NAME, T, 64, 2, 128, 1, )                                             \
     BK_ATTENTION_DECODE_WG(NAME, T, 128, 1, 128, 1, )                                            \
-    BK_ATTENTION_DECODE_WG(NAME, T, 128, 2, 64, 1, )                                             \
+    BK_ATTENTION_DECODE_WG(NAME, T, 128, 2, 128, 1, )                                            \
     BK_ATTENTION_DECODE_WG(NAME, T, 64, 1, 128, 2, _p2)                                          \
     BK_ATTENTION_DECODE_WG(NAME, T, 128, 1, 64, 2, _p2)
 

@@ -151,16 +151,13 @@ static bool decode_maps(const struct bk_attention_problem *p, struct bk_attentio
                               p->stride.v, 64, 64);
 }
 
-/* The Hopper kernel's steps: 64 keys for two consumers (two buffers of
- * scores of 128 beside O would not fit their registers), 128 for one (at
- * D = 128, Lq = 8 of 8 heads 150.6 us against 154.6 with 64; at D = 64,
- * steps of 16 KiB held the stream to 75-80% of the copy bandwidth); with
- * two CTAs an SM, 32 KiB steps (three in a 96 KiB ring). */
-static unsigned int wgmma_keys(unsigned int d, unsigned int nc, unsigned int ctas)
+/* The Hopper kernel's steps: 128 keys (D = 64 with 64-key steps of 16 KiB
+ * held a stream to 75-80% of the copy bandwidth; two consumers taking
+ * turns at D = 64, Lq = 16 of 8 heads: 71.7 us against 83.6 with 64), but
+ * 64 at D = 128 with two CTAs an SM (three 32 KiB steps in 96 KiB). */
+static unsigned int wgmma_keys(unsigned int d, unsigned int ctas)
 {
-    if (ctas == 2)
-        return d == 128 ? 64 : 128;
-    return nc == 2 ? 64 : 128;
+    return ctas == 2 && d == 128 ? 64 : 128;
 }
 
 /* The Hopper kernel's CTAs an SM for nc consumers: two of one consumer
@@ -195,7 +192,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
         return BK_SUCCESS;
     const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
-    const unsigned int keys = wgmma_keys((unsigned int)p->d, nc, ctas);
+    const unsigned int keys = wgmma_keys((unsigned int)p->d, ctas);
     if (!split_work(p, sms * ctas, keys, 64u * nc, 1, k, part_bytes))
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_DECODE_WG_THREADS(nc);
