@@ -266,7 +266,7 @@ static __device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x)
 // O) g and g + 8 of each 16 for the same two rows; a row's maximum and sum
 // gather over the 8 lanes of its q4. P^T reaches the B fragments of the
 // second product through a register transpose (movmatrix).
-template <typename T, int DH, int STAGES>
+template <typename T, int DH, int STAGES, bool DIRECT>
 static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uint32_t ring,
                                                         int lane, int64_t u, int64_t s0,
                                                         int64_t s1, int64_t slot)
@@ -399,6 +399,29 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
         l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
         l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
     }
+    // A stream that walks whole units (DIRECT: every unit one stream's)
+    // writes its rows' y and lse as the combining kernel would from their
+    // one part.
+    if constexpr (DIRECT) {
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int64_t r = 2 * q4 + e;
+            if (r >= d.rows)
+                continue;
+            const float l = e ? l_b : l_a, m = e ? m_b : m_a;
+            const float inv = bad ? quiet_nan() : l > 0.f ? 1.f / l : 0.f;
+            const int64_t h = kvh * d.group + r / a.lq, i = r % a.lq;
+            T *dst = at<T>(a.y, b, h, i) + g;
+#pragma unroll
+            for (int dt = 0; dt < DT; dt++) {
+                dst[dt * 16] = Storage<T>::out(o[dt][e] * inv);
+                dst[dt * 16 + 8] = Storage<T>::out(o[dt][2 + e] * inv);
+            }
+            if ((a.flags & BK_ATTENTION_HAS_LSE) && g == 0)
+                *lse_at<float>(a, b, h, i) = bad ? quiet_nan() : row_lse(m, l);
+        }
+        return;
+    }
     // The part as walk_unit leaves it, row 2 q4 + e of the unit's 16.
     const int64_t cell0 = (u * d.max_parts + slot) * 16;
 #pragma unroll
@@ -420,11 +443,11 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
 }
 
 // A stream's share of the steps of all units (stream_start), a unit at a
-// time.
-template <typename T, int DH, int RG, int STAGES, bool NARROW>
+// time; NS streams a CTA; DIRECT (narrow only): each stream's share is
+// whole units, whose y it writes.
+template <typename T, int DH, int RG, int STAGES, bool NARROW, int NS, bool DIRECT = false>
 static __device__ void split(const DecodeArgs &d)
 {
-    constexpr int NS = BK_ATTENTION_DECODE_STREAMS(RG);
     constexpr uint32_t STAGE_BYTES = BK_ATTENTION_DECODE_STAGE_BYTES(DH);
     static_assert(STAGES >= 2, "a stream's ring needs two stages");
     extern __shared__ __align__(128) unsigned char smem_bytes[];
@@ -440,8 +463,8 @@ static __device__ void split(const DecodeArgs &d)
         const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
         const int64_t s1 = min(to, unit_end) - u * d.unit_steps;
         if (NARROW)
-            walk_unit_narrow<T, DH, STAGES>(d, ring, lane, u, at - u * d.unit_steps, s1,
-                                            me - first_stream(d, u));
+            walk_unit_narrow<T, DH, STAGES, DIRECT>(d, ring, lane, u, at - u * d.unit_steps, s1,
+                                                    me - first_stream(d, u));
         else
             walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps,
                                          s1, me - first_stream(d, u));
@@ -585,14 +608,21 @@ using namespace bk::attention::decode;
     extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(RG), 1)        \
         bk_attention_decode_##NAME##_d##DH##_r##RG##_s##STAGES(const DecodeArgs d)               \
     {                                                                                            \
-        split<T, DH, RG, STAGES, false>(d);                                                      \
+        split<T, DH, RG, STAGES, false, BK_ATTENTION_DECODE_STREAMS(RG)>(d);                     \
     }
-// The kernels of at most 8 packed rows (walk_unit_narrow), RG = 1.
+// The kernels of at most 8 packed rows (walk_unit_narrow), RG = 1: four
+// streams a CTA, or (_w2) two, where each stream walks whole units.
 #define BK_ATTENTION_DECODE_NARROW(NAME, T, DH, STAGES)                                          \
     extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WARPS(1), 1)         \
         bk_attention_decode_##NAME##_d##DH##_n8_s##STAGES(const DecodeArgs d)                    \
     {                                                                                            \
-        split<T, DH, 1, STAGES, true>(d);                                                        \
+        split<T, DH, 1, STAGES, true, BK_ATTENTION_DECODE_STREAMS(1)>(d);                        \
+    }
+#define BK_ATTENTION_DECODE_NARROW_WHOLE(NAME, T, DH, STAGES)                                    \
+    extern "C" __global__ void __launch_bounds__(32 * BK_ATTENTION_DECODE_WHOLE_STREAMS, 1)    \
+        bk_attention_decode_##NAME##_d##DH##_n8_w2_s##STAGES(const DecodeArgs d)                 \
+    {                                                                                            \
+        split<T, DH, 1, STAGES, true, BK_ATTENTION_DECODE_WHOLE_STREAMS, true>(d);               \
     }
 #define BK_ATTENTION_DECODE_COMBINE(NAME, T, DH, RG)                                             \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
@@ -609,6 +639,8 @@ using namespace bk::attention::decode;
     BK_ATTENTION_DECODE(NAME, T, DH, 1, 3)                                                       \
     BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 2)                                                   \
     BK_ATTENTION_DECODE_NARROW(NAME, T, DH, 3)                                                   \
+    BK_ATTENTION_DECODE_NARROW_WHOLE(NAME, T, DH, 4)                                             \
+    BK_ATTENTION_DECODE_NARROW_WHOLE(NAME, T, DH, 6)                                             \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 4)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 2, 6)                                                       \
     BK_ATTENTION_DECODE(NAME, T, DH, 4, 4)                                                       \

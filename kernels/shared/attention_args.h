@@ -319,6 +319,12 @@ struct bk_attention_tma_args {
          : BK_ATTENTION_DECODE_MAX_STAGES)
 #define BK_ATTENTION_DECODE_SHARED_BYTES(d, rg, stages)                                         \
     (BK_ATTENTION_DECODE_STREAMS(rg) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
+/* Where every stream walks whole units and writes y itself (no parts, no
+ * combining kernel), the narrow kernels' CTAs hold two streams: a stream
+ * a unit leaves too few CTAs at four. Their stages: the ring over two. */
+#define BK_ATTENTION_DECODE_WHOLE_STREAMS 2
+#define BK_ATTENTION_DECODE_WHOLE_STAGES(d, ring)                                               \
+    ((ring) / (BK_ATTENTION_DECODE_WHOLE_STREAMS * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
 /* The combining kernel: combine_warps warps a query row (1, 2 or 4, for
  * up to 32, 64 or more part slots a unit). */
 #define BK_ATTENTION_DECODE_COMBINE_THREADS 128

@@ -23,8 +23,9 @@ _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_
 
 /* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), mma16
  * (those with rows as the tiles' 16, never the narrow ones), wgmma (the
- * Hopper kernel wherever it runs); else the default choice. */
-enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_MMA16, MODE_WGMMA };
+ * Hopper kernel wherever it runs), whole (the narrow kernels walking
+ * whole units wherever they run); else the default choice. */
+enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_MMA16, MODE_WGMMA, MODE_WHOLE };
 
 static enum decode_mode decode_mode(void)
 {
@@ -35,6 +36,7 @@ static enum decode_mode decode_mode(void)
            : strcmp(s, "mma") == 0   ? MODE_MMA
            : strcmp(s, "mma16") == 0 ? MODE_MMA16
            : strcmp(s, "wgmma") == 0 ? MODE_WGMMA
+           : strcmp(s, "whole") == 0 ? MODE_WHOLE
                                      : MODE_AUTO;
 }
 
@@ -61,8 +63,8 @@ static const char *type_name(BkDataType t)
  * k's grid and arguments and the bytes of its parts (F32 o and lse a row a
  * slot); false where a count overflows. */
 static bool split_work(const struct bk_attention_problem *p, uint64_t resident, uint64_t keys,
-                       uint64_t unit_rows, uint64_t streams, struct attention_decode_kernels *k,
-                       uint64_t *part_bytes)
+                       uint64_t unit_rows, uint64_t streams, bool whole,
+                       struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
     const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
     const uint64_t row_groups = (rows + unit_rows - 1) / unit_rows;
@@ -77,6 +79,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
      * share rounded up left streams idle (D = 64, B8 Lk8192: 512 of 528). */
     uint64_t walking = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
     walking = walking < 1 ? 1 : walking > resident * streams ? resident * streams : walking;
+    if (whole)
+        walking = units; /* stream i: steps [i unit_steps, (i + 1) unit_steps) */
     const uint64_t least = all ? all / walking : 1; /* the fewest steps a stream walks */
     uint64_t max_parts = unit_steps ? (unit_steps + least - 1) / least + 1 : 1;
     if (max_parts > walking)
@@ -110,6 +114,23 @@ static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, 
                                &k->combine, 0);
 }
 
+/* Whether each stream of the narrow kernels walks whole units (two
+ * streams a CTA, no parts, no combining kernel): where the units fill the
+ * SMs' streams in whole waves to 90% or more (B32 H32/8 on 132 SMs: 256
+ * of 264), and the split's parts and second launch cost more than its
+ * balance wins. A unit needs a step, so that its stream writes y. */
+static bool whole_units(const struct bk_attention_problem *p, enum decode_mode mode, uint64_t sms)
+{
+    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads;
+    const uint64_t resident = sms * BK_ATTENTION_DECODE_WHOLE_STREAMS;
+    if (p->lk < 1 || units > UINT32_MAX)
+        return false;
+    if (mode == MODE_WHOLE)
+        return true;
+    const uint64_t waves = (units + resident - 1) / resident;
+    return units * 10 >= waves * resident * 9;
+}
+
 /* The mma.sync kernels: a warp takes 16 packed rows, a key stream RG warps
  * (1, 2, 4, 8 for up to 16, 32, 64, 128 rows), steps of 8 KiB of K. Up to
  * 8 rows take the narrow kernels (keys as the tiles' rows, the packed rows
@@ -121,13 +142,24 @@ static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, 
     const struct bk_attention_problem *p = &plan->problem.attention;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const unsigned int rg = rows <= 16 ? 1 : rows <= 32 ? 2 : rows <= 64 ? 4 : 8;
-    if (!split_work(p, sms, BK_ATTENTION_DECODE_KEYS((uint64_t)p->d), 16u * rg,
-                    BK_ATTENTION_DECODE_STREAMS(rg), k, part_bytes))
+    const bool narrow = rows <= 8 && mode != MODE_MMA16;
+    k->direct = narrow && whole_units(p, mode, sms);
+    const uint64_t streams = k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS
+                                       : BK_ATTENTION_DECODE_STREAMS(rg);
+    if (!split_work(p, sms, BK_ATTENTION_DECODE_KEYS((uint64_t)p->d), 16u * rg, streams,
+                    k->direct, k, part_bytes))
         return BK_SUCCESS;
-    k->threads = 32 * BK_ATTENTION_DECODE_WARPS(rg);
-    const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
-    k->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
-    if (rows <= 8 && mode != MODE_MMA16)
+    k->threads = 32 * (k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS : BK_ATTENTION_DECODE_WARPS(rg));
+    const unsigned int stages = k->direct
+                                    ? BK_ATTENTION_DECODE_WHOLE_STAGES((unsigned int)p->d, ring)
+                                    : BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
+    k->shared_bytes = k->direct ? (unsigned int)(BK_ATTENTION_DECODE_WHOLE_STREAMS * stages *
+                                                 BK_ATTENTION_DECODE_STAGE_BYTES(p->d))
+                                : BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
+    if (k->direct)
+        snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_n8_w2_s%u",
+                 type_name(p->type), (int)p->d, stages);
+    else if (narrow)
         snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_n8_s%u",
                  type_name(p->type), (int)p->d, stages);
     else
@@ -193,7 +225,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
         return BK_SUCCESS;
     const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
     const unsigned int keys = wgmma_keys((unsigned int)p->d, ctas);
-    if (!split_work(p, sms * ctas, keys, 64u * nc, 1, k, part_bytes))
+    if (!split_work(p, sms * ctas, keys, 64u * nc, 1, false, k, part_bytes))
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_DECODE_WG_THREADS(nc);
     k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys, ctas);
@@ -303,6 +335,8 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
         bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
                            k->split_name, &d, sizeof d);
     }
+    if (k->direct)
+        return n; /* the split kernel wrote y */
     const uint64_t combine_warps = total * d.combine_warps;
     bk_cuda_launch_set(&launches[n++], k->combine,
                        (unsigned int)((combine_warps + COMBINE_WARPS - 1) / COMBINE_WARPS), 1, 1,

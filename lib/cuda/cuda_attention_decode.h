@@ -14,6 +14,7 @@
 struct attention_decode_kernels {
     bool on;
     unsigned int unit_rows;     /* packed rows of a unit: 16 RG, or 64 NC */
+    bool direct;                /* streams walk whole units and write y: no combine */
     unsigned int ctas;          /* of the split kernel: at most one an SM */
     unsigned int threads, shared_bytes;
     CUfunction split, combine;
@@ -45,12 +46,13 @@ BK_HIDDEN BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast,
                                                  const struct bk_attention_args *a,
                                                  struct attention_decode_plan *dp);
 
-/* The launches of a run (q, k, v, y and lse bound in a; the lengths and
- * the block table in run's bindings): the split kernel and the combining
- * one. Returns how many (2). */
 /* The name of the split kernel a run takes where its maps are made. */
 BK_HIDDEN const char *bk_cuda_attention_decode_name(const struct attention_decode_plan *dp);
 
+/* The launches of a run (q, k, v, y and lse bound in a; the lengths and
+ * the block table in run's bindings): the split kernel and the combining
+ * one, or the split kernel alone where its streams walk whole units.
+ * Returns how many (1 or 2). */
 BK_HIDDEN uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
                                                      const struct bk_attention_args *a,
                                                      const struct bk_run_args *run,

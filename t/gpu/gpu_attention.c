@@ -743,7 +743,8 @@ static void padded_width_cases(bool backward)
  * eight past that, in several row groups past 128; up to 8, the narrow
  * kernels' keys-as-rows tiles); lengths that are not whole steps or
  * splits, parts with no keys, Lk of 0 and 1, causal rows that see nothing,
- * a negative scale. */
+ * a negative scale; 256 units of one kv head each (B32 H32/8: streams
+ * walking whole units fill 132 SMs' 264). */
 static void decode_cases(void)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
@@ -758,7 +759,7 @@ static void decode_cases(void)
         { 3, 4, 2, 3, 1, true, BHLD },       { 2, 4, 1, 5, 0, false, BHLD },
         { 1, 2, 2, 16, 64, false, PADDED },  { 1, 32, 2, 1, 20000, false, BHLD },
         { 2, 16, 2, 16, 3000, true, BLHD }, { 2, 8, 2, 2, 3001, true, BHLD },
-        { 1, 12, 4, 2, 515, true, BLHD },
+        { 1, 12, 4, 2, 515, true, BLHD },    { 32, 32, 8, 1, 333, false, BLHD },
     };
     for (int t = 0; t < 2; t++)
         for (int dh = 64; dh <= 128; dh *= 2)
@@ -1267,11 +1268,13 @@ int main(void)
     padded_width_cases(false);
     padded_width_cases(true);
     /* The decode kernels: the plan's choice, then each set alone (the
-     * Hopper one runs only on sm_90; elsewhere its cases take the other). */
-    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma" };
+     * Hopper one runs only on sm_90; elsewhere its cases take the other;
+     * whole: the narrow kernels' streams walking whole units, one launch). */
+    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma", "whole" };
     static const char *const decode_labels[] = { " (decode)", " (decode, mma)",
-                                                 " (decode, mma16)", " (decode, wgmma)" };
-    for (int i = 0; i < 4; i++) {
+                                                 " (decode, mma16)", " (decode, wgmma)",
+                                                 " (decode, whole)" };
+    for (int i = 0; i < 5; i++) {
         if (decode_sets[i])
             setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
         grid_label = decode_labels[i];
