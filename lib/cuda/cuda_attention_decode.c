@@ -217,7 +217,8 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    if (mode == MODE_MMA || mode == MODE_MMA16 || (mode == MODE_AUTO && rows <= 32) ||
+    if (mode == MODE_MMA || mode == MODE_MMA16 || mode == MODE_WHOLE ||
+        (mode == MODE_AUTO && rows <= 32) ||
         dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
         p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
