@@ -399,17 +399,19 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
         l_a += __shfl_xor_sync(0xFFFFFFFFu, l_a, o2);
         l_b += __shfl_xor_sync(0xFFFFFFFFu, l_b, o2);
     }
-    // A stream that walks whole units (DIRECT: every unit one stream's)
-    // writes its rows' y and lse as the combining kernel would from their
-    // one part.
-    if constexpr (DIRECT) {
+    // The part as walk_unit leaves it, row 2 q4 + e of the unit's 16; or,
+    // where the stream walks whole units (DIRECT: every unit one
+    // stream's), the rows' y and lse as the combining kernel makes them
+    // from one part.
+    const int64_t cell0 = (u * d.max_parts + slot) * 16;
 #pragma unroll
-        for (int e = 0; e < 2; e++) {
-            const int64_t r = 2 * q4 + e;
-            if (r >= d.rows)
-                continue;
-            const float l = e ? l_b : l_a, m = e ? m_b : m_a;
-            const float inv = bad ? quiet_nan() : l > 0.f ? 1.f / l : 0.f;
+    for (int e = 0; e < 2; e++) {
+        const int64_t r = 2 * q4 + e;
+        if (r >= d.rows)
+            continue;
+        const float l = e ? l_b : l_a, m = e ? m_b : m_a;
+        const float inv = DIRECT && bad ? quiet_nan() : l > 0.f ? 1.f / l : 0.f;
+        if constexpr (DIRECT) {
             const int64_t h = kvh * d.group + r / a.lq, i = r % a.lq;
             T *dst = at<T>(a.y, b, h, i) + g;
 #pragma unroll
@@ -419,18 +421,8 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
             }
             if ((a.flags & BK_ATTENTION_HAS_LSE) && g == 0)
                 *lse_at<float>(a, b, h, i) = bad ? quiet_nan() : row_lse(m, l);
-        }
-        return;
-    }
-    // The part as walk_unit leaves it, row 2 q4 + e of the unit's 16.
-    const int64_t cell0 = (u * d.max_parts + slot) * 16;
-#pragma unroll
-    for (int e = 0; e < 2; e++) {
-        const int64_t r = 2 * q4 + e;
-        if (r >= d.rows)
             continue;
-        const float l = e ? l_b : l_a, m = e ? m_b : m_a;
-        const float inv = l > 0.f ? 1.f / l : 0.f;
+        }
         float *dst = (float *)d.part_o + (cell0 + r) * a.dv_cols + g;
 #pragma unroll
         for (int dt = 0; dt < DT; dt++) {
