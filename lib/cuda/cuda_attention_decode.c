@@ -89,6 +89,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
     *part_bytes = bk_mul_u64(bk_mul_u64(cells, (uint64_t)p->dv + 1, &ovf), 4, &ovf);
     if (ovf || *part_bytes > (uint64_t)INT64_MAX)
         return false;
+    if (whole)
+        *part_bytes = 0; /* each stream writes y itself */
     k->unit_rows = (unsigned int)unit_rows;
     k->ctas = (unsigned int)((walking + streams - 1) / streams);
     k->args.group = (uint32_t)group;
