@@ -1076,23 +1076,27 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
 #include "attention_wgmma_backward_pair.cuh"
 
 // dq and dk/dv, each with a twin for plans with sequences of their own
-// lengths (_seq after the width).
-#define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, SEQ, TAG)                               \
+// lengths (_seq after the width): KIND _ the 128-row kernels (widths 64
+// and 128), _pair_ the pair kernels (widths 192 and 256).
+#define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(KIND, DQ, DKV, NAME, T, DH, SEQ, TAG)                \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_##NAME##_d##DH##TAG(                                               \
+        bk_attention_dq_wgmma##KIND##NAME##_d##DH##TAG(                                          \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dq<T, DH, SEQ>(p);                                                    \
+        bk::attention::wg::DQ<T, DH, SEQ>(p);                                                    \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_##NAME##_d##DH##TAG(                                              \
+        bk_attention_dkv_wgmma##KIND##NAME##_d##DH##TAG(                                         \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dkv<T, DH, SEQ>(p);                                                   \
+        bk::attention::wg::DKV<T, DH, SEQ>(p);                                                   \
     }
 #define BK_ATTENTION_WGMMA_BACKWARD(NAME, T, DH)                                                 \
-    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, false, )                                    \
-    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, true, _seq)
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_, dq, dkv, NAME, T, DH, false, )                        \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_, dq, dkv, NAME, T, DH, true, _seq)
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_pair_, dq_pair, dkv_pair, NAME, T, DH, false, )         \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_pair_, dq_pair, dkv_pair, NAME, T, DH, true, _seq)
 
 #define BK_ATTENTION_WGMMA_BACKWARD_DQ(NAME, T)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
@@ -1111,24 +1115,6 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
     {                                                                                            \
         bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
-
-// The pair kernels (widths 192 and 256), with twins for sequences.
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, SEQ, TAG)                          \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_pair_##NAME##_d##DH##TAG(                                          \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
-    {                                                                                            \
-        bk::attention::wg::dq_pair<T, DH, SEQ>(p);                                               \
-    }                                                                                            \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_pair_##NAME##_d##DH##TAG(                                         \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
-    {                                                                                            \
-        bk::attention::wg::dkv_pair<T, DH, SEQ>(p);                                              \
-    }
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
-    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )                               \
-    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, true, _seq)
 
 BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)
 BK_ATTENTION_WGMMA_BACKWARD_DQ(bf16, __nv_bfloat16)
