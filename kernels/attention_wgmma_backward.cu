@@ -953,23 +953,28 @@ static __device__ __forceinline__ bool key_tile(const Args &a, int64_t kvh, int6
     return true;
 }
 
-template <typename T, int DH, bool SEQ>
-static __device__ void dkv(const bk_attention_tma_args &p)
+// The dk/dv CTA of layout L over its tile of R keys: the barriers, the
+// placement (a slot of no keys ends at once), then the producer warp's
+// ring and consume(base, k0, kvh, b, bad, sq) on the consumer
+// warpgroups, with the registers moved to them.
+//
+// What the kernel reads (lse, the row sums, a LIST's mask) comes from the
+// kernels before dq, and dq lets this grid launch only once each of its
+// CTAs has waited for those: so the dk/dv CTAs start at once, on the SMs
+// dq's last wave leaves idle, and wait for dq only at the end, so that the
+// kernels after them still find dq finished.
+template <typename L, int R, bool SEQ, typename Consume>
+static __device__ __forceinline__ void dkv_cta(const bk_attention_tma_args &p,
+                                               const Consume &consume)
 {
-    typedef DkvLayout<DH> L;
     const uint32_t base = warp_uniform(shared_base_1024());
     const Args &a = p.a;
-    int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    int64_t k0 = (int64_t)blockIdx.x * R, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
-    // What this kernel reads (lse, the row sums, a LIST's mask) comes from
-    // the kernels before dq, and dq lets this grid launch only once each of
-    // its CTAs has waited for those: so the dk/dv CTAs start at once, on
-    // the SMs dq's last wave leaves idle, and wait for dq only at the end,
-    // so that the kernels after them still find dq finished.
     grid_dependents_launch();
     Seq sq{};
     bool bad;
-    if (!key_tile<128, SEQ>(a, kvh, k0, b, sq, bad)) {
+    if (!key_tile<R, SEQ>(a, kvh, k0, b, sq, bad)) {
         grid_dependency_wait_only(); // a slot of no keys: still ends after dq
         return;
     }
@@ -979,10 +984,19 @@ static __device__ void dkv(const bk_attention_tma_args &p)
             dkv_producer<L, false, SEQ>(p, base, (int)k0, (int)kvh, (int)b, bad, sq);
     } else {
         consumer_registers<2>();
-        dkv_consumer<T, DH, false, false, SEQ>(p, base, warp_uniform((int)threadIdx.x / 128 - 1),
-                                               k0, kvh, b, bad, sq);
+        consume(base, k0, kvh, b, bad, sq);
         grid_dependency_wait_only(); // the CTA ends after dq
     }
+}
+
+template <typename T, int DH, bool SEQ>
+static __device__ void dkv(const bk_attention_tma_args &p)
+{
+    dkv_cta<DkvLayout<DH>, 128, SEQ>(p, [&](uint32_t base, int64_t k0, int64_t kvh, int64_t b,
+                                            bool bad, const Seq &sq) {
+        dkv_consumer<T, DH, false, false, SEQ>(p, base, warp_uniform((int)threadIdx.x / 128 - 1),
+                                               k0, kvh, b, bad, sq);
+    });
 }
 
 // dk, dv and dq in one kernel (DENSE, not causal: 5 GEMMs a tile instead
@@ -1062,23 +1076,27 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
 #include "attention_wgmma_backward_pair.cuh"
 
 // dq and dk/dv, each with a twin for plans with sequences of their own
-// lengths (_seq after the width).
-#define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, SEQ, TAG)                               \
+// lengths (_seq after the width): KIND _ the 128-row kernels (widths 64
+// and 128), _pair_ the pair kernels (widths 192 and 256).
+#define BK_ATTENTION_WGMMA_BACKWARD_KERNELS(KIND, DQ, DKV, NAME, T, DH, SEQ, TAG)                \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_##NAME##_d##DH##TAG(                                               \
+        bk_attention_dq_wgmma##KIND##NAME##_d##DH##TAG(                                          \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dq<T, DH, SEQ>(p);                                                    \
+        bk::attention::wg::DQ<T, DH, SEQ>(p);                                                    \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_##NAME##_d##DH##TAG(                                              \
+        bk_attention_dkv_wgmma##KIND##NAME##_d##DH##TAG(                                         \
             const __grid_constant__ bk_attention_tma_args p)                                     \
     {                                                                                            \
-        bk::attention::wg::dkv<T, DH, SEQ>(p);                                                   \
+        bk::attention::wg::DKV<T, DH, SEQ>(p);                                                   \
     }
 #define BK_ATTENTION_WGMMA_BACKWARD(NAME, T, DH)                                                 \
-    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, false, )                                    \
-    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(NAME, T, DH, true, _seq)
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_, dq, dkv, NAME, T, DH, false, )                        \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_, dq, dkv, NAME, T, DH, true, _seq)
+#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_pair_, dq_pair, dkv_pair, NAME, T, DH, false, )         \
+    BK_ATTENTION_WGMMA_BACKWARD_KERNELS(_pair_, dq_pair, dkv_pair, NAME, T, DH, true, _seq)
 
 #define BK_ATTENTION_WGMMA_BACKWARD_DQ(NAME, T)                                                  \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
@@ -1097,24 +1115,6 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
     {                                                                                            \
         bk::attention::wg::dq_from_sum<T>(p.a);                                                  \
     }
-
-// The pair kernels (widths 192 and 256), with twins for sequences.
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, SEQ, TAG)                          \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dq_wgmma_pair_##NAME##_d##DH##TAG(                                          \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
-    {                                                                                            \
-        bk::attention::wg::dq_pair<T, DH, SEQ>(p);                                               \
-    }                                                                                            \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_dkv_wgmma_pair_##NAME##_d##DH##TAG(                                         \
-            const __grid_constant__ bk_attention_tma_args p)                                     \
-    {                                                                                            \
-        bk::attention::wg::dkv_pair<T, DH, SEQ>(p);                                              \
-    }
-#define BK_ATTENTION_WGMMA_BACKWARD_PAIR(NAME, T, DH)                                            \
-    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, false, )                               \
-    BK_ATTENTION_WGMMA_BACKWARD_PAIR_KERNELS(NAME, T, DH, true, _seq)
 
 BK_ATTENTION_WGMMA_BACKWARD_DQ(f16, __half)
 BK_ATTENTION_WGMMA_BACKWARD_DQ(bf16, __nv_bfloat16)

@@ -372,31 +372,13 @@ static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_
 template <typename T, int DH, bool SEQ>
 static __device__ void dkv_pair(const bk_attention_tma_args &p)
 {
-    typedef PairDkvLayout<DH> L;
-    const uint32_t base = warp_uniform(shared_base_1024());
-    const Args &a = p.a;
-    int64_t k0 = (int64_t)blockIdx.x * 64, kvh = blockIdx.y, b = blockIdx.z;
-    init_dkv_barriers<L>(base);
-    // As dkv: starts while dq runs, waits for it only at the end.
-    grid_dependents_launch();
-    Seq sq{};
-    bool bad;
-    if (!key_tile<64, SEQ>(a, kvh, k0, b, sq, bad)) {
-        grid_dependency_wait_only(); // a slot of no keys: still ends after dq
-        return;
-    }
-    if (threadIdx.x < 128) {
-        producer_registers();
-        if (threadIdx.x < 32)
-            dkv_producer<L, false, SEQ>(p, base, (int)k0, (int)kvh, (int)b, bad, sq);
-    } else {
-        consumer_registers<2>();
+    dkv_cta<PairDkvLayout<DH>, 64, SEQ>(p, [&](uint32_t base, int64_t k0, int64_t kvh, int64_t b,
+                                               bool bad, const Seq &sq) {
         if (threadIdx.x < 256)
             dkv_pair_consumer<T, DH, 0, SEQ>(p, base, k0, kvh, b, bad, sq);
         else
             dkv_pair_consumer<T, DH, 1, SEQ>(p, base, k0, kvh, b, bad, sq);
-        grid_dependency_wait_only(); // the CTA ends after dq
-    }
+    });
 }
 
 } // namespace wg

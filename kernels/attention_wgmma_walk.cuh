@@ -94,11 +94,13 @@ static __device__ __forceinline__ void consumer_registers()
 // A walk's blocks and key limits for first query row r0: first_end() the
 // first consumer's key limit, rows_end(first) the limit of the 64 rows
 // from `first` (the second and third consumers'); nc 1 leaves the second
-// to the first's walk, in order.
+// to the first's walk, in order. bad: its pattern head is bad, or
+// seq_bad; such a walk has no keys, and its consumers write NaN.
 template <typename FirstEnd, typename RowsEnd>
 static __device__ __forceinline__ Walk walk_rows(const Args &a, int pb, int64_t r0, int64_t h,
                                                  int nc, const FirstEnd &first_end,
-                                                 const RowsEnd &rows_end)
+                                                 const RowsEnd &rows_end, bool seq_bad,
+                                                 bool &bad)
 {
     Walk w;
     w.pb = pb;
@@ -119,6 +121,9 @@ static __device__ __forceinline__ Walk walk_rows(const Args &a, int pb, int64_t 
         w.ib2 = (int)((uint32_t)third / (uint32_t)a.block_q);
         w.end2 = (int)rows_end(third);
     }
+    bad = seq_bad || pattern_bad(a, w.pb, w.ph);
+    if (bad)
+        w.end0 = w.end1 = w.end2 = 0;
     return w;
 }
 
@@ -129,13 +134,9 @@ static __device__ __forceinline__ Walk walk_rows(const Args &a, int pb, int64_t 
 static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int64_t h, int64_t b,
                                                  int nc, bool &bad)
 {
-    Walk w = walk_rows(
+    return walk_rows(
         a, (int)pattern_b(a, b), r0, h, nc, [&] { return key_end(a, min(r0 + ROWS, a.lq) - 1); },
-        [&](int64_t first) { return rows_key_end(a, first, ROWS); });
-    bad = pattern_bad(a, w.pb, w.ph);
-    if (bad)
-        w.end0 = w.end1 = w.end2 = 0;
-    return w;
+        [&](int64_t first) { return rows_key_end(a, first, ROWS); }, false, bad);
 }
 
 // The walk of a CTA whose first query row is r0 of sequence s (rows and
@@ -144,13 +145,9 @@ static __device__ __forceinline__ Walk make_walk(const Args &a, int64_t r0, int6
 static __device__ __forceinline__ Walk make_seq_walk(const Args &a, const Seq &s, int64_t r0,
                                                      int64_t h, int nc, bool &bad)
 {
-    Walk w = walk_rows(
+    return walk_rows(
         a, (int)s.pb, r0, h, nc, [&] { return rows_key_end(a, s, r0, ROWS); },
-        [&](int64_t first) { return rows_key_end(a, s, first, ROWS); });
-    bad = s.bad || pattern_bad(a, w.pb, w.ph);
-    if (bad)
-        w.end0 = w.end1 = w.end2 = 0;
-    return w;
+        [&](int64_t first) { return rows_key_end(a, s, first, ROWS); }, s.bad, bad);
 }
 
 // The slots each of NC (at least 2) consumers needs, 32 at a time: a
