@@ -210,6 +210,47 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
     mma_pb_cols<T, DH, NT, DH>(acc, p, bt, krow0, 0, lane);
 }
 
+// What the kernels written once for every element type T take from it:
+// the tile layout, the loads and stores, and the two products (one
+// mma.sync each for 16-bit types; F32's, 3xTF32, in
+// kernels/attention_tf32.cuh).
+template <typename T> struct TileOps {
+    template <int W> using Layout = Tile<W>;
+    template <int W, int NTHREADS = THREADS>
+    static __device__ __forceinline__ void load(uint32_t smem, const View &v, int64_t b,
+                                                int64_t h, int64_t r0, int64_t rows, int cols,
+                                                bool vec)
+    {
+        load_tile<T, W, NTHREADS>(smem, v, b, h, r0, rows, cols, vec);
+    }
+    template <int NC>
+    static __device__ __forceinline__ void store(const View &v, int64_t b, int64_t h,
+                                                 int64_t row0, int64_t rows,
+                                                 const float (&acc)[NC / 8][4], int col0,
+                                                 int cols, float fa, float fb, int lane, bool vec)
+    {
+        store_cols<T, NC>(v, b, h, row0, rows, acc, col0, cols, fa, fb, lane, vec);
+    }
+    // acc (16 x 8 NT) += A B^T: A rows arow0 .. arow0 + 15 of a tile at
+    // `at`, B rows brow0 .. brow0 + 8 NT - 1 of a tile at bt, both of
+    // width W.
+    template <int W, int NT>
+    static __device__ __forceinline__ void abt(float (&acc)[NT][4], uint32_t at, int arow0,
+                                               uint32_t bt, int brow0, int lane)
+    {
+        mma_abt<T, W, NT>(acc, [&](int kk, uint32_t (&af)[4]) {
+            load_a<W>(af, at, arow0, kk, lane);
+        }, bt, brow0, lane);
+    }
+    // acc (16 x NC) += P B, as mma_pb_cols.
+    template <int W, int NT, int NC>
+    static __device__ __forceinline__ void pb(float (&acc)[NC / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int col0, int lane)
+    {
+        mma_pb_cols<T, W, NT, NC>(acc, p, bt, krow0, col0, lane);
+    }
+};
+
 // One tile's online softmax in base 2 for a fragment's two rows (a: g,
 // b: g + 8; the 4 lanes of a quad share them): the running maxima m move to
 // the tile's, O and the per-lane sums l are rescaled to them, and the

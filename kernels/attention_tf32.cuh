@@ -186,6 +186,38 @@ static __device__ __forceinline__ void mma_pb_f32(float (&acc)[NC / 8][4],
     }
 }
 
+// TileOps for F32: FTile layouts, 3xTF32 products.
+template <> struct TileOps<float> {
+    template <int W> using Layout = FTile<W>;
+    template <int W, int NTHREADS = THREADS>
+    static __device__ __forceinline__ void load(uint32_t smem, const View &v, int64_t b,
+                                                int64_t h, int64_t r0, int64_t rows, int cols,
+                                                bool vec)
+    {
+        load_tile_f32<W, NTHREADS>(smem, v, b, h, r0, rows, cols, vec);
+    }
+    template <int NC>
+    static __device__ __forceinline__ void store(const View &v, int64_t b, int64_t h,
+                                                 int64_t row0, int64_t rows,
+                                                 const float (&acc)[NC / 8][4], int col0,
+                                                 int cols, float fa, float fb, int lane, bool vec)
+    {
+        store_cols_f32<NC>(v, b, h, row0, rows, acc, col0, cols, fa, fb, lane, vec);
+    }
+    template <int W, int NT>
+    static __device__ __forceinline__ void abt(float (&acc)[NT][4], uint32_t at, int arow0,
+                                               uint32_t bt, int brow0, int lane)
+    {
+        mma_abt_f32<W, NT>(acc, at, arow0, bt, brow0, lane);
+    }
+    template <int W, int NT, int NC>
+    static __device__ __forceinline__ void pb(float (&acc)[NC / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int col0, int lane)
+    {
+        mma_pb_f32<W, NT, NC>(acc, p, bt, krow0, col0, lane);
+    }
+};
+
 } // namespace attention
 } // namespace bk
 
