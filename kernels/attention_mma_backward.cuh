@@ -136,11 +136,11 @@ static __device__ void dkv_tile(const Args &a)
     bool more = !bad && k0 < lk && first < lq &&
                 next_query_tile(a, pb, lq, kvh, group, jb, first, g, t);
     if (more) {
-        O::template load<DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
-        O::template load<DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
-        O::template load<DK, NTHREADS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE, q0s + lq,
+        load_tile<T, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
+        load_tile<T, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
+        load_tile<T, DK, NTHREADS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE, q0s + lq,
                                        dk_cols, vec);
-        O::template load<DV, NTHREADS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE, q0s + lq,
+        load_tile<T, DV, NTHREADS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE, q0s + lq,
                                        dv_cols, vec);
         load_row_stats(a, stats, stats + TILE, b, q0s, lq, kvh * group + g, t * TILE);
     }
@@ -151,9 +151,9 @@ static __device__ void dkv_tile(const Args &a)
         const bool next = next_query_tile(a, pb, lq, kvh, group, jb, first, ng, nt);
         if (next) {
             const int h = kvh * group + ng;
-            O::template load<DK, NTHREADS>(q_s + (stage ^ 1) * TK, a.q, b, h, q0s + nt * TILE,
+            load_tile<T, DK, NTHREADS>(q_s + (stage ^ 1) * TK, a.q, b, h, q0s + nt * TILE,
                                            q0s + lq, dk_cols, vec);
-            O::template load<DV, NTHREADS>(dy_s + (stage ^ 1) * TV, a.dy, b, h, q0s + nt * TILE,
+            load_tile<T, DV, NTHREADS>(dy_s + (stage ^ 1) * TV, a.dy, b, h, q0s + nt * TILE,
                                            q0s + lq, dv_cols, vec);
             float *st = stats + (stage ^ 1) * 2 * TILE;
             load_row_stats(a, st, st + TILE, b, q0s, lq, h, nt * TILE);
@@ -210,9 +210,9 @@ static __device__ void dkv_tile(const Args &a)
     cp_async_wait<0>();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
-    O::template store<CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
+    store_cols<T, CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
                           lane, vec);
-    O::template store<CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
+    store_cols<T, CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
                           lane, vec);
 }
 
@@ -257,19 +257,19 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
     zero(dq);
     int64_t t = bad ? -1 : next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        O::template load<DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
-        O::template load<DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
-        O::template load<DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols, vec);
-        O::template load<DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols, vec);
+        load_tile<T, DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
+        load_tile<T, DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
+        load_tile<T, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols, vec);
+        load_tile<T, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols, vec);
     }
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     for (int stage = 0; t >= 0; stage ^= 1) {
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
-            O::template load<DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE,
+            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE,
                                  k0s + lk, dk_cols, vec);
-            O::template load<DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE,
+            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE,
                                  k0s + lk, dv_cols, vec);
         }
         cp_async_commit();
@@ -312,7 +312,7 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
     }
     cp_async_wait<0>();
     const float f = bad ? quiet_nan() : (float)a.scale;
-    O::template store<DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
+    store_cols<T, DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
 }
 
 } // namespace attention

@@ -56,12 +56,12 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     // {V(next)}; each wait leaves only the newest in flight.
     int t = bad ? -1 : (int)next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile_f32<DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
-        load_tile_f32<DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
+        load_tile<float, DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
+        load_tile<float, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
     }
     cp_async_commit();
     if (t >= 0)
-        load_tile_f32<DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
+        load_tile<float, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
     cp_async_commit();
     const ScoreScale ss = score_scale(a.scale);
     while (t >= 0) {
@@ -75,7 +75,7 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
         mma_abt_f32<DK, NT_S>(s, q_s, warp * 16, k_s, 0, lane);
         __syncthreads(); // every warp is done with K(t)
         if (next >= 0)
-            load_tile_f32<DK>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
+            load_tile<float, DK>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
         cp_async_commit();
 
         // Mask keys past lk and past the causal limit (only in edge tiles),
@@ -103,7 +103,7 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
         mma_pb_f32<DV, NT_S, DV>(o, s, v_s, 0, 0, lane);
         __syncthreads(); // every warp is done with V(t)
         if (next >= 0)
-            load_tile_f32<DV>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
+            load_tile<float, DV>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
         cp_async_commit();
         t = next;
     }
@@ -118,7 +118,7 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     const float nan = quiet_nan();
     const float inv_a = bad ? nan : l_a > 0.f ? 1.f / l_a : 0.f;
     const float inv_b = bad ? nan : l_b > 0.f ? 1.f / l_b : 0.f;
-    store_cols_f32<DV>(a.y, b, h, q0 + r0 + warp * 16, q_out, o, 0, dv, inv_a, inv_b, lane, vec);
+    store_cols<float, DV>(a.y, b, h, q0 + r0 + warp * 16, q_out, o, 0, dv, inv_a, inv_b, lane, vec);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && q4 == 0) {
 #pragma unroll
         for (int half = 0; half < 2; half++) {
