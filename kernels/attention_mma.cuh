@@ -48,50 +48,67 @@ template <int W> struct Tile {
 // The kernels of 64 and 128 columns (decode) name it by its layout.
 template <int DH> using SwizzledTile = Tile<DH>;
 
-// Rows [r0, r0 + 64) of a view into a tile of width W: rows past `rows`
-// and columns past `cols` are zero, so they add nothing (V, and every
-// product over the padded columns) or are masked (K). With `vec` (unit
-// column strides, rows starting on 16-byte boundaries) by cp.async, its
-// source size cut at `cols`; else element by element (any strides), which
-// the caller's barrier after its cp.async wait publishes as well.
-template <typename T, int W, int NTHREADS = THREADS>
+// The shared-memory tile of width W for element type T: Tile for the
+// 16-bit types; F32's, FTile, in kernels/attention_tf32.cuh.
+template <typename T, int W> struct TileOf {
+    using type = Tile<W>;
+};
+
+// Rows [r0, r0 + ROWS) of a view into a tile of width W: rows past
+// `rows` and columns past `cols` are zero, so they add nothing (V, and
+// every product over the padded columns) or are masked (K). With `vec`
+// (unit column strides, rows starting on 16-byte boundaries) by
+// cp.async, its source size cut at `cols`; else element by element (any
+// strides), which the caller's barrier after its cp.async wait publishes
+// as well.
+template <typename T, int W, int NTHREADS = THREADS, int ROWS = TILE>
 static __device__ __forceinline__ void load_tile(uint32_t smem, const View &v, int64_t b,
                                                  int64_t h, int64_t r0, int64_t rows, int cols,
                                                  bool vec)
 {
-    constexpr int CHUNKS = Tile<W>::CHUNKS;
+    using L = typename TileOf<T, W>::type;
+    constexpr int CHUNKS = L::CHUNKS, PER = 16 / (int)sizeof(T); // elements a chunk
     if (vec) {
 #pragma unroll 1 // few registers: it runs while the accumulators are live
-        for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
-            const int r = e / CHUNKS, c = e % CHUNKS, left = cols - c * 8;
+        for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
+            const int r = e / CHUNKS, c = e % CHUNKS, left = cols - c * PER;
             const bool in = r0 + r < rows && left > 0;
-            const T *src = at<T>(v, b, h, in ? r0 + r : 0) + (in ? c * 8 : 0);
-            cp_async16(smem + Tile<W>::offset(r, c), src,
-                       in ? (left >= 8 ? 16u : (uint32_t)left * 2u) : 0u);
+            const T *src = at<T>(v, b, h, in ? r0 + r : 0) + (in ? c * PER : 0);
+            cp_async16(smem + L::offset(r, c), src,
+                       in ? (left >= PER ? 16u : (uint32_t)left * (uint32_t)sizeof(T)) : 0u);
         }
         return;
     }
 #pragma unroll 1
-    for (int e = threadIdx.x; e < TILE * CHUNKS; e += NTHREADS) {
+    for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
         const int r = e / CHUNKS, c = e % CHUNKS;
         const bool in = r0 + r < rows;
-        const uint16_t *src = (const uint16_t *)at<T>(v, b, h, in ? r0 + r : 0);
         uint32_t w[4];
+        if constexpr (sizeof(T) == 4) {
+            const uint32_t *src = (const uint32_t *)at<T>(v, b, h, in ? r0 + r : 0);
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int j = c * 8 + 2 * i;
-            const uint32_t lo = in && j < cols ? src[j * v.s[3]] : 0u;
-            const uint32_t hi = in && j + 1 < cols ? src[(j + 1) * v.s[3]] : 0u;
-            w[i] = lo | hi << 16;
+            for (int i = 0; i < 4; i++) {
+                const int j = c * 4 + i;
+                w[i] = in && j < cols ? src[j * v.s[3]] : 0u;
+            }
+        } else { // pairs of 16-bit elements a word
+            const uint16_t *src = (const uint16_t *)at<T>(v, b, h, in ? r0 + r : 0);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int j = c * 8 + 2 * i;
+                const uint32_t lo = in && j < cols ? src[j * v.s[3]] : 0u;
+                const uint32_t hi = in && j + 1 < cols ? src[(j + 1) * v.s[3]] : 0u;
+                w[i] = lo | hi << 16;
+            }
         }
-        store_shared16(smem + Tile<W>::offset(r, c), make_uint4(w[0], w[1], w[2], w[3]));
+        store_shared16(smem + L::offset(r, c), make_uint4(w[0], w[1], w[2], w[3]));
     }
 }
 
 // Stores rows row0 + lane / 4 (+ 8) of a 16 x NC accumulator (columns
 // col0 ..) times fa (fb for the second row) into a view: columns at or
 // past `cols` and rows at or past `rows` are not written. With `vec`
-// (unit column stride, 16-byte row starts) pairs of columns as one 32-bit
+// (unit column stride, 16-byte row starts) pairs of columns as one
 // store, else element by element.
 template <typename T, int NC>
 static __device__ __forceinline__ void store_cols(const View &v, int64_t b, int64_t h,
@@ -109,14 +126,26 @@ static __device__ __forceinline__ void store_cols(const View &v, int64_t b, int6
 #pragma unroll
         for (int n = 0; n < NC / 8; n++) {
             const int c = col0 + n * 8 + 2 * (lane % 4);
-            const uint32_t pair = pack2<T>(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
-            if (vec && c + 1 < cols) {
-                *(uint32_t *)(dst + c) = pair;
+            if constexpr (sizeof(T) == 4) {
+                const float lo = acc[n][2 * half] * f, hi = acc[n][2 * half + 1] * f;
+                if (vec && c + 1 < cols) {
+                    *(float2 *)(dst + c) = make_float2(lo, hi);
+                } else {
+                    if (c < cols)
+                        dst[c * v.s[3]] = lo;
+                    if (c + 1 < cols)
+                        dst[(c + 1) * v.s[3]] = hi;
+                }
             } else {
-                if (c < cols)
-                    ((uint16_t *)dst)[c * v.s[3]] = (uint16_t)pair;
-                if (c + 1 < cols)
-                    ((uint16_t *)dst)[(c + 1) * v.s[3]] = (uint16_t)(pair >> 16);
+                const uint32_t pair = pack2<T>(acc[n][2 * half] * f, acc[n][2 * half + 1] * f);
+                if (vec && c + 1 < cols) {
+                    *(uint32_t *)(dst + c) = pair;
+                } else {
+                    if (c < cols)
+                        ((uint16_t *)dst)[c * v.s[3]] = (uint16_t)pair;
+                    if (c + 1 < cols)
+                        ((uint16_t *)dst)[(c + 1) * v.s[3]] = (uint16_t)(pair >> 16);
+                }
             }
         }
     }
@@ -209,6 +238,32 @@ static __device__ __forceinline__ void mma_pb(float (&acc)[DH / 8][4], const flo
 {
     mma_pb_cols<T, DH, NT, DH>(acc, p, bt, krow0, 0, lane);
 }
+
+// What the kernels written once for every element type T take from it
+// besides load_tile and store_cols: the tile layout and the two products
+// (one mma.sync each for 16-bit types; F32's, 3xTF32, in
+// kernels/attention_tf32.cuh).
+template <typename T> struct TileOps {
+    template <int W> using Layout = typename TileOf<T, W>::type;
+    // acc (16 x 8 NT) += A B^T: A rows arow0 .. arow0 + 15 of a tile at
+    // `at`, B rows brow0 .. brow0 + 8 NT - 1 of a tile at bt, both of
+    // width W.
+    template <int W, int NT>
+    static __device__ __forceinline__ void abt(float (&acc)[NT][4], uint32_t at, int arow0,
+                                               uint32_t bt, int brow0, int lane)
+    {
+        mma_abt<T, W, NT>(acc, [&](int kk, uint32_t (&af)[4]) {
+            load_a<W>(af, at, arow0, kk, lane);
+        }, bt, brow0, lane);
+    }
+    // acc (16 x NC) += P B, as mma_pb_cols.
+    template <int W, int NT, int NC>
+    static __device__ __forceinline__ void pb(float (&acc)[NC / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int col0, int lane)
+    {
+        mma_pb_cols<T, W, NT, NC>(acc, p, bt, krow0, col0, lane);
+    }
+};
 
 // One tile's online softmax in base 2 for a fragment's two rows (a: g,
 // b: g + 8; the 4 lanes of a quad share them): the running maxima m move to

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Block-sparse attention backward on tensor cores (mma.sync m16n8k16):
-// F16 and BF16, any D and Dv from 1 to 256 at compiled widths DK and DV
-// (as the forward, kernels/attention_mma_forward.cuh), blocks that are
-// multiples of 64; the row sums rowsum(dy * y) come from
-// kernels/attention_general.cu's kernel, launched first.
+// F16 and BF16 (F32 on the same templates, 3xTF32:
+// kernels/attention_tf32_backward.cu), any D and Dv from 1 to 256 at
+// compiled widths DK and DV (as the forward,
+// kernels/attention_mma_forward.cuh), blocks that are multiples of 64;
+// the row sums rowsum(dy * y) come from kernels/attention_general.cu's
+// kernel, launched first.
 // kernels/attention_mma_backward.cu instantiates widths up to 128,
 // kernels/attention_mma_backward_wide.cu the rest.
 //
@@ -92,8 +94,9 @@ static __device__ __forceinline__ void load_row_stats(const Args &a, float *lse_
 template <typename T, int DK, int DV, int SPLIT, bool SEQ>
 static __device__ void dkv_tile(const Args &a)
 {
+    using O = TileOps<T>;
     constexpr int NTHREADS = THREADS * SPLIT, CK = DK / SPLIT, CV = DV / SPLIT;
-    constexpr int TK = Tile<DK>::BYTES, TV = Tile<DV>::BYTES;
+    constexpr int TK = O::template Layout<DK>::BYTES, TV = O::template Layout<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     const uint32_t smem = shared_address(smem_bytes);
     const uint32_t k_s = smem, v_s = smem + TK, q_s = v_s + TV, dy_s = q_s + 2 * TK;
@@ -136,9 +139,9 @@ static __device__ void dkv_tile(const Args &a)
         load_tile<T, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
         load_tile<T, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
         load_tile<T, DK, NTHREADS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE, q0s + lq,
-                                   dk_cols, vec);
+                                       dk_cols, vec);
         load_tile<T, DV, NTHREADS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE, q0s + lq,
-                                   dv_cols, vec);
+                                       dv_cols, vec);
         load_row_stats(a, stats, stats + TILE, b, q0s, lq, kvh * group + g, t * TILE);
     }
     cp_async_commit();
@@ -149,9 +152,9 @@ static __device__ void dkv_tile(const Args &a)
         if (next) {
             const int h = kvh * group + ng;
             load_tile<T, DK, NTHREADS>(q_s + (stage ^ 1) * TK, a.q, b, h, q0s + nt * TILE,
-                                       q0s + lq, dk_cols, vec);
+                                           q0s + lq, dk_cols, vec);
             load_tile<T, DV, NTHREADS>(dy_s + (stage ^ 1) * TV, a.dy, b, h, q0s + nt * TILE,
-                                       q0s + lq, dv_cols, vec);
+                                           q0s + lq, dv_cols, vec);
             float *st = stats + (stage ^ 1) * 2 * TILE;
             load_row_stats(a, st, st + TILE, b, q0s, lq, h, nt * TILE);
         }
@@ -169,9 +172,7 @@ static __device__ void dkv_tile(const Args &a)
             // P^T = exp(S^T - lse) for 16 keys x SUB queries.
             float p[NS][4];
             zero(p);
-            mma_abt<T, DK, NS>(p, [&](int kk, uint32_t (&af)[4]) {
-                load_a<DK>(af, k_s, warp * 16, kk, lane);
-            }, qs, c0, lane);
+            O::template abt<DK, NS>(p, k_s, warp * 16, qs, c0, lane);
 #pragma unroll
             for (int n = 0; n < NS; n++) {
 #pragma unroll
@@ -186,9 +187,7 @@ static __device__ void dkv_tile(const Args &a)
             // dP^T = V dY^T, then dS^T = P^T (dP^T - rowsum).
             float ds[NS][4];
             zero(ds);
-            mma_abt<T, DV, NS>(ds, [&](int kk, uint32_t (&af)[4]) {
-                load_a<DV>(af, v_s, warp * 16, kk, lane);
-            }, dys, c0, lane);
+            O::template abt<DV, NS>(ds, v_s, warp * 16, dys, c0, lane);
             // A query that does not see the key (P = 0) adds nothing to its
             // dk, even where its row sum is NaN (a row two PACKED sequences
             // claim, which the forward left NaN): 0 x NaN would.
@@ -200,8 +199,8 @@ static __device__ void dkv_tile(const Args &a)
                                               : p[n][e] * (ds[n][e] -
                                                            rowsum[c0 + n * 8 + 2 * q4 + (e & 1)]);
             }
-            mma_pb_cols<T, DV, NS, CV>(dv, p, dys, c0, part * CV, lane);
-            mma_pb_cols<T, DK, NS, CK>(dk, ds, qs, c0, part * CK, lane);
+            O::template pb<DV, NS, CV>(dv, p, dys, c0, part * CV, lane);
+            O::template pb<DK, NS, CK>(dk, ds, qs, c0, part * CK, lane);
         }
         __syncthreads(); // this stage's buffers are refilled two tiles on
         more = next;
@@ -212,14 +211,15 @@ static __device__ void dkv_tile(const Args &a)
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
     store_cols<T, CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
-                      lane, vec);
+                          lane, vec);
     store_cols<T, CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
-                      lane, vec);
+                          lane, vec);
 }
 
 template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(const Args &a)
 {
-    constexpr int TK = Tile<DK>::BYTES, TV = Tile<DV>::BYTES;
+    using O = TileOps<T>;
+    constexpr int TK = O::template Layout<DK>::BYTES, TV = O::template Layout<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     const uint32_t smem = shared_address(smem_bytes);
     const uint32_t q_s = smem, dy_s = smem + TK, k_s = dy_s + TV, v_s = k_s + 2 * TK;
@@ -268,9 +268,9 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
             load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE,
-                             k0s + lk, dk_cols, vec);
+                                 k0s + lk, dk_cols, vec);
             load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE,
-                             k0s + lk, dv_cols, vec);
+                                 k0s + lk, dv_cols, vec);
         }
         cp_async_commit();
         cp_async_wait<1>();
@@ -284,9 +284,7 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
         for (int c0 = 0; c0 < TILE; c0 += SUB) {
             float p[NS][4];
             zero(p);
-            mma_abt<T, DK, NS>(p, [&](int kk, uint32_t (&af)[4]) {
-                load_a<DK>(af, q_s, warp * 16, kk, lane);
-            }, ks, c0, lane);
+            O::template abt<DK, NS>(p, q_s, warp * 16, ks, c0, lane);
 #pragma unroll
             for (int n = 0; n < NS; n++) {
 #pragma unroll
@@ -300,16 +298,14 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
             }
             float ds[NS][4];
             zero(ds);
-            mma_abt<T, DV, NS>(ds, [&](int kk, uint32_t (&af)[4]) {
-                load_a<DV>(af, dy_s, warp * 16, kk, lane);
-            }, vs, c0, lane);
+            O::template abt<DV, NS>(ds, dy_s, warp * 16, vs, c0, lane);
 #pragma unroll
             for (int n = 0; n < NS; n++) {
 #pragma unroll
                 for (int e = 0; e < 4; e++)
                     ds[n][e] = p[n][e] * (ds[n][e] - rsum[e / 2]);
             }
-            mma_pb<T, DK, NS>(dq, ds, ks, c0, lane);
+            O::template pb<DK, NS, DK>(dq, ds, ks, c0, 0, lane);
         }
         __syncthreads();
         t = next;
@@ -322,8 +318,8 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
 } // namespace attention
 } // namespace bk
 
-// The backward kernels of element type T (NAME: f16, bf16) at widths DK,
-// DV: dk/dv with BK_ATTENTION_MMA_DKV_SPLIT(DK, DV) warps per 16 keys;
+// The backward kernels of element type T (NAME: f16, bf16, f32) at
+// widths DK, DV: dk/dv with BK_ATTENTION_MMA_DKV_SPLIT(DK, DV) warps per 16 keys;
 // _seq: those for plans with sequences of their own lengths.
 #define BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SEQ, TAG)                             \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS *                    \

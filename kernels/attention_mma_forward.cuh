@@ -25,6 +25,31 @@
 namespace bk {
 namespace attention {
 
+// Masks this thread's scores of key tile k0 (rows row_a and row_b): keys
+// past lk and past the causal limit (tested only in edge tiles), and
+// every key of rows past lq. I: the type of key and row numbers.
+template <typename I, int NT>
+static __device__ __forceinline__ void mask_keys(float (&s)[NT][4], const Args &a, const Seq &sq,
+                                                 int64_t r0, I k0, I row_a, I row_b, I lq,
+                                                 bool ragged, int q4, float masked)
+{
+    if (ragged || k0 + TILE > key_end(a, sq, r0)) {
+        const I end_a = row_a < lq ? (I)key_end(a, sq, row_a) : 0;
+        const I end_b = row_b < lq ? (I)key_end(a, sq, row_b) : 0;
+#pragma unroll
+        for (int n = 0; n < NT; n++) {
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const I j = k0 + n * 8 + 2 * q4 + e;
+                if (j >= end_a)
+                    s[n][e] = masked;
+                if (j >= end_b)
+                    s[n][2 + e] = masked;
+            }
+        }
+    }
+}
+
 template <typename T, int DK, int DV, bool SEQ> static __device__ void forward_tile(const Args &a)
 {
     constexpr int KSTEPS = DK / 16;   // k-steps of S = Q K^T
@@ -105,24 +130,7 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void forward_t
             }
         }, ks, 0, lane);
 
-        // Mask keys past lk and past the causal limit (only in edge tiles),
-        // and every key of rows past lq.
-        const int64_t k0 = t * TILE;
-        if (ragged || k0 + TILE > key_end(a, sq, r0)) {
-            const int64_t end_a = row_a < lq ? key_end(a, sq, row_a) : 0;
-            const int64_t end_b = row_b < lq ? key_end(a, sq, row_b) : 0;
-#pragma unroll
-            for (int n = 0; n < NT_S; n++) {
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int64_t j = k0 + n * 8 + 2 * q4 + e;
-                    if (j >= end_a)
-                        s[n][e] = ss.masked;
-                    if (j >= end_b)
-                        s[n][2 + e] = ss.masked;
-                }
-            }
-        }
+        mask_keys<int64_t>(s, a, sq, r0, t * TILE, row_a, row_b, lq, ragged, q4, ss.masked);
 
         online_softmax(s, o, m_a, m_b, l_a, l_b, ss);
 

@@ -5,16 +5,18 @@
 // (columns past D and Dv zero in shared memory, never stored), blocks
 // that are multiples of 64.
 //
-// As the F16 and BF16 kernels (kernels/attention_mma_forward.cuh): a CTA
-// of 4 warps takes 64 query rows of one (batch, head), 16 per warp, and
-// walks the active 64-key tiles of its query block, the softmax online
-// in registers in base 2. F32 tiles are twice the bytes: one K and one V
-// tile in shared memory beside Q (2 CTAs an SM to width 128, and width
-// 256 in 195 KiB), each refilled as soon as every warp is done with it,
-// so that K's next tile lands under the softmax and P V, and V's under the
-// next tile's Q K^T. Q's fragments are read from shared memory at each
-// tile (split again: holding both halves beside O would spill).
+// As the F16 and BF16 kernels (kernels/attention_mma_forward.cuh, whose
+// key masks it takes): a CTA of 4 warps takes 64 query rows of one
+// (batch, head), 16 per warp, and walks the active 64-key tiles of its
+// query block, the softmax online in registers in base 2. F32 tiles are
+// twice the bytes: one K and one V tile in shared memory beside Q (2 CTAs
+// an SM to width 128, and width 256 in 195 KiB), each refilled as soon as
+// every warp is done with it, so that K's next tile lands under the
+// softmax and P V, and V's under the next tile's Q K^T. Q's fragments are
+// read from shared memory at each tile (split again: holding both halves
+// beside O would spill).
 #include "attention_tf32.cuh"
+#include "attention_mma_forward.cuh"
 
 namespace bk {
 namespace attention {
@@ -56,12 +58,12 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     // {V(next)}; each wait leaves only the newest in flight.
     int t = bad ? -1 : (int)next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile_f32<DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
-        load_tile_f32<DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
+        load_tile<float, DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
+        load_tile<float, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
     }
     cp_async_commit();
     if (t >= 0)
-        load_tile_f32<DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
+        load_tile<float, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
     cp_async_commit();
     const ScoreScale ss = score_scale(a.scale);
     while (t >= 0) {
@@ -75,27 +77,10 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
         mma_abt_f32<DK, NT_S>(s, q_s, warp * 16, k_s, 0, lane);
         __syncthreads(); // every warp is done with K(t)
         if (next >= 0)
-            load_tile_f32<DK>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
+            load_tile<float, DK>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
         cp_async_commit();
 
-        // Mask keys past lk and past the causal limit (only in edge tiles),
-        // and every key of rows past lq.
-        const int k0 = t * TILE;
-        if (ragged || k0 + TILE > key_end(a, sq, r0)) {
-            const int end_a = row_a < lq ? (int)key_end(a, sq, row_a) : 0;
-            const int end_b = row_b < lq ? (int)key_end(a, sq, row_b) : 0;
-#pragma unroll
-            for (int n = 0; n < NT_S; n++) {
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int j = k0 + n * 8 + 2 * q4 + e;
-                    if (j >= end_a)
-                        s[n][e] = ss.masked;
-                    if (j >= end_b)
-                        s[n][2 + e] = ss.masked;
-                }
-            }
-        }
+        mask_keys<int>(s, a, sq, r0, t * TILE, row_a, row_b, lq, ragged, q4, ss.masked);
         online_softmax(s, o, m_a, m_b, l_a, l_b, ss);
 
         cp_async_wait<1>(); // V(t)
@@ -103,7 +88,7 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
         mma_pb_f32<DV, NT_S, DV>(o, s, v_s, 0, 0, lane);
         __syncthreads(); // every warp is done with V(t)
         if (next >= 0)
-            load_tile_f32<DV>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
+            load_tile<float, DV>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
         cp_async_commit();
         t = next;
     }
@@ -118,7 +103,7 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     const float nan = quiet_nan();
     const float inv_a = bad ? nan : l_a > 0.f ? 1.f / l_a : 0.f;
     const float inv_b = bad ? nan : l_b > 0.f ? 1.f / l_b : 0.f;
-    store_cols_f32<DV>(a.y, b, h, q0 + r0 + warp * 16, q_out, o, 0, dv, inv_a, inv_b, lane, vec);
+    store_cols<float, DV>(a.y, b, h, q0 + r0 + warp * 16, q_out, o, 0, dv, inv_a, inv_b, lane, vec);
     if ((a.flags & BK_ATTENTION_HAS_LSE) && q4 == 0) {
 #pragma unroll
         for (int half = 0; half < 2; half++) {

@@ -32,74 +32,10 @@ template <int W> struct FTile {
     }
 };
 
-// Rows [r0, r0 + ROWS) of an F32 view into a tile of width W, as
-// load_tile: rows past `rows` and columns past `cols` are zero; cp.async
-// with `vec`, else element by element.
-template <int W, int NTHREADS = THREADS, int ROWS = TILE>
-static __device__ __forceinline__ void load_tile_f32(uint32_t smem, const View &v, int64_t b,
-                                                     int64_t h, int64_t r0, int64_t rows,
-                                                     int cols, bool vec)
-{
-    constexpr int CHUNKS = FTile<W>::CHUNKS;
-    if (vec) {
-#pragma unroll 1
-        for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
-            const int r = e / CHUNKS, c = e % CHUNKS, left = cols - c * 4;
-            const bool in = r0 + r < rows && left > 0;
-            const float *src = at<float>(v, b, h, in ? r0 + r : 0) + (in ? c * 4 : 0);
-            cp_async16(smem + FTile<W>::offset(r, c), src,
-                       in ? (left >= 4 ? 16u : (uint32_t)left * 4u) : 0u);
-        }
-        return;
-    }
-#pragma unroll 1
-    for (int e = threadIdx.x; e < ROWS * CHUNKS; e += NTHREADS) {
-        const int r = e / CHUNKS, c = e % CHUNKS;
-        const bool in = r0 + r < rows;
-        const uint32_t *src = (const uint32_t *)at<float>(v, b, h, in ? r0 + r : 0);
-        uint32_t w[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int j = c * 4 + i;
-            w[i] = in && j < cols ? src[j * v.s[3]] : 0u;
-        }
-        store_shared16(smem + FTile<W>::offset(r, c), make_uint4(w[0], w[1], w[2], w[3]));
-    }
-}
-
-// store_cols for F32 views: rows row0 + lane / 4 (+ 8) of a 16 x NC
-// accumulator (columns col0 ..) times fa (fb), columns past `cols` and
-// rows past `rows` not written; with `vec` pairs of columns as one 8-byte
-// store.
-template <int NC>
-static __device__ __forceinline__ void store_cols_f32(const View &v, int64_t b, int64_t h,
-                                                      int64_t row0, int64_t rows,
-                                                      const float (&acc)[NC / 8][4], int col0,
-                                                      int cols, float fa, float fb, int lane,
-                                                      bool vec)
-{
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        const int64_t row = row0 + lane / 4 + 8 * half;
-        if (row >= rows)
-            continue;
-        const float f = half ? fb : fa;
-        float *dst = at<float>(v, b, h, row);
-#pragma unroll
-        for (int n = 0; n < NC / 8; n++) {
-            const int c = col0 + n * 8 + 2 * (lane % 4);
-            const float lo = acc[n][2 * half] * f, hi = acc[n][2 * half + 1] * f;
-            if (vec && c + 1 < cols) {
-                *(float2 *)(dst + c) = make_float2(lo, hi);
-            } else {
-                if (c < cols)
-                    dst[c * v.s[3]] = lo;
-                if (c + 1 < cols)
-                    dst[(c + 1) * v.s[3]] = hi;
-            }
-        }
-    }
-}
+// The layout load_tile and store_cols take for F32.
+template <int W> struct TileOf<float, W> {
+    using type = FTile<W>;
+};
 
 // x as big + small, each TF32 (rounded to nearest, ties away).
 static __device__ __forceinline__ void split_tf32(uint32_t x, uint32_t &big, uint32_t &small)
@@ -185,6 +121,23 @@ static __device__ __forceinline__ void mma_pb_f32(float (&acc)[NC / 8][4],
         }
     }
 }
+
+// TileOps for F32: FTile layouts, 3xTF32 products.
+template <> struct TileOps<float> {
+    template <int W> using Layout = FTile<W>;
+    template <int W, int NT>
+    static __device__ __forceinline__ void abt(float (&acc)[NT][4], uint32_t at, int arow0,
+                                               uint32_t bt, int brow0, int lane)
+    {
+        mma_abt_f32<W, NT>(acc, at, arow0, bt, brow0, lane);
+    }
+    template <int W, int NT, int NC>
+    static __device__ __forceinline__ void pb(float (&acc)[NC / 8][4], const float (&p)[NT][4],
+                                              uint32_t bt, int krow0, int col0, int lane)
+    {
+        mma_pb_f32<W, NT, NC>(acc, p, bt, krow0, col0, lane);
+    }
+};
 
 } // namespace attention
 } // namespace bk

@@ -66,16 +66,16 @@ template <int DK, int DV, bool SEQ> static __device__ void dkv_tile_f32_wide(con
     // Copy groups, in order: {K, V, dY(t)}, {Q(t)}, then per step
     // {dY(next)}, {Q(next)}; lse and rowsum are stored by the threads.
     if (more) {
-        load_tile_f32<DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
-        load_tile_f32<DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
-        load_tile_f32<DV, NTHREADS, ROWS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE,
-                                          q0s + lq, dv_cols, vec);
+        load_tile<float, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + k0, k0s + lk, dk_cols, vec);
+        load_tile<float, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + k0, k0s + lk, dv_cols, vec);
+        load_tile<float, DV, NTHREADS, ROWS>(dy_s, a.dy, b, kvh * group + g, q0s + t * TILE,
+                                             q0s + lq, dv_cols, vec);
         load_row_stats(a, lse, rowsum, b, q0s, lq, kvh * group + g, t * TILE);
     }
     cp_async_commit();
     if (more)
-        load_tile_f32<DK, NTHREADS, ROWS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE,
-                                          q0s + lq, dk_cols, vec);
+        load_tile<float, DK, NTHREADS, ROWS>(q_s, a.q, b, kvh * group + g, q0s + t * TILE,
+                                             q0s + lq, dk_cols, vec);
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     while (more) {
@@ -118,16 +118,16 @@ template <int DK, int DV, bool SEQ> static __device__ void dkv_tile_f32_wide(con
         __syncthreads(); // every warp is done with dY(t) and the statistics
         if (next) {
             const int h = kvh * group + ng;
-            load_tile_f32<DV, NTHREADS, ROWS>(dy_s, a.dy, b, h, q0s + nq0, q0s + lq, dv_cols,
-                                              vec);
+            load_tile<float, DV, NTHREADS, ROWS>(dy_s, a.dy, b, h, q0s + nq0, q0s + lq, dv_cols,
+                                                 vec);
             load_row_stats(a, lse, rowsum, b, q0s, lq, h, nq0);
         }
         cp_async_commit();
         mma_pb_f32<DK, NT, CK>(dk, ds, q_s, 0, part * CK, lane);
         __syncthreads(); // every warp is done with Q(t)
         if (next)
-            load_tile_f32<DK, NTHREADS, ROWS>(q_s, a.q, b, kvh * group + ng, q0s + nq0,
-                                              q0s + lq, dk_cols, vec);
+            load_tile<float, DK, NTHREADS, ROWS>(q_s, a.q, b, kvh * group + ng, q0s + nq0,
+                                                 q0s + lq, dk_cols, vec);
         cp_async_commit();
         more = next;
         g = ng;
@@ -137,10 +137,10 @@ template <int DK, int DV, bool SEQ> static __device__ void dkv_tile_f32_wide(con
     cp_async_wait<0>();
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
-    store_cols_f32<CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
-                       lane, vec);
-    store_cols_f32<CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
-                       lane, vec);
+    store_cols<float, CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
+                          lane, vec);
+    store_cols<float, CV>(a.dv, b, kvh, k0s + k0 + warp * 16, k_out, dv, part * CV, dv_cols, fv, fv,
+                          lane, vec);
 }
 
 template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(const Args &a)
@@ -186,15 +186,15 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
     // {V(next)}, {K(next)}. Step s of key tile t: keys t 64 + s ROWS ..
     int t = bad ? -1 : (int)next_key_tile(a, pb, ph, ib, 0, end), s = 0;
     if (t >= 0) {
-        load_tile_f32<DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
-        load_tile_f32<DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
-        load_tile_f32<DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols,
-                                         vec);
+        load_tile<float, DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
+        load_tile<float, DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
+        load_tile<float, DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols,
+                                            vec);
     }
     cp_async_commit();
     if (t >= 0)
-        load_tile_f32<DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols,
-                                         vec);
+        load_tile<float, DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols,
+                                            vec);
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     while (t >= 0) {
@@ -211,8 +211,8 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
         mma_abt_f32<DV, NT>(ds, dy_s, warp * 16, v_s, 0, lane);
         __syncthreads(); // every warp is done with V(t)
         if (next >= 0)
-            load_tile_f32<DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + nk0, k0s + lk, dv_cols,
-                                             vec);
+            load_tile<float, DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + nk0, k0s + lk, dv_cols,
+                                                vec);
         cp_async_commit();
         cp_async_wait<1>(); // K(t)
         __syncthreads();
@@ -233,15 +233,15 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
         mma_pb_f32<DK, NT, DK>(dq, ds, k_s, 0, 0, lane);
         __syncthreads(); // every warp is done with K(t)
         if (next >= 0)
-            load_tile_f32<DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + nk0, k0s + lk, dk_cols,
-                                             vec);
+            load_tile<float, DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + nk0, k0s + lk, dk_cols,
+                                                vec);
         cp_async_commit();
         t = next;
         s = ns;
     }
     cp_async_wait<0>();
     const float f = bad ? quiet_nan() : (float)a.scale;
-    store_cols_f32<DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
+    store_cols<float, DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
 }
 
 } // namespace attention
