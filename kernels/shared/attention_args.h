@@ -305,26 +305,25 @@ struct bk_attention_tma_args {
     ((rg) >= 4 ? 8 : (rg) == 1 ? BK_ATTENTION_DECODE_SOLO_WARPS : 4)
 #define BK_ATTENTION_DECODE_STREAMS(rg) (BK_ATTENTION_DECODE_WARPS(rg) / (rg))
 #define BK_ATTENTION_DECODE_STAGE_BYTES(d) (2 * BK_ATTENTION_DECODE_KEYS(d) * (d) * 2)
-/* The ring's stages for a CTA's shared-memory budget `ring` (bytes): on
- * sm_90 192 KiB, three stages a one-warp stream at D = 128, so that two
- * are in flight while one is used (128 KiB an SM: at 33 GB/s an SM that
- * covers 4 us of latency); on sm_80 128 KiB, two. */
+/* The ring's stages for a CTA's shared-memory budget `ring` (bytes),
+ * shared by `streams` key streams: on sm_90 192 KiB, three stages a
+ * one-warp stream at D = 128, so that two are in flight while one is used
+ * (128 KiB an SM: at 33 GB/s an SM that covers 4 us of latency); on sm_80
+ * 128 KiB, two. */
 #define BK_ATTENTION_DECODE_RING_SM90 (192 * 1024)
 #define BK_ATTENTION_DECODE_RING_SM80 (128 * 1024)
-#define BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                             \
-    ((ring) / (BK_ATTENTION_DECODE_STREAMS(rg) * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
-#define BK_ATTENTION_DECODE_STAGES(d, rg, ring)                                                 \
-    (BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring) < BK_ATTENTION_DECODE_MAX_STAGES               \
-         ? BK_ATTENTION_DECODE_STAGES_FIT(d, rg, ring)                                          \
+#define BK_ATTENTION_DECODE_STAGES_FIT(d, streams, ring)                                        \
+    ((ring) / ((streams) * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
+#define BK_ATTENTION_DECODE_STAGES(d, streams, ring)                                            \
+    (BK_ATTENTION_DECODE_STAGES_FIT(d, streams, ring) < BK_ATTENTION_DECODE_MAX_STAGES          \
+         ? BK_ATTENTION_DECODE_STAGES_FIT(d, streams, ring)                                     \
          : BK_ATTENTION_DECODE_MAX_STAGES)
-#define BK_ATTENTION_DECODE_SHARED_BYTES(d, rg, stages)                                         \
-    (BK_ATTENTION_DECODE_STREAMS(rg) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
+#define BK_ATTENTION_DECODE_SHARED_BYTES(d, streams, stages)                                    \
+    ((streams) * (stages) * BK_ATTENTION_DECODE_STAGE_BYTES(d))
 /* Where every stream walks whole units and writes y itself (no parts, no
  * combining kernel), the narrow kernels' CTAs hold two streams: a stream
- * a unit leaves too few CTAs at four. Their stages: the ring over two. */
+ * a unit leaves too few CTAs at four. */
 #define BK_ATTENTION_DECODE_WHOLE_STREAMS 2
-#define BK_ATTENTION_DECODE_WHOLE_STAGES(d, ring)                                               \
-    ((ring) / (BK_ATTENTION_DECODE_WHOLE_STREAMS * BK_ATTENTION_DECODE_STAGE_BYTES(d)))
 /* The combining kernel: combine_warps warps a query row (1, 2 or 4, for
  * up to 32, 64 or more part slots a unit). */
 #define BK_ATTENTION_DECODE_COMBINE_THREADS 128

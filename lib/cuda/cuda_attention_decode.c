@@ -146,18 +146,14 @@ static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, 
     const unsigned int rg = rows <= 16 ? 1 : rows <= 32 ? 2 : rows <= 64 ? 4 : 8;
     const bool narrow = rows <= 8 && mode != MODE_MMA16;
     k->direct = narrow && whole_units(p, mode, sms);
-    const uint64_t streams = k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS
-                                       : BK_ATTENTION_DECODE_STREAMS(rg);
+    const unsigned int streams = k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS
+                                           : BK_ATTENTION_DECODE_STREAMS(rg);
     if (!split_work(p, sms, BK_ATTENTION_DECODE_KEYS((uint64_t)p->d), 16u * rg, streams,
                     k->direct, k, part_bytes))
         return BK_SUCCESS;
-    k->threads = 32 * (k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS : BK_ATTENTION_DECODE_WARPS(rg));
-    const unsigned int stages = k->direct
-                                    ? BK_ATTENTION_DECODE_WHOLE_STAGES((unsigned int)p->d, ring)
-                                    : BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, rg, ring);
-    k->shared_bytes = k->direct ? (unsigned int)(BK_ATTENTION_DECODE_WHOLE_STREAMS * stages *
-                                                 BK_ATTENTION_DECODE_STAGE_BYTES(p->d))
-                                : BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, rg, stages);
+    k->threads = 32 * rg * streams;
+    const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, streams, ring);
+    k->shared_bytes = BK_ATTENTION_DECODE_SHARED_BYTES((unsigned int)p->d, streams, stages);
     if (k->direct)
         snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_n8_w2_s%u",
                  type_name(p->type), (int)p->d, stages);
