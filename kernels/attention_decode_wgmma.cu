@@ -226,12 +226,15 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
             mbar_wait(st.v_full, st.parity);
             if (s + 1 < g.steps) {
                 const Step<L> next(base, n + 1);
-                if constexpr (TURNS) { // the turn is not held over a wait for copies
+                // With turns, the next K is waited for before the turn (not
+                // holding it over a wait for copies); alone, under P V.
+                if constexpr (TURNS) {
                     mbar_wait(next.k_full, next.parity);
                     wait_turn<TURNS>(c);
                 }
                 issue_ab<T, L, KEYS>(o, pa, st.v_tile);
-                mbar_wait(next.k_full, next.parity);
+                if constexpr (!TURNS)
+                    mbar_wait(next.k_full, next.parity);
                 issue_fragments_bt<T, L, KEYS>(sa, qf, next.k_tile);
                 pass_turn<TURNS>(c);
                 wgmma_wait<0>();
