@@ -1274,7 +1274,7 @@ int main(void)
     static const char *const decode_labels[] = { " (decode)", " (decode, mma)",
                                                  " (decode, mma16)", " (decode, wgmma)",
                                                  " (decode, whole)" };
-    for (int i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof decode_sets / sizeof decode_sets[0]; i++) {
         if (decode_sets[i])
             setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
         grid_label = decode_labels[i];
