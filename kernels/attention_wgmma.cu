@@ -17,6 +17,7 @@
 // registers), then runs the online softmax of S while P V runs and the
 // other consumer's turn comes. A tile only one consumer needs is skipped
 // by the other (blocks of 64 rows may differ).
+#include "attention_decode.cuh"
 #include "attention_wgmma_walk.cuh"
 
 // Tuning switch (a variant of the module, BK_CUDA_MODULE_DIR): the
@@ -163,6 +164,121 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
     return corr;
 }
 
+// The decode kernels' work as the forward's query tiles (the units, parts
+// and stream-K split of kernels/attention_decode.cuh): a CTA is a key
+// stream, and its items are the stretches of units it walks, each named
+// by its first step (of KEYS keys, counted over all units end to end).
+// A unit is 128 packed rows (ROWS per consumer) of one kv head. The
+// CTA's first and last steps are kept in the two words at AT past the
+// 1024-aligned base (as QueryTiles' rectangle), read where used: the
+// producer has few registers. 32 bits: the plan keeps the steps below
+// 2^32 and the keys below 2^31.
+template <int KEYS, uint32_t AT> struct DecodeTiles {
+    static constexpr bool DECODE = true;
+    const decode::DecodeArgs &d;
+    // A stretch: unit u (kv head (b, kvh), row group rgi), the sequence,
+    // and its keys [key0, stop).
+    struct Stretch {
+        uint32_t u, b, kvh, rgi;
+        int key0, stop;
+        decode::Sequence seq;
+    };
+    __device__ explicit DecodeTiles(const decode::DecodeArgs &d_) : d(d_)
+    {
+        if (threadIdx.x == 0) {
+            const bool walks = blockIdx.x < d.streams;
+            const uint32_t from = walks ? (uint32_t)decode::stream_start(d, blockIdx.x) : 0u;
+            const uint32_t to = walks ? (uint32_t)decode::stream_start(d, blockIdx.x + 1) : 0u;
+            store_shared_f32(shared_base_1024() + AT, __uint_as_float(from));
+            store_shared_f32(shared_base_1024() + AT + 4, __uint_as_float(to));
+        }
+        __syncthreads();
+    }
+    static __device__ uint32_t first(const Args &) { return load_shared32(shared_base_1024() + AT); }
+    __device__ uint32_t end(const Args &) const { return load_shared32(shared_base_1024() + AT + 4); }
+    // The next stretch: the next unit's first step.
+    __device__ uint32_t next(const Args &a, uint32_t at) const
+    {
+        const uint32_t us = (uint32_t)d.unit_steps;
+        return (at / us + 1) * us;
+    }
+    __device__ void place(const Args &a, uint32_t at, Stretch &s) const
+    {
+        const uint32_t us = (uint32_t)d.unit_steps;
+        s.u = at / us;
+        const uint32_t s1 = min(end(a), (s.u + 1) * us) - s.u * us;
+        s.rgi = s.u % d.row_groups;
+        const uint32_t bk = s.u / d.row_groups, kvh = (uint32_t)a.kv_heads;
+        s.b = bk / kvh;
+        s.kvh = bk - s.b * kvh;
+        s.seq = decode::sequence(d, s.b);
+        s.key0 = (int)((at - s.u * us) * KEYS);
+        s.stop = (int)min(s.seq.lk, (int64_t)s1 * KEYS);
+    }
+    // The keys (from key0) that some of the 64 packed rows from `first`
+    // see: those to the stop for all but a bad sequence, rows past the kv
+    // head's, or a sequence without queries (the last of its queries
+    // sees every key).
+    __device__ int rows_end(const Stretch &s, int64_t first) const
+    {
+        const bool any = first < d.rows && s.seq.lq > 0 && !s.seq.bad;
+        return any && s.stop > s.key0 ? s.stop - s.key0 : 0;
+    }
+    // The keys (from key0) packed row r sees.
+    __device__ int row_end(const Args &a, const Stretch &s, int64_t r) const
+    {
+        if (r >= d.rows)
+            return 0;
+        const int64_t end = min((int64_t)s.stop, decode::seq_key_end(a, s.seq, r % a.lq));
+        return end > s.key0 ? (int)(end - s.key0) : 0;
+    }
+    // The keys every one of the 64 packed rows from `first` sees (each
+    // query has its head's rows there: Lq divides 64), query 0's.
+    __device__ int first_end(const Args &a, const Stretch &s, int64_t first) const
+    {
+        return first + ROWS <= d.rows && s.seq.lq == a.lq ? row_end(a, s, first) : 0;
+    }
+    // A thread's two rows of the stretch's part (`row` and row + 8 of the
+    // unit): o / l, and lse = m + log2 l in base 2 (0 and -inf without a
+    // key; NaN for a sequence out of range), in the part slot of this
+    // stream.
+    template <int NT_O>
+    __device__ void store_part(const Args &a, const Stretch &s, int64_t row,
+                               const float (&o)[NT_O][4], float l_a, float m_a, float l_b,
+                               float m_b, int q4) const
+    {
+        const int64_t slot = blockIdx.x - decode::first_stream(d, s.u);
+        const int64_t cell0 =
+            ((int64_t)s.u * d.max_parts + slot) * BK_ATTENTION_DECODE_FORWARD_ROWS + row;
+        const int64_t rows = (int64_t)d.rows - (int64_t)s.rgi * BK_ATTENTION_DECODE_FORWARD_ROWS;
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            if (row + 8 * half >= rows)
+                continue;
+            const float l = half ? l_b : l_a, m = half ? m_b : m_a;
+            const float inv = l > 0.f ? 1.f / l : 0.f;
+            const int64_t cell = cell0 + 8 * half;
+            float *dst = (float *)d.part_o + cell * a.dv_cols + 2 * q4;
+#pragma unroll
+            for (int j = 0; j < NT_O; j++)
+                *(float2 *)(dst + j * 8) =
+                    make_float2(o[j][2 * half] * inv, o[j][2 * half + 1] * inv);
+            if (q4 == 0)
+                ((float *)d.part_lse)[cell] = s.seq.bad ? quiet_nan()
+                                              : l > 0.f  ? m + log2f(l)
+                                                         : -INFINITY;
+        }
+    }
+};
+
+// The stretch a consumer keeps of DecodeTiles (none of QueryTiles).
+template <typename Tiles, bool = Tiles::DECODE> struct DecodeStretch {
+    struct type {};
+};
+template <typename Tiles> struct DecodeStretch<Tiles, true> {
+    typedef typename Tiles::Stretch type;
+};
+
 // A consumer warpgroup. In its turn for union tile n it reads the tile's
 // record and issues S = Q K^T of tile n and P V of the last tile it took;
 // the softmax of tile n runs under P V (and under the other consumer's
@@ -172,10 +288,15 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // a query tile without tiles takes a turn of both consumers for its
 // record), and a query tile's outputs are stored while the producer
 // already brings the next one's Q, K and V.
+//
+// With DecodeTiles (Tiles::DECODE), the decode kernels' consumer: the
+// items are stretches of units of packed rows, keys count from the
+// stretch's first, and each leaves its part (o / l, and the lse in base
+// 2) for the combining kernel.
 template <typename T, int DH, int BN, int NC, int STAGES, bool SEQ,
-          typename Tiles = QueryTiles<NC, SEQ, Layout<DH, BN, NC, STAGES>::BYTES - 1024>>
-static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &tiles, uint32_t base,
-                                int c)
+          typename Tiles = QueryTiles<NC, SEQ, Layout<DH, BN, NC, STAGES>::BYTES - 1024>,
+          typename P = bk_attention_tma_args>
+static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, int c)
 {
     typedef Layout<DH, BN, NC, STAGES> L;
     constexpr int NT_O = DH / 8;
@@ -183,6 +304,7 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &til
     // which it slowed by 2-3% (H200, bf16, random blocks of 128 at 25-50%;
     // the others +1-4%, trio +1-2%: daa3e98, bench/log/attention.md).
     constexpr bool LAZY = !(NC == 2 && DH == 64 && BN == 128);
+    constexpr bool DECODE = Tiles::DECODE;
     const Args &a = p.a;
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES;
@@ -192,18 +314,26 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &til
     if (c == NC - 1)
         pass_turn<NC>(c); // consumer 0 goes first
     int use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item = tiles.next(a, item)) {
         int64_t r0, h, b, row_a, row_b;
         // SEQ: the rows of the tensors this tile's CTAs write end at q_out.
         int64_t q_out = a.lq;
         bool bad;
         Seq sq;
+        typename DecodeStretch<Tiles>::type st; // DECODE: the stretch
         // Query tile i's place: its first row, head and batch, whether its
         // pattern is bad, and this thread's two rows (SEQ: rows local to
-        // its sequence sq; false where the loops skip the tile).
+        // its sequence sq; DECODE: packed rows of the stretch's unit; false
+        // where the loops skip the tile).
         auto locate = [&](uint32_t i) {
             bool taken = true;
-            if constexpr (SEQ) {
+            if constexpr (DECODE) {
+                tiles.place(a, i, st);
+                r0 = (int64_t)st.rgi * ROWS * NC;
+                b = st.b;
+                h = st.kvh;
+                bad = st.seq.bad;
+            } else if constexpr (SEQ) {
                 taken = tiles.place(a, i, r0, h, sq);
                 b = sq.b;
                 q_out = sq.q_out;
@@ -223,7 +353,11 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &til
         zero(r.o);
         r.m_a = r.m_b = -INFINITY;
         r.l_a = r.l_b = 0.f;
-        if constexpr (SEQ) {
+        if constexpr (DECODE) {
+            r.end_a = tiles.row_end(a, st, row_a);
+            r.end_b = tiles.row_end(a, st, row_b);
+            r.first_end = tiles.first_end(a, st, rows0);
+        } else if constexpr (SEQ) {
             // Rows past the sequence's queries see no key (PADDED: its
             // zeros), nor, through first_end, any row of a consumer with one.
             r.end_a = row_a < sq.lq ? (int)key_end(a, sq, row_a) : 0;
@@ -369,6 +503,11 @@ static __device__ void consumer(const bk_attention_tma_args &p, const Tiles &til
             r.l_a += __shfl_xor_sync(0xFFFFFFFFu, r.l_a, x);
             r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
         }
+        if constexpr (DECODE) {
+            tiles.store_part(a, st, row_a - r0, r.o, r.l_a, r.m_a, r.l_b, r.m_b, r.q4);
+            use++;
+            continue;
+        }
         const float nan = quiet_nan();
 #pragma unroll
         for (int half = 0; half < 2; half++) {
@@ -447,9 +586,69 @@ static __device__ void forward(const bk_attention_tma_args &p)
     }
 }
 
+// The decode kernels' producer warp over the CTA's stretches (the
+// consumers' walks: every key of the stretch that a row of theirs sees),
+// Q's packed rows from the first head of the kv head's group.
+template <typename L, typename Tiles>
+static __device__ __forceinline__ void
+produce_stretches(const bk_attention_decode_forward_args &p, uint32_t base, const Tiles &tiles)
+{
+    const Args &a = p.a;
+    int n = 0, use = 0;
+    for (uint32_t at = tiles.first(a); at < tiles.end(a); at = tiles.next(a, at)) {
+        typename Tiles::Stretch s;
+        tiles.place(a, at, s);
+        const int64_t r0 = (int64_t)s.rgi * ROWS * L::NC;
+        Walk w = {};
+        w.end0 = tiles.rows_end(s, r0);
+        w.end1 = tiles.rows_end(s, r0 + ROWS);
+        n = producer<L, true>(p, w, base, (int)r0, (int)s.kvh, (int)(s.kvh * p.d.group),
+                              (int)s.b, n, use, s.key0);
+        use++;
+    }
+}
+
+// The decode kernels on the forward's CTA (two consumers of 64 packed
+// rows, tiles of BN keys): kernels/attention_decode.cu's stream-K split
+// and parts, the forward's walk and consumers.
+template <typename T, int DH, int BN, int STAGES>
+static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
+{
+    typedef Layout<DH, BN, 2, STAGES> L;
+    static_assert(L::BYTES == BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(DH, BN),
+                  "the plan's shared memory");
+    const uint32_t base = warp_uniform(shared_base_1024());
+    init_ring<L>(base);
+    const DecodeTiles<BN, L::BYTES - 1024> tiles(p.d); // (its __syncthreads publishes the ring)
+    grid_dependency_wait();
+    const int group = warp_uniform(threadIdx.x / 128);
+    if (group == 0) {
+        producer_registers<2, BN, DH>();
+        if (threadIdx.x < 32)
+            produce_stretches<L>(p, base, tiles);
+    } else {
+        consumer_registers<2, BN, DH>();
+        consumer<T, DH, BN, 2, STAGES, false>(p, tiles, base, group - 1);
+    }
+}
+
 } // namespace wg
 } // namespace attention
 } // namespace bk
+
+// bk_attention_decode_forward_<type>_d<D>_k<BN>: the decode kernels on the
+// forward's CTA, tiles of BN keys (BK_ATTENTION_DECODE_FORWARD_KEYS).
+#define BK_ATTENTION_DECODE_FORWARD(NAME, T, DH, BN)                                             \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_decode_forward_##NAME##_d##DH##_k##BN(                                      \
+            const __grid_constant__ bk_attention_decode_forward_args p)                          \
+    {                                                                                            \
+        bk::attention::wg::decode_forward<T, DH, BN, BK_ATTENTION_DECODE_FORWARD_STAGES(DH)>(p); \
+    }
+BK_ATTENTION_DECODE_FORWARD(f16, __half, 64, 192)
+BK_ATTENTION_DECODE_FORWARD(f16, __half, 128, 192)
+BK_ATTENTION_DECODE_FORWARD(bf16, __nv_bfloat16, 64, 192)
+BK_ATTENTION_DECODE_FORWARD(bf16, __nv_bfloat16, 128, 192)
 
 // Tiles of BN keys (64-key slots) against 64 rows per consumer:
 // bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES

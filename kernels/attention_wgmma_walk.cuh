@@ -249,10 +249,12 @@ static __device__ __forceinline__ void init_ring(uint32_t base)
 // consumers hold the last one's). The ring's union tiles count on from n;
 // returns the count after the query tile's. Keys are the walk's plus k0,
 // the sequence's first key row (r0 is a row of the tensors); an empty
-// slot loads past the tensors' keys (zeros).
-template <typename L>
-static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, uint32_t base,
-                               int r0, int kvh, int h, int b, int n, int use, int k0 = 0)
+// slot loads past the tensors' keys (zeros). PACKED_Q: r0 is a packed row
+// of the decode kernels (head-in-group * Lq + query) of the heads from h
+// on, loaded through a map whose boxes span 64 / Lq heads.
+template <typename L, bool PACKED_Q = false, typename P = bk_attention_tma_args>
+static __device__ int producer(const P &p, const Walk &w, uint32_t base, int r0, int kvh, int h,
+                               int b, int n, int use, int k0 = 0)
 {
     const Args &a = p.a;
     const bool leader = threadIdx.x == 0;
@@ -270,8 +272,10 @@ static __device__ int producer(const bk_attention_tma_args &p, const Walk &w, ui
             for (int c = 0; c < L::NC; c++)
                 for (int cb = 0; cb < L::CB; cb++)
                     tma_load_4d(base + L::Q + (L::NC * op + c) * L::Q_BYTES + cb * L::Q_BLOCK,
-                                op ? p.map_dy : p.map_q, 64 * cb, (int)(r0 + ROWS * c), (int)h,
-                                (int)b, q_full);
+                                op ? p.map_dy : p.map_q, 64 * cb,
+                                PACKED_Q ? 0 : (int)(r0 + ROWS * c),
+                                PACKED_Q ? h + (r0 + ROWS * c) / (int)a.lq : (int)h, (int)b,
+                                q_full);
     } else if (leader) {
         mbar_arrive(q_full); // nothing to load: still let the consumers past
     }
@@ -515,6 +519,7 @@ static __device__ __forceinline__ uint32_t packed_fallback(const Args &a, uint64
 // stay free of spills).
 template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
     static constexpr int TILE_ROWS = ROWS * NC;
+    static constexpr bool DECODE = false; // see DecodeTiles
     __device__ explicit QueryTiles(const Args &a)
     {
         if constexpr (SEQ) {
@@ -549,6 +554,7 @@ template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
         return a.items ? a.items : 1u;
     }
     static __device__ uint32_t step(const Args &a) { return a.items ? gridDim.x : 1u; }
+    static __device__ uint32_t next(const Args &a, uint32_t i) { return i + step(a); }
     // Tile i's first row, head and batch.
     static __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b)
     {

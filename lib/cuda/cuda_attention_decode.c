@@ -14,6 +14,8 @@ _Static_assert(sizeof(struct bk_attention_decode_args) <= BK_CUDA_MAX_PARAM_BYTE
                "the decode parameter block fits struct bk_cuda_kernel_launch");
 _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_BYTES,
                "the Hopper decode parameter block fits struct bk_cuda_kernel_launch");
+_Static_assert(sizeof(struct bk_attention_decode_forward_args) <= BK_CUDA_MAX_PARAM_BYTES,
+               "the forward decode parameter block fits struct bk_cuda_kernel_launch");
 
 /* A stream walks at least this many steps of BK_ATTENTION_DECODE_KEYS(D)
  * keys (its Q load, ring start and part store cost about that much). */
@@ -23,9 +25,18 @@ _Static_assert(sizeof(struct bk_attention_decode_tma_args) <= BK_CUDA_MAX_PARAM_
 
 /* BK_CUDA_ATTENTION_DECODE: off, mma (the mma.sync kernels only), mma16
  * (those with rows as the tiles' 16, never the narrow ones), wgmma (the
- * Hopper kernel wherever it runs), whole (the narrow kernels walking
- * whole units wherever they run); else the default choice. */
-enum decode_mode { MODE_AUTO, MODE_OFF, MODE_MMA, MODE_MMA16, MODE_WGMMA, MODE_WHOLE };
+ * Hopper decode kernel wherever it runs), forward (the forward's CTA
+ * wherever it runs), whole (the narrow kernels walking whole units
+ * wherever they run); else the default choice. */
+enum decode_mode {
+    MODE_AUTO,
+    MODE_OFF,
+    MODE_MMA,
+    MODE_MMA16,
+    MODE_WGMMA,
+    MODE_FORWARD,
+    MODE_WHOLE
+};
 
 static enum decode_mode decode_mode(void)
 {
@@ -35,9 +46,10 @@ static enum decode_mode decode_mode(void)
     return strcmp(s, "off") == 0     ? MODE_OFF
            : strcmp(s, "mma") == 0   ? MODE_MMA
            : strcmp(s, "mma16") == 0 ? MODE_MMA16
-           : strcmp(s, "wgmma") == 0 ? MODE_WGMMA
-           : strcmp(s, "whole") == 0 ? MODE_WHOLE
-                                     : MODE_AUTO;
+           : strcmp(s, "wgmma") == 0   ? MODE_WGMMA
+           : strcmp(s, "forward") == 0 ? MODE_FORWARD
+           : strcmp(s, "whole") == 0   ? MODE_WHOLE
+                                       : MODE_AUTO;
 }
 
 /* The ring's bytes a CTA on this device: sm_90 and sm_100 allow 227 KiB of
@@ -215,7 +227,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    if (mode == MODE_MMA || mode == MODE_MMA16 || mode == MODE_WHOLE ||
+    if (mode == MODE_MMA || mode == MODE_MMA16 || mode == MODE_WHOLE || mode == MODE_FORWARD ||
         (mode == MODE_AUTO && rows <= 32) ||
         dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
         p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
@@ -236,6 +248,69 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
         res = find_combine(plan, p, 4 * nc, k);
     k->on = res == BK_SUCCESS;
     return res;
+}
+
+/* The Hopper decode kernel on the forward's CTA: units of 128 packed rows
+ * (two consumers of 64) in tiles of 192 keys (the forward's wide kernel;
+ * at D = 64 tiles of 128 keys ran 62.2 us against 60.9, bf16 B8 H64/8 Lq16
+ * Lk8192), a CTA an SM; Q through a map whose boxes span 64 / Lq heads (Lq
+ * divides 64), so sm_90 exactly, a contiguous cache and q that tensor maps
+ * describe. Where the mode leaves the choice, it takes more than 64 packed
+ * rows (two consumers' worth). */
+static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
+                             struct attention_decode_kernels *k, uint64_t *part_bytes)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const BkDeviceProperties *dev = &plan->ctx->props;
+    const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
+    const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    if ((mode != MODE_AUTO && mode != MODE_FORWARD) || (mode == MODE_AUTO && rows <= 64) ||
+        64 % p->lq != 0 || dev->computeCapabilityMajor != 9 ||
+        dev->computeCapabilityMinor != 0 || p->paged || p->lk > INT32_MAX - 256 ||
+        p->batch > INT32_MAX || p->heads > INT32_MAX ||
+        !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q) ||
+        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
+        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
+        return BK_SUCCESS;
+    const unsigned int keys = BK_ATTENTION_DECODE_FORWARD_KEYS;
+    /* Where whole splits of every unit fill the SMs to 90% or more (B8
+     * H64/8 Lq16: 64 units, two streams each, 128 of 132), as many streams:
+     * no stream then crosses from one unit into the next (bf16 D128 Lk8192:
+     * 100.2 us against 105.3 with 132 streams). */
+    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads *
+                           ((rows + BK_ATTENTION_DECODE_FORWARD_ROWS - 1) /
+                            BK_ATTENTION_DECODE_FORWARD_ROWS);
+    const uint64_t splits = units && units <= sms ? sms / units : 0;
+    const uint64_t ctas = splits && units * splits * 10 >= sms * 9 ? units * splits : sms;
+    if (!split_work(p, ctas, keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, false, k, part_bytes) ||
+        (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
+        return BK_SUCCESS;
+    k->threads = BK_ATTENTION_WGMMA_THREADS;
+    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES((unsigned int)p->d, keys);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u",
+             type_name(p->type), (int)p->d, keys);
+    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, k->split_name,
+                                       &k->split, k->shared_bytes);
+    if (res == BK_SUCCESS)
+        res = find_combine(plan, p, BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
+    k->on = res == BK_SUCCESS;
+    return res;
+}
+
+/* q as a tensor map of boxes of 64 packed rows (Lq queries of 64 / Lq
+ * heads), and K and V's (decode_maps). */
+static bool forward_maps(const struct bk_attention_problem *p,
+                         struct bk_attention_decode_forward_args *f)
+{
+    const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    return bk_cuda_tensor_map_box((CUtensorMap *)f->map_q, p->type, f->d.a.q.base, 4, q,
+                                  p->stride.q, 64, (uint32_t)p->lq, (uint32_t)(64 / p->lq)) &&
+           bk_cuda_tensor_map((CUtensorMap *)f->map_k, p->type, f->d.a.k.base, 4, kv,
+                              p->stride.k, 64, 64) &&
+           bk_cuda_tensor_map((CUtensorMap *)f->map_v, p->type, f->d.a.v.base, 4, kv,
+                              p->stride.v, 64, 64);
 }
 
 /* The fields of a run's arguments that both sets of kernels share. */
@@ -271,16 +346,21 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
     if (total > INT32_MAX)
         return BK_SUCCESS;
     const uint64_t sms = c->sm_count > 0 ? (uint64_t)c->sm_count : 1;
-    uint64_t mma_bytes = 0, wgmma_bytes = 0;
+    uint64_t mma_bytes = 0, wgmma_bytes = 0, forward_bytes = 0;
     BkResult res = plan_mma(plan, mode, ring, sms, &dp->mma, &mma_bytes);
     if (res == BK_SUCCESS)
         res = plan_wgmma(plan, mode, sms, &dp->wgmma, &wgmma_bytes);
+    if (res == BK_SUCCESS)
+        res = plan_forward(plan, mode, sms, &dp->forward, &forward_bytes);
     if (res != BK_SUCCESS)
         return res;
     if (!dp->mma.on)
         return BK_SUCCESS;
     set_common(p, a, &dp->mma);
     set_common(p, a, &dp->wgmma);
+    set_common(p, a, &dp->forward);
+    if (forward_bytes > wgmma_bytes)
+        wgmma_bytes = forward_bytes;
 
     /* The parts past the core's workspace: room for either set's. */
     bool ovf = false;
@@ -297,7 +377,9 @@ BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast, const struct bk_a
 
 const char *bk_cuda_attention_decode_name(const struct attention_decode_plan *dp)
 {
-    return dp->wgmma.on ? dp->wgmma.split_name : dp->mma.split_name;
+    return dp->forward.on ? dp->forward.split_name
+           : dp->wgmma.on ? dp->wgmma.split_name
+                          : dp->mma.split_name;
 }
 
 uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *dp,
@@ -306,11 +388,19 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
                                            struct bk_cuda_kernel_launch *launches)
 {
     const struct bk_attention_problem *p = dp->problem;
-    /* The Hopper kernel's arguments: its tensor maps, then the rest. */
+    /* The Hopper kernels' arguments: their tensor maps, then the rest. */
     struct bk_attention_decode_tma_args t;
+    struct bk_attention_decode_forward_args f;
     memset(&t, 0, sizeof t);
+    memset(&f, 0, sizeof f);
     const struct attention_decode_kernels *k = &dp->mma;
-    if (dp->wgmma.on) {
+    if (dp->forward.on) {
+        f.d = dp->forward.args;
+        f.d.a = *a;
+        if (forward_maps(p, &f))
+            k = &dp->forward;
+    }
+    if (k == &dp->mma && dp->wgmma.on) {
         t.d = dp->wgmma.args;
         t.d.a = *a;
         if (decode_maps(p, &t))
@@ -326,7 +416,11 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
     d.part_o = run->workspace + dp->ws_parts;
     d.part_lse = d.part_o + cells * (uint64_t)a->dv_cols * 4;
     uint32_t n = 0;
-    if (k == &dp->wgmma) {
+    if (k == &dp->forward) {
+        f.d = d;
+        bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
+                           k->split_name, &f, sizeof f);
+    } else if (k == &dp->wgmma) {
         t.d = d;
         bk_cuda_launch_set(&launches[n++], k->split, k->ctas, 1, 1, k->threads, k->shared_bytes,
                            k->split_name, &t, sizeof t);

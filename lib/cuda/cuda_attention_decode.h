@@ -31,6 +31,9 @@ struct attention_decode_plan {
      * contiguous caches): a run whose tensor maps the driver refuses
      * takes the mma.sync kernels. */
     struct attention_decode_kernels wgmma;
+    /* The forward's CTA as a decode kernel (kernels/attention_wgmma.cu),
+     * where it takes the plan: before the others, as wgmma's. */
+    struct attention_decode_kernels forward;
 };
 
 /* Whether the forward plan of p takes the decode kernels (f16 or bf16,

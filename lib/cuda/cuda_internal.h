@@ -188,6 +188,12 @@ BK_HIDDEN bool bk_cuda_tensor_map_fits(BkDataType type, uint32_t rank, const int
 BK_HIDDEN bool bk_cuda_tensor_map(CUtensorMap *map, BkDataType type, BkDeviceAddress base,
                                   uint32_t rank, const int64_t *extent, const int64_t *stride,
                                   uint32_t box_cols, uint32_t box_rows);
+/* The same with boxes box_depth deep along the third innermost axis (rank
+ * 3 or more; 1: bk_cuda_tensor_map's). */
+BK_HIDDEN bool bk_cuda_tensor_map_box(CUtensorMap *map, BkDataType type, BkDeviceAddress base,
+                                      uint32_t rank, const int64_t *extent,
+                                      const int64_t *stride, uint32_t box_cols,
+                                      uint32_t box_rows, uint32_t box_depth);
 BK_HIDDEN bool bk_cuda_tensor_map_plain(CUtensorMap *map, uint32_t element_bytes,
                                         BkDeviceAddress base, uint32_t rank,
                                         const int64_t *extent, const int64_t *stride,

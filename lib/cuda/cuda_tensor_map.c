@@ -32,8 +32,8 @@ bool bk_cuda_tensor_map_fits(BkDataType type, uint32_t rank, const int64_t *exte
 
 /* The driver counts dimensions innermost first. */
 static bool encode(CUtensorMap *map, int dtype, uint64_t es, BkDeviceAddress base, uint32_t rank,
-                   const int64_t *extent, const int64_t *stride, uint32_t box_cols,
-                   uint32_t box_rows, int swizzle, int promotion)
+                   const int64_t *extent, const int64_t *stride, const uint32_t *box3,
+                   int swizzle, int promotion)
 {
     if (!fits(es, rank, extent, stride) || base % 16)
         return false;
@@ -44,7 +44,7 @@ static bool encode(CUtensorMap *map, int dtype, uint64_t es, BkDeviceAddress bas
         dims[i] = (uint64_t)extent[d];
         if (i > 0)
             strides[i - 1] = (uint64_t)stride[d] * es;
-        box[i] = i == 0 ? box_cols : i == 1 ? box_rows : 1;
+        box[i] = i < 3 ? box3[i] : 1;
         unit[i] = 1;
     }
     return bk_cu.cuTensorMapEncodeTiled(map, dtype, rank, (void *)(uintptr_t)base, dims, strides,
@@ -52,16 +52,24 @@ static bool encode(CUtensorMap *map, int dtype, uint64_t es, BkDeviceAddress bas
                                         0) == BK_CUDA_SUCCESS;
 }
 
+bool bk_cuda_tensor_map_box(CUtensorMap *map, BkDataType type, BkDeviceAddress base, uint32_t rank,
+                            const int64_t *extent, const int64_t *stride, uint32_t box_cols,
+                            uint32_t box_rows, uint32_t box_depth)
+{
+    if ((type != BK_DATA_TYPE_F16 && type != BK_DATA_TYPE_BF16) || (rank < 3 && box_depth != 1))
+        return false;
+    const int dtype = type == BK_DATA_TYPE_BF16 ? BK_CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                : BK_CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const uint32_t box[3] = { box_cols, box_rows, box_depth };
+    return encode(map, dtype, 2, base, rank, extent, stride, box, BK_CU_TENSOR_MAP_SWIZZLE_128B,
+                  BK_CU_TENSOR_MAP_L2_PROMOTION_128B);
+}
+
 bool bk_cuda_tensor_map(CUtensorMap *map, BkDataType type, BkDeviceAddress base, uint32_t rank,
                         const int64_t *extent, const int64_t *stride, uint32_t box_cols,
                         uint32_t box_rows)
 {
-    if (type != BK_DATA_TYPE_F16 && type != BK_DATA_TYPE_BF16)
-        return false;
-    const int dtype = type == BK_DATA_TYPE_BF16 ? BK_CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                : BK_CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    return encode(map, dtype, 2, base, rank, extent, stride, box_cols, box_rows,
-                  BK_CU_TENSOR_MAP_SWIZZLE_128B, BK_CU_TENSOR_MAP_L2_PROMOTION_128B);
+    return bk_cuda_tensor_map_box(map, type, base, rank, extent, stride, box_cols, box_rows, 1);
 }
 
 bool bk_cuda_tensor_map_plain(CUtensorMap *map, uint32_t element_bytes, BkDeviceAddress base,
@@ -71,6 +79,7 @@ bool bk_cuda_tensor_map_plain(CUtensorMap *map, uint32_t element_bytes, BkDevice
     const int dtype = element_bytes == 8   ? BK_CU_TENSOR_MAP_DATA_TYPE_UINT64
                       : element_bytes == 4 ? BK_CU_TENSOR_MAP_DATA_TYPE_UINT32
                                            : BK_CU_TENSOR_MAP_DATA_TYPE_UINT16;
-    return encode(map, dtype, element_bytes, base, rank, extent, stride, box_cols, box_rows,
+    const uint32_t box[3] = { box_cols, box_rows, 1 };
+    return encode(map, dtype, element_bytes, base, rank, extent, stride, box,
                   BK_CU_TENSOR_MAP_SWIZZLE_NONE, BK_CU_TENSOR_MAP_L2_PROMOTION_256B);
 }

@@ -760,6 +760,10 @@ static void decode_cases(void)
         { 1, 2, 2, 16, 64, false, PADDED },  { 1, 32, 2, 1, 20000, false, BHLD },
         { 2, 16, 2, 16, 3000, true, BLHD }, { 2, 8, 2, 2, 3001, true, BHLD },
         { 1, 12, 4, 2, 515, true, BLHD },    { 32, 32, 8, 1, 333, false, BLHD },
+        /* More than 64 packed rows: the forward's CTA (two row groups, the
+         * second half full; Lq 4 of 64 heads) */
+        { 1, 32, 2, 8, 1777, true, BHLD },   { 2, 24, 2, 16, 900, true, PADDED },
+        { 1, 64, 1, 4, 5000, false, BLHD },
     };
     for (int t = 0; t < 2; t++)
         for (int dh = 64; dh <= 128; dh *= 2)
@@ -919,6 +923,9 @@ static void decode_sequence_cases(void)
          * up to five pages a step, from any position. */
         { 0, 3, 8, 1, 1, 1234, 0, 17, false, false, false, BLHD },
         { 0, 2, 32, 2, 2, 2000, 0, 48, true, true, false, BHLD },
+        /* More than 64 packed rows of a contiguous cache: the forward's CTA */
+        { 0, 4, 32, 2, 8, 1500, 0, 0, true, true, true, BLHD },
+        { 0, 3, 48, 2, 4, 999, 0, 0, false, false, false, BHLD },
     };
     for (int t = 0; t < 2; t++)
         for (int dh = 64; dh <= 128; dh *= 2)
@@ -1268,12 +1275,13 @@ int main(void)
     padded_width_cases(false);
     padded_width_cases(true);
     /* The decode kernels: the plan's choice, then each set alone (the
-     * Hopper one runs only on sm_90; elsewhere its cases take the other;
-     * whole: the narrow kernels' streams walking whole units, one launch). */
-    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma", "whole" };
-    static const char *const decode_labels[] = { " (decode)", " (decode, mma)",
-                                                 " (decode, mma16)", " (decode, wgmma)",
-                                                 " (decode, whole)" };
+     * Hopper ones, wgmma and the forward's CTA, run only on sm_90;
+     * elsewhere their cases take the others; whole: the narrow kernels'
+     * streams walking whole units, one launch). */
+    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma", "forward", "whole" };
+    static const char *const decode_labels[] = { " (decode)",         " (decode, mma)",
+                                                 " (decode, mma16)",  " (decode, wgmma)",
+                                                 " (decode, forward)", " (decode, whole)" };
     for (size_t i = 0; i < sizeof decode_sets / sizeof decode_sets[0]; i++) {
         if (decode_sets[i])
             setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
