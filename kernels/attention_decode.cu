@@ -480,6 +480,19 @@ static __device__ __forceinline__ float warp_sum(float v)
     return v;
 }
 
+// A lane's N consecutive F32 columns of a part (N = 2 or 4: aligned).
+template <int N> static __device__ __forceinline__ void load_columns(float (&v)[N], const float *p)
+{
+    if constexpr (N == 4) {
+        const float4 x = *(const float4 *)p;
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else {
+        static_assert(N == 2, "D = 64 or 128");
+        const float2 x = *(const float2 *)p;
+        v[0] = x.x, v[1] = x.y;
+    }
+}
+
 // Output row r = (b H + h) Lq + i from the parts of its unit: the weights
 // 2^(lse_p - max), y = the parts' sum over the sum of the weights, in T;
 // lse in natural log. d.combine_warps warps (1, 2 or 4) share a row: warp
@@ -490,7 +503,13 @@ static __device__ __forceinline__ float warp_sum(float v)
 // plan, so a result does not depend on the order the CTAs ran in. The
 // row's arithmetic comes before the wait for the split kernel, which it
 // overlaps where the launch is programmatic.
-template <typename T, int DH, int RG> static __device__ void combine(const DecodeArgs &d)
+//
+// FEW (the _few kernels, for plans whose rows have at most 8 slots and are
+// many): a chunk's parts four at a time, in few registers; else all 32 in
+// flight (many slots: B1 Lk131072 has 66 a row). H200, bf16 D128, with
+// each of the two alone: Lq16 B8 H64/8 Lk8192 82.0 us against 95.8 (8192
+// rows, two parts each), B1 H64/8 Lq1 Lk131072 139.2 against 132.2.
+template <typename T, int DH, int RG, bool FEW> static __device__ void combine(const DecodeArgs &d)
 {
     constexpr int PER_LANE = DH / 32, UR = 16 * RG;
     constexpr int WARPS = BK_ATTENTION_DECODE_COMBINE_THREADS / 32;
@@ -518,12 +537,13 @@ template <typename T, int DH, int RG> static __device__ void combine(const Decod
         const bool mine = p0 + lane < parts;
         const int64_t last = parts - 1 - p0; // slots past it: weight 0, slot p0 read
         const float l = mine ? lse[(p0 + lane) * UR] : -INFINITY;
-        float v[32][PER_LANE];
+        // The chunk's parts' columns (not FEW), all in flight, but only those
+        // there are read, each lane's columns in one load.
+        float v[FEW ? 1 : 32][PER_LANE] = {};
 #pragma unroll
-        for (int j = 0; j < 32; j++)
-#pragma unroll
-            for (int c = 0; c < PER_LANE; c++)
-                v[j][c] = o[(p0 + (j <= last ? j : 0)) * UR * a.dv_cols + c];
+        for (int j = 0; j < (FEW ? 0 : 32); j++)
+            if (j <= last)
+                load_columns<PER_LANE>(v[j], o + (p0 + j) * UR * a.dv_cols);
         nan = nan || isnan(l);
         const float next = fmaxf(top, warp_max(isnan(l) ? -INFINITY : l));
         if (next == -INFINITY)
@@ -534,12 +554,34 @@ template <typename T, int DH, int RG> static __device__ void combine(const Decod
 #pragma unroll
         for (int c = 0; c < PER_LANE; c++)
             acc[c] *= keep;
+        // The parts in slot order either way (the same sums).
+        if constexpr (FEW) {
+            for (int j = 0; j <= last && j < 32; j += 4) {
+                float f[4][PER_LANE];
 #pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+                for (int q = 0; q < 4; q++)
+                    load_columns<PER_LANE>(f[q], o + (p0 + (j + q <= last ? j + q : j)) * UR *
+                                                         a.dv_cols);
 #pragma unroll
-            for (int c = 0; c < PER_LANE; c++)
-                acc[c] = fmaf(wj, v[j][c], acc[c]);
+                for (int q = 0; q < 4; q++) {
+                    if (j + q > last)
+                        break;
+                    const float wj = __shfl_sync(0xFFFFFFFFu, w, j + q);
+#pragma unroll
+                    for (int c = 0; c < PER_LANE; c++)
+                        acc[c] = fmaf(wj, f[q][c], acc[c]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 32; j++) {
+                const float wj = __shfl_sync(0xFFFFFFFFu, w, j);
+                if (j > last)
+                    break;
+#pragma unroll
+                for (int c = 0; c < PER_LANE; c++)
+                    acc[c] = fmaf(wj, v[j][c], acc[c]);
+            }
         }
         top = next;
     }
@@ -620,7 +662,12 @@ using namespace bk::attention::decode;
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
         bk_attention_decode_combine_##NAME##_d##DH##_r##RG(const DecodeArgs d)                   \
     {                                                                                            \
-        combine<T, DH, RG>(d);                                                                   \
+        combine<T, DH, RG, false>(d);                                                            \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_DECODE_COMBINE_THREADS)          \
+        bk_attention_decode_combine_##NAME##_d##DH##_r##RG##_few(const DecodeArgs d)             \
+    {                                                                                            \
+        combine<T, DH, RG, true>(d);                                                             \
     }
 #define BK_ATTENTION_DECODE_TYPE(NAME, T)                                                        \
     BK_ATTENTION_DECODE_D(NAME, T, 64)                                                           \

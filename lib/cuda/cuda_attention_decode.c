@@ -118,12 +118,16 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
 }
 
 /* The combining kernel of units of 16 RG rows, from the module of the
- * mma.sync kernels. */
+ * mma.sync kernels: _few (four parts in flight, few registers) where a
+ * row has at most 8 part slots and the rows are 2048 or more, else all of
+ * a chunk's 32 in flight (kernels/attention_decode.cu, combine). */
 static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, unsigned int rg,
                              struct attention_decode_kernels *k)
 {
-    snprintf(k->combine_name, sizeof k->combine_name, "bk_attention_decode_combine_%s_d%d_r%u",
-             type_name(p->type), (int)p->d, rg);
+    const uint64_t rows = (uint64_t)p->batch * (uint64_t)p->heads * (uint64_t)p->lq;
+    const bool few = k->args.max_parts <= 8 && rows >= 2048;
+    snprintf(k->combine_name, sizeof k->combine_name, "bk_attention_decode_combine_%s_d%d_r%u%s",
+             type_name(p->type), (int)p->d, rg, few ? "_few" : "");
     return bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->combine_name,
                                &k->combine, 0);
 }
