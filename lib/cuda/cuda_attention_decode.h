@@ -42,9 +42,10 @@ struct attention_decode_plan {
  * `fast` says the rest; sm_80, sm_90 and sm_100), and if so, its kernels, grid
  * and workspace (placed past the core's, which *workspace_size grows to
  * cover). BK_CUDA_ATTENTION_DECODE, read when a plan is made: off turns
- * them off, mma keeps the Hopper kernel out, mma16 the narrow kernels of
- * up to 8 packed rows too, wgmma takes the Hopper kernel wherever it
- * runs (for tests and tuning). */
+ * them off, mma keeps the Hopper kernels out, mma16 the narrow kernels of
+ * up to 8 packed rows too, wgmma takes the Hopper decode kernel and
+ * forward the forward's CTA wherever it runs, whole the narrow kernels'
+ * whole units (for tests and tuning). */
 BK_HIDDEN BkResult bk_cuda_attention_decode_plan(BkPlan plan, bool fast,
                                                  const struct bk_attention_args *a,
                                                  struct attention_decode_plan *dp);
