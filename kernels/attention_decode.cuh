@@ -74,6 +74,24 @@ static __device__ __forceinline__ int64_t unit_parts(const DecodeArgs &d, int64_
     return stream_of(d, u * d.unit_steps + d.unit_steps - 1) - first_stream(d, u) + 1;
 }
 
+// A thread's row of a part, in `cell` (unit u's slot k, row r: (u
+// max_parts + k) rows a unit + r): its columns o[j][2 half], o[j][2 half
+// + 1] (2 q4 + 8 j) divided by l, and by lane q4 = 0 the lse m + log2 l in
+// base 2 (-inf without a key; NaN for a sequence out of range).
+template <int NT_O>
+static __device__ __forceinline__ void store_part_row(const DecodeArgs &d, int64_t cell,
+                                                      const float (&o)[NT_O][4], int half,
+                                                      float l, float m, int q4, bool bad)
+{
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    float *dst = (float *)d.part_o + cell * d.a.dv_cols + 2 * q4;
+#pragma unroll
+    for (int j = 0; j < NT_O; j++)
+        *(float2 *)(dst + j * 8) = make_float2(o[j][2 * half] * inv, o[j][2 * half + 1] * inv);
+    if (q4 == 0)
+        ((float *)d.part_lse)[cell] = bad ? quiet_nan() : l > 0.f ? m + log2f(l) : -INFINITY;
+}
+
 } // namespace decode
 } // namespace attention
 } // namespace bk

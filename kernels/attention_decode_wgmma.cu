@@ -258,22 +258,10 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
         // for a sequence out of range.
         const int64_t cell0 = (g.u * d.max_parts + g.slot) * (64 * NC) + c * 64 + warp * 16 + g4;
 #pragma unroll
-        for (int half = 0; half < 2; half++) {
-            if (!valid[half])
-                continue;
-            const float l = half ? l_b : l_a, m = half ? m_b : m_a;
-            const float inv = l > 0.f ? 1.f / l : 0.f;
-            const int64_t cell = cell0 + 8 * half;
-            float *dst = (float *)d.part_o + cell * a.dv_cols + 2 * q4;
-#pragma unroll
-            for (int j = 0; j < NT_O; j++)
-                *(float2 *)(dst + j * 8) = make_float2(o[j][2 * half] * inv,
-                                                       o[j][2 * half + 1] * inv);
-            if (q4 == 0)
-                ((float *)d.part_lse)[cell] = g.seq.bad ? quiet_nan()
-                                              : l > 0.f ? m + log2f(l)
-                                                        : -INFINITY;
-        }
+        for (int half = 0; half < 2; half++)
+            if (valid[half])
+                decode::store_part_row(d, cell0 + 8 * half, o, half, half ? l_b : l_a,
+                                       half ? m_b : m_a, q4, g.seq.bad);
     });
 }
 

@@ -243,7 +243,7 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
     // key; NaN for a sequence out of range), in the part slot of this
     // stream.
     template <int NT_O>
-    __device__ void store_part(const Args &a, const Stretch &s, int64_t row,
+    __device__ void store_part(const Stretch &s, int64_t row,
                                const float (&o)[NT_O][4], float l_a, float m_a, float l_b,
                                float m_b, int q4) const
     {
@@ -252,22 +252,10 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
             ((int64_t)s.u * d.max_parts + slot) * BK_ATTENTION_DECODE_FORWARD_ROWS + row;
         const int64_t rows = (int64_t)d.rows - (int64_t)s.rgi * BK_ATTENTION_DECODE_FORWARD_ROWS;
 #pragma unroll
-        for (int half = 0; half < 2; half++) {
-            if (row + 8 * half >= rows)
-                continue;
-            const float l = half ? l_b : l_a, m = half ? m_b : m_a;
-            const float inv = l > 0.f ? 1.f / l : 0.f;
-            const int64_t cell = cell0 + 8 * half;
-            float *dst = (float *)d.part_o + cell * a.dv_cols + 2 * q4;
-#pragma unroll
-            for (int j = 0; j < NT_O; j++)
-                *(float2 *)(dst + j * 8) =
-                    make_float2(o[j][2 * half] * inv, o[j][2 * half + 1] * inv);
-            if (q4 == 0)
-                ((float *)d.part_lse)[cell] = s.seq.bad ? quiet_nan()
-                                              : l > 0.f  ? m + log2f(l)
-                                                         : -INFINITY;
-        }
+        for (int half = 0; half < 2; half++)
+            if (row + 8 * half < rows)
+                decode::store_part_row(d, cell0 + 8 * half, o, half, half ? l_b : l_a,
+                                       half ? m_b : m_a, q4, s.seq.bad);
     }
 };
 
@@ -504,7 +492,7 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
             r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
         }
         if constexpr (DECODE) {
-            tiles.store_part(a, st, row_a - r0, r.o, r.l_a, r.m_a, r.l_b, r.m_b, r.q4);
+            tiles.store_part(st, row_a - r0, r.o, r.l_a, r.m_a, r.l_b, r.m_b, r.q4);
             use++;
             continue;
         }
