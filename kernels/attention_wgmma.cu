@@ -197,7 +197,7 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
     static __device__ uint32_t first(const Args &) { return load_shared32(shared_base_1024() + AT); }
     __device__ uint32_t end(const Args &) const { return load_shared32(shared_base_1024() + AT + 4); }
     // The next stretch: the next unit's first step.
-    __device__ uint32_t next(const Args &a, uint32_t at) const
+    __device__ uint32_t next(const Args &, uint32_t at) const
     {
         const uint32_t us = (uint32_t)d.unit_steps;
         return (at / us + 1) * us;
