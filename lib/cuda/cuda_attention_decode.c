@@ -69,6 +69,13 @@ static const char *type_name(BkDataType t)
     return t == BK_DATA_TYPE_F16 ? "f16" : "bf16";
 }
 
+/* The decode units of unit_rows packed rows: a row group of each kv head. */
+static uint64_t decode_units(const struct bk_attention_problem *p, uint64_t unit_rows)
+{
+    const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
+    return (uint64_t)p->batch * (uint64_t)p->kv_heads * ((rows + unit_rows - 1) / unit_rows);
+}
+
 /* Stream-K for units of unit_rows packed rows and steps of `keys` keys,
  * `streams` key streams a CTA and at most `resident` CTAs at once (one or
  * two an SM): the units' steps end to end, an equal share a stream. Fills
@@ -81,7 +88,7 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
     const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
     const uint64_t row_groups = (rows + unit_rows - 1) / unit_rows;
     const uint64_t unit_steps = ((uint64_t)p->lk + keys - 1) / keys;
-    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads * row_groups;
+    const uint64_t units = decode_units(p, unit_rows);
     bool ovf = false;
     const uint64_t all = bk_mul_u64(units, unit_steps, &ovf);
     if (ovf)
@@ -132,6 +139,20 @@ static BkResult find_combine(BkPlan plan, const struct bk_attention_problem *p, 
                                &k->combine, 0);
 }
 
+/* A set's split kernel (k's name and shared memory, from `module`) and
+ * its combining kernel of units of 16 RG rows; the set is on where both
+ * are found. */
+static BkResult find_kernels(BkPlan plan, enum bk_cuda_module_id module,
+                             const struct bk_attention_problem *p, unsigned int rg,
+                             struct attention_decode_kernels *k)
+{
+    BkResult res = bk_cuda_find_kernel(plan, module, k->split_name, &k->split, k->shared_bytes);
+    if (res == BK_SUCCESS)
+        res = find_combine(plan, p, rg, k);
+    k->on = res == BK_SUCCESS;
+    return res;
+}
+
 /* Whether each stream of the narrow kernels walks whole units (two
  * streams a CTA, no parts, no combining kernel): where the units fill the
  * SMs' streams in whole waves to 90% or more (B32 H32/8 on 132 SMs: 256
@@ -179,22 +200,19 @@ static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, 
     else
         snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_%s_d%d_r%u_s%u",
                  type_name(p->type), (int)p->d, rg, stages);
-    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE, k->split_name,
-                                       &k->split, k->shared_bytes);
-    if (res == BK_SUCCESS)
-        res = find_combine(plan, p, rg, k);
-    k->on = res == BK_SUCCESS;
-    return res;
+    return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_DECODE, p, rg, k);
 }
 
-/* K and V as tensor maps over [B, Hkv, Lk, D] (the forward's boxes). */
-static bool decode_maps(const struct bk_attention_problem *p, struct bk_attention_decode_tma_args *t)
+/* K and V of a's as tensor maps over [B, Hkv, Lk, D] (the forward's
+ * boxes), into map_k and map_v: both Hopper sets' parameters. */
+static bool kv_maps(const struct bk_attention_problem *p, const struct bk_attention_args *a,
+                    void *map_k, void *map_v)
 {
     const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    return bk_cuda_tensor_map((CUtensorMap *)t->map_k, p->type, t->d.a.k.base, 4, kv,
-                              p->stride.k, 64, 64) &&
-           bk_cuda_tensor_map((CUtensorMap *)t->map_v, p->type, t->d.a.v.base, 4, kv,
-                              p->stride.v, 64, 64);
+    return bk_cuda_tensor_map((CUtensorMap *)map_k, p->type, a->k.base, 4, kv, p->stride.k, 64,
+                              64) &&
+           bk_cuda_tensor_map((CUtensorMap *)map_v, p->type, a->v.base, 4, kv, p->stride.v, 64,
+                              64);
 }
 
 /* The Hopper kernel's steps: 128 keys (D = 64 with 64-key steps of 16 KiB
@@ -217,6 +235,19 @@ static unsigned int wgmma_ctas(unsigned int nc)
     return nc == 1 && !(s && strcmp(s, "1") == 0) ? 2 : 1;
 }
 
+/* What both Hopper sets need: sm_90 exactly (sm_90a code), and a
+ * contiguous cache that tensor maps describe, with keys (and `slack` past
+ * them, a last tile's) that the maps' 32-bit coordinates reach. */
+static bool hopper_cache(const struct bk_attention_problem *p, const BkDeviceProperties *dev,
+                         int64_t slack)
+{
+    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    return dev->computeCapabilityMajor == 9 && dev->computeCapabilityMinor == 0 && !p->paged &&
+           p->lk <= INT32_MAX - slack && p->batch <= INT32_MAX &&
+           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) &&
+           bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v);
+}
+
 /* The Hopper kernel: sm_90 exactly (sm_90a code), a contiguous cache that
  * tensor maps describe, lengths the maps' 32-bit coordinates reach; 64
  * packed rows a consumer warpgroup, one consumer for up to 64 rows, two
@@ -230,13 +261,8 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const struct bk_attention_problem *p = &plan->problem.attention;
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
-    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
     if (mode == MODE_MMA || mode == MODE_MMA16 || mode == MODE_WHOLE || mode == MODE_FORWARD ||
-        (mode == MODE_AUTO && rows <= 32) ||
-        dev->computeCapabilityMajor != 9 || dev->computeCapabilityMinor != 0 || p->paged ||
-        p->lk > INT32_MAX - 128 || p->batch > INT32_MAX ||
-        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
-        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
+        (mode == MODE_AUTO && rows <= 32) || !hopper_cache(p, dev, 128))
         return BK_SUCCESS;
     const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
     const unsigned int keys = wgmma_keys((unsigned int)p->d, ctas);
@@ -246,12 +272,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys, ctas);
     snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_wgmma_%s_d%d_c%u_k%u%s",
              type_name(p->type), (int)p->d, nc, keys, ctas == 2 ? "_p2" : "");
-    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_DECODE_WGMMA, k->split_name,
-                                       &k->split, k->shared_bytes);
-    if (res == BK_SUCCESS)
-        res = find_combine(plan, p, 4 * nc, k);
-    k->on = res == BK_SUCCESS;
-    return res;
+    return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_DECODE_WGMMA, p, 4 * nc, k);
 }
 
 /* The Hopper decode kernel on the forward's CTA: units of 128 packed rows
@@ -268,23 +289,16 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
-    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
     if ((mode != MODE_AUTO && mode != MODE_FORWARD) || (mode == MODE_AUTO && rows <= 64) ||
-        64 % p->lq != 0 || dev->computeCapabilityMajor != 9 ||
-        dev->computeCapabilityMinor != 0 || p->paged || p->lk > INT32_MAX - 256 ||
-        p->batch > INT32_MAX || p->heads > INT32_MAX ||
-        !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q) ||
-        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) ||
-        !bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v))
+        64 % p->lq != 0 || !hopper_cache(p, dev, 256) || p->heads > INT32_MAX ||
+        !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q))
         return BK_SUCCESS;
     const unsigned int keys = BK_ATTENTION_DECODE_FORWARD_KEYS;
     /* Where whole splits of every unit fill the SMs to 90% or more (B8
      * H64/8 Lq16: 64 units, two streams each, 128 of 132), as many streams:
      * no stream then crosses from one unit into the next (bf16 D128 Lk8192:
      * 100.2 us against 105.3 with 132 streams). */
-    const uint64_t units = (uint64_t)p->batch * (uint64_t)p->kv_heads *
-                           ((rows + BK_ATTENTION_DECODE_FORWARD_ROWS - 1) /
-                            BK_ATTENTION_DECODE_FORWARD_ROWS);
+    const uint64_t units = decode_units(p, BK_ATTENTION_DECODE_FORWARD_ROWS);
     const uint64_t splits = units && units <= sms ? sms / units : 0;
     const uint64_t ctas = splits && units * splits * 10 >= sms * 9 ? units * splits : sms;
     if (!split_work(p, ctas, keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, false, k, part_bytes) ||
@@ -294,27 +308,19 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
     k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES((unsigned int)p->d, keys);
     snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u",
              type_name(p->type), (int)p->d, keys);
-    BkResult res = bk_cuda_find_kernel(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, k->split_name,
-                                       &k->split, k->shared_bytes);
-    if (res == BK_SUCCESS)
-        res = find_combine(plan, p, BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
-    k->on = res == BK_SUCCESS;
-    return res;
+    return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
+                        BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
 }
 
 /* q as a tensor map of boxes of 64 packed rows (Lq queries of 64 / Lq
- * heads), and K and V's (decode_maps). */
+ * heads), and K and V's (kv_maps). */
 static bool forward_maps(const struct bk_attention_problem *p,
                          struct bk_attention_decode_forward_args *f)
 {
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
-    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
     return bk_cuda_tensor_map_box((CUtensorMap *)f->map_q, p->type, f->d.a.q.base, 4, q,
                                   p->stride.q, 64, (uint32_t)p->lq, (uint32_t)(64 / p->lq)) &&
-           bk_cuda_tensor_map((CUtensorMap *)f->map_k, p->type, f->d.a.k.base, 4, kv,
-                              p->stride.k, 64, 64) &&
-           bk_cuda_tensor_map((CUtensorMap *)f->map_v, p->type, f->d.a.v.base, 4, kv,
-                              p->stride.v, 64, 64);
+           kv_maps(p, &f->d.a, f->map_k, f->map_v);
 }
 
 /* The fields of a run's arguments that both sets of kernels share. */
@@ -395,19 +401,19 @@ uint32_t bk_cuda_attention_decode_launches(const struct attention_decode_plan *d
     /* The Hopper kernels' arguments: their tensor maps, then the rest. */
     struct bk_attention_decode_tma_args t;
     struct bk_attention_decode_forward_args f;
-    memset(&t, 0, sizeof t);
-    memset(&f, 0, sizeof f);
     const struct attention_decode_kernels *k = &dp->mma;
     if (dp->forward.on) {
+        memset(&f, 0, sizeof f);
         f.d = dp->forward.args;
         f.d.a = *a;
         if (forward_maps(p, &f))
             k = &dp->forward;
     }
     if (k == &dp->mma && dp->wgmma.on) {
+        memset(&t, 0, sizeof t);
         t.d = dp->wgmma.args;
         t.d.a = *a;
-        if (decode_maps(p, &t))
+        if (kv_maps(p, &t.d.a, t.map_k, t.map_v))
             k = &dp->wgmma;
     }
     struct bk_attention_decode_args d = k->args;
