@@ -6,7 +6,9 @@
  * run, and the bytes of K and V (the step's memory floor is those bytes
  * at the read bandwidth: bench/attention-decode-peers.py measures it and
  * times PyTorch's SDPA on the same shapes). Inputs are random in [-2, 2).
- * BK_PROBE_PER_BUFFER=N records N runs in each command buffer.
+ * BK_PROBE_PER_BUFFER=N records N runs in each command buffer;
+ * BK_PROBE_PAGE=N stores K and V as a paged pool [pages, Hkv, N, D], every
+ * sequence's pages shuffled over it, with a block table and lengths (Lk).
  * Build: cc -O2 -I include bench/attention-decode-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
@@ -83,11 +85,24 @@ static int cmp(const void *a, const void *b)
  * more than one times the plan back to back inside one submit, as the
  * layers of a step would run, without the gaps between submits. */
 static int per_buffer = 1;
+/* BK_PROBE_PAGE: 0 for a contiguous cache. */
+static int64_t page_size;
+
+/* n I32 values on the device. */
+static BkDeviceAddress upload_i32(const int32_t *v, uint64_t n)
+{
+    BkDeviceAddress a = alloc(4 * n);
+    CHECK(bkCopyToDevice(ctx, a, v, 4 * n));
+    return a;
+}
 
 static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, int64_t Lk,
                 int64_t D, bool causal)
 {
-    const uint64_t nq = (uint64_t)(B * H * Lq * D), nkv = (uint64_t)(B * Hkv * Lk * D);
+    const int64_t per_seq = page_size ? (Lk + page_size - 1) / page_size : 0;
+    const uint64_t nq = (uint64_t)(B * H * Lq * D),
+                   nkv = page_size ? (uint64_t)(B * per_seq * Hkv * page_size * D)
+                                   : (uint64_t)(B * Hkv * Lk * D);
     BkDeviceAddress q = alloc_random(nq, type), k = alloc_random(nkv, type),
                     v = alloc_random(nkv, type), y = alloc(2 * nq),
                     lse = alloc((uint64_t)(B * H * Lq) * 4);
@@ -98,14 +113,44 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
         .y = d4(type, B, H, Lq, D),
         .lse = { .dataType = BK_DATA_TYPE_F32, .rank = 3, .extent = { B, H, Lq } },
     };
+    BkAttentionSequencesInfo seq = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO, .form = BK_ATTENTION_SEQUENCES_PADDED,
+        .lengthsK = { .dataType = BK_DATA_TYPE_I32, .rank = 1, .extent = { B } },
+    };
+    BkAttentionPagedKvInfo paged = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_PAGED_KV_INFO, .pNext = &seq,
+        .blockTable = { .dataType = BK_DATA_TYPE_I32, .rank = 2, .extent = { B, per_seq } },
+    };
+    BkDeviceAddress table = 0, lengths = 0;
+    if (page_size) {
+        const int64_t pages = B * per_seq;
+        int32_t *t = malloc((size_t)pages * sizeof *t), *l = malloc((size_t)B * sizeof *l);
+        uint32_t x = 777;
+        for (int64_t i = 0; i < pages; i++)
+            t[i] = (int32_t)i;
+        for (int64_t i = pages - 1; i > 0; i--) {
+            x = x * 1664525u + 1013904223u;
+            const int64_t j = (int64_t)(x % (uint32_t)(i + 1));
+            const int32_t s = t[i];
+            t[i] = t[j], t[j] = s;
+        }
+        for (int64_t b = 0; b < B; b++)
+            l[b] = (int32_t)Lk;
+        table = upload_i32(t, (uint64_t)pages);
+        lengths = upload_i32(l, (uint64_t)B);
+        free(t), free(l);
+        info.k = info.v = d4(type, pages, Hkv, page_size, D);
+        info.pNext = &paged;
+    }
     BkPlanCreateInfo pci = { .sType = BK_STRUCTURE_TYPE_PLAN_CREATE_INFO, .pOperation = &info };
     BkPlan plan;
     CHECK(bkCreatePlan(ctx, &pci, NULL, &plan));
     BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
     CHECK(bkGetPlanProperties(plan, &pp));
     BkDeviceAddress ws = pp.workspaceSize ? alloc(pp.workspaceSize) : 0;
-    const BkDeviceAddress bind[8] = { q, k, v, 0, 0, 0, y, lse };
-    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = 8, .pBindings = bind,
+    const BkDeviceAddress bind[11] = { q, k, v, 0, 0, 0, y, lse, 0, lengths, table };
+    BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = page_size ? 11 : 8,
+                     .pBindings = bind,
                      .workspace = ws, .workspaceSize = pp.workspaceSize };
     BkCommandBuffer cb;
     CHECK(bkAllocateCommandBuffer(ctx, NULL, &cb));
@@ -128,11 +173,11 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
         t[j] = (now() - t0) / (REPS * per_buffer) * 1e6;
     }
     qsort(t, BATCHES, sizeof t[0], cmp);
-    printf("decode %s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s kv_bytes %llu us %.1f [%.1f, %.1f] "
-           "%s\n",
+    printf("decode %s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s page%lld kv_bytes %llu us %.1f "
+           "[%.1f, %.1f] %s\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)D, (long long)B, (long long)H,
            (long long)Hkv, (long long)Lq, (long long)Lk, causal ? " causal" : "",
-           (unsigned long long)(2 * nkv * 2), t[BATCHES / 2], t[0], t[BATCHES - 1],
+           (long long)page_size, (unsigned long long)(2 * nkv * 2), t[BATCHES / 2], t[0], t[BATCHES - 1],
            pp.kernelName);
     fflush(stdout);
     bkFreeCommandBuffer(cb);
@@ -149,6 +194,8 @@ int main(int argc, char **argv)
     const char *pb = getenv("BK_PROBE_PER_BUFFER");
     if (pb && atoi(pb) > 0)
         per_buffer = atoi(pb);
+    const char *ps = getenv("BK_PROBE_PAGE");
+    page_size = ps ? atoll(ps) : 0;
     const char *ds = getenv("BK_PROBE_D");
     const int64_t D = ds ? atoll(ds) : 128;
     static const int64_t shapes[][6] = {
