@@ -340,7 +340,7 @@ struct bk_attention_decode_args {
     uint32_t row_groups;   /* units of a kv head: ceil(rows / (16 RG)) */
     uint32_t max_parts;    /* part slots a unit */
     uint32_t combine_warps; /* the combining kernel's warps a row */
-    uint32_t reserved;
+    uint32_t page_shift;   /* log2 page_size where it is a power of two, else 0 */
     int64_t unit_steps;    /* steps of a unit: ceil(Lk / DECODE_KEYS(D)) */
     int64_t streams;       /* streams W that walk: stream i the steps
                             * [i S / W, (i + 1) S / W) of S = units

@@ -340,6 +340,10 @@ static void set_common(const struct bk_attention_problem *p, const struct bk_att
         k->args.table_s[1] = p->block_table_stride[1];
         k->args.page_size = p->page_size;
         k->args.pages = p->pages;
+        /* Pages are 16 to 256 keys: a shift of 0 names no power of two. */
+        for (uint32_t s = 4; s <= 8; s++)
+            if (p->page_size == (int64_t)1 << s)
+                k->args.page_shift = s;
     }
 }
 

@@ -923,6 +923,13 @@ static void decode_sequence_cases(void)
          * up to five pages a step, from any position. */
         { 0, 3, 8, 1, 1, 1234, 0, 17, false, false, false, BLHD },
         { 0, 2, 32, 2, 2, 2000, 0, 48, true, true, false, BHLD },
+        /* Streams of 2, 4 and 8 warps over pages of 16 to 128 (a page
+         * shorter or longer than a step, or than a thread's row stride),
+         * and a page out of range on a two-warp stream. */
+        { 0, 3, 32, 4, 4, 2500, 0, 16, true, true, false, BLHD },
+        { 0, 2, 64, 4, 8, 1800, 0, 32, true, false, false, BHLD },
+        { 0, 2, 32, 2, 16, 1000, 0, 16, true, true, false, BLHD },
+        { 0, 4, 32, 4, 4, 700, 0, 128, true, false, true, BHLD },
         /* More than 64 packed rows of a contiguous cache: the forward's CTA */
         { 0, 4, 32, 2, 8, 1500, 0, 0, true, true, true, BLHD },
         { 0, 3, 48, 2, 4, 999, 0, 0, false, false, false, BHLD },
