@@ -18,6 +18,7 @@
 // other consumer's turn comes. A tile only one consumer needs is skipped
 // by the other (blocks of 64 rows may differ).
 #include "attention_decode.cuh"
+#include "attention_unread_keys.cuh"
 #include "attention_wgmma_walk.cuh"
 
 // Tuning switch (a variant of the module, BK_CUDA_MODULE_DIR): the
@@ -259,6 +260,34 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
     }
 };
 
+// V's rows of tile st (slots from hv's keys) past the keys the sequence
+// owns (own_end) but short of the tensors' (tensor_end, past which the
+// engine fills zeros), zeroed before the consumer's P V reads them
+// (attention_unread_keys.cuh); V is waited for here, a tile early, only
+// where a slot has such rows (a sequence's last tile).
+template <typename L, int BN>
+static __device__ __forceinline__ void zero_unowned_v(const Stage &st, const Halves &hv,
+                                                      int own_end, int tensor_end, int tid, int c)
+{
+    constexpr int SLOTS = BN / SLOT;
+    const int keys[3] = { hv.k0, hv.k1, hv.k2 };
+    bool any = false;
+#pragma unroll
+    for (int s = 0; s < SLOTS; s++)
+        any = any || (keys[s] >= 0 && keys[s] + SLOT > own_end && keys[s] < tensor_end);
+    if (!any)
+        return;
+    mbar_wait(st.v_full, st.parity);
+#pragma unroll
+    for (int s = 0; s < SLOTS; s++) {
+        const int from = max(0, min(own_end - keys[s], SLOT));
+        const int to = max(0, min(tensor_end - keys[s], SLOT));
+        if (keys[s] >= 0 && from < to)
+            zero_tile_rows<L::CB, 128>(st.v_tile + s * SLOT * 128, L::KV_BLOCK, from, to, tid);
+    }
+    publish_zeroed_rows<128>(ZEROED_BARRIER + c);
+}
+
 // The stretch a consumer keeps of DecodeTiles (none of QueryTiles).
 template <typename Tiles, bool = Tiles::DECODE> struct DecodeStretch {
     struct type {};
@@ -306,6 +335,9 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
         int64_t r0, h, b, row_a, row_b;
         // SEQ: the rows of the tensors this tile's CTAs write end at q_out.
         int64_t q_out = a.lq;
+        // The walk's keys the sequence owns, and those the tensors hold
+        // (SEQ, DECODE): V's rows between them are zeroed before P V.
+        int own_end = 0, tensor_end = 0;
         bool bad;
         Seq sq;
         typename DecodeStretch<Tiles>::type st; // DECODE: the stretch
@@ -321,10 +353,14 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
                 b = st.b;
                 h = st.kvh;
                 bad = st.seq.bad;
+                own_end = (int)st.seq.lk - st.key0;
+                tensor_end = (int)a.lk - st.key0;
             } else if constexpr (SEQ) {
                 taken = tiles.place(a, i, r0, h, sq);
                 b = sq.b;
                 q_out = sq.q_out;
+                own_end = (int)sq.lk;
+                tensor_end = (int)(a.lk - sq.k0);
                 bad = sq.bad || pattern_bad(a, sq.pb, pattern_h(a, h));
             } else {
                 tiles.coords(a, i, r0, h, b);
@@ -411,6 +447,9 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
             if (staged) {
                 mbar_wait(st.k_full, st.parity);
                 rec = read_record<BN / SLOT>(st.record);
+                if constexpr (SEQ || DECODE)
+                    if ((rec.z & TILE_TAKEN << c) != 0)
+                        zero_unowned_v<L, BN>(st, halves(rec), own_end, tensor_end, tid, c);
             }
             wait_turn<NC>(c);
             const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;

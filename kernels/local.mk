@@ -48,7 +48,7 @@ EXTRA_DIST += kernels/gated_packed.cuh
 
 # Hopper's own instructions (wgmma, TMA): modules built for sm_90a only.
 BK_PTX_HOPPER = kernels/tma_ops.cuh kernels/wgmma_ops.cuh kernels/attention_wgmma_walk.cuh \
-	kernels/attention_wgmma_backward_pair.cuh
+	kernels/attention_wgmma_backward_pair.cuh kernels/attention_unread_keys.cuh
 EXTRA_DIST += $(BK_PTX_HOPPER)
 
 BK_CUDA_MODULES = $(BK_CUDA_MODULE_NAMES:%=kernels/%.fatbin)

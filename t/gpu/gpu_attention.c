@@ -795,6 +795,39 @@ struct seq_case {
     enum layout layout;
 };
 
+/* NaN in every row of K and V that no sequence reads (a contiguous
+ * cache's keys past a sequence's length; a paged pool's rows no used
+ * page entry names below its sequence's length), in both images: a
+ * kernel that reads them, even to weigh them by 0, turns y to NaN. */
+static void nan_unused_keys(struct tensor *k, struct tensor *v, int64_t b_count, int64_t rows,
+                            int32_t page_size, int64_t max_pages, const int32_t *kl,
+                            const int32_t *tb)
+{
+    const int64_t pages = k->desc.extent[0], hkv = k->desc.extent[1];
+    const int64_t units = page_size ? pages : b_count, per = page_size ? page_size : rows;
+    bool *used = calloc((size_t)(units * per), sizeof *used);
+    for (int64_t b = 0; b < b_count; b++)
+        for (int64_t j = 0; j < kl[b] && j < rows; j++) {
+            const int64_t pg = page_size ? tb[b * max_pages + j / page_size] : b;
+            if (pg >= 0 && pg < units)
+                used[pg * per + (page_size ? j % page_size : j)] = true;
+        }
+    struct tensor *kv[2] = { k, v };
+    for (int t = 0; t < 2; t++) {
+        const BkTensorDesc *d = &kv[t]->desc;
+        for (int64_t u = 0; u < units; u++)
+            for (int64_t h = 0; h < hkv; h++)
+                for (int64_t r = 0; r < per; r++)
+                    for (int64_t c = 0; !used[u * per + r] && c < d->extent[3]; c++) {
+                        const int64_t e = u * d->stride[0] + h * d->stride[1] +
+                                          r * d->stride[2] + c * d->stride[3];
+                        bkt_store(kv[t]->gpu_img, d->dataType, e, NAN);
+                        bkt_store(kv[t]->host_img, d->dataType, e, NAN);
+                    }
+    }
+    free(used);
+}
+
 static void run_seq_case(const struct seq_case *c)
 {
     char label[200];
@@ -861,6 +894,7 @@ static void run_seq_case(const struct seq_case *c)
     memcpy(lq.host_img, lq.gpu_img, lq.bytes);
     memcpy(lkt.host_img, lkt.gpu_img, lkt.bytes);
     memcpy(table.host_img, table.gpu_img, table.bytes);
+    nan_unused_keys(&k, &v, c->b, lk, c->page_size, max_pages, kl, tb);
     BkTensorDesc lqd = { .dataType = BK_DATA_TYPE_I32, .rank = 1, .extent = { c->b },
                          .stride = { 1 } };
     BkTensorDesc tbd = { .dataType = BK_DATA_TYPE_I32, .rank = 2,
@@ -1051,6 +1085,8 @@ static void run_varlen_case(const struct varlen_case *c)
     }
     memcpy(lqt.host_img, lqt.gpu_img, lqt.bytes);
     memcpy(lkt.host_img, lkt.gpu_img, lkt.bytes);
+    if (!packed) /* keys past a sequence's length are never read */
+        nan_unused_keys(&k, &v, c->n, lk, 0, 0, kl, NULL);
     /* The pattern's blocks of 64: over the longest sequence (PACKED, its
      * bound) or the padded axes (PADDED). */
     const struct acase pc = {
