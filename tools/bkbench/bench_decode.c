@@ -39,7 +39,8 @@ static const struct decode_shape gpu_shapes[] = {
     /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
     {8, 64, 8, 1, 32768, false, 16},  {8, 64, 8, 1, 32768, false, 64},
     {8, 64, 8, 1, 32768, false, 256}, {32, 32, 8, 1, 4096, false, 16},
-    {8, 64, 8, 4, 32768, true, 64},
+    {8, 64, 8, 4, 32768, true, 64},   {8, 64, 8, 8, 16384, true, 64},
+    {8, 64, 8, 16, 8192, true, 64},
 };
 /* The host's: the same kinds of shape, seconds with the check. */
 static const struct decode_shape host_shapes[] = {
