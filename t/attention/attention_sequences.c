@@ -257,6 +257,36 @@ static double *randoms(size_t n)
     return x;
 }
 
+/* NaN in every K and V row that no good sequence owns (PADDED keys past
+ * a length, PACKED rows between or after the sequences, pool rows that
+ * no used page entry names): a backend that reads them, even to weigh
+ * them by 0, breaks the outputs of the sequences around them. */
+static void nan_unowned_keys(struct model *m, int kb, int kl)
+{
+    const struct scase *c = m->c;
+    bool *owned = calloc((size_t)kb * kl + 1, sizeof *owned);
+    for (int n = 0; n < seq_count(c); n++) {
+        const struct mseq s = seq_of(c, n);
+        for (int j = 0; !s.bad && j < s.nk; j++) {
+            const int page = c->page ? c->table[s.b * c->max_pages + j / c->page] : 0;
+            if (c->page && page >= 0 && page < c->pages)
+                owned[(size_t)page * kl + j % c->page] = true;
+            else if (!c->page && s.k0 + j < kl)
+                owned[(size_t)s.b * kl + s.k0 + j] = true;
+        }
+    }
+    for (int u = 0; u < kb; u++)
+        for (int h = 0; h < c->hkv; h++)
+            for (int r = 0; r < kl; r++) {
+                const size_t row = ((size_t)u * c->hkv + h) * kl + r;
+                for (int e = 0; !owned[(size_t)u * kl + r] && e < c->d; e++)
+                    m->k[row * c->d + e] = NAN;
+                for (int e = 0; !owned[(size_t)u * kl + r] && e < c->dv; e++)
+                    m->v[row * c->dv + e] = NAN;
+            }
+    free(owned);
+}
+
 static void run_case(BkContext ctx, const struct scase *c)
 {
     struct model m = { .c = c };
@@ -271,6 +301,7 @@ static void run_case(BkContext ctx, const struct scase *c)
     m.k = randoms(nk * c->d);
     m.v = randoms(nk * c->dv);
     m.dy = randoms(nq * c->dv);
+    nan_unowned_keys(&m, kb, kl);
     const size_t nact = (size_t)c->bp * c->hp * m.nbq * m.nbk;
     m.active = malloc(nact + 1);
     int32_t *counts = calloc((size_t)c->bp * c->hp * m.nbq + 1, 4);
