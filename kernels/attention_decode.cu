@@ -32,13 +32,6 @@ template <int RG> static __device__ __forceinline__ void stream_sync(int stream)
         asm volatile("bar.sync %0, %1;\n" ::"r"(1 + stream), "n"(RG * 32) : "memory");
 }
 
-// Page i of sequence b's table (paged caches), or -1 out of range.
-static __device__ __forceinline__ int64_t page_at(const DecodeArgs &d, int64_t b, int64_t i)
-{
-    const int64_t p = ((const int32_t *)d.block_table)[b * d.table_s[0] + i * d.table_s[1]];
-    return p >= 0 && p < d.pages ? p : -1;
-}
-
 // The paged form of load_step for a whole step (k0 + KEYS <= stop) where
 // page_size is a power of two: k0 is a multiple of KEYS and of STRIDE, so
 // a thread's rows k0 + r0 + STRIDE i (r0 < STRIDE) enter a new page
@@ -179,20 +172,6 @@ template <typename T, int DH, int RG, int STAGES> struct StretchRing {
         return ring + (uint32_t)(s % STAGES) * STAGE_BYTES;
     }
 };
-
-// Whether a page that keys [k0, stop) of sequence b use is out of range
-// (a warp's vote: every lane gets the answer).
-static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b, int64_t k0,
-                                                 int64_t stop, int lane)
-{
-    bool bad = false;
-    if (d.block_table && stop > k0) {
-        const int64_t first = k0 / d.page_size, last = (stop - 1) / d.page_size;
-        for (int64_t p = first + lane; p <= last; p += 32)
-            bad = bad || page_at(d, b, p) < 0;
-    }
-    return __any_sync(0xFFFFFFFFu, bad);
-}
 
 // One stream's walk over steps [s0, s1) of unit u (kv head (b, kvh), row
 // group rgi), leaving its part in slot `slot`.

@@ -46,6 +46,27 @@ static __device__ __forceinline__ int64_t seq_key_end(const Args &a, const Seque
     return end > 0 ? end : 0;
 }
 
+// Page i of sequence b's table (paged caches), or -1 out of range.
+static __device__ __forceinline__ int64_t page_at(const DecodeArgs &d, int64_t b, int64_t i)
+{
+    const int64_t p = ((const int32_t *)d.block_table)[b * d.table_s[0] + i * d.table_s[1]];
+    return p >= 0 && p < d.pages ? p : -1;
+}
+
+// Whether a page that keys [k0, stop) of sequence b use is out of range
+// (a warp's vote: every lane gets the answer).
+static __device__ __forceinline__ bool pages_bad(const DecodeArgs &d, int64_t b, int64_t k0,
+                                                 int64_t stop, int lane)
+{
+    bool bad = false;
+    if (d.block_table && stop > k0) {
+        const int64_t first = k0 / d.page_size, last = (stop - 1) / d.page_size;
+        for (int64_t p = first + lane; p <= last; p += 32)
+            bad = bad || page_at(d, b, p) < 0;
+    }
+    return __any_sync(0xFFFFFFFFu, bad);
+}
+
 // The first of stream i's steps (of all units' end to end, S of them):
 // i S / W, so that no two streams' shares differ by more than a step (a
 // share rounded up left up to a thirtieth of the streams with none).

@@ -248,6 +248,9 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
                                const float (&o)[NT_O][4], float l_a, float m_a, float l_b,
                                float m_b, int q4) const
     {
+        // A page out of range among the stretch's (a warp's vote: every
+        // consumer thread stores).
+        const bool bad = s.seq.bad || decode::pages_bad(d, s.b, s.key0, s.stop, threadIdx.x % 32);
         const int64_t slot = blockIdx.x - decode::first_stream(d, s.u);
         const int64_t cell0 =
             ((int64_t)s.u * d.max_parts + slot) * BK_ATTENTION_DECODE_FORWARD_ROWS + row;
@@ -256,7 +259,7 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
         for (int half = 0; half < 2; half++)
             if (row + 8 * half < rows)
                 decode::store_part_row(d, cell0 + 8 * half, o, half, half ? l_b : l_a,
-                                       half ? m_b : m_a, q4, s.seq.bad);
+                                       half ? m_b : m_a, q4, bad);
     }
 };
 

@@ -240,6 +240,30 @@ static __device__ __forceinline__ void init_ring(uint32_t base)
     }
 }
 
+// A 64-key slot of a paged pool from key `key` of sequence b (the decode
+// kernels, D their arguments; pages of a power of two, the map's boxes
+// min(page, 64) rows): a box a page's piece, at (col, the key's row in
+// its page, kvh, the page the block table names). A key at or past Lk (an
+// empty slot) or a page out of range reads past the pool: the engine's
+// zeros (a page out of range makes the sequence's outputs NaN).
+template <typename D>
+static __device__ __forceinline__ void paged_slot(const D &d, uint32_t dst, const void *map,
+                                                  int col, int key, int kvh, int b, uint32_t full)
+{
+    // 32-bit: the plan keeps the table's entries, pages and keys below 2^31.
+    const int sh = (int)d.page_shift, rows = min(1 << sh, SLOT);
+    for (int r = 0; r < SLOT; r += rows) {
+        const int k = key + r;
+        int page = (int)d.pages;
+        if (k < (int)d.a.lk) {
+            const int e = ((const int32_t *)d.block_table)[b * (int)d.table_s[0] +
+                                                           (k >> sh) * (int)d.table_s[1]];
+            page = (unsigned)e < (unsigned)d.pages ? e : page;
+        }
+        tma_load_4d(dst + (uint32_t)r * 128, map, col, k & ((1 << sh) - 1), kvh, page, full);
+    }
+}
+
 // Run by warp 0: every lane walks the tiles, lane 0 writes their records
 // and issues the copies; the last tile's record says so (a tile is held
 // back until the next is found), or where the walk finds none, a record
@@ -289,9 +313,18 @@ static __device__ int producer(const P &p, const Walk &w, uint32_t base, int r0,
         const uint32_t full = kv ? st.v_full : st.k_full, tile = kv ? st.v_tile : st.k_tile;
         mbar_expect_tx(full, L::KV_BYTES);
         for (int half = 0; half < TILE_SLOTS; half++)
-            for (int cb = 0; cb < L::CB; cb++)
-                tma_load_4d(tile + cb * L::KV_BLOCK + half * SLOT * 128, kv ? p.map_v : p.map_k,
-                            64 * cb, k0 + key[half], (int)kvh, (int)b, full);
+            for (int cb = 0; cb < L::CB; cb++) {
+                const uint32_t dst = tile + cb * L::KV_BLOCK + half * SLOT * 128;
+                if constexpr (PACKED_Q) {
+                    if (p.d.block_table) {
+                        paged_slot(p.d, dst, kv ? p.map_v : p.map_k, 64 * cb, k0 + key[half],
+                                   (int)kvh, (int)b, full);
+                        continue;
+                    }
+                }
+                tma_load_4d(dst, kv ? p.map_v : p.map_k, 64 * cb, k0 + key[half], (int)kvh,
+                            (int)b, full);
+            }
     };
     // The record of union tile n, before its K (k_full publishes it).
     auto record = [&](int n, uint4 rec) {

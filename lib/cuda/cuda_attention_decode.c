@@ -208,16 +208,29 @@ static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, 
     return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_DECODE, p, rg, k);
 }
 
-/* K and V of a's as tensor maps over [B, Hkv, Lk, D] (the forward's
- * boxes), into map_k and map_v: both Hopper sets' parameters. */
+/* K's (and V's) extents as the Hopper maps see them: the cache [B, Hkv,
+ * Lk, D], or a paged pool [pages, Hkv, page, D]. */
+static void kv_extent(const struct bk_attention_problem *p, int64_t kv[4])
+{
+    kv[0] = p->paged ? p->pages : p->batch;
+    kv[1] = p->kv_heads;
+    kv[2] = p->paged ? p->page_size : p->lk;
+    kv[3] = p->d;
+}
+
+/* K and V of a's as tensor maps (the forward's boxes of 64 keys x 64
+ * columns; a paged pool's of min(page, 64) rows, a page's piece of a
+ * 64-key slot each), into map_k and map_v: both Hopper sets' parameters. */
 static bool kv_maps(const struct bk_attention_problem *p, const struct bk_attention_args *a,
                     void *map_k, void *map_v)
 {
-    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
+    int64_t kv[4];
+    kv_extent(p, kv);
+    const uint32_t rows = p->paged && p->page_size < 64 ? (uint32_t)p->page_size : 64;
     return bk_cuda_tensor_map((CUtensorMap *)map_k, p->type, a->k.base, 4, kv, p->stride.k, 64,
-                              64) &&
+                              rows) &&
            bk_cuda_tensor_map((CUtensorMap *)map_v, p->type, a->v.base, 4, kv, p->stride.v, 64,
-                              64);
+                              rows);
 }
 
 /* The Hopper kernel's steps: 128 keys (D = 64 with 64-key steps of 16 KiB
@@ -240,14 +253,30 @@ static unsigned int wgmma_ctas(unsigned int nc)
     return nc == 1 && !(s && strcmp(s, "1") == 0) ? 2 : 1;
 }
 
-/* What both Hopper sets need: sm_90 exactly (sm_90a code), and a
- * contiguous cache that tensor maps describe, with keys (and `slack` past
- * them, a last tile's) that the maps' 32-bit coordinates reach. */
-static bool hopper_cache(const struct bk_attention_problem *p, const BkDeviceProperties *dev,
-                         int64_t slack)
+/* Whether the block table's entries sit below 2^31 elements from its
+ * start (the forward's producer indexes it in 32 bits). */
+static bool table_fits_i32(const struct bk_attention_problem *p)
 {
-    const int64_t kv[4] = { p->batch, p->kv_heads, p->lk, p->d };
-    return dev->computeCapabilityMajor == 9 && dev->computeCapabilityMinor == 0 && !p->paged &&
+    const int64_t last = (p->batch - 1) * p->block_table_stride[0] +
+                         (p->max_pages - 1) * p->block_table_stride[1];
+    return p->block_table_stride[0] >= 0 && p->block_table_stride[1] >= 0 && last < INT32_MAX;
+}
+
+/* What both Hopper sets need: sm_90 exactly (sm_90a code), and a cache
+ * that tensor maps describe, with keys (and `slack` past them, a last
+ * tile's) that the maps' 32-bit coordinates reach; a paged pool only
+ * where `paged` (the forward's CTA), of pages of a power of two (a 64-key
+ * slot is then whole pieces of pages), a page count the coordinates
+ * reach past its end (the zeros of an empty slot or a bad page) and a
+ * table the producer's 32-bit indices reach. */
+static bool hopper_cache(const struct bk_attention_problem *p, const BkDeviceProperties *dev,
+                         int64_t slack, bool paged)
+{
+    int64_t kv[4];
+    kv_extent(p, kv);
+    const bool pool = !p->paged || (paged && (p->page_size & (p->page_size - 1)) == 0 &&
+                                    p->pages < INT32_MAX && table_fits_i32(p));
+    return dev->computeCapabilityMajor == 9 && dev->computeCapabilityMinor == 0 && pool &&
            p->lk <= INT32_MAX - slack && p->batch <= INT32_MAX &&
            bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.k) &&
            bk_cuda_tensor_map_fits(p->type, 4, kv, p->stride.v);
@@ -267,7 +296,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     if (mode == MODE_MMA || mode == MODE_MMA16 || mode == MODE_WHOLE || mode == MODE_FORWARD ||
-        (mode == MODE_AUTO && rows <= 32) || !hopper_cache(p, dev, 128))
+        (mode == MODE_AUTO && rows <= 32) || !hopper_cache(p, dev, 128, false))
         return BK_SUCCESS;
     const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
     const unsigned int keys = wgmma_keys((unsigned int)p->d, ctas);
@@ -284,9 +313,11 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
  * (two consumers of 64) in tiles of 192 keys (the forward's wide kernel;
  * at D = 64 tiles of 128 keys ran 62.2 us against 60.9, bf16 B8 H64/8 Lq16
  * Lk8192), a CTA an SM; Q through a map whose boxes span 64 / Lq heads (Lq
- * divides 64), so sm_90 exactly, a contiguous cache and q that tensor maps
- * describe. Where the mode leaves the choice, it takes more than 64 packed
- * rows (two consumers' worth). */
+ * divides 64), so sm_90 exactly, a cache and q that tensor maps describe.
+ * Where the mode leaves the choice, it takes more than 64 packed rows (two
+ * consumers' worth) of a contiguous cache; a paged pool of pages of a
+ * power of two only where the mode asks for this kernel (its pieces of
+ * pages have run only in the tests so far). */
 static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
                              struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
@@ -295,7 +326,8 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
     if ((mode != MODE_AUTO && mode != MODE_FORWARD) || (mode == MODE_AUTO && rows <= 64) ||
-        64 % p->lq != 0 || !hopper_cache(p, dev, 256) || p->heads > INT32_MAX ||
+        64 % p->lq != 0 || !hopper_cache(p, dev, 256, mode == MODE_FORWARD) ||
+        p->heads > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q))
         return BK_SUCCESS;
     const unsigned int keys = BK_ATTENTION_DECODE_FORWARD_KEYS;
