@@ -15,7 +15,6 @@
 // here they stay under the reads.
 #include "attention_decode.cuh"
 #include "attention_mma.cuh"
-#include "attention_unread_keys.cuh"
 #include "attention_wgmma_walk.cuh"
 
 namespace bk {
@@ -226,12 +225,10 @@ static __device__ void consumer(const bk_attention_decode_tma_args &p, uint32_t 
             // V's rows past the sequence's keys (but short of Lk, which the
             // engine fills with zeros), zeroed before P V reads them; ahead
             // of the softmax, while P holds no registers.
-            const int64_t k0 = g.key0 + s * KEYS;
-            const int zero_from = (int)max((int64_t)0, min(g.seq.lk - k0, (int64_t)KEYS));
-            const int zero_to = (int)max((int64_t)0, min(a.lk - k0, (int64_t)KEYS));
-            if (zero_from < zero_to) {
+            const UnownedRows unowned = unowned_rows(g.key0 + s * KEYS, g.seq.lk, a.lk, KEYS);
+            if (unowned.from < unowned.to) {
                 mbar_wait(st.v_full, st.parity);
-                zero_tile_rows<L::CB, 128>(st.v_tile, L::KV_BLOCK, zero_from, zero_to, tid);
+                zero_tile_rows<L::CB, 128>(st.v_tile, L::KV_BLOCK, unowned.from, unowned.to, tid);
                 publish_zeroed_rows<128>(ZEROED_BARRIER + c);
             }
             softmax(sa, s);

@@ -21,6 +21,19 @@ namespace attention {
 // pair kernels 4 to 11).
 constexpr int ZEROED_BARRIER = 12;
 
+// The rows of a span of `rows` keys from key `first` that lie at or past
+// own_end (the keys the sequence owns) but short of tensor_end (past which
+// the copy engine fills zeros): [from, to), empty where from >= to.
+struct UnownedRows {
+    int from, to;
+};
+static __device__ __forceinline__ UnownedRows unowned_rows(int64_t first, int64_t own_end,
+                                                           int64_t tensor_end, int rows)
+{
+    return { (int)max((int64_t)0, min(own_end - first, (int64_t)rows)),
+             (int)max((int64_t)0, min(tensor_end - first, (int64_t)rows)) };
+}
+
 // Zeroes rows [first, end) of each of CB column blocks of 128-byte rows
 // (`block` bytes apart) of the tile at `tile`, a THREADS-thread share
 // each (thread tid of them); rows are whole, so the swizzle is moot.
@@ -49,13 +62,13 @@ template <int THREADS> static __device__ __forceinline__ void publish_zeroed_row
 // warpgroup calls it with the same rows.
 template <int CB>
 static __device__ __forceinline__ void zero_kv_rows(uint32_t k_tile, uint32_t v_tile,
-                                                    uint32_t block, int first, int end, int tid,
+                                                    uint32_t block, UnownedRows r, int tid,
                                                     int barrier)
 {
-    if (first >= end)
+    if (r.from >= r.to)
         return;
-    zero_tile_rows<CB, 128>(k_tile, block, first, end, tid);
-    zero_tile_rows<CB, 128>(v_tile, block, first, end, tid);
+    zero_tile_rows<CB, 128>(k_tile, block, r.from, r.to, tid);
+    zero_tile_rows<CB, 128>(v_tile, block, r.from, r.to, tid);
     publish_zeroed_rows<128>(barrier);
 }
 

@@ -18,7 +18,6 @@
 // other consumer's turn comes. A tile only one consumer needs is skipped
 // by the other (blocks of 64 rows may differ).
 #include "attention_decode.cuh"
-#include "attention_unread_keys.cuh"
 #include "attention_wgmma_walk.cuh"
 
 // Tuning switch (a variant of the module, BK_CUDA_MODULE_DIR): the
@@ -263,34 +262,6 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
     }
 };
 
-// V's rows of tile st (slots from hv's keys) past the keys the sequence
-// owns (own_end) but short of the tensors' (tensor_end, past which the
-// engine fills zeros), zeroed before the consumer's P V reads them
-// (attention_unread_keys.cuh); V is waited for here, a tile early, only
-// where a slot has such rows (a sequence's last tile).
-template <typename L, int BN>
-static __device__ __forceinline__ void zero_unowned_v(const Stage &st, const Halves &hv,
-                                                      int own_end, int tensor_end, int tid, int c)
-{
-    constexpr int SLOTS = BN / SLOT;
-    const int keys[3] = { hv.k0, hv.k1, hv.k2 };
-    bool any = false;
-#pragma unroll
-    for (int s = 0; s < SLOTS; s++)
-        any = any || (keys[s] >= 0 && keys[s] + SLOT > own_end && keys[s] < tensor_end);
-    if (!any)
-        return;
-    mbar_wait(st.v_full, st.parity);
-#pragma unroll
-    for (int s = 0; s < SLOTS; s++) {
-        const int from = max(0, min(own_end - keys[s], SLOT));
-        const int to = max(0, min(tensor_end - keys[s], SLOT));
-        if (keys[s] >= 0 && from < to)
-            zero_tile_rows<L::CB, 128>(st.v_tile + s * SLOT * 128, L::KV_BLOCK, from, to, tid);
-    }
-    publish_zeroed_rows<128>(ZEROED_BARRIER + c);
-}
-
 // The stretch a consumer keeps of DecodeTiles (none of QueryTiles).
 template <typename Tiles, bool = Tiles::DECODE> struct DecodeStretch {
     struct type {};
@@ -451,8 +422,12 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
                 mbar_wait(st.k_full, st.parity);
                 rec = read_record<BN / SLOT>(st.record);
                 if constexpr (SEQ || DECODE)
-                    if ((rec.z & TILE_TAKEN << c) != 0)
-                        zero_unowned_v<L, BN>(st, halves(rec), own_end, tensor_end, tid, c);
+                    if ((rec.z & TILE_TAKEN << c) != 0) {
+                        const Halves hv = halves(rec);
+                        const int keys[3] = { hv.k0, hv.k1, hv.k2 };
+                        zero_unowned_slots<L, false, BN / SLOT>(st, keys, own_end, tensor_end,
+                                                                tid, ZEROED_BARRIER + c);
+                    }
             }
             wait_turn<NC>(c);
             const bool end = (rec.z & TILE_END) != 0, mine = (rec.z & TILE_TAKEN << c) != 0;

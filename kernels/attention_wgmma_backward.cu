@@ -25,7 +25,6 @@
 // (DenseOrder) to an F32 sum in the workspace; the plan takes it only
 // where asked (BK_CUDA_ATTENTION_BACKWARD=fused): it runs level with the
 // two kernels (doc/design/attention.md, "Tried and rejected").
-#include "attention_unread_keys.cuh"
 #include "attention_wgmma_walk.cuh"
 #include "split_sum_sync.cuh"
 
@@ -115,36 +114,6 @@ template <bool SEQ> struct DqRows {
 // forward: union tiles count on from one query tile to the next; a query
 // tile ends with the tile whose record says it is the last, or with a
 // record without a tile, whose stage it frees too).
-// K's and V's rows of dq tile st (halves from rec's keys) past the keys
-// the sequence owns (own_end) but short of the tensors' (tensor_end):
-// zeroed before dP = dY V^T and dQ += dS K read them, since dS = 0 there
-// would still carry a NaN of theirs (attention_unread_keys.cuh).
-template <typename L>
-static __device__ __forceinline__ void zero_unowned_kv(const Stage &st, const uint4 &rec,
-                                                       int own_end, int tensor_end, int tid,
-                                                       int c)
-{
-    const int keys[2] = { (int)rec.x, (int)rec.y };
-    bool any = false;
-#pragma unroll
-    for (int hh = 0; hh < 2; hh++)
-        any = any || (keys[hh] >= 0 && keys[hh] + SLOT > own_end && keys[hh] < tensor_end);
-    if (!any)
-        return;
-    mbar_wait(st.v_full, st.parity);
-#pragma unroll
-    for (int hh = 0; hh < 2; hh++) {
-        const int from = max(0, min(own_end - keys[hh], SLOT));
-        const int to = max(0, min(tensor_end - keys[hh], SLOT));
-        if (keys[hh] >= 0 && from < to) {
-            const uint32_t off = hh * SLOT * 128;
-            zero_tile_rows<L::CB, 128>(st.k_tile + off, L::KV_BLOCK, from, to, tid);
-            zero_tile_rows<L::CB, 128>(st.v_tile + off, L::KV_BLOCK, from, to, tid);
-        }
-    }
-    publish_zeroed_rows<128>(ZEROED_BARRIER + c);
-}
-
 template <typename T, int DH, bool SEQ>
 static __device__ void dq_consumer(const bk_attention_tma_args &p,
                                    const QueryTiles<2, SEQ, DqLayout<DH>::BYTES - 1024> &tiles,
@@ -181,8 +150,11 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p,
             mbar_wait(st.k_full, st.parity);
             const uint4 rec = read_record(st.record);
             if constexpr (SEQ)
-                if (rec.z & TILE_TAKEN << c)
-                    zero_unowned_kv<L>(st, rec, (int)sq.lk, (int)(a.lk - sq.k0), tid, c);
+                if (rec.z & TILE_TAKEN << c) {
+                    const int keys[2] = { (int)rec.x, (int)rec.y };
+                    zero_unowned_slots<L, true, 2>(st, keys, (int)sq.lk, (int)(a.lk - sq.k0),
+                                                   tid, ZEROED_BARRIER + c);
+                }
             if (!(rec.z & TILE_TAKEN << c)) {
                 // A tile for the other consumer, or the record of no tile.
                 release_skipped<L>(st, n);
@@ -837,8 +809,8 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         // Rows past the sequence's keys (but in the tensors: the engine
         // fills the rest with zeros) zeroed before dP^T = V dY^T reads them
         // (attention_unread_keys.cuh); this consumer's keys are its own.
-        zero_kv_rows<L::CB>(k_tile, v_tile, L::KV_BLOCK, max(0, min((int)sq.lk - keys0, 64)),
-                            max(0, min((int)(a.lk - sq.k0) - keys0, 64)), tid,
+        zero_kv_rows<L::CB>(k_tile, v_tile, L::KV_BLOCK,
+                            unowned_rows(keys0, sq.lk, a.lk - sq.k0, 64), tid,
                             ZEROED_BARRIER + c);
     }
     for (int n = 0;; n++) {

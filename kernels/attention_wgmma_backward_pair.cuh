@@ -157,9 +157,8 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
             mbar_wait(st.v_full, st.parity);
             if constexpr (SEQ) // rows past the sequence's keys (attention_unread_keys.cuh)
                 zero_kv_rows<L::CB>(st.k_tile, st.v_tile, L::KV_BLOCK,
-                                    (int)max((int64_t)0, min((int64_t)sq.lk - kh, (int64_t)SLOT)),
-                                    (int)max((int64_t)0, min(a.lk - sq.k0 - kh, (int64_t)SLOT)),
-                                    tid, ZEROED_BARRIER + C);
+                                    unowned_rows(kh, sq.lk, a.lk - sq.k0, SLOT), tid,
+                                    ZEROED_BARRIER + C);
             float x[SLOT / 8][4];
             issue_fragments_bt<T, L, SLOT>(x, f, C ? st.v_tile : st.k_tile);
             wgmma_wait<0>();
@@ -309,8 +308,7 @@ static __device__ void dkv_pair_consumer(const bk_attention_tma_args &p, uint32_
     mbar_wait(base + L::BARS, 0); // K and V
     if constexpr (SEQ) // rows past the sequence's keys (attention_unread_keys.cuh)
         zero_kv_rows<L::CB>(base + L::K, base + L::V, L::KV_BLOCK,
-                            max(0, min((int)sq.lk - keys0, 64)),
-                            max(0, min((int)(a.lk - sq.k0) - keys0, 64)), tid, ZEROED_BARRIER + C);
+                            unowned_rows(keys0, sq.lk, a.lk - sq.k0, 64), tid, ZEROED_BARRIER + C);
     int used = 0;
     for (int n = 0;; n++) {
         const QueryStage st = QueryStage::of<L>(base, n);

@@ -19,6 +19,7 @@
 #define BK_ATTENTION_WGMMA_WALK_CUH
 
 #include "attention_common.cuh"
+#include "attention_unread_keys.cuh"
 #include "shared_memory_ops.cuh"
 #include "tma_ops.cuh"
 #include "wgmma_ops.cuh"
@@ -238,6 +239,40 @@ static __device__ __forceinline__ void init_ring(uint32_t base)
             mbar_init(base + L::BARS + 8 * (2 + i), i < 2 * L::STAGES ? 1 : WARPS);
         mbar_fence_init();
     }
+}
+
+// The rows of union tile st's SLOTS 64-key slots (from keys[s]; negative: an
+// empty slot, the engine's zeros) past the keys the sequence owns
+// (own_end) but short of the tensors' (tensor_end), zeroed before the
+// consumer's products read them (attention_unread_keys.cuh): V's, and K's
+// too where WITH_K (the dq kernel's dQ += dS K). V is waited for here, a
+// tile early in the forward, only where a slot has such rows (a
+// sequence's last tile).
+template <typename L, bool WITH_K, int SLOTS>
+static __device__ __forceinline__ void zero_unowned_slots(const Stage &st, const int *keys,
+                                                          int own_end, int tensor_end, int tid,
+                                                          int barrier)
+{
+    bool any = false;
+#pragma unroll
+    for (int s = 0; s < SLOTS; s++) {
+        const UnownedRows r = unowned_rows(keys[s], own_end, tensor_end, SLOT);
+        any = any || (keys[s] >= 0 && r.from < r.to);
+    }
+    if (!any)
+        return;
+    mbar_wait(st.v_full, st.parity);
+#pragma unroll
+    for (int s = 0; s < SLOTS; s++) {
+        const UnownedRows r = unowned_rows(keys[s], own_end, tensor_end, SLOT);
+        const uint32_t off = s * SLOT * 128;
+        if (keys[s] >= 0 && r.from < r.to) {
+            if (WITH_K)
+                zero_tile_rows<L::CB, 128>(st.k_tile + off, L::KV_BLOCK, r.from, r.to, tid);
+            zero_tile_rows<L::CB, 128>(st.v_tile + off, L::KV_BLOCK, r.from, r.to, tid);
+        }
+    }
+    publish_zeroed_rows<128>(barrier);
 }
 
 // A 64-key slot of a paged pool from key `key` of sequence b (the decode
