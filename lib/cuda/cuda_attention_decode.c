@@ -309,15 +309,30 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
     return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_DECODE_WGMMA, p, 4 * nc, k);
 }
 
+/* The packed rows past which the plan, where the mode leaves the choice,
+ * takes the forward's CTA. At D = 128 its two 64-row consumers beat both
+ * other sets from 32 rows: the Hopper kernel of 64 rows at Lq8 (135.4 us
+ * against 142.7) and the mma.sync kernels on pages (Lq4 page64 255.8
+ * against 281.0). At D = 64 the kernel of 64 rows keeps a contiguous
+ * cache up to 64 rows (Lq8 78.5 against 82.4); pages, which it does not
+ * read, go past 32 (Lq8 page64 85.6 against 101.8 on mma.sync, Lq4 174.4
+ * against 163.1). Pages under 64 keys stay on mma.sync: the slot's
+ * pieces of 16 or 32 rows cost the copies more than the tiles win (Lq4
+ * page32 354.6 against 293.2, page16 592.5 against 298.9; D = 64 Lq8
+ * page16 174.2 against 116.8). H200, bf16 B8 H64/8, causal. */
+static uint64_t forward_past_rows(const struct bk_attention_problem *p)
+{
+    if (p->paged && p->page_size < 64)
+        return UINT64_MAX;
+    return p->d == 128 ? 16 : p->paged ? 32 : 64;
+}
+
 /* The Hopper decode kernel on the forward's CTA: units of 128 packed rows
  * (two consumers of 64) in tiles of 192 keys (the forward's wide kernel;
  * at D = 64 tiles of 128 keys ran 62.2 us against 60.9, bf16 B8 H64/8 Lq16
  * Lk8192), a CTA an SM; Q through a map whose boxes span 64 / Lq heads (Lq
- * divides 64), so sm_90 exactly, a cache and q that tensor maps describe.
- * Where the mode leaves the choice, it takes more than 64 packed rows (two
- * consumers' worth) of a contiguous cache; a paged pool of pages of a
- * power of two only where the mode asks for this kernel (its pieces of
- * pages have run only in the tests so far). */
+ * divides 64), so sm_90 exactly, a cache and q that tensor maps describe,
+ * a paged pool of pages of a power of two (forward_maps). */
 static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
                              struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
@@ -325,8 +340,9 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
     const BkDeviceProperties *dev = &plan->ctx->props;
     const uint64_t rows = (uint64_t)(p->heads / p->kv_heads) * (uint64_t)p->lq;
     const int64_t q[4] = { p->batch, p->heads, p->lq, p->d };
-    if ((mode != MODE_AUTO && mode != MODE_FORWARD) || (mode == MODE_AUTO && rows <= 64) ||
-        64 % p->lq != 0 || !hopper_cache(p, dev, 256, mode == MODE_FORWARD) ||
+    if ((mode != MODE_AUTO && mode != MODE_FORWARD) ||
+        (mode == MODE_AUTO && rows <= forward_past_rows(p)) ||
+        64 % p->lq != 0 || !hopper_cache(p, dev, 256, true) ||
         p->heads > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q))
         return BK_SUCCESS;
