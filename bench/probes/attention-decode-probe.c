@@ -8,7 +8,9 @@
  * times PyTorch's SDPA on the same shapes). Inputs are random in [-2, 2).
  * BK_PROBE_PER_BUFFER=N records N runs in each command buffer;
  * BK_PROBE_PAGE=N stores K and V as a paged pool [pages, Hkv, N, D], every
- * sequence's pages shuffled over it, with a block table and lengths (Lk).
+ * sequence's pages shuffled over it, with a block table and lengths (Lk);
+ * BK_PROBE_PAGE_ORDER=seq keeps them in order (sequence b's pages one
+ * stretch of the pool), which tells the pool's scatter from the walk.
  * Build: cc -O2 -I include bench/attention-decode-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
@@ -85,8 +87,9 @@ static int cmp(const void *a, const void *b)
  * more than one times the plan back to back inside one submit, as the
  * layers of a step would run, without the gaps between submits. */
 static int per_buffer = 1;
-/* BK_PROBE_PAGE: 0 for a contiguous cache. */
+/* BK_PROBE_PAGE: 0 for a contiguous cache; BK_PROBE_PAGE_ORDER=seq. */
 static int64_t page_size;
+static bool pages_in_order;
 
 /* n I32 values on the device. */
 static BkDeviceAddress upload_i32(const int32_t *v, uint64_t n)
@@ -128,7 +131,7 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
         uint32_t x = 777;
         for (int64_t i = 0; i < pages; i++)
             t[i] = (int32_t)i;
-        for (int64_t i = pages - 1; i > 0; i--) {
+        for (int64_t i = pages - 1; i > 0 && !pages_in_order; i--) {
             x = x * 1664525u + 1013904223u;
             const int64_t j = (int64_t)(x % (uint32_t)(i + 1));
             const int32_t s = t[i];
@@ -196,6 +199,8 @@ int main(int argc, char **argv)
         per_buffer = atoi(pb);
     const char *ps = getenv("BK_PROBE_PAGE");
     page_size = ps ? atoll(ps) : 0;
+    const char *po = getenv("BK_PROBE_PAGE_ORDER");
+    pages_in_order = po && strcmp(po, "seq") == 0;
     const char *ds = getenv("BK_PROBE_D");
     const int64_t D = ds ? atoll(ds) : 128;
     static const int64_t shapes[][6] = {
