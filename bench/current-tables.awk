@@ -527,31 +527,64 @@ function peer_by_case(f, list, name, peer,   p, j, L) {
     return ""
 }
 
-function decode(   f, L, n, i, r, pf) {
+# Whether list (or "peers") has a record of peer with a time; with paged,
+# one of a paged case (its name ends in " page<N>").
+function has_peer(f, list, peer, paged,   p, j, L) {
+    for (p = 1; p <= 2; p++) {
+        L = p == 1 ? list : "peers"
+        for (j = 0; has(f, L "." j ".case"); j++)
+            if (get(f, L "." j ".peer") == peer && get(f, L "." j ".us") != "" &&
+                (!paged || get(f, L "." j ".case") ~ / page[0-9]+$/))
+                return 1
+    }
+    return 0
+}
+
+# The peer columns of a decode row: peer record pf's median, its 10th to
+# 90th percentile and libbk's speed over it (libbk's median in row r).
+function decode_peer(f, r, pf) {
+    return sprintf(" %s | %s | %s |", pf == "" ? "-" : us(get(f, pf ".us")),
+                   pf == "" ? "-" : us(get(f, pf ".us_p10")) " - " us(get(f, pf ".us_p90")),
+                   pf == "" ? "-" : ratio(quot(get(f, pf ".us"), get(f, r ".us"))))
+}
+
+function decode(   f, L, n, i, r, fa4, P, last) {
     print "## Attention over a KV cache (decode)\n"
     f = newest("attentionDecode", "bkbench.attentionDecode")
     if (f == "")
         return none("attention-decode figures")
     stamp(f)
+    P = "attentionDecodePeers"
+    fa4 = has_peer(f, P, "fa4", 0)
     print "Microseconds a run (median, and min to max), q [B, H, Lq, D] against K and V [B, Hkv, Lk, D],"
     print "causal aligned bottom-right where named; GB/s: the K + V bytes over the median; \"of copy\":"
-    print "of the copy bandwidth measured in the same run. The peer is PyTorch's SDPA with enable_gqa"
-    print "(`bench/attention-decode-peers.py`: median, and 10th to 90th percentile).\n"
-    print "| case | libbk us | min - max | GB/s | of copy | SDPA us | p10 - p90 | libbk / SDPA |"
-    print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    if (!fa4) {
+        print "of the copy bandwidth measured in the same run. The peer is PyTorch's SDPA with enable_gqa"
+        last = "(`bench/attention-decode-peers.py`: median, and 10th to 90th percentile)."
+    } else {
+        print "of the copy bandwidth measured in the same run. The peers are PyTorch's SDPA with enable_gqa"
+        print "and FlashAttention-4 (`flash_attn.cute`; a paged case on its own page pool and block"
+        last = "table), both from `bench/attention-decode-peers.py`: median, and 10th to 90th percentile."
+    }
+    if (has_peer(f, P, "sdpa", 1)) {
+        print last
+        last = "SDPA takes no block table: on a paged case it reads the same keys gathered into a contiguous cache."
+    }
+    print last "\n"
+    printf "| case | libbk us | min - max | GB/s | of copy | SDPA us | p10 - p90 | libbk / SDPA |%s\n",
+           fa4 ? " FA4 us | p10 - p90 | libbk / FA4 |" : ""
+    printf "| --- | --- | --- | --- | --- | --- | --- | --- |%s\n", fa4 ? " --- | --- | --- |" : ""
     L = "bkbench.attentionDecode"
     n = count(f, L, "op")
     for (i = 0; i < n; i++) {
         r = L "." i
         if (get(f, r ".status") != "ok")
             continue
-        pf = peer_by_case(f, "attentionDecodePeers", get(f, r ".case"), "sdpa")
-        printf "| %s | %s | %s - %s | %s | %s | %s | %s | %s |\n", get(f, r ".case"),
+        printf "| %s | %s | %s - %s | %s | %s |%s%s\n", get(f, r ".case"),
                us(get(f, r ".us")), us(get(f, r ".usMin")), us(get(f, r ".usMax")),
                num(get(f, r ".gbPerS"), "%.1f"), pct(get(f, r ".roofline")),
-               pf == "" ? "-" : us(get(f, pf ".us")),
-               pf == "" ? "-" : us(get(f, pf ".us_p10")) " - " us(get(f, pf ".us_p90")),
-               pf == "" ? "-" : ratio(quot(get(f, pf ".us"), get(f, r ".us")))
+               decode_peer(f, r, peer_by_case(f, P, get(f, r ".case"), "sdpa")),
+               fa4 ? decode_peer(f, r, peer_by_case(f, P, get(f, r ".case"), "fa4")) : ""
     }
     print ""
 }
