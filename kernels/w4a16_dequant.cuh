@@ -35,6 +35,7 @@ template <typename T> struct Dequant;
 // 8 columns; nibbles 1 and 5 rows 2t+8, 2t+9 (taken in place, x 16, so
 // scaled back by 1/16); >> 8 gives the same for the next 8 columns.
 template <> struct Dequant<__half> {
+    static constexpr bool HAS_FMA_ZERO = true; // run_zero takes z1 and z3
     static __device__ __forceinline__ uint32_t sub(uint32_t x, uint32_t y)
     {
         __half2 r = __hsub2(*reinterpret_cast<__half2 *>(&x), *reinterpret_cast<__half2 *>(&y));
@@ -81,6 +82,7 @@ template <> struct Dequant<__half> {
 // bf16 has 7 mantissa bits: 128 + 16 q does not fit, so every nibble
 // pair is shifted down to bits 0-3 / 16-19 first.
 template <> struct Dequant<__nv_bfloat16> {
+    static constexpr bool HAS_FMA_ZERO = false;
     static __device__ __forceinline__ uint32_t sub(uint32_t x, uint32_t y)
     {
         __nv_bfloat162 r = __hsub2(*reinterpret_cast<__nv_bfloat162 *>(&x),

@@ -15,11 +15,14 @@
 // A is staged with cp.async where its rows are contiguous, else gathered
 // element by element (perm applied), and read with ldmatrix.
 // Dequantisation: w4a16_dequant.cuh. With zero points (ZP, the
-// bk_w4a16_gemm_zp_* kernels, cp.async pipeline only; taller tiles on
-// sm_90a have kernels/w4a16_wgmma.cu's zp form) a lane reads the
-// word of packedZeros beside its eight scales from global memory one stage
-// ahead, and turns it into the dequantisation's constants once per scale
-// row; the symmetric kernels are compiled without any of it.
+// bk_w4a16_gemm_zp_* and bk_w4a16_gemm_tma_zp_* kernels; taller tiles on
+// sm_90a have kernels/w4a16_wgmma.cu's zp form) each scale row has a row
+// of packedZeros, which the dequantisation takes as constants: in the
+// cp.async pipeline a lane reads its word beside its eight scales from
+// global memory one stage ahead and makes them; in the Hopper pipeline the
+// producer warp makes them into the stage, so a consumer lane only loads
+// its sixteen (the consumers' instructions are the decode kernels' limit).
+// The symmetric kernels are compiled without any of it.
 //
 // The two warp groups of a CTA add their sums through shared memory; the
 // CTAs of a cluster (sm_90) split K and add their partial tiles through
@@ -70,7 +73,7 @@ template <typename T> __device__ __forceinline__ void zero_pairs(uint32_t word, 
 
 // HOPPER: the bulk tensor copy pipeline (run_tma), whose stages are whole
 // KiB and hold A 128-byte swizzled; else the cp.async one (run). ZP: zero
-// points (the cp.async pipeline only).
+// points.
 template <typename T, int TM, int S, int WARPS, int STAGES, bool HOPPER, bool ZP = false>
 struct Gemm {
     static constexpr bool SWAP = TM == 8;              // weights as the mma's A operand
@@ -86,8 +89,10 @@ struct Gemm {
     static constexpr uint32_t W_BYTES = BK_W4A16_W_STAGE_BYTES;
     static constexpr uint32_t S_BYTES = BK_W4A16_S_STAGE_BYTES;
     static constexpr uint32_t STAGE_BYTES =
-        HOPPER ? BK_W4A16_TMA_STAGE_BYTES(TM) : BK_W4A16_STAGE_BYTES(TM);
+        HOPPER ? BK_W4A16_TMA_STAGE_BYTES(TM, ZP) : BK_W4A16_STAGE_BYTES(TM);
     static constexpr uint32_t A_OFF = W_BYTES + S_BYTES;  // A's place in a stage
+    static constexpr uint32_t Z_OFF = BK_W4A16_TMA_Z_OFF(TM);  // HOPPER && ZP: the zero rows'
+    static constexpr uint32_t Z_ROW = BK_W4A16_TMA_Z_ROW_BYTES; // constants (w4a16_args.h)
     static constexpr int THREADS = 32 * WARPS;         // consumers (and cp.async loaders)
     static constexpr int KT_PIECES = TN / 2;           // 16-byte pieces per k-tile of the tile
     static constexpr int W_PIECES = SKT * KT_PIECES / THREADS;   // per thread and stage
@@ -102,7 +107,9 @@ struct Gemm {
     static_assert(W_PIECES * THREADS == SKT * KT_PIECES, "whole weight pieces");
     static_assert(THREADS % KT_PIECES == 0, "a thread keeps its column piece");
     static_assert(THREADS % A_PIECES == 0, "a thread keeps its A column piece");
-    static_assert(!ZP || (!HOPPER && 16 * KW <= 64), "zero points: cp.async, two rows a warp");
+    static_assert(!ZP || 16 * KW <= 64, "zero points: two scale rows a warp at most");
+    static_assert(!HOPPER || !ZP || Z_OFF + BK_W4A16_TMA_Z_ROWS * Z_ROW <= STAGE_BYTES,
+                  "the zero rows' constants fit the stage");
 
     struct WarpView; // a consumer warp's place in a stage (warp_view)
 
@@ -343,6 +350,35 @@ struct Gemm {
         return w;
     }
 
+    // The zero-point constants of the warp's scale row at its k-tile i in
+    // the stage at `stage`: on HOPPER the producer's (w4a16_args.h's
+    // layout), else made here from the lane's zero word.
+    __device__ __forceinline__ void row_zeros(uint32_t stage, const WarpView &v, int i,
+                                              uint32_t word, ZeroPairs &zp) const
+    {
+        if (!HOPPER) {
+            zero_pairs<T>(word, zp);
+            return;
+        }
+        const uint32_t at = stage + Z_OFF + Z_ROW * ((16 * (KW * v.kg + i)) >> v.group_shift) +
+                            16 * (8 * v.cb + v.lane / 4);
+        const uint4 s0 = load_shared16(at), s1 = load_shared16(at + 512);
+        const uint32_t sub[8] = { s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w };
+        uint32_t fma[8] = {};
+        if (Dequant<T>::HAS_FMA_ZERO) {
+            const uint4 f0 = load_shared16(at + 1024), f1 = load_shared16(at + 1536);
+            const uint32_t f[8] = { f0.x, f0.y, f0.z, f0.w, f1.x, f1.y, f1.z, f1.w };
+#pragma unroll
+            for (int q = 0; q < 8; q++)
+                fma[q] = f[q];
+        }
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            zp.sub[q] = sub[q];
+            zp.fma[q] = fma[q];
+        }
+    }
+
     // Word j of a lane's weight vector, dequantised and scaled: the B
     // fragments {b0, b1} of the 16 x 16 tile's first 8 columns in r[0..1],
     // of its last 8 in r[2..3].
@@ -376,7 +412,7 @@ struct Gemm {
         if (grouped) {
             scale_pairs(load_shared16(stage + s_at), pair);
             if (ZP)
-                zero_pairs<T>(zw[0], zp);
+                row_zeros(stage, v, 0, zw[0], zp);
         }
 #pragma unroll
         for (int i = 0; i < KW; i++) {
@@ -387,7 +423,7 @@ struct Gemm {
                 scale_pairs(load_shared16(stage + s_at + (TN * 2) * ((16 * i) >> v.group_shift)),
                             pair);
                 if (ZP)
-                    zero_pairs<T>(zw[1], zp);
+                    row_zeros(stage, v, i, zw[1], zp);
             }
             const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
             if (SWAP) {
@@ -537,10 +573,11 @@ struct Gemm {
     {
         using namespace bk::hopper;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const uint32_t bars = smem0 + BK_W4A16_TMA_RING_BYTES(TM);
+        const uint32_t bars = smem0 + BK_W4A16_TMA_RING_BYTES(TM, ZP);
         if (threadIdx.x == 0) {
             for (int b = 0; b < STAGES; b++) {
-                mbar_init(bars + 8 * b, 1);
+                // ZP: the producer's lanes arrive too, their constants written.
+                mbar_init(bars + 8 * b, ZP ? 33 : 1);
                 mbar_init(bars + 8 * (STAGES + b), WARPS);
             }
             mbar_fence_init();
@@ -568,9 +605,12 @@ struct Gemm {
         } else {
             uint32_t pair[8];
             ZeroPairs zp;
-            const uint32_t zw[2] = { 0x88888888u, 0x88888888u }; // no zero points here
-            if (p.flags & BK_W4A16_PER_CHANNEL)
+            const uint32_t zw[2] = { 0x88888888u, 0x88888888u }; // ZP: in the stage
+            if (p.flags & BK_W4A16_PER_CHANNEL) {
                 scale_pairs(channel_scales(v.cb), pair);
+                if (ZP)
+                    zero_pairs<T>(channel_zeros(v.cb), zp);
+            }
             // Slot b's barriers and stage, and the phase its full barrier
             // completes next, stepped (no division in the loop).
             const int n = (int)(c_end - c_begin);
@@ -620,19 +660,66 @@ struct Gemm {
     {
         using namespace bk::hopper;
         const int srows = stage_scale_rows();
-        for (int64_t c = c_begin; c < c_end && lane == 0; c++) {
+        // ZP: every lane takes part (zero_rows); else lane 0 alone.
+        const int zrows = (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
+        uint32_t zw[BK_W4A16_TMA_Z_ROWS];
+        if (ZP)
+            load_zero_row_words(c_begin, zrows, lane, zw);
+        for (int64_t c = c_begin; c < c_end && (ZP || lane == 0); c++) {
             const int i = (int)(c - c_begin), b = i % STAGES, use = i / STAGES;
             const uint32_t stage = smem0 + b * STAGE_BYTES, full = bars + 8 * b;
-            if (c >= early_end) {
-                if (use > 0)
-                    mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
-                produce_weights(q, c, stage, full, srows);
+            if (c >= early_end && use > 0)
+                mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
+            if (lane == 0) {
+                if (c >= early_end)
+                    produce_weights(q, c, stage, full, srows);
+                for (int h = 0; h < 2; h++)
+                    tma_load_2d(stage + A_OFF + h * (128 * TM), q.map_a,
+                                (int)(c * SK + 64 * h), (int)m0, full);
             }
-            for (int h = 0; h < 2; h++)
-                tma_load_2d(stage + A_OFF + h * (128 * TM), q.map_a, (int)(c * SK + 64 * h),
-                            (int)m0, full);
+            if (ZP) {
+                uint32_t next[BK_W4A16_TMA_Z_ROWS];
+                load_zero_row_words(c + 1, zrows, lane, next);
+                zero_rows(stage, zrows, lane, zw);
+                mbar_arrive(full);
+#pragma unroll
+                for (int r = 0; r < (int)BK_W4A16_TMA_Z_ROWS; r++)
+                    zw[r] = next[r];
+            }
         }
         __syncwarp();
+    }
+
+    // ZP: lane t's word of each zero row of stage c (word t of the tile's
+    // N/8 in packedZeros; 8s past N, past the groups and past the share).
+    __device__ __forceinline__ void load_zero_row_words(int64_t c, int zrows, int t,
+                                                        uint32_t zw[BK_W4A16_TMA_Z_ROWS]) const
+    {
+#pragma unroll
+        for (int r = 0; r < (int)BK_W4A16_TMA_Z_ROWS; r++)
+            zw[r] = c < c_end && r < zrows ? zero_word(c * zrows + r, t / 8, 4 * (t % 8))
+                                           : 0x88888888u;
+    }
+
+    // ZP: the constants of lane t's words of the zero rows into the stage
+    // at `stage` (w4a16_args.h's layout).
+    __device__ __forceinline__ void zero_rows(uint32_t stage, int zrows, int t,
+                                              const uint32_t zw[BK_W4A16_TMA_Z_ROWS]) const
+    {
+#pragma unroll
+        for (int r = 0; r < (int)BK_W4A16_TMA_Z_ROWS; r++) {
+            if (r >= zrows)
+                break;
+            ZeroPairs z;
+            zero_pairs<T>(zw[r], z);
+            const uint32_t at = stage + Z_OFF + Z_ROW * r + 16 * t;
+            bk::store_shared16(at, make_uint4(z.sub[0], z.sub[1], z.sub[2], z.sub[3]));
+            bk::store_shared16(at + 512, make_uint4(z.sub[4], z.sub[5], z.sub[6], z.sub[7]));
+            if (Dequant<T>::HAS_FMA_ZERO) {
+                bk::store_shared16(at + 1024, make_uint4(z.fma[0], z.fma[1], z.fma[2], z.fma[3]));
+                bk::store_shared16(at + 1536, make_uint4(z.fma[4], z.fma[5], z.fma[6], z.fma[7]));
+            }
+        }
     }
 #endif
 
@@ -747,14 +834,30 @@ struct Gemm {
         BK_W4A16_TMA_BODY(T, TM, S)                                                            \
     }
 
+// The same with zero points: bk_w4a16_gemm_tma_zp_<type>_m<tile rows>_s<splits>
+// (packedZeros at q.a.zeros).
+#define BK_W4A16_TMA_ZP_KERNEL(TNAME, T, TM, S, CLUSTER)                                       \
+    extern "C" __global__ void CLUSTER                                                         \
+    __launch_bounds__(BK_W4A16_TMA_THREADS(TM), BK_W4A16_TMA_CTAS_PER_SM(TM))                  \
+        bk_w4a16_gemm_tma_zp_##TNAME##_m##TM##_s##S(                                           \
+            const __grid_constant__ bk_w4a16_tma_args q)                                       \
+    {                                                                                          \
+        extern __shared__ __align__(128) unsigned char smem[];                                 \
+        BK_W4A16_TMA_ZP_BODY(T, TM, S)                                                         \
+    }
+
 // The bulk tensor copy engine needs sm_90: elsewhere the TMA kernels are
 // never chosen and trap.
 #if BK_W4A16_HAS_CLUSTERS
 #define BK_W4A16_TMA_BODY(T, TM, S)                                                           \
     Gemm<T, TM, S, BK_W4A16_TMA_WARPS(TM), BK_W4A16_TMA_STAGES(TM), true> g(q.a, smem);        \
     g.run_tma(q);
+#define BK_W4A16_TMA_ZP_BODY(T, TM, S)                                                        \
+    Gemm<T, TM, S, BK_W4A16_TMA_WARPS(TM), BK_W4A16_TMA_STAGES(TM), true, true> g(q.a, smem);  \
+    g.run_tma(q);
 #else
 #define BK_W4A16_TMA_BODY(T, TM, S) __trap();
+#define BK_W4A16_TMA_ZP_BODY(T, TM, S) __trap();
 #endif
 
 #define BK_W4A16_SPLIT_KERNELS(KERNEL, TNAME, T, TM)                                         \
@@ -770,11 +873,13 @@ struct Gemm {
 // Tiles up to 32 rows also have the Hopper pipeline (taller ones are not
 // bound by the weights' stream, and their accumulators leave no registers
 // for a producer warp).
-// The zero-point kernels: the cp.async pipeline at every height.
+// The zero-point kernels: the cp.async pipeline at every height, and
+// the Hopper one where it exists.
 #define BK_W4A16_KERNELS_TM(TNAME, T, TM)                                                    \
     BK_W4A16_SPLIT_KERNELS(BK_W4A16_KERNEL, TNAME, T, TM)                                    \
     BK_W4A16_SPLIT_KERNELS(BK_W4A16_TMA_KERNEL, TNAME, T, TM)                                \
-    BK_W4A16_SPLIT_KERNELS(BK_W4A16_ZP_KERNEL, TNAME, T, TM)
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_ZP_KERNEL, TNAME, T, TM)                                 \
+    BK_W4A16_SPLIT_KERNELS(BK_W4A16_TMA_ZP_KERNEL, TNAME, T, TM)
 
 #define BK_W4A16_KERNELS_TYPE(TNAME, T)                                                      \
     BK_W4A16_KERNELS_TM(TNAME, T, 8)                                                         \

@@ -44,8 +44,9 @@
  * so it is a tuning switch, never set by default. */
 #define BK_W4A16_EARLY_RING 0x10000u
 /* Zero points: the kernels named bk_w4a16_gemm_zp_* (cp.async pipeline)
- * read packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the
- * wgmma ones, bk_w4a16_wgmma_zp_*, take struct bk_w4a16_tma_zp_args. */
+ * and bk_w4a16_gemm_tma_zp_* (the Hopper pipeline, at a.zeros) read
+ * packedZeros I32 [G, N/8] at `zeros` (bk_w4a16.h's layout); the wgmma
+ * ones, bk_w4a16_wgmma_zp_*, take struct bk_w4a16_tma_zp_args. */
 
 /* Warps: BK_W4A16_NB 64-column blocks x KG(warps) groups along K, each
  * group taking KW(warps) of a stage's BK_W4A16_STAGE_KT k-tiles (16 rows
@@ -131,12 +132,27 @@ struct bk_w4a16_gemm_args {
 #define BK_W4A16_TMA_STAGES(tm) BK_W4A16_STAGES(tm, 90)
 #define BK_W4A16_TMA_CTAS_PER_SM(tm) BK_W4A16_CTAS_PER_SM(tm)
 #define BK_W4A16_TMA_THREADS(tm) (32 * BK_W4A16_TMA_WARPS(tm) + 32)
-#define BK_W4A16_TMA_STAGE_BYTES(tm) ((BK_W4A16_STAGE_BYTES(tm) + 1023u) / 1024u * 1024u)
-#define BK_W4A16_TMA_RING_BYTES(tm) \
-    BK_W4A16_MAX2(BK_W4A16_TMA_STAGES(tm) * BK_W4A16_TMA_STAGE_BYTES(tm), \
+/* With zero points (zp), a stage also holds the dequantisation constants
+ * of its zero rows, which the producer warp makes (two rows at most:
+ * groups of 64 or 128 rows; groups of 32 take the cp.async pipeline):
+ * per row and word t of the tile's N/8 words of packedZeros, four
+ * 16-byte chunks, h = 0..3 at 512 h + 16 t (the constants of nibbles
+ * 0-3 and 4-7 to subtract, then the same for the FMA), so a consumer
+ * lane reads its 16 in four conflict-free loads. They follow A's two
+ * 128-byte swizzled boxes. */
+#define BK_W4A16_TMA_Z_ROWS 2u
+#define BK_W4A16_TMA_Z_ROW_BYTES (4u * 16u * (BK_W4A16_TILE_N / 8u))
+#define BK_W4A16_TMA_Z_OFF(tm) \
+    (BK_W4A16_W_STAGE_BYTES + BK_W4A16_S_STAGE_BYTES + 2u * 128u * (tm))
+#define BK_W4A16_TMA_STAGE_BYTES(tm, zp) \
+    ((zp) ? (BK_W4A16_TMA_Z_OFF(tm) + BK_W4A16_TMA_Z_ROWS * BK_W4A16_TMA_Z_ROW_BYTES + 1023u) / \
+                1024u * 1024u \
+          : (BK_W4A16_STAGE_BYTES(tm) + 1023u) / 1024u * 1024u)
+#define BK_W4A16_TMA_RING_BYTES(tm, zp) \
+    BK_W4A16_MAX2(BK_W4A16_TMA_STAGES(tm) * BK_W4A16_TMA_STAGE_BYTES(tm, zp), \
                   BK_W4A16_RED_BYTES(tm, BK_W4A16_TMA_WARPS(tm)))
-#define BK_W4A16_TMA_SMEM(tm) \
-    (1024u + BK_W4A16_TMA_RING_BYTES(tm) + 16u * BK_W4A16_TMA_STAGES(tm))
+#define BK_W4A16_TMA_SMEM(tm, zp) \
+    (1024u + BK_W4A16_TMA_RING_BYTES(tm, zp) + 16u * BK_W4A16_TMA_STAGES(tm))
 
 struct bk_w4a16_tma_args {
     BK_TENSOR_MAP_FIELD(map_w);

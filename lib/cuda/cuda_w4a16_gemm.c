@@ -30,11 +30,12 @@
  * BK_CUDA_W4A16_EARLY_RING=1 the Hopper pipeline's producer bringing the
  * ring's first stages of weights and scales before that wait too.
  * Zero points (a BkW4A16ZeroPointsInfo) run the zero-point twins of the
- * portable kernels (bk_w4a16_gemm_zp_*) and of the wgmma kernel
+ * portable kernels (bk_w4a16_gemm_zp_*), of the Hopper pipeline
+ * (bk_w4a16_gemm_tma_zp_*: its producer warp turns each stage's zero
+ * rows into the dequantisation's constants in shared memory; groups of
+ * 64 rows and more) and of the wgmma kernel
  * (bk_w4a16_wgmma_zp_*, the same tiles, splits and schedules, a tensor
- * map of packedZeros more), which read packedZeros beside the scales;
- * the Hopper pipeline of tiles up to 32 rows has no zero-point form, so
- * those take the portable kernels. */
+ * map of packedZeros more), which read packedZeros beside the scales. */
 #include "cuda_w4a16.h"
 
 #include <stdint.h>
@@ -523,16 +524,20 @@ BkResult bk_cuda_w4a16_gemm_select(BkPlan plan)
         return res;
     const struct kernel *chosen = k;
 
-    if (clusters && tm <= 32 && !portable_only && !p->has_zeros) {
+    /* The Hopper pipeline's stages hold the constants of two zero rows
+     * at most: zero points in groups of 32 take the portable kernels. */
+    const bool tma_zeros_fit = !p->has_zeros || p->shape.per_channel ||
+                               BK_W4A16_STAGE_K / p->shape.group <= BK_W4A16_TMA_Z_ROWS;
+    if (clusters && tm <= 32 && !portable_only && tma_zeros_fit) {
         k = &g->k[K_TMA];
         kernel_init(k, p, &a, tm, BK_W4A16_TILE_N, BK_W4A16_STAGE_KT, BK_W4A16_TMA_THREADS(tm),
-                    BK_W4A16_TMA_SMEM(tm), BK_W4A16_TMA_CTAS_PER_SM(tm),
+                    BK_W4A16_TMA_SMEM(tm, p->has_zeros), BK_W4A16_TMA_CTAS_PER_SM(tm),
                     BK_W4A16_TMA_STAGES(tm));
         k->maps = true;
         if (early_ring())
             k->args.flags |= BK_W4A16_EARLY_RING;
         k->module = BK_CUDA_MODULE_W4A16_GEMM;
-        k->prefix = "bk_w4a16_gemm_tma";
+        k->prefix = p->has_zeros ? "bk_w4a16_gemm_tma_zp" : "bk_w4a16_gemm_tma";
         k->tile_tag = 'm';
         k->box_srows = p->shape.per_channel ? 0 : BK_W4A16_STAGE_K / (uint32_t)p->shape.group;
         if ((res = choose_splits(plan, k, type, clusters)) != BK_SUCCESS)

@@ -35,7 +35,9 @@
  *   (bk_w4a16_wgmma_zp_*, ..._sk where stream-K is forced), which runs
  *   at each of its heights and widths, both schedules, splits forced and
  *   chosen, grouped and per-channel scales, N a multiple of its tiles and
- *   not.
+ *   not; up to 32 rows of a contiguous A, the Hopper pipeline's
+ *   (bk_w4a16_gemm_tma_zp_*, groups of 64 rows and more), and a third
+ *   of those cases on the cp.async pipeline.
  * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
 #include "config.h"
 
@@ -562,7 +564,9 @@ static void test_gemm(const struct gcase *c)
     if (kernel[0])
         kernel_seen(kernel);
     /* Zero points above 32 rows take the wgmma kernel's zp form on sm_90,
-     * in stream-K where forced (every stream-K case has a unit an SM). */
+     * in stream-K where forced (every stream-K case has a unit an SM);
+     * up to 32 rows of a contiguous A, the Hopper pipeline's where its
+     * stages hold the zero rows. */
     bool kernel_ok = true;
     if (sm90 && c->zeros && m > 32 && !c->portable) {
         const size_t len = strlen(kernel);
@@ -571,6 +575,14 @@ static void test_gemm(const struct gcase *c)
         if (!kernel_ok)
             tap_diag("the plan took %s, not the wgmma kernel's zp form%s", kernel,
                      c->stream_k ? " in stream-K" : "");
+    }
+    if (sm90 && c->zeros && m > 0 && m <= 32 && !c->portable &&
+        (c->a_layout == A_ROW || c->a_layout == A_PADDED)) {
+        /* Groups of 32 hold four zero rows a stage: the cp.async kernels. */
+        const char *want = c->gs == 32 ? "bk_w4a16_gemm_zp_" : "bk_w4a16_gemm_tma_zp_";
+        kernel_ok = strncmp(kernel, want, strlen(want)) == 0;
+        if (!kernel_ok)
+            tap_diag("the plan took %s, not %s*", kernel, want);
     }
 
     /* The exact product of the rounded weights. */
@@ -690,6 +702,7 @@ static void test_gemms(void)
                     .n = (i % 3 == 0) ? 192 : 256 + 64 * (i % 4),
                     .a_layout = (enum a_layout)(i % A_LAYOUTS), .c_column = i % 5 == 2,
                     .splits = splits[i % 9], .replays = i % 7 == 3 ? 3 : 1, .zeros = true,
+                    .portable = (i / 2) % 3 == 2,
                 };
                 test_gemm(&c);
             }
