@@ -87,18 +87,39 @@ static bool vector_path_fits(const struct bk_gated_problem *p, int64_t v)
     return true;
 }
 
+/* Bytes a second the device's memory moves per SM (double data rate: two
+ * transfers of the bus a memory clock), 0 where it does not say. */
+static double bytes_per_sm(const struct bk_cuda_context *c)
+{
+    int mem_khz = 0, bus_bits = 0;
+    if (bk_cu.cuDeviceGetAttribute(&mem_khz, BK_CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+                                   c->device) != BK_CUDA_SUCCESS ||
+        bk_cu.cuDeviceGetAttribute(&bus_bits, BK_CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+                                   c->device) != BK_CUDA_SUCCESS || c->sm_count < 1)
+        return 0;
+    return 2.0 * 1e3 * mem_khz * (bus_bits / 8.0) / c->sm_count;
+}
+
+/* Devices whose memory moves FAST_BYTES_PER_SM or more a second per SM
+ * (H200: 37 GB/s; H100 SXM: 25 GB/s) take the choices measured on the
+ * H200 below, the others those measured on the H100. */
+#define FAST_BYTES_PER_SM 30e9
+
 /* The grid is this many "waves" of the blocks that fit on the device at
  * once, and blocks stride over the items (or, at most two dimensions,
  * over rows and a row's items: kernel_init). On an H100, 8 waves moved
- * 4-6% more bytes per second than 1 on most kernels; on an H200 the
- * half types stayed at 88-92% from 2 to 32 (bench/log/gated.md).
- * BK_CUDA_GATED_WAVES overrides it, for tuning with bkbench. */
-#define GRID_WAVES 8u
-static unsigned int grid_waves(void)
+ * 4-6% more bytes per second than 1 on most kernels; on an H200 a grid
+ * of 32 waves (on bkbench's shapes, a block for each block's worth of
+ * items: none strides) moved 1-2% more than 8 on the packed half-type
+ * forward and f32 (bench/log/gated.md). BK_CUDA_GATED_WAVES overrides
+ * it, for tuning with bkbench. */
+static unsigned int grid_waves(const struct bk_cuda_context *c)
 {
     const char *s = getenv("BK_CUDA_GATED_WAVES");
     long w = s ? strtol(s, NULL, 10) : 0;
-    return w >= 1 && w <= 1024 ? (unsigned int)w : GRID_WAVES;
+    if (w >= 1 && w <= 1024)
+        return (unsigned int)w;
+    return bytes_per_sm(c) >= FAST_BYTES_PER_SM ? 32u : 8u;
 }
 
 /* The half types on contiguous rows: the generic vector kernels ("vec")
@@ -106,27 +127,17 @@ static unsigned int grid_waves(void)
  * element; "packed_l2" loads with an L2 prefetch hint). On an H200 the
  * generic forward is bound by instruction issue (bench/log/gated.md); on
  * an H100, with a third less bandwidth per SM, it reached 95-97% of the
- * copy. So the packed kernels are the default where the device's memory
- * moves PACKED_BYTES_PER_SM or more a second per SM (H200: 37 GB/s; H100
- * SXM: 25 GB/s), the generic ones elsewhere. BK_CUDA_GATED_HALF=vec|packed|
- * packed_l2 overrides it, for tuning with bkbench. */
+ * copy. So the packed kernels are the default on the fast devices above,
+ * the generic ones elsewhere. BK_CUDA_GATED_HALF=vec|packed|packed_l2
+ * overrides it, for tuning with bkbench. */
 static const char *const half_paths[] = { "vec", "packed", "packed_l2" };
-#define PACKED_BYTES_PER_SM 30e9
 static const char *half_path(const struct bk_cuda_context *c)
 {
     const char *s = getenv("BK_CUDA_GATED_HALF");
     for (size_t i = 0; s && i < sizeof half_paths / sizeof half_paths[0]; i++)
         if (strcmp(s, half_paths[i]) == 0)
             return half_paths[i];
-    int mem_khz = 0, bus_bits = 0;
-    if (bk_cu.cuDeviceGetAttribute(&mem_khz, BK_CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-                                   c->device) != BK_CUDA_SUCCESS ||
-        bk_cu.cuDeviceGetAttribute(&bus_bits, BK_CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-                                   c->device) != BK_CUDA_SUCCESS || c->sm_count < 1)
-        return half_paths[0];
-    /* Double data rate: two transfers of the bus a memory clock. */
-    const double bytes_per_s = 2.0 * 1e3 * mem_khz * (bus_bits / 8.0);
-    return bytes_per_s / c->sm_count >= PACKED_BYTES_PER_SM ? half_paths[1] : half_paths[0];
+    return bytes_per_sm(c) >= FAST_BYTES_PER_SM ? half_paths[1] : half_paths[0];
 }
 
 static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struct gated_kernel *k)
@@ -154,7 +165,7 @@ static BkResult kernel_init(BkPlan plan, const char *path, unsigned int v, struc
     const uint64_t per_block =
         (uint64_t)BK_GATED_BLOCK * BK_GATED_UNROLL(type_info[p->type].size, v);
     uint64_t need = (k->args.count + per_block - 1) / per_block;
-    uint64_t most = (uint64_t)per_sm * (uint64_t)c->sm_count * grid_waves();
+    uint64_t most = (uint64_t)per_sm * (uint64_t)c->sm_count * grid_waves(c);
     uint64_t grid = need < most ? need : most;
     k->grid = (unsigned int)(grid ? grid : 1);
     k->grid_y = 1;
