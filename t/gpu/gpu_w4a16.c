@@ -38,7 +38,10 @@
  *   not; up to 32 rows of a contiguous A, the Hopper pipeline's
  *   (bk_w4a16_gemm_tma_zp_*, groups of 64 rows and more), and a third
  *   of those cases on the cp.async pipeline.
- * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1. */
+ * Skips without a GPU; fails instead with BK_TEST_REQUIRE_GPU=1.
+ * BK_TEST_ONLY=TEXT runs only the GEMM cases whose description (the
+ * start of their TAP line, "GEMM with zero points bf16 g128 M 16 K ...")
+ * contains TEXT, for compute-sanitizer runs of a few kernels. */
 #include "config.h"
 
 #include <math.h>
@@ -462,6 +465,14 @@ static void test_gemm(const struct gcase *c)
 {
     const int64_t m = c->m, k = c->k, n = c->n, groups = groups_of(c->gs, k);
     const BkDataType t = c->type;
+    char what[160];
+    snprintf(what, sizeof what, "GEMM%s %s %s M %lld K %lld N %lld, %s, C %s",
+             c->zeros ? " with zero points" : "", bkt_type_name(t), w4a16_group_name(c->gs),
+             (long long)m, (long long)k, (long long)n, a_layout_names[c->a_layout],
+             c->c_column ? "column-major" : "padded rows");
+    const char *only = getenv("BK_TEST_ONLY");
+    if (only && !strstr(what, only))
+        return;
     /* A plain weight with scales of the type, packed by the host's plans. */
     uint8_t *q = malloc((size_t)(k * n));
     uint16_t *s = malloc((size_t)(groups * n) * 2);
@@ -608,10 +619,7 @@ static void test_gemm(const struct gcase *c)
                 gaps += v != (uint16_t)(BKT_POISON & 0xffffu) && v != (uint16_t)(BKT_POISON >> 16);
             }
     tap_ok(r[0] == BK_SUCCESS && r[1] == BK_SUCCESS && !bad[0] && !bad[1] && !gaps && kernel_ok,
-           "GEMM%s %s %s M %lld K %lld N %lld, %s, C %s, splits %s%s (%s): cuda %ld, host %ld "
-           "misses, %ld gap writes",
-           c->zeros ? " with zero points" : "", bkt_type_name(t), w4a16_group_name(c->gs), (long long)m, (long long)k, (long long)n,
-           a_layout_names[c->a_layout], c->c_column ? "column-major" : "padded rows",
+           "%s, splits %s%s (%s): cuda %ld, host %ld misses, %ld gap writes", what,
            c->splits ? splits : "auto", c->replays > 1 ? ", replayed x3" : "", kernel, bad[0],
            bad[1], gaps);
     free(q), free(s), free(packed), free(pscales), free(a), free(av), free(perm), free(w);
@@ -800,11 +808,15 @@ int main(void)
     sm90 = dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
     unsetenv("BK_CUDA_W4A16_SPLITS");
     unsetenv("BK_CUDA_W4A16_SCHEDULE");
-    test_conversions();
-    test_repacks();
-    test_zero_point_conversions();
+    const bool all = !getenv("BK_TEST_ONLY");
+    if (all) {
+        test_conversions();
+        test_repacks();
+        test_zero_point_conversions();
+    }
     test_gemms();
-    test_stream_k_workspace();
+    if (all)
+        test_stream_k_workspace();
     kernels_report("W4A16 GEMM on CUDA (plans' kernel names)");
     bkDestroyContext(host);
     bkDestroyContext(gpu);
