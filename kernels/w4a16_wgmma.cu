@@ -97,6 +97,10 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
     // Consumers keep a wgmma group in flight while they dequantise the
     // next stage (two sets of A registers) where the registers allow.
     static constexpr bool OVERLAP = TT >= BK_W4A16_WG_OVERLAP_ROWS && CW == 2;
+    // Stages of 8 k-tiles read a group spanning them once (consume<1>);
+    // the 256-row tiles' stages of 4 keep the one consumer (a third
+    // spills their stream-K kernels).
+    static constexpr bool ONE_ROW = KT == 8;
 
     static constexpr bool STREAM_K = S == 0;
 
@@ -173,13 +177,16 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
 
     // Consumer warpgroup wi (0 .. CW - 1: weight columns 64 wi ..), warp w of it,
     // adds stages c_begin .. c_end - 1 (ring positions from i0) of the tile
-    // of columns n0 to acc; GROUPED: scale rows in the stages (else one
-    // scale per column).
-    template <bool GROUPED>
+    // of columns n0 to acc. SROWS: the stage's scale rows, 1 where a group
+    // spans the stage (its scales, and zero points, read once a stage),
+    // 2 for more (read every second k-tile), 0 per channel (one scale per
+    // column).
+    template <int SROWS>
     __device__ void consume(float (&acc)[NT][4], int wi, int w, int lane, int c_begin, int c_end,
                             int i0, int64_t n0) const
     {
         using namespace bk::hopper;
+        constexpr bool GROUPED = SROWS > 0;
         const int g = lane / 4;
         // The scales of the lane's two columns 16 w + g and + 8: halves
         // 8 g + 2 w and + 1 of the 64-column block's permuted scale row.
@@ -202,7 +209,7 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
         // Every second k-tile (groups are 32, 64 or 128 rows) reads the
         // scales of the group its first row is in, the stage's row
         // 16 kt / group: branch-free, whatever the group (a branch per
-        // k-tile cost ~4%, measured).
+        // k-tile cost ~4%, measured); with one row a stage, the first.
         uint32_t s_at[KT / 2];
         const int group_shift = __ffs(p.group) - 1;
 #pragma unroll
@@ -230,7 +237,7 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
             mbar_wait(full(slot(c)), (uint32_t)(i / STAGES) & 1u);
 #pragma unroll
             for (int kt = 0; kt < KT; kt++) {
-                if (GROUPED && kt % 2 == 0) {
+                if (GROUPED && (SROWS == 1 ? kt == 0 : kt % 2 == 0)) {
                     const uint32_t s = load_shared32(stage + s_at[kt / 2]);
                     s_lo = splat(s);
                     s_hi = splat(s >> 16);
@@ -394,9 +401,11 @@ template <typename T, int TT, int CW, int S, bool ZP = false> struct WgGemm {
                     for (int e = 0; e < 4; e++)
                         acc[t][e] = 0.f;
                 if (p.flags & BK_W4A16_PER_CHANNEL)
-                    consume<false>(acc, wi, w, lane, c0, c1, i0, tile_n0);
+                    consume<0>(acc, wi, w, lane, c0, c1, i0, tile_n0);
+                else if (ONE_ROW && p.group >= SK)
+                    consume<ONE_ROW ? 1 : 2>(acc, wi, w, lane, c0, c1, i0, tile_n0);
                 else
-                    consume<true>(acc, wi, w, lane, c0, c1, i0, tile_n0);
+                    consume<2>(acc, wi, w, lane, c0, c1, i0, tile_n0);
             };
             if constexpr (STREAM_K) {
                 const int cw = 4 * wi + w;
