@@ -591,7 +591,7 @@ function decode(   f, L, n, i, r, fa4, P, last) {
 
 # ---- decode step ---------------------------------------------------------------
 
-function decode_step(   f, L, n, i, r, pf, k, ops, names, where) {
+function decode_step(   f, L, n, i, r, pf, k, ops, names, where, c) {
     print "## Decode step (one Llama-3-70B layer)\n"
     f = newest("decodeStep", "bkbench.decodeStep")
     if (f == "")
@@ -601,7 +601,9 @@ function decode_step(   f, L, n, i, r, pf, k, ops, names, where) {
     print "attention over the KV cache, W4A16 o, W4A16 gate-up, SwiGLU, W4A16 down; bf16, M rows,"
     print "KV cache length), layers rotated; \"of floor\": the int4 weights, scales, K and V read once"
     print "at the copy bandwidth over the step's time; then each op timed alone. The peer is the same"
-    print "step in PyTorch (`bench/decode-step-peers.py`: `_weight_int4pack_mm`, SDPA, silu).\n"
+    print "step in PyTorch (`bench/decode-step-peers.py`: `_weight_int4pack_mm`, SDPA, silu). Cases"
+    print "ending in \"zp\" have weights with zero points; PyTorch's int4 kernel always applies them,"
+    print "so their peer is the case without the suffix.\n"
     print "| case | libbk us | of floor | PyTorch us | libbk / PyTorch | ops alone, us |"
     print "| --- | --- | --- | --- | --- | --- |"
     L = "bkbench.decodeStep"
@@ -615,7 +617,9 @@ function decode_step(   f, L, n, i, r, pf, k, ops, names, where) {
         where = ""
         for (k = 1; k <= 6; k++)
             where = where (k > 1 ? ", " : "") names[k] " " us(get(f, r "." ops[k] ".us"))
-        pf = peer_by_case(f, "decodeStepPeers", get(f, r ".case"), "torch")
+        c = get(f, r ".case")
+        sub(/ zp$/, "", c)
+        pf = peer_by_case(f, "decodeStepPeers", c, "torch")
         printf "| %s | %s | %s | %s | %s | %s |\n", get(f, r ".case"), us(get(f, r ".us")),
                pct(get(f, r ".ofFloor")), pf == "" ? "-" : us(get(f, pf ".us")),
                pf == "" ? "-" : ratio(quot(get(f, pf ".us"), get(f, r ".us"))), where

@@ -10,7 +10,7 @@
 
 #include "bench_device.h"
 
-#define BENCH_SETS_MAX_SLOTS 8u
+#define BENCH_SETS_MAX_SLOTS 12u /* the decode step: four linears of three slots */
 
 struct bench_sets {
     uint32_t sets, slots;

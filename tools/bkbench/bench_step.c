@@ -3,7 +3,9 @@
  * plans; each linear's random weight quantized (BK_W4A16_QUANTIZE) and
  * packed (BK_W4A16_PACK) once into layer 0, then copied into the other
  * layers with a random KV cache; random activations. Then the step's
- * buffers (one a layer) are timed, then each op's alone. */
+ * buffers (one a layer) are timed, then each op's alone. The zero-point
+ * cases ("zp") quantize asymmetrically, pack the zero points too and
+ * chain a BkW4A16ZeroPointsInfo to the conversions and the linears. */
 #include "bench_step.h"
 
 #include <stdio.h>
@@ -54,31 +56,37 @@ static const struct {
 
 size_t bench_step_case_count(void)
 {
-    return M_COUNT * KV_COUNT;
+    return M_COUNT * (KV_COUNT + 1);
 }
 
+/* Each batch at each KV length, then with zero points at the first KV
+ * length (the shorter cache, where the linears weigh most). */
 size_t bench_step_cases(enum attention_scale scale, struct step_case *out, size_t max)
 {
     size_t n = 0;
-    for (unsigned k = 0; k < KV_COUNT; k++)
+    for (unsigned k = 0; k <= KV_COUNT; k++)
         for (unsigned i = 0; i < M_COUNT && n < max; i++) {
-            if (!scales[scale].m[i] || !scales[scale].kv[k])
+            const bool zeros = k == KV_COUNT;
+            const int64_t kv = scales[scale].kv[zeros ? 0 : k];
+            if (!scales[scale].m[i] || !kv)
                 continue;
             struct step_case *c = &out[n++];
             *c = (struct step_case){BK_DATA_TYPE_BF16, scales[scale].hidden, scales[scale].heads,
                                     scales[scale].kv_heads, scales[scale].d, scales[scale].ffn,
-                                    scales[scale].m[i], scales[scale].kv[k], ""};
-            snprintf(c->name, sizeof c->name, "%s M%lld KV%lld", tool_dtype_name(c->dtype),
-                     (long long)c->m, (long long)c->kv);
+                                    scales[scale].m[i], kv, zeros, ""};
+            snprintf(c->name, sizeof c->name, "%s M%lld KV%lld%s", tool_dtype_name(c->dtype),
+                     (long long)c->m, (long long)c->kv, zeros ? " zp" : "");
         }
     return n;
 }
 
 /* ---- Buffers --------------------------------------------------------------------- */
 
-/* A layer's weights: the packed weight and scales of each linear. */
+/* A layer's weights: the packed weight, scales and zero points (0 bytes
+ * when symmetric) of each linear, slots W_SLOTS i + W_*. */
 static const enum step_op linears[] = {STEP_QKV, STEP_O, STEP_GATE_UP, STEP_DOWN};
 #define LINEAR_COUNT (sizeof linears / sizeof linears[0])
+enum { W_PACKED, W_SCALES, W_ZEROS, W_SLOTS };
 /* A layer's KV cache. */
 enum { KV_K, KV_V, KV_COUNT_SLOTS };
 /* The activations, shared by the layers. */
@@ -117,6 +125,7 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 
 struct step_buffers {
     struct bench_sets weights, kv, act;
+    bool zeros;                           /* the weights' W_ZEROS slots are bound */
 };
 
 /* Quantizes and packs a random weight of linear i into layer 0. */
@@ -124,31 +133,45 @@ static void pack_weight(struct bench_device *d, const struct step_case *c, int64
                         const struct bench_sets *w, uint32_t i)
 {
     BkW4A16ConvertInfo qi, pi;
+    BkW4A16ZeroPointsInfo qz, pz;
     struct bench_plan quantize, pack;
     char msg[256];
-    if (!bench_plan_create(d, w4a16_convert_build(BK_W4A16_QUANTIZE, c->dtype, k, n, GROUP, &qi),
-                           &quantize, msg, sizeof msg) ||
-        !bench_plan_create(d, w4a16_convert_build(BK_W4A16_PACK, c->dtype, k, n, GROUP, &pi),
-                           &pack, msg, sizeof msg))
+    const void *quantize_info =
+        w4a16_convert_build(BK_W4A16_QUANTIZE, c->dtype, k, n, GROUP, &qi);
+    const void *pack_info = w4a16_convert_build(BK_W4A16_PACK, c->dtype, k, n, GROUP, &pi);
+    if (c->zeros) {
+        qi.pNext = w4a16_zero_points_build(true, false, k, n, GROUP, &qz);
+        pi.pNext = w4a16_zero_points_build(true, true, k, n, GROUP, &pz);
+    }
+    if (!bench_plan_create(d, quantize_info, &quantize, msg, sizeof msg) ||
+        !bench_plan_create(d, pack_info, &pack, msg, sizeof msg))
         tool_die("decode-step: the W4A16 plan exists but its conversion does not: %s", msg);
-    enum { T_WEIGHT, T_QUANTIZED, T_SCALES, T_COUNT };
+    enum { T_WEIGHT, T_QUANTIZED, T_SCALES, T_ZEROS, T_COUNT };
     const uint64_t tmp_bytes[T_COUNT] = {
         binding_size(&quantize, BK_W4A16_CONVERT_BINDING_WEIGHT),
         binding_size(&quantize, BK_W4A16_CONVERT_BINDING_QUANTIZED),
-        binding_size(&quantize, BK_W4A16_CONVERT_BINDING_SCALES)};
+        binding_size(&quantize, BK_W4A16_CONVERT_BINDING_SCALES),
+        c->zeros ? binding_size(&quantize, BK_W4A16_CONVERT_BINDING_ZEROS) : 0};
     struct bench_sets tmp;
     bench_sets_alloc(d, &tmp, 1, tmp_bytes, T_COUNT);
     bench_sets_fill(d, &tmp, T_WEIGHT, c->dtype);
-    BkDeviceAddress qb[5] = {0};
+    BkDeviceAddress qb[7] = {0};
     qb[BK_W4A16_CONVERT_BINDING_WEIGHT] = bench_sets_address(&tmp, 0, T_WEIGHT);
     qb[BK_W4A16_CONVERT_BINDING_QUANTIZED] = bench_sets_address(&tmp, 0, T_QUANTIZED);
     qb[BK_W4A16_CONVERT_BINDING_SCALES] = bench_sets_address(&tmp, 0, T_SCALES);
+    if (c->zeros)
+        qb[BK_W4A16_CONVERT_BINDING_ZEROS] = bench_sets_address(&tmp, 0, T_ZEROS);
     bench_plan_run_once(d, &quantize, qb);
-    BkDeviceAddress pb[5] = {0};
+    BkDeviceAddress pb[7] = {0};
     pb[BK_W4A16_CONVERT_BINDING_QUANTIZED] = qb[BK_W4A16_CONVERT_BINDING_QUANTIZED];
     pb[BK_W4A16_CONVERT_BINDING_SCALES] = qb[BK_W4A16_CONVERT_BINDING_SCALES];
-    pb[BK_W4A16_CONVERT_BINDING_PACKED] = bench_sets_address(w, 0, 2 * i);
-    pb[BK_W4A16_CONVERT_BINDING_PACKED_SCALES] = bench_sets_address(w, 0, 2 * i + 1);
+    pb[BK_W4A16_CONVERT_BINDING_PACKED] = bench_sets_address(w, 0, W_SLOTS * i + W_PACKED);
+    pb[BK_W4A16_CONVERT_BINDING_PACKED_SCALES] = bench_sets_address(w, 0, W_SLOTS * i + W_SCALES);
+    if (c->zeros) {
+        pb[BK_W4A16_CONVERT_BINDING_ZEROS] = qb[BK_W4A16_CONVERT_BINDING_ZEROS];
+        pb[BK_W4A16_CONVERT_BINDING_PACKED_ZEROS] =
+            bench_sets_address(w, 0, W_SLOTS * i + W_ZEROS);
+    }
     bench_plan_run_once(d, &pack, pb);
     bench_sets_free(d, &tmp);
     bench_plan_destroy(d, &pack);
@@ -164,6 +187,7 @@ static bool make_plans(struct bench_device *d, const struct step_case *c,
     char msg[200];
     for (int op = 0; op < STEP_OPS; op++) {
         BkW4A16GemmInfo wi;
+        BkW4A16ZeroPointsInfo zi;
         union attention_op_info ai;
         union gated_op_info gi;
         const void *info;
@@ -179,6 +203,9 @@ static bool make_plans(struct bench_device *d, const struct step_case *c,
         } else {
             linear_shape(c, (enum step_op)op, &r->op[op].k, &r->op[op].n);
             info = w4a16_gemm_build(c->dtype, c->m, r->op[op].k, r->op[op].n, GROUP, &wi);
+            if (c->zeros)
+                wi.pNext =
+                    w4a16_zero_points_build(false, true, r->op[op].k, r->op[op].n, GROUP, &zi);
         }
         if (!bench_plan_create(d, info, &p[op], msg, sizeof msg)) {
             snprintf(r->message, sizeof r->message, "%s: %s", step_op_name((enum step_op)op),
@@ -218,8 +245,12 @@ static void bind(const struct step_buffers *b, enum step_op op, uint32_t set,
         while (linears[i] != op)
             i++;
         a[BK_W4A16_GEMM_BINDING_A] = in;
-        a[BK_W4A16_GEMM_BINDING_PACKED] = bench_sets_address(&b->weights, set, 2 * i);
-        a[BK_W4A16_GEMM_BINDING_PACKED_SCALES] = bench_sets_address(&b->weights, set, 2 * i + 1);
+        a[BK_W4A16_GEMM_BINDING_PACKED] = bench_sets_address(&b->weights, set, W_SLOTS * i);
+        a[BK_W4A16_GEMM_BINDING_PACKED_SCALES] =
+            bench_sets_address(&b->weights, set, W_SLOTS * i + W_SCALES);
+        if (b->zeros)
+            a[BK_W4A16_GEMM_BINDING_PACKED_ZEROS] =
+                bench_sets_address(&b->weights, set, W_SLOTS * i + W_ZEROS);
         a[BK_W4A16_GEMM_BINDING_C] = out;
     }
 }
@@ -272,12 +303,14 @@ void bench_step_run(struct bench_device *d, const struct step_case *c,
     r->supported = true;
 
     /* Bytes: each op's floor and the layers' buffers. */
-    uint64_t wbytes[2 * LINEAR_COUNT], kv_bytes[KV_COUNT_SLOTS], act[ACT_COUNT] = {0};
+    uint64_t wbytes[W_SLOTS * LINEAR_COUNT], kv_bytes[KV_COUNT_SLOTS], act[ACT_COUNT] = {0};
     for (uint32_t i = 0; i < LINEAR_COUNT; i++) {
         const struct bench_plan *q = &p[linears[i]];
-        wbytes[2 * i] = binding_size(q, BK_W4A16_GEMM_BINDING_PACKED);
-        wbytes[2 * i + 1] = binding_size(q, BK_W4A16_GEMM_BINDING_PACKED_SCALES);
-        r->op[linears[i]].bytes = wbytes[2 * i] + wbytes[2 * i + 1];
+        uint64_t *wb = &wbytes[W_SLOTS * i];
+        wb[W_PACKED] = binding_size(q, BK_W4A16_GEMM_BINDING_PACKED);
+        wb[W_SCALES] = binding_size(q, BK_W4A16_GEMM_BINDING_PACKED_SCALES);
+        wb[W_ZEROS] = c->zeros ? binding_size(q, BK_W4A16_GEMM_BINDING_PACKED_ZEROS) : 0;
+        r->op[linears[i]].bytes = wb[W_PACKED] + wb[W_SCALES] + wb[W_ZEROS];
         r->weight_bytes += r->op[linears[i]].bytes;
     }
     kv_bytes[KV_K] = binding_size(&p[STEP_ATTENTION], BK_ATTENTION_BINDING_K);
@@ -310,12 +343,13 @@ void bench_step_run(struct bench_device *d, const struct step_case *c,
     /* Enough layers that their weights and caches exceed the rotation size. */
     r->sets = bench_sets_for(r->weight_bytes + r->kv_bytes, s);
     struct step_buffers b;
-    bench_sets_alloc(d, &b.weights, r->sets, wbytes, 2 * LINEAR_COUNT);
+    b.zeros = c->zeros;
+    bench_sets_alloc(d, &b.weights, r->sets, wbytes, W_SLOTS * LINEAR_COUNT);
     bench_sets_alloc(d, &b.kv, r->sets, kv_bytes, KV_COUNT_SLOTS);
     bench_sets_alloc(d, &b.act, 1, act, ACT_COUNT);
     for (uint32_t i = 0; i < LINEAR_COUNT; i++)
         pack_weight(d, c, r->op[linears[i]].k, r->op[linears[i]].n, &b.weights, i);
-    bench_sets_copy_first(d, &b.weights, 0, 2 * LINEAR_COUNT);
+    bench_sets_copy_first(d, &b.weights, 0, W_SLOTS * LINEAR_COUNT);
     bench_sets_fill(d, &b.kv, KV_K, c->dtype);
     bench_sets_fill(d, &b.kv, KV_V, c->dtype);
     for (uint32_t k = 0; k < ACT_COUNT; k++)

@@ -49,7 +49,8 @@ struct step_case {
     BkDataType dtype;
     int64_t hidden, heads, kv_heads, d, ffn; /* the model */
     int64_t m, kv;                           /* batch rows, KV cache length */
-    char name[48];                           /* "bf16 M8 KV4096" */
+    bool zeros;                              /* the linears' weights with zero points */
+    char name[48];                           /* "bf16 M8 KV4096", "bf16 M8 KV4096 zp" */
 };
 
 struct step_op_result {

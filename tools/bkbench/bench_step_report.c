@@ -51,6 +51,7 @@ static void record(struct rec *w, const struct step_case *c, const struct step_r
     rec_int(w, "d", c->d);
     rec_int(w, "ffn", c->ffn);
     rec_int(w, "group", 128);
+    rec_bool(w, "zeroPoints", c->zeros);
     rec_str(w, "status", r->supported ? "ok" : "unsupported");
     if (!r->supported) {
         rec_str(w, "message", r->message);

@@ -38,8 +38,9 @@ f32_rows=8
 attention_all=$((attention_rows + sweep_rows + varlen_rows + train_rows + f32_rows))
 # attention over a KV cache: (f16, bf16) x D (128, 64) x 3 shapes (one paged)
 decode_rows=12
-# decode steps: bf16, M (1, 4) x KV 64; a row for the step and one per op (6)
-step_cases=2
+# decode steps: bf16, M (1, 4) x KV 64, symmetric and with zero points; a
+# row for the step, the linears and one per op (6)
+step_cases=4
 # conversions: f32 -> bf16, bf16 -> f32, f32 -> f16, f16 -> f32, strided f32 -> bf16
 convert_cases=5
 
@@ -228,7 +229,7 @@ row="$row"' +([0-9]+\.[0-9] +){5}[0-9]+\.[0-9]%$'
 rows=$(grep -Ec "$row" "$tmp/bench.txt")
 [ "$rows" -eq $decode_rows ]
 ok $? "bkbench prints $decode_rows attention-decode rows: median, min, max, K+V, GB/s, copy (got $rows)"
-row='^bf16 M[0-9]+ KV[0-9]+ +(step|linears|qkv|attention|o|gate-up|swiglu|down)'
+row='^bf16 M[0-9]+ KV[0-9]+( zp)? +(step|linears|qkv|attention|o|gate-up|swiglu|down)'
 rows=$(grep -Ec "$row"' +([0-9]+\.[0-9] +){4}[0-9]+\.[0-9]%$' "$tmp/bench.txt")
 [ "$rows" -eq $((step_cases * 8)) ]
 ok $? "bkbench prints $step_cases decode steps, a row for the step, the linears and each op (got $rows rows)"
@@ -334,9 +335,11 @@ pycheck "$tmp/bench.json" "bkbench --json: $decode_rows attention-decode results
 pycheck "$tmp/bench.json" "bkbench --json: $step_cases decode steps, their floors, linears and ops" \
     "len(d['decodeStep']) == $step_cases and
      all(r['status'] == 'ok' and r['usMin'] <= r['us'] <= r['usMax'] and
-         r['case'] == 'bf16 M%d KV%d' % (r['m'], r['kv']) and
-         r['weightBytes'] == sum(r[k]['k'] * r[k]['n'] // 2 + r[k]['k'] // 128 * r[k]['n'] * 2
+         r['case'] == 'bf16 M%d KV%d%s' % (r['m'], r['kv'], ' zp' if r['zeroPoints'] else '') and
+         r['weightBytes'] == sum(r[k]['k'] * r[k]['n'] // 2 + r[k]['k'] // 128 * r[k]['n'] * 2 +
+                                 (r[k]['k'] // 128 * r[k]['n'] // 2 if r['zeroPoints'] else 0)
                                  for k in ('qkv', 'o', 'gateUp', 'down')) and
+         sum(r['zeroPoints'] for r in d['decodeStep']) == $step_cases // 2 and
          r['kvBytes'] == 2 * r['m'] * r['kvHeads'] * r['kv'] * r['d'] * 2 and
          (r['qkv']['n'], r['gateUp']['n'], r['down']['k']) ==
          ((r['heads'] + 2 * r['kvHeads']) * r['d'], 2 * r['ffn'], r['ffn']) and
@@ -451,7 +454,7 @@ ok $? "--op attention --shape B x H x L x D/Dv leaves that shape's attention row
     ! grep -Eq '^(gated-|gemm |sparse24 |attention-(fwd|bwd) |bf16 )' "$tmp/dec.txt"
 ok $? "--op attention-decode --dtype f16 leaves the f16 decode rows, nothing else"
 "$bkbench" --quick --device host --op decode-step --json-file "$tmp/step.json" >"$tmp/step.txt" 2>&1
-[ $? -eq 0 ] && [ "$(grep -Ec '^bf16 M[0-9]+ KV[0-9]+ +step ' "$tmp/step.txt")" -eq $step_cases ] &&
+[ $? -eq 0 ] && [ "$(grep -Ec '^bf16 M[0-9]+ KV[0-9]+( zp)? +step ' "$tmp/step.txt")" -eq $step_cases ] &&
     ! grep -Eq '^(gated-|gemm |sparse24 |attention-|f16 )' "$tmp/step.txt"
 ok $? "--op decode-step leaves the decode steps only"
 "$bkbench" --quick --device host --op decode-step --dtype f16 >/dev/null 2>&1
