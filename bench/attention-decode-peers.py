@@ -50,7 +50,7 @@ CASES = [
     (8, 64, 8, 1, 8192, False), (8, 64, 8, 1, 32768, False), (1, 64, 8, 1, 131072, False),
     (32, 32, 8, 1, 4096, False), (8, 64, 8, 4, 32768, True), (8, 64, 8, 16, 8192, True),
     (8, 32, 32, 1, 8192, False), (1, 64, 8, 1, 4096, False), (8, 64, 8, 2, 32768, True),
-    (8, 64, 8, 8, 16384, True),
+    (8, 64, 8, 8, 16384, True), (1, 64, 8, 1, 32768, False),
 ]
 # bkbench's paged caches (tools/bkbench/bench_decode.c): vLLM's, FlashInfer's and
 # FlashAttention's page sizes.

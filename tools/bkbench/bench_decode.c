@@ -36,6 +36,7 @@ static const struct decode_shape gpu_shapes[] = {
     {8, 64, 8, 4, 32768, true, 0},    {8, 64, 8, 16, 8192, true, 0},
     {8, 32, 32, 1, 8192, false, 0},   {1, 64, 8, 1, 4096, false, 0},
     {8, 64, 8, 2, 32768, true, 0},    {8, 64, 8, 8, 16384, true, 0},
+    {1, 64, 8, 1, 32768, false, 0}, /* a decode step's batch of one (--op decode-step) */
     /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
     {8, 64, 8, 1, 32768, false, 16},  {8, 64, 8, 1, 32768, false, 64},
     {8, 64, 8, 1, 32768, false, 256}, {32, 32, 8, 1, 4096, false, 16},
