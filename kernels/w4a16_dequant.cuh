@@ -77,6 +77,16 @@ template <> struct Dequant<__half> {
         sub_k = (0x6400u + z) * 0x10001u;
         fma_k = (0xd400u + 16u * z) * 0x10001u;
     }
+    // Half h (0 low, 1 high) of a pair, in F32.
+    static __device__ __forceinline__ float to_float(uint32_t x, int h)
+    {
+        return __half2float(__ushort_as_half((unsigned short)(h ? x >> 16 : x & 0xffffu)));
+    }
+    // No raw form: 1024 + q would lose too much of F32's precision to the
+    // subtraction of (1024 + z) times the sum of A (bf16's has 8 bits).
+    static constexpr bool HAS_RAW = false;
+    static __device__ __forceinline__ void raw(uint32_t, uint32_t[4]) {}
+    static constexpr uint32_t ONES = 0x3c003c00u;
 };
 
 // bf16 has 7 mantissa bits: 128 + 16 q does not fit, so every nibble
@@ -116,6 +126,23 @@ template <> struct Dequant<__nv_bfloat16> {
         sub_k = (0x4300u + z) * 0x10001u;
         fma_k = 0u;
     }
+    static __device__ __forceinline__ float to_float(uint32_t x, int h)
+    {
+        return __uint_as_float(h ? x & 0xffff0000u : x << 16);
+    }
+    // The word's pairs as 128 + q, exact (run's order, no subtraction): a
+    // kernel that sums a group's products subtracts (128 + z) times the
+    // sum of A's values once (the tiles of 8 rows, kernels/w4a16_gemm.cu).
+    static constexpr bool HAS_RAW = true;
+    static __device__ __forceinline__ void raw(uint32_t w, uint32_t r[4])
+    {
+        const uint32_t ex = 0x43004300u, lo = 0x000f000fu;
+        r[0] = or_mask(w, lo, ex);
+        r[1] = or_mask(w >> 4, lo, ex);
+        r[2] = or_mask(w >> 8, lo, ex);
+        r[3] = or_mask(w >> 12, lo, ex);
+    }
+    static constexpr uint32_t ONES = 0x3f803f80u; // 1 in both halves
 };
 
 } // namespace w4a16

@@ -403,6 +403,10 @@ struct Gemm {
                                               ZeroPairs &zp, const uint32_t zw[2],
                                               float acc[MT][NT][4]) const
     {
+        if constexpr (SWAP) {
+            mma_stage_sums(stage, v, pair, zp, zw, acc);
+            return;
+        }
         const uint32_t w_at = v.w_at, s_at = v.s_at;
         const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
         uint4 w[KW];
@@ -454,6 +458,105 @@ struct Gemm {
                 }
             }
         }
+    }
+
+    // Tiles of 8 rows (SWAP): a group's products with the weights q - z,
+    // exact in the type, are summed in F32 (sum), and the sum is scaled
+    // once, acc += s sum, where the group ends and at the end of the
+    // warp's k-tiles. Each weight is then (q - z) s exactly, not rounded
+    // to A's type: a multiplication a weight fewer, and the decode
+    // kernels' consumers are bound by their instructions
+    // (doc/design/w4a16.md). BF16 (RAW) takes the weights as 128 + q and
+    // sums A's values of each row too (a product with ones, asum), so that
+    // sum - (128 + z) asum is the group's sum: no subtraction a weight
+    // either. Scales and zero points are read where a sum is added, so no
+    // registers hold them in between. pair: per channel, the lane's
+    // scales as scale_pairs gives them.
+    __device__ __forceinline__ void mma_stage_sums(uint32_t stage, const WarpView &v,
+                                                   const uint32_t pair[8], ZeroPairs &zp,
+                                                   const uint32_t zw[2],
+                                                   float acc[MT][NT][4]) const
+    {
+        constexpr bool RAW = Dequant<T>::HAS_RAW;
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        uint4 w[KW];
+#pragma unroll
+        for (int i = 0; i < KW; i++)
+            w[i] = load_shared16(stage + v.w_at + i * (TN * 8));
+        if (!RAW && grouped && ZP)
+            row_zeros(stage, v, 0, zw[0], zp);
+        float sum[NT][4] = {}, asum[4] = {};
+#pragma unroll
+        for (int i = 0; i < KW; i++) {
+            if (grouped && i > 0 && ((16 * i) & (p.group - 1)) == 0) {
+                add_group(stage, v, i - 1, pair, zp, zw, sum, asum, acc);
+                if (!RAW && ZP)
+                    row_zeros(stage, v, i, zw[1], zp);
+            }
+            const uint32_t words[4] = { w[i].x, w[i].y, w[i].z, w[i].w };
+            uint32_t b[2]; // rows of A as 8 columns, k-tile i (two 8 x 8 matrices)
+            bk::ldmatrix_x2(b, a_address(stage, v, 0, i));
+            if (RAW) {
+                const uint32_t ones[4] = { Dequant<T>::ONES, Dequant<T>::ONES,
+                                           Dequant<T>::ONES, Dequant<T>::ONES };
+                Mma<T>::run(asum, ones, b[0], b[1]);
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                uint32_t r[4];
+                if (RAW)
+                    Dequant<T>::raw(words[j], r);
+                else if (ZP)
+                    Dequant<T>::run_zero(words[j], r, zp.sub[2 * j], zp.fma[2 * j],
+                                         zp.sub[2 * j + 1], zp.fma[2 * j + 1]);
+                else
+                    Dequant<T>::run(words[j], r);
+                const uint32_t a[4] = { r[0], r[2], r[1], r[3] };
+                Mma<T>::run(sum[j], a, b[0], b[1]);
+            }
+        }
+        add_group(stage, v, KW - 1, pair, zp, zw, sum, asum, acc);
+    }
+
+    // acc += s (sum - (128 + z) asum) (RAW) or s sum for the lane's
+    // columns, for the group of the warp's k-tile i; sum and asum = 0.
+    // Scale q of the lane's eight (half q % 2 of word q / 2) is column 16 t
+    // + lane / 4 + 8 (e / 2) of the block for q = 2 t + e / 2 (acc_col);
+    // asum[e % 2] is row e % 2 of the lane's two (the same in every column).
+    __device__ __forceinline__ void add_group(uint32_t stage, const WarpView &v, int i,
+                                              const uint32_t pair[8], ZeroPairs &zp,
+                                              const uint32_t zw[2], float sum[NT][4],
+                                              float asum[4], float acc[MT][NT][4]) const
+    {
+        constexpr bool RAW = Dequant<T>::HAS_RAW;
+        const bool grouped = !(p.flags & BK_W4A16_PER_CHANNEL);
+        uint4 s;
+        if (grouped) {
+            s = load_shared16(stage + v.s_at + (TN * 2) * ((16 * i) >> v.group_shift));
+            if (RAW && ZP)
+                row_zeros(stage, v, i, (16 * i) >> v.group_shift ? zw[1] : zw[0], zp);
+        } else {
+            s = make_uint4(__byte_perm(pair[0], pair[1], 0x5410),
+                           __byte_perm(pair[2], pair[3], 0x5410),
+                           __byte_perm(pair[4], pair[5], 0x5410),
+                           __byte_perm(pair[6], pair[7], 0x5410));
+        }
+        const uint32_t word[4] = { s.x, s.y, s.z, s.w };
+#pragma unroll
+        for (int t = 0; t < NT; t++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const float scale = Dequant<T>::to_float(word[t], e / 2);
+                float x = sum[t][e];
+                if (RAW) // zp.sub: 128 + z in both halves
+                    x = fmaf(ZP ? -Dequant<T>::to_float(zp.sub[2 * t + e / 2], 0) : -136.f,
+                             asum[e % 2], x);
+                acc[0][t][e] = fmaf(x, scale, acc[0][t][e]);
+                sum[t][e] = 0.f;
+            }
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            asum[e] = 0.f;
     }
 
     // A consumer warp's offsets within a stage: the weights of column

@@ -24,7 +24,8 @@
  *   A contiguous, padded, column-major, one element off 16 bytes and
  *   permuted, C row- and column-major: each element of both devices
  *   within w4a16_ref_close of the long double product of the same rounded
- *   weights, the gaps of a padded C untouched, and a reusable command
+ *   weights (CUDA's tiles of 8 rows: of the exact weights, whose group
+ *   sums they scale), the gaps of a padded C untouched, and a reusable command
  *   buffer replayed three times giving the same bits;
  * - zero points (BkW4A16ZeroPointsInfo): asymmetric quantize, pack and
  *   unpack with zero points, AWQ and asymmetric GPTQ repacks (act-order
@@ -596,20 +597,29 @@ static void test_gemm(const struct gcase *c)
             tap_diag("the plan took %s, not %s*", kernel, want);
     }
 
-    /* The exact product of the rounded weights. */
+    /* The exact product of the weights: rounded to the type for the host,
+     * and for CUDA but where its tiles of 8 rows take them exactly. */
     double *w = malloc((size_t)(k * n) * sizeof *w);
-    w4a16_ref_dequant_zp(q, s, z, t, k, n, c->gs, w);
-    long double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
-    double *size = malloc((size_t)(m * n + 1) * sizeof *size);
-    w4a16_ref_gemm(av, w, perm, m, k, n, ref, size);
+    long double *ref[2];
+    double *size[2];
+    for (int d = 0; d < 2; d++) {
+        if (d == 0 && w4a16_ref_cuda_exact(m))
+            w4a16_ref_dequant_zp_exact(q, s, z, t, k, n, c->gs, w);
+        else
+            w4a16_ref_dequant_zp(q, s, z, t, k, n, c->gs, w);
+        ref[d] = malloc((size_t)(m * n + 1) * sizeof *ref[d]);
+        size[d] = malloc((size_t)(m * n + 1) * sizeof *size[d]);
+        w4a16_ref_gemm(av, w, perm, m, k, n, ref[d], size[d]);
+    }
     long bad[2] = { 0, 0 }, gaps = 0;
     for (int d = 0; d < 2; d++)
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) {
                 const double got = bkt_load(out[d], t, i * c_rs + j * c_cs);
-                if (!w4a16_ref_close(ref[i * n + j], size[i * n + j], got, t, k) && bad[d]++ < 3)
+                if (!w4a16_ref_close(ref[d][i * n + j], size[d][i * n + j], got, t, k) &&
+                    bad[d]++ < 3)
                     tap_diag("%s: C[%lld][%lld] = %.9g, exact %.9Lg", d ? "host" : "cuda",
-                             (long long)i, (long long)j, got, ref[i * n + j]);
+                             (long long)i, (long long)j, got, ref[d][i * n + j]);
             }
     if (!c->c_column) /* the row padding keeps its poison */
         for (int64_t i = 0; i + 1 < m; i++)
@@ -623,7 +633,8 @@ static void test_gemm(const struct gcase *c)
            c->splits ? splits : "auto", c->replays > 1 ? ", replayed x3" : "", kernel, bad[0],
            bad[1], gaps);
     free(q), free(s), free(packed), free(pscales), free(a), free(av), free(perm), free(w);
-    free(ref), free(size), free(out[0]), free(out[1]), free(z), free(pzeros);
+    free(ref[0]), free(ref[1]), free(size[0]), free(size[1]);
+    free(out[0]), free(out[1]), free(z), free(pzeros);
 }
 
 static void test_gemms(void)

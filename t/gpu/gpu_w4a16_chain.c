@@ -16,7 +16,8 @@
  * edges):
  *
  * - the default's links each within w4a16_ref_close of the exact product
- *   of the input the link was given (read back after the run; every
+ *   of the input the link was given (with the weights rounded to the type,
+ *   or exact where w4a16_ref_cuda_exact says the GPU takes them so) (read back after the run; every
  *   link's output starts as NaN, so a link that read its A before the
  *   link before wrote it fails), and the host backend's product of the
  *   same input too;
@@ -64,7 +65,7 @@ struct link {
     int64_t k, n, groups;
     uint8_t *q, *z;
     uint16_t *s;
-    double *w;
+    double *w, *w_exact; /* rounded to the type; exact (w4a16_ref_cuda_exact) */
     uint32_t *packed, *pzeros;
     uint16_t *pscales;
     uint64_t pbytes, sbytes, zbytes;
@@ -98,6 +99,8 @@ static void link_make(struct link *l, const struct chain *c, int64_t k, int64_t 
     w4a16_ref_pack_zeros(l->z, k, n, c->gs, l->pzeros);
     l->w = malloc((size_t)(k * n) * sizeof *l->w);
     w4a16_ref_dequant_zp(l->q, l->s, l->z, t, k, n, c->gs, l->w);
+    l->w_exact = malloc((size_t)(k * n) * sizeof *l->w_exact);
+    w4a16_ref_dequant_zp_exact(l->q, l->s, l->z, t, k, n, c->gs, l->w_exact);
     l->dp = bkt_alloc(gpu, l->pbytes);
     l->ds = bkt_alloc(gpu, l->sbytes);
     l->dz = bkt_alloc(gpu, l->zbytes);
@@ -121,7 +124,8 @@ static void link_make(struct link *l, const struct chain *c, int64_t k, int64_t 
 static void link_free(struct link *l)
 {
     bkt_free(gpu, &l->dp), bkt_free(gpu, &l->ds), bkt_free(gpu, &l->dz);
-    free(l->q), free(l->z), free(l->s), free(l->w), free(l->packed), free(l->pzeros);
+    free(l->q), free(l->z), free(l->s), free(l->w), free(l->w_exact);
+    free(l->packed), free(l->pzeros);
     free(l->pscales);
 }
 
@@ -201,9 +205,14 @@ static long link_misses(const struct chain *c, const struct link *l, const void 
     double *av = malloc((size_t)(m * k) * sizeof *av);
     for (int64_t i = 0; i < m * k; i++)
         av[i] = bkt_load(a, t, i);
-    long double *ref = malloc((size_t)(m * n) * sizeof *ref);
-    double *size = malloc((size_t)(m * n) * sizeof *size);
-    w4a16_ref_gemm(av, l->w, NULL, m, k, n, ref, size);
+    long double *ref[2];
+    double *size[2];
+    for (int d = 0; d < 2; d++) {
+        ref[d] = malloc((size_t)(m * n) * sizeof *ref[d]);
+        size[d] = malloc((size_t)(m * n) * sizeof *size[d]);
+        w4a16_ref_gemm(av, d == 0 && w4a16_ref_cuda_exact(m) ? l->w_exact : l->w, NULL, m, k,
+                       n, ref[d], size[d]);
+    }
     void *h = malloc((size_t)(m * n) * 2);
     poison(h, (uint64_t)(m * n) * 2);
     struct binding b[6] = {
@@ -215,11 +224,11 @@ static long link_misses(const struct chain *c, const struct link *l, const void 
     for (int d = 0; d < 2; d++)
         for (int64_t i = 0; i < m * n; i++) {
             const double got = bkt_load(d ? h : y, t, i);
-            if (!w4a16_ref_close(ref[i], size[i], got, t, k) && misses++ < 3)
+            if (!w4a16_ref_close(ref[d][i], size[d][i], got, t, k) && misses++ < 3)
                 tap_diag("%s: C[%lld][%lld] = %.9g, exact %.9Lg", d ? "host" : "cuda",
-                         (long long)(i / n), (long long)(i % n), got, ref[i]);
+                         (long long)(i / n), (long long)(i % n), got, ref[d][i]);
         }
-    free(av), free(ref), free(size), free(h);
+    free(av), free(ref[0]), free(ref[1]), free(size[0]), free(size[1]), free(h);
     return misses;
 }
 

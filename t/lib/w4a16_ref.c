@@ -221,6 +221,22 @@ void w4a16_ref_dequant_zp(const uint8_t *q, const uint16_t *scales, const uint8_
                                             scales[r / rows * n + c], type);
 }
 
+void w4a16_ref_dequant_zp_exact(const uint8_t *q, const uint16_t *scales, const uint8_t *zeros,
+                                BkDataType type, int64_t k, int64_t n, int32_t group_size,
+                                double *w)
+{
+    const int64_t rows = w4a16_ref_group_rows(group_size, k);
+    for (int64_t r = 0; r < k; r++)
+        for (int64_t c = 0; c < n; c++)
+            w[r * n + c] = (double)(q[r * n + c] - zeros[r / rows * n + c]) *
+                           half_to_f32(scales[r / rows * n + c], type);
+}
+
+bool w4a16_ref_cuda_exact(int64_t m)
+{
+    return m <= 8;
+}
+
 double w4a16_ref_weight(int q, int zero, uint16_t scale, BkDataType type)
 {
     return bkt_round_to(type, (double)(q - zero) * half_to_f32(scale, type));

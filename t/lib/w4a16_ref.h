@@ -57,6 +57,15 @@ void w4a16_ref_quantize_asym(const float *w, int64_t k, int64_t n, int32_t group
 void w4a16_ref_dequant_zp(const uint8_t *q, const uint16_t *scales, const uint8_t *zeros,
                           BkDataType type, int64_t k, int64_t n, int32_t group_size, double *w);
 
+/* The same, each weight (q - zeros[g][n]) * scales[g][n] exactly: what the
+ * CUDA tiles of 8 rows compute (each group's sum scaled once in F32). */
+void w4a16_ref_dequant_zp_exact(const uint8_t *q, const uint16_t *scales, const uint8_t *zeros,
+                                BkDataType type, int64_t k, int64_t n, int32_t group_size,
+                                double *w);
+/* Whether the CUDA backend's GEMM of m rows takes its weights exactly
+ * (the tiles of 8 rows) rather than rounded to A's type. */
+bool w4a16_ref_cuda_exact(int64_t m);
+
 /* One weight: (q - zero) * scale rounded to type (F16 or BF16). */
 double w4a16_ref_weight(int q, int zero, uint16_t scale, BkDataType type);
 /* The plain form dequantized: w [k][n] = (q - 8) * scales[k / group][n]
