@@ -17,6 +17,7 @@
 // does not depend on the order the CTAs ran in.
 #include "attention_decode.cuh"
 #include "attention_mma.cuh"
+#include "decode_trace.cuh"
 
 namespace bk {
 namespace attention {
@@ -469,6 +470,23 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
     }
 }
 
+// BK_DECODE_TRACE (kernels/decode_trace.cuh): the split kernel's CTAs'
+// trace past y's last row (the probe's y has the room), the combining
+// kernel's 8192 CTAs after it.
+static __device__ __forceinline__ uint64_t trace_base(const DecodeArgs &d, bool combining)
+{
+#ifdef BK_DECODE_TRACE
+    const Args &a = d.a;
+    const uint64_t end =
+        (uint64_t)(at<uint16_t>(a.y, a.batch - 1, a.heads - 1, a.lq - 1) + a.dv_cols);
+    return (end + 255u) / 256u * 256u + (combining ? 8u * 8u * 8192u : 0u);
+#else
+    (void)d;
+    (void)combining;
+    return 0;
+#endif
+}
+
 // A stream's share of the steps of all units (stream_start), a unit at a
 // time; NS streams a CTA; DIRECT (narrow only): each stream's share is
 // whole units, whose y it writes.
@@ -482,10 +500,18 @@ static __device__ void split(const DecodeArgs &d)
     const int stream = warp / RG, rank = warp % RG;
     const uint32_t ring = shared_address(smem_bytes) + stream * STAGES * STAGE_BYTES;
     const int64_t me = (int64_t)blockIdx.x * NS + stream;
+    // BK_DECODE_TRACE: a record a stream (its first lane): the times past
+    // the wait, at the end and at the end of its first unit, the units it
+    // walked and its SM.
+    const uint64_t trace = trace_base(d, false);
+    const bool tracer = rank == 0 && lane == 0;
     grid_dependency_wait();
+    if (tracer)
+        trace_set(trace, me, 0, trace_clock());
     if (me >= d.streams)
         return;
     const int64_t from = stream_start(d, me), to = stream_start(d, me + 1);
+    uint64_t units = 0;
     for (int64_t at = from; at < to;) {
         const int64_t u = at / d.unit_steps, unit_end = (u + 1) * d.unit_steps;
         const int64_t s1 = min(to, unit_end) - u * d.unit_steps;
@@ -496,6 +522,13 @@ static __device__ void split(const DecodeArgs &d)
             walk_unit<T, DH, RG, STAGES>(d, ring, stream, rank, lane, u, at - u * d.unit_steps,
                                          s1, me - first_stream(d, u));
         at = u * d.unit_steps + s1;
+        if (tracer && units++ == 0)
+            trace_set(trace, me, 3, trace_clock());
+    }
+    if (tracer) {
+        trace_set(trace, me, 1, trace_clock());
+        trace_set(trace, me, 2, units);
+        trace_set(trace, me, 7, trace_sm());
     }
 }
 
@@ -563,7 +596,12 @@ template <typename T, int DH, int RG, bool FEW> static __device__ void combine(c
         parts = unit_parts(d, u);
         cell0 = u * d.max_parts * UR + packed % UR; // slot k: + k UR
     }
+    const uint64_t trace = trace_base(d, true);
+    if (threadIdx.x == 0)
+        trace_mark(trace, 0);
     grid_dependency_wait();
+    if (threadIdx.x == 0)
+        trace_mark(trace, 1);
     const float *lse = (const float *)d.part_lse + cell0;
     const float *o = (const float *)d.part_o + cell0 * a.dv_cols + lane * PER_LANE;
     float top = -INFINITY, sum = 0.f, acc[PER_LANE] = {};
@@ -621,6 +659,8 @@ template <typename T, int DH, int RG, bool FEW> static __device__ void combine(c
         top = next;
     }
     nan = __any_sync(0xFFFFFFFFu, nan);
+    if (threadIdx.x == 0)
+        trace_mark(trace, 2);
     if (cw > 1) {
 #pragma unroll
         for (int c = 0; c < PER_LANE; c++)

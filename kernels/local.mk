@@ -18,7 +18,8 @@ BK_PTX_COMMON = \
 	kernels/shared/gated_kernel_args.h \
 	kernels/shared/tensor_map_args.h \
 	kernels/shared/workspace_clear.h \
-	kernels/split_sum_sync.cuh
+	kernels/split_sum_sync.cuh \
+	kernels/decode_trace.cuh
 EXTRA_DIST += $(BK_PTX_COMMON) $(BK_CUDA_MODULE_NAMES:%=kernels/%.cu)
 # The 2:4 sparse modules share their own headers.
 BK_PTX_SPARSE24 = kernels/sparse24_common.cuh kernels/shared/sparse24_args.h \

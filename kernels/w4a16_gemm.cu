@@ -34,6 +34,7 @@
 #include "mma_ops.cuh"
 #include "w4a16_cluster_sum.cuh"
 #include "w4a16_dequant.cuh"
+#include "decode_trace.cuh"
 #include "w4a16_layout.h"
 #include "w4a16_prefetch.cuh"
 
@@ -677,6 +678,9 @@ struct Gemm {
         using namespace bk::hopper;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         const uint32_t bars = smem0 + BK_W4A16_TMA_RING_BYTES(TM, ZP);
+        const uint64_t trace = trace_base();
+        if (threadIdx.x == 0)
+            bk::trace_mark(trace, 0);
         if (threadIdx.x == 0) {
             for (int b = 0; b < STAGES; b++) {
                 // ZP: the producer's lanes arrive too, their constants written.
@@ -700,6 +704,8 @@ struct Gemm {
         prefetch_stages(early_end);
         bk::grid_dependency_wait();
         __syncthreads();
+        if (threadIdx.x == 0)
+            bk::trace_mark(trace, 1);
         const WarpView v = warp_view();
         float acc[MT][NT][4];
         zero_acc(acc);
@@ -720,6 +726,8 @@ struct Gemm {
             uint32_t full = bars, stage = smem0, phase = 0;
             for (int i = 0, b = 0; i < n; i++) {
                 mbar_wait(full, phase);
+                if (i == 0 && threadIdx.x == 0)
+                    bk::trace_mark(trace, 2);
                 mma_stage(stage, v, pair, zp, zw, acc);
                 __syncwarp();
                 if (lane == 0)
@@ -734,8 +742,23 @@ struct Gemm {
                     stage += STAGE_BYTES;
                 }
             }
+            if (threadIdx.x == 0)
+                bk::trace_mark(trace, 3);
         }
         reduce_and_store(acc, v, warp < WARPS);
+        if (threadIdx.x == 0)
+            bk::trace_mark(trace, 4);
+    }
+
+    // BK_DECODE_TRACE (kernels/decode_trace.cuh): the tiles of 8 rows'
+    // trace, in C past its 16th row (the probe's C has the rows).
+    __device__ uint64_t trace_base() const
+    {
+#ifdef BK_DECODE_TRACE
+        return TM == 8 ? p.c + 2ull * 16u * (uint64_t)p.c_rs : 0;
+#else
+        return 0;
+#endif
     }
 
     // Scale rows a stage (0: per channel).

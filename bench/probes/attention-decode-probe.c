@@ -11,7 +11,10 @@
  * sequence's pages shuffled over it, with a block table and lengths (Lk);
  * BK_PROBE_PAGE_ORDER=seq keeps them in order (sequence b's pages one
  * stretch of the pool), which tells the pool's scatter from the walk.
- * Build: cc -O2 -I include bench/attention-decode-probe.c -L BUILD/.libs -lbk */
+ * BK_PROBE_TRACE=1, with the decode module built with -DBK_DECODE_TRACE
+ * (bench/probes/decode_trace.h), prints the split and combining kernels'
+ * timelines of the last run.
+ * Build: cc -O2 -I include bench/probes/attention-decode-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 
@@ -20,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "decode_trace.h"
 
 #define CHECK(x) do { BkResult r_ = (x); if (r_ != BK_SUCCESS) { \
     fprintf(stderr, "%s: %s (%s)\n", #x, bkResultString(r_), bkGetLastErrorMessage()); exit(1); } } while (0)
@@ -90,6 +95,9 @@ static int per_buffer = 1;
 /* BK_PROBE_PAGE: 0 for a contiguous cache; BK_PROBE_PAGE_ORDER=seq. */
 static int64_t page_size;
 static bool pages_in_order;
+/* BK_PROBE_TRACE: y has room for the kernels' traces after it. */
+static bool tracing;
+#define TRACE_BYTES (2u * 8u * 8u * 8192u)
 
 /* n I32 values on the device. */
 static BkDeviceAddress upload_i32(const int32_t *v, uint64_t n)
@@ -97,6 +105,43 @@ static BkDeviceAddress upload_i32(const int32_t *v, uint64_t n)
     BkDeviceAddress a = alloc(4 * n);
     CHECK(bkCopyToDevice(ctx, a, v, 4 * n));
     return a;
+}
+
+/* The split kernel's stream records (kernels/attention_decode.cu): the
+ * walks of the streams that stayed in one unit and of those that crossed
+ * into another, and the slowest streams. */
+static void trace_streams(uint64_t *t, int n, uint64_t t0)
+{
+    double one[8192], two[8192];
+    int n1 = 0, n2 = 0;
+    for (int i = 0; i < n; i++) {
+        const double walk = (t[8 * i + 1] - t[8 * i]) * 1e-3;
+        if (t[8 * i + 2] <= 1)
+            one[n1++] = walk;
+        else
+            two[n2++] = walk;
+    }
+    qsort(one, (size_t)n1, sizeof one[0], cmp);
+    qsort(two, (size_t)n2, sizeof two[0], cmp);
+    if (n1)
+        printf("  one unit:   %4d streams, walk med %7.2f max %7.2f us\n", n1, one[n1 / 2],
+               one[n1 - 1]);
+    if (n2)
+        printf("  two units:  %4d streams, walk med %7.2f max %7.2f us\n", n2, two[n2 / 2],
+               two[n2 - 1]);
+    for (int k = 0; k < 8; k++) { /* the slowest eight */
+        int worst = -1;
+        for (int i = 0; i < n; i++)
+            if (t[8 * i + 1] && (worst < 0 || t[8 * i + 1] > t[8 * worst + 1]))
+                worst = i;
+        if (worst < 0)
+            break;
+        const uint64_t *r = t + 8 * worst;
+        printf("  slow stream %4d: SM %3llu, %llu units, past the wait %6.2f, first unit %6.2f, "
+               "end %6.2f us\n", worst, (unsigned long long)r[7], (unsigned long long)r[2],
+               (r[0] - t0) * 1e-3, r[3] ? (r[3] - t0) * 1e-3 : 0.0, (r[1] - t0) * 1e-3);
+        t[8 * worst + 1] = 0; /* the next slowest next */
+    }
 }
 
 static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, int64_t Lk,
@@ -107,7 +152,7 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
                    nkv = page_size ? (uint64_t)(B * per_seq * Hkv * page_size * D)
                                    : (uint64_t)(B * Hkv * Lk * D);
     BkDeviceAddress q = alloc_random(nq, type), k = alloc_random(nkv, type),
-                    v = alloc_random(nkv, type), y = alloc(2 * nq),
+                    v = alloc_random(nkv, type), y = alloc(2 * nq + (tracing ? 256 + TRACE_BYTES : 0)),
                     lse = alloc((uint64_t)(B * H * Lq) * 4);
     BkAttentionInfo info = {
         .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO,
@@ -151,6 +196,11 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
     BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
     CHECK(bkGetPlanProperties(plan, &pp));
     BkDeviceAddress ws = pp.workspaceSize ? alloc(pp.workspaceSize) : 0;
+    if (tracing) {
+        void *zero = calloc(1, TRACE_BYTES);
+        CHECK(bkCopyToDevice(ctx, (y + 2 * nq + 255) / 256 * 256, zero, TRACE_BYTES));
+        free(zero);
+    }
     const BkDeviceAddress bind[11] = { q, k, v, 0, 0, 0, y, lse, 0, lengths, table };
     BkRunInfo ri = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = page_size ? 11 : 8,
                      .pBindings = bind,
@@ -176,6 +226,23 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
         t[j] = (now() - t0) / (REPS * per_buffer) * 1e6;
     }
     qsort(t, BATCHES, sizeof t[0], cmp);
+    if (tracing) {
+        uint64_t *words = calloc(TRACE_BYTES / 8, 8);
+        CHECK(bkCopyFromDevice(ctx, words, (y + 2 * nq + 255) / 256 * 256, TRACE_BYTES));
+        uint64_t *split = words, *comb = words + 8 * 8192;
+        const int ns = trace_ctas(split, 8192), nc = trace_ctas(comb, 8192);
+        const uint64_t t0 = trace_first(split, ns);
+        printf("trace: split %d streams, combining %d CTAs\n", ns, nc);
+        trace_point("stream past the wait", split, ns, 0, t0);
+        trace_point("stream end", split, ns, 1, t0);
+        trace_between("stream walk", split, ns, 0, 1);
+        trace_streams(split, ns, t0);
+        trace_point("combine start", comb, nc, 0, t0);
+        trace_point("combine past the wait", comb, nc, 1, t0);
+        trace_point("combine folded", comb, nc, 2, t0);
+        trace_between("combine fold", comb, nc, 1, 2);
+        free(words);
+    }
     printf("decode %s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s page%lld kv_bytes %llu us %.1f "
            "[%.1f, %.1f] %s\n",
            type == BK_DATA_TYPE_BF16 ? "bf16" : "f16", (long long)D, (long long)B, (long long)H,
@@ -194,6 +261,7 @@ int main(int argc, char **argv)
                                .deviceType = BK_DEVICE_TYPE_CUDA };
     CHECK(bkCreateContext(&ci, NULL, &ctx));
     CHECK(bkGetQueue(ctx, 0, &queue));
+    tracing = getenv("BK_PROBE_TRACE") && atoi(getenv("BK_PROBE_TRACE")) > 0;
     const char *pb = getenv("BK_PROBE_PER_BUFFER");
     if (pb && atoi(pb) > 0)
         per_buffer = atoi(pb);

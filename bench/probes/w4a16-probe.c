@@ -4,7 +4,10 @@
  * buffer that runs the plan on 8 weight sets (together past the L2),
  * submitted 25 times (TYPE [SHAPE [M]] narrows the run to one shape index,
  * or a shape KxN of its own, and one M, e.g. for a profiler). Weights are random words (the GEMM's speed does not
- * depend on their values). bench/device-run.sh does not run it; build:
+ * depend on their values). BK_PROBE_TRACE=1, with the GEMM module built
+ * with -DBK_DECODE_TRACE (bench/probes/decode_trace.h), prints the
+ * timeline of the last run of the tiles of 8 rows (M <= 8), whose trace
+ * lies in C past its 16th row. bench/device-run.sh does not run it; build:
  *   cc -O2 -I include -I BUILD/include bench/probes/w4a16-probe.c -L BUILD/.libs -lbk */
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
@@ -13,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "decode_trace.h"
 
 #define SETS 8
 #define CHECK(x) do { BkResult r_ = (x); if (r_ != BK_SUCCESS) { \
@@ -132,6 +137,27 @@ int main(int argc, char **argv)
             printf("%-8s %6lld %6lld %5lld %10.2f %10.1f %8.1f  %s\n", type == BK_DATA_TYPE_BF16 ? "bf16" : "f16",
                    (long long)k, (long long)n, (long long)m, best, (wbytes + sbytes) / best * 1e-3,
                    2.0 * m * n * k / best * 1e-6, props.kernelName);
+            if (getenv("BK_PROBE_TRACE") && atoi(getenv("BK_PROBE_TRACE")) > 0 && m <= 8) {
+                enum { CTAS = 4096 };
+                uint64_t *t = calloc(8 * CTAS, 8);
+                const BkDeviceAddress at = c + 2 * 16 * (uint64_t)n;
+                CHECK(bkCopyFromDevice(ctx, t, at, 8 * CTAS * 8));
+                const int ctas = trace_ctas(t, CTAS);
+                const uint64_t t0 = trace_first(t, ctas);
+                printf("trace: %d CTAs\n", ctas);
+                trace_sms(t, ctas);
+                trace_point("start", t, ctas, 0, t0);
+                trace_point("past the wait", t, ctas, 1, t0);
+                trace_point("first stage in", t, ctas, 2, t0);
+                trace_point("stages done", t, ctas, 3, t0);
+                trace_point("end", t, ctas, 4, t0);
+                trace_between("wait to first stage", t, ctas, 1, 2);
+                trace_between("stages", t, ctas, 2, 3);
+                trace_between("sum and store", t, ctas, 3, 4);
+                memset(t, 0, 8 * CTAS * 8);
+                CHECK(bkCopyToDevice(ctx, at, t, 8 * CTAS * 8));
+                free(t);
+            }
             bkFreeCommandBuffer(cb);
             bkDestroyPlan(plan);
         }

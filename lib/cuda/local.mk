@@ -50,4 +50,5 @@ EXTRA_DIST += t/packaging/no-cuda-link.sh
 
 # Run by hand on a GPU machine: bench/device-run.sh (see bench/log/README.md).
 EXTRA_DIST += bench/device-run.sh bench/w4a16-peers.py bench/attention-hunt.sh \
-	bench/probes/gpu-check.c bench/probes/w4a16-probe.c bench/probes/w4a16-sk-trace.c
+	bench/probes/gpu-check.c bench/probes/w4a16-probe.c bench/probes/w4a16-sk-trace.c \
+	bench/probes/decode_trace.h
