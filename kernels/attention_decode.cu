@@ -52,6 +52,7 @@ static __device__ __forceinline__ void load_step_pow2(uint32_t stage, const Deco
     constexpr int STRIDE = RG * 32 / CHUNKS;
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
+    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
     const int sh = (int)d.page_shift;
     const int64_t mask = ((int64_t)1 << sh) - 1;
     const T *kp = k, *vp = v;
@@ -64,8 +65,8 @@ static __device__ __forceinline__ void load_step_pow2(uint32_t stage, const Deco
             vp = v + page * a.v.s[0] + pos * a.v.s[2];
         }
         const uint32_t off = SwizzledTile<DH>::offset(r0 + i * STRIDE, c);
-        cp_async16(stage + off, kp, 16u);
-        cp_async16(stage + TB + off, vp, 16u);
+        cp_async16_policy(stage + off, kp, 16u, kv);
+        cp_async16_policy(stage + TB + off, vp, 16u, kv);
         kp += STRIDE * a.k.s[2];
         vp += STRIDE * a.v.s[2];
     }
@@ -84,6 +85,7 @@ static __device__ __forceinline__ void load_step_walk(uint32_t stage, const Deco
     constexpr int STRIDE = RG * 32 / CHUNKS;
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
+    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
     int r = r0;
     int64_t key = k0 + r, index = key / d.page_size, pos = key - index * d.page_size;
     int64_t page = key < stop ? page_at(d, b, index) : -1;
@@ -93,8 +95,8 @@ static __device__ __forceinline__ void load_step_walk(uint32_t stage, const Deco
         const int64_t at_k = in ? page * a.k.s[0] + pos * a.k.s[2] : 0;
         const int64_t at_v = in ? page * a.v.s[0] + pos * a.v.s[2] : 0;
         const uint32_t off = SwizzledTile<DH>::offset(r, c);
-        cp_async16(stage + off, k + at_k, in ? 16u : 0u);
-        cp_async16(stage + TB + off, v + at_v, in ? 16u : 0u);
+        cp_async16_policy(stage + off, k + at_k, in ? 16u : 0u, kv);
+        cp_async16_policy(stage + TB + off, v + at_v, in ? 16u : 0u, kv);
         key += STRIDE, pos += STRIDE;
         bool next = false;
         while (pos >= d.page_size)
@@ -117,6 +119,7 @@ static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArg
     static_assert(RG * 32 % CHUNKS == 0, "a thread keeps its column chunk");
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
+    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
     const int c = tid % CHUNKS;
     if (!d.block_table) {
         const T *k = at<T>(a.k, b, kvh, 0) + c * 8, *v = at<T>(a.v, b, kvh, 0) + c * 8;
@@ -125,8 +128,8 @@ static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArg
             const bool in = k0 + r < stop;
             const int64_t row = in ? k0 + r : 0;
             const uint32_t off = SwizzledTile<DH>::offset(r, c);
-            cp_async16(stage + off, k + row * a.k.s[2], in ? 16u : 0u);
-            cp_async16(stage + TB + off, v + row * a.v.s[2], in ? 16u : 0u);
+            cp_async16_policy(stage + off, k + row * a.k.s[2], in ? 16u : 0u, kv);
+            cp_async16_policy(stage + TB + off, v + row * a.v.s[2], in ? 16u : 0u, kv);
         }
         return;
     }

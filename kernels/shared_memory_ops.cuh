@@ -64,6 +64,24 @@ static __device__ __forceinline__ void cp_async16(uint32_t dst, const void *src,
                  "r"(src_bytes));
 }
 
+// An L2 policy that marks what it covers to be evicted first: for bytes
+// read once (a KV cache's stream), so that they do not push out of the L2
+// what is read again soon (the parts a combining kernel reads back).
+static __device__ __forceinline__ uint64_t l2_evict_first_policy()
+{
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+// cp_async16 with an L2 policy (l2_evict_first_policy).
+static __device__ __forceinline__ void cp_async16_policy(uint32_t dst, const void *src,
+                                                         uint32_t src_bytes, uint64_t policy)
+{
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst),
+                 "l"(src), "r"(src_bytes), "l"(policy));
+}
+
 static __device__ __forceinline__ void cp_async_commit()
 {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
