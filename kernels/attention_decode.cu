@@ -33,6 +33,14 @@ template <int RG> static __device__ __forceinline__ void stream_sync(int stream)
         asm volatile("bar.sync %0, %1;\n" ::"r"(1 + stream), "n"(RG * 32) : "memory");
 }
 
+// The L2 policy of the K and V copies: evict first where each kv head's
+// keys are read once (one row group a kv head); where several row groups
+// walk the same keys, the usual one, so the second finds them.
+static __device__ __forceinline__ uint64_t kv_policy(const DecodeArgs &d)
+{
+    return d.row_groups == 1 ? l2_evict_first_policy() : l2_evict_normal_policy();
+}
+
 // The paged form of load_step for a whole step (k0 + KEYS <= stop) where
 // page_size is a power of two: k0 is a multiple of KEYS and of STRIDE, so
 // a thread's rows k0 + r0 + STRIDE i (r0 < STRIDE) enter a new page
@@ -52,7 +60,7 @@ static __device__ __forceinline__ void load_step_pow2(uint32_t stage, const Deco
     constexpr int STRIDE = RG * 32 / CHUNKS;
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
-    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
+    const uint64_t kv = kv_policy(d);
     const int sh = (int)d.page_shift;
     const int64_t mask = ((int64_t)1 << sh) - 1;
     const T *kp = k, *vp = v;
@@ -85,7 +93,7 @@ static __device__ __forceinline__ void load_step_walk(uint32_t stage, const Deco
     constexpr int STRIDE = RG * 32 / CHUNKS;
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
-    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
+    const uint64_t kv = kv_policy(d);
     int r = r0;
     int64_t key = k0 + r, index = key / d.page_size, pos = key - index * d.page_size;
     int64_t page = key < stop ? page_at(d, b, index) : -1;
@@ -119,7 +127,7 @@ static __device__ __forceinline__ void load_step(uint32_t stage, const DecodeArg
     static_assert(RG * 32 % CHUNKS == 0, "a thread keeps its column chunk");
     constexpr uint32_t TB = KEYS * DH * 2;
     const Args &a = d.a;
-    const uint64_t kv = l2_evict_first_policy(); // read once: evicted first
+    const uint64_t kv = kv_policy(d);
     const int c = tid % CHUNKS;
     if (!d.block_table) {
         const T *k = at<T>(a.k, b, kvh, 0) + c * 8, *v = at<T>(a.v, b, kvh, 0) + c * 8;

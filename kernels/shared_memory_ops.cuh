@@ -74,6 +74,14 @@ static __device__ __forceinline__ uint64_t l2_evict_first_policy()
     return policy;
 }
 
+// The L2's usual policy, for a choice between the two.
+static __device__ __forceinline__ uint64_t l2_evict_normal_policy()
+{
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
 // cp_async16 with an L2 policy (l2_evict_first_policy).
 static __device__ __forceinline__ void cp_async16_policy(uint32_t dst, const void *src,
                                                          uint32_t src_bytes, uint64_t policy)
