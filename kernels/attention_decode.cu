@@ -481,9 +481,9 @@ static __device__ __forceinline__ void walk_unit_narrow(const DecodeArgs &d, uin
     }
 }
 
-// BK_DECODE_TRACE (kernels/decode_trace.cuh): the split kernel's CTAs'
-// trace past y's last row (the probe's y has the room), the combining
-// kernel's 8192 CTAs after it.
+// BK_DECODE_TRACE (kernels/decode_trace.cuh): the split kernel's stream
+// records past y's last row (the probe's y has the room), the combining
+// kernel's CTA records 8192 records after them.
 static __device__ __forceinline__ uint64_t trace_base(const DecodeArgs &d, bool combining)
 {
 #ifdef BK_DECODE_TRACE
