@@ -2,8 +2,9 @@
 // A development variant of the decode kernels (W4A16 tiles of 8 rows,
 // attention's split and combining kernels): compiled with
 // -DBK_DECODE_TRACE, a CTA writes the global timer at the points of its
-// run into eight words of a trace (bench/probes/decode-trace.c places the
-// trace and reads it). Without the macro every call is empty.
+// run into eight words of a trace (bench/probes/w4a16-probe.c and
+// attention-decode-probe.c place the trace and print it with
+// bench/probes/decode_trace.h). Without the macro every call is empty.
 #ifndef BK_DECODE_TRACE_CUH
 #define BK_DECODE_TRACE_CUH
 
@@ -30,31 +31,8 @@ static __device__ __forceinline__ uint32_t trace_sm()
     return s;
 }
 
-// The CTA's eight words at `base` (an address of global memory, 0: none).
-static __device__ __forceinline__ uint64_t *trace_words(uint64_t base)
-{
-    const uint64_t cta =
-        blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
-    return base ? reinterpret_cast<uint64_t *>(base) + 8 * cta : nullptr;
-}
-
-// Word i of the CTA's trace := the global timer (word 7: the SM).
-static __device__ __forceinline__ void trace_mark(uint64_t base, int i)
-{
-#ifdef BK_DECODE_TRACE
-    uint64_t *w = trace_words(base);
-    if (w) {
-        w[i] = trace_clock();
-        w[7] = trace_sm();
-    }
-#else
-    (void)base;
-    (void)i;
-#endif
-}
-
-// Word i of record r of the trace at `base` := v (records of eight words:
-// per stream rather than per CTA).
+// Word i of record r of the trace at `base` (0: none) := v; records of
+// eight words, one a CTA or one a stream.
 static __device__ __forceinline__ void trace_set(uint64_t base, uint64_t r, int i, uint64_t v)
 {
 #ifdef BK_DECODE_TRACE
@@ -66,6 +44,15 @@ static __device__ __forceinline__ void trace_set(uint64_t base, uint64_t r, int 
     (void)i;
     (void)v;
 #endif
+}
+
+// Word i of the CTA's record := the global timer (word 7: the SM).
+static __device__ __forceinline__ void trace_mark(uint64_t base, int i)
+{
+    const uint64_t cta =
+        blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+    trace_set(base, cta, i, trace_clock());
+    trace_set(base, cta, 7, trace_sm());
 }
 
 } // namespace bk

@@ -679,9 +679,8 @@ struct Gemm {
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
         const uint32_t bars = smem0 + BK_W4A16_TMA_RING_BYTES(TM, ZP);
         const uint64_t trace = trace_base();
-        if (threadIdx.x == 0)
-            bk::trace_mark(trace, 0);
         if (threadIdx.x == 0) {
+            bk::trace_mark(trace, 0);
             for (int b = 0; b < STAGES; b++) {
                 // ZP: the producer's lanes arrive too, their constants written.
                 mbar_init(bars + 8 * b, ZP ? 33 : 1);

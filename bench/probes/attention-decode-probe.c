@@ -196,9 +196,11 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
     BkPlanProperties pp = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
     CHECK(bkGetPlanProperties(plan, &pp));
     BkDeviceAddress ws = pp.workspaceSize ? alloc(pp.workspaceSize) : 0;
+    /* The traces past y's last row (kernels/attention_decode.cu). */
+    const BkDeviceAddress trace_at = (y + 2 * nq + 255) / 256 * 256;
     if (tracing) {
         void *zero = calloc(1, TRACE_BYTES);
-        CHECK(bkCopyToDevice(ctx, (y + 2 * nq + 255) / 256 * 256, zero, TRACE_BYTES));
+        CHECK(bkCopyToDevice(ctx, trace_at, zero, TRACE_BYTES));
         free(zero);
     }
     const BkDeviceAddress bind[11] = { q, k, v, 0, 0, 0, y, lse, 0, lengths, table };
@@ -228,7 +230,7 @@ static void run(BkDataType type, int64_t B, int64_t H, int64_t Hkv, int64_t Lq, 
     qsort(t, BATCHES, sizeof t[0], cmp);
     if (tracing) {
         uint64_t *words = calloc(TRACE_BYTES / 8, 8);
-        CHECK(bkCopyFromDevice(ctx, words, (y + 2 * nq + 255) / 256 * 256, TRACE_BYTES));
+        CHECK(bkCopyFromDevice(ctx, words, trace_at, TRACE_BYTES));
         uint64_t *split = words, *comb = words + 8 * 8192;
         const int ns = trace_ctas(split, 8192), nc = trace_ctas(comb, 8192);
         const uint64_t t0 = trace_first(split, ns);

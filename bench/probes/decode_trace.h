@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The decode kernels' traces (kernels/decode_trace.cuh, modules built with
  * -DBK_DECODE_TRACE and loaded through BK_CUDA_MODULE_DIR): eight words a
- * CTA, word i the global timer (ns) at point i of its run, 0 where it did
- * not pass it, word 7 its SM. For each point, the spread over the CTAs
+ * CTA (or a stream), word i the global timer (ns) at point i of its run, 0
+ * where it did not pass it, word 7 its SM. For each point, the spread over the CTAs
  * (lowest, median, highest, us after t0), and for two points the time
  * between them (median and highest). */
 #ifndef BK_PROBE_DECODE_TRACE_H
@@ -36,6 +36,18 @@ static inline uint64_t trace_first(const uint64_t *t, int n)
     return f;
 }
 
+/* The spread of the m values in v (ns; sorted here): lowest, median,
+ * highest, in us. Frees v. */
+static inline void trace_spread(const char *label, uint64_t *v, int m)
+{
+    if (m) {
+        qsort(v, (size_t)m, sizeof *v, trace_cmp_u64);
+        printf("  %-22s n %4d  min %7.2f  med %7.2f  max %7.2f us\n", label, m, v[0] * 1e-3,
+               v[m / 2] * 1e-3, v[m - 1] * 1e-3);
+    }
+    free(v);
+}
+
 /* Point w's spread over the n CTAs, us after t0. */
 static inline void trace_point(const char *label, const uint64_t *t, int n, int w, uint64_t t0)
 {
@@ -44,12 +56,7 @@ static inline void trace_point(const char *label, const uint64_t *t, int n, int 
     for (int i = 0; i < n; i++)
         if (t[8 * i + w])
             v[m++] = t[8 * i + w] - t0;
-    if (m) {
-        qsort(v, (size_t)m, sizeof *v, trace_cmp_u64);
-        printf("  %-22s n %4d  min %7.2f  med %7.2f  max %7.2f us\n", label, m, v[0] * 1e-3,
-               v[m / 2] * 1e-3, v[m - 1] * 1e-3);
-    }
-    free(v);
+    trace_spread(label, v, m);
 }
 
 /* From point w0 to point w1 in each CTA. */
@@ -60,12 +67,7 @@ static inline void trace_between(const char *label, const uint64_t *t, int n, in
     for (int i = 0; i < n; i++)
         if (t[8 * i + w0] && t[8 * i + w1] >= t[8 * i + w0])
             v[m++] = t[8 * i + w1] - t[8 * i + w0];
-    if (m) {
-        qsort(v, (size_t)m, sizeof *v, trace_cmp_u64);
-        printf("  %-22s n %4d  min %7.2f  med %7.2f  max %7.2f us\n", label, m, v[0] * 1e-3,
-               v[m / 2] * 1e-3, v[m - 1] * 1e-3);
-    }
-    free(v);
+    trace_spread(label, v, m);
 }
 
 /* CTAs an SM: how many SMs ran 1, 2, 3 or more of the n CTAs. */

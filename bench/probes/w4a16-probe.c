@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <bk/bk.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
         only_shape = 0;
     }
     const long only_m = argc > 3 ? strtol(argv[3], NULL, 10) : -1;
+    const bool tracing = getenv("BK_PROBE_TRACE") && atoi(getenv("BK_PROBE_TRACE")) > 0;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         if (only_shape >= 0 && (size_t)only_shape != s)
             continue;
@@ -137,7 +139,7 @@ int main(int argc, char **argv)
             printf("%-8s %6lld %6lld %5lld %10.2f %10.1f %8.1f  %s\n", type == BK_DATA_TYPE_BF16 ? "bf16" : "f16",
                    (long long)k, (long long)n, (long long)m, best, (wbytes + sbytes) / best * 1e-3,
                    2.0 * m * n * k / best * 1e-6, props.kernelName);
-            if (getenv("BK_PROBE_TRACE") && atoi(getenv("BK_PROBE_TRACE")) > 0 && m <= 8) {
+            if (tracing && m <= 8) {
                 enum { CTAS = 4096 };
                 uint64_t *t = calloc(8 * CTAS, 8);
                 const BkDeviceAddress at = c + 2 * 16 * (uint64_t)n;
