@@ -68,6 +68,17 @@ static __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *map
                  : "memory");
 }
 
+// tma_load_2d with an L2 policy (shared_memory_ops.cuh's
+// l2_evict_first_policy, say).
+static __device__ __forceinline__ void tma_load_2d_policy(uint32_t dst, const void *map, int c0,
+                                                          int c1, uint32_t bar, uint64_t policy)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+                 "l"((uint64_t)(uintptr_t)map), "r"(c0), "r"(c1), "r"(bar), "l"(policy)
+                 : "memory");
+}
+
 // bytes (a multiple of 16, both addresses 16-byte aligned) of global
 // memory at src into shared memory at dst, completing on bar.
 static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes,

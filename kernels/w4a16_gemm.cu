@@ -698,7 +698,7 @@ struct Gemm {
             early_end = c_begin + STAGES < c_end ? c_begin + STAGES : c_end;
             for (int64_t c = c_begin; c < early_end && warp == WARPS && lane == 0; c++)
                 produce_weights(q, c, smem0 + (c - c_begin) * STAGE_BYTES,
-                                bars + 8 * (c - c_begin), stage_scale_rows());
+                                bars + 8 * (c - c_begin), stage_scale_rows(), weight_policy());
         }
         prefetch_stages(early_end);
         bk::grid_dependency_wait();
@@ -766,16 +766,24 @@ struct Gemm {
         return (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
     }
 
+    // The L2 policy of the weights and scale rows: evict first where one
+    // row tile reads them (each byte once: they should leave the L2 before
+    // what is read again, A and the next kernel's inputs), else the usual.
+    static __device__ __forceinline__ uint64_t weight_policy()
+    {
+        return gridDim.z == 1 ? bk::l2_evict_first_policy() : bk::l2_evict_normal_policy();
+    }
+
     // Stage c's bytes announced on its full barrier (all of them: weights,
     // srows scale rows and A), and its weights and scale rows brought.
     __device__ void produce_weights(const bk_w4a16_tma_args &q, int64_t c, uint32_t stage,
-                                    uint32_t full, int srows) const
+                                    uint32_t full, int srows, uint64_t policy) const
     {
         using namespace bk::hopper;
         mbar_expect_tx(full, W_BYTES + (uint32_t)srows * (TN * 2) + 2u * (128 * TM));
-        tma_load_2d(stage, q.map_w, (int)n0, (int)(c * SKT), full);
+        tma_load_2d_policy(stage, q.map_w, (int)n0, (int)(c * SKT), full, policy);
         if (srows)
-            tma_load_2d(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full);
+            tma_load_2d_policy(stage + W_BYTES, q.map_s, (int)n0, (int)(c * srows), full, policy);
     }
 
     // The stages from early_end on whole, those before it (their weights
@@ -785,6 +793,7 @@ struct Gemm {
     {
         using namespace bk::hopper;
         const int srows = stage_scale_rows();
+        const uint64_t policy = weight_policy();
         // ZP: every lane takes part (zero_rows); else lane 0 alone.
         const int zrows = (p.flags & BK_W4A16_PER_CHANNEL) ? 0 : SK / p.group;
         uint32_t zw[BK_W4A16_TMA_Z_ROWS];
@@ -797,7 +806,7 @@ struct Gemm {
                 mbar_wait(bars + 8 * (STAGES + b), (uint32_t)(use - 1) & 1u);
             if (lane == 0) {
                 if (c >= early_end)
-                    produce_weights(q, c, stage, full, srows);
+                    produce_weights(q, c, stage, full, srows, policy);
                 for (int h = 0; h < 2; h++)
                     tma_load_2d(stage + A_OFF + h * (128 * TM), q.map_a,
                                 (int)(c * SK + 64 * h), (int)m0, full);
