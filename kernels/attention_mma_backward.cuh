@@ -89,13 +89,86 @@ static __device__ __forceinline__ void load_row_stats(const Args &a, float *lse_
     }
 }
 
+// The step from one SUB-wide block of a tile to the next a warp takes:
+// SUB, or with HALVES = 2, past the tile (each half takes one block,
+// `side`). ptxas, knowing that a half's loop runs once, folds it away and
+// hoists the next tile's work into its body (dk/dv at F32 width 128
+// spilled 40-72 bytes at 255 registers); a step it cannot prove
+// (threadIdx.x >> 20 is 0) keeps the loop, in 232 registers.
+template <int HALVES> static __device__ __forceinline__ int sub_step()
+{
+    return HALVES * SUB + (HALVES > 1 ? (int)(threadIdx.x >> 20) : 0);
+}
+
+// Two halves of a CTA's warps with the same outputs (HALVES = 2): warps
+// 4..7 store their accumulators to shared memory (free once every copy
+// has landed and every warp is past its last tile), warps 0..3 add them
+// to theirs. Word i of thread t at 16 (128 i + t): conflict-free, and no
+// layout shared but the register order.
+template <int N>
+static __device__ __forceinline__ void halves_store(uint32_t at, const float (&x)[N][4])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        store_shared16(at + (uint32_t)(i * 128 * 16),
+                       make_uint4(__float_as_uint(x[i][0]), __float_as_uint(x[i][1]),
+                                  __float_as_uint(x[i][2]), __float_as_uint(x[i][3])));
+}
+template <int N> static __device__ __forceinline__ void halves_add(uint32_t at, float (&x)[N][4])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint4 w = load_shared16(at + (uint32_t)(i * 128 * 16));
+        x[i][0] += __uint_as_float(w.x);
+        x[i][1] += __uint_as_float(w.y);
+        x[i][2] += __uint_as_float(w.z);
+        x[i][3] += __uint_as_float(w.w);
+    }
+}
+// Warps 4..7's x and y added to warps 0..3's; returns whether this warp
+// holds the sums (the others are done).
+template <int NX, int NY>
+static __device__ __forceinline__ bool halves_sum(uint32_t smem, float (&x)[NX][4],
+                                                  float (&y)[NY][4])
+{
+    const bool second = threadIdx.x >= 128;
+    const uint32_t at = smem + (threadIdx.x % 128) * 16u, at_y = at + NX * 128 * 16;
+    __syncthreads();
+    if (second) {
+        halves_store(at, x);
+        halves_store(at_y, y);
+    }
+    __syncthreads();
+    if (second)
+        return false;
+    halves_add(at, x);
+    halves_add(at_y, y);
+    return true;
+}
+template <int NX> static __device__ __forceinline__ bool halves_sum(uint32_t smem, float (&x)[NX][4])
+{
+    const bool second = threadIdx.x >= 128;
+    const uint32_t at = smem + (threadIdx.x % 128) * 16u;
+    __syncthreads();
+    if (second)
+        halves_store(at, x);
+    __syncthreads();
+    if (second)
+        return false;
+    halves_add(at, x);
+    return true;
+}
+
 // SPLIT warps per 16 keys, warp w owning columns [part CK, (part + 1) CK)
-// of dK and [part CV, ...) of dV, part = w / 4.
-template <typename T, int DK, int DV, int SPLIT, bool SEQ>
+// of dK and [part CV, ...) of dV, part = w / 4; or HALVES = 2 (SPLIT 1):
+// warps 4..7 take the second SUB queries of every tile, warps 0..3 the
+// first, and add the others' sums to theirs at the end (halves_sum).
+template <typename T, int DK, int DV, int SPLIT, bool SEQ, int HALVES = 1>
 static __device__ void dkv_tile(const Args &a)
 {
+    static_assert(HALVES == 1 || (SPLIT == 1 && HALVES * SUB == TILE), "halves of a tile");
     using O = TileOps<T>;
-    constexpr int NTHREADS = THREADS * SPLIT, CK = DK / SPLIT, CV = DV / SPLIT;
+    constexpr int NTHREADS = THREADS * SPLIT * HALVES, CK = DK / SPLIT, CV = DV / SPLIT;
     constexpr int TK = O::template Layout<DK>::BYTES, TV = O::template Layout<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
     const uint32_t smem = shared_address(smem_bytes);
@@ -106,7 +179,9 @@ static __device__ void dkv_tile(const Args &a)
 
     grid_dependency_wait();
     const int lane = threadIdx.x % 32, q4 = lane % 4;
-    const int warp = (int)(threadIdx.x / 32) % 4, part = (int)(threadIdx.x / 32) / 4;
+    const int warp = (int)(threadIdx.x / 32) % 4;
+    const int part = HALVES > 1 ? 0 : (int)(threadIdx.x / 32) / 4;
+    const int side = HALVES > 1 ? (int)(threadIdx.x / 32) / 4 : 0; // its half
     // Row and tile numbers fit in int: the plan takes this path for Lq, Lk < 2^31.
     // Keys and queries are the sequence's (sequence()), from its rows
     // k0s and q0s of the tensors.
@@ -168,7 +243,7 @@ static __device__ void dkv_tile(const Args &a)
         const bool diagonal = ragged || ((a.flags & BK_ATTENTION_CAUSAL) &&
                                          q0 < k0 + TILE - 1 - (lk - lq));
 #pragma unroll 1
-        for (int c0 = 0; c0 < TILE; c0 += SUB) {
+        for (int c0 = side * SUB; c0 < TILE; c0 += sub_step<HALVES>()) {
             // P^T = exp(S^T - lse) for 16 keys x SUB queries.
             float p[NS][4];
             zero(p);
@@ -208,6 +283,10 @@ static __device__ void dkv_tile(const Args &a)
         t = nt;
     }
     cp_async_wait<0>();
+    if constexpr (HALVES > 1) {
+        if (!halves_sum(smem, dk, dv))
+            return;
+    }
     const float nan = quiet_nan();
     const float fk = bad ? nan : (float)a.scale, fv = bad ? nan : 1.f;
     store_cols<T, CK>(a.dk, b, kvh, k0s + k0 + warp * 16, k_out, dk, part * CK, dk_cols, fk, fk,
@@ -216,8 +295,13 @@ static __device__ void dkv_tile(const Args &a)
                           lane, vec);
 }
 
-template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(const Args &a)
+// HALVES = 2: warps 4..7 take the second SUB keys of every tile, warps
+// 0..3 the first, and add the others' sums to theirs at the end.
+template <typename T, int DK, int DV, bool SEQ, int HALVES = 1>
+static __device__ void dq_tile(const Args &a)
 {
+    static_assert(HALVES == 1 || HALVES * SUB == TILE, "halves of a tile");
+    constexpr int NTHREADS = THREADS * HALVES;
     using O = TileOps<T>;
     constexpr int TK = O::template Layout<DK>::BYTES, TV = O::template Layout<DV>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
@@ -227,7 +311,9 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
     const int dk_cols = (int)a.d, dv_cols = (int)a.dv_cols;
 
     grid_dependency_wait();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q4 = lane % 4;
+    const int warp = HALVES > 1 ? (threadIdx.x / 32) % 4 : threadIdx.x / 32;
+    const int lane = threadIdx.x % 32, q4 = lane % 4;
+    const int side = HALVES > 1 ? (int)(threadIdx.x / 128) : 0; // its half
     // Rows and keys are the sequence's (sequence()), from its rows q0s
     // and k0s of the tensors.
     const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y;
@@ -257,20 +343,20 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
     zero(dq);
     int64_t t = bad ? -1 : next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile<T, DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
-        load_tile<T, DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
-        load_tile<T, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols, vec);
-        load_tile<T, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols, vec);
+        load_tile<T, DK, NTHREADS>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
+        load_tile<T, DV, NTHREADS>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
+        load_tile<T, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols, vec);
+        load_tile<T, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols, vec);
     }
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     for (int stage = 0; t >= 0; stage ^= 1) {
         const int64_t next = next_key_tile(a, pb, ph, ib, t + 1, end);
         if (next >= 0) {
-            load_tile<T, DK>(k_s + (stage ^ 1) * TK, a.k, b, kvh, k0s + next * TILE,
-                                 k0s + lk, dk_cols, vec);
-            load_tile<T, DV>(v_s + (stage ^ 1) * TV, a.v, b, kvh, k0s + next * TILE,
-                                 k0s + lk, dv_cols, vec);
+            load_tile<T, DK, NTHREADS>(k_s + (stage ^ 1) * TK, a.k, b, kvh,
+                                       k0s + next * TILE, k0s + lk, dk_cols, vec);
+            load_tile<T, DV, NTHREADS>(v_s + (stage ^ 1) * TV, a.v, b, kvh,
+                                       k0s + next * TILE, k0s + lk, dv_cols, vec);
         }
         cp_async_commit();
         cp_async_wait<1>();
@@ -281,7 +367,7 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
         const bool edge = k0 + TILE > key_end(a, sq, r0);
         const int64_t end_a = key_end(a, sq, row_a), end_b = key_end(a, sq, row_b);
 #pragma unroll 1
-        for (int c0 = 0; c0 < TILE; c0 += SUB) {
+        for (int c0 = side * SUB; c0 < TILE; c0 += sub_step<HALVES>()) {
             float p[NS][4];
             zero(p);
             O::template abt<DK, NS>(p, q_s, warp * 16, ks, c0, lane);
@@ -311,6 +397,10 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
         t = next;
     }
     cp_async_wait<0>();
+    if constexpr (HALVES > 1) {
+        if (!halves_sum(smem, dq))
+            return;
+    }
     const float f = bad ? quiet_nan() : (float)a.scale;
     store_cols<T, DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
 }
@@ -321,25 +411,26 @@ template <typename T, int DK, int DV, bool SEQ> static __device__ void dq_tile(c
 // The backward kernels of element type T (NAME: f16, bf16, f32) at
 // widths DK, DV: dk/dv with BK_ATTENTION_MMA_DKV_SPLIT(DK, DV) warps per 16 keys;
 // _seq: those for plans with sequences of their own lengths.
-#define BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SEQ, TAG)                             \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS *                    \
-                                                     BK_ATTENTION_MMA_DKV_SPLIT(DK, DV),       \
+#define BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SPLIT, HALVES, SEQ, TAG)              \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS * (SPLIT) * (HALVES), \
                                                  1)                                            \
         bk_attention_dkv_mma##TAG##_##NAME##_d##DK##_v##DV(const bk::attention::Args a)          \
     {                                                                                            \
-        bk::attention::dkv_tile<T, DK, DV, BK_ATTENTION_MMA_DKV_SPLIT(DK, DV), SEQ>(a);          \
+        bk::attention::dkv_tile<T, DK, DV, SPLIT, SEQ, HALVES>(a);                               \
     }                                                                                            \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS, 1)                  \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS * (HALVES), 1)       \
         bk_attention_dq_mma##TAG##_##NAME##_d##DK##_v##DV(const bk::attention::Args a)           \
     {                                                                                            \
-        bk::attention::dq_tile<T, DK, DV, SEQ>(a);                                               \
+        bk::attention::dq_tile<T, DK, DV, SEQ, HALVES>(a);                                       \
     }
-#define BK_ATTENTION_MMA_BACKWARD(NAME, T, DK, DV)                                               \
-    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, false, )                                  \
-    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, true, _seq)
+// SPLIT and HALVES: the dk/dv kernel's warps per 16 keys, and both
+// kernels' halves (dkv_tile, dq_tile).
+#define BK_ATTENTION_MMA_BACKWARD(NAME, T, DK, DV, SPLIT, HALVES)                                \
+    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SPLIT, HALVES, false, )                   \
+    BK_ATTENTION_MMA_BACKWARD_KERNELS(NAME, T, DK, DV, SPLIT, HALVES, true, _seq)
 
 #define BK_ATTENTION_MMA_BACKWARD_TYPES(DK, DV)                                                  \
-    BK_ATTENTION_MMA_BACKWARD(f16, __half, DK, DV)                                               \
-    BK_ATTENTION_MMA_BACKWARD(bf16, __nv_bfloat16, DK, DV)
+    BK_ATTENTION_MMA_BACKWARD(f16, __half, DK, DV, BK_ATTENTION_MMA_DKV_SPLIT(DK, DV), 1)        \
+    BK_ATTENTION_MMA_BACKWARD(bf16, __nv_bfloat16, DK, DV, BK_ATTENTION_MMA_DKV_SPLIT(DK, DV), 1)
 
 #endif // BK_ATTENTION_MMA_BACKWARD_CUH

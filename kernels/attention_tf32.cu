@@ -21,9 +21,60 @@
 namespace bk {
 namespace attention {
 
-template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(const Args &a)
+// Past width 128 (one CTA an SM) two halves of 4 warps, HALVES = 2: each
+// half walks the same rows over its 32 keys of every tile with a softmax
+// of its own, and the first merges the second's maxima, sums and O into
+// its own at the end (merge_halves), so that two warps a scheduler hide
+// the products' latency.
+template <int DV>
+static __device__ __forceinline__ bool merge_halves(uint32_t smem, float (&o)[DV / 8][4],
+                                                    float &m_a, float &m_b, float &l_a, float &l_b)
 {
-    constexpr int NT_S = TILE / 8; // n-tiles of S (keys)
+    constexpr int NT_O = DV / 8;
+    const bool second = threadIdx.x >= THREADS;
+    // Word i of thread t at 16 (THREADS i + t): conflict-free.
+    const uint32_t at = smem + (threadIdx.x % THREADS) * 16u;
+    __syncthreads(); // every warp is done with the tiles
+    if (second) {
+#pragma unroll
+        for (int n = 0; n < NT_O; n++)
+            store_shared16(at + (uint32_t)(n * THREADS * 16),
+                           make_uint4(__float_as_uint(o[n][0]), __float_as_uint(o[n][1]),
+                                      __float_as_uint(o[n][2]), __float_as_uint(o[n][3])));
+        store_shared16(at + (uint32_t)(NT_O * THREADS * 16),
+                       make_uint4(__float_as_uint(m_a), __float_as_uint(m_b),
+                                  __float_as_uint(l_a), __float_as_uint(l_b)));
+    }
+    __syncthreads();
+    if (second)
+        return false;
+    const uint4 st = load_shared16(at + (uint32_t)(NT_O * THREADS * 16));
+    const float m2_a = __uint_as_float(st.x), m2_b = __uint_as_float(st.y);
+    const float mx_a = fmaxf(m_a, m2_a), mx_b = fmaxf(m_b, m2_b);
+    // A row neither half saw keeps -inf and sums of 0.
+    const float base_a = mx_a == -INFINITY ? 0.f : mx_a, base_b = mx_b == -INFINITY ? 0.f : mx_b;
+    const float c1_a = exp2f(m_a - base_a), c2_a = exp2f(m2_a - base_a);
+    const float c1_b = exp2f(m_b - base_b), c2_b = exp2f(m2_b - base_b);
+    l_a = l_a * c1_a + __uint_as_float(st.z) * c2_a;
+    l_b = l_b * c1_b + __uint_as_float(st.w) * c2_b;
+    m_a = mx_a;
+    m_b = mx_b;
+#pragma unroll
+    for (int n = 0; n < NT_O; n++) {
+        const uint4 w = load_shared16(at + (uint32_t)(n * THREADS * 16));
+        o[n][0] = o[n][0] * c1_a + __uint_as_float(w.x) * c2_a;
+        o[n][1] = o[n][1] * c1_a + __uint_as_float(w.y) * c2_a;
+        o[n][2] = o[n][2] * c1_b + __uint_as_float(w.z) * c2_b;
+        o[n][3] = o[n][3] * c1_b + __uint_as_float(w.w) * c2_b;
+    }
+    return true;
+}
+
+template <int DK, int DV, bool SEQ, int HALVES>
+static __device__ void forward_tile_f32(const Args &a)
+{
+    constexpr int NTHREADS = THREADS * HALVES;
+    constexpr int NT_S = TILE / 8 / HALVES; // n-tiles of S (this half's keys)
     constexpr int NT_O = DV / 8;   // n-tiles of O (columns)
     constexpr int TK = FTile<DK>::BYTES;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
@@ -33,7 +84,8 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     const int dk = (int)a.d, dv = (int)a.dv_cols;
 
     grid_dependency_wait();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = HALVES > 1 ? (threadIdx.x / 32) % 4 : threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int kh = HALVES > 1 ? (int)(threadIdx.x / THREADS) * (TILE / HALVES) : 0; // its keys
     const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y;
     const Seq sq = grid_sequence<SEQ>(a, blockIdx.z);
     const int b = (int)sq.b, q0 = (int)sq.q0, k0s = (int)sq.k0;
@@ -58,12 +110,12 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
     // {V(next)}; each wait leaves only the newest in flight.
     int t = bad ? -1 : (int)next_key_tile(a, pb, ph, ib, 0, end);
     if (t >= 0) {
-        load_tile<float, DK>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
-        load_tile<float, DK>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
+        load_tile<float, DK, NTHREADS>(q_s, a.q, b, h, q0 + r0, q0 + lq, dk, vec);
+        load_tile<float, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk, vec);
     }
     cp_async_commit();
     if (t >= 0)
-        load_tile<float, DV>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
+        load_tile<float, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv, vec);
     cp_async_commit();
     const ScoreScale ss = score_scale(a.scale);
     while (t >= 0) {
@@ -71,28 +123,32 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
         cp_async_wait<1>(); // K(t) (and Q)
         __syncthreads();
 
-        // S = Q K^T for 16 rows x 64 keys per warp.
+        // S = Q K^T for 16 rows x 64 keys per warp (32 a half's).
         float s[NT_S][4];
         zero(s);
-        mma_abt_f32<DK, NT_S>(s, q_s, warp * 16, k_s, 0, lane);
+        mma_abt_f32<DK, NT_S>(s, q_s, warp * 16, k_s, kh, lane);
         __syncthreads(); // every warp is done with K(t)
         if (next >= 0)
-            load_tile<float, DK>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
+            load_tile<float, DK, NTHREADS>(k_s, a.k, b, kvh, k0s + next * TILE, k0s + lk, dk, vec);
         cp_async_commit();
 
-        mask_keys<int>(s, a, sq, r0, t * TILE, row_a, row_b, lq, ragged, q4, ss.masked);
+        mask_keys<int>(s, a, sq, r0, t * TILE + kh, row_a, row_b, lq, ragged, q4, ss.masked);
         online_softmax(s, o, m_a, m_b, l_a, l_b, ss);
 
         cp_async_wait<1>(); // V(t)
         __syncthreads();
-        mma_pb_f32<DV, NT_S, DV>(o, s, v_s, 0, 0, lane);
+        mma_pb_f32<DV, NT_S, DV>(o, s, v_s, kh, 0, lane);
         __syncthreads(); // every warp is done with V(t)
         if (next >= 0)
-            load_tile<float, DV>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
+            load_tile<float, DV, NTHREADS>(v_s, a.v, b, kvh, k0s + next * TILE, k0s + lk, dv, vec);
         cp_async_commit();
         t = next;
     }
     cp_async_wait<0>();
+    if constexpr (HALVES > 1) {
+        if (!merge_halves<DV>(smem, o, m_a, m_b, l_a, l_b))
+            return;
+    }
 
 #pragma unroll
     for (int o2 = 1; o2 <= 2; o2 *= 2) {
@@ -121,10 +177,11 @@ template <int DK, int DV, bool SEQ> static __device__ void forward_tile_f32(cons
 // The F32 forward at widths DK, DV (the names of the F16 and BF16
 // kernels, type f32); _seq: for plans with sequences of their own lengths.
 #define BK_ATTENTION_TF32_FORWARD_KERNEL(DK, DV, SEQ, TAG)                                       \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS, 1)                  \
+    extern "C" __global__ void __launch_bounds__(                                                \
+        BK_ATTENTION_MMA_THREADS * BK_ATTENTION_TF32_FORWARD_HALVES(DK, DV), 1)                  \
         bk_attention_forward_mma##TAG##_f32_d##DK##_v##DV(const bk::attention::Args a)           \
     {                                                                                            \
-        bk::attention::forward_tile_f32<DK, DV, SEQ>(a);                                         \
+        bk::attention::forward_tile_f32<DK, DV, SEQ, BK_ATTENTION_TF32_FORWARD_HALVES(DK, DV)>(a); \
     }
 #define BK_ATTENTION_TF32_FORWARD(DK, DV)                                                        \
     BK_ATTENTION_TF32_FORWARD_KERNEL(DK, DV, false, )                                            \

@@ -91,6 +91,9 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
 #define BK_ATTENTION_TF32_TILE_BYTES(w) (BK_ATTENTION_MMA_TILE * BK_ATTENTION_TF32_ROW_BYTES(w))
 #define BK_ATTENTION_TF32_FORWARD_BYTES(dk, dv)                                               \
     (2 * BK_ATTENTION_TF32_TILE_BYTES(dk) + BK_ATTENTION_TF32_TILE_BYTES(dv))
+/* The forward past width 128 (one CTA an SM): 8 warps in two halves,
+ * each taking 32 keys of every tile (kernels/attention_tf32.cu). */
+#define BK_ATTENTION_TF32_FORWARD_HALVES(dk, dv) (BK_ATTENTION_MMA_WIDE(dk, dv) ? 2 : 1)
 #define BK_ATTENTION_TF32_STAGES(dk, dv) (BK_ATTENTION_MMA_WIDE(dk, dv) ? 1 : 2)
 #define BK_ATTENTION_TF32_WALK_ROWS(dk, dv) ((dk) > 192 || (dv) > 192 ? 32 : 64)
 #define BK_ATTENTION_TF32_DQ_BYTES(dk, dv)                                                    \
@@ -101,6 +104,12 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
     (BK_ATTENTION_TF32_DQ_BYTES(dk, dv) +                                                     \
      BK_ATTENTION_TF32_STAGES(dk, dv) * 2 * 4 * BK_ATTENTION_MMA_TILE)
 #define BK_ATTENTION_TF32_DKV_SPLIT(dk, dv) BK_ATTENTION_MMA_DKV_SPLIT(dk, dv)
+/* The F32 backward up to width 128 where its shared memory leaves one CTA
+ * an SM (widths 96 and 128): 8 warps in two halves, each taking half of
+ * every tile's queries (dk/dv) or keys (dq), summed at the end, so that
+ * two warps a scheduler hide the products' latency. */
+#define BK_ATTENTION_TF32_HALVES(dk, dv)                                                      \
+    (!BK_ATTENTION_MMA_WIDE(dk, dv) && ((dk) > 64 || (dv) > 64) ? 2 : 1)
 
 /* A [batch, heads, rows, cols] operand. */
 struct bk_attention_view {

@@ -535,6 +535,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     const bool seqs = p->seq_count > 0; /* PACKED may have none */
     const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
     const unsigned int mt = BK_ATTENTION_MMA_THREADS, gt = BK_ATTENTION_GENERAL_THREADS;
+    /* The F32 kernels' halves of 4 warps (kernels/attention_tf32.cu,
+     * kernels/attention_mma_backward.cuh). */
+    const bool f32 = p->type == BK_DATA_TYPE_F32;
+    const unsigned int halves =
+        !f32          ? 1u
+        : p->backward ? BK_ATTENTION_TF32_HALVES(ap->width_k, ap->width_v)
+                      : BK_ATTENTION_TF32_FORWARD_HALVES(ap->width_k, ap->width_v);
     uint32_t n = 0;
     /* The Hopper kernels when the driver makes the run's tensor maps. */
     struct bk_attention_tma_args t;
@@ -572,7 +579,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (ap->fast && seqs)
-            launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt, &a);
+            launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt * halves, &a);
         else if (seqs)
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
         if (packed)
@@ -617,7 +624,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
         else if (ap->fast && seqs)
-            launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt, &a);
+            launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt * halves, &a);
         else if (seqs)
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
     }
@@ -628,9 +635,9 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
-               mt * (p->type == BK_DATA_TYPE_F32
-                         ? BK_ATTENTION_TF32_DKV_SPLIT(ap->width_k, ap->width_v)
-                         : BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v)),
+               mt * halves *
+                   (f32 ? BK_ATTENTION_TF32_DKV_SPLIT(ap->width_k, ap->width_v)
+                        : BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v)),
                &a);
     else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
