@@ -18,10 +18,13 @@
 #include "attention_mma_backward.cuh"
 
 // One warp a 16 keys (dK and dV of 16 x 128 F32 fit in registers); at
-// widths 96 and 128 two halves of 4 warps (BK_ATTENTION_TF32_HALVES).
+// widths 96 and 128 two halves of 4 warps (BK_ATTENTION_TF32_DQ_HALVES,
+// BK_ATTENTION_TF32_DKV_HALVES: the same there).
 #define BK_ATTENTION_TF32_BACKWARD(DK, DV)                                                       \
     static_assert(!BK_ATTENTION_MMA_WIDE(DK, DV), "widths up to 128");                           \
-    BK_ATTENTION_MMA_BACKWARD(f32, float, DK, DV, 1, BK_ATTENTION_TF32_HALVES(DK, DV))
+    static_assert(BK_ATTENTION_TF32_DQ_HALVES(DK, DV) == BK_ATTENTION_TF32_DKV_HALVES(DK, DV),   \
+                  "one count of halves for both kernels");                                       \
+    BK_ATTENTION_MMA_BACKWARD(f32, float, DK, DV, 1, BK_ATTENTION_TF32_DQ_HALVES(DK, DV))
 
 BK_ATTENTION_TF32_BACKWARD(32, 32)
 BK_ATTENTION_TF32_BACKWARD(64, 64)

@@ -143,10 +143,13 @@ template <int DK, int DV, bool SEQ> static __device__ void dkv_tile_f32_wide(con
                           lane, vec);
 }
 
+// dq in two halves of 4 warps (BK_ATTENTION_TF32_DQ_HALVES), each taking
+// half of every step's keys, summed at the end (halves_sum).
 template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(const Args &a)
 {
     constexpr int ROWS = BK_ATTENTION_TF32_WALK_ROWS(DK, DV), STEPS = TILE / ROWS;
-    constexpr int NT = ROWS / 8;
+    constexpr int HALVES = BK_ATTENTION_TF32_DQ_HALVES(DK, DV), NTHREADS = THREADS * HALVES;
+    constexpr int NT = ROWS / 8 / HALVES; // n-tiles of a half's keys
     constexpr int TK = FTile<DK>::BYTES, TV = FTile<DV>::BYTES;
     constexpr int WK = ROWS * FTile<DK>::ROW_FLOATS * 4;
     extern __shared__ __align__(128) unsigned char smem_bytes[];
@@ -156,7 +159,8 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
     const int dk_cols = (int)a.d, dv_cols = (int)a.dv_cols;
 
     grid_dependency_wait();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q4 = lane % 4;
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32, q4 = lane % 4;
+    const int kh = (int)(threadIdx.x / THREADS) * (ROWS / HALVES); // this half's first key
     const int64_t r0 = (int64_t)blockIdx.x * TILE, h = blockIdx.y;
     const Seq sq = grid_sequence<SEQ>(a, blockIdx.z);
     const int b = (int)sq.b, q0s = (int)sq.q0, k0s = (int)sq.k0;
@@ -186,15 +190,15 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
     // {V(next)}, {K(next)}. Step s of key tile t: keys t 64 + s ROWS ..
     int t = bad ? -1 : (int)next_key_tile(a, pb, ph, ib, 0, end), s = 0;
     if (t >= 0) {
-        load_tile<float, DK>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
-        load_tile<float, DV>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
-        load_tile<float, DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols,
-                                            vec);
+        load_tile<float, DK, NTHREADS>(q_s, a.q, b, h, q0s + r0, q0s + lq, dk_cols, vec);
+        load_tile<float, DV, NTHREADS>(dy_s, a.dy, b, h, q0s + r0, q0s + lq, dv_cols, vec);
+        load_tile<float, DV, NTHREADS, ROWS>(v_s, a.v, b, kvh, k0s + t * TILE, k0s + lk, dv_cols,
+                                             vec);
     }
     cp_async_commit();
     if (t >= 0)
-        load_tile<float, DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols,
-                                            vec);
+        load_tile<float, DK, NTHREADS, ROWS>(k_s, a.k, b, kvh, k0s + t * TILE, k0s + lk, dk_cols,
+                                             vec);
     cp_async_commit();
     const float sl2 = (float)a.scale * LOG2E;
     while (t >= 0) {
@@ -208,38 +212,40 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
         // dP = dY V^T for 16 rows x ROWS keys.
         float ds[NT][4];
         zero(ds);
-        mma_abt_f32<DV, NT>(ds, dy_s, warp * 16, v_s, 0, lane);
+        mma_abt_f32<DV, NT>(ds, dy_s, warp * 16, v_s, kh, lane);
         __syncthreads(); // every warp is done with V(t)
         if (next >= 0)
-            load_tile<float, DV, THREADS, ROWS>(v_s, a.v, b, kvh, k0s + nk0, k0s + lk, dv_cols,
-                                                vec);
+            load_tile<float, DV, NTHREADS, ROWS>(v_s, a.v, b, kvh, k0s + nk0, k0s + lk, dv_cols,
+                                                 vec);
         cp_async_commit();
         cp_async_wait<1>(); // K(t)
         __syncthreads();
         float p[NT][4];
         zero(p);
-        mma_abt_f32<DK, NT>(p, q_s, warp * 16, k_s, 0, lane);
+        mma_abt_f32<DK, NT>(p, q_s, warp * 16, k_s, kh, lane);
 #pragma unroll
         for (int n = 0; n < NT; n++) {
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int half = e / 2;
                 float v = exp2f(p[n][e] * sl2 - lse2[half]);
-                if (edge && k0 + n * 8 + 2 * q4 + (e & 1) >= (half ? end_b : end_a))
+                if (edge && k0 + kh + n * 8 + 2 * q4 + (e & 1) >= (half ? end_b : end_a))
                     v = 0.f;
                 ds[n][e] = v * (ds[n][e] - rsum[half]);
             }
         }
-        mma_pb_f32<DK, NT, DK>(dq, ds, k_s, 0, 0, lane);
+        mma_pb_f32<DK, NT, DK>(dq, ds, k_s, kh, 0, lane);
         __syncthreads(); // every warp is done with K(t)
         if (next >= 0)
-            load_tile<float, DK, THREADS, ROWS>(k_s, a.k, b, kvh, k0s + nk0, k0s + lk, dk_cols,
-                                                vec);
+            load_tile<float, DK, NTHREADS, ROWS>(k_s, a.k, b, kvh, k0s + nk0, k0s + lk, dk_cols,
+                                                 vec);
         cp_async_commit();
         t = next;
         s = ns;
     }
     cp_async_wait<0>();
+    if (HALVES > 1 && !halves_sum(smem, dq))
+        return;
     const float f = bad ? quiet_nan() : (float)a.scale;
     store_cols<float, DK>(a.dq, b, h, q0s + r0 + warp * 16, q_out, dq, 0, dk_cols, f, f, lane, vec);
 }
@@ -257,7 +263,8 @@ template <int DK, int DV, bool SEQ> static __device__ void dq_tile_f32_wide(cons
     {                                                                                            \
         bk::attention::dkv_tile_f32_wide<DK, DV, SEQ>(a);                                        \
     }                                                                                            \
-    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_MMA_THREADS, 1)                  \
+    extern "C" __global__ void __launch_bounds__(                                                \
+        BK_ATTENTION_MMA_THREADS * BK_ATTENTION_TF32_DQ_HALVES(DK, DV), 1)                       \
         bk_attention_dq_mma##TAG##_f32_d##DK##_v##DV(const bk::attention::Args a)                \
     {                                                                                            \
         bk::attention::dq_tile_f32_wide<DK, DV, SEQ>(a);                                         \

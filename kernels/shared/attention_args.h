@@ -104,12 +104,14 @@ enum { BK_ATTENTION_CHOSE_DEEP, BK_ATTENTION_CHOSE_SOLO, BK_ATTENTION_CHOSE_NARR
     (BK_ATTENTION_TF32_DQ_BYTES(dk, dv) +                                                     \
      BK_ATTENTION_TF32_STAGES(dk, dv) * 2 * 4 * BK_ATTENTION_MMA_TILE)
 #define BK_ATTENTION_TF32_DKV_SPLIT(dk, dv) BK_ATTENTION_MMA_DKV_SPLIT(dk, dv)
-/* The F32 backward up to width 128 where its shared memory leaves one CTA
- * an SM (widths 96 and 128): 8 warps in two halves, each taking half of
- * every tile's queries (dk/dv) or keys (dq), summed at the end, so that
- * two warps a scheduler hide the products' latency. */
-#define BK_ATTENTION_TF32_HALVES(dk, dv)                                                      \
+/* The F32 backward where its shared memory leaves one CTA an SM (widths
+ * 96 and up): 8 warps in two halves, each taking half of every tile's
+ * queries (dk/dv up to 128; past it dk/dv's pairs split by columns) or
+ * keys (dq), summed at the end, so that two warps a scheduler hide the
+ * products' latency. */
+#define BK_ATTENTION_TF32_DKV_HALVES(dk, dv)                                                  \
     (!BK_ATTENTION_MMA_WIDE(dk, dv) && ((dk) > 64 || (dv) > 64) ? 2 : 1)
+#define BK_ATTENTION_TF32_DQ_HALVES(dk, dv) ((dk) > 64 || (dv) > 64 ? 2 : 1)
 
 /* A [batch, heads, rows, cols] operand. */
 struct bk_attention_view {

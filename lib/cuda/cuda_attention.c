@@ -536,12 +536,13 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     const bool packed = p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED;
     const unsigned int mt = BK_ATTENTION_MMA_THREADS, gt = BK_ATTENTION_GENERAL_THREADS;
     /* The F32 kernels' halves of 4 warps (kernels/attention_tf32.cu,
-     * kernels/attention_mma_backward.cuh). */
+     * kernels/attention_mma_backward.cuh, kernels/attention_tf32_backward_wide.cu):
+     * the forward's, dq's and dk/dv's. */
     const bool f32 = p->type == BK_DATA_TYPE_F32;
-    const unsigned int halves =
-        !f32          ? 1u
-        : p->backward ? BK_ATTENTION_TF32_HALVES(ap->width_k, ap->width_v)
-                      : BK_ATTENTION_TF32_FORWARD_HALVES(ap->width_k, ap->width_v);
+    const int wk = ap->width_k, wv = ap->width_v;
+    const unsigned int fwd_halves = f32 ? BK_ATTENTION_TF32_FORWARD_HALVES(wk, wv) : 1u;
+    const unsigned int dq_halves = f32 ? BK_ATTENTION_TF32_DQ_HALVES(wk, wv) : 1u;
+    const unsigned int dkv_halves = f32 ? BK_ATTENTION_TF32_DKV_HALVES(wk, wv) : 1u;
     uint32_t n = 0;
     /* The Hopper kernels when the driver makes the run's tensor maps. */
     struct bk_attention_tma_args t;
@@ -579,7 +580,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         } else if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_WGMMA, p, &t);
         else if (ap->fast && seqs)
-            launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt * halves, &a);
+            launch(&launches[n++], ap, K_FAST, tiles, gh, gb, mt * fwd_halves, &a);
         else if (seqs)
             launch(&launches[n++], ap, K_GENERAL, rows, gh, gb, gt, &a);
         if (packed)
@@ -624,7 +625,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         if (wgmma)
             launch_rows_wgmma(&launches[n++], ap, K_DQ_WGMMA, p, &t);
         else if (ap->fast && seqs)
-            launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt * halves, &a);
+            launch(&launches[n++], ap, K_DQ_FAST, tiles, gh, gb, mt * dq_halves, &a);
         else if (seqs)
             launch(&launches[n++], ap, K_DQ, rows, gh, gb, gt, &a);
     }
@@ -635,9 +636,8 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
         launch_wgmma(&launches[n++], ap, K_DKV_WGMMA, wgmma_keys, gkv, wgmma_kz, &t);
     else if (keys && seqs && ap->fast)
         launch(&launches[n++], ap, K_DKV_FAST, key_tiles, gkv, gb,
-               mt * halves *
-                   (f32 ? BK_ATTENTION_TF32_DKV_SPLIT(ap->width_k, ap->width_v)
-                        : BK_ATTENTION_MMA_DKV_SPLIT(ap->width_k, ap->width_v)),
+               mt * dkv_halves *
+                   (f32 ? BK_ATTENTION_TF32_DKV_SPLIT(wk, wv) : BK_ATTENTION_MMA_DKV_SPLIT(wk, wv)),
                &a);
     else if (keys && seqs)
         launch(&launches[n++], ap, K_DKV, key_rows, gkv, gb, gt, &a);
