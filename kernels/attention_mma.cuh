@@ -105,6 +105,31 @@ static __device__ __forceinline__ void load_tile(uint32_t smem, const View &v, i
     }
 }
 
+// An accumulator of N n-tiles handed from one half of a CTA's warps to
+// the other through shared memory: word i of thread t (of THREADS) at
+// `at` + 16 THREADS i, `at` the thread's own 16 bytes (conflict-free; no
+// layout shared but the register order).
+template <int N>
+static __device__ __forceinline__ void halves_store(uint32_t at, const float (&x)[N][4])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        store_shared16(at + (uint32_t)(i * THREADS * 16),
+                       make_uint4(__float_as_uint(x[i][0]), __float_as_uint(x[i][1]),
+                                  __float_as_uint(x[i][2]), __float_as_uint(x[i][3])));
+}
+template <int N> static __device__ __forceinline__ void halves_add(uint32_t at, float (&x)[N][4])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint4 w = load_shared16(at + (uint32_t)(i * THREADS * 16));
+        x[i][0] += __uint_as_float(w.x);
+        x[i][1] += __uint_as_float(w.y);
+        x[i][2] += __uint_as_float(w.z);
+        x[i][3] += __uint_as_float(w.w);
+    }
+}
+
 // Stores rows row0 + lane / 4 (+ 8) of a 16 x NC accumulator (columns
 // col0 ..) times fa (fb for the second row) into a view: columns at or
 // past `cols` and rows at or past `rows` are not written. With `vec`

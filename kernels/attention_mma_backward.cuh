@@ -102,60 +102,24 @@ template <int HALVES> static __device__ __forceinline__ int sub_step()
 
 // Two halves of a CTA's warps with the same outputs (HALVES = 2): warps
 // 4..7 store their accumulators to shared memory (free once every copy
-// has landed and every warp is past its last tile), warps 0..3 add them
-// to theirs. Word i of thread t at 16 (128 i + t): conflict-free, and no
-// layout shared but the register order.
-template <int N>
-static __device__ __forceinline__ void halves_store(uint32_t at, const float (&x)[N][4])
+// has landed and every warp is past its last tile; halves_store), and
+// warps 0..3 add them to theirs. Returns whether this warp holds the sums
+// (the others are done).
+template <int... N>
+static __device__ __forceinline__ bool halves_sum(uint32_t smem, float (&...x)[N][4])
 {
-#pragma unroll
-    for (int i = 0; i < N; i++)
-        store_shared16(at + (uint32_t)(i * 128 * 16),
-                       make_uint4(__float_as_uint(x[i][0]), __float_as_uint(x[i][1]),
-                                  __float_as_uint(x[i][2]), __float_as_uint(x[i][3])));
-}
-template <int N> static __device__ __forceinline__ void halves_add(uint32_t at, float (&x)[N][4])
-{
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        const uint4 w = load_shared16(at + (uint32_t)(i * 128 * 16));
-        x[i][0] += __uint_as_float(w.x);
-        x[i][1] += __uint_as_float(w.y);
-        x[i][2] += __uint_as_float(w.z);
-        x[i][3] += __uint_as_float(w.w);
-    }
-}
-// Warps 4..7's x and y added to warps 0..3's; returns whether this warp
-// holds the sums (the others are done).
-template <int NX, int NY>
-static __device__ __forceinline__ bool halves_sum(uint32_t smem, float (&x)[NX][4],
-                                                  float (&y)[NY][4])
-{
-    const bool second = threadIdx.x >= 128;
-    const uint32_t at = smem + (threadIdx.x % 128) * 16u, at_y = at + NX * 128 * 16;
+    const bool second = threadIdx.x >= THREADS;
+    const uint32_t at = smem + (threadIdx.x % THREADS) * 16u;
     __syncthreads();
     if (second) {
-        halves_store(at, x);
-        halves_store(at_y, y);
+        uint32_t off = 0; // each array after the one before
+        ((halves_store(at + off, x), off += N * THREADS * 16), ...);
     }
     __syncthreads();
     if (second)
         return false;
-    halves_add(at, x);
-    halves_add(at_y, y);
-    return true;
-}
-template <int NX> static __device__ __forceinline__ bool halves_sum(uint32_t smem, float (&x)[NX][4])
-{
-    const bool second = threadIdx.x >= 128;
-    const uint32_t at = smem + (threadIdx.x % 128) * 16u;
-    __syncthreads();
-    if (second)
-        halves_store(at, x);
-    __syncthreads();
-    if (second)
-        return false;
-    halves_add(at, x);
+    uint32_t off = 0;
+    ((halves_add(at + off, x), off += N * THREADS * 16), ...);
     return true;
 }
 

@@ -32,15 +32,10 @@ static __device__ __forceinline__ bool merge_halves(uint32_t smem, float (&o)[DV
 {
     constexpr int NT_O = DV / 8;
     const bool second = threadIdx.x >= THREADS;
-    // Word i of thread t at 16 (THREADS i + t): conflict-free.
-    const uint32_t at = smem + (threadIdx.x % THREADS) * 16u;
+    const uint32_t at = smem + (threadIdx.x % THREADS) * 16u; // as halves_store
     __syncthreads(); // every warp is done with the tiles
     if (second) {
-#pragma unroll
-        for (int n = 0; n < NT_O; n++)
-            store_shared16(at + (uint32_t)(n * THREADS * 16),
-                           make_uint4(__float_as_uint(o[n][0]), __float_as_uint(o[n][1]),
-                                      __float_as_uint(o[n][2]), __float_as_uint(o[n][3])));
+        halves_store(at, o);
         store_shared16(at + (uint32_t)(NT_O * THREADS * 16),
                        make_uint4(__float_as_uint(m_a), __float_as_uint(m_b),
                                   __float_as_uint(l_a), __float_as_uint(l_b)));
