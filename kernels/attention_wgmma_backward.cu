@@ -124,7 +124,7 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p,
     const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32, q4 = lane % 4;
     const uint32_t q_tile = base + L::Q + c * L::Q_BYTES, dy_tile = q_tile + 2 * L::Q_BYTES;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item = tiles.next(a, item)) {
         int64_t r0, h, b;
         bool bad;
         Seq sq;

@@ -128,7 +128,7 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
     const Exchange p_share{ base + L::P, PAIR_BAR_P }, ds_share{ base + L::DS, PAIR_BAR_DS };
     const float sl2 = (float)a.scale * LOG2E;
     int n = 0, use = 0, used = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item = tiles.next(a, item)) {
         int64_t r0, h, b;
         bool bad;
         Seq sq;

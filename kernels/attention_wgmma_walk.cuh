@@ -575,7 +575,7 @@ static __device__ __forceinline__ uint32_t packed_fallback(const Args &a, uint64
 }
 
 // The query tiles of ROWS NC rows a CTA owns: its own (a.items = 0), or,
-// persistent, tiles blockIdx.x, + gridDim.x, ... of a.items counted over
+// persistent, one of every gridDim.x of a.items (next()) counted over
 // the tile, then the head, then the batch. Nothing is kept: each bound is
 // read where used from the parameters (constant-bank operands, not
 // registers a wide CTA's producer, at 32, lacks), in 32-bit arithmetic.
@@ -593,7 +593,7 @@ template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
         if constexpr (SEQ) {
             const uint32_t r = packed_fallback<TILE_ROWS>(a, a.seq_q, a.seq_s[0], a.max_lq);
             // The loop's end: the rectangle's tiles of every head
-            // (persistent), or those of this CTA's head from blockIdx.x on,
+            // (persistent), or those of this CTA's head from own_x() on,
             // gridDim.x apart (32 bits, capped: a rectangle past 2^32 tiles
             // is cut short); without the fallback, as the plain kernels'.
             uint32_t e = a.items ? a.items : 1u;
@@ -602,8 +602,8 @@ template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
                 const uint32_t n = n64 < 0xFFFFFFFFu ? (uint32_t)n64 : 0xFFFFFFFFu;
                 const uint64_t all = n64 * (uint64_t)a.heads;
                 e = a.items ? (all < 0xFFFFFFFFu ? (uint32_t)all : 0xFFFFFFFFu)
-                    : n > blockIdx.x ? (n - blockIdx.x - 1) / gridDim.x + 1
-                                     : 0u;
+                    : n > own_x() ? (n - own_x() - 1) / gridDim.x + 1
+                                  : 0u;
             }
             if (threadIdx.x == 0) {
                 store_shared_f32(shared_base_1024() + RECT_AT, __uint_as_float(r));
@@ -621,13 +621,25 @@ template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
             return load_shared32(shared_base_1024() + RECT_AT + 4);
         return a.items ? a.items : 1u;
     }
-    static __device__ uint32_t step(const Args &a) { return a.items ? gridDim.x : 1u; }
-    static __device__ uint32_t next(const Args &a, uint32_t i) { return i + step(a); }
+    // Persistent, the turns zigzag: CTA c takes item c of the even rounds
+    // of gridDim.x items and gridDim.x - 1 - c of the odd ones, so that
+    // where a head's tiles divide the CTAs (causal rows of 3 to 8 tiles
+    // on 132 SMs) no CTA takes the same, heaviest, tile of every head.
+    static __device__ uint32_t next(const Args &a, uint32_t i)
+    {
+        if (!a.items)
+            return i + 1u;
+        const uint32_t c = blockIdx.x, n = gridDim.x;
+        return i + (i % n == c ? 2u * (n - c) - 1u : 2u * c + 1u);
+    }
+    // A CTA a tile: the tiles of a head from the last (causal rows: the
+    // most keys) so that the grid's last wave has the lightest.
+    static __device__ uint32_t own_x() { return gridDim.x - 1u - blockIdx.x; }
     // Tile i's first row, head and batch.
     static __device__ void coords(const Args &a, uint32_t i, int64_t &r0, int64_t &h, int64_t &b)
     {
         if (!a.items) {
-            r0 = (int64_t)blockIdx.x * TILE_ROWS;
+            r0 = (int64_t)own_x() * TILE_ROWS;
             h = blockIdx.y;
             b = blockIdx.z;
             return;
@@ -658,7 +670,7 @@ template <int NC, bool SEQ = false, uint32_t RECT_AT = 0> struct QueryTiles {
         const uint32_t rect = QueryTiles::rect();
         uint32_t x, z;
         if (!a.items) {
-            x = blockIdx.x + (rect ? i * gridDim.x : 0u);
+            x = own_x() + (rect ? i * gridDim.x : 0u);
             h = blockIdx.y;
             z = blockIdx.z;
         } else {
@@ -696,7 +708,7 @@ produce_tiles(const bk_attention_tma_args &p, uint32_t base,
     const Args &a = p.a;
     const uint32_t group_size = (uint32_t)a.heads / (uint32_t)a.kv_heads;
     int n = 0, use = 0;
-    for (uint32_t item = tiles.first(a); item < tiles.end(a); item += tiles.step(a)) {
+    for (uint32_t item = tiles.first(a); item < tiles.end(a); item = tiles.next(a, item)) {
         int64_t r0, h, b;
         bool bad;
         if constexpr (SEQ) {

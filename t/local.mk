@@ -54,6 +54,7 @@ BK_C_TESTS = \
 	t/attention/attention_validation \
 	t/attention/attention_sequences \
 	t/attention/attention_mask_orientation \
+	t/attention/attention_turns \
 	t/convert/convert \
 	t/convert/convert_validation \
 	t/convert/convert_exhaustive \
@@ -191,6 +192,12 @@ t_attention_attention_sequences_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 t_attention_attention_mask_orientation_CPPFLAGS = $(BK_TEST_CPPFLAGS)
 t_attention_attention_mask_orientation_LDADD = $(BK_TEST_LIBS)
 t_attention_attention_mask_orientation_LDFLAGS = $(BK_TEST_LINK_FLAGS)
+# The plan's estimate is plain C, compiled into the test whatever the backends.
+t_attention_attention_turns_SOURCES = t/attention/attention_turns.c \
+	lib/cuda/cuda_attention_turns.h lib/cuda/cuda_attention_turns.c
+t_attention_attention_turns_CPPFLAGS = $(BK_TEST_CPPFLAGS)
+t_attention_attention_turns_LDADD = $(BK_TEST_LIBS)
+t_attention_attention_turns_LDFLAGS = $(BK_TEST_LINK_FLAGS)
 # GPU against host (skipped without a CUDA device unless required).
 # The GPU-against-host tests of the GEMM family share t/gpu/gpu_pair.c.
 t_gpu_gpu_gemm_SOURCES = t/gpu/gpu_gemm.c t/gpu/gpu_pair.c t/gpu/gpu_pair.h

@@ -19,6 +19,7 @@
  * wgmma_width()) where the 16-byte copies would and the tensors make
  * tensor maps. Every other case takes the general kernels. */
 #include "cuda_attention_decode.h"
+#include "cuda_attention_turns.h"
 #include "../checked.h"
 
 #include <stdio.h>
@@ -135,19 +136,31 @@ static enum path path_cap(void)
     return PATH_WGMMA;
 }
 
-/* The persistent grid of the Hopper kernels that own tiles of query rows
- * (the forward, dq): one CTA an SM (it takes one: its shared memory), each
- * running on from one tile to the next while the last one's outputs are
- * stored (a CTA's start and end cost about three tiles' time, which sparse
- * rows of few tiles felt most). BK_CUDA_ATTENTION_CTAS, read when a plan
- * is made, caps the CTAs (tests make CTAs take many tiles with it); 0
- * gives the grid of a CTA a tile. */
-static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_sm)
+/* The persistent grid of the Hopper kernels that own tiles of `rows`
+ * query rows (the forward, dq): one CTA an SM (it takes one: its shared
+ * memory), each running on from one tile to the next while the last one's
+ * outputs are stored (a CTA's start and end cost about three tiles' time,
+ * which sparse rows of few tiles felt most). A CTA a tile instead where
+ * the tiles' work differs in ways fixed turns cannot share out: PACKED
+ * sequences (whose lengths the plan does not know; persistent, the
+ * turns also spread a long sequence's tiles over every head at once,
+ * past the L2), and causal DENSE problems whose turns leave a CTA 8% over
+ * the mean (cuda_attention_turns.h). BK_CUDA_ATTENTION_CTAS, read when a
+ * plan is made, caps the CTAs (tests make CTAs take many tiles with it);
+ * 0 gives the grid of a CTA a tile. */
+static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_sm,
+                             const struct bk_attention_problem *p, int64_t rows)
 {
     const unsigned int sms = (c->sm_count > 0 ? (unsigned int)c->sm_count : 1u) * per_sm;
     const char *s = getenv("BK_CUDA_ATTENTION_CTAS");
-    if (!s || !*s)
+    if (!s || !*s) {
+        if (p->has_sequences && p->seq_form == BK_ATTENTION_SEQUENCES_PACKED)
+            return 0;
+        if (p->causal && p->form == BK_ATTENTION_PATTERN_DENSE && !p->has_sequences &&
+            bk_attention_turns_uneven(p->batch, p->heads, p->lq, p->lk, rows, sms))
+            return 0;
         return sms;
+    }
     char *end;
     const unsigned long v = strtoul(s, &end, 10);
     return *end ? sms : v < sms ? (unsigned int)v : sms;
@@ -935,9 +948,12 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->pair = ap->wgmma && p->backward && pair_width(ap->wgmma_width);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */
         plan->props.precision.deterministic = plan->props.precision.bitStable = BK_FALSE;
-    ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm);
-    ap->narrow_row_ctas =
-        ap->chooses ? row_ctas(plan->ctx->impl, forward_kernels[FORWARD_NARROW].per_sm) : 0;
+    ap->row_ctas = row_ctas(plan->ctx->impl, ap->forward->per_sm, p,
+                            p->backward ? backward_rows(ap->wgmma_width) : ap->forward->rows);
+    ap->narrow_row_ctas = ap->chooses ? row_ctas(plan->ctx->impl,
+                                                 forward_kernels[FORWARD_NARROW].per_sm, p,
+                                                 forward_kernels[FORWARD_NARROW].rows)
+                                      : 0;
     const char *ts = type_suffix(p->type);
     /* The general module's kernels of this plan, then the fast one. */
     static const int forward[] = { K_SCATTER, K_GENERAL, K_CHOICE };

@@ -27,6 +27,7 @@ libbk_la_SOURCES += \
 	lib/cuda/cuda_fastdiv.c \
 	lib/cuda/cuda_convert.c \
 	lib/cuda/cuda_attention_decode.h lib/cuda/cuda_attention_decode.c \
+	lib/cuda/cuda_attention_turns.h lib/cuda/cuda_attention_turns.c \
 	lib/cuda/cuda_tensor_map.c \
 	lib/cuda/cuda_fatbins.S \
 	kernels/shared/gated_kernel_args.h \
