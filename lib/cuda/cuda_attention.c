@@ -181,9 +181,10 @@ static unsigned int row_ctas(const struct bk_cuda_context *c, unsigned int per_s
  * consumers, tiles of 192 rows: at D = 64 a softmax takes as long as the
  * GEMMs, and two run under each one's); for DENSE patterns at D = 128,
  * the wide kernel (the plain one with tiles of 192 keys: a tile's fixed
- * costs over 1.5 times the keys). A trio CTA's consumers would span two
- * query blocks of a pattern, and a wide CTA's tiles mix key blocks, hence
- * DENSE only. */
+ * costs over 1.5 times the keys); each where rows see enough keys on
+ * average (mean_row_keys), else plain. A trio CTA's consumers would span
+ * two query blocks of a pattern, and a wide CTA's tiles mix key blocks,
+ * hence DENSE only. */
 struct forward_kernel {
     const char *tag;     /* BK_CUDA_ATTENTION_FORWARD's value */
     const char *pattern; /* its name, of the type suffix and width */
@@ -233,6 +234,31 @@ static unsigned int forward_shared_bytes(const struct forward_kernel *f, int wid
     return f->shared_bytes[width / 64 - 1];
 }
 
+/* The keys a query row sees on average: Lk (with sequences, the
+ * longest's), and causal about half of Lq fewer (the diagonal aligned
+ * bottom-right). */
+static int64_t mean_row_keys(const struct bk_attention_problem *p)
+{
+    const int64_t lq = p->has_sequences ? p->max_len_q : p->lq;
+    const int64_t lk = p->has_sequences ? p->max_len_k : p->lk;
+    if (!p->causal)
+        return lk;
+    return lq <= lk ? lk - lq / 2 : lk / 2;
+}
+
+/* Below these mean keys a row the DENSE forward takes the plain kernel
+ * rather than trio (D = 64) or wide (D = 128): few key tiles a query tile
+ * leave the two turns that start and end each tile (its first S and its
+ * last P V alone) a large share, more with three consumers or 192-key
+ * tiles, whose last tile is partly padding (512 keys: 3 x 192). H100,
+ * bf16, same call, TFLOP/s plain against trio: B32 L512 318 / 310,
+ * causal 253 / 216, B16 L1024 375 / 374, causal 323 / 272; B2 L8192
+ * 449 / 525, causal 441 / 489; against wide: B32 L512 444 / 403, causal
+ * 356 / 317, B16 L1024 553 / 507, causal 463 / 434, B2 L4096 671 / 667,
+ * L8192 659 / 678, causal 670 / 681. */
+#define BK_ATTENTION_TRIO_KEYS 1024
+#define BK_ATTENTION_WIDE_KEYS 2048
+
 /* The forward kernel for p: as above, or the one BK_CUDA_ATTENTION_FORWARD
  * names (plain, solo, narrow, deep, trio, wide or tall; read when a plan is
  * made, for tests and tuning) where it takes p's width (and the wide one a
@@ -262,7 +288,10 @@ static const struct forward_kernel *forward_kernel(const struct bk_attention_pro
     if (width > 128)
         k = FORWARD_TALL;
     else if (p->form == BK_ATTENTION_PATTERN_DENSE)
-        k = width == 64 ? FORWARD_TRIO : FORWARD_WIDE;
+        k = mean_row_keys(p) < (width == 64 ? BK_ATTENTION_TRIO_KEYS : BK_ATTENTION_WIDE_KEYS)
+                ? FORWARD_PLAIN
+            : width == 64 ? FORWARD_TRIO
+                          : FORWARD_WIDE;
     else if (p->form != BK_ATTENTION_PATTERN_DENSE && p->block_q == 64)
         k = width == 64 ? FORWARD_SOLO
             : p->form == BK_ATTENTION_PATTERN_LIST && p->capacity * 8 <= p->nbk ? FORWARD_NARROW
