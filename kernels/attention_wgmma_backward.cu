@@ -18,13 +18,12 @@
 //   dV += P^T dY, dK += dS^T Q (P^T and dS^T as register operands).
 // The two consumers of a CTA overlap each other's GEMMs and element-wise
 // work (taking turns, as the forward does, measured no faster); within
-// one, P is computed under dP's GEMM. For DENSE patterns without the
-// causal mask at D = 128 a third kernel does all three (dkvq, 5 GEMMs a
-// tile instead of 7): the dk/dv kernel that also computes each query
-// tile's dQ share over its keys and hands it over in a fixed order
-// (DenseOrder) to an F32 sum in the workspace; the plan takes it only
-// where asked (BK_CUDA_ATTENTION_BACKWARD=fused): it runs level with the
-// two kernels (doc/design/attention.md, "Tried and rejected").
+// one, P is computed under dP's GEMM. For DENSE patterns at D = 128, a
+// third kernel does all three (dkvq, 5 GEMMs a tile instead of 7): the
+// dk/dv kernel that also computes each query tile's dQ share over its
+// keys and hands it over in a fixed order (DenseOrder, or CausalOrder with
+// the causal mask) to an F32 sum in the workspace
+// (BK_CUDA_ATTENTION_BACKWARD=fused; doc/design/attention.md).
 #include "attention_wgmma_walk.cuh"
 #include "split_sum_sync.cuh"
 
@@ -347,8 +346,10 @@ template <typename L, bool SEQ = false> struct QueryRing {
         return t;
     }
 
-    // Query tile q0 of head h with its statistics t, or the end.
-    __device__ __forceinline__ void emit(int h, int q0, const TileStats &t, uint32_t flags)
+    // Query tile q0 of head h with its statistics t, or the end; w rides
+    // in the record's last word (the fused kernel's hand-over rank).
+    __device__ __forceinline__ void emit(int h, int q0, const TileStats &t, uint32_t flags,
+                                         uint32_t w = 0u)
     {
         const int lane = threadIdx.x % 32;
         const QueryStage st = QueryStage::of<L>(base, n++);
@@ -358,7 +359,7 @@ template <typename L, bool SEQ = false> struct QueryRing {
         // Lane 0 arrives twice: with the copies' bytes (or alone, for the
         // end), then with the other lanes once its statistics are stored.
         if (lane == 0) {
-            store_shared16(st.record, make_uint4((uint32_t)h, (uint32_t)q0, flags, 0u));
+            store_shared16(st.record, make_uint4((uint32_t)h, (uint32_t)q0, flags, w));
             if (end) {
                 mbar_arrive(st.full);
             } else {
@@ -485,6 +486,21 @@ static __device__ void dkv_producer(const bk_attention_tma_args &p, uint32_t bas
     ring.emit(0, 0, held, TILE_END);
 }
 
+// One step of a dk/dv-with-dq CTA's walk: query head g of the group, its
+// 64-query tile t, the CTA's rank in the tile's hand-over and whether it
+// is the last (adds the sum to its share and writes dQ), and which
+// consumers' keys the tile's rows see (TILE_TAKEN bits).
+struct HandItem {
+    int g, t, rank;
+    bool last;
+    uint32_t flags;
+    // The record's last word: the rank, and the last rank's bit.
+    __device__ __forceinline__ uint32_t word() const
+    {
+        return (uint32_t)rank | (last ? 1u << 31 : 0u);
+    }
+};
+
 // The order in which the dk/dv-with-dq kernel's CTAs of one (batch, kv
 // head) walk their query tiles, and in which they hand over each tile's
 // dQ. Item v = g * tiles + t is tile t of query head g of the group; CTA
@@ -507,49 +523,83 @@ struct DenseOrder {
           j((int)blockIdx.x)
     {
     }
-    // The item of step i (>= total: none).
-    __device__ __forceinline__ int item(int i) const
+    __device__ __forceinline__ int steps() const { return span; }
+    // Step i's item (false: none, a slot past the last).
+    __device__ __forceinline__ bool at(int i, HandItem &it) const
     {
-        const int v = j * s + i;
-        return v >= span ? v - span : v;
-    }
-    __device__ __forceinline__ int rank(int v) const
-    {
-        const int r = v / s - j;
-        return r < 0 ? r + nkc : r;
+        int v = j * s + i;
+        v = v >= span ? v - span : v;
+        if (v >= total)
+            return false;
+        it.g = v / tiles;
+        it.t = v - it.g * tiles;
+        it.rank = i / s;
+        it.last = it.rank == nkc - 1;
+        it.flags = TILE_TAKEN | TILE_TAKEN << 1;
+        return true;
     }
 };
 
-// The dk/dv-with-dq kernel's producer: K and V, then every query tile of
-// the group in DenseOrder (DENSE, not causal: every tile sees every key),
-// each for both consumers, then the end.
-template <typename L>
+// The causal order (bottom-right aligned): key CTA j (128 keys from
+// 128 j) sees the tiles from the first whose rows reach its first key,
+// and walks them in order, head by head; tile t's contributors are the
+// CTAs 0 .. jmax(t) (the last whose keys its last row sees), handing over
+// from jmax(t) down to 0: CTA j's rank is jmax(t) - j, CTA 0 the last.
+// CTA j + 1 has two tiles fewer a head (128 keys, 64-row tiles), so it
+// comes to each tile two steps a head before CTA j: none waits while they
+// keep pace. The grid runs j from the last CTA to the first (the lightest
+// first, as FlashAttention-3's deterministic causal backward), so that
+// every CTA a rank waits for started before it.
+struct CausalOrder {
+    int lq, lk, tiles, group, nkc, j, k0, first, n;
+    __device__ CausalOrder(const Args &a, int j_)
+        : lq((int)a.lq), lk((int)a.lk), tiles((lq + 63) / 64),
+          group((int)(a.heads / a.kv_heads)), nkc((int)gridDim.x), j(j_), k0(128 * j_),
+          first((int)query_begin(a, k0) / 64), n(tiles - first)
+    {
+    }
+    __device__ __forceinline__ int steps() const { return n > 0 ? group * n : 0; }
+    // The last key that query row r sees (< 0: none).
+    __device__ __forceinline__ int last_key(int r) const { return min(r + lk - lq, lk - 1); }
+    __device__ __forceinline__ bool at(int i, HandItem &it) const
+    {
+        it.g = i / n;
+        it.t = first + (i - it.g * n);
+        const int key = last_key(min(64 * it.t + 63, lq - 1));
+        it.rank = min(nkc - 1, key / 128) - j;
+        it.last = j == 0;
+        it.flags = TILE_TAKEN | (key >= k0 + 64 ? TILE_TAKEN << 1 : 0u);
+        return true;
+    }
+};
+
+// The dk/dv-with-dq kernel's producer: K and V, then its query tiles in
+// the order O (DenseOrder, CausalOrder), each with the consumers whose
+// keys it sees and the CTA's hand-over rank, then the end.
+template <typename L, typename O>
 static __device__ void dkvq_producer(const bk_attention_tma_args &p, uint32_t base, int k0,
-                                     int kvh, int b)
+                                     int kvh, int b, const O &o)
 {
     const Args &a = p.a;
     load_keys<L>(p, base, k0, kvh, b);
     QueryRing<L> ring{ p, base, b, 0 };
-    const DenseOrder o(a);
-    const uint32_t both = TILE_TAKEN | TILE_TAKEN << 1;
-    int held_h = -1, held_q0 = 0;
-    TileStats held{};
-    for (int i = 0; i < o.span; i++) {
-        const int v = o.item(i);
-        if (v >= o.total)
+    HandItem held{}, it{};
+    held.g = -1;
+    TileStats stats{};
+    for (int i = 0; i < o.steps(); i++) {
+        if (!o.at(i, it))
             continue;
-        const int g = v / o.tiles, q0 = (v - g * o.tiles) * 64, h = kvh * o.group + g;
-        const TileStats next =
-            ring.load(q0, lse_at<const float>(a, b, h, 0), rowsum_at<const float>(a, b, h, 0));
-        if (held_h >= 0)
-            ring.emit(held_h, held_q0, held, both);
-        held = next;
-        held_h = h;
-        held_q0 = q0;
+        const int h = kvh * o.group + it.g;
+        const TileStats next = ring.load(it.t * 64, lse_at<const float>(a, b, h, 0),
+                                         rowsum_at<const float>(a, b, h, 0));
+        if (held.g >= 0)
+            ring.emit(kvh * o.group + held.g, held.t * 64, stats, held.flags, held.word());
+        stats = next;
+        held = it;
     }
-    if (held_h >= 0)
-        ring.emit(held_h, held_q0, held, both);
-    ring.emit(0, 0, held, TILE_END);
+    if (held.g >= 0)
+        ring.emit(kvh * o.group + held.g, held.t * 64, stats, held.flags, held.word());
+    ring.emit(0, 0, stats, TILE_END);
 }
 
 // D (64 x 64) = A B^T, A and B tiles of 64 rows x DH in shared memory
@@ -582,21 +632,17 @@ static __device__ __forceinline__ void consumer_sync(int c)
         asm volatile("bar.sync 3, 128;\n" ::: "memory");
 }
 
-// Where the dQ share of consumer c for item v (DenseOrder) goes: its
-// place in the tile's hand-over, the F32 sum and its counter.
+// Where a dQ share goes: its place in the tile's hand-over (rank, and
+// whether it is the last), the F32 sum of chunk i and its counter.
 struct DqChunk {
     int rank;
     bool last;
     float *sum;
     uint32_t *count;
-    __device__ __forceinline__ DqChunk(const Args &a, const DenseOrder &o, int64_t b, int64_t kvh,
-                                       int v, int c)
+    __device__ __forceinline__ DqChunk(const Args &a, int r, bool l, int64_t i)
+        : rank(r), last(l), sum((float *)a.dq_sum + i * (64 * 64)),
+          count((uint32_t *)a.dq_count + i)
     {
-        rank = o.rank(v);
-        last = rank == o.nkc - 1;
-        const int64_t i = dq_chunk(a, b, kvh * o.group, v) + c;
-        sum = (float *)a.dq_sum + i * (64 * 64);
-        count = (uint32_t *)a.dq_count + i;
     }
 };
 
@@ -640,18 +686,19 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
         wgmma_commit();
     }
 
-    // The share d of query tile q0 of head h: the last rank adds the sum
-    // to it once every other rank is in and writes dQ (times the scale);
-    // the others stage it for the hand-over warp.
-    __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b,
-                                              int64_t kvh, int h, int q0)
+    // The share d of query tile q0 of head h, with the record's hand-over
+    // word w (HandItem::word: the producer's, no division here): the last
+    // rank adds the sum to it once every other rank is in and writes dQ
+    // (times the scale); the others stage it for the hand-over warp.
+    __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b, int h,
+                                              int q0, uint32_t w)
     {
+        const int64_t chunk = dq_chunk(a, b, h, q0 / 64) + c;
         if constexpr (ATOMIC) {
-            stage(d, dq_chunk(a, b, h, q0 / 64) + c);
+            stage(d, chunk);
             return;
         }
-        const DenseOrder o(a);
-        const DqChunk ch(a, o, b, kvh, (h - (int)kvh * o.group) * o.tiles + q0 / 64, c);
+        const DqChunk ch(a, (int)(w & 0x7FFFFFFFu), (w >> 31) != 0u, chunk);
         if (ch.last) {
             if (tid == 0 && ch.rank > 0)
                 split_sum::wait_for(ch.count, (uint32_t)ch.rank);
@@ -717,25 +764,23 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
 };
 
 // Lane 0 of producer warp 1 + c: consumer c's dQ shares in the walk's
-// order (DenseOrder, as dkvq_producer), past the last ranks (the consumer
-// writes those): each in its turn stored (rank 0) or added to the tile's
-// sum by the copy engine, its shared memory freed once read, the tile's
-// counter raised once the copy is done. Apart from the consumers, so that
-// they wait for neither the turn nor the copy.
-template <typename L>
-static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, int64_t b, int c)
+// order (O, as dkvq_producer), past the last ranks (the consumer writes
+// those): each in its turn stored (rank 0) or added to the tile's sum by
+// the copy engine, its shared memory freed once read, the tile's counter
+// raised once the copy is done. Apart from the consumers, so that they
+// wait for neither the turn nor the copy.
+template <typename L, typename O>
+static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, int64_t b, int c,
+                                    const O &o)
 {
-    const DenseOrder o(a);
     const uint32_t part = base + L::PART + c * L::PART_BYTES;
     const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
     int staged = 0;
-    for (int i = 0; i < o.span; i++) {
-        const int v = o.item(i);
-        if (v >= o.total)
+    HandItem it{};
+    for (int i = 0; i < o.steps(); i++) {
+        if (!o.at(i, it) || it.last)
             continue;
-        const DqChunk ch(a, o, b, kvh, v, c);
-        if (ch.last)
-            continue;
+        const DqChunk ch(a, it.rank, false, dq_chunk(a, b, kvh * o.group + it.g, it.t) + c);
         mbar_wait(full, (uint32_t)staged & 1u);
         if (ch.rank > 0) {
             split_sum::wait_for(ch.count, (uint32_t)ch.rank);
@@ -793,7 +838,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
         begin[1] = (int)query_begin(a, key_a + 8);
         all_begin = (int)query_begin(a, keys0 + 63);
     }
-    const bool causal = (!FQ || ATOMIC) && (a.flags & BK_ATTENTION_CAUSAL) != 0;
+    const bool causal = (a.flags & BK_ATTENTION_CAUSAL) != 0;
     const uint32_t k_tile = base + L::K + c * L::TILE, v_tile = base + L::V + c * L::TILE;
     const float sl2 = (float)a.scale * LOG2E;
     // With dq: keys past Lk get P = 0 (their K rows are zeros, but 2^-lse
@@ -816,7 +861,7 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
     for (int n = 0;; n++) {
         const QueryStage st = QueryStage::of<L>(base, n);
         mbar_wait(st.full, st.parity);
-        const uint4 rec = read_record(st.record);
+        const uint4 rec = read_record<FQ ? 3 : 2>(st.record); // with dq: w, the rank
         if (rec.z & TILE_END)
             break;
         const bool mine = (rec.z & TILE_TAKEN << c) != 0;
@@ -860,8 +905,10 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
                     da[j / 2][(j % 2) * 2] = pack2<T>(ds[0], ds[1]);
                     da[j / 2][(j % 2) * 2 + 1] = pack2<T>(ds[2], ds[3]);
                 }
-                issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
-                issue_ab<T, L, BQ>(dk, da, st.q_tile);
+                if constexpr (!FQ) {
+                    issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
+                    issue_ab<T, L, BQ>(dk, da, st.q_tile);
+                }
             } else {
 #pragma unroll
                 for (int j = 0; j < BQ / 16; j++)
@@ -870,25 +917,32 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
                         pa[j][e] = da[j][e] = 0u;
             }
             // With dq: dS in buffer n % 2 (the other consumer may still
-            // read the last tile's), then half of dQ = dS K each, handed
-            // over (in the tile's order, or with ATOMIC as it comes).
-            [[maybe_unused]] float dq[8][4];
+            // read the last tile's) before dV's GEMM, then half of dQ = dS K
+            // each between dV and dK, so that the share is staged (in the
+            // tile's order, or with ATOMIC as it comes) while dK runs.
             if constexpr (FQ) {
                 const uint32_t ds = base + L::DS + (n & 1) * L::DS_BYTES;
                 share.store_ds(ds, da);
+                if (mine)
+                    issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
                 fence_proxy_async_shared();
                 pair_sync();
+                float dq[8][4];
                 share.issue(dq, ds);
+                if (mine) {
+                    issue_ab<T, L, BQ>(dk, da, st.q_tile);
+                    wgmma_wait<1>();
+                } else {
+                    wgmma_wait<0>();
+                }
+                fence_operand(dq);
+                share.hand_over(a, dq, b, (int)rec.x, q0, rec.w);
             }
             wgmma_wait<0>();
             fence_operand(dv);
             fence_operand(dk);
             fence_operand(pa);
             fence_operand(da);
-            if constexpr (FQ) {
-                fence_operand(dq);
-                share.hand_over(a, dq, b, kvh, (int)rec.x, q0);
-            }
         }
         mbar_arrive(st.empty);
     }
@@ -1013,24 +1067,61 @@ static __device__ void dkv(const bk_attention_tma_args &p)
     });
 }
 
-// dk, dv and dq in one kernel (DENSE, not causal: 5 GEMMs a tile instead
-// of the two kernels' 7), right after the row sums.
+// Consumer c's half of dQ for the query rows that see no key (causal,
+// Lq past Lk: the tiles before key CTA 0's first): zeros, written by CTA
+// 0, as no share reaches them.
+template <typename T>
+static __device__ void dq_unseen_rows(const Args &a, int64_t b, int64_t kvh, int c, int tiles)
+{
+    const int tid = threadIdx.x % 128, group = (int)(a.heads / a.kv_heads);
+    float zeros[8][4];
+    zero(zeros);
+    View out = a.dq;
+    out.base += (uint64_t)(64 * c) * sizeof(T);
+    for (int g = 0; g < group; g++)
+        for (int t = 0; t < tiles; t++)
+            store_rows<T, 64>(out, b, kvh * group + g, t * 64 + 16 * (tid / 32), a.lq, zeros,
+                              1.f, 1.f, tid % 32, a.d - 64 * c);
+}
+
+// dk, dv and dq in one kernel (DENSE: 5 GEMMs a tile instead of the two
+// kernels' 7), right after the row sums; the CTAs of a kv head walk and
+// hand over in DenseOrder, or with the causal mask in CausalOrder (key
+// CTAs in reverse grid order).
 template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma_args &p)
 {
     typedef DkvLayout<DH, true> L;
     const uint32_t base = shared_base_1024();
-    const int64_t k0 = (int64_t)blockIdx.x * 128, kvh = blockIdx.y, b = blockIdx.z;
+    const Args &a = p.a;
+    const bool causal = (a.flags & BK_ATTENTION_CAUSAL) != 0;
+    const int j = causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+    const int64_t k0 = (int64_t)j * 128, kvh = blockIdx.y, b = blockIdx.z;
     init_dkv_barriers<L>(base);
     grid_dependency_wait(); // the row sums and the zeroed counters
     if (threadIdx.x < 128) {
         producer_registers();
-        if (threadIdx.x < 32)
-            dkvq_producer<L>(p, base, (int)k0, (int)kvh, (int)b);
-        else if (threadIdx.x < 96 && threadIdx.x % 32 == 0)
-            dq_hand_over<L>(p.a, base, kvh, b, (int)threadIdx.x / 32 - 1);
+        const int w = (int)threadIdx.x / 32;
+        if (w > 2 || (w > 0 && threadIdx.x % 32 != 0))
+            return;
+        if (causal) {
+            const CausalOrder o(a, j);
+            if (w == 0)
+                dkvq_producer<L>(p, base, (int)k0, (int)kvh, (int)b, o);
+            else
+                dq_hand_over<L>(a, base, kvh, b, w - 1, o);
+        } else {
+            const DenseOrder o(a);
+            if (w == 0)
+                dkvq_producer<L>(p, base, (int)k0, (int)kvh, (int)b, o);
+            else
+                dq_hand_over<L>(a, base, kvh, b, w - 1, o);
+        }
     } else {
         consumer_registers<2>();
-        dkv_consumer<T, DH, true>(p, base, threadIdx.x / 128 - 1, k0, kvh, b, false);
+        const int c = (int)threadIdx.x / 128 - 1;
+        if (causal && j == 0)
+            dq_unseen_rows<T>(a, b, kvh, c, (int)(query_begin(a, 0) / 64));
+        dkv_consumer<T, DH, true>(p, base, c, k0, kvh, b, false);
     }
 }
 

@@ -698,16 +698,16 @@ static bool backward_override(const char *kind)
 
 /* Whether the Hopper backward of p takes the kernel that computes dq
  * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
- * shares summed in a fixed order through the workspace: see DenseOrder in
- * kernels/attention_wgmma_backward.cu): only where BK_CUDA_ATTENTION_BACKWARD
- * is "fused" when the plan is made, for DENSE patterns without the causal
- * mask at D = Dv = 128 (every key block sees every query tile). Not the
- * default: on the H100 it runs level with the two kernels (0b9fe39,
- * bench/log/attention.md), its share hand-over costing what the GEMMs save. */
+ * shares summed in a fixed order through the workspace: see DenseOrder and
+ * CausalOrder in kernels/attention_wgmma_backward.cu): only where
+ * BK_CUDA_ATTENTION_BACKWARD is "fused" when the plan is made, for DENSE
+ * patterns at D = Dv = 128, causal or not. Not the default: on an H100 it
+ * ran 4-7% slower than the two kernels (causal 7-16%; doc/design/attention.md,
+ * "Tried and rejected"). */
 static bool fused_backward(const struct bk_attention_problem *p)
 {
     return backward_override("fused") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
-           !p->causal && p->d == 128 && p->dv == 128;
+           p->d == 128 && p->dv == 128;
 }
 
 /* Whether the Hopper backward of p takes the kernel that computes dq with

@@ -565,27 +565,32 @@ static void fast_cases(bool backward)
             }
 }
 
-/* The Hopper backward's kernel that computes dq with dk and dv (DENSE, not
- * causal, D = 128; BK_CUDA_ATTENTION_BACKWARD=fused), its CTAs handing
- * each query tile's dQ share over in a fixed order: one key CTA (its own
- * last rank), one item or fewer per CTA (s = 1) with a short last query
- * tile and query heads sharing kv heads, and many key CTAs with s = 2
- * (the fast cases, run with it too, have s = 3 with a skipped slot, and
- * keys past Lk). Run with it and with the two kernels. */
+/* The Hopper backward's kernel that computes dq with dk and dv (DENSE,
+ * D = 128; BK_CUDA_ATTENTION_BACKWARD=fused), its CTAs handing each query
+ * tile's dQ share over in a fixed order: one key CTA (its own last rank),
+ * one item or fewer per CTA (s = 1) with a short last query tile and
+ * query heads sharing kv heads, and many key CTAs with s = 2 (the fast
+ * cases, run with it too, have s = 3 with a skipped slot, and keys past
+ * Lk); causal (the order by key CTA, from the last): Lq below Lk, Lq past
+ * Lk by more than a tile (rows that see no key, whose dQ only key CTA 0
+ * writes), and tiles one consumer's keys see and the other's not. Run
+ * with it and with the two kernels. */
 static void fused_cases(void)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
-    static const int64_t shapes[][4] = {
-        /* lq, lk, h, hkv */
-        { 384, 128, 2, 1 }, { 64, 640, 2, 2 }, { 100, 1000, 4, 2 }, { 1024, 1536, 1, 1 },
+    static const int64_t shapes[][5] = {
+        /* lq, lk, h, hkv, causal */
+        { 384, 128, 2, 1, 0 },  { 64, 640, 2, 2, 0 },  { 100, 1000, 4, 2, 0 },
+        { 1024, 1536, 1, 1, 0 }, { 700, 1000, 4, 2, 1 }, { 1000, 700, 2, 1, 1 },
+        { 1024, 1024, 2, 2, 1 },
     };
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             struct acase c = {
                 .type = types[t], .b = 2, .h = shapes[i][2], .hkv = shapes[i][3],
                 .lq = shapes[i][0], .lk = shapes[i][1], .d = 128, .dv = 128,
-                .form = BK_ATTENTION_PATTERN_DENSE, .backward = true,
-                .layout = i % 2 ? BLHD : BHLD,
+                .form = BK_ATTENTION_PATTERN_DENSE, .causal = shapes[i][4] != 0,
+                .backward = true, .layout = i % 2 ? BLHD : BHLD,
             };
             run_case(&c);
         }
