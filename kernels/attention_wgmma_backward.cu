@@ -877,6 +877,14 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
                 issue_abt<T, L>(s, k_tile, st.q_tile);
                 issue_abt<T, L>(dp, v_tile, st.dy_tile);
                 const bool diagonal = (causal && q0 < all_begin) || (SEQ && beyond);
+                // With dq, each key's first query that sees it on this tile
+                // as one bound (the queries below it get P = 0): a compare
+                // and a select a score, where the two tests (the mask's and
+                // past Lk) made ptxas branch on every score.
+                int see[2];
+#pragma unroll
+                for (int k = 0; k < 2; k++)
+                    see[k] = past[k] ? INT_MAX : diagonal ? begin[k] : INT_MIN;
                 wgmma_wait<1>();
                 fence_operand(s);
 #pragma unroll
@@ -886,7 +894,8 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
                         s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -(e & 1 ? l.y : l.x)));
-                        if ((diagonal && q0 + col + (e & 1) < begin[e / 2]) || past[e / 2])
+                        const int q = q0 + col + (e & 1);
+                        if (FQ ? q < see[e / 2] : diagonal && q < begin[e / 2])
                             s[j][e] = 0.f;
                     }
                 }
