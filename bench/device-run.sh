@@ -6,8 +6,8 @@
 #
 #   bench/device-run.sh [STEP...]
 #
-# STEP: build check gpucheck probe waves bench gemm w4a16 attention variants sanitize
-# (default: all, in that order). waves: bkbench on f32, f16 and bf16 for several
+# STEP: build check gpucheck probe waves bench gemm w4a16 attention backward variants
+# sanitize (default: all but backward, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/probes/launch-probe.c (launch costs, libbk and the
 # driver); bench: bkbench's gated cases and launch costs (JSON in gated.json)
@@ -230,6 +230,44 @@ if has_step attention; then
          /^attention-.*WRONG RESULT$/ { w++ } /^flex / { f++; if ($8 == "n/a") fn++ }
          END { printf "attention: %d bkbench rows (%d without a plan, %d wrong), ", n, u, w
                printf "%d flex rows (%d n/a)\n", f, fn }' "$OUT/attention.txt" | tee -a "$summary"
+fi
+
+# backward (run only when named): the Hopper backward's kernels side by
+# side on bench/probes/attention-probe.c's shapes (bf16, B = 2, L = 8192,
+# H x D = 2048), dense and causal, two rounds: at D = 128 the two kernels,
+# fused and atomic (BK_CUDA_ATTENTION_BACKWARD), at D = 64 the two
+# kernels; then the GPU cases run with the fused and atomic kernels
+# (gpu_attention's "(fused)" and "(atomics)" labels). Text in backward.txt.
+if has_step backward; then
+    probe=$build/bench-attention-probe
+    ${CC:-cc} -std=c11 -O2 -I"$src/include" -I"$build/include" "$src/bench/probes/attention-probe.c" \
+        -L"$build/.libs" -lbk -lm -Wl,-rpath,"$build/.libs" -o "$probe" || exit 1
+    {
+        for _ in 1 2; do
+            for pattern in dense causal; do
+                for kind in two fused atomic 64; do
+                    case $kind in
+                    two) set -- env BK_UNUSED= ;;
+                    fused) set -- env BK_CUDA_ATTENTION_BACKWARD=fused ;;
+                    atomic) set -- env BK_CUDA_ATTENTION_BACKWARD=atomic BK_PROBE_ATOMICS=1 ;;
+                    64) set -- env BK_UNUSED= ;;
+                    esac
+                    width=128
+                    [ "$kind" = 64 ] && width=64
+                    BK_PROBE_BLOCK=128 BK_PROBE_PATTERNS=$pattern limit 60 "$@" "$probe" bf16 bwd $width 2>&1 |
+                        sed -n "s/^/backward $kind $pattern: /p" | tail -1
+                done
+            done
+        done
+        for label in "(fused)" "(atomics)"; do
+            BK_TEST_ONLY="$label" BK_TEST_DEVICE=cuda BK_TEST_REQUIRE_GPU=1 limit 300 t/gpu/gpu_attention \
+                >"$build/backward-cases.log" 2>&1
+            echo "backward cases $label: exit $?, $(grep -c '^ok' "$build/backward-cases.log") ok," \
+                "$(grep -c '^not ok' "$build/backward-cases.log") not ok"
+            grep '^not ok' "$build/backward-cases.log" | head -5
+        done
+    } >"$OUT/backward.txt"
+    grep -E '^backward' "$OUT/backward.txt" | sed 's/ fwd .* bwd / bwd /' | tee -a "$summary"
 fi
 
 # name:NVCC flags of kernel variants, compared with bkbench on f16 and bf16.
