@@ -800,7 +800,7 @@ static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, i
 }
 
 // dk and dv of the CTA's 128 keys (64 a consumer); with FQ also dQ
-// shares, handed over in DenseOrder (DENSE, not causal) or, with ATOMIC,
+// shares, handed over in DenseOrder or CausalOrder (DENSE) or, with ATOMIC,
 // added as they come (any pattern, causal too): a tile that one consumer
 // takes and the other does not still needs both consumers' halves of dQ,
 // the other's dS zero.
