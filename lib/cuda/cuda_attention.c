@@ -564,7 +564,10 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     const bool fast = ap->fast && ap->vectorised && aligned16(&a, p->backward);
     if (ap->fast && !fast)
         a.flags |= BK_ATTENTION_ELEMENTWISE;
-    if (!queries) /* no list was scattered: no head is bad */
+    /* The list is scattered where a sequence reads it: without one
+     * (PACKED may have none) its empty tensors may be unbound. */
+    const bool scatter = ap->list && queries && p->seq_count > 0;
+    if (!scatter) /* no list was scattered: no head is bad */
         a.bad = 0;
     /* Grid z over the sequences (B, or S where PACKED), x over the
      * longest one's rows (Lq, Lk, or the PACKED bounds). */
@@ -591,7 +594,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
     memset(&t, 0, sizeof t);
     t.a = a;
     const bool wgmma = fast && ap->wgmma && queries && keys && seqs && tensor_maps(p, &t);
-    if (ap->list && queries)
+    if (scatter)
         launch(&launches[n++], ap, K_SCATTER, (unsigned int)(p->pattern_batch * p->pattern_heads),
                1, 1, BK_ATTENTION_SCATTER_THREADS, &a);
     if (!p->backward) {

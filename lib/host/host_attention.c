@@ -182,9 +182,10 @@ void host_attn_begin(struct host_attn *a, BkPlan plan, const struct bk_run_args 
         a->dk = bound(args, BK_ATTENTION_BACKWARD_BINDING_DK);
         a->dv = bound(args, BK_ATTENTION_BACKWARD_BINDING_DV);
     }
-    /* Without heads nothing reads the pattern, whose empty tensors may be
-     * unbound (the core counts one pattern entry there all the same). */
-    if (p->heads == 0 || p->form == BK_ATTENTION_PATTERN_DENSE)
+    /* Without heads or sequences (PACKED may have none) nothing reads the
+     * pattern, whose empty tensors may be unbound (the core counts one
+     * pattern entry there all the same). */
+    if (p->heads == 0 || p->seq_count == 0 || p->form == BK_ATTENTION_PATTERN_DENSE)
         return;
     if (p->form == BK_ATTENTION_PATTERN_MASK) {
         a->mask = (const uint8_t *)bound(args, BK_ATTENTION_BINDING_MASK);

@@ -680,11 +680,87 @@ static void test_validation(BkContext ctx)
     expect(ctx, &v, BAD, "blockTable [B + 1, ...]", "blockTable.extent[0] = 3 must equal B");
 }
 
+/* PACKED with no sequence (lengthsQ = lengthsK = [0]) and a LIST per
+ * sequence: counts [0, H, nbq] and indices [0, H, nbq, nbk] are empty and
+ * left unbound (0). No row reads the pattern, so a run must not touch
+ * them, and writes what the same problem in the DENSE form writes (the
+ * rows no sequence claims), forward and backward. */
+static void test_no_sequences(BkContext ctx)
+{
+    enum { H = 2, L = 8, D = 4, NB = 2 };
+    const BkDataType F = BK_DATA_TYPE_F64, I = BK_DATA_TYPE_I32;
+    const int32_t zero = 0;
+    struct buf bq, blq, blk;
+    const size_t n = (size_t)H * L * D;
+    double *in = randoms(n);
+    const BkDeviceAddress q = put(ctx, &bq, in, n * 8);
+    const BkDeviceAddress lq = put(ctx, &blq, &zero, 4), lk = put(ctx, &blk, &zero, 4);
+    const BkAttentionSequencesInfo seqs = {
+        .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO,
+        .form = BK_ATTENTION_SEQUENCES_PACKED, .lengthsQ = D1(I, 1), .lengthsK = D1(I, 1),
+        .maxLengthQ = L, .maxLengthK = L,
+    };
+    const BkTensorDesc t = D4(F, 1, H, L, D), lse = D3(F, 1, H, L);
+    for (int backward = 0; backward < 2; backward++) {
+        double *got[2];
+        for (int list = 0; list < 2; list++) {
+            BkAttentionPattern pat = { .form = BK_ATTENTION_PATTERN_DENSE };
+            if (list)
+                pat = (BkAttentionPattern){ .form = BK_ATTENTION_PATTERN_LIST,
+                                            .blockQ = L / NB, .blockK = L / NB,
+                                            .counts = D3(I, 0, H, NB),
+                                            .indices = D4(I, 0, H, NB, NB) };
+            const BkAttentionInfo fwd = { .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO,
+                                          .pNext = &seqs, .scale = 0.5, .pattern = pat,
+                                          .q = t, .k = t, .v = t, .y = t, .lse = lse };
+            const BkAttentionBackwardInfo bwd = {
+                .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .pNext = &seqs,
+                .scale = 0.5, .pattern = pat, .q = t, .k = t, .v = t, .y = t, .lse = lse,
+                .dy = t, .dq = t, .dk = t, .dv = t };
+            /* Outputs: y and lse, or dq, dk and dv, each n doubles. */
+            struct bkt_buffer out = bkt_alloc(ctx, 3 * n * 8);
+            bkt_fill(ctx, out.address, 3 * n * 8, 0x7fc00001u);
+            const BkDeviceAddress o = out.address;
+            BkDeviceAddress bind[14] = { q, q, q, 0, 0, 0, o, o + n * 8 };
+            if (backward) {
+                bind[6] = q, bind[7] = q; /* y and lse read only */
+                bind[8] = q, bind[9] = o, bind[10] = o + n * 8, bind[11] = o + 2 * n * 8;
+                bind[12] = lq, bind[13] = lk;
+            } else {
+                bind[8] = lq, bind[9] = lk;
+            }
+            BkPlan plan = NULL;
+            BkResult r = bkt_create_plan(ctx, backward ? (const void *)&bwd : (const void *)&fwd,
+                                         &plan);
+            if (r == BK_SUCCESS) {
+                BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES };
+                bkGetPlanProperties(plan, &props);
+                r = bkt_run(ctx, plan, props.bindingCount, bind);
+                bkDestroyPlan(plan);
+            }
+            tap_ok(r == BK_SUCCESS, "no sequences, %s, %s pattern: runs (%s)",
+                   backward ? "backward" : "forward", list ? "unbound LIST" : "DENSE",
+                   r ? bkGetLastErrorMessage() : "ok");
+            got[list] = malloc(3 * n * 8);
+            bkt_download(ctx, got[list], o, 3 * n * 8);
+            bkt_free(ctx, &out);
+        }
+        tap_ok(memcmp(got[0], got[1], (backward ? 3 : 1) * n * 8 + (backward ? 0 : L * H * 8)) ==
+                   0,
+               "no sequences, %s: the unbound LIST writes what DENSE does",
+               backward ? "backward" : "forward");
+        free(got[0]), free(got[1]);
+    }
+    bkt_free(ctx, &bq.dev), bkt_free(ctx, &blq.dev), bkt_free(ctx, &blk.dev);
+    free(in);
+}
+
 int main(void)
 {
     bkt_capture_messages();
     BkContext ctx = bkt_open_host();
     test_validation(ctx);
+    test_no_sequences(ctx);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(ctx, &cases[i]);
     tap_ok(bkt_stray_plans() == 0, "failed bkCreatePlan calls left no handle");
