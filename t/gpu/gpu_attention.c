@@ -1192,6 +1192,110 @@ static void run_varlen_case(const struct varlen_case *c)
         free_tensor(all[i]);
 }
 
+/* PACKED with no sequence (offsets [0]) over tensors of 100 rows that none
+ * claims, its per-sequence LIST empty (extent[0] = 0) and unbound, forward
+ * and backward: the plan reads no pattern and writes what the host does. */
+static void no_sequence_cases(void)
+{
+    enum { H = 4, HKV = 2, L = 100 };
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    for (int t = 0; t < 2; t++)
+        for (int d = 64; d <= 128; d += 64)
+            for (int backward = 0; backward < 2; backward++) {
+                char label[160];
+                snprintf(label, sizeof label, "%s %s packed S0 H%d/%d L%d D%d unbound list%s",
+                         backward ? "backward" : "forward", bkt_type_name(types[t]), H, HKV, L,
+                         d, grid_label);
+                const char *only = getenv("BK_TEST_ONLY");
+                if (only && !strstr(label, only))
+                    continue;
+                const BkDataType ty = types[t];
+                struct tensor q, k, v, y, lse, dy, dq, dk, dv, off;
+                make_tensor(&q, ty, 1, H, L, d, BHLD, 4);
+                make_tensor(&k, ty, 1, HKV, L, d, BHLD, 4);
+                make_tensor(&v, ty, 1, HKV, L, d, BHLD, 4);
+                make_tensor(&y, ty, 1, H, L, d, BHLD, 4);
+                make_tensor(&lse, BK_DATA_TYPE_F32, 1, H, L, 1, BHLD, 3);
+                make_tensor(&dy, ty, 1, H, L, d, BHLD, 4);
+                make_tensor(&dq, ty, 1, H, L, d, BHLD, 4);
+                make_tensor(&dk, ty, 1, HKV, L, d, BHLD, 4);
+                make_tensor(&dv, ty, 1, HKV, L, d, BHLD, 4);
+                make_tensor(&off, BK_DATA_TYPE_I32, 1, 1, 1, 1, BHLD, 4);
+                struct tensor *in[] = { &q, &k, &v, &y, &lse, &dy };
+                for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+                    random_fill(in[i], -1, 1);
+                struct tensor *out[] = { backward ? &dq : &y, backward ? &dk : &lse, &dv };
+                for (int i = 0; i < (backward ? 3 : 2); i++)
+                    poison(out[i]->gpu_img, out[i]->bytes),
+                        poison(out[i]->host_img, out[i]->bytes);
+                const BkTensorDesc one = { .dataType = BK_DATA_TYPE_I32, .rank = 1,
+                                           .extent = { 1 }, .stride = { 1 } };
+                const BkAttentionSequencesInfo seqs = {
+                    .sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO,
+                    .form = BK_ATTENTION_SEQUENCES_PACKED, .lengthsQ = one, .lengthsK = one,
+                    .maxLengthQ = L, .maxLengthK = L,
+                };
+                const BkTensorDesc counts = { .dataType = BK_DATA_TYPE_I32, .rank = 3,
+                                              .extent = { 0, H, 2 },
+                                              .stride = { 2 * H, 2, 1 } };
+                const BkTensorDesc indices = { .dataType = BK_DATA_TYPE_I32, .rank = 4,
+                                               .extent = { 0, H, 2, 2 },
+                                               .stride = { 4 * H, 4, 2, 1 } };
+                const BkAttentionPattern pat = { .form = BK_ATTENTION_PATTERN_LIST,
+                                                 .blockQ = 64, .blockK = 64, .counts = counts,
+                                                 .indices = indices };
+                const double scale = 1.0 / sqrt((double)d);
+                const BkAttentionInfo fi = {
+                    .sType = BK_STRUCTURE_TYPE_ATTENTION_INFO, .pNext = &seqs, .scale = scale,
+                    .pattern = pat, .q = q.desc, .k = k.desc, .v = v.desc, .y = y.desc,
+                    .lse = lse.desc,
+                };
+                const BkAttentionBackwardInfo bi = {
+                    .sType = BK_STRUCTURE_TYPE_ATTENTION_BACKWARD_INFO, .pNext = &seqs,
+                    .scale = scale, .pattern = pat, .q = q.desc, .k = k.desc, .v = v.desc,
+                    .y = y.desc, .lse = lse.desc, .dy = dy.desc, .dq = dq.desc, .dk = dk.desc,
+                    .dv = dv.desc,
+                };
+                struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
+                bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
+                bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
+                bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
+                bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
+                bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+                if (backward) {
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DY, &dy, 0);
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DQ, &dq, 0);
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DK, &dk, 0);
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DV, &dv, 0);
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q, &off, 0);
+                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K, &off, 0);
+                } else {
+                    bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &off, 0);
+                    bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &off, 0);
+                }
+                const void *info = backward ? (const void *)&bi : (const void *)&fi;
+                char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
+                const uint32_t slots = backward ? 14 : BK_ATTENTION_BINDING_BLOCK_TABLE + 1;
+                const BkResult rh = run_images(host, info, hb, slots, 1, NULL);
+                const BkResult rg = run_images(gpu, info, gb, slots, 1, kernel);
+                if (rh != BK_SUCCESS || rg != BK_SUCCESS) {
+                    tap_ok(false, "%s: runs (host %d, cuda %d: %s)", label, rh, rg,
+                           bkGetLastErrorMessage());
+                } else {
+                    kernel_seen(kernel);
+                    const bool ok = backward ? compare(&dq, 0, 0, "dq", label) &
+                                                   compare(&dk, 0, 0, "dk", label) &
+                                                   compare(&dv, 0, 0, "dv", label)
+                                             : compare(&y, 0, 0, "y", label) &
+                                                   compare(&lse, 0, 0, "lse", label);
+                    tap_ok(ok, "%s (%s)", label, kernel);
+                }
+                struct tensor *all[] = { &q, &k, &v, &y, &lse, &dy, &dq, &dk, &dv, &off };
+                for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+                    free_tensor(all[i]);
+            }
+}
+
 /* A varlen case's shape, pattern and layout (its lengths apart). */
 struct varlen_shape {
     BkDataType type;
@@ -1341,12 +1445,14 @@ int main(void)
     grid_label = "";
     varlen_cases(false);
     varlen_cases(true);
+    no_sequence_cases();
     hopper_varlen_cases(false);
     hopper_varlen_cases(true);
     setenv("BK_CUDA_ATTENTION_PATH", "general", 1);
     grid_label = " (general)";
     varlen_cases(false);
     varlen_cases(true);
+    no_sequence_cases();
     unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = "";
     fused_cases();
