@@ -252,6 +252,27 @@ static void bind(struct binding *gb, struct binding *hb, int slot, struct tensor
     hb[slot] = (struct binding){ t->host_img, t->bytes, 0 };
 }
 
+/* The forward's five tensors (the backward reads them at the same slots). */
+static void bind_forward(struct binding *gb, struct binding *hb, struct tensor *q, struct tensor *k,
+                         struct tensor *v, struct tensor *y, struct tensor *lse)
+{
+    bind(gb, hb, BK_ATTENTION_BINDING_Q, q, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_K, k, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_V, v, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_Y, y, 0);
+    bind(gb, hb, BK_ATTENTION_BINDING_LSE, lse, 0);
+}
+
+/* The backward's dY and its three gradients. */
+static void bind_gradients(struct binding *gb, struct binding *hb, struct tensor *dy,
+                           struct tensor *dq, struct tensor *dk, struct tensor *dv)
+{
+    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DY, dy, 0);
+    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DQ, dq, 0);
+    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DK, dk, 0);
+    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DV, dv, 0);
+}
+
 static void bind_pattern(struct binding *gb, struct binding *hb, const struct acase *c,
                          struct pattern *p)
 {
@@ -919,11 +940,7 @@ static void run_seq_case(const struct seq_case *c)
         .q = q.desc, .k = k.desc, .v = v.desc, .y = y.desc, .lse = lse.desc,
     };
     struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
-    bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+    bind_forward(gb, hb, &q, &k, &v, &y, &lse);
     if (c->lengths_q)
         bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_Q, &lq, 0);
     bind(gb, hb, BK_ATTENTION_BINDING_LENGTHS_K, &lkt, 0);
@@ -1113,11 +1130,7 @@ static void run_varlen_case(const struct varlen_case *c)
     const BkAttentionFlags flags = c->causal ? BK_ATTENTION_CAUSAL_BIT : 0;
     struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
     bind_pattern(gb, hb, &pc, &pat);
-    bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
-    bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+    bind_forward(gb, hb, &q, &k, &v, &y, &lse);
     char kernel[BK_MAX_KERNEL_NAME_SIZE] = "";
     bool ok = true;
     BkResult rh, rg;
@@ -1157,10 +1170,7 @@ static void run_varlen_case(const struct varlen_case *c)
             .y = y.desc, .lse = lse.desc, .dy = dy.desc, .dq = dq.desc, .dk = dk.desc,
             .dv = dv.desc,
         };
-        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DY, &dy, 0);
-        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DQ, &dq, 0);
-        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DK, &dk, 0);
-        bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DV, &dv, 0);
+        bind_gradients(gb, hb, &dy, &dq, &dk, &dv);
         bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q, &lqt, 0);
         bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K, &lkt, 0);
         struct tensor *outs[] = { &dq, &dk, &dv };
@@ -1257,16 +1267,9 @@ static void no_sequence_cases(void)
                     .dv = dv.desc,
                 };
                 struct binding gb[GPU_PAIR_SLOTS] = { { 0 } }, hb[GPU_PAIR_SLOTS] = { { 0 } };
-                bind(gb, hb, BK_ATTENTION_BINDING_Q, &q, 0);
-                bind(gb, hb, BK_ATTENTION_BINDING_K, &k, 0);
-                bind(gb, hb, BK_ATTENTION_BINDING_V, &v, 0);
-                bind(gb, hb, BK_ATTENTION_BINDING_Y, &y, 0);
-                bind(gb, hb, BK_ATTENTION_BINDING_LSE, &lse, 0);
+                bind_forward(gb, hb, &q, &k, &v, &y, &lse);
                 if (backward) {
-                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DY, &dy, 0);
-                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DQ, &dq, 0);
-                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DK, &dk, 0);
-                    bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_DV, &dv, 0);
+                    bind_gradients(gb, hb, &dy, &dq, &dk, &dv);
                     bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_Q, &off, 0);
                     bind(gb, hb, BK_ATTENTION_BACKWARD_BINDING_LENGTHS_K, &off, 0);
                 } else {
