@@ -469,17 +469,10 @@ static void test_sizes(void)
 
 /* ---- Slots, properties, run-time checks ------------------------------------------------ */
 
-struct slot_want {
-    const char *name;
-    uint64_t size;
-    uint32_t alignment;
-    bool written;
-};
-
 /* The plan's slots must be these; bkCmdRun must accept each slot's size
  * and refuse size - 1 (BUFFER_TOO_SMALL) and an address off by half the
  * alignment (MISALIGNED_OPERAND). */
-static void check_slots(const void *info, const char *what, const struct slot_want *want,
+static void check_slots(const void *info, const char *what, const struct bkt_slot_want *want,
                         uint32_t count, const struct bkt_buffer *big)
 {
     BkPlan plan = BK_NULL_HANDLE;
@@ -487,30 +480,13 @@ static void check_slots(const void *info, const char *what, const struct slot_wa
         tap_ok(false, "%s: plan (%s)", what, bkGetLastErrorMessage());
         return;
     }
-    BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
-    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
-    bool ok = bkGetPlanProperties(plan, &props) == BK_SUCCESS && bind.bindingCount == count &&
-              props.bindingCount == count;
-    for (uint32_t i = 0; ok && i < count; i++) {
-        const BkBindingProperties *b = &bind.bindings[i];
-        if (strcmp(b->name, want[i].name) || b->size != want[i].size ||
-            b->alignment != want[i].alignment || b->written != (want[i].written ? 1u : 0u)) {
-            tap_diag("%s: slot %u is \"%s\", %llu bytes, aligned to %llu, written %u; expected "
-                     "\"%s\", %llu, %u, %d", what, i, b->name, (unsigned long long)b->size,
-                     (unsigned long long)b->alignment, b->written, want[i].name,
-                     (unsigned long long)want[i].size, want[i].alignment, want[i].written);
-            ok = false;
-        }
-    }
+    BkPlanProperties props;
+    bool ok = bkt_slots_match(plan, what, want, count, &props);
     tap_ok(ok, "%s: %u slots with the expected names, sizes, alignments and written flags",
            what, count);
 
     BkDeviceAddress addr[BK_MAX_BINDINGS] = { 0 };
-    uint64_t sizes[BK_MAX_BINDINGS] = { 0 }, at = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        addr[i] = want[i].size ? big->address + at : 0;
-        at += (want[i].size + 256 + 255) / 256 * 256;
-    }
+    uint64_t sizes[BK_MAX_BINDINGS] = { 0 }, at = bkt_slot_addresses(big, want, count, addr);
     const uint64_t ws = props.workspaceSize;
     BkRunInfo run = { .sType = BK_STRUCTURE_TYPE_RUN_INFO, .bindingCount = count,
                       .pBindings = addr, .pBindingSizes = sizes,
@@ -583,7 +559,7 @@ static void test_slots(const struct bkt_buffer *big)
     const uint64_t q2 = B * H * LQ * D * 2, k2 = B * HKV * LK * D * 2, v2 = B * HKV * LK * DV * 2;
     const uint64_t y2 = B * H * LQ * DV * 2, lse4 = B * H * LQ * 4;
     make(&in, false, MASK, f16, 0, 0);
-    const struct slot_want fwd_mask[] = {
+    const struct bkt_slot_want fwd_mask[] = {
         { "q", q2, 2, false }, { "k", k2, 2, false },     { "v", v2, 2, false },
         { "mask", B * H * NBQ * NBK, 1, false },          { "counts", 0, 1, false },
         { "indices", 0, 1, false }, { "y", y2, 2, true }, { "lse", lse4, 4, true },
@@ -592,7 +568,7 @@ static void test_slots(const struct bkt_buffer *big)
 
     make(&in, false, LIST, bf16, 0, 0);
     in.fwd.lse = (BkTensorDesc){ 0 };
-    const struct slot_want fwd_list[] = {
+    const struct bkt_slot_want fwd_list[] = {
         { "q", q2, 2, false }, { "k", k2, 2, false }, { "v", v2, 2, false },
         { "mask", 0, 1, false }, { "counts", B * H * NBQ * 4, 4, false },
         { "indices", B * H * NBQ * CAP * 4, 4, false }, { "y", y2, 2, true },
@@ -601,7 +577,7 @@ static void test_slots(const struct bkt_buffer *big)
     check_slots(&in.fwd, "forward, LIST, no lse", fwd_list, 8, big);
 
     make(&in, true, LIST, f32, 0, 0);
-    const struct slot_want bwd_list[] = {
+    const struct bkt_slot_want bwd_list[] = {
         { "q", 2 * q2, 4, false },  { "k", 2 * k2, 4, false },  { "v", 2 * v2, 4, false },
         { "mask", 0, 1, false },    { "counts", B * H * NBQ * 4, 4, false },
         { "indices", B * H * NBQ * CAP * 4, 4, false },
@@ -614,7 +590,7 @@ static void test_slots(const struct bkt_buffer *big)
     in.bwd.dq.stride[0] = H * LQ * D + 5, in.bwd.dq.stride[1] = LQ * D;
     in.bwd.dq.stride[2] = D, in.bwd.dq.stride[3] = 1;
     const uint64_t dq_span = ((B - 1) * (H * LQ * D + 5) + H * LQ * D) * 8;
-    const struct slot_want bwd_dense[] = {
+    const struct bkt_slot_want bwd_dense[] = {
         { "q", 4 * q2, 8, false },  { "k", 4 * k2, 8, false },  { "v", 4 * v2, 8, false },
         { "mask", 0, 1, false },    { "counts", 0, 1, false },  { "indices", 0, 1, false },
         { "y", 4 * y2, 8, false },  { "lse", 2 * lse4, 8, false }, { "dy", 4 * y2, 8, false },

@@ -442,3 +442,36 @@ bool bkt_plan_allocation_failures_clean(BkContext ctx, const void *op_info, bool
     }
     return ok;
 }
+
+bool bkt_slots_match(BkPlan plan, const char *what, const struct bkt_slot_want *want,
+                     uint32_t count, BkPlanProperties *props)
+{
+    BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
+    *props = (BkPlanProperties){ .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
+    bool ok = bkGetPlanProperties(plan, props) == BK_SUCCESS && bind.bindingCount == count &&
+              props->bindingCount == count;
+    for (uint32_t i = 0; ok && i < count; i++) {
+        const BkBindingProperties *b = &bind.bindings[i];
+        if (strcmp(b->name, want[i].name) || b->size != want[i].size ||
+            b->alignment != want[i].alignment || b->written != (want[i].written ? 1u : 0u)) {
+            tap_diag("%s: slot %u is \"%s\", %llu bytes, aligned to %llu, written %u; expected "
+                     "\"%s\", %llu, %u, %d", what, i, b->name, (unsigned long long)b->size,
+                     (unsigned long long)b->alignment, b->written, want[i].name,
+                     (unsigned long long)want[i].size, want[i].alignment, want[i].written);
+            ok = false;
+        }
+    }
+    props->pNext = NULL; /* bind goes out of scope */
+    return ok;
+}
+
+uint64_t bkt_slot_addresses(const struct bkt_buffer *big, const struct bkt_slot_want *want,
+                            uint32_t count, BkDeviceAddress *addr)
+{
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        addr[i] = want[i].size ? big->address + at : 0;
+        at += (want[i].size + 256 + 255) / 256 * 256;
+    }
+    return at;
+}

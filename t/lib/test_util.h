@@ -101,6 +101,24 @@ void bkt_capture_messages(void);
 /* Messages the capture callback received since the process started. */
 unsigned bkt_message_count(void);
 
+/* ---- A plan's binding slots ------------------------------------------- */
+/* What a slot of a plan must be (BkBindingProperties). */
+struct bkt_slot_want {
+    const char *name;
+    uint64_t size;
+    uint32_t alignment;
+    bool written;
+};
+/* Whether plan's binding slots are exactly want[0..count) (names, sizes,
+ * alignments, written flags; the first difference as a TAP comment under
+ * what); *props receives the plan's properties. */
+bool bkt_slots_match(BkPlan plan, const char *what, const struct bkt_slot_want *want,
+                     uint32_t count, BkPlanProperties *props);
+/* Addresses for want's slots in big, 256-byte aligned with a 256-byte gap
+ * after each, 0 for a slot of no bytes; returns the bytes they span. */
+uint64_t bkt_slot_addresses(const struct bkt_buffer *big, const struct bkt_slot_want *want,
+                            uint32_t count, BkDeviceAddress *addr);
+
 /* ---- Counting host allocator -------------------------------------------- */
 struct bkt_alloc_stats {
     long allocations;      /* successful pfnAllocation calls */

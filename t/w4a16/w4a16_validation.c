@@ -525,17 +525,10 @@ static void test_gemm_rules(void)
 
 /* ---- Slots, precision, run-time checks ---------------------------------------------- */
 
-struct slot_want {
-    const char *name;
-    uint64_t size;
-    uint32_t alignment;
-    bool written;
-};
-
 /* The plan's slots must be these; each used slot's size and alignment are
  * what bkCmdRun checks (size - 1 is BUFFER_TOO_SMALL, alignment / 2 off
  * is MISALIGNED_OPERAND). */
-static void check_slots(const void *info, const char *what, const struct slot_want *want,
+static void check_slots(const void *info, const char *what, const struct bkt_slot_want *want,
                         uint32_t count, const struct bkt_buffer *big)
 {
     BkPlan plan = BK_NULL_HANDLE;
@@ -543,29 +536,13 @@ static void check_slots(const void *info, const char *what, const struct slot_wa
         tap_ok(false, "%s: plan (%s)", what, bkGetLastErrorMessage());
         return;
     }
-    BkPlanBindingProperties bind = { .sType = BK_STRUCTURE_TYPE_PLAN_BINDING_PROPERTIES };
-    BkPlanProperties props = { .sType = BK_STRUCTURE_TYPE_PLAN_PROPERTIES, .pNext = &bind };
-    bool ok = bkGetPlanProperties(plan, &props) == BK_SUCCESS && bind.bindingCount == count;
-    for (uint32_t i = 0; ok && i < count; i++) {
-        const BkBindingProperties *b = &bind.bindings[i];
-        if (strcmp(b->name, want[i].name) || b->size != want[i].size ||
-            b->alignment != want[i].alignment || b->written != (want[i].written ? 1u : 0u)) {
-            tap_diag("%s: slot %u is \"%s\", %llu bytes, aligned to %llu, written %u; expected "
-                     "\"%s\", %llu, %u, %d", what, i, b->name, (unsigned long long)b->size,
-                     (unsigned long long)b->alignment, b->written, want[i].name,
-                     (unsigned long long)want[i].size, want[i].alignment, want[i].written);
-            ok = false;
-        }
-    }
+    BkPlanProperties props;
+    bool ok = bkt_slots_match(plan, what, want, count, &props);
     tap_ok(ok, "%s: %u slots with the expected names, sizes, alignments and written flags",
            what, count);
 
     BkDeviceAddress addr[BK_MAX_BINDINGS] = { 0 };
-    uint64_t sizes[BK_MAX_BINDINGS] = { 0 }, at = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        addr[i] = want[i].size ? big->address + at : 0;
-        at += (want[i].size + 256 + 255) / 256 * 256;
-    }
+    uint64_t sizes[BK_MAX_BINDINGS] = { 0 }, at = bkt_slot_addresses(big, want, count, addr);
     /* The workspace the plan asks for (a GEMM on a BLAS), aligned. */
     const uint64_t ws = props.workspaceSize;
     const uint64_t wa = props.workspaceAlignment ? props.workspaceAlignment : 1;
@@ -606,21 +583,21 @@ static void test_slots(const struct bkt_buffer *big)
     const uint64_t packed = K / 16 * 2 * N * 4, ps = G * N * 2;
     BkW4A16ConvertInfo ci = convert_info(BK_W4A16_QUANTIZE, bf16);
     ci.weight.dataType = f16;
-    const struct slot_want quantize[] = {
+    const struct bkt_slot_want quantize[] = {
         { "weight", K * N * 2, 2, false }, { "quantized", K * N, 1, true },
         { "scales", G * N * 2, 2, true },  { "packed", 0, 1, false },
         { "packedScales", 0, 1, false },
     };
     check_slots(&ci, "quantize", quantize, 5, big);
     ci = convert_info(BK_W4A16_PACK, f16);
-    const struct slot_want pack[] = {
+    const struct bkt_slot_want pack[] = {
         { "weight", 0, 1, false },        { "quantized", K * N, 1, false },
         { "scales", G * N * 2, 2, false }, { "packed", packed, 16, true },
         { "packedScales", ps, 16, true },
     };
     check_slots(&ci, "pack", pack, 5, big);
     ci = convert_info(BK_W4A16_UNPACK, f16), ci.quantized = w4a16_mat_strided(u8, K, N, 1, K + 1);
-    const struct slot_want unpack[] = {
+    const struct bkt_slot_want unpack[] = {
         { "weight", 0, 1, false },
         { "quantized", (uint64_t)(K - 1) + (uint64_t)(N - 1) * (K + 1) + 1, 1, true },
         { "scales", G * N * 2, 2, true },  { "packed", packed, 16, false },
@@ -629,7 +606,7 @@ static void test_slots(const struct bkt_buffer *big)
     check_slots(&ci, "unpack (column-major quantized)", unpack, 5, big);
 
     BkW4A16GptqRepackInfo ri = repack_info();
-    const struct slot_want repack[] = {
+    const struct bkt_slot_want repack[] = {
         { "qweight", K / 8 * N * 4, 4, false }, { "scales", G * N * 2, 2, false },
         { "qzeros", G * N / 8 * 4, 4, false },  { "gIdx", K * 4, 4, false },
         { "packed", packed, 16, true },          { "packedScales", ps, 16, true },
@@ -637,7 +614,7 @@ static void test_slots(const struct bkt_buffer *big)
     };
     check_slots(&ri, "repack", repack, 8, big);
     ri = repack_info(), ri.qzeros = absent, ri.gIdx = absent, ri.perm = absent;
-    const struct slot_want repack_min[] = {
+    const struct bkt_slot_want repack_min[] = {
         { "qweight", K / 8 * N * 4, 4, false }, { "scales", G * N * 2, 2, false },
         { "qzeros", 0, 1, false },               { "gIdx", 0, 1, false },
         { "packed", packed, 16, true },          { "packedScales", ps, 16, true },
@@ -646,14 +623,14 @@ static void test_slots(const struct bkt_buffer *big)
     check_slots(&ri, "repack without qzeros, gIdx and perm", repack_min, 8, big);
 
     BkW4A16GemmInfo g = gemm_info(bf16);
-    const struct slot_want gemm[] = {
+    const struct bkt_slot_want gemm[] = {
         { "a", M * K * 2, 2, false },       { "packed", packed, 16, false },
         { "packedScales", ps, 16, false }, { "perm", K * 4, 4, false },
         { "c", M * N * 2, 2, true },
     };
     check_slots(&g, "gemm", gemm, 5, big);
     g = gemm_info(f16), g.a = w4a16_mat(f16, 0, K), g.c = w4a16_mat(f16, 0, N), g.perm = absent;
-    const struct slot_want gemm_empty[] = {
+    const struct bkt_slot_want gemm_empty[] = {
         { "a", 0, 2, false },            { "packed", 0, 16, false },
         { "packedScales", 0, 16, false }, { "perm", 0, 1, false },
         { "c", 0, 2, true },
