@@ -107,6 +107,22 @@ template <bool SEQ> struct DqRows {
         else
             first_end = key_end(a, rows0);
     }
+
+    // The masks of a tile of W keys from kh as one 32-bit bound a row:
+    // fragment column 8 j + (e & 1) of a thread (its keys kh + 2 q4 + ..)
+    // sees no key where it is at least bound[e / 2]; W where the tile
+    // needs no mask. A compare against a constant and a select a score,
+    // where the 64-bit key test beside the edge test cost three.
+    template <int W>
+    __device__ __forceinline__ void bounds(int64_t kh, int q4, int (&bound)[2]) const
+    {
+        const bool edge = kh + W > first_end;
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int64_t d = end[half] - kh - 2 * q4;
+            bound[half] = edge ? (int)min(max(d, (int64_t)-1), (int64_t)W) : W;
+        }
+    }
 };
 
 // A dq consumer warpgroup over the CTA's query tiles (persistent as the
@@ -138,8 +154,6 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p,
         release_row_operands<L>(base); // the next query tile's Q and dY may come
         const DqRows<SEQ> rs(a, sq, b, h, rows0, row_a);
         const float(&lse2)[2] = rs.lse2, (&rsum)[2] = rs.rsum;
-        const int64_t(&end)[2] = rs.end;
-        const int64_t first_end = rs.first_end;
         const float sl2 = (float)a.scale * LOG2E;
 
         float dq[DH / 8][4];
@@ -179,19 +193,18 @@ static __device__ void dq_consumer(const bk_attention_tma_args &p,
                 mbar_wait(st.v_full, st.parity);
                 issue_fragments_bt<T, L, SLOT>(dp, yf, st.v_tile + off);
                 // Keys past Lk or past the causal limit.
-                const bool edge = kh + SLOT > first_end;
+                int bound[2];
+                rs.template bounds<SLOT>(kh, q4, bound);
                 wgmma_wait<1>();
                 fence_operand(s);
 #pragma unroll
-                for (int j = 0; j < SLOT / 8; j++) {
-                    const int64_t key = kh + j * 8 + 2 * q4;
+                for (int j = 0; j < SLOT / 8; j++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
                         s[j][e] = exp2_fast(fmaf(s[j][e], sl2, -lse2[e / 2]));
-                        if (edge && key + (e & 1) >= end[e / 2])
+                        if (j * 8 + (e & 1) >= bound[e / 2])
                             s[j][e] = 0.f;
                     }
-                }
                 wgmma_wait<0>();
                 fence_operand(dp);
                 uint32_t da[SLOT / 16][4];

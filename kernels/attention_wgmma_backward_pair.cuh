@@ -166,15 +166,15 @@ static __device__ void dq_pair_consumer(const bk_attention_tma_args &p,
             uint32_t ds[SLOT / 16][4];
             if constexpr (C == 0) {
                 // P, zero past Lk and the causal limit (where the tile may pass them).
-                const bool edge = kh + SLOT > rs.first_end;
+                int bound[2];
+                rs.template bounds<SLOT>(kh, q4, bound);
                 uint32_t pa[SLOT / 16][4];
 #pragma unroll
                 for (int j = 0; j < SLOT / 8; j++) {
-                    const int64_t key = kh + j * 8 + 2 * q4;
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
                         x[j][e] = exp2_fast(fmaf(x[j][e], sl2, -rs.lse2[e / 2]));
-                        if (edge && key + (e & 1) >= rs.end[e / 2])
+                        if (j * 8 + (e & 1) >= bound[e / 2])
                             x[j][e] = 0.f;
                     }
                     pa[j / 2][(j % 2) * 2] = pack2<T>(x[j][0], x[j][1]);
