@@ -234,10 +234,11 @@ fi
 
 # backward (run only when named): the Hopper backward's kernels side by
 # side on bench/probes/attention-probe.c's shapes (bf16, B = 2, L = 8192,
-# H x D = 2048), dense and causal, two rounds: at D = 128 the two kernels,
-# fused and atomic (BK_CUDA_ATTENTION_BACKWARD), at D = 64 the two
-# kernels; then the GPU cases run with the fused and atomic kernels
-# (gpu_attention's "(fused)" and "(atomics)" labels). Text in backward.txt.
+# H x D = 2048), dense and causal, two rounds: at D = 128 the fused
+# kernel (the plan's choice), the two kernels and atomic
+# (BK_CUDA_ATTENTION_BACKWARD), at D = 64 the two kernels; then the GPU
+# cases run with the two kernels and the atomic kernel (gpu_attention's
+# "(two kernels)" and "(atomics)" labels). Text in backward.txt.
 if has_step backward; then
     probe=$build/bench-attention-probe
     ${CC:-cc} -std=c11 -O2 -I"$src/include" -I"$build/include" "$src/bench/probes/attention-probe.c" \
@@ -245,10 +246,10 @@ if has_step backward; then
     {
         for _ in 1 2; do
             for pattern in dense causal; do
-                for kind in two fused atomic 64; do
+                for kind in fused two atomic 64; do
                     case $kind in
-                    two) set -- env BK_UNUSED= ;;
-                    fused) set -- env BK_CUDA_ATTENTION_BACKWARD=fused ;;
+                    fused) set -- env BK_UNUSED= ;;
+                    two) set -- env BK_CUDA_ATTENTION_BACKWARD=two ;;
                     atomic) set -- env BK_CUDA_ATTENTION_BACKWARD=atomic BK_PROBE_ATOMICS=1 ;;
                     64) set -- env BK_UNUSED= ;;
                     esac
@@ -259,7 +260,7 @@ if has_step backward; then
                 done
             done
         done
-        for label in "(fused)" "(atomics)"; do
+        for label in "(two kernels)" "(atomics)"; do
             BK_TEST_ONLY="$label" BK_TEST_DEVICE=cuda BK_TEST_REQUIRE_GPU=1 limit 300 t/gpu/gpu_attention \
                 >"$build/backward-cases.log" 2>&1
             echo "backward cases $label: exit $?, $(grep -c '^ok' "$build/backward-cases.log") ok," \

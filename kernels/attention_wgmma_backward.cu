@@ -18,12 +18,13 @@
 //   dV += P^T dY, dK += dS^T Q (P^T and dS^T as register operands).
 // The two consumers of a CTA overlap each other's GEMMs and element-wise
 // work (taking turns, as the forward does, measured no faster); within
-// one, P is computed under dP's GEMM. For DENSE patterns at D = 128, a
-// third kernel does all three (dkvq, 5 GEMMs a tile instead of 7): the
-// dk/dv kernel that also computes each query tile's dQ share over its
-// keys and hands it over in a fixed order (DenseOrder, or CausalOrder with
-// the causal mask) to an F32 sum in the workspace
-// (BK_CUDA_ATTENTION_BACKWARD=fused; doc/design/attention.md).
+// one, P is computed under dP's GEMM. For DENSE patterns at D = 128 the
+// plan takes a third kernel that does all three (dkvq, 5 GEMMs a tile
+// instead of 7): the dk/dv kernel that also computes each query tile's dQ
+// share over its keys and hands it over in a fixed order (DenseOrder, or
+// CausalOrder with the causal mask) to an F32 sum in the workspace
+// (BK_CUDA_ATTENTION_BACKWARD=two keeps dq and dk/dv;
+// doc/design/attention.md).
 #include "attention_wgmma_walk.cuh"
 #include "split_sum_sync.cuh"
 

@@ -692,7 +692,7 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
 }
 
 /* Whether BK_CUDA_ATTENTION_BACKWARD, read when a plan is made, names
- * this Hopper backward kernel ("fused", "atomic"). */
+ * this Hopper backward kernel choice ("two", "atomic"). */
 static bool backward_override(const char *kind)
 {
     const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
@@ -702,14 +702,13 @@ static bool backward_override(const char *kind)
 /* Whether the Hopper backward of p takes the kernel that computes dq
  * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
  * shares summed in a fixed order through the workspace: see DenseOrder and
- * CausalOrder in kernels/attention_wgmma_backward.cu): only where
- * BK_CUDA_ATTENTION_BACKWARD is "fused" when the plan is made, for DENSE
- * patterns at D = Dv = 128, causal or not. Not the default: on an H100 it
- * ran 4-7% slower than the two kernels (causal 7-16%; doc/design/attention.md,
- * "Tried and rejected"). */
+ * CausalOrder in kernels/attention_wgmma_backward.cu): DENSE patterns at
+ * D = Dv = 128, causal or not, unless BK_CUDA_ATTENTION_BACKWARD is "two"
+ * when the plan is made (the dq and dk/dv kernels, for tests and tuning).
+ * doc/design/attention.md has its figures beside the two kernels'. */
 static bool fused_backward(const struct bk_attention_problem *p)
 {
-    return backward_override("fused") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
+    return !backward_override("two") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
            p->d == 128 && p->dv == 128;
 }
 
@@ -721,8 +720,9 @@ static bool fused_backward(const struct bk_attention_problem *p)
  * BK_ATTENTION_ALLOW_ATOMICS_BIT. Not the default even then: on an H200
  * (82a20dd, bench/log/attention.md) it ran 5-8% slower than the two
  * deterministic kernels with blocks of 128 and 39-49% slower with blocks
- * of 64, so it runs only where BK_CUDA_ATTENTION_BACKWARD is "atomic" when
- * the plan is made (for tests and tuning). */
+ * of 64, and DENSE it gains 2-6% over the fixed order of the fused kernel
+ * (H100, 2026-12-07), so it runs only where BK_CUDA_ATTENTION_BACKWARD is
+ * "atomic" when the plan is made (for tests and tuning). */
 static bool atomic_backward(const struct bk_attention_problem *p)
 {
     return backward_override("atomic") && p->backward && p->allow_atomics && p->d == 128 &&
@@ -964,7 +964,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->vectorised = strides_vectorised(p);
     /* Sequences of their own lengths run on the Hopper kernels' _seq
      * twins (tiles placed by QueryTiles::place and key_tile_place); the
-     * fused and atomic backward kernels (opt-in, DenseOrder and the dQ sums
+     * fused and atomic backward kernels (DenseOrder and the dQ sums
      * numbered by whole batch entries) take none, so a plan with sequences
      * keeps the dq and dk/dv kernels. */
     ap->wgmma = ap->fast && cap >= PATH_WGMMA && wgmma_path(plan) && !sequences_backward(p);

@@ -587,7 +587,7 @@ static void fast_cases(bool backward)
 }
 
 /* The Hopper backward's kernel that computes dq with dk and dv (DENSE,
- * D = 128; BK_CUDA_ATTENTION_BACKWARD=fused), its CTAs handing each query
+ * D = 128, the plan's choice there), its CTAs handing each query
  * tile's dQ share over in a fixed order: one key CTA (its own last rank),
  * one item or fewer per CTA (s = 1) with a short last query tile and
  * query heads sharing kv heads, and many key CTAs with s = 2 (the fast
@@ -1459,8 +1459,8 @@ int main(void)
     unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = "";
     fused_cases();
-    setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
-    grid_label = " (fused)";
+    setenv("BK_CUDA_ATTENTION_BACKWARD", "two", 1);
+    grid_label = " (two kernels)";
     fused_cases();
     fast_cases(true);
     /* The backward with float atomics allowed: by default the plans keep
@@ -1470,6 +1470,7 @@ int main(void)
      * fast cases have blocks of 64 whose two key halves differ, keys past
      * Lk, short query tiles, GQA; the general ones a bad list beside a
      * good head). */
+    unsetenv("BK_CUDA_ATTENTION_BACKWARD");
     allow_atomics = true;
     grid_label = " (atomics allowed)";
     fast_cases(true);
