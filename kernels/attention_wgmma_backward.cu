@@ -633,11 +633,22 @@ static __device__ __forceinline__ void issue_abt(float (&d)[8][4], uint32_t a_ti
     wgmma_commit();
 }
 
-// Named barriers of the dk/dv-with-dq kernel: both consumers (1), one (2 + c).
+// Named barriers of the dk/dv-with-dq kernel: both consumers (1), one (2 + c);
+// at width 64, tile n's dS stored (DS_STORED + n % 2: the consumer that
+// does not compute the tile's dQ arrives, the other waits).
 static __device__ __forceinline__ void pair_sync()
 {
     asm volatile("bar.sync 1, 256;\n" ::: "memory");
 }
+static __device__ __forceinline__ void pair_arrive(int id)
+{
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+}
+static __device__ __forceinline__ void pair_wait(int id)
+{
+    asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
+}
+constexpr int DS_STORED = 4;
 static __device__ __forceinline__ void consumer_sync(int c)
 {
     if (c == 0)
@@ -669,10 +680,17 @@ struct DqChunk {
 // turn to wait for, and the copy has long read the staged share when the
 // next one comes.
 template <typename T, typename L, bool ATOMIC = false> struct DqShare {
+    // At width 64 a tile's dQ is one 64-column block, which the consumers
+    // compute by turns (tile n by consumer n % 2); at 128 consumer c
+    // computes column block c of every tile.
+    static constexpr bool TURNS = L::CB == 1;
     uint32_t base;
     int c, tid;
     int staged;      // shares staged so far
     uint64_t dq_sum; // the F32 sums (ATOMIC)
+
+    // The column block this consumer computes.
+    __device__ __forceinline__ int block() const { return TURNS ? 0 : c; }
 
     // This warp's dS^T (its 16 keys x the tile's 64 queries, fragments da)
     // into the consumer's column block of dS, transposed: query rows, keys
@@ -691,7 +709,8 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
     __device__ __forceinline__ void issue(float (&d)[8][4], uint32_t ds) const
     {
         const uint64_t da0 = smem_desc(ds, 16, 1024);
-        const uint64_t db0 = smem_desc(base + L::K + c * L::Q_BLOCK, L::KV_BLOCK, 1024);
+        const uint64_t db0 =
+            smem_desc(base + L::K + block() * L::Q_BLOCK, L::KV_BLOCK, 1024);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < 8; kk++)
@@ -707,7 +726,7 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
     __device__ __forceinline__ void hand_over(const Args &a, float (&d)[8][4], int64_t b, int h,
                                               int q0, uint32_t w)
     {
-        const int64_t chunk = dq_chunk(a, b, h, q0 / 64) + c;
+        const int64_t chunk = dq_chunk(a, b, h, q0 / 64) + block();
         if constexpr (ATOMIC) {
             stage(d, chunk);
             return;
@@ -727,10 +746,10 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
                     d[k][3] += x.w;
                 }
             View out = a.dq;
-            out.base += (uint64_t)(64 * c) * sizeof(T);
+            out.base += (uint64_t)(64 * block()) * sizeof(T);
             const float f = (float)a.scale;
             store_rows<T, 64>(out, b, h, q0 + 16 * (tid / 32), a.lq, d, f, f, tid % 32,
-                              a.d - 64 * c);
+                              a.d - 64 * block());
             return;
         }
         stage(d, -1);
@@ -782,19 +801,31 @@ template <typename T, typename L, bool ATOMIC = false> struct DqShare {
 // those): each in its turn stored (rank 0) or added to the tile's sum by
 // the copy engine, its shared memory freed once read, the tile's counter
 // raised once the copy is done. Apart from the consumers, so that they
-// wait for neither the turn nor the copy.
+// wait for neither the turn nor the copy. At width 64 (one column block)
+// consumer c has the walk's tiles n with n % 2 = c.
 template <typename L, typename O>
 static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, int64_t b, int c,
                                     const O &o)
 {
+    constexpr bool TURNS = L::CB == 1;
     const uint32_t part = base + L::PART + c * L::PART_BYTES;
     const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
     int staged = 0;
+    bool mine_next = c == 0; // TURNS: whether the walk's next tile is this consumer's
     HandItem it{};
     for (int i = 0; i < o.steps(); i++) {
-        if (!o.at(i, it) || it.last)
+        if (!o.at(i, it))
             continue;
-        const DqChunk ch(a, it.rank, false, dq_chunk(a, b, kvh * o.group + it.g, it.t) + c);
+        if constexpr (TURNS) {
+            const bool mine = mine_next;
+            mine_next = !mine_next;
+            if (!mine)
+                continue;
+        }
+        if (it.last)
+            continue;
+        const DqChunk ch(a, it.rank, false,
+                         dq_chunk(a, b, kvh * o.group + it.g, it.t) + (TURNS ? 0 : c));
         mbar_wait(full, (uint32_t)staged & 1u);
         if (ch.rank > 0) {
             split_sum::wait_for(ch.count, (uint32_t)ch.rank);
@@ -942,24 +973,39 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
             // With dq: dS in buffer n % 2 (the other consumer may still
             // read the last tile's) before dV's GEMM, then half of dQ = dS K
             // each between dV and dK, so that the share is staged (in the
-            // tile's order, or with ATOMIC as it comes) while dK runs.
+            // tile's order, or with ATOMIC as it comes) while dK runs. At
+            // width 64, consumer n % 2 computes the tile's whole dQ (one
+            // column block) and waits for the other's dS, which does not
+            // wait: the next tile's turn is its own. Buffer n % 2 is
+            // written again at tile n + 2 only after the consumer of tile
+            // n's dQ has announced tile n + 1, past that dQ's hand-over.
             if constexpr (FQ) {
                 const uint32_t ds = base + L::DS + (n & 1) * L::DS_BYTES;
                 share.store_ds(ds, da);
                 if (mine)
                     issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
                 fence_proxy_async_shared();
-                pair_sync();
-                float dq[8][4];
-                share.issue(dq, ds);
-                if (mine) {
-                    issue_ab<T, L, BQ>(dk, da, st.q_tile);
-                    wgmma_wait<1>();
+                constexpr bool TURNS = DqShare<T, L, ATOMIC>::TURNS;
+                if (TURNS && (n & 1) != c) {
+                    pair_arrive(DS_STORED + (n & 1));
+                    if (mine)
+                        issue_ab<T, L, BQ>(dk, da, st.q_tile);
                 } else {
-                    wgmma_wait<0>();
+                    if (TURNS)
+                        pair_wait(DS_STORED + (n & 1));
+                    else
+                        pair_sync();
+                    float dq[8][4];
+                    share.issue(dq, ds);
+                    if (mine) {
+                        issue_ab<T, L, BQ>(dk, da, st.q_tile);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                    }
+                    fence_operand(dq);
+                    share.hand_over(a, dq, b, (int)rec.x, q0, rec.w);
                 }
-                fence_operand(dq);
-                share.hand_over(a, dq, b, (int)rec.x, q0, rec.w);
             }
             wgmma_wait<0>();
             fence_operand(dv);
@@ -1107,6 +1153,24 @@ static __device__ void dq_unseen_rows(const Args &a, int64_t b, int64_t kvh, int
                               1.f, 1.f, tid % 32, a.d - 64 * c);
 }
 
+// The dk/dv-with-dq kernel's registers: the producer warpgroup's and the
+// consumers' (of 3 x 128 x 168): the forward's 40 + 2 x 232, but at
+// width 64 56 + 2 x 224, where the producer's walk spilled at 40.
+template <int DH, bool PRODUCER> static __device__ __forceinline__ void dkvq_registers()
+{
+    if constexpr (DH == 128) {
+        if constexpr (PRODUCER)
+            producer_registers();
+        else
+            consumer_registers<2>();
+    } else if (BK_ATTENTION_WGMMA_SETMAXNREG) {
+        if constexpr (PRODUCER)
+            registers_shrink_to<56>();
+        else
+            registers_grow_to<224>();
+    }
+}
+
 // dk, dv and dq in one kernel (DENSE: 5 GEMMs a tile instead of the two
 // kernels' 7), right after the row sums; the CTAs of a kv head walk and
 // hand over in DenseOrder, or with the causal mask in CausalOrder (key
@@ -1122,7 +1186,7 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
     init_dkv_barriers<L>(base);
     grid_dependency_wait(); // the row sums and the zeroed counters
     if (threadIdx.x < 128) {
-        producer_registers();
+        dkvq_registers<DH, true>();
         const int w = (int)threadIdx.x / 32;
         if (w > 2 || (w > 0 && threadIdx.x % 32 != 0))
             return;
@@ -1140,7 +1204,7 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
                 dq_hand_over<L>(a, base, kvh, b, w - 1, o);
         }
     } else {
-        consumer_registers<2>();
+        dkvq_registers<DH, false>();
         const int c = (int)threadIdx.x / 128 - 1;
         if (causal && j == 0)
             dq_unseen_rows<T>(a, b, kvh, c, (int)(query_begin(a, 0) / 64));
@@ -1231,6 +1295,11 @@ template <typename T> static __device__ void dq_from_sum(const Args &a)
         bk_attention_dkvq_wgmma_##NAME##_d128(const __grid_constant__ bk_attention_tma_args p)   \
     {                                                                                            \
         bk::attention::wg::dkvq<T, 128>(p);                                                      \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_dkvq_wgmma_##NAME##_d64(const __grid_constant__ bk_attention_tma_args p)    \
+    {                                                                                            \
+        bk::attention::wg::dkvq<T, 64>(p);                                                       \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_dkvq_atomic_wgmma_##NAME##_d128(                                           \

@@ -26,17 +26,9 @@ namespace attention {
 namespace wg {
 
 // Named barriers of the pair kernels' hand-overs (four from each first
-// id; 0 is __syncthreads, 1-3 the other backward kernels').
+// id; 0 is __syncthreads, 1-3 the other backward kernels'; pair_arrive and
+// pair_wait in attention_wgmma_backward.cu).
 constexpr int PAIR_BAR_P = 4, PAIR_BAR_DS = 8;
-
-static __device__ __forceinline__ void pair_arrive(int id)
-{
-    asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
-}
-static __device__ __forceinline__ void pair_wait(int id)
-{
-    asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
-}
 
 // A consumer warpgroup's 64 x 64 tile of T as wgmma A fragments (f[kk]:
 // the 16 columns from 16 kk, as pack2 builds them) to and from a buffer

@@ -692,24 +692,31 @@ static uint32_t attention_prepare(BkPlan plan, const struct bk_run_args *run,
 }
 
 /* Whether BK_CUDA_ATTENTION_BACKWARD, read when a plan is made, names
- * this Hopper backward kernel choice ("two", "atomic"). */
+ * this Hopper backward kernel choice ("two", "fused", "atomic"). */
 static bool backward_override(const char *kind)
 {
     const char *s = getenv("BK_CUDA_ATTENTION_BACKWARD");
     return s && strcmp(s, kind) == 0;
 }
 
-/* Whether the Hopper backward of p takes the kernel that computes dq
- * with dk and dv (5 GEMMs a tile instead of the two kernels' 7, its dQ
- * shares summed in a fixed order through the workspace: see DenseOrder and
- * CausalOrder in kernels/attention_wgmma_backward.cu): DENSE patterns at
- * D = Dv = 128, causal or not, unless BK_CUDA_ATTENTION_BACKWARD is "two"
- * when the plan is made (the dq and dk/dv kernels, for tests and tuning).
+/* Whether the Hopper backward of p, at wgmma width `width`, takes the
+ * kernel that computes dq with dk and dv (5 GEMMs a tile instead of the
+ * two kernels' 7, its dQ shares summed in a fixed order through the
+ * workspace: see DenseOrder and CausalOrder in
+ * kernels/attention_wgmma_backward.cu): DENSE patterns at D = Dv = 128,
+ * causal or not, unless BK_CUDA_ATTENTION_BACKWARD is "two" when the plan
+ * is made (the dq and dk/dv kernels); "fused" takes it for every DENSE
+ * plan at widths 64 and 128 (D and Dv up to 128, the columns past them
+ * zeros as on the two kernels; at width 64 the consumers compute a tile's
+ * dQ by turns), not yet timed there. Both for tests and tuning;
  * doc/design/attention.md has its figures beside the two kernels'. */
-static bool fused_backward(const struct bk_attention_problem *p)
+static bool fused_backward(const struct bk_attention_problem *p, int width)
 {
-    return !backward_override("two") && p->backward && p->form == BK_ATTENTION_PATTERN_DENSE &&
-           p->d == 128 && p->dv == 128;
+    if (!p->backward || p->form != BK_ATTENTION_PATTERN_DENSE || backward_override("two"))
+        return false;
+    if (backward_override("fused"))
+        return width == 64 || width == 128;
+    return p->d == 128 && p->dv == 128;
 }
 
 /* Whether the Hopper backward of p takes the kernel that computes dq with
@@ -867,7 +874,8 @@ static BkResult find_fast(BkPlan plan, struct attention_plan *ap, const char *ts
                              BK_ATTENTION_WGMMA_DQ_SHARED_BYTES(128), 0, 0 },
             [K_DKV_WGMMA] = { BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(64),
                               BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(128), 0, 0 },
-            [K_DKVQ_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
+            [K_DKVQ_WGMMA] = { BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(64),
+                               BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
             [K_DKVQ_ATOMIC_WGMMA] = { 0, BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(128), 0, 0 },
         };
         static const unsigned int pair_shared[K_COUNT][4] = {
@@ -975,7 +983,8 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         ap->forward = forward_kernel(p, ap->wgmma_width, &ap->chooses);
     ap->atomic =
         ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
-    ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences && fused_backward(p) &&
+    ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences &&
+                fused_backward(p, ap->wgmma_width) &&
                 fused_workspace(plan, ap);
     ap->pair = ap->wgmma && p->backward && pair_width(ap->wgmma_width);
     if (ap->atomic) /* the sums' order follows the CTAs' pace */

@@ -587,7 +587,8 @@ static void fast_cases(bool backward)
 }
 
 /* The Hopper backward's kernel that computes dq with dk and dv (DENSE,
- * D = 128, the plan's choice there), its CTAs handing each query
+ * the plan's choice at D = 128; at width 64 and other sizes with
+ * BK_CUDA_ATTENTION_BACKWARD=fused), at head size d, its CTAs handing each query
  * tile's dQ share over in a fixed order: one key CTA (its own last rank),
  * one item or fewer per CTA (s = 1) with a short last query tile and
  * query heads sharing kv heads, and many key CTAs with s = 2 (the fast
@@ -596,7 +597,7 @@ static void fast_cases(bool backward)
  * Lk by more than a tile (rows that see no key, whose dQ only key CTA 0
  * writes), and tiles one consumer's keys see and the other's not. Run
  * with it and with the two kernels. */
-static void fused_cases(void)
+static void fused_cases(int64_t d)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
     static const int64_t shapes[][5] = {
@@ -609,7 +610,7 @@ static void fused_cases(void)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             struct acase c = {
                 .type = types[t], .b = 2, .h = shapes[i][2], .hkv = shapes[i][3],
-                .lq = shapes[i][0], .lk = shapes[i][1], .d = 128, .dv = 128,
+                .lq = shapes[i][0], .lk = shapes[i][1], .d = d, .dv = d,
                 .form = BK_ATTENTION_PATTERN_DENSE, .causal = shapes[i][4] != 0,
                 .backward = true, .layout = i % 2 ? BLHD : BHLD,
             };
@@ -1458,11 +1459,19 @@ int main(void)
     no_sequence_cases();
     unsetenv("BK_CUDA_ATTENTION_PATH");
     grid_label = "";
-    fused_cases();
+    fused_cases(128);
     setenv("BK_CUDA_ATTENTION_BACKWARD", "two", 1);
     grid_label = " (two kernels)";
-    fused_cases();
+    fused_cases(128);
     fast_cases(true);
+    /* The same kernel wherever it runs: width 64 (the consumers taking a
+     * tile's dQ by turns) and the head sizes below 128. */
+    setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
+    grid_label = " (fused everywhere)";
+    fused_cases(64);
+    fused_cases(96);
+    fast_cases(true);
+    headsize_cases(true);
     /* The backward with float atomics allowed: by default the plans keep
      * the deterministic kernels (and say so); with
      * BK_CUDA_ATTENTION_BACKWARD=atomic, at D = 128 on sm_90, the kernel
@@ -1477,7 +1486,7 @@ int main(void)
     setenv("BK_CUDA_ATTENTION_BACKWARD", "atomic", 1);
     grid_label = " (atomics)";
     fast_cases(true);
-    fused_cases();
+    fused_cases(128);
     general_cases(true);
     unsetenv("BK_CUDA_ATTENTION_BACKWARD");
     allow_atomics = false;
