@@ -287,6 +287,11 @@ template <int DH, bool FQ = false> struct DkvLayout {
     static constexpr uint32_t DS_BYTES = 2 * Q_BLOCK;
     static constexpr uint32_t PART = DS + 2 * DS_BYTES, PART_BYTES = 64 * 64 * 4;
     static constexpr uint32_t BYTES = (FQ ? PART + 2 * PART_BYTES : BARS_END) + 1024;
+    // With dq at width 64 a tile's dQ is one 64-column block, which the
+    // consumers compute by turns (tile n by consumer n % 2); at 128
+    // consumer c computes column block c of every tile.
+    static constexpr bool DQ_TURNS = FQ && CB == 1;
+    static __device__ __forceinline__ int dq_block(int c) { return DQ_TURNS ? 0 : c; }
     static_assert(BYTES == (FQ ? BK_ATTENTION_WGMMA_DKVQ_SHARED_BYTES(DH)
                                : BK_ATTENTION_WGMMA_DKV_SHARED_BYTES(DH)),
                   "the plan asks for the shared memory this layout takes");
@@ -680,17 +685,13 @@ struct DqChunk {
 // turn to wait for, and the copy has long read the staged share when the
 // next one comes.
 template <typename T, typename L, bool ATOMIC = false> struct DqShare {
-    // At width 64 a tile's dQ is one 64-column block, which the consumers
-    // compute by turns (tile n by consumer n % 2); at 128 consumer c
-    // computes column block c of every tile.
-    static constexpr bool TURNS = L::CB == 1;
     uint32_t base;
     int c, tid;
     int staged;      // shares staged so far
     uint64_t dq_sum; // the F32 sums (ATOMIC)
 
-    // The column block this consumer computes.
-    __device__ __forceinline__ int block() const { return TURNS ? 0 : c; }
+    // The column block of dQ this consumer computes.
+    __device__ __forceinline__ int block() const { return L::dq_block(c); }
 
     // This warp's dS^T (its 16 keys x the tile's 64 queries, fragments da)
     // into the consumer's column block of dS, transposed: query rows, keys
@@ -807,16 +808,15 @@ template <typename L, typename O>
 static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, int64_t b, int c,
                                     const O &o)
 {
-    constexpr bool TURNS = L::CB == 1;
     const uint32_t part = base + L::PART + c * L::PART_BYTES;
     const uint32_t full = base + L::PART_BARS + 16 * c, empty = full + 8;
     int staged = 0;
-    bool mine_next = c == 0; // TURNS: whether the walk's next tile is this consumer's
+    bool mine_next = c == 0; // DQ_TURNS: whether the walk's next tile is this consumer's
     HandItem it{};
     for (int i = 0; i < o.steps(); i++) {
         if (!o.at(i, it))
             continue;
-        if constexpr (TURNS) {
+        if constexpr (L::DQ_TURNS) {
             const bool mine = mine_next;
             mine_next = !mine_next;
             if (!mine)
@@ -825,7 +825,7 @@ static __device__ void dq_hand_over(const Args &a, uint32_t base, int64_t kvh, i
         if (it.last)
             continue;
         const DqChunk ch(a, it.rank, false,
-                         dq_chunk(a, b, kvh * o.group + it.g, it.t) + (TURNS ? 0 : c));
+                         dq_chunk(a, b, kvh * o.group + it.g, it.t) + L::dq_block(c));
         mbar_wait(full, (uint32_t)staged & 1u);
         if (ch.rank > 0) {
             split_sum::wait_for(ch.count, (uint32_t)ch.rank);
@@ -985,13 +985,12 @@ static __device__ void dkv_consumer(const bk_attention_tma_args &p, uint32_t bas
                 if (mine)
                     issue_ab<T, L, BQ>(dv, pa, st.dy_tile);
                 fence_proxy_async_shared();
-                constexpr bool TURNS = DqShare<T, L, ATOMIC>::TURNS;
-                if (TURNS && (n & 1) != c) {
+                if (L::DQ_TURNS && (n & 1) != c) {
                     pair_arrive(DS_STORED + (n & 1));
                     if (mine)
                         issue_ab<T, L, BQ>(dk, da, st.q_tile);
                 } else {
-                    if (TURNS)
+                    if (L::DQ_TURNS)
                         pair_wait(DS_STORED + (n & 1));
                     else
                         pair_sync();
@@ -1206,7 +1205,7 @@ template <typename T, int DH> static __device__ void dkvq(const bk_attention_tma
     } else {
         dkvq_registers<DH, false>();
         const int c = (int)threadIdx.x / 128 - 1;
-        if (causal && j == 0)
+        if (causal && j == 0 && L::dq_block(c) == c) // at width 64, consumer 0's block
             dq_unseen_rows<T>(a, b, kvh, c, (int)(query_begin(a, 0) / 64));
         dkv_consumer<T, DH, true>(p, base, c, k0, kvh, b, false);
     }
