@@ -703,20 +703,19 @@ static bool backward_override(const char *kind)
  * kernel that computes dq with dk and dv (5 GEMMs a tile instead of the
  * two kernels' 7, its dQ shares summed in a fixed order through the
  * workspace: see DenseOrder and CausalOrder in
- * kernels/attention_wgmma_backward.cu): DENSE patterns at D = Dv = 128,
- * causal or not, unless BK_CUDA_ATTENTION_BACKWARD is "two" when the plan
- * is made (the dq and dk/dv kernels); "fused" takes it for every DENSE
- * plan at widths 64 and 128 (D and Dv up to 128, the columns past them
- * zeros as on the two kernels; at width 64 the consumers compute a tile's
- * dQ by turns), not yet timed there. Both for tests and tuning;
- * doc/design/attention.md has its figures beside the two kernels'. */
+ * kernels/attention_wgmma_backward.cu): every DENSE plan at widths 64 and
+ * 128 (D and Dv up to 128, the columns past them zeros as on the two
+ * kernels; at width 64 the consumers compute a tile's dQ by turns),
+ * causal or not. It beat the two kernels at every head size (H100, bf16,
+ * B2 L4096 H x D 2048, 2026-12-07, TFLOP/s against the two kernels':
+ * D32 203.6 / 194.0, D64 400.3 / 363.8, D80 333.7 / 301.1, D96 378.7 /
+ * 344.6, D128 512.3 / 475.0). BK_CUDA_ATTENTION_BACKWARD "two", read when
+ * the plan is made, keeps the dq and dk/dv kernels (tests and tuning). */
 static bool fused_backward(const struct bk_attention_problem *p, int width)
 {
     if (!p->backward || p->form != BK_ATTENTION_PATTERN_DENSE || backward_override("two"))
         return false;
-    if (backward_override("fused"))
-        return width == 64 || width == 128;
-    return p->d == 128 && p->dv == 128;
+    return width == 64 || width == 128;
 }
 
 /* Whether the Hopper backward of p takes the kernel that computes dq with

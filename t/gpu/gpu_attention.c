@@ -586,17 +586,16 @@ static void fast_cases(bool backward)
             }
 }
 
-/* The Hopper backward's kernel that computes dq with dk and dv (DENSE,
- * the plan's choice at D = 128; at width 64 and other sizes with
- * BK_CUDA_ATTENTION_BACKWARD=fused), at head size d, its CTAs handing each query
- * tile's dQ share over in a fixed order: one key CTA (its own last rank),
- * one item or fewer per CTA (s = 1) with a short last query tile and
- * query heads sharing kv heads, and many key CTAs with s = 2 (the fast
- * cases, run with it too, have s = 3 with a skipped slot, and keys past
- * Lk); causal (the order by key CTA, from the last): Lq below Lk, Lq past
- * Lk by more than a tile (rows that see no key, whose dQ only key CTA 0
- * writes), and tiles one consumer's keys see and the other's not. Run
- * with it and with the two kernels. */
+/* The Hopper backward's kernel that computes dq with dk and dv (the
+ * plan's choice for DENSE patterns up to D = 128), at head size d, its
+ * CTAs handing each query tile's dQ share over in a fixed order: one key
+ * CTA (its own last rank), one item or fewer per CTA (s = 1) with a short
+ * last query tile and query heads sharing kv heads, and many key CTAs
+ * with s = 2 (the fast cases, run with it too, have s = 3 with a skipped
+ * slot, and keys past Lk); causal (the order by key CTA, from the last):
+ * Lq below Lk, Lq past Lk by more than a tile (rows that see no key, whose
+ * dQ only key CTA 0 writes), and tiles one consumer's keys see and the
+ * other's not. Run with it and with the two kernels. */
 static void fused_cases(int64_t d)
 {
     static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
@@ -1458,18 +1457,16 @@ int main(void)
     varlen_cases(true);
     no_sequence_cases();
     unsetenv("BK_CUDA_ATTENTION_PATH");
+    /* The fused backward at both widths (at 64 the consumers take a
+     * tile's dQ by turns), then the same cases on the two kernels. */
     grid_label = "";
     fused_cases(128);
+    fused_cases(64);
+    fused_cases(96);
     setenv("BK_CUDA_ATTENTION_BACKWARD", "two", 1);
     grid_label = " (two kernels)";
     fused_cases(128);
-    fast_cases(true);
-    /* The same kernel wherever it runs: width 64 (the consumers taking a
-     * tile's dQ by turns) and the head sizes below 128. */
-    setenv("BK_CUDA_ATTENTION_BACKWARD", "fused", 1);
-    grid_label = " (fused everywhere)";
     fused_cases(64);
-    fused_cases(96);
     fast_cases(true);
     headsize_cases(true);
     /* The backward with float atomics allowed: by default the plans keep
