@@ -620,7 +620,7 @@ template <typename T, int DH, int BN, int STAGES>
 static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
 {
     typedef Layout<DH, BN, 2, STAGES> L;
-    static_assert(L::BYTES == BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(DH, BN),
+    static_assert(L::BYTES == BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(DH, BN, STAGES),
                   "the plan's shared memory");
     const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L>(base);
@@ -641,19 +641,22 @@ static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
 } // namespace attention
 } // namespace bk
 
-// bk_attention_decode_forward_<type>_d<D>_k<BN>: the decode kernels on the
-// forward's CTA, tiles of BN keys (BK_ATTENTION_DECODE_FORWARD_KEYS).
-#define BK_ATTENTION_DECODE_FORWARD(NAME, T, DH, BN)                                             \
+// bk_attention_decode_forward_<type>_d<D>_k<BN>_s<STAGES>: the decode
+// kernels on the forward's CTA, tiles of BN keys in a ring of STAGES.
+#define BK_ATTENTION_DECODE_FORWARD(NAME, T, DH, BN, STAGES)                                     \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
-        bk_attention_decode_forward_##NAME##_d##DH##_k##BN(                                      \
+        bk_attention_decode_forward_##NAME##_d##DH##_k##BN##_s##STAGES(                          \
             const __grid_constant__ bk_attention_decode_forward_args p)                          \
     {                                                                                            \
-        bk::attention::wg::decode_forward<T, DH, BN, BK_ATTENTION_DECODE_FORWARD_STAGES(DH)>(p); \
+        bk::attention::wg::decode_forward<T, DH, BN, STAGES>(p);                                 \
     }
-BK_ATTENTION_DECODE_FORWARD(f16, __half, 64, 192)
-BK_ATTENTION_DECODE_FORWARD(f16, __half, 128, 192)
-BK_ATTENTION_DECODE_FORWARD(bf16, __nv_bfloat16, 64, 192)
-BK_ATTENTION_DECODE_FORWARD(bf16, __nv_bfloat16, 128, 192)
+#define BK_ATTENTION_DECODE_FORWARD_TILES(NAME, T)                                               \
+    BK_ATTENTION_DECODE_FORWARD(NAME, T, 64, 192, 3)                                             \
+    BK_ATTENTION_DECODE_FORWARD(NAME, T, 64, 192, 4)                                             \
+    BK_ATTENTION_DECODE_FORWARD(NAME, T, 128, 192, 2)                                            \
+    BK_ATTENTION_DECODE_FORWARD(NAME, T, 128, 128, 3)
+BK_ATTENTION_DECODE_FORWARD_TILES(f16, __half)
+BK_ATTENTION_DECODE_FORWARD_TILES(bf16, __nv_bfloat16)
 
 // Tiles of BN keys (64-key slots) against 64 rows per consumer:
 // bk_attention_forward_wgmma<KIND><type>_d<D> with NC consumers, STAGES

@@ -399,16 +399,17 @@ struct bk_attention_decode_tma_args {
  * bk_attention_decode_forward_*): the decode units, parts and stream-K
  * split of bk_attention_decode_args, with units of 128 packed rows (two
  * consumers of 64) walked by the forward's producer and consumers in tiles
- * of 192 keys (as its wide kernel). Q comes through a
+ * of 128 or 192 keys. Q comes through a
  * map of q [B, H, Lq, D] whose boxes are 64 columns x Lq queries x 64 / Lq
  * heads: 64 packed rows in order (Lq divides 64). map_dy is unused (the
  * forward's walk names it), and a is d's first member, where the walk
  * reads the forward's. */
 #define BK_ATTENTION_DECODE_FORWARD_ROWS 128
-#define BK_ATTENTION_DECODE_FORWARD_KEYS 192
-#define BK_ATTENTION_DECODE_FORWARD_STAGES(d) ((d) == 128 ? 2 : 3)
-#define BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(d, keys)                                      \
-    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, 2, BK_ATTENTION_DECODE_FORWARD_STAGES(d))
+/* Its kernels by tile keys and stages (cuda_attention_decode.c chooses):
+ * D = 128 in tiles of 192 keys with two stages or 128 with three, D = 64
+ * in tiles of 192 with three stages or four. */
+#define BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(d, keys, stages)                              \
+    BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, 2, stages)
 struct bk_attention_decode_forward_args {
     BK_TENSOR_MAP_FIELD(map_q);
     BK_TENSOR_MAP_FIELD(map_k);

@@ -327,9 +327,39 @@ static uint64_t forward_past_rows(const struct bk_attention_problem *p)
     return p->d == 128 ? 16 : p->paged ? 32 : 64;
 }
 
+/* The forward's CTA's tiles: keys a tile and the ring's stages. At D =
+ * 128, units of more than 64 packed rows (both consumers busy) take tiles
+ * of 128 keys in three stages, the others 192 in two: H100, bf16 B8
+ * H64/8, causal, 128 / 192 keys, same call: Lq16 Lk8192 108.9 / 112.0 us,
+ * Lq8 Lk16384 192.6 / 191.2, Lq4 Lk32768 367.4 / 365.3. At D = 64, 192
+ * keys in three stages (four: Lq16 66.0 against 63.8).
+ * BK_CUDA_ATTENTION_DECODE_TILE ("128s3", "192s2", "192s3" or "192s4")
+ * names one of those built, for tuning. */
+struct forward_tile {
+    unsigned int d, keys, stages;
+};
+static const struct forward_tile forward_tiles[] = {
+    { 128, 192, 2 },
+    { 128, 128, 3 },
+    { 64, 192, 3 },
+    { 64, 192, 4 },
+};
+
+static struct forward_tile forward_tile(unsigned int d, uint64_t rows)
+{
+    const char *s = getenv("BK_CUDA_ATTENTION_DECODE_TILE");
+    unsigned int keys = 0, stages = 0;
+    const bool named = s && sscanf(s, "%us%u", &keys, &stages) == 2;
+    for (size_t i = 0; i < sizeof forward_tiles / sizeof forward_tiles[0]; i++)
+        if (forward_tiles[i].d == d && named && forward_tiles[i].keys == keys &&
+            forward_tiles[i].stages == stages)
+            return forward_tiles[i];
+    return forward_tiles[d == 128 ? (rows > 64 ? 1 : 0) : 2];
+}
+
 /* The Hopper decode kernel on the forward's CTA: units of 128 packed rows
- * (two consumers of 64) in tiles of 192 keys (the forward's wide kernel;
- * at D = 64 tiles of 128 keys ran 62.2 us against 60.9, bf16 B8 H64/8 Lq16
+ * (two consumers of 64) in tiles of forward_tile() (at D = 64 tiles of
+ * 128 keys ran 62.2 us against 60.9 with 192, bf16 B8 H64/8 Lq16
  * Lk8192), a CTA an SM; Q through a map whose boxes span 64 / Lq heads (Lq
  * divides 64), so sm_90 exactly, a cache and q that tensor maps describe,
  * a paged pool of pages of a power of two (forward_maps). */
@@ -346,7 +376,8 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
         p->heads > INT32_MAX ||
         !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q))
         return BK_SUCCESS;
-    const unsigned int keys = BK_ATTENTION_DECODE_FORWARD_KEYS;
+    const struct forward_tile tile = forward_tile((unsigned int)p->d, rows);
+    const unsigned int keys = tile.keys;
     /* Where whole splits of every unit fill the SMs to 90% or more (B8
      * H64/8 Lq16: 64 units, two streams each, 128 of 132), as many streams:
      * no stream then crosses from one unit into the next (bf16 D128 Lk8192:
@@ -358,9 +389,9 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
         (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_WGMMA_THREADS;
-    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES((unsigned int)p->d, keys);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u",
-             type_name(p->type), (int)p->d, keys);
+    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(tile.d, keys, tile.stages);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u_s%u",
+             type_name(p->type), (int)p->d, keys, tile.stages);
     return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
                         BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
 }
