@@ -173,8 +173,31 @@ static __device__ __forceinline__ float2 softmax(Rows<T, DH> &r, float (&sc)[BN 
 // 1024-aligned base (as QueryTiles' rectangle), read where used: the
 // producer has few registers. 32 bits: the plan keeps the steps below
 // 2^32 and the keys below 2^31.
-template <int KEYS, uint32_t AT> struct DecodeTiles {
+//
+// PER_UNIT (BK_ATTENTION_DECODE_SPLIT_*): PARTS, the stream-K split above;
+// WHOLE, a CTA a unit, which writes y and lse itself; PAIRS, the two CTAs
+// of a cluster a unit, each walking half of its steps, merged through
+// distributed shared memory (merge): no parts and no combining kernel.
+template <int KEYS, uint32_t AT, int PER_UNIT = BK_ATTENTION_DECODE_SPLIT_PARTS>
+struct DecodeTiles {
     static constexpr bool DECODE = true;
+    static constexpr int SPLIT = PER_UNIT;
+    // PAIRS: two barriers past the two words, in the alignment slack
+    // (dynamic shared memory starts 128-aligned, so at least 128 bytes of
+    // it lie past AT): FREE, this CTA's ring free for the other's rows (an
+    // arrival from each of the other CTA's 8 consumer warps once its walk
+    // is done), and DATA, those rows stored (`bytes` of the other CTA's
+    // asynchronous stores, announced here at the start).
+    static constexpr uint32_t FREE = AT + 8, DATA = AT + 16;
+    static __device__ void init_barriers(uint32_t base, uint32_t bytes)
+    {
+        if (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS && threadIdx.x == 0) {
+            mbar_init(base + FREE, 8);
+            mbar_init(base + DATA, 1);
+            mbar_fence_init();
+            mbar_expect_tx(base + DATA, bytes);
+        }
+    }
     const decode::DecodeArgs &d;
     // A stretch: unit u (kv head (b, kvh), row group rgi), the sequence,
     // and its keys [key0, stop).
@@ -259,6 +282,91 @@ template <int KEYS, uint32_t AT> struct DecodeTiles {
             if (row + 8 * half < rows)
                 decode::store_part_row(d, cell0 + 8 * half, o, half, half ? l_b : l_a,
                                        half ? m_b : m_a, q4, bad);
+    }
+    // WHOLE and PAIRS: a thread's rows row_a and row_a + 8 (packed rows of
+    // the kv head) of consumer c as y and lse. PAIRS: rank c of the cluster
+    // keeps consumer c's rows; the other rank's consumer c sends it its o,
+    // m and l (the bad flag as a NaN l) into the keeper's ring at `buf`,
+    // free once both of the keeper's consumers are done with it, a float4
+    // a thread and slot (conflict-free), and the keeper weighs the two
+    // parts by 2^(m - max), rank 0's first: deterministic, as the
+    // combining kernel.
+    template <typename T, int NT_O>
+    __device__ void merge(const Args &a, const Stretch &s, int64_t row_a, uint32_t base,
+                          uint32_t buf, int c, const float (&o)[NT_O][4], float l_a, float m_a,
+                          float l_b, float m_b, int q4) const
+    {
+        const int lane = threadIdx.x % 32;
+        const bool bad = s.seq.bad || decode::pages_bad(d, s.b, s.key0, s.stop, lane);
+        float4 other = make_float4(-INFINITY, -INFINITY, 0.f, 0.f); // m_a, m_b, l_a, l_b
+        bool first = true; // this CTA's part is rank 0's
+        if constexpr (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS) {
+            const uint32_t rank = cluster_rank(), peer = rank ^ 1u;
+            const uint32_t slot = buf + 16 * (threadIdx.x % 128);
+            __syncwarp(); // this warp's products are done: its reads of the ring
+            if (lane == 0)
+                mbar_arrive_release_cluster(cluster_address(base + FREE, peer));
+            if ((uint32_t)c != rank) {
+                mbar_wait_cluster(base + FREE, 0); // the keeper's ring is free
+                const uint32_t to = cluster_address(slot, peer);
+                const uint32_t data = cluster_address(base + DATA, peer);
+#pragma unroll
+                for (int j = 0; j < NT_O; j++)
+                    store_cluster_v4(to + j * 2048,
+                                     make_float4(o[j][0], o[j][1], o[j][2], o[j][3]), data);
+                store_cluster_v4(to + NT_O * 2048,
+                                 make_float4(m_a, m_b, bad ? quiet_nan() : l_a, l_b), data);
+                return;
+            }
+            mbar_wait_cluster(base + DATA, 0);
+            const uint4 w = load_shared16(slot + NT_O * 2048);
+            other = make_float4(__uint_as_float(w.x), __uint_as_float(w.y),
+                                __uint_as_float(w.z), __uint_as_float(w.w));
+            first = rank == 0;
+        }
+        const bool nan = bad || isnan(other.z);
+        const float m[2] = { m_a, m_b }, l[2] = { l_a, l_b }, mo[2] = { other.x, other.y };
+        const float lo[2] = { other.z, other.w };
+        float w0[2], w1[2], inv[2]; // the weights of this CTA's part and the other's
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const float top = fmaxf(m[half], mo[half]);
+            w0[half] = top == -INFINITY ? 0.f : exp2f(m[half] - top);
+            w1[half] = top == -INFINITY ? 0.f : exp2f(mo[half] - top);
+            const float sum = first ? fmaf(lo[half], w1[half], l[half] * w0[half])
+                                    : fmaf(l[half], w0[half], lo[half] * w1[half]);
+            inv[half] = nan ? quiet_nan() : sum > 0.f ? 1.f / sum : 0.f;
+            const int64_t r = row_a + 8 * half;
+            if ((a.flags & BK_ATTENTION_HAS_LSE) && q4 == 0 && r < d.rows)
+                *lse_at<float>(a, s.b, s.kvh * d.group + r / a.lq, r % a.lq) =
+                    nan ? quiet_nan() : row_lse(top, sum);
+        }
+#pragma unroll
+        for (int j = 0; j < NT_O; j++) {
+            float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
+            if constexpr (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS) {
+                const uint4 w = load_shared16(buf + 16 * (threadIdx.x % 128) + j * 2048);
+                p = make_float4(__uint_as_float(w.x), __uint_as_float(w.y),
+                                __uint_as_float(w.z), __uint_as_float(w.w));
+            }
+            const float po[4] = { p.x, p.y, p.z, p.w };
+#pragma unroll
+            for (int half = 0; half < 2; half++) {
+                const int64_t r = row_a + 8 * half;
+                if (r >= d.rows || j * 8 >= a.dv_cols)
+                    continue;
+                float v[2];
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const float x = o[j][2 * half + e], y = po[2 * half + e];
+                    v[e] = (first ? fmaf(y, w1[half], x * w0[half])
+                                  : fmaf(x, w0[half], y * w1[half])) *
+                           inv[half];
+                }
+                T *dst = at<T>(a.y, s.b, s.kvh * d.group + r / a.lq, r % a.lq) + 2 * q4;
+                *(uint32_t *)(dst + j * 8) = pack2<T>(v[0], v[1]);
+            }
+        }
     }
 };
 
@@ -509,7 +617,11 @@ static __device__ void consumer(const P &p, const Tiles &tiles, uint32_t base, i
             r.l_b += __shfl_xor_sync(0xFFFFFFFFu, r.l_b, x);
         }
         if constexpr (DECODE) {
-            tiles.store_part(st, row_a - r0, r.o, r.l_a, r.m_a, r.l_b, r.m_b, r.q4);
+            if constexpr (Tiles::SPLIT == BK_ATTENTION_DECODE_SPLIT_PARTS)
+                tiles.store_part(st, row_a - r0, r.o, r.l_a, r.m_a, r.l_b, r.m_b, r.q4);
+            else
+                tiles.template merge<T>(a, st, row_a, base, base + L::K, c, r.o, r.l_a, r.m_a,
+                                        r.l_b, r.m_b, r.q4);
             use++;
             continue;
         }
@@ -616,15 +728,21 @@ produce_stretches(const bk_attention_decode_forward_args &p, uint32_t base, cons
 // The decode kernels on the forward's CTA (two consumers of 64 packed
 // rows, tiles of BN keys): kernels/attention_decode.cu's stream-K split
 // and parts, the forward's walk and consumers.
-template <typename T, int DH, int BN, int STAGES>
+template <typename T, int DH, int BN, int STAGES, int SPLIT>
 static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
 {
     typedef Layout<DH, BN, 2, STAGES> L;
+    typedef DecodeTiles<BN, L::BYTES - 1024, SPLIT> Tiles;
     static_assert(L::BYTES == BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(DH, BN, STAGES),
                   "the plan's shared memory");
+    static_assert(Tiles::DATA + 8 <= L::BYTES - 1024 + 128, "the pair's barriers in the slack");
+    static_assert((DH / 8 + 1) * 2048 <= STAGES * L::KV_BYTES, "the other rank's rows in K's ring");
     const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L>(base);
-    const DecodeTiles<BN, L::BYTES - 1024> tiles(p.d); // (its __syncthreads publishes the ring)
+    Tiles::init_barriers(base, 128 * 16 * (DH / 8 + 1)); // PAIRS: a sender's o, m and l
+    const Tiles tiles(p.d); // (its __syncthreads publishes the ring)
+    if constexpr (SPLIT == BK_ATTENTION_DECODE_SPLIT_PAIRS)
+        cluster_sync(); // both CTAs' barriers are ready before either arrives on the other's
     grid_dependency_wait();
     const int group = warp_uniform(threadIdx.x / 128);
     if (group == 0) {
@@ -642,13 +760,27 @@ static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
 } // namespace bk
 
 // bk_attention_decode_forward_<type>_d<D>_k<BN>_s<STAGES>: the decode
-// kernels on the forward's CTA, tiles of BN keys in a ring of STAGES.
+// kernels on the forward's CTA, tiles of BN keys in a ring of STAGES;
+// _whole: a CTA a unit; _pairs: clusters of two CTAs a unit.
 #define BK_ATTENTION_DECODE_FORWARD(NAME, T, DH, BN, STAGES)                                     \
     extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
         bk_attention_decode_forward_##NAME##_d##DH##_k##BN##_s##STAGES(                          \
             const __grid_constant__ bk_attention_decode_forward_args p)                          \
     {                                                                                            \
-        bk::attention::wg::decode_forward<T, DH, BN, STAGES>(p);                                 \
+        bk::attention::wg::decode_forward<T, DH, BN, STAGES, BK_ATTENTION_DECODE_SPLIT_PARTS>(p); \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                \
+        bk_attention_decode_forward_##NAME##_d##DH##_k##BN##_s##STAGES##_whole(                  \
+            const __grid_constant__ bk_attention_decode_forward_args p)                          \
+    {                                                                                            \
+        bk::attention::wg::decode_forward<T, DH, BN, STAGES, BK_ATTENTION_DECODE_SPLIT_WHOLE>(p); \
+    }                                                                                            \
+    extern "C" __global__ void __cluster_dims__(2, 1, 1)                                         \
+        __launch_bounds__(BK_ATTENTION_WGMMA_THREADS, 1)                                         \
+            bk_attention_decode_forward_##NAME##_d##DH##_k##BN##_s##STAGES##_pairs(              \
+                const __grid_constant__ bk_attention_decode_forward_args p)                      \
+    {                                                                                            \
+        bk::attention::wg::decode_forward<T, DH, BN, STAGES, BK_ATTENTION_DECODE_SPLIT_PAIRS>(p); \
     }
 #define BK_ATTENTION_DECODE_FORWARD_TILES(NAME, T)                                               \
     BK_ATTENTION_DECODE_FORWARD(NAME, T, 64, 192, 3)                                             \

@@ -47,14 +47,15 @@ static __device__ __forceinline__ void mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 
-// Waits until the barrier's phase of the given parity has completed.
+// Waits until the barrier's phase of the given parity has completed (with
+// the try_wait's SEMANTICS: "" acquires at CTA scope).
+#define BK_MBAR_WAIT_LOOP(SEMANTICS)                                                              \
+    "{\n.reg .pred done;\nWAIT_%=:\n"                                                             \
+    "mbarrier.try_wait.parity" SEMANTICS ".shared::cta.b64 done, [%0], %1;\n"                     \
+    "@!done bra WAIT_%=;\n}\n"
 static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
-    asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-                 "r"(parity)
-                 : "memory");
+    asm volatile(BK_MBAR_WAIT_LOOP("")::"r"(bar), "r"(parity) : "memory");
 }
 
 // A box of a 2-D tensor map (coordinates innermost first) into shared
@@ -156,6 +157,36 @@ static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
+}
+
+// Point to point through distributed shared memory: addr's place in CTA
+// rank's shared memory; 16 bytes stored there, completing on the barrier
+// at remote_bar there (its bytes announced by that CTA); an arrival there
+// that releases this thread's accesses before it to the cluster; and a
+// wait on a barrier of this CTA that acquires what the other CTA's
+// arrivals released.
+static __device__ __forceinline__ uint32_t cluster_address(uint32_t addr, uint32_t rank)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+    return remote;
+}
+static __device__ __forceinline__ void store_cluster_v4(uint32_t remote, float4 v,
+                                                        uint32_t remote_bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, "
+                 "%4}, [%5];\n" ::"r"(remote),
+                 "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(remote_bar)
+                 : "memory");
+}
+static __device__ __forceinline__ void mbar_arrive_release_cluster(uint32_t remote)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote)
+                 : "memory");
+}
+static __device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    asm volatile(BK_MBAR_WAIT_LOOP(".acquire.cluster")::"r"(bar), "r"(parity) : "memory");
 }
 
 // The float at addr in CTA rank's shared memory (distributed shared

@@ -410,6 +410,13 @@ struct bk_attention_decode_tma_args {
  * in tiles of 192 with three stages or four. */
 #define BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(d, keys, stages)                              \
     BK_ATTENTION_WGMMA_FORWARD_TILE_BYTES(d, keys, 2, stages)
+/* How its CTAs share a unit's keys (kernel suffixes none, _whole, _pairs):
+ * stream-K with parts for the combining kernel; a CTA a unit; or the two
+ * CTAs of a cluster a unit, half of its steps each, merged through
+ * distributed shared memory. The last two write y and lse themselves. */
+#define BK_ATTENTION_DECODE_SPLIT_PARTS 0
+#define BK_ATTENTION_DECODE_SPLIT_WHOLE 1
+#define BK_ATTENTION_DECODE_SPLIT_PAIRS 2
 struct bk_attention_decode_forward_args {
     BK_TENSOR_MAP_FIELD(map_q);
     BK_TENSOR_MAP_FIELD(map_k);

@@ -78,11 +78,12 @@ static uint64_t decode_units(const struct bk_attention_problem *p, uint64_t unit
 
 /* Stream-K for units of unit_rows packed rows and steps of `keys` keys,
  * `streams` key streams a CTA and at most `resident` CTAs at once (one or
- * two an SM): the units' steps end to end, an equal share a stream. Fills
- * k's grid and arguments and the bytes of its parts (F32 o and lse a row a
- * slot); false where a count overflows. */
+ * two an SM): the units' steps end to end, an equal share a stream; or,
+ * where per_unit is 1 or 2, that many streams a unit exactly, which then
+ * leave no parts. Fills k's grid and arguments and the bytes of its parts
+ * (F32 o and lse a row a slot); false where a count overflows. */
 static bool split_work(const struct bk_attention_problem *p, uint64_t resident, uint64_t keys,
-                       uint64_t unit_rows, uint64_t streams, bool whole,
+                       uint64_t unit_rows, uint64_t streams, unsigned int per_unit,
                        struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
     const uint64_t group = (uint64_t)(p->heads / p->kv_heads), rows = group * (uint64_t)p->lq;
@@ -98,8 +99,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
      * share rounded up left streams idle (D = 64, B8 Lk8192: 512 of 528). */
     uint64_t walking = (all + MIN_STEPS_PER_STREAM - 1) / MIN_STEPS_PER_STREAM;
     walking = walking < 1 ? 1 : walking > resident * streams ? resident * streams : walking;
-    if (whole)
-        walking = units; /* stream i: steps [i unit_steps, (i + 1) unit_steps) */
+    if (per_unit) /* stream i: steps [i unit_steps, (i + 1) unit_steps) / per_unit */
+        walking = bk_mul_u64(units, per_unit, &ovf);
     const uint64_t least = all ? all / walking : 1; /* the fewest steps a stream walks */
     uint64_t max_parts = unit_steps ? (unit_steps + least - 1) / least + 1 : 1;
     if (max_parts > walking)
@@ -108,8 +109,8 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
     *part_bytes = bk_mul_u64(bk_mul_u64(cells, (uint64_t)p->dv + 1, &ovf), 4, &ovf);
     if (ovf || *part_bytes > (uint64_t)INT64_MAX)
         return false;
-    if (whole)
-        *part_bytes = 0; /* each stream writes y itself */
+    if (per_unit)
+        *part_bytes = 0; /* the streams of a unit write y themselves */
     k->unit_rows = (unsigned int)unit_rows;
     k->ctas = (unsigned int)((walking + streams - 1) / streams);
     k->args.group = (uint32_t)group;
@@ -191,7 +192,7 @@ static BkResult plan_mma(BkPlan plan, enum decode_mode mode, unsigned int ring, 
     const unsigned int streams = k->direct ? BK_ATTENTION_DECODE_WHOLE_STREAMS
                                            : BK_ATTENTION_DECODE_STREAMS(rg);
     if (!split_work(p, sms, BK_ATTENTION_DECODE_KEYS((uint64_t)p->d), 16u * rg, streams,
-                    k->direct, k, part_bytes))
+                    k->direct ? 1 : 0, k, part_bytes))
         return BK_SUCCESS;
     k->threads = 32 * rg * streams;
     const unsigned int stages = BK_ATTENTION_DECODE_STAGES((unsigned int)p->d, streams, ring);
@@ -300,7 +301,7 @@ static BkResult plan_wgmma(BkPlan plan, enum decode_mode mode, uint64_t sms,
         return BK_SUCCESS;
     const unsigned int nc = rows <= 64 ? 1 : 2, ctas = wgmma_ctas(nc);
     const unsigned int keys = wgmma_keys((unsigned int)p->d, ctas);
-    if (!split_work(p, sms * ctas, keys, 64u * nc, 1, false, k, part_bytes))
+    if (!split_work(p, sms * ctas, keys, 64u * nc, 1, 0, k, part_bytes))
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_DECODE_WG_THREADS(nc);
     k->shared_bytes = BK_ATTENTION_DECODE_WG_SHARED_BYTES((unsigned int)p->d, keys, ctas);
@@ -357,6 +358,60 @@ static struct forward_tile forward_tile(unsigned int d, uint64_t rows)
     return forward_tiles[d == 128 ? (rows > 64 ? 1 : 0) : 2];
 }
 
+/* How the forward's CTAs share the units' keys (BK_ATTENTION_DECODE_SPLIT_*):
+ * where units of more than 64 packed rows (both consumers busy), one CTA a
+ * unit or two, fill the SMs to 90% or more (B8 H64/8 Lq16 on 132 SMs: 64
+ * units, 128 CTAs), the CTAs of a unit write y themselves (a pair merging
+ * through distributed shared memory): no parts and no second kernel.
+ * H100, bf16 B8 H64/8 Lq16 Lk8192 causal, pairs / parts: D128 103.0 /
+ * 106.2 us, D64 58.2 / 64.1. With 64 rows or fewer a unit's merge saves
+ * less than the clusters cost (Lq8 Lk16384 187.0 / 185.6). Elsewhere
+ * stream-K with parts. BK_CUDA_ATTENTION_DECODE_SPLIT ("parts", "whole"
+ * or "pairs") names one, wherever it runs (tests). */
+static unsigned int forward_split(uint64_t rows, uint64_t units, uint64_t sms)
+{
+    static const char *const names[] = { "parts", "whole", "pairs" };
+    const char *s = getenv("BK_CUDA_ATTENTION_DECODE_SPLIT");
+    for (unsigned int i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    for (unsigned int per = 1; rows > 64 && per <= BK_ATTENTION_DECODE_SPLIT_PAIRS; per++)
+        if (units * per <= sms && units * per * 10 >= sms * 9)
+            return per;
+    return BK_ATTENTION_DECODE_SPLIT_PARTS;
+}
+
+/* The forward's CTA with `split` CTAs a unit writing y (WHOLE or PAIRS),
+ * where every CTA has a step and, for pairs, the device holds every
+ * cluster at once (one where the split was named); k->on where it runs. */
+static BkResult plan_forward_direct(BkPlan plan, unsigned int split,
+                                    const struct forward_tile *tile,
+                                    struct attention_decode_kernels *k, uint64_t *part_bytes)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    const uint64_t units = decode_units(p, BK_ATTENTION_DECODE_FORWARD_ROWS);
+    const uint64_t unit_steps = ((uint64_t)p->lk + tile->keys - 1) / tile->keys;
+    if (unit_steps < split || units > UINT32_MAX / 2 ||
+        !split_work(p, units * split, tile->keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, split,
+                    k, part_bytes) ||
+        (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
+        return BK_SUCCESS;
+    k->threads = BK_ATTENTION_WGMMA_THREADS;
+    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(tile->d, tile->keys, tile->stages);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u_s%u_%s",
+             type_name(p->type), (int)p->d, tile->keys, tile->stages,
+             split == BK_ATTENTION_DECODE_SPLIT_PAIRS ? "pairs" : "whole");
+    BkResult res = find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
+                                BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
+    if (res != BK_SUCCESS || split != BK_ATTENTION_DECODE_SPLIT_PAIRS)
+        return res;
+    const uint64_t need = getenv("BK_CUDA_ATTENTION_DECODE_SPLIT") ? 1 : units;
+    const int fit = bk_cuda_max_active_clusters(plan, k->split, k->ctas, 1, 1, k->threads,
+                                                k->shared_bytes);
+    k->on = (uint64_t)fit >= need;
+    return BK_SUCCESS;
+}
+
 /* The Hopper decode kernel on the forward's CTA: units of 128 packed rows
  * (two consumers of 64) in tiles of forward_tile() (at D = 64 tiles of
  * 128 keys ran 62.2 us against 60.9 with 192, bf16 B8 H64/8 Lq16
@@ -378,14 +433,23 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
         return BK_SUCCESS;
     const struct forward_tile tile = forward_tile((unsigned int)p->d, rows);
     const unsigned int keys = tile.keys;
-    /* Where whole splits of every unit fill the SMs to 90% or more (B8
-     * H64/8 Lq16: 64 units, two streams each, 128 of 132), as many streams:
-     * no stream then crosses from one unit into the next (bf16 D128 Lk8192:
-     * 100.2 us against 105.3 with 132 streams). */
     const uint64_t units = decode_units(p, BK_ATTENTION_DECODE_FORWARD_ROWS);
+    const unsigned int split = forward_split(rows, units, sms);
+    if (split != BK_ATTENTION_DECODE_SPLIT_PARTS) {
+        const BkResult res = plan_forward_direct(plan, split, &tile, k, part_bytes);
+        if (res != BK_SUCCESS || k->on) {
+            k->direct = k->on;
+            return res;
+        }
+        memset(k, 0, sizeof *k);
+    }
+    /* Where whole splits of every unit fill the SMs to 90% or more (44
+     * units, three streams each: 132), as many streams: no stream then
+     * crosses from one unit into the next (bf16 D128 B8 H64/8 Lq16 Lk8192,
+     * two a unit: 100.2 us against 105.3 with 132 streams crossing). */
     const uint64_t splits = units && units <= sms ? sms / units : 0;
     const uint64_t ctas = splits && units * splits * 10 >= sms * 9 ? units * splits : sms;
-    if (!split_work(p, ctas, keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, false, k, part_bytes) ||
+    if (!split_work(p, ctas, keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, 0, k, part_bytes) ||
         (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
         return BK_SUCCESS;
     k->threads = BK_ATTENTION_WGMMA_THREADS;

@@ -1432,19 +1432,33 @@ int main(void)
     /* The decode kernels: the plan's choice, then each set alone (the
      * Hopper ones, wgmma and the forward's CTA, run only on sm_90;
      * elsewhere their cases take the others; whole: the narrow kernels'
-     * streams walking whole units, one launch). */
-    static const char *const decode_sets[] = { NULL, "mma", "mma16", "wgmma", "forward", "whole" };
-    static const char *const decode_labels[] = { " (decode)",         " (decode, mma)",
-                                                 " (decode, mma16)",  " (decode, wgmma)",
-                                                 " (decode, forward)", " (decode, whole)" };
+     * streams walking whole units, one launch), and the forward's CTA
+     * with stream-K parts, a CTA a unit, and a cluster of two a unit. */
+    static const struct {
+        const char *set, *split, *label;
+    } decode_sets[] = {
+        { NULL, NULL, " (decode)" },
+        { "mma", NULL, " (decode, mma)" },
+        { "mma16", NULL, " (decode, mma16)" },
+        { "wgmma", NULL, " (decode, wgmma)" },
+        { "forward", "parts", " (decode, forward)" },
+        { "forward", "whole", " (decode, forward whole)" },
+        { "forward", "pairs", " (decode, forward pairs)" },
+        { "whole", NULL, " (decode, whole)" },
+    };
     for (size_t i = 0; i < sizeof decode_sets / sizeof decode_sets[0]; i++) {
-        if (decode_sets[i])
-            setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i], 1);
-        grid_label = decode_labels[i];
+        if (decode_sets[i].set)
+            setenv("BK_CUDA_ATTENTION_DECODE", decode_sets[i].set, 1);
+        if (decode_sets[i].split)
+            setenv("BK_CUDA_ATTENTION_DECODE_SPLIT", decode_sets[i].split, 1);
+        else
+            unsetenv("BK_CUDA_ATTENTION_DECODE_SPLIT");
+        grid_label = decode_sets[i].label;
         decode_cases();
         decode_sequence_cases();
     }
     unsetenv("BK_CUDA_ATTENTION_DECODE");
+    unsetenv("BK_CUDA_ATTENTION_DECODE_SPLIT");
     grid_label = "";
     varlen_cases(false);
     varlen_cases(true);
