@@ -299,9 +299,9 @@ struct DecodeTiles {
         const bool bad = s.seq.bad || decode::pages_bad(d, s.b, s.key0, s.stop, lane);
         float4 other = make_float4(-INFINITY, -INFINITY, 0.f, 0.f); // m_a, m_b, l_a, l_b
         bool first = true; // this CTA's part is rank 0's
+        const uint32_t slot = buf + 16 * (threadIdx.x % 128); // PAIRS: this thread's, + j 2048
         if constexpr (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS) {
             const uint32_t rank = cluster_rank(), peer = rank ^ 1u;
-            const uint32_t slot = buf + 16 * (threadIdx.x % 128);
             __syncwarp(); // this warp's products are done: its reads of the ring
             if (lane == 0)
                 mbar_arrive_release_cluster(cluster_address(base + FREE, peer));
@@ -320,9 +320,7 @@ struct DecodeTiles {
                 return;
             }
             mbar_wait_cluster(base + DATA, 0);
-            const uint4 w = load_shared16(slot + NT_O * 2048);
-            other = make_float4(__uint_as_float(w.x), __uint_as_float(w.y),
-                                __uint_as_float(w.z), __uint_as_float(w.w));
+            other = load_shared_f32x4(slot + NT_O * 2048);
             first = rank == 0;
         }
         const bool nan = bad || isnan(other.z);
@@ -345,11 +343,8 @@ struct DecodeTiles {
 #pragma unroll
         for (int j = 0; j < NT_O; j++) {
             float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
-            if constexpr (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS) {
-                const uint4 w = load_shared16(buf + 16 * (threadIdx.x % 128) + j * 2048);
-                p = make_float4(__uint_as_float(w.x), __uint_as_float(w.y),
-                                __uint_as_float(w.z), __uint_as_float(w.w));
-            }
+            if constexpr (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS)
+                p = load_shared_f32x4(slot + j * 2048);
             const float po[4] = { p.x, p.y, p.z, p.w };
 #pragma unroll
             for (int half = 0; half < 2; half++) {

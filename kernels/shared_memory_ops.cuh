@@ -45,6 +45,13 @@ static __device__ __forceinline__ float2 load_shared_f32x2(uint32_t address)
     return v;
 }
 
+static __device__ __forceinline__ float4 load_shared_f32x4(uint32_t address)
+{
+    const uint4 v = load_shared16(address);
+    return make_float4(__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
+                       __uint_as_float(v.w));
+}
+
 static __device__ __forceinline__ void store_shared_f32(uint32_t address, float v)
 {
     asm volatile("st.shared.f32 [%0], %1;" ::"r"(address), "f"(v) : "memory");

@@ -368,10 +368,11 @@ static struct forward_tile forward_tile(unsigned int d, uint64_t rows)
  * less than the clusters cost (Lq8 Lk16384 187.0 / 185.6). Elsewhere
  * stream-K with parts. BK_CUDA_ATTENTION_DECODE_SPLIT ("parts", "whole"
  * or "pairs") names one, wherever it runs (tests). */
-static unsigned int forward_split(uint64_t rows, uint64_t units, uint64_t sms)
+static unsigned int forward_split(uint64_t rows, uint64_t units, uint64_t sms, bool *named)
 {
     static const char *const names[] = { "parts", "whole", "pairs" };
     const char *s = getenv("BK_CUDA_ATTENTION_DECODE_SPLIT");
+    *named = s != NULL;
     for (unsigned int i = 0; s && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i]) == 0)
             return i;
@@ -381,34 +382,51 @@ static unsigned int forward_split(uint64_t rows, uint64_t units, uint64_t sms)
     return BK_ATTENTION_DECODE_SPLIT_PARTS;
 }
 
-/* The forward's CTA with `split` CTAs a unit writing y (WHOLE or PAIRS),
- * where every CTA has a step and, for pairs, the device holds every
- * cluster at once (one where the split was named); k->on where it runs. */
-static BkResult plan_forward_direct(BkPlan plan, unsigned int split,
-                                    const struct forward_tile *tile,
+/* split_work for the forward's CTA (a stream a CTA, units of 128 rows,
+ * steps of the tile's keys), whose steps DecodeTiles counts in 32 bits. */
+static bool forward_work(const struct bk_attention_problem *p, uint64_t ctas,
+                         const struct forward_tile *tile, unsigned int per_unit,
+                         struct attention_decode_kernels *k, uint64_t *part_bytes)
+{
+    return split_work(p, ctas, tile->keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, per_unit, k,
+                      part_bytes) &&
+           (uint64_t)k->args.units * (uint64_t)k->args.unit_steps <= UINT32_MAX;
+}
+
+/* The forward's CTA's kernels of `tile` (bk_attention_decode_forward_*,
+ * the split's suffix after the tiling) and their combining kernel, into
+ * k. */
+static BkResult forward_kernels(BkPlan plan, const struct forward_tile *tile,
+                                const char *suffix, struct attention_decode_kernels *k)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    k->threads = BK_ATTENTION_WGMMA_THREADS;
+    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(tile->d, tile->keys, tile->stages);
+    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u_s%u%s",
+             type_name(p->type), (int)p->d, tile->keys, tile->stages, suffix);
+    return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
+                        BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
+}
+
+/* The forward's CTA with `split` CTAs of each of the units writing y
+ * (WHOLE or PAIRS), where every CTA has a step and, for pairs, the device
+ * holds `clusters` at once; k->on where it runs. */
+static BkResult plan_forward_direct(BkPlan plan, unsigned int split, uint64_t units,
+                                    uint64_t clusters, const struct forward_tile *tile,
                                     struct attention_decode_kernels *k, uint64_t *part_bytes)
 {
     const struct bk_attention_problem *p = &plan->problem.attention;
-    const uint64_t units = decode_units(p, BK_ATTENTION_DECODE_FORWARD_ROWS);
     const uint64_t unit_steps = ((uint64_t)p->lk + tile->keys - 1) / tile->keys;
     if (unit_steps < split || units > UINT32_MAX / 2 ||
-        !split_work(p, units * split, tile->keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, split,
-                    k, part_bytes) ||
-        (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
+        !forward_work(p, units * split, tile, split, k, part_bytes))
         return BK_SUCCESS;
-    k->threads = BK_ATTENTION_WGMMA_THREADS;
-    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(tile->d, tile->keys, tile->stages);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u_s%u_%s",
-             type_name(p->type), (int)p->d, tile->keys, tile->stages,
-             split == BK_ATTENTION_DECODE_SPLIT_PAIRS ? "pairs" : "whole");
-    BkResult res = find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
-                                BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
+    const BkResult res = forward_kernels(
+        plan, tile, split == BK_ATTENTION_DECODE_SPLIT_PAIRS ? "_pairs" : "_whole", k);
     if (res != BK_SUCCESS || split != BK_ATTENTION_DECODE_SPLIT_PAIRS)
         return res;
-    const uint64_t need = getenv("BK_CUDA_ATTENTION_DECODE_SPLIT") ? 1 : units;
     const int fit = bk_cuda_max_active_clusters(plan, k->split, k->ctas, 1, 1, k->threads,
                                                 k->shared_bytes);
-    k->on = (uint64_t)fit >= need;
+    k->on = (uint64_t)fit >= clusters;
     return BK_SUCCESS;
 }
 
@@ -432,11 +450,13 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
         !bk_cuda_tensor_map_fits(p->type, 4, q, p->stride.q))
         return BK_SUCCESS;
     const struct forward_tile tile = forward_tile((unsigned int)p->d, rows);
-    const unsigned int keys = tile.keys;
     const uint64_t units = decode_units(p, BK_ATTENTION_DECODE_FORWARD_ROWS);
-    const unsigned int split = forward_split(rows, units, sms);
+    bool named;
+    const unsigned int split = forward_split(rows, units, sms, &named);
     if (split != BK_ATTENTION_DECODE_SPLIT_PARTS) {
-        const BkResult res = plan_forward_direct(plan, split, &tile, k, part_bytes);
+        /* Every cluster at once, or one where the split was named. */
+        const BkResult res =
+            plan_forward_direct(plan, split, units, named ? 1 : units, &tile, k, part_bytes);
         if (res != BK_SUCCESS || k->on) {
             k->direct = k->on;
             return res;
@@ -449,15 +469,9 @@ static BkResult plan_forward(BkPlan plan, enum decode_mode mode, uint64_t sms,
      * two a unit: 100.2 us against 105.3 with 132 streams crossing). */
     const uint64_t splits = units && units <= sms ? sms / units : 0;
     const uint64_t ctas = splits && units * splits * 10 >= sms * 9 ? units * splits : sms;
-    if (!split_work(p, ctas, keys, BK_ATTENTION_DECODE_FORWARD_ROWS, 1, 0, k, part_bytes) ||
-        (uint64_t)k->args.units * (uint64_t)k->args.unit_steps > UINT32_MAX)
+    if (!forward_work(p, ctas, &tile, BK_ATTENTION_DECODE_SPLIT_PARTS, k, part_bytes))
         return BK_SUCCESS;
-    k->threads = BK_ATTENTION_WGMMA_THREADS;
-    k->shared_bytes = BK_ATTENTION_DECODE_FORWARD_SHARED_BYTES(tile.d, keys, tile.stages);
-    snprintf(k->split_name, sizeof k->split_name, "bk_attention_decode_forward_%s_d%d_k%u_s%u",
-             type_name(p->type), (int)p->d, keys, tile.stages);
-    return find_kernels(plan, BK_CUDA_MODULE_ATTENTION_WGMMA, p,
-                        BK_ATTENTION_DECODE_FORWARD_ROWS / 16, k);
+    return forward_kernels(plan, &tile, "", k);
 }
 
 /* q as a tensor map of boxes of 64 packed rows (Lq queries of 64 / Lq
