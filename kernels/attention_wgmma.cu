@@ -186,15 +186,16 @@ struct DecodeTiles {
     // (dynamic shared memory starts 128-aligned, so at least 128 bytes of
     // it lie past AT): FREE, this CTA's ring free for the other's rows (an
     // arrival from each of the other CTA's 8 consumer warps once its walk
-    // is done), and DATA, those rows stored (an arrival from each of the
-    // 4 sender warps, releasing their stores).
+    // is done), and DATA, those rows stored (`bytes` of the other CTA's
+    // asynchronous stores, announced here at the start).
     static constexpr uint32_t FREE = AT + 8, DATA = AT + 16;
-    static __device__ void init_barriers(uint32_t base)
+    static __device__ void init_barriers(uint32_t base, uint32_t bytes)
     {
         if (PER_UNIT == BK_ATTENTION_DECODE_SPLIT_PAIRS && threadIdx.x == 0) {
             mbar_init(base + FREE, 8);
-            mbar_init(base + DATA, 4);
+            mbar_init(base + DATA, 1);
             mbar_fence_init();
+            mbar_expect_tx(base + DATA, bytes);
         }
     }
     const decode::DecodeArgs &d;
@@ -308,15 +309,13 @@ struct DecodeTiles {
             if ((uint32_t)c != rank) {
                 mbar_wait_cluster(base + FREE, 0); // the keeper's ring is free
                 const uint32_t to = cluster_address(slot, peer);
+                const uint32_t data = cluster_address(base + DATA, peer);
 #pragma unroll
                 for (int j = 0; j < NT_O; j++)
                     store_cluster_v4(to + j * 2048,
-                                     make_float4(o[j][0], o[j][1], o[j][2], o[j][3]));
+                                     make_float4(o[j][0], o[j][1], o[j][2], o[j][3]), data);
                 store_cluster_v4(to + NT_O * 2048,
-                                 make_float4(m_a, m_b, bad ? quiet_nan() : l_a, l_b));
-                __syncwarp();
-                if (lane == 0)
-                    mbar_arrive_release_cluster(cluster_address(base + DATA, peer));
+                                 make_float4(m_a, m_b, bad ? quiet_nan() : l_a, l_b), data);
                 return;
             }
             mbar_wait_cluster(base + DATA, 0);
@@ -735,7 +734,7 @@ static __device__ void decode_forward(const bk_attention_decode_forward_args &p)
     static_assert((DH / 8 + 1) * 2048 <= STAGES * L::KV_BYTES, "the other rank's rows in K's ring");
     const uint32_t base = warp_uniform(shared_base_1024());
     init_ring<L>(base);
-    Tiles::init_barriers(base);
+    Tiles::init_barriers(base, 128 * 16 * (DH / 8 + 1)); // PAIRS: a sender's o, m and l
     const Tiles tiles(p.d); // (its __syncthreads publishes the ring)
     if constexpr (SPLIT == BK_ATTENTION_DECODE_SPLIT_PAIRS)
         cluster_sync(); // both CTAs' barriers are ready before either arrives on the other's

@@ -160,20 +160,23 @@ static __device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_
 }
 
 // Point to point through distributed shared memory: addr's place in CTA
-// rank's shared memory; 16 bytes stored there; an arrival there that
-// releases this thread's accesses before it to the cluster; and a wait
-// on a barrier of this CTA that acquires what the other CTA's arrivals
-// released.
+// rank's shared memory; 16 bytes stored there, completing on the barrier
+// at remote_bar there (its bytes announced by that CTA); an arrival there
+// that releases this thread's accesses before it to the cluster; and a
+// wait on a barrier of this CTA that acquires what the other CTA's
+// arrivals released.
 static __device__ __forceinline__ uint32_t cluster_address(uint32_t addr, uint32_t rank)
 {
     uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
     return remote;
 }
-static __device__ __forceinline__ void store_cluster_v4(uint32_t remote, float4 v)
+static __device__ __forceinline__ void store_cluster_v4(uint32_t remote, float4 v,
+                                                        uint32_t remote_bar)
 {
-    asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(remote), "f"(v.x),
-                 "f"(v.y), "f"(v.z), "f"(v.w)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, "
+                 "%4}, [%5];\n" ::"r"(remote),
+                 "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(remote_bar)
                  : "memory");
 }
 static __device__ __forceinline__ void mbar_arrive_release_cluster(uint32_t remote)
