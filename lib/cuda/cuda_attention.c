@@ -754,6 +754,25 @@ static bool fused_workspace(BkPlan plan, struct attention_plan *ap)
     return true;
 }
 
+/* Whether the fused backward's order runs on this device. In DenseOrder
+ * key CTA j hands a tile over after CTA j + 1 of its kv head (mod their
+ * count), which starts after it: every key CTA of a kv head must be
+ * resident at once, else the first ones wait for CTAs that cannot start
+ * (a hang, where ceil(Lk / 128) passes the CTAs the device holds: Lk past
+ * 16896 on 132 SMs). Such a plan keeps the dq and dk/dv kernels. The
+ * causal order waits only for CTAs that started before the waiter
+ * (CausalOrder's grid runs from the last keys). */
+static bool dense_order_fits(BkPlan plan, const struct attention_plan *ap)
+{
+    const struct bk_attention_problem *p = &plan->problem.attention;
+    if (p->causal)
+        return true;
+    const uint64_t key_ctas = (uint64_t)ceil_div(p->lk, backward_rows(ap->wgmma_width));
+    return key_ctas <= bk_cuda_max_resident_ctas(plan, ap->fn[K_DKVQ_WGMMA],
+                                                 BK_ATTENTION_WGMMA_THREADS,
+                                                 ap->fast_shared_bytes[K_DKVQ_WGMMA]);
+}
+
 /* The grid: rows / 4 CTAs along x, heads along y, batches (sequences)
  * along z. */
 static BkResult check_grid(const struct bk_attention_problem *p, const char *info)
@@ -980,6 +999,7 @@ BkResult bk_cuda_attention_select(BkPlan plan)
     ap->chooses = false;
     if (!p->backward && ap->wgmma)
         ap->forward = forward_kernel(p, ap->wgmma_width, &ap->chooses);
+    const uint64_t core_workspace = plan->props.workspaceSize;
     ap->atomic =
         ap->wgmma && !p->has_sequences && atomic_backward(p) && fused_workspace(plan, ap);
     ap->fused = !ap->atomic && ap->wgmma && !p->has_sequences &&
@@ -1026,6 +1046,10 @@ BkResult bk_cuda_attention_select(BkPlan plan)
         return res;
     if (ap->fast && (res = find_fast(plan, ap, ts)) != BK_SUCCESS)
         return res;
+    if (ap->fused && !dense_order_fits(plan, ap)) {
+        ap->fused = false; /* dq and dk/dv, which find_fast found too */
+        plan->props.workspaceSize = core_workspace;
+    }
     /* The decode kernels: F16 and BF16, D = Dv = 64 or 128, 16-byte copies. */
     const bool decode = ap->fast && ap->vectorised && p->type != BK_DATA_TYPE_F32 &&
                         p->d == p->dv && (p->d == 64 || p->d == 128);

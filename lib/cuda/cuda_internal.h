@@ -160,6 +160,11 @@ BK_HIDDEN BkResult bk_cuda_find_kernel(BkPlan plan, enum bk_cuda_module_id id, c
 BK_HIDDEN int bk_cuda_max_active_clusters(BkPlan plan, CUfunction fn, unsigned int grid,
                                           unsigned int grid_y, unsigned int grid_z,
                                           unsigned int block, unsigned int shared_bytes);
+/* How many CTAs of fn, of block threads and shared_bytes of dynamic
+ * shared memory, the device holds at once (the driver's count a
+ * multiprocessor, times the multiprocessors); 0 where it cannot say. */
+BK_HIDDEN uint64_t bk_cuda_max_resident_ctas(BkPlan plan, CUfunction fn, unsigned int block,
+                                            unsigned int shared_bytes);
 /* Fills a launch of fn with the parameter block args of size bytes. */
 BK_HIDDEN void bk_cuda_launch_set(struct bk_cuda_kernel_launch *l, CUfunction fn,
                                   unsigned int grid, unsigned int grid_y, unsigned int grid_z,

@@ -164,6 +164,21 @@ int bk_cuda_max_active_clusters(BkPlan plan, CUfunction fn, unsigned int grid,
     return fit > 0 ? fit : 0;
 }
 
+uint64_t bk_cuda_max_resident_ctas(BkPlan plan, CUfunction fn, unsigned int block,
+                                   unsigned int shared_bytes)
+{
+    const struct bk_cuda_context *c = plan->ctx->impl;
+    int per_sm = 0;
+    struct bk_cuda_scope scope;
+    if (bk_cuda_enter(plan->ctx, &scope) == BK_SUCCESS) {
+        if (bk_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)block,
+                                                               shared_bytes) != BK_CUDA_SUCCESS)
+            per_sm = 0;
+        bk_cuda_leave(&scope);
+    }
+    return per_sm > 0 && c->sm_count > 0 ? (uint64_t)per_sm * (uint64_t)c->sm_count : 0;
+}
+
 BkResult bk_cuda_launch_direct(BkPlan plan, const struct bk_cuda_kernel_launch *launch,
                                CUstream stream, uint32_t cmd_index)
 {

@@ -617,6 +617,29 @@ static void fused_cases(int64_t d)
         }
 }
 
+/* The GPU's multiprocessors (bkGetContextProperties). */
+static uint32_t gpu_sms;
+
+/* Dense backwards with more key tiles of 128 than the GPU holds CTAs of
+ * the fused kernel (one an SM): its DENSE order hands a tile over after
+ * the next key CTA, which then could not start (a hang), so the plan keeps
+ * the two kernels there; the causal order waits only for CTAs that
+ * started before, and keeps the fused kernel. Both widths, both types. */
+static void long_key_cases(void)
+{
+    static const BkDataType types[] = { BK_DATA_TYPE_F16, BK_DATA_TYPE_BF16 };
+    const int64_t lk = 128 * ((int64_t)gpu_sms + 3) + 37;
+    for (int t = 0; t < 2; t++)
+        for (int causal = 0; causal < 2; causal++) {
+            struct acase c = {
+                .type = types[t], .b = 1, .h = 2, .hkv = 1, .lq = 100, .lk = lk,
+                .d = t ? 128 : 64, .dv = t ? 128 : 64, .form = BK_ATTENTION_PATTERN_DENSE,
+                .causal = causal != 0, .backward = true, .layout = BHLD,
+            };
+            run_case(&c);
+        }
+}
+
 /* Head sizes from 1 to 256 on the tensor-core kernels of F16 and BF16 (F32:
  * f32_cases), which run each at
  * a compiled width (32, 64, 96, 128, 160, 192, 256) with the columns past
@@ -1411,6 +1434,7 @@ int main(void)
     BkDeviceProperties dev = { .sType = BK_STRUCTURE_TYPE_DEVICE_PROPERTIES };
     sm90 = gpu && bkGetContextProperties(gpu, &dev) == BK_SUCCESS &&
            dev.computeCapabilityMajor == 9 && dev.computeCapabilityMinor == 0;
+    gpu_sms = gpu ? dev.multiprocessorCount : 0;
     /* Each kernel the plans can choose: the best for the device (on the
      * H100 the wgmma forward), then mma.sync, then CUDA cores only. */
     static const char *const paths[] = { NULL, "mma", "general" };
@@ -1477,6 +1501,7 @@ int main(void)
     fused_cases(128);
     fused_cases(64);
     fused_cases(96);
+    long_key_cases();
     setenv("BK_CUDA_ATTENTION_BACKWARD", "two", 1);
     grid_label = " (two kernels)";
     fused_cases(128);
