@@ -498,6 +498,44 @@ static __device__ __forceinline__ uint64_t trace_base(const DecodeArgs &d, bool 
 #endif
 }
 
+// Before the wait for the grid before: the first d.prefetch_steps steps
+// of stream me's share (of its first unit) brought into L2, K's and V's
+// rows by one bulk prefetch each where a kv head's rows are contiguous and
+// the cache is not paged. Launched with programmatic dependent launch, a
+// CTA may start while that grid drains; L2 is the point of coherence, so
+// a line prefetched before the wait still takes any write of that grid,
+// and the ring reads after the wait what it would have read anyway. No
+// table or length is read before the wait: a padded sequence's unused
+// keys may be prefetched (they are in the tensor), never more.
+template <typename T, int DH>
+static __device__ __forceinline__ void prefetch_share(const DecodeArgs &d, int64_t me)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int KEYS = BK_ATTENTION_DECODE_KEYS(DH);
+    const Args &a = d.a;
+    if (d.prefetch_steps == 0 || d.block_table || a.k.s[2] != DH || a.v.s[2] != DH ||
+        me >= d.streams)
+        return;
+    const int64_t from = stream_start(d, me), to = stream_start(d, me + 1);
+    const int64_t u = from / d.unit_steps, s0 = from - u * d.unit_steps;
+    const int64_t s1 =
+        min(min(to - u * d.unit_steps, d.unit_steps), s0 + (int64_t)d.prefetch_steps);
+    const int64_t k0 = s0 * KEYS, k1 = min(s1 * KEYS, a.lk);
+    if (k1 <= k0)
+        return;
+    const int64_t bk = u / d.row_groups, b = bk / a.kv_heads, kvh = bk % a.kv_heads;
+    const uint32_t bytes = (uint32_t)((k1 - k0) * DH * 2);
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at<T>(a.k, b, kvh, k0)),
+                 "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at<T>(a.v, b, kvh, k0)),
+                 "r"(bytes)
+                 : "memory");
+#else
+    (void)d, (void)me;
+#endif
+}
+
 // A stream's share of the steps of all units (stream_start), a unit at a
 // time; NS streams a CTA; DIRECT (narrow only): each stream's share is
 // whole units, whose y it writes.
@@ -516,6 +554,8 @@ static __device__ void split(const DecodeArgs &d)
     // walked and its SM.
     const uint64_t trace = trace_base(d, false);
     const bool tracer = rank == 0 && lane == 0;
+    if (rank == 0 && lane == 0)
+        prefetch_share<T, DH>(d, me);
     grid_dependency_wait();
     if (tracer)
         trace_set(trace, me, 0, trace_clock());

@@ -370,6 +370,11 @@ struct bk_attention_decode_args {
      * Lk, D]. */
     uint64_t block_table;
     int64_t table_s[2], page_size, pages;
+    /* The mma.sync split kernel: the first steps of a stream's share it
+     * brings into L2 before the wait for the grid before (a contiguous
+     * cache of whole rows; 0: none). Last, so that the fields before keep
+     * their offsets (the Hopper kernels' registers depend on them). */
+    uint32_t prefetch_steps;
 };
 
 /* The Hopper decode kernel (kernels/attention_decode_wgmma.cu): the same
