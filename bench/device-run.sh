@@ -6,8 +6,8 @@
 #
 #   bench/device-run.sh [STEP...]
 #
-# STEP: build check gpucheck probe waves bench gemm w4a16 attention backward variants
-# sanitize (default: all but backward, in that order). waves: bkbench on f32, f16 and bf16 for several
+# STEP: build check gpucheck probe waves bench gemm w4a16 attention decode backward
+# variants sanitize (default: all but backward, in that order). waves: bkbench on f32, f16 and bf16 for several
 # BK_CUDA_GATED_WAVES; the best (highest lowest-case fraction of copy
 # bandwidth) is used by the bench step and reported. probe: bench/probes/launch-probe.c (launch costs, libbk and the
 # driver); bench: bkbench's gated cases and launch costs (JSON in gated.json)
@@ -26,7 +26,11 @@
 # attention-peers.json (BK_ATTENTION_PEERS_ARGS, e.g. "--dtype bf16", narrows
 # the peers, whose FlexAttention compiles take most of their time; each half
 # is bounded by BK_ATTENTION_LIMIT and BK_ATTENTION_PEERS_LIMIT, 300 s by
-# default); variants:
+# default); decode: bkbench's attention-decode and decode-step cases in one
+# run (JSON in decode.json), bench/attention-decode-peers.py (SDPA on the
+# same caches, decode-peers.json) and bench/decode-step-peers.py
+# (PyTorch's step, step-peers.json), text in decode.txt: the three files
+# bench/add-run.sh takes for the decode records; variants:
 # bkbench on f16 and bf16 with kernel modules built with other settings
 # (BK_CUDA_MODULE_DIR), for tuning.
 #
@@ -34,7 +38,8 @@
 # resources-sm90.txt (each kernel's registers, stack and spills on sm_90),
 # check.log (with test-suite.log), gpu-check.log, sanitize.log, waves.txt,
 # bench.txt, gated.json, gated-peers.json and gemm.json; the attention step
-# adds attention.txt, attention.json and attention-peers.json. The JSON files
+# adds attention.txt, attention.json and attention-peers.json, the decode
+# step decode.txt, decode.json, decode-peers.json and step-peers.json. The JSON files
 # go to bench/data/ through bench/add-run.sh. The last lines printed are the
 # summary.
 set -u
@@ -42,7 +47,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/bk-device-out}
 build=${BK_BUILD_DIR:-/tmp/bk-build}
 jobs=${BK_JOBS:-16}
-steps=${*:-build check gpucheck probe waves bench gemm w4a16 attention variants sanitize}
+steps=${*:-build check gpucheck probe waves bench gemm w4a16 attention decode variants sanitize}
 mkdir -p "$OUT" "$build"
 summary=$OUT/summary.txt
 : >"$summary"
@@ -230,6 +235,23 @@ if has_step attention; then
          /^attention-.*WRONG RESULT$/ { w++ } /^flex / { f++; if ($8 == "n/a") fn++ }
          END { printf "attention: %d bkbench rows (%d without a plan, %d wrong), ", n, u, w
                printf "%d flex rows (%d n/a)\n", f, fn }' "$OUT/attention.txt" | tee -a "$summary"
+fi
+
+if has_step decode; then
+    {
+        echo "==== bkbench --op attention-decode,decode-step"
+        limit 300 tools/bkbench/bkbench --device cuda --op attention-decode,decode-step \
+            --json-file "$OUT/decode.json" 2>&1
+        echo "# exit $?"
+        echo "==== bench/attention-decode-peers.py (PyTorch: SDPA)"
+        limit 200 python3 "$src/bench/attention-decode-peers.py" --peer sdpa \
+            --json "$OUT/decode-peers.json" 2>&1
+        echo "# exit $?"
+        echo "==== bench/decode-step-peers.py (PyTorch's decode step)"
+        limit 200 python3 "$src/bench/decode-step-peers.py" --json "$OUT/step-peers.json" 2>&1
+        echo "# exit $?"
+    } >"$OUT/decode.txt"
+    grep -E '^(bkbench|# exit)' "$OUT/decode.txt" | tee -a "$summary"
 fi
 
 # backward (run only when named): the Hopper backward's kernels side by
