@@ -5,7 +5,8 @@ peers of bkbench's attention-decode cases, and measure the device's read bandwid
 run.
 
 The cases are bkbench's GPU decode cases with the same names: contiguous caches (CASES), and
-paged caches (PAGED_CASES, the contiguous name plus " page<N>"), each at every --d and --dtype.
+paged caches (PAGED_CASES, the contiguous name plus " page<N>", and " NHD" where bkbench stores
+its pool token by token), each at every --d and --dtype.
 A contiguous case is q [B, H, Lq, D], k and v [B, Hkv, Lk, D], random in [-2, 2). A paged case
 has a pool of B * ceil(Lk / page) pages of page keys each, the pages shuffled over the pool
 (torch.randperm) into a block table [B, pages a sequence] (int32), every sequence Lk keys long.
@@ -60,6 +61,10 @@ PAGED_CASES = [
     (8, 64, 8, 1, 32768, False, 256), (32, 32, 8, 1, 4096, False, 16),
     (8, 64, 8, 4, 32768, True, 64), (8, 64, 8, 8, 16384, True, 64),
     (8, 64, 8, 16, 8192, True, 64),
+    # bkbench's pools stored token by token ([pages, page, Hkv, D], " NHD"), as this script's
+    # own pools always are: the same peer times under bkbench's names.
+    (8, 64, 8, 1, 32768, False, 16, True), (32, 32, 8, 1, 4096, False, 16, True),
+    (8, 64, 8, 4, 32768, True, 64, True),
 ]
 CHECK_TOLERANCE = 2e-2
 
@@ -67,9 +72,11 @@ CHECK_TOLERANCE = 2e-2
 def case_name(c, d, dtype):
     b, h, hkv, lq, lk, causal = c[:6]
     page = c[6] if len(c) > 6 else 0
-    return "%s D%d B%d H%d/%d Lq%d Lk%d%s%s" % (dtype, d, b, h, hkv, lq, lk,
-                                                " causal" if causal else "",
-                                                " page%d" % page if page else "")
+    by_token = len(c) > 7 and c[7]
+    return "%s D%d B%d H%d/%d Lq%d Lk%d%s%s%s" % (dtype, d, b, h, hkv, lq, lk,
+                                                  " causal" if causal else "",
+                                                  " page%d" % page if page else "",
+                                                  " NHD" if by_token else "")
 
 
 def short(err):

@@ -557,7 +557,9 @@ function decode(   f, L, n, i, r, fa4, P, last) {
     P = "attentionDecodePeers"
     fa4 = has_peer(f, P, "fa4", 0)
     print "Microseconds a run (median, and min to max), q [B, H, Lq, D] against K and V [B, Hkv, Lk, D],"
-    print "causal aligned bottom-right where named; GB/s: the K + V bytes over the median; \"of copy\":"
+    print "causal aligned bottom-right where named, \"pageN\": K and V in a pool of pages of N keys"
+    print "[pages, Hkv, N, D] read through a block table (\"NHD\": the pool stored [pages, N, Hkv, D],"
+    print "as vLLM and FlashAttention store theirs); GB/s: the K + V bytes over the median; \"of copy\":"
     if (!fa4) {
         print "of the copy bandwidth measured in the same run. The peer is PyTorch's SDPA with enable_gqa"
         last = "(`bench/attention-decode-peers.py`: median, and 10th to 90th percentile)."

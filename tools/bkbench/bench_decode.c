@@ -26,30 +26,38 @@ struct decode_shape {
     int64_t batch, heads, kv_heads, lq, lk;
     bool causal;
     int32_t page;                         /* 0: contiguous */
+    bool by_token;                        /* the pool [pages, page, Hkv, D] (" NHD") */
 };
 
 /* The GPU's: the shapes decoders run (Llama-70B-like GQA 64/8 and 32/8,
  * MHA 32/32, speculative Lq 2, 4, 8 and 16 causal). */
 static const struct decode_shape gpu_shapes[] = {
-    {8, 64, 8, 1, 8192, false, 0},    {8, 64, 8, 1, 32768, false, 0},
-    {1, 64, 8, 1, 131072, false, 0},  {32, 32, 8, 1, 4096, false, 0},
-    {8, 64, 8, 4, 32768, true, 0},    {8, 64, 8, 16, 8192, true, 0},
-    {8, 32, 32, 1, 8192, false, 0},   {1, 64, 8, 1, 4096, false, 0},
-    {8, 64, 8, 2, 32768, true, 0},    {8, 64, 8, 8, 16384, true, 0},
-    {1, 64, 8, 1, 32768, false, 0}, /* a decode step's batch of one (--op decode-step) */
+    {8, 64, 8, 1, 8192, false, 0, false},    {8, 64, 8, 1, 32768, false, 0, false},
+    {1, 64, 8, 1, 131072, false, 0, false},  {32, 32, 8, 1, 4096, false, 0, false},
+    {8, 64, 8, 4, 32768, true, 0, false},    {8, 64, 8, 16, 8192, true, 0, false},
+    {8, 32, 32, 1, 8192, false, 0, false},   {1, 64, 8, 1, 4096, false, 0, false},
+    {8, 64, 8, 2, 32768, true, 0, false},    {8, 64, 8, 8, 16384, true, 0, false},
+    {1, 64, 8, 1, 32768, false, 0, false}, /* a decode step's batch of one (--op decode-step) */
     /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
-    {8, 64, 8, 1, 32768, false, 16},  {8, 64, 8, 1, 32768, false, 64},
-    {8, 64, 8, 1, 32768, false, 256}, {32, 32, 8, 1, 4096, false, 16},
-    {8, 64, 8, 4, 32768, true, 64},   {8, 64, 8, 8, 16384, true, 64},
-    {8, 64, 8, 16, 8192, true, 64},
+    {8, 64, 8, 1, 32768, false, 16, false},  {8, 64, 8, 1, 32768, false, 64, false},
+    {8, 64, 8, 1, 32768, false, 256, false}, {32, 32, 8, 1, 4096, false, 16, false},
+    {8, 64, 8, 4, 32768, true, 64, false},   {8, 64, 8, 8, 16384, true, 64, false},
+    {8, 64, 8, 16, 8192, true, 64, false},
+    /* ... and stored token by token, as vLLM and FlashAttention store them */
+    {8, 64, 8, 1, 32768, false, 16, true},   {32, 32, 8, 1, 4096, false, 16, true},
+    {8, 64, 8, 4, 32768, true, 64, true},
 };
 /* The host's: the same kinds of shape, seconds with the check. */
 static const struct decode_shape host_shapes[] = {
-    {2, 8, 2, 1, 512, false, 0},  {1, 8, 2, 4, 256, true, 0}, {1, 8, 2, 16, 256, true, 0},
-    {2, 4, 4, 1, 256, false, 0},  {2, 8, 2, 1, 512, false, 16}, {1, 8, 2, 4, 256, true, 64},
+    {2, 8, 2, 1, 512, false, 0, false},   {1, 8, 2, 4, 256, true, 0, false},
+    {1, 8, 2, 16, 256, true, 0, false},   {2, 4, 4, 1, 256, false, 0, false},
+    {2, 8, 2, 1, 512, false, 16, false},  {1, 8, 2, 4, 256, true, 64, false},
+    {2, 8, 2, 1, 512, false, 16, true},
 };
 static const struct decode_shape quick_shapes[] = {
-    {1, 4, 2, 1, 128, false, 0}, {1, 4, 2, 4, 64, true, 0}, {1, 4, 2, 1, 128, false, 32},
+    {1, 4, 2, 1, 128, false, 0, false},
+    {1, 4, 2, 4, 64, true, 0, false},
+    {1, 4, 2, 1, 128, false, 32, false},
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 #define MAX_SHAPES COUNT(gpu_shapes)
@@ -98,10 +106,11 @@ size_t bench_decode_cases(enum attention_scale scale, struct decode_case *out, s
                 struct decode_case *c = &out[n++];
                 *c = (struct decode_case){decode_types[t], head_dims[h], sh->batch, sh->heads,
                                           sh->kv_heads, sh->lq, sh->lk, sh->causal, sh->page,
-                                          ""};
-                char page[16] = "";
+                                          sh->by_token, ""};
+                char page[24] = "";
                 if (c->page)
-                    snprintf(page, sizeof page, " page%d", (int)c->page);
+                    snprintf(page, sizeof page, " page%d%s", (int)c->page,
+                             c->by_token ? " NHD" : "");
                 snprintf(c->name, sizeof c->name, "%s D%lld B%lld H%lld/%lld Lq%lld Lk%lld%s%s",
                          tool_dtype_name(c->dtype), (long long)c->d, (long long)c->batch,
                          (long long)c->heads, (long long)c->kv_heads, (long long)c->lq,
@@ -139,7 +148,8 @@ static void upload_i32(struct bench_device *d, const int32_t *data, int64_t n,
 }
 
 /* Chains the paged description to the forward info f: k and v become the
- * pool [pages, Hkv, page, D]. */
+ * pool [pages, Hkv, page, D], stored so or (by_token) as [pages, page,
+ * Hkv, D], the same view with permuted strides. */
 static void paged_open(struct bench_device *d, const struct decode_case *c, BkAttentionInfo *f,
                        struct paged_cache *pc)
 {
@@ -167,6 +177,12 @@ static void paged_open(struct bench_device *d, const struct decode_case *c, BkAt
     BkTensorDesc kv = f->k;
     kv.extent[0] = pc->pages;
     kv.extent[2] = c->page;
+    if (c->by_token) {
+        kv.stride[3] = 1;
+        kv.stride[1] = c->d;
+        kv.stride[2] = c->kv_heads * c->d;
+        kv.stride[0] = c->page * kv.stride[2];
+    }
     f->k = f->v = kv;
     pc->seq.sType = BK_STRUCTURE_TYPE_ATTENTION_SEQUENCES_INFO;
     pc->seq.form = BK_ATTENTION_SEQUENCES_PADDED;
@@ -227,9 +243,18 @@ static double *download_paged(struct bench_device *d, BkDeviceAddress base, BkDa
         tool_die("out of host memory");
     for (int64_t p = 0; p < pc->per_seq; p++) {
         const int64_t rows = c->lk - p * c->page < c->page ? c->lk - p * c->page : c->page;
-        double *part = download_head(d, base, dtype, pc->table[b * pc->per_seq + p],
-                                     c->kv_heads, kvh, c->page, c->d);
-        memcpy(out + p * c->page * c->d, part, (size_t)(rows * c->d) * sizeof *out);
+        const int64_t page = pc->table[b * pc->per_seq + p];
+        if (!c->by_token) {
+            double *part = download_head(d, base, dtype, page, c->kv_heads, kvh, c->page, c->d);
+            memcpy(out + p * c->page * c->d, part, (size_t)(rows * c->d) * sizeof *out);
+            free(part);
+            continue;
+        }
+        /* The page [page, Hkv, D] whole, then kv head kvh's rows of it. */
+        double *part = download_head(d, base, dtype, page, 1, 0, c->page, c->kv_heads * c->d);
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(out + (p * c->page + r) * c->d, part + (r * c->kv_heads + kvh) * c->d,
+                   (size_t)c->d * sizeof *out);
         free(part);
     }
     return out;

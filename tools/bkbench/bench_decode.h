@@ -44,6 +44,7 @@ struct decode_case {
     int64_t batch, heads, kv_heads, lq, lk;
     bool causal;
     int32_t page;                         /* tokens a page of a paged cache; 0: contiguous */
+    bool by_token;                        /* the pool stored [pages, page, Hkv, D] */
     char name[64];                        /* "bf16 D128 B8 H64/8 Lq1 Lk8192 causal page16" */
 };
 

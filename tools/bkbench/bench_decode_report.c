@@ -45,6 +45,8 @@ static void record(struct rec *w, const struct decode_case *c, const struct deco
     rec_int(w, "dv", c->d);
     rec_bool(w, "causal", c->causal);
     rec_int(w, "pageSize", c->page);
+    if (c->page)
+        rec_str(w, "pageLayout", c->by_token ? "NHD" : "HND");
     rec_uint(w, "kvBytes", r->kv_bytes);
     rec_str(w, "status",
             r->failed         ? "failed"
