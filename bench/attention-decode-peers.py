@@ -188,7 +188,7 @@ def main():
         tt = torch.float16 if dtype == "f16" else torch.bfloat16
         for d in args.d or [128]:
             for c in [c + (0,) for c in CASES] + PAGED_CASES:
-                b, h, hkv, lq, lk, causal, page = c
+                b, h, hkv, lq, lk, causal, page = c[:7]
                 name = case_name(c, d, dtype)
                 q, k, v, mask, pool = make_case(torch, c, d, tt)
                 scale = 1.0 / math.sqrt(d)
