@@ -6,7 +6,8 @@ run.
 
 The cases are bkbench's GPU decode cases with the same names: contiguous caches (CASES), and
 paged caches (PAGED_CASES, the contiguous name plus " page<N>", and " NHD" where bkbench stores
-its pool token by token), each at every --d and --dtype.
+its pool token by token), each at every --d (64, 128) and --dtype, and the cases of a head
+size of their own (HEAD_SIZE_CASES: 256 and 96, those named by --d where it is given).
 A contiguous case is q [B, H, Lq, D], k and v [B, Hkv, Lk, D], random in [-2, 2). A paged case
 has a pool of B * ceil(Lk / page) pages of page keys each, the pages shuffled over the pool
 (torch.randperm) into a block table [B, pages a sequence] (int32), every sequence Lk keys long.
@@ -66,7 +67,23 @@ PAGED_CASES = [
     (8, 64, 8, 1, 32768, False, 16, True), (32, 32, 8, 1, 4096, False, 16, True),
     (8, 64, 8, 4, 32768, True, 64, True),
 ]
+# bkbench's cases of a head size of their own: Gemma-2's 256 (16 heads over 8), Phi-3's 96.
+HEAD_SIZE_CASES = [
+    # B, H, Hkv, Lq, Lk, causal, D
+    (8, 16, 8, 1, 8192, False, 256), (8, 32, 32, 1, 4096, False, 96),
+]
 CHECK_TOLERANCE = 2e-2
+
+
+def cases(ds):
+    """(case, D): each contiguous and paged case at each D of ds (default 128), then the cases
+    of a head size of their own whose D is in ds (all of them by default)."""
+    for d in [x for x in ds if x in (64, 128)] if ds else [128]:
+        for c in [c + (0,) for c in CASES] + PAGED_CASES:
+            yield c, d
+    for c in HEAD_SIZE_CASES:
+        if not ds or c[6] in ds:
+            yield c[:6] + (0,), c[6]
 
 
 def case_name(c, d, dtype):
@@ -150,7 +167,7 @@ def fa4_call(torch, fa4, c, d, q, k, v, pool):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--d", type=int, action="append", choices=[64, 128])
+    ap.add_argument("--d", type=int, action="append", choices=[64, 96, 128, 256])
     ap.add_argument("--dtype", action="append", choices=["f16", "bf16"])
     ap.add_argument("--peer", action="append", choices=["sdpa", "fa4"])
     ap.add_argument("--warmup", type=int, default=10)
@@ -186,55 +203,54 @@ def main():
 
     for dtype in args.dtype or ["f16", "bf16"]:
         tt = torch.float16 if dtype == "f16" else torch.bfloat16
-        for d in args.d or [128]:
-            for c in [c + (0,) for c in CASES] + PAGED_CASES:
-                b, h, hkv, lq, lk, causal, page = c[:7]
-                name = case_name(c, d, dtype)
-                q, k, v, mask, pool = make_case(torch, c, d, tt)
-                scale = 1.0 / math.sqrt(d)
-                sdpa = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
-                                                              scale=scale, enable_gqa=True)
-                kv_bytes = 2 * b * hkv * lk * d * 2
-                if "sdpa" in peers:
-                    med, p10, p90 = percentiles(torch, lambda i: sdpa(), 1, args.warmup,
+        for c, d in cases(args.d):
+            b, h, hkv, lq, lk, causal, page = c[:7]
+            name = case_name(c, d, dtype)
+            q, k, v, mask, pool = make_case(torch, c, d, tt)
+            scale = 1.0 / math.sqrt(d)
+            sdpa = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                          scale=scale, enable_gqa=True)
+            kv_bytes = 2 * b * hkv * lk * d * 2
+            if "sdpa" in peers:
+                med, p10, p90 = percentiles(torch, lambda i: sdpa(), 1, args.warmup,
+                                            args.repeats)
+                emit(name, "sdpa", med, p10, p90, kv_bytes,
+                     "  (contiguous gather)" if page else "")
+            fn = None
+            config = (dtype, d, page > 0, causal, h == hkv)
+            if fa4 is not None and config in fa4_failed:
+                print("%-40s fa4  n/a: %s" % (name, fa4_failed[config]))
+            elif fa4 is not None:
+                try:
+                    fn = fa4_call(torch, fa4, c, d, q, k, v, pool)
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                    y = fn()                  # compiles at a configuration's first call
+                    torch.cuda.synchronize()
+                    first_s = time.perf_counter() - t0
+                    fa4_ran.add(config)
+                    ref = sdpa()
+                    diff = (y.transpose(1, 2).float() - ref.float()).abs().max().item()
+                    del y, ref
+                    if not diff <= CHECK_TOLERANCE:   # NaN fails too
+                        print("%-40s fa4  WARNING: max |fa4 - sdpa| = %.3g > %g" %
+                              (name, diff, CHECK_TOLERANCE))
+                    med, p10, p90 = percentiles(torch, lambda i: fn(), 1, args.warmup,
                                                 args.repeats)
-                    emit(name, "sdpa", med, p10, p90, kv_bytes,
-                         "  (contiguous gather)" if page else "")
-                fn = None
-                config = (dtype, d, page > 0, causal, h == hkv)
-                if fa4 is not None and config in fa4_failed:
-                    print("%-40s fa4  n/a: %s" % (name, fa4_failed[config]))
-                elif fa4 is not None:
-                    try:
-                        fn = fa4_call(torch, fa4, c, d, q, k, v, pool)
-                        torch.cuda.synchronize()
-                        t0 = time.perf_counter()
-                        y = fn()                  # compiles at a configuration's first call
-                        torch.cuda.synchronize()
-                        first_s = time.perf_counter() - t0
-                        fa4_ran.add(config)
-                        ref = sdpa()
-                        diff = (y.transpose(1, 2).float() - ref.float()).abs().max().item()
-                        del y, ref
-                        if not diff <= CHECK_TOLERANCE:   # NaN fails too
-                            print("%-40s fa4  WARNING: max |fa4 - sdpa| = %.3g > %g" %
-                                  (name, diff, CHECK_TOLERANCE))
-                        med, p10, p90 = percentiles(torch, lambda i: fn(), 1, args.warmup,
-                                                    args.repeats)
-                        note = "  max|diff| %.1e" % diff
-                        if first_s >= 1.0:
-                            note += ", first call %.1f s" % first_s
-                        emit(name, "fa4", med, p10, p90, kv_bytes, note)
-                    except Exception as e:
-                        if config not in fa4_ran:
-                            fa4_failed[config] = short(e)
-                        print("%-40s fa4  n/a: %s" % (name, short(e)))
-                        sys.stdout.flush()
-                del q, k, v, mask, pool, sdpa, fn
-                torch.cuda.empty_cache()
-                if args.json:
-                    with open(args.json, "w") as f:
-                        json.dump(rows, f, indent=1)
+                    note = "  max|diff| %.1e" % diff
+                    if first_s >= 1.0:
+                        note += ", first call %.1f s" % first_s
+                    emit(name, "fa4", med, p10, p90, kv_bytes, note)
+                except Exception as e:
+                    if config not in fa4_ran:
+                        fa4_failed[config] = short(e)
+                    print("%-40s fa4  n/a: %s" % (name, short(e)))
+                    sys.stdout.flush()
+            del q, k, v, mask, pool, sdpa, fn
+            torch.cuda.empty_cache()
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

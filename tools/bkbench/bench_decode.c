@@ -27,37 +27,42 @@ struct decode_shape {
     bool causal;
     int32_t page;                         /* 0: contiguous */
     bool by_token;                        /* the pool [pages, page, Hkv, D] (" NHD") */
+    int64_t d;                            /* 0: each of head_dims */
 };
 
 /* The GPU's: the shapes decoders run (Llama-70B-like GQA 64/8 and 32/8,
- * MHA 32/32, speculative Lq 2, 4, 8 and 16 causal). */
+ * MHA 32/32, speculative Lq 2, 4, 8 and 16 causal), each at D = 128 and
+ * 64 but those of a head size of their own. */
 static const struct decode_shape gpu_shapes[] = {
-    {8, 64, 8, 1, 8192, false, 0, false},    {8, 64, 8, 1, 32768, false, 0, false},
-    {1, 64, 8, 1, 131072, false, 0, false},  {32, 32, 8, 1, 4096, false, 0, false},
-    {8, 64, 8, 4, 32768, true, 0, false},    {8, 64, 8, 16, 8192, true, 0, false},
-    {8, 32, 32, 1, 8192, false, 0, false},   {1, 64, 8, 1, 4096, false, 0, false},
-    {8, 64, 8, 2, 32768, true, 0, false},    {8, 64, 8, 8, 16384, true, 0, false},
-    {1, 64, 8, 1, 32768, false, 0, false}, /* a decode step's batch of one (--op decode-step) */
+    {8, 64, 8, 1, 8192, false, 0, false, 0},    {8, 64, 8, 1, 32768, false, 0, false, 0},
+    {1, 64, 8, 1, 131072, false, 0, false, 0},  {32, 32, 8, 1, 4096, false, 0, false, 0},
+    {8, 64, 8, 4, 32768, true, 0, false, 0},    {8, 64, 8, 16, 8192, true, 0, false, 0},
+    {8, 32, 32, 1, 8192, false, 0, false, 0},   {1, 64, 8, 1, 4096, false, 0, false, 0},
+    {8, 64, 8, 2, 32768, true, 0, false, 0},    {8, 64, 8, 8, 16384, true, 0, false, 0},
+    {1, 64, 8, 1, 32768, false, 0, false, 0}, /* a decode step's batch of one (--op decode-step) */
     /* Paged caches of vLLM's (16), FlashInfer's and FlashAttention's page sizes */
-    {8, 64, 8, 1, 32768, false, 16, false},  {8, 64, 8, 1, 32768, false, 64, false},
-    {8, 64, 8, 1, 32768, false, 256, false}, {32, 32, 8, 1, 4096, false, 16, false},
-    {8, 64, 8, 4, 32768, true, 64, false},   {8, 64, 8, 8, 16384, true, 64, false},
-    {8, 64, 8, 16, 8192, true, 64, false},
+    {8, 64, 8, 1, 32768, false, 16, false, 0},  {8, 64, 8, 1, 32768, false, 64, false, 0},
+    {8, 64, 8, 1, 32768, false, 256, false, 0}, {32, 32, 8, 1, 4096, false, 16, false, 0},
+    {8, 64, 8, 4, 32768, true, 64, false, 0},   {8, 64, 8, 8, 16384, true, 64, false, 0},
+    {8, 64, 8, 16, 8192, true, 64, false, 0},
     /* ... and stored token by token, as vLLM and FlashAttention store them */
-    {8, 64, 8, 1, 32768, false, 16, true},   {32, 32, 8, 1, 4096, false, 16, true},
-    {8, 64, 8, 4, 32768, true, 64, true},
+    {8, 64, 8, 1, 32768, false, 16, true, 0},   {32, 32, 8, 1, 4096, false, 16, true, 0},
+    {8, 64, 8, 4, 32768, true, 64, true, 0},
+    /* Other head sizes: Gemma-2's 256 (16 heads over 8), Phi-3's 96 (32, ungrouped) */
+    {8, 16, 8, 1, 8192, false, 0, false, 256}, {8, 32, 32, 1, 4096, false, 0, false, 96},
 };
 /* The host's: the same kinds of shape, seconds with the check. */
 static const struct decode_shape host_shapes[] = {
-    {2, 8, 2, 1, 512, false, 0, false},   {1, 8, 2, 4, 256, true, 0, false},
-    {1, 8, 2, 16, 256, true, 0, false},   {2, 4, 4, 1, 256, false, 0, false},
-    {2, 8, 2, 1, 512, false, 16, false},  {1, 8, 2, 4, 256, true, 64, false},
-    {2, 8, 2, 1, 512, false, 16, true},
+    {2, 8, 2, 1, 512, false, 0, false, 0},   {1, 8, 2, 4, 256, true, 0, false, 0},
+    {1, 8, 2, 16, 256, true, 0, false, 0},   {2, 4, 4, 1, 256, false, 0, false, 0},
+    {2, 8, 2, 1, 512, false, 16, false, 0},  {1, 8, 2, 4, 256, true, 64, false, 0},
+    {2, 8, 2, 1, 512, false, 16, true, 0},   {1, 4, 2, 1, 256, false, 0, false, 256},
+    {2, 4, 4, 1, 256, false, 0, false, 96},
 };
 static const struct decode_shape quick_shapes[] = {
-    {1, 4, 2, 1, 128, false, 0, false},
-    {1, 4, 2, 4, 64, true, 0, false},
-    {1, 4, 2, 1, 128, false, 32, false},
+    {1, 4, 2, 1, 128, false, 0, false, 0},
+    {1, 4, 2, 4, 64, true, 0, false, 0},
+    {1, 4, 2, 1, 128, false, 32, false, 0},
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 #define MAX_SHAPES COUNT(gpu_shapes)
@@ -103,10 +108,13 @@ size_t bench_decode_cases(enum attention_scale scale, struct decode_case *out, s
         for (size_t h = 0; h < HEAD_DIM_COUNT; h++)
             for (size_t k = 0; k < scales[scale].n && n < max; k++) {
                 const struct decode_shape *sh = &scales[scale].shapes[k];
+                if (sh->d && h > 0) /* a shape of its own head size: once */
+                    continue;
                 struct decode_case *c = &out[n++];
-                *c = (struct decode_case){decode_types[t], head_dims[h], sh->batch, sh->heads,
-                                          sh->kv_heads, sh->lq, sh->lk, sh->causal, sh->page,
-                                          sh->by_token, ""};
+                *c = (struct decode_case){decode_types[t], sh->d ? sh->d : head_dims[h],
+                                          sh->batch,   sh->heads, sh->kv_heads, sh->lq,
+                                          sh->lk,      sh->causal, sh->page,   sh->by_token,
+                                          ""};
                 char page[24] = "";
                 if (c->page)
                     snprintf(page, sizeof page, " page%d%s", (int)c->page,
