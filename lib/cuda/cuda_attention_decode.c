@@ -74,13 +74,12 @@ static const char *type_name(BkDataType t)
     return t == BK_DATA_TYPE_F16 ? "f16" : "bf16";
 }
 
-/* A tuning count from the environment: `name`'s value from 0 to 64, else
- * the default. */
-static uint32_t tuning_count(const char *name, uint32_t fallback)
+/* BK_CUDA_ATTENTION_DECODE_PREFETCH's count, 0 to 64, else PREFETCH_STEPS. */
+static uint32_t prefetch_steps(void)
 {
-    const char *s = getenv(name);
+    const char *s = getenv("BK_CUDA_ATTENTION_DECODE_PREFETCH");
     if (!s || !*s)
-        return fallback;
+        return PREFETCH_STEPS;
     const long n = strtol(s, NULL, 10);
     return n < 0 ? 0 : n > 64 ? 64 : (uint32_t)n;
 }
@@ -138,7 +137,7 @@ static bool split_work(const struct bk_attention_problem *p, uint64_t resident, 
     /* A stream of few steps starts its ring at once: there the prefetch
      * only delays its first copies (H100, bf16 D64 B1 H64/8 Lk4096, four
      * steps a stream: 14.6 us against 13.6). */
-    const uint32_t ahead = tuning_count("BK_CUDA_ATTENTION_DECODE_PREFETCH", PREFETCH_STEPS);
+    const uint32_t ahead = prefetch_steps();
     k->args.prefetch_steps = least >= 3 * (uint64_t)ahead ? ahead : 0;
     k->args.unit_steps = (int64_t)unit_steps;
     k->args.streams = (int64_t)walking;
