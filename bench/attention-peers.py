@@ -15,7 +15,17 @@ Times, on a CUDA device, forward and backward:
                blocks directly (BlockMask.from_kv_blocks): create_block_mask
                evaluates a mask function on every (head, query, key), a compile
                per pattern at 32 x 8192^2; where that is small (--quick) it runs
-               too and must give the same blocks ("blockMaskCheck").
+               too and must give the same blocks ("blockMaskCheck");
+  fa4          FlashAttention-4 (flash_attn.cute.flash_attn_func on [B, L, H, D]
+               copies), dense on the "full" cases and causal ("fa4-c") beside
+               the "window" cases, where it imports (else rows "n/a" that say
+               so; --no-fa4 leaves it out);
+  fa4-sparse   the same with its own block sparsity on the random patterns
+               (50%, 25%, 10%): every active block a full block of
+               block_sparse_tensors, BLOCK_SIZE = (blockQ, blockK), and the
+               transposed lists (each key block's query blocks) for the
+               backward's block_sparse_tensors_bwd; a block size its tiles do
+               not take is "n/a" with its message.
 The shapes, patterns and dtypes are bkbench's GPU cases (B = 2, L = 8192,
 H * D = 2048, D = 64 and 128, blocks 64 and 128, f16 and bf16; the patterns
 full, 50%, 25%, 10% and window; bkbench's LIST form of the 10% pattern is the
@@ -87,7 +97,7 @@ not run them.
 
   python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
-      [--no-sdpa] [--no-flex] [--warmup N] [--repeats N]
+      [--no-sdpa] [--no-flex] [--no-fa4] [--warmup N] [--repeats N]
   python3 bench/attention-peers.py --varlen [--quick] [--json FILE] [--dtype bf16]
       [--d 128] [--pattern varlen-c] [--direction fwd|bwd|both] [--warmup N] [--repeats N]
   python3 bench/attention-peers.py --train [--quick] [--json FILE] [--dtype bf16]
@@ -442,6 +452,61 @@ def dense_peers(torch, case, args, fa4, emit):
     torch.cuda.empty_cache()
 
 
+def fa4_block_lists(torch, case, transpose):
+    """FlashAttention-4's BlockSparseTensorsTorch of the case's random pattern:
+    every active block a full block (counts [B, H, rows], indices [B, H, rows,
+    columns], the active columns first), by query block, or with transpose by
+    key block (the backward's)."""
+    from flash_attn.cute.block_sparsity import BlockSparseTensorsTorch
+    nbq, nbk, hp, b = case["nbq"], case["nbk"], case["mask_heads"], case["block"]
+    pat = torch.frombuffer(bytearray(case["mask"]), dtype=torch.uint8).to("cuda")
+    pat = pat.view(hp, nbq, nbk).bool().expand(case["heads"], nbq, nbk)
+    if transpose:
+        pat = pat.transpose(1, 2)
+    pat = pat[None].expand(case["batch"], *pat.shape)
+    counts = pat.sum(-1, dtype=torch.int32).contiguous()
+    order = torch.argsort(pat.to(torch.int8), dim=-1, descending=True, stable=True)
+    order = order.to(torch.int32).contiguous()
+    return BlockSparseTensorsTorch(mask_block_cnt=torch.zeros_like(counts),
+                                   mask_block_idx=torch.zeros_like(order),
+                                   full_block_cnt=counts, full_block_idx=order,
+                                   block_size=(b, b))
+
+
+def fa4_peers(torch, case, tensors, args, fa4, emit):
+    """FlashAttention-4 beside a main case: dense on "full", causal beside
+    "window", its block sparsity on the random patterns."""
+    ops = {"fwd": "attention-fwd", "bwd": "attention-bwd"}
+    pattern, scale = case["pattern"], 1.0 / math.sqrt(case["d"])
+    if pattern == "full":
+        peer, active, causal, note = "fa4", case["total"], False, "dense"
+    elif pattern in ("window", "causal"):
+        peer, active, causal, note = "fa4-c", causal_blocks(case), True, "dense causal"
+    else:
+        peer, active, causal, note = "fa4-sparse", case["active"], False, "block_sparse_tensors"
+    fn, why = fa4
+    if fn is None:
+        for direction in args.want:
+            emit(case, peer, ops[direction], "n/a", active, message=why)
+        return
+    try:
+        kwargs = {"softmax_scale": scale, "causal": causal}
+        if peer == "fa4-sparse":
+            kwargs["block_sparse_tensors"] = fa4_block_lists(torch, case, False)
+            kwargs["block_sparse_tensors_bwd"] = fa4_block_lists(torch, case, True)
+        blhd = tuple(t.transpose(1, 2).contiguous() for t in tensors)
+        us = time_both(torch, lambda q, k, v: fn(q, k, v, **kwargs), blhd, args.want,
+                       args.warmup, args.repeats)
+        del blhd
+        for direction in args.want:
+            emit(case, peer, ops[direction], "ok", active, us[direction],
+                 note="flash_attn.cute " + note)
+    except Exception as e:
+        for direction in args.want:
+            emit(case, peer, ops[direction], "n/a", active, message=short(e))
+    torch.cuda.empty_cache()
+
+
 def run_train(torch, args, emit):
     """bkbench's training shapes: SDPA and FlashAttention-4, full and causal."""
     fa4 = import_fa4()
@@ -648,6 +713,8 @@ def parse_args():
     ap.add_argument("--direction", choices=["fwd", "bwd", "both"], default="both")
     ap.add_argument("--no-sdpa", action="store_true")
     ap.add_argument("--no-flex", action="store_true")
+    ap.add_argument("--no-fa4", action="store_true",
+                    help="leave FlashAttention-4 out of the main cases")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--json", metavar="FILE", help="write the results here too (after each)")
@@ -733,6 +800,7 @@ def main():
         except Exception as e:                       # no flex_attention in this torch
             flex_error = short(e)
     sdpa_cache = {}                                  # (dtype, d, causal, dir) -> us
+    fa4 = None if args.no_fa4 else import_fa4()
     t_start = time.time()
 
     def emit(case, peer, op, status, active, us=None, message="", note="", extra=None):
@@ -792,6 +860,9 @@ def main():
                 for direction in args.want:
                     emit(case, peer, ops[direction], "n/a", active, message=short(e))
                 torch.cuda.empty_cache()
+
+        if fa4 is not None and case["dtype"] != "f32":
+            fa4_peers(torch, case, tensors, args, fa4, emit)
 
         if args.no_flex or case["dtype"] == "f32":
             continue
