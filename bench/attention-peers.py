@@ -95,7 +95,11 @@ memory-efficient backend, the one that takes F32); TFLOP/s count every
 block of 128, causal the blocks the diagonal cuts as whole ones. flex does
 not run them.
 
-  python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE] [--dtype bf16]
+With --append beside --json FILE, the results already in FILE stay and this
+run's follow them (each run's settings in "runs"): the main cases, --sweep
+and --train of one device run then make one report.
+
+  python3 bench/attention-peers.py [--quick] [--sweep] [--json FILE [--append]] [--dtype bf16]
       [--d 64] [--block 128] [--pattern 10%] [--direction fwd|bwd|both]
       [--no-sdpa] [--no-flex] [--no-fa4] [--warmup N] [--repeats N]
   python3 bench/attention-peers.py --varlen [--quick] [--json FILE] [--dtype bf16]
@@ -107,6 +111,7 @@ not run them.
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -718,6 +723,9 @@ def parse_args():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--json", metavar="FILE", help="write the results here too (after each)")
+    ap.add_argument("--append", action="store_true",
+                    help="with --json: keep the results already in FILE, this run's after "
+                         "them (each run's settings in \"runs\")")
     args = ap.parse_args()
     args.seq_given = args.seq is not None
     if args.seq is None:
@@ -780,6 +788,12 @@ def main():
                                      if args.varlen else ""),
                            "varlen": args.varlen, "train": args.train},
               "results": []}
+    report["runs"] = [dict(report["settings"], sweep=args.sweep)]
+    if args.json and args.append and os.path.exists(args.json):
+        with open(args.json) as f:
+            before = json.load(f)
+        report["results"] = before.get("results", [])
+        report["runs"] = before.get("runs", [before.get("settings", {})]) + report["runs"]
     print("attention-peers: torch %s (CUDA %s) on %s; median of %d after %d warm-up"
           % (torch.__version__, torch.version.cuda, report["device"], args.repeats,
              args.warmup))

@@ -20,13 +20,14 @@
 # gemm.json; w4a16: bkbench's W4A16 cases (beside cuBLASLt) and the PyTorch
 # peers of bench/w4a16-peers.py, in w4a16.txt and w4a16.json; attention:
 # bkbench's block-sparse attention cases (forward and backward, with their
-# host check) and bench/attention-peers.py (PyTorch's dense SDPA and
-# FlexAttention on the same shapes and patterns, the same TFLOP/s over active
-# blocks), text in attention.txt, JSON in attention.json and
-# attention-peers.json (BK_ATTENTION_PEERS_ARGS, e.g. "--dtype bf16", narrows
-# the peers, whose FlexAttention compiles take most of their time; each half
-# is bounded by BK_ATTENTION_LIMIT and BK_ATTENTION_PEERS_LIMIT, 300 s by
-# default); decode: bkbench's attention-decode and decode-step cases in one
+# host check) and bench/attention-peers.py (PyTorch's dense SDPA,
+# FlexAttention and, where it imports, FlashAttention-4 on the same shapes and
+# patterns, the same TFLOP/s over active blocks; then its --sweep and --train
+# cases appended to the same report), text in attention.txt, JSON in
+# attention.json and attention-peers.json (BK_ATTENTION_PEERS_ARGS, e.g.
+# "--dtype bf16", narrows the peers, whose FlexAttention compiles take most of
+# their time; bkbench is bounded by BK_ATTENTION_LIMIT and each peers pass by
+# BK_ATTENTION_PEERS_LIMIT, 300 s by default); decode: bkbench's attention-decode and decode-step cases in one
 # run (JSON in decode.json), bench/attention-decode-peers.py (SDPA on the
 # same caches, decode-peers.json) and bench/decode-step-peers.py
 # (PyTorch's step, step-peers.json), text in decode.txt: the three files
@@ -224,11 +225,19 @@ if has_step attention; then
         limit "${BK_ATTENTION_LIMIT:-300}" tools/bkbench/bkbench --device cuda --op attention \
             --json-file "$OUT/attention.json" 2>&1
         echo "# exit $?"
-        echo "==== bench/attention-peers.py (PyTorch: SDPA, FlexAttention)"
+        echo "==== bench/attention-peers.py (PyTorch: SDPA, FlexAttention, FlashAttention-4)"
         # shellcheck disable=SC2086
         limit "${BK_ATTENTION_PEERS_LIMIT:-300}" python3 "$src/bench/attention-peers.py" \
             --json "$OUT/attention-peers.json" ${BK_ATTENTION_PEERS_ARGS:-} 2>&1
         echo "# exit $?"
+        # The head-size sweep's and the training shapes' peers, into the same report.
+        for mode in --sweep --train; do
+            echo "==== bench/attention-peers.py $mode"
+            # shellcheck disable=SC2086
+            limit "${BK_ATTENTION_PEERS_LIMIT:-300}" python3 "$src/bench/attention-peers.py" $mode \
+                --json "$OUT/attention-peers.json" --append ${BK_ATTENTION_PEERS_ARGS:-} 2>&1
+            echo "# exit $?"
+        done
     } >"$OUT/attention.txt"
     grep -E '^(bkbench|attention-peers|# exit)' "$OUT/attention.txt" | tee -a "$summary"
     awk '/^attention-(fwd|bwd) / { n++ } /^attention-.* (unsupported|failed)$/ { u++ }
