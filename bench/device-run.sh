@@ -28,8 +28,8 @@
 # "--dtype bf16", narrows the peers, whose FlexAttention compiles take most of
 # their time; bkbench is bounded by BK_ATTENTION_LIMIT and each peers pass by
 # BK_ATTENTION_PEERS_LIMIT, 300 s by default); decode: bkbench's attention-decode and decode-step cases in one
-# run (JSON in decode.json), bench/attention-decode-peers.py (SDPA on the
-# same caches, decode-peers.json) and bench/decode-step-peers.py
+# run (JSON in decode.json), bench/attention-decode-peers.py (SDPA, and
+# FlashAttention-4 where it imports, on the same caches, decode-peers.json) and bench/decode-step-peers.py
 # (PyTorch's step, step-peers.json), text in decode.txt: the three files
 # bench/add-run.sh takes for the decode records; variants:
 # bkbench on f16 and bf16 with kernel modules built with other settings
@@ -252,8 +252,8 @@ if has_step decode; then
         limit 300 tools/bkbench/bkbench --device cuda --op attention-decode,decode-step \
             --json-file "$OUT/decode.json" 2>&1
         echo "# exit $?"
-        echo "==== bench/attention-decode-peers.py (PyTorch: SDPA)"
-        limit 200 python3 "$src/bench/attention-decode-peers.py" --peer sdpa \
+        echo "==== bench/attention-decode-peers.py (SDPA; FlashAttention-4 where it imports)"
+        limit 200 python3 "$src/bench/attention-decode-peers.py" \
             --json "$OUT/decode-peers.json" 2>&1
         echo "# exit $?"
         echo "==== bench/decode-step-peers.py (PyTorch's decode step)"
