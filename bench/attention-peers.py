@@ -440,12 +440,7 @@ def dense_peers(torch, case, args, fa4, emit):
                                tensors, args.want, args.warmup, args.repeats)
                 note = "dense causal" if causal else "dense"
             else:
-                # [B, L, H, D] copies, flash_attn's layout; it returns (y, lse).
-                blhd = tuple(t.transpose(1, 2).contiguous() for t in tensors)
-                us = time_both(torch, lambda q, k, v: fn(q, k, v, softmax_scale=scale,
-                                                         causal=causal),
-                               blhd, args.want, args.warmup, args.repeats)
-                del blhd
+                us = fa4_times(torch, fn, tensors, args, softmax_scale=scale, causal=causal)
                 note = "flash_attn.cute" + (" causal" if causal else "")
             for direction in args.want:
                 emit(case, peer, ops[direction], "ok", case["active"], us[direction], note=note)
@@ -455,6 +450,26 @@ def dense_peers(torch, case, args, fa4, emit):
         torch.cuda.empty_cache()
     del tensors
     torch.cuda.empty_cache()
+
+
+def block_lists(torch, m):
+    """A block pattern m [..., rows, columns] (bool) as lists: each row's count
+    of active blocks and its columns, the active ones first (int32), the
+    form of FlexAttention's BlockMask and FlashAttention-4's block sparsity."""
+    counts = m.sum(-1, dtype=torch.int32)
+    order = torch.argsort(m.to(torch.int8), dim=-1, descending=True, stable=True)
+    return counts.contiguous(), order.to(torch.int32).contiguous()
+
+
+def fa4_times(torch, fn, tensors, args, **kwargs):
+    """{'fwd': us, 'bwd': us} of FlashAttention-4's fn(q, k, v, **kwargs) on
+    [B, L, H, D] copies of the [B, H, L, D] tensors (its layout; it returns
+    (y, lse))."""
+    blhd = tuple(t.transpose(1, 2).contiguous() for t in tensors)
+    us = time_both(torch, lambda q, k, v: fn(q, k, v, **kwargs), blhd, args.want,
+                   args.warmup, args.repeats)
+    del blhd
+    return us
 
 
 def fa4_block_lists(torch, case, transpose):
@@ -468,10 +483,7 @@ def fa4_block_lists(torch, case, transpose):
     pat = pat.view(hp, nbq, nbk).bool().expand(case["heads"], nbq, nbk)
     if transpose:
         pat = pat.transpose(1, 2)
-    pat = pat[None].expand(case["batch"], *pat.shape)
-    counts = pat.sum(-1, dtype=torch.int32).contiguous()
-    order = torch.argsort(pat.to(torch.int8), dim=-1, descending=True, stable=True)
-    order = order.to(torch.int32).contiguous()
+    counts, order = block_lists(torch, pat[None].expand(case["batch"], *pat.shape))
     return BlockSparseTensorsTorch(mask_block_cnt=torch.zeros_like(counts),
                                    mask_block_idx=torch.zeros_like(order),
                                    full_block_cnt=counts, full_block_idx=order,
@@ -499,10 +511,7 @@ def fa4_peers(torch, case, tensors, args, fa4, emit):
         if peer == "fa4-sparse":
             kwargs["block_sparse_tensors"] = fa4_block_lists(torch, case, False)
             kwargs["block_sparse_tensors_bwd"] = fa4_block_lists(torch, case, True)
-        blhd = tuple(t.transpose(1, 2).contiguous() for t in tensors)
-        us = time_both(torch, lambda q, k, v: fn(q, k, v, **kwargs), blhd, args.want,
-                       args.warmup, args.repeats)
-        del blhd
+        us = fa4_times(torch, fn, tensors, args, **kwargs)
         for direction in args.want:
             emit(case, peer, ops[direction], "ok", active, us[direction],
                  note="flash_attn.cute " + note)
@@ -640,13 +649,8 @@ class Flex:
         else:
             full, partial = pat, torch.zeros_like(pat)
 
-        def as_list(m):
-            m = m.expand(heads, nbq, nbk)[None]
-            counts = m.sum(-1, dtype=torch.int32)
-            order = torch.argsort(m.to(torch.int8), dim=-1, descending=True, stable=True)
-            return counts.contiguous(), order.to(torch.int32).contiguous()
-        kv_num, kv_idx = as_list(partial)
-        full_num, full_idx = as_list(full)
+        kv_num, kv_idx = block_lists(torch, partial.expand(heads, nbq, nbk)[None])
+        full_num, full_idx = block_lists(torch, full.expand(heads, nbq, nbk)[None])
         bm = fa.BlockMask.from_kv_blocks(kv_num, kv_idx, full_num, full_idx, BLOCK_SIZE=(b, b),
                                          mask_mod=causal_mod if case["causal"] else None)
         active = int(kv_num.sum().item() + full_num.sum().item()) * case["batch"]
